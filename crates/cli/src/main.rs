@@ -1,0 +1,4 @@
+fn main() {
+    eprintln!("wmlab: not built yet");
+    std::process::exit(2);
+}

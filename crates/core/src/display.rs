@@ -1,0 +1,152 @@
+//! The display list: what one frame shows, as shapes in a 96×96 space.
+//!
+//! Coordinates follow Pillow, because the WorM reference frames were drawn with it: a point `(x, y)` is
+//! the **centre** of pixel `(x, y)` of the 96×96 image, and a rectangle `[x0, y0, x1, y1]` covers the pixels
+//! `x0..=x1`, `y0..=y1` (both ends included). A renderer at another size `s` maps a point `p` to
+//! `(p + 0.5) * s / 96` and a rectangle to `[x0 * s/96, (x1 + 1) * s/96)`.
+//!
+//! Two renderers draw the same list: [`crate::raster`] (96×96 aliased, downsampled to the 32×32×3 tensor
+//! the networks see) and the app's canvas painter (crisp, any size, for people).
+
+use serde::{Deserialize, Serialize};
+
+/// Side of the drawing space in units (= pixels of the reference frames).
+pub const SPACE: f32 = 96.0;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Rgb(pub u8, pub u8, pub u8);
+
+impl Rgb {
+    pub fn hex(self) -> String {
+        format!("#{:02x}{:02x}{:02x}", self.0, self.1, self.2)
+    }
+}
+
+/// The WorM palette (`self.color_map` in every reference generator).
+pub mod palette {
+    use super::Rgb;
+    pub const RED: Rgb = Rgb(0xee, 0x1d, 0x23);
+    pub const BLUE: Rgb = Rgb(0x01, 0x5f, 0xae);
+    pub const VIOLET: Rgb = Rgb(0xbc, 0x1b, 0x8d);
+    pub const GREEN: Rgb = Rgb(0x3a, 0xb5, 0x4a);
+    pub const YELLOW: Rgb = Rgb(255, 255, 0);
+    pub const BLACK: Rgb = Rgb(0, 0, 0);
+    pub const WHITE: Rgb = Rgb(255, 255, 255);
+    pub const BROWN: Rgb = Rgb(0xb7, 0x85, 0x65);
+    /// The background of every frame inside a trial (`blank.png`).
+    pub const GRAY: Rgb = Rgb(0xd6, 0xd6, 0xd6);
+    /// cv2 arrows in SMU and CS.
+    pub const ARROW: Rgb = Rgb(30, 30, 30);
+    /// The 7 reds and 7 blues of CS's colour-discrimination distractor.
+    pub const CS_REDS: [Rgb; 7] = [
+        Rgb(0x88, 0x08, 0x08),
+        Rgb(0xEE, 0x4B, 0x2B),
+        Rgb(0xC4, 0x1E, 0x3A),
+        Rgb(0xD2, 0x04, 0x2D),
+        Rgb(0xDC, 0x14, 0x3C),
+        Rgb(0x8B, 0x00, 0x00),
+        Rgb(0x80, 0x00, 0x00),
+    ];
+    pub const CS_BLUES: [Rgb; 7] = [
+        Rgb(0x00, 0x00, 0xFF),
+        Rgb(0x00, 0x96, 0xFF),
+        Rgb(0x00, 0x47, 0xAB),
+        Rgb(0x1C, 0x05, 0xB3),
+        Rgb(0x00, 0x00, 0x8B),
+        Rgb(0x3F, 0x00, 0xFF),
+        Rgb(0x04, 0x37, 0xF2),
+    ];
+}
+
+/// One drawing primitive. Widths are in units; `outline` is drawn inside the shape's bounds, as Pillow does.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Shape {
+    /// Pillow `rectangle([x0, y0, x1, y1])`, both ends included.
+    Rect { x0: f32, y0: f32, x1: f32, y1: f32, fill: Option<Rgb>, outline: Option<Rgb>, width: f32 },
+    /// Pillow `rounded_rectangle` with corner radius `radius`.
+    RoundRect { x0: f32, y0: f32, x1: f32, y1: f32, radius: f32, fill: Option<Rgb>, outline: Option<Rgb>, width: f32 },
+    /// Pillow `line` (butt ends) of the given width.
+    Line { x0: f32, y0: f32, x1: f32, y1: f32, color: Rgb, width: f32 },
+    /// cv2 `arrowedLine`: the shaft plus two barbs at the tip, each `tip` × the shaft's length, at ±45°.
+    Arrow { x0: f32, y0: f32, x1: f32, y1: f32, color: Rgb, width: f32, tip: f32 },
+    /// Pillow `ellipse` inside the box `[x0, y0, x1, y1]`.
+    Ellipse { x0: f32, y0: f32, x1: f32, y1: f32, fill: Option<Rgb>, outline: Option<Rgb>, width: f32 },
+    /// Text for people (labels, key hints), centred at `(x, y)`, `size` units tall. Network frames never
+    /// carry text; the rasterizer skips it.
+    Text { x: f32, y: f32, size: f32, text: String, color: Rgb },
+}
+
+/// One frame: a background and shapes painted in order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Frame {
+    pub background: Rgb,
+    pub shapes: Vec<Shape>,
+}
+
+impl Frame {
+    /// The gray frame shown for retention, blanks and SFR/SC probes.
+    pub fn blank() -> Self {
+        Frame { background: palette::GRAY, shapes: Vec::new() }
+    }
+    /// The black frame that pads a trial to 20 steps (`torch.zeros_like`).
+    pub fn padding() -> Self {
+        Frame { background: palette::BLACK, shapes: Vec::new() }
+    }
+    pub fn gray(shapes: Vec<Shape>) -> Self {
+        Frame { background: palette::GRAY, shapes }
+    }
+    pub fn push(&mut self, s: Shape) {
+        self.shapes.push(s);
+    }
+}
+
+/// Constructors that read like the Pillow calls they stand for.
+pub fn rect(x0: f32, y0: f32, x1: f32, y1: f32, fill: Option<Rgb>, outline: Option<Rgb>, width: f32) -> Shape {
+    Shape::Rect { x0, y0, x1, y1, fill, outline, width }
+}
+#[allow(clippy::too_many_arguments)]
+pub fn round_rect(x0: f32, y0: f32, x1: f32, y1: f32, radius: f32, fill: Option<Rgb>, outline: Option<Rgb>, width: f32) -> Shape {
+    Shape::RoundRect { x0, y0, x1, y1, radius, fill, outline, width }
+}
+pub fn line(x0: f32, y0: f32, x1: f32, y1: f32, color: Rgb, width: f32) -> Shape {
+    Shape::Line { x0, y0, x1, y1, color, width }
+}
+pub fn arrow(x0: f32, y0: f32, x1: f32, y1: f32, color: Rgb, width: f32, tip: f32) -> Shape {
+    Shape::Arrow { x0, y0, x1, y1, color, width, tip }
+}
+pub fn ellipse(x0: f32, y0: f32, x1: f32, y1: f32, fill: Option<Rgb>, outline: Option<Rgb>, width: f32) -> Shape {
+    Shape::Ellipse { x0, y0, x1, y1, fill, outline, width }
+}
+pub fn text(x: f32, y: f32, size: f32, text: impl Into<String>, color: Rgb) -> Shape {
+    Shape::Text { x, y, size, text: text.into(), color }
+}
+
+/// A `g × g` grid of cells (the matrix patterns of VIR, VSR, VSRec, CS and the SC/SFR boards): cell
+/// `(col, row)` spans `[x + col*cell, y + row*cell, x + (col+1)*cell, y + (row+1)*cell]`, so neighbours
+/// share a border line, as in the reference. `fill_of(i)` gives the fill of cell `i = row*g + col`
+/// (None = not drawn).
+#[allow(clippy::too_many_arguments)]
+pub fn grid_cells(
+    out: &mut Vec<Shape>,
+    x: f32,
+    y: f32,
+    g: usize,
+    cell: f32,
+    radius: f32,
+    outline: Option<Rgb>,
+    width: f32,
+    mut fill_of: impl FnMut(usize) -> Option<Rgb>,
+) {
+    for i in 0..g * g {
+        let Some(fill) = fill_of(i) else { continue };
+        let (c, r) = ((i % g) as f32, (i / g) as f32);
+        let (x0, y0) = (x + c * cell, y + r * cell);
+        let s = if radius > 0.0 {
+            round_rect(x0, y0, x0 + cell, y0 + cell, radius, Some(fill), outline, width)
+        } else {
+            rect(x0, y0, x0 + cell, y0 + cell, Some(fill), outline, width)
+        };
+        out.push(s);
+    }
+}

@@ -1,0 +1,36 @@
+//! A small stable hash (FNV-1a, 64 bit) for determinism checks: the same generated batch must hash to the
+//! same value natively and in wasm32.
+
+use crate::raster;
+use crate::task::Trial;
+
+#[derive(Clone, Copy, Debug)]
+pub struct Fnv64(u64);
+
+impl Default for Fnv64 {
+    fn default() -> Self {
+        Fnv64(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv64 {
+    pub fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= b as u64;
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    pub fn finish(self) -> u64 {
+        self.0
+    }
+}
+
+/// Hash of a trial's full content: its JSON (display lists, targets, masks, conditions) and the bytes of
+/// every rendered 32×32 frame (so the rasterizer is covered too).
+pub fn trial_hash(h: &mut Fnv64, trial: &Trial) {
+    h.write(serde_json::to_string(trial).expect("trial serialises").as_bytes());
+    for s in &trial.steps {
+        let t = raster::tensor32(&s.frame);
+        h.write(&raster::tensor_to_rgb8(&t));
+    }
+}

@@ -1,0 +1,28 @@
+//! # wmlab-core
+//!
+//! The pure core of WM Lab. It does no IO, reads no clock and uses no global RNG: every function is a
+//! plain computation on its arguments, so the same inputs give the same bytes natively and in wasm32.
+//!
+//! - [`task`]: the 14 task ids, trials, steps, conditions, balanced seeded splits.
+//! - [`tasks`]: one module per WorM task with its parameters, condition grid and generator.
+//! - [`display`]: the display list (one per frame) in the 96-unit space.
+//! - [`raster`]: the display list drawn for networks (32×32×3 tensor).
+//! - [`record`]: the versioned result record shared by people, LLMs and networks; CSV/JSON export.
+//! - [`share`]: share links that carry a record in the URL fragment.
+//! - [`rng`]: seeded randomness.
+
+pub mod display;
+pub mod hash;
+pub mod raster;
+pub mod record;
+pub mod rng;
+pub mod share;
+pub mod task;
+pub mod tasks;
+
+pub use display::{Frame, Rgb, Shape};
+pub use rng::{Rng, Split};
+pub use task::{Conditions, Phase, Response, Step, Target, TaskId, TaskSpec, Trial};
+
+/// The app and core version written into every record.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

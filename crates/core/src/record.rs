@@ -1,0 +1,399 @@
+//! The one versioned result record shared by every kind of subject: a person, a language model, a network
+//! (and published reference numbers). Plots, CSV/JSON export and share links all read this type.
+//!
+//! There is no field for a secret. Settings are typed values under names, and [`ResultRecord::validate`]
+//! refuses names that look like credentials, so an API key cannot travel in a record by accident.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::task::{Conditions, TaskSpec};
+
+/// Bumped whenever the record's shape changes incompatibly. Readers refuse newer versions with a message.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Who or what took the test.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Subject {
+    Person {
+        /// A participant id chosen by the researcher (never a name by default).
+        id: String,
+    },
+    Llm {
+        /// Provider kind: `openai`, `anthropic`, `gemini`.
+        provider: String,
+        model: String,
+    },
+    Network {
+        /// `rnn`, `gru`, `lstm`, `trf`.
+        arch: String,
+        capacity: u32,
+        preset: String,
+        steps: u64,
+        backend: String,
+    },
+    /// Published numbers (e.g. the WorM human reference).
+    Reference { source: String },
+}
+
+impl Subject {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Subject::Person { .. } => "person",
+            Subject::Llm { .. } => "llm",
+            Subject::Network { .. } => "network",
+            Subject::Reference { .. } => "reference",
+        }
+    }
+    /// A short human-readable name.
+    pub fn label(&self) -> String {
+        match self {
+            Subject::Person { id } => format!("participant {id}"),
+            Subject::Llm { provider, model } => format!("{model} ({provider})"),
+            Subject::Network { arch, capacity, .. } => format!("{}-{capacity}", arch.to_uppercase()),
+            Subject::Reference { source } => source.clone(),
+        }
+    }
+}
+
+/// A plain setting value (no nested structures, no secrets).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Setting {
+    Bool(bool),
+    Int(i64),
+    Num(f64),
+    Text(String),
+}
+
+/// The full configuration of a run: enough to reproduce it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunConfig {
+    pub seed: u64,
+    /// Task ids with their parameters (empty for text suites).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tasks: Vec<TaskSpec>,
+    /// Everything else (trials per condition, provider base URL, temperature, preset, …).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub settings: BTreeMap<String, Setting>,
+}
+
+/// One aggregated number for one condition cell.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Task id or suite/sub-task name.
+    pub task: String,
+    pub conditions: Conditions,
+    /// `accuracy`, `hit_rate`, `dprime`, …
+    pub metric: String,
+    pub n: u32,
+    pub value: f64,
+    /// Standard error of the mean, where defined.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub se: Option<f64>,
+}
+
+/// One trial in long format. Multi-response trials (VSR, VSRec, SMU, STS, CS, SFR) list one entry per
+/// scored step in `targets`, `responses`, `correct` and `rt_ms`, in step order.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TrialRow {
+    pub task: String,
+    /// Index of the trial in its run.
+    pub trial: u64,
+    #[serde(default)]
+    pub conditions: Conditions,
+    pub targets: Vec<String>,
+    pub responses: Vec<String>,
+    pub correct: Vec<bool>,
+    /// Response times in ms from probe onset (people), or latency (LLMs); empty where not measured.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rt_ms: Vec<f64>,
+    /// Anything else per trial (frame timings, token counts, …), as plain values.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub extra: BTreeMap<String, Setting>,
+}
+
+impl TrialRow {
+    /// Proportion of scored steps answered correctly.
+    pub fn score(&self) -> f64 {
+        if self.correct.is_empty() {
+            return 0.0;
+        }
+        self.correct.iter().filter(|&&c| c).count() as f64 / self.correct.len() as f64
+    }
+}
+
+/// The record.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ResultRecord {
+    pub schema: u32,
+    pub app_version: String,
+    /// When the run ended, as ISO 8601 text supplied by the caller (the core reads no clock).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created: Option<String>,
+    pub subject: Subject,
+    /// What was taken: a task id, several joined by `+`, or a suite name.
+    pub task: String,
+    pub config: RunConfig,
+    pub summaries: Vec<Summary>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trials: Vec<TrialRow>,
+}
+
+/// Why a record was refused.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RecordError {
+    FutureVersion { found: u32, supported: u32 },
+    Invalid(String),
+    SecretLike(String),
+}
+
+impl std::fmt::Display for RecordError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RecordError::FutureVersion { found, supported } => write!(
+                f,
+                "This result was made by a newer version of WM Lab (record version {found}; this app reads up to {supported}). Open it with the newer app."
+            ),
+            RecordError::Invalid(why) => write!(f, "This is not a WM Lab result: {why}."),
+            RecordError::SecretLike(name) => write!(
+                f,
+                "The setting “{name}” looks like a credential; WM Lab never stores keys in results."
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RecordError {}
+
+/// Setting names that look like credentials are refused.
+fn secret_like(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    ["key", "token", "secret", "password", "authorization", "bearer", "credential"]
+        .iter()
+        .any(|w| n.contains(w))
+}
+
+impl ResultRecord {
+    pub fn new(subject: Subject, task: impl Into<String>, config: RunConfig) -> Self {
+        ResultRecord {
+            schema: SCHEMA_VERSION,
+            app_version: crate::VERSION.to_string(),
+            created: None,
+            subject,
+            task: task.into(),
+            config,
+            summaries: Vec::new(),
+            trials: Vec::new(),
+        }
+    }
+
+    /// Check the record is one this version can show and carries nothing secret-like.
+    pub fn validate(&self) -> Result<(), RecordError> {
+        if self.schema > SCHEMA_VERSION {
+            return Err(RecordError::FutureVersion { found: self.schema, supported: SCHEMA_VERSION });
+        }
+        if self.schema == 0 {
+            return Err(RecordError::Invalid("its schema version is 0".into()));
+        }
+        if let Some(name) = self.config.settings.keys().find(|k| secret_like(k)) {
+            return Err(RecordError::SecretLike(name.clone()));
+        }
+        for t in &self.trials {
+            if let Some(name) = t.extra.keys().find(|k| secret_like(k)) {
+                return Err(RecordError::SecretLike(name.clone()));
+            }
+        }
+        for s in &self.summaries {
+            if !s.value.is_finite() {
+                return Err(RecordError::Invalid(format!("a summary of {} is not a finite number", s.task)));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn to_json(&self) -> Result<String, RecordError> {
+        self.validate()?;
+        Ok(serde_json::to_string_pretty(self).expect("a record serialises"))
+    }
+
+    /// Read a record from JSON, refusing future versions with a clear message before looking further.
+    pub fn from_json(text: &str) -> Result<ResultRecord, RecordError> {
+        let v: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| RecordError::Invalid(format!("the text is not valid JSON ({e})")))?;
+        let schema = v.get("schema").and_then(|s| s.as_u64()).ok_or_else(|| {
+            RecordError::Invalid("it has no schema version".into())
+        })?;
+        if schema > SCHEMA_VERSION as u64 {
+            return Err(RecordError::FutureVersion { found: schema.min(u32::MAX as u64) as u32, supported: SCHEMA_VERSION });
+        }
+        let r: ResultRecord =
+            serde_json::from_value(v).map_err(|e| RecordError::Invalid(format!("a field is wrong ({e})")))?;
+        r.validate()?;
+        Ok(r)
+    }
+
+    /// The same record without per-trial rows (what a share link carries when the full record is too big).
+    pub fn summary_only(&self) -> ResultRecord {
+        ResultRecord { trials: Vec::new(), ..self.clone() }
+    }
+
+    /// Long-format CSV: a header and one row per trial.
+    pub fn to_csv(&self) -> Result<String, RecordError> {
+        self.validate()?;
+        let mut extra_cols: Vec<&String> = self.trials.iter().flat_map(|t| t.extra.keys()).collect();
+        extra_cols.sort();
+        extra_cols.dedup();
+        let mut header: Vec<String> = ["subject_kind", "subject", "task", "trial"].iter().map(|s| s.to_string()).collect();
+        header.extend(Conditions::COLUMNS.iter().map(|s| s.to_string()));
+        header.extend(["targets", "responses", "correct", "score", "rt_ms"].iter().map(|s| s.to_string()));
+        header.extend(extra_cols.iter().map(|s| s.to_string()));
+        let mut out = String::new();
+        push_row(&mut out, &header);
+        let subject = self.subject.label();
+        for t in &self.trials {
+            let pairs: BTreeMap<&str, String> = t.conditions.pairs().into_iter().collect();
+            let mut row = vec![self.subject.kind().to_string(), subject.clone(), t.task.clone(), t.trial.to_string()];
+            row.extend(Conditions::COLUMNS.iter().map(|c| pairs.get(c).cloned().unwrap_or_default()));
+            row.push(t.targets.join(" "));
+            row.push(t.responses.join(" "));
+            row.push(t.correct.iter().map(|&c| if c { "1" } else { "0" }).collect::<Vec<_>>().join(" "));
+            row.push(format_num(t.score()));
+            row.push(t.rt_ms.iter().map(|&v| format_num(v)).collect::<Vec<_>>().join(" "));
+            for c in &extra_cols {
+                row.push(match t.extra.get(*c) {
+                    None => String::new(),
+                    Some(Setting::Bool(b)) => b.to_string(),
+                    Some(Setting::Int(i)) => i.to_string(),
+                    Some(Setting::Num(x)) => format_num(*x),
+                    Some(Setting::Text(s)) => s.clone(),
+                });
+            }
+            push_row(&mut out, &row);
+        }
+        Ok(out)
+    }
+}
+
+fn format_num(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 { format!("{}", x as i64) } else { format!("{x:.4}") }
+}
+
+/// RFC 4180 quoting.
+fn push_row(out: &mut String, cells: &[String]) {
+    for (i, c) in cells.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        if c.contains([',', '"', '\n', '\r']) {
+            out.push('"');
+            out.push_str(&c.replace('"', "\"\""));
+            out.push('"');
+        } else {
+            out.push_str(c);
+        }
+    }
+    out.push('\n');
+}
+
+/// Mean and standard error of the mean of a list of values.
+pub fn mean_se(values: &[f64]) -> (f64, Option<f64>) {
+    let n = values.len();
+    if n == 0 {
+        return (0.0, None);
+    }
+    let mean = values.iter().sum::<f64>() / n as f64;
+    if n < 2 {
+        return (mean, None);
+    }
+    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+    (mean, Some((var / n as f64).sqrt()))
+}
+
+/// Accuracy per (task, condition cell) from trial rows: the mean of each trial's score, with its SE.
+pub fn summarise(rows: &[TrialRow]) -> Vec<Summary> {
+    let mut groups: Vec<((String, Conditions), Vec<f64>)> = Vec::new();
+    for r in rows {
+        let key = (r.task.clone(), r.conditions.clone());
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => v.push(r.score()),
+            None => groups.push((key, vec![r.score()])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|((task, conditions), v)| {
+            let (value, se) = mean_se(&v);
+            Summary { task, conditions, metric: "accuracy".into(), n: v.len() as u32, value, se }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::task::TaskId;
+
+    pub(crate) fn sample() -> ResultRecord {
+        let mut cfg = RunConfig { seed: 7, tasks: vec![TaskSpec::new(TaskId::Vir)], ..Default::default() };
+        cfg.settings.insert("trials_per_condition".into(), Setting::Int(2));
+        let mut r = ResultRecord::new(Subject::Person { id: "p01".into() }, "VIR", cfg);
+        for i in 0..4 {
+            r.trials.push(TrialRow {
+                task: "VIR".into(),
+                trial: i,
+                conditions: Conditions { list_length: Some(4), retention: Some((i % 2) as u8 * 2), ..Default::default() },
+                targets: vec!["1".into()],
+                responses: vec![if i == 0 { "0" } else { "1" }.into()],
+                correct: vec![i != 0],
+                rt_ms: vec![512.25],
+                extra: [("note".to_string(), Setting::Text("a, \"quoted\" note".into()))].into_iter().collect(),
+            });
+        }
+        r.summaries = summarise(&r.trials);
+        r
+    }
+
+    #[test]
+    fn json_round_trip() {
+        let r = sample();
+        let back = ResultRecord::from_json(&r.to_json().unwrap()).unwrap();
+        assert_eq!(back, r);
+    }
+
+    #[test]
+    fn summaries_group_by_condition() {
+        let r = sample();
+        assert_eq!(r.summaries.len(), 2);
+        let ri0 = r.summaries.iter().find(|s| s.conditions.retention == Some(0)).unwrap();
+        assert_eq!(ri0.n, 2);
+        assert!((ri0.value - 0.5).abs() < 1e-12);
+        assert!(ri0.se.is_some());
+    }
+
+    #[test]
+    fn csv_has_one_row_per_trial_and_quotes() {
+        let csv = sample().to_csv().unwrap();
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines.len(), 5);
+        assert!(lines[0].starts_with("subject_kind,subject,task,trial,list_length"));
+        assert!(lines[1].contains("\"a, \"\"quoted\"\" note\""));
+        assert!(lines[2].contains(",512.2500,") || lines[2].contains(",512.25"));
+    }
+
+    #[test]
+    fn refuses_future_versions_and_secret_like_settings() {
+        let mut r = sample();
+        r.schema = SCHEMA_VERSION + 1;
+        let text = serde_json::to_string(&r).unwrap();
+        assert!(matches!(ResultRecord::from_json(&text), Err(RecordError::FutureVersion { .. })));
+        let mut r = sample();
+        r.config.settings.insert("api_key".into(), Setting::Text("sk-123".into()));
+        assert!(matches!(r.to_json(), Err(RecordError::SecretLike(_))));
+        assert!(matches!(r.to_csv(), Err(RecordError::SecretLike(_))));
+        assert!(ResultRecord::from_json("{").is_err());
+        assert!(ResultRecord::from_json("{\"a\":1}").unwrap_err().to_string().contains("schema"));
+    }
+}

@@ -1,0 +1,493 @@
+//! Tasks as data: the 14 WorM task ids, the shape of a trial, condition metadata and the balanced,
+//! seeded generation of splits. The per-task rules live in [`crate::tasks`].
+
+use serde::{Deserialize, Serialize};
+
+use crate::display::Frame;
+use crate::rng::{trial_seed, Rng, Split};
+use crate::tasks;
+
+/// Every trial is padded to this many steps (`max_seq_len` in the reference).
+pub const MAX_STEPS: usize = 20;
+
+/// The 14 task ids, in the reference's task-embedding order (SC 0 … CS 13).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum TaskId {
+    #[serde(rename = "SC")]
+    Sc,
+    #[serde(rename = "SFR")]
+    Sfr,
+    #[serde(rename = "SI")]
+    Si,
+    #[serde(rename = "SMU")]
+    Smu,
+    #[serde(rename = "STS")]
+    Sts,
+    #[serde(rename = "VIR")]
+    Vir,
+    #[serde(rename = "VSR")]
+    Vsr,
+    #[serde(rename = "VSRec")]
+    VsRec,
+    #[serde(rename = "CD-Color")]
+    CdColor,
+    #[serde(rename = "CD-Orientation")]
+    CdOrientation,
+    #[serde(rename = "CD-Size")]
+    CdSize,
+    #[serde(rename = "CD-Gap")]
+    CdGap,
+    #[serde(rename = "CD-Conjunction")]
+    CdConjunction,
+    #[serde(rename = "CS")]
+    Cs,
+}
+
+/// What a network head for a task outputs (paper: per-task linear heads).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "units", rename_all = "snake_case")]
+pub enum HeadKind {
+    /// One logit, BCE-with-logits; the target is class 0 or 1.
+    Binary,
+    /// `n` logits, cross-entropy; the target is a class index.
+    Classes(u16),
+    /// `n` logits, BCE-with-logits per unit; the target is a set of active units.
+    MultiLabel(u16),
+}
+
+impl HeadKind {
+    pub fn units(self) -> u16 {
+        match self {
+            HeadKind::Binary => 1,
+            HeadKind::Classes(n) | HeadKind::MultiLabel(n) => n,
+        }
+    }
+}
+
+impl TaskId {
+    pub const ALL: [TaskId; 14] = [
+        TaskId::Sc,
+        TaskId::Sfr,
+        TaskId::Si,
+        TaskId::Smu,
+        TaskId::Sts,
+        TaskId::Vir,
+        TaskId::Vsr,
+        TaskId::VsRec,
+        TaskId::CdColor,
+        TaskId::CdOrientation,
+        TaskId::CdSize,
+        TaskId::CdGap,
+        TaskId::CdConjunction,
+        TaskId::Cs,
+    ];
+
+    /// Position in [`TaskId::ALL`] = the reference's task-embedding index.
+    pub fn ordinal(self) -> u8 {
+        TaskId::ALL.iter().position(|&t| t == self).unwrap() as u8
+    }
+
+    /// The id as written on the command line and in records (`SC`, `CD-Color`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskId::Sc => "SC",
+            TaskId::Sfr => "SFR",
+            TaskId::Si => "SI",
+            TaskId::Smu => "SMU",
+            TaskId::Sts => "STS",
+            TaskId::Vir => "VIR",
+            TaskId::Vsr => "VSR",
+            TaskId::VsRec => "VSRec",
+            TaskId::CdColor => "CD-Color",
+            TaskId::CdOrientation => "CD-Orientation",
+            TaskId::CdSize => "CD-Size",
+            TaskId::CdGap => "CD-Gap",
+            TaskId::CdConjunction => "CD-Conjunction",
+            TaskId::Cs => "CS",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<TaskId> {
+        TaskId::ALL.into_iter().find(|t| t.as_str() == s)
+    }
+
+    /// The experiment's name in the paper.
+    pub fn title(self) -> &'static str {
+        match self {
+            TaskId::Sc => "Spatial Coordination",
+            TaskId::Sfr => "Spatial Free Recall",
+            TaskId::Si => "Spatial Integration",
+            TaskId::Smu => "Spatial Memory Updating",
+            TaskId::Sts => "Spatial Task Switching",
+            TaskId::Vir => "Visual Item Recognition",
+            TaskId::Vsr => "Visual Serial Recall",
+            TaskId::VsRec => "Visual Serial Recognition",
+            TaskId::CdColor => "Change Detection (colour)",
+            TaskId::CdOrientation => "Change Detection (orientation)",
+            TaskId::CdSize => "Change Detection (size)",
+            TaskId::CdGap => "Change Detection (gap)",
+            TaskId::CdConjunction => "Change Detection (conjunction)",
+            TaskId::Cs => "Complex Span",
+        }
+    }
+
+    pub fn head(self) -> HeadKind {
+        match self {
+            TaskId::Sfr => HeadKind::MultiLabel(100),
+            TaskId::Smu | TaskId::Vsr => HeadKind::Classes(9),
+            TaskId::Sts => HeadKind::Classes(3),
+            TaskId::Cs => HeadKind::Classes(21),
+            _ => HeadKind::Binary,
+        }
+    }
+
+    /// Index of the task's output head: the five CD ids share one head, so there are 10 heads.
+    pub fn head_index(self) -> usize {
+        match self {
+            TaskId::Cs => 9,
+            t if t.is_cd() => 8,
+            t => t.ordinal() as usize,
+        }
+    }
+
+    pub fn is_cd(self) -> bool {
+        matches!(
+            self,
+            TaskId::CdColor | TaskId::CdOrientation | TaskId::CdSize | TaskId::CdGap | TaskId::CdConjunction
+        )
+    }
+}
+
+impl std::fmt::Display for TaskId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The phase a step belongs to (paper §3); it sets the human timing (Table A2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    Present,
+    Retention,
+    Probe,
+    Distractor,
+    Update,
+    Switch,
+}
+
+/// What a step asks of the subject. Derived from the task; people's UIs use it to offer the right input.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Response {
+    /// Nothing to answer at this step.
+    None,
+    /// Two alternatives; `labels[0]` is class 0.
+    Binary { labels: [String; 2] },
+    /// One of `n` options (VSR positions, SMU cells, CS recall options).
+    Choice { n: u16 },
+    /// Pick `picks` of `n` cells in any order (SFR).
+    MultiSelect { n: u16, picks: u16 },
+}
+
+/// The correct answer at a step.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Target {
+    /// A class index (binary tasks use 0 and 1).
+    Class(u16),
+    /// The set of correct units of a multi-label answer (SFR), sorted.
+    Set(Vec<u16>),
+    /// No answer: the step is never scored.
+    None,
+}
+
+/// One time step of a trial.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    pub frame: Frame,
+    pub phase: Phase,
+    pub target: Target,
+    /// Whether the step counts in loss and accuracy.
+    pub scored: bool,
+    pub response: Response,
+    /// For probe steps: the 1-based serial position of the studied item this step asks about.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serial_position: Option<u8>,
+}
+
+/// Which feature a CD trial changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Feature {
+    Color,
+    Orientation,
+    Size,
+    Gap,
+}
+
+/// The storage or distractor domain of a CS trial.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Domain {
+    Spatial,
+    Visual,
+}
+
+/// Condition metadata of a trial, for balancing and analysis. A task's condition grid is a list of these
+/// with its manipulated factors set; the generator then adds what it drew (probed position, changed
+/// feature, …). Fields a task does not use stay `None`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Conditions {
+    /// L: items presented (SFR, VIR, VSR, VSRec, SC; SI's number of partial drawings).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list_length: Option<u8>,
+    /// S: items held at once (CD bars, SMU boxes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub set_size: Option<u8>,
+    /// Blank frames between the last item and the probe (CD, VIR).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retention: Option<u8>,
+    /// Cells by which a distractor pattern differs from its target (VIR, VSRec).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern_difference: Option<u8>,
+    /// CD: the feature that changed on a change trial (None on no-change trials).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changed_feature: Option<Feature>,
+    /// CS storage domain.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage: Option<Domain>,
+    /// CS distractor domain.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distractor: Option<Domain>,
+    /// CS distractors per processing phase (0, 1, 3, 5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distractor_count: Option<u8>,
+    /// SC: 0 for a symmetric pattern, else the symmetry offset (cells moved).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symmetry_offset: Option<u8>,
+    /// SI: segments per partial drawing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part_size: Option<u8>,
+    /// VIR: the 1-based serial position of the probed item.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probed_position: Option<u8>,
+    /// STS: number of task-switch cues after the first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub switches: Option<u8>,
+}
+
+impl Conditions {
+    /// `name=value` pairs of the fields that are set, in a fixed order (for CSV and display).
+    pub fn pairs(&self) -> Vec<(&'static str, String)> {
+        fn f<T: std::fmt::Debug>(v: T) -> String {
+            format!("{v:?}").to_lowercase()
+        }
+        let mut v = Vec::new();
+        macro_rules! put {
+            ($name:literal, $field:expr) => {
+                if let Some(x) = &$field {
+                    v.push(($name, f(x)));
+                }
+            };
+        }
+        put!("list_length", self.list_length);
+        put!("set_size", self.set_size);
+        put!("retention", self.retention);
+        put!("pattern_difference", self.pattern_difference);
+        put!("changed_feature", self.changed_feature);
+        put!("storage", self.storage);
+        put!("distractor", self.distractor);
+        put!("distractor_count", self.distractor_count);
+        put!("symmetry_offset", self.symmetry_offset);
+        put!("part_size", self.part_size);
+        put!("probed_position", self.probed_position);
+        put!("switches", self.switches);
+        v
+    }
+    /// Names of every condition column, in the order of [`Conditions::pairs`].
+    pub const COLUMNS: [&'static str; 12] = [
+        "list_length",
+        "set_size",
+        "retention",
+        "pattern_difference",
+        "changed_feature",
+        "storage",
+        "distractor",
+        "distractor_count",
+        "symmetry_offset",
+        "part_size",
+        "probed_position",
+        "switches",
+    ];
+    pub fn label(&self) -> String {
+        let p = self.pairs();
+        if p.is_empty() {
+            return "default".into();
+        }
+        p.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// One generated trial: up to 20 steps (padding is implicit), its task and its conditions.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Trial {
+    pub task: TaskId,
+    pub steps: Vec<Step>,
+    pub conditions: Conditions,
+}
+
+impl Trial {
+    /// Steps before padding (`seq_len`).
+    pub fn len(&self) -> usize {
+        self.steps.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.steps.is_empty()
+    }
+    /// The frame at step `t` of the padded sequence (black padding after the trial's end).
+    pub fn frame_at(&self, t: usize) -> Frame {
+        self.steps.get(t).map(|s| s.frame.clone()).unwrap_or_else(Frame::padding)
+    }
+    /// The per-step mask over the padded 20 steps.
+    pub fn mask(&self) -> [bool; MAX_STEPS] {
+        let mut m = [false; MAX_STEPS];
+        for (i, s) in self.steps.iter().enumerate() {
+            m[i] = s.scored;
+        }
+        m
+    }
+    pub fn scored_steps(&self) -> impl Iterator<Item = (usize, &Step)> {
+        self.steps.iter().enumerate().filter(|(_, s)| s.scored)
+    }
+}
+
+/// The per-task parameters, with the reference defaults. Serialised into result records so a run can be
+/// reproduced exactly.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "task")]
+pub enum TaskParams {
+    #[serde(rename = "SFR")]
+    Sfr(tasks::sfr::SfrParams),
+    #[serde(rename = "CD")]
+    Cd(tasks::cd::CdParams),
+    #[serde(rename = "VIR")]
+    Vir(tasks::vir::VirParams),
+    #[serde(rename = "VSR")]
+    Vsr(tasks::vsr::VsrParams),
+    #[serde(rename = "VSRec")]
+    VsRec(tasks::vsr::VsRecParams),
+    #[serde(rename = "CS")]
+    Cs(tasks::cs::CsParams),
+    #[serde(rename = "SC")]
+    Sc(tasks::sc::ScParams),
+    #[serde(rename = "SI")]
+    Si(tasks::si::SiParams),
+    #[serde(rename = "SMU")]
+    Smu(tasks::smu::SmuParams),
+    #[serde(rename = "STS")]
+    Sts(tasks::sts::StsParams),
+}
+
+/// What a task generator receives for one trial.
+pub struct TrialCtx<'a> {
+    pub rng: &'a mut Rng,
+    /// The condition cell of the grid this trial belongs to.
+    pub cell: &'a Conditions,
+    /// A balanced bit for tasks whose answer the reference draws with a coin (change/no change,
+    /// symmetric/not, match/not, left/right): alternates between successive passes over the grid, so
+    /// answers are balanced within every condition cell.
+    pub flip: bool,
+}
+
+/// A task id with its parameters: the unit that generates trials.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TaskSpec {
+    pub id: TaskId,
+    pub params: TaskParams,
+}
+
+impl TaskSpec {
+    /// The task with the reference parameters.
+    pub fn new(id: TaskId) -> Self {
+        let params = match id {
+            TaskId::Sfr => TaskParams::Sfr(Default::default()),
+            TaskId::Vir => TaskParams::Vir(Default::default()),
+            TaskId::Vsr => TaskParams::Vsr(Default::default()),
+            TaskId::VsRec => TaskParams::VsRec(Default::default()),
+            TaskId::Cs => TaskParams::Cs(Default::default()),
+            TaskId::Sc => TaskParams::Sc(Default::default()),
+            TaskId::Si => TaskParams::Si(Default::default()),
+            TaskId::Smu => TaskParams::Smu(Default::default()),
+            TaskId::Sts => TaskParams::Sts(Default::default()),
+            cd => TaskParams::Cd(tasks::cd::CdParams::for_task(cd)),
+        };
+        TaskSpec { id, params }
+    }
+
+    /// The condition grid: trials are spread evenly over these cells.
+    pub fn grid(&self) -> Vec<Conditions> {
+        match &self.params {
+            TaskParams::Sfr(p) => tasks::sfr::grid(p),
+            TaskParams::Cd(p) => tasks::cd::grid(p),
+            TaskParams::Vir(p) => tasks::vir::grid(p),
+            TaskParams::Vsr(p) => tasks::vsr::grid_vsr(p),
+            TaskParams::VsRec(p) => tasks::vsr::grid_vsrec(p),
+            TaskParams::Cs(p) => tasks::cs::grid(p),
+            TaskParams::Sc(p) => tasks::sc::grid(p),
+            TaskParams::Si(p) => tasks::si::grid(p),
+            TaskParams::Smu(p) => tasks::smu::grid(p),
+            TaskParams::Sts(p) => tasks::sts::grid(p),
+        }
+    }
+
+    /// Trial `index` of `split` under `master_seed`. Trial `i` belongs to grid cell `i mod K`, and its
+    /// coin-flip answer alternates with `(i / K) mod 2`, so any count of consecutive trials is balanced
+    /// within ±1 per cell. Trials are independent: any index can be generated alone, in any order.
+    pub fn trial(&self, master_seed: u64, split: Split, index: u64) -> Trial {
+        let grid = self.grid();
+        let k = grid.len() as u64;
+        let cell = &grid[(index % k) as usize];
+        let mut rng = Rng::from_key(trial_seed(master_seed, self.id.ordinal(), split, index));
+        self.trial_in(cell, &mut rng, (index / k) % 2 == 1)
+    }
+
+    /// A trial in a chosen condition cell (for the gallery and for people's blocks).
+    pub fn trial_in(&self, cell: &Conditions, rng: &mut Rng, flip: bool) -> Trial {
+        let mut ctx = TrialCtx { rng, cell, flip };
+        let (steps, conditions) = match &self.params {
+            TaskParams::Sfr(p) => tasks::sfr::generate(p, &mut ctx),
+            TaskParams::Cd(p) => tasks::cd::generate(p, &mut ctx),
+            TaskParams::Vir(p) => tasks::vir::generate(p, &mut ctx),
+            TaskParams::Vsr(p) => tasks::vsr::generate_vsr(p, &mut ctx),
+            TaskParams::VsRec(p) => tasks::vsr::generate_vsrec(p, &mut ctx),
+            TaskParams::Cs(p) => tasks::cs::generate(p, &mut ctx),
+            TaskParams::Sc(p) => tasks::sc::generate(p, &mut ctx),
+            TaskParams::Si(p) => tasks::si::generate(p, &mut ctx),
+            TaskParams::Smu(p) => tasks::smu::generate(p, &mut ctx),
+            TaskParams::Sts(p) => tasks::sts::generate(p, &mut ctx),
+        };
+        debug_assert!(steps.len() <= MAX_STEPS, "{} trial has {} steps", self.id, steps.len());
+        Trial { task: self.id, steps, conditions }
+    }
+}
+
+/// Helpers shared by the generators.
+pub(crate) fn binary(labels: [&str; 2]) -> Response {
+    Response::Binary { labels: [labels[0].to_string(), labels[1].to_string()] }
+}
+
+impl Step {
+    /// A step with nothing to answer.
+    pub fn show(frame: Frame, phase: Phase) -> Step {
+        Step { frame, phase, target: Target::None, scored: false, response: Response::None, serial_position: None }
+    }
+    /// A scored step.
+    pub fn ask(frame: Frame, phase: Phase, target: Target, response: Response) -> Step {
+        Step { frame, phase, target, scored: true, response, serial_position: None }
+    }
+    pub fn at_position(mut self, serial_position: usize) -> Step {
+        self.serial_position = Some(serial_position as u8);
+        self
+    }
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs everything WM Lab needs to build, serve and test, on a fresh Debian machine with rustup.
+# Idempotent: each step checks first, so a warm machine passes through in seconds.
+# Nothing is downloaded outside the package registries (crates.io, npm, Debian, PyPI).
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
+
+TRUNK_VERSION=0.21.14          # 0.22 needs rustc >= 1.96.1
+WASM_BINDGEN_VERSION=0.2.130   # must equal the wasm-bindgen crate pinned in Cargo.toml
+BINARYEN_VERSION=132.0.0       # Debian's binaryen 108 produces a wasm that fails at start
+
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  say "adding the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+
+if ! trunk --version 2>/dev/null | grep -q " $TRUNK_VERSION"; then
+  say "installing trunk $TRUNK_VERSION (about 10 minutes on 2 cores, once)"
+  cargo install trunk --version "$TRUNK_VERSION" --locked
+fi
+
+if ! wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN_VERSION"; then
+  say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 2 minutes, once)"
+  # not --locked: its lockfile pins a webpki-roots the registry no longer offers
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+fi
+
+if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+  say "installing Debian's chromium and chromium-driver"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq chromium chromium-driver fonts-dejavu-core >/dev/null
+fi
+
+if [ ! -x "$here/tests/e2e/node_modules/.bin/wasm-opt" ] || [ ! -d "$here/tests/e2e/node_modules/playwright-core" ]; then
+  say "installing the browser-test packages (playwright-core, binaryen $BINARYEN_VERSION) from npm"
+  (cd "$here/tests/e2e" && npm ci --no-audit --no-fund --loglevel=error)
+fi
+say "ready"
