@@ -1,7 +1,9 @@
 //! CD, Change Detection in five feature conditions (reference §1.2 "CD").
 use serde::{Deserialize, Serialize};
 
-use crate::task::{Conditions, Feature, Step, TaskId, TrialCtx};
+use crate::display::{line, palette, Frame, Shape};
+use crate::rng::Rng;
+use crate::task::{binary, Conditions, Feature, Phase, Step, Target, TaskId, TrialCtx};
 
 /// Which feature may change: one of the four, or any of them (conjunction).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -19,6 +21,10 @@ pub struct CdParams {
     pub condition: CdCondition,
     pub set_sizes: Vec<u8>,
     pub retentions: Vec<u8>,
+    /// Reference-code behaviour for size changes: small→large gives a 16.5 px bar and large→small a
+    /// 10.5 px bar (`x1 ∓ 15/4`, `x1 ± 9/4`). The paper's intent, and the default, is 9 ↔ 15 px.
+    #[serde(default)]
+    pub reference_size_quirk: bool,
 }
 impl CdParams {
     pub fn for_task(id: TaskId) -> Self {
@@ -29,7 +35,7 @@ impl CdParams {
             TaskId::CdGap => CdCondition::Gap,
             _ => CdCondition::Conjunction,
         };
-        CdParams { condition, set_sizes: vec![2, 4, 6, 8, 10, 12], retentions: vec![0, 6, 12, 18] }
+        CdParams { condition, set_sizes: vec![2, 4, 6, 8, 10, 12], retentions: vec![0, 6, 12, 18], reference_size_quirk: false }
     }
 }
 pub fn grid(p: &CdParams) -> Vec<Conditions> {
@@ -41,7 +47,215 @@ pub fn grid(p: &CdParams) -> Vec<Conditions> {
     }
     v
 }
-pub fn generate(_p: &CdParams, _ctx: &mut TrialCtx) -> (Vec<Step>, Conditions) {
-    let _ = Feature::Color;
-    unimplemented!()
+pub const SMALL: f32 = 9.0;
+pub const LARGE: f32 = 15.0;
+
+/// One bar of a memory or probe array, by its centre.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bar {
+    pub cx: f32,
+    pub cy: f32,
+    pub len: f32,
+    pub large: bool,
+    pub horizontal: bool,
+    pub red: bool,
+    pub gap: bool,
+}
+
+impl Bar {
+    /// The features, for comparing arrays.
+    pub fn features(&self) -> [bool; 4] {
+        [self.red, self.horizontal, self.large, self.gap]
+    }
+    pub fn shapes(&self, out: &mut Vec<Shape>) {
+        let color = if self.red { palette::RED } else { palette::GREEN };
+        let h = self.len / 2.0;
+        let (x0, y0, x1, y1) = if self.horizontal {
+            (self.cx - h, self.cy, self.cx + h, self.cy)
+        } else {
+            (self.cx, self.cy - h, self.cx, self.cy + h)
+        };
+        out.push(line(x0, y0, x1, y1, color, 3.0));
+        if self.gap {
+            // the middle fifth of a large bar, the middle third of a small one (3 px either way)
+            let (a, b) = if self.large { (2.0 / 5.0, 3.0 / 5.0) } else { (1.0 / 3.0, 2.0 / 3.0) };
+            let (gx0, gy0) = (x0 + (x1 - x0) * a, y0 + (y1 - y0) * a);
+            let (gx1, gy1) = (x0 + (x1 - x0) * b, y0 + (y1 - y0) * b);
+            out.push(line(gx0, gy0, gx1, gy1, palette::BLACK, 3.0));
+        }
+    }
+}
+
+/// Place `n` bars with random features, start points kept apart as in the reference (`|Δx1| < L+11 and
+/// |Δy1| < L+11` rejects; 100 tries per bar, then the whole array restarts).
+pub fn memory_array(rng: &mut Rng, n: usize) -> Vec<Bar> {
+    'restart: loop {
+        let mut starts: Vec<(i32, i32)> = Vec::with_capacity(n);
+        let mut bars: Vec<Bar> = Vec::with_capacity(n);
+        for _ in 0..n {
+            let large = rng.coin();
+            let red = rng.coin();
+            let horizontal = rng.coin();
+            let gap = rng.coin();
+            let l = if large { LARGE as i32 } else { SMALL as i32 };
+            let mut placed = None;
+            for _ in 0..100 {
+                let x1 = rng.randint(l / 2 + 3, 96 - l - 3);
+                let y1 = rng.randint(l / 2 + 3, 96 - l - 3);
+                if starts.iter().all(|&(x, y)| !((x1 - x).abs() < l + 11 && (y1 - y).abs() < l + 11)) {
+                    placed = Some((x1, y1));
+                    break;
+                }
+            }
+            let Some((x1, y1)) = placed else { continue 'restart };
+            starts.push((x1, y1));
+            let lf = l as f32;
+            let (cx, cy) = if horizontal { (x1 as f32 + lf / 2.0, y1 as f32) } else { (x1 as f32, y1 as f32 + lf / 2.0) };
+            bars.push(Bar { cx, cy, len: lf, large, horizontal, red, gap });
+        }
+        return bars;
+    }
+}
+
+/// Change one feature of one bar.
+pub fn change(p: &CdParams, bar: &mut Bar, feature: Feature) {
+    match feature {
+        Feature::Color => bar.red = !bar.red,
+        Feature::Orientation => bar.horizontal = !bar.horizontal,
+        Feature::Gap => bar.gap = !bar.gap,
+        Feature::Size => {
+            bar.large = !bar.large;
+            bar.len = match (bar.large, p.reference_size_quirk) {
+                (true, false) => LARGE,
+                (false, false) => SMALL,
+                (true, true) => SMALL + 2.0 * LARGE / 4.0,
+                (false, true) => LARGE - 2.0 * SMALL / 4.0,
+            };
+        }
+    }
+}
+
+pub fn array_frame(bars: &[Bar]) -> Frame {
+    let mut f = Frame::blank();
+    for b in bars {
+        b.shapes(&mut f.shapes);
+    }
+    f
+}
+
+/// The memory array, the probe array and the changed feature (None on no-change trials).
+pub fn arrays(p: &CdParams, ctx: &mut TrialCtx) -> (Vec<Bar>, Vec<Bar>, Option<Feature>) {
+    let n = ctx.cell.set_size.expect("CD cell has a set size") as usize;
+    let memory = memory_array(ctx.rng, n);
+    let mut probe = memory.clone();
+    let feature = if ctx.flip {
+        let f = match p.condition {
+            CdCondition::Color => Feature::Color,
+            CdCondition::Orientation => Feature::Orientation,
+            CdCondition::Size => Feature::Size,
+            CdCondition::Gap => Feature::Gap,
+            CdCondition::Conjunction => {
+                *ctx.rng.choose(&[Feature::Color, Feature::Orientation, Feature::Size, Feature::Gap])
+            }
+        };
+        let i = ctx.rng.index(n);
+        change(p, &mut probe[i], f);
+        Some(f)
+    } else {
+        None
+    };
+    (memory, probe, feature)
+}
+
+pub fn generate(p: &CdParams, ctx: &mut TrialCtx) -> (Vec<Step>, Conditions) {
+    let ri = ctx.cell.retention.unwrap_or(0) as usize;
+    let (memory, probe, feature) = arrays(p, ctx);
+    let mut steps = vec![Step::show(array_frame(&memory), Phase::Present)];
+    steps.extend((0..ri).map(|_| Step::show(Frame::blank(), Phase::Retention)));
+    steps.push(Step::ask(
+        array_frame(&probe),
+        Phase::Probe,
+        Target::Class(feature.is_some() as u16),
+        binary(["same", "changed"]),
+    ));
+    let conditions = Conditions { changed_feature: feature, ..ctx.cell.clone() };
+    (steps, conditions)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::{trial_seed, Rng, Split};
+    use crate::task::{TaskSpec, TaskId, TaskParams};
+
+    #[test]
+    fn change_trials_change_exactly_one_feature_of_one_bar() {
+        for id in [TaskId::CdColor, TaskId::CdOrientation, TaskId::CdSize, TaskId::CdGap, TaskId::CdConjunction] {
+            let spec = TaskSpec::new(id);
+            let TaskParams::Cd(p) = &spec.params else { unreachable!() };
+            let grid = spec.grid();
+            let (mut changes, mut same) = (0, 0);
+            for i in 0..96u64 {
+                let mut rng = Rng::from_key(trial_seed(5, id.ordinal(), Split::Test, i));
+                let cell = &grid[i as usize % grid.len()];
+                let mut ctx = TrialCtx { rng: &mut rng, cell, flip: (i / grid.len() as u64) % 2 == 1 };
+                let (m, pr, f) = arrays(p, &mut ctx);
+                assert_eq!(m.len(), cell.set_size.unwrap() as usize);
+                let diffs: Vec<usize> = (0..m.len()).filter(|&k| m[k] != pr[k]).collect();
+                match f {
+                    None => {
+                        same += 1;
+                        assert!(diffs.is_empty(), "no-change trial changed a bar");
+                    }
+                    Some(feat) => {
+                        changes += 1;
+                        assert_eq!(diffs.len(), 1, "exactly one bar changes");
+                        let k = diffs[0];
+                        let fd: Vec<usize> = (0..4).filter(|&j| m[k].features()[j] != pr[k].features()[j]).collect();
+                        assert_eq!(fd.len(), 1, "exactly one feature changes");
+                        let expect = match feat { Feature::Color => 0, Feature::Orientation => 1, Feature::Size => 2, Feature::Gap => 3 };
+                        assert_eq!(fd[0], expect);
+                        if p.condition != CdCondition::Conjunction {
+                            assert_eq!(format!("{:?}", p.condition).to_lowercase(), format!("{feat:?}").to_lowercase());
+                        }
+                        assert_eq!((m[k].cx, m[k].cy), (pr[k].cx, pr[k].cy), "centre kept");
+                    }
+                }
+            }
+            assert_eq!(changes, 48, "{id}: change trials balanced");
+            assert_eq!(same, 48);
+        }
+    }
+
+    #[test]
+    fn trial_shape_and_label_follow_the_change() {
+        for id in [TaskId::CdColor, TaskId::CdConjunction] {
+            for t in crate::tasks::testutil::trials(id, 48) {
+                let ri = t.conditions.retention.unwrap() as usize;
+                assert_eq!(t.len(), ri + 2);
+                assert!(t.steps[1..=ri].iter().all(|s| s.frame == Frame::blank() && !s.scored));
+                let probe = t.steps.last().unwrap();
+                assert!(probe.scored);
+                let changed = probe.frame != t.steps[0].frame;
+                assert_eq!(probe.target, Target::Class(changed as u16));
+                assert_eq!(t.conditions.changed_feature.is_some(), changed);
+            }
+        }
+    }
+
+    #[test]
+    fn start_points_respect_the_reference_spacing() {
+        let mut rng = Rng::from_u64(9);
+        for _ in 0..50 {
+            let bars = memory_array(&mut rng, 12);
+            for b in &bars {
+                let (x0, y0, x1, y1) = if b.horizontal {
+                    (b.cx - b.len / 2.0, b.cy, b.cx + b.len / 2.0, b.cy)
+                } else {
+                    (b.cx, b.cy - b.len / 2.0, b.cx, b.cy + b.len / 2.0)
+                };
+                assert!(x0 >= 0.0 && y0 >= 0.0 && x1 <= 95.0 && y1 <= 95.0, "bar inside the frame");
+            }
+        }
+    }
 }

@@ -1,7 +1,8 @@
 //! SC, Spatial Coordination (reference §1.2 "SC").
 use serde::{Deserialize, Serialize};
 
-use crate::task::{Conditions, Step, TrialCtx};
+use crate::display::{grid_cells, palette, Frame};
+use crate::task::{binary, Conditions, Phase, Step, Target, TrialCtx};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ScParams {
@@ -24,6 +25,111 @@ pub fn grid(p: &ScParams) -> Vec<Conditions> {
     }
     v
 }
-pub fn generate(_p: &ScParams, _ctx: &mut TrialCtx) -> (Vec<Step>, Conditions) {
-    unimplemented!()
+/// Column mirror of a cell about the vertical axis (`idx + (G - 2*(idx % G)) - 1`).
+pub fn mirror(g: usize, i: usize) -> usize {
+    let (row, col) = (i / g, i % g);
+    row * g + (g - 1 - col)
+}
+
+/// Whether a set of cells is mirror-symmetric about the vertical axis.
+pub fn is_symmetric(g: usize, cells: &[usize]) -> bool {
+    cells.iter().all(|&c| cells.contains(&mirror(g, c)))
+}
+
+/// The L cells of a trial, in presentation order, and whether they form a symmetric pattern.
+///
+/// The reference draws the left cells with replacement, so a duplicate can leave an "asymmetric" trial
+/// symmetric after its mirrors are removed; here left cells are distinct, so the label always matches
+/// the pattern (the paper's intent). An asymmetric pattern removes `offset/2` mirrors and adds `offset/2`
+/// right-half cells that mirror no left cell.
+pub fn cells(g: usize, l: usize, offset: usize, symmetric: bool, rng: &mut crate::rng::Rng) -> Vec<usize> {
+    let half = g / 2;
+    let left_half: Vec<usize> = (0..g * g).filter(|i| i % g < half).collect();
+    let left = rng.sample_from(&left_half, l / 2);
+    let mut mirrors: Vec<usize> = left.iter().map(|&c| mirror(g, c)).collect();
+    if !symmetric {
+        let k = offset / 2;
+        for _ in 0..k {
+            let j = rng.index(mirrors.len());
+            mirrors.remove(j);
+        }
+        let free: Vec<usize> = (0..g * g)
+            .filter(|&i| i % g >= half && !left.iter().any(|&c| mirror(g, c) == i))
+            .collect();
+        mirrors.extend(rng.sample_from(&free, k));
+    }
+    let mut all = left;
+    all.extend(mirrors);
+    rng.shuffle(&mut all);
+    all
+}
+
+pub fn board(g: usize, highlight: usize) -> Frame {
+    let mut f = Frame::blank();
+    let cell = (90 / g) as f32;
+    grid_cells(&mut f.shapes, 3.0, 3.0, g, cell, 2.0, Some(palette::BLACK), 1.0, |i| {
+        Some(if i == highlight { palette::GREEN } else { palette::WHITE })
+    });
+    f
+}
+
+pub fn generate(p: &ScParams, ctx: &mut TrialCtx) -> (Vec<Step>, Conditions) {
+    let g = p.grid as usize;
+    let l = ctx.cell.list_length.expect("SC cell has a list length") as usize;
+    let offset = ctx.cell.symmetry_offset.unwrap_or(2) as usize;
+    let symmetric = ctx.flip;
+    let order = cells(g, l, offset, symmetric, ctx.rng);
+    let mut steps: Vec<Step> = order.iter().map(|&c| Step::show(board(g, c), Phase::Present)).collect();
+    steps.push(Step::ask(Frame::blank(), Phase::Probe, Target::Class(symmetric as u16), binary(["not symmetric", "symmetric"])));
+    let conditions = Conditions { symmetry_offset: Some(if symmetric { 0 } else { offset as u8 }), ..ctx.cell.clone() };
+    (steps, conditions)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::display::Shape;
+    use crate::task::TaskId;
+    use crate::tasks::testutil::trials;
+
+    #[test]
+    fn label_is_true_exactly_when_the_integrated_pattern_is_symmetric() {
+        let mut sym = 0;
+        let all = trials(TaskId::Sc, 200);
+        for t in &all {
+            let l = t.conditions.list_length.unwrap() as usize;
+            assert_eq!(t.len(), l + 1);
+            let shown: Vec<usize> = t.steps[..l]
+                .iter()
+                .map(|s| {
+                    let greens: Vec<usize> = s
+                        .frame
+                        .shapes
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, sh)| matches!(sh, Shape::RoundRect { fill: Some(c), .. } if *c == palette::GREEN))
+                        .map(|(i, _)| i)
+                        .collect();
+                    assert_eq!(greens.len(), 1, "one highlighted cell per frame");
+                    greens[0]
+                })
+                .collect();
+            let mut u = shown.clone();
+            u.sort_unstable();
+            u.dedup();
+            assert_eq!(u.len(), l, "cells are distinct");
+            let symmetric = is_symmetric(10, &shown);
+            assert_eq!(t.steps[l].target, Target::Class(symmetric as u16));
+            assert_eq!(t.conditions.symmetry_offset == Some(0), symmetric);
+            sym += symmetric as usize;
+        }
+        assert_eq!(sym * 2, all.len(), "labels balanced");
+    }
+
+    #[test]
+    fn mirror_flips_columns() {
+        assert_eq!(mirror(10, 0), 9);
+        assert_eq!(mirror(10, 13), 16);
+        assert_eq!(mirror(10, 99), 90);
+    }
 }

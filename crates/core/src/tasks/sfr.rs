@@ -1,7 +1,8 @@
 //! SFR, Spatial Free Recall (reference §1.2 "SFR").
 use serde::{Deserialize, Serialize};
 
-use crate::task::{Conditions, Step, TrialCtx};
+use crate::display::{palette, rect, Frame};
+use crate::task::{Conditions, Phase, Response, Step, Target, TrialCtx};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SfrParams {
@@ -17,6 +18,77 @@ impl Default for SfrParams {
 pub fn grid(p: &SfrParams) -> Vec<Conditions> {
     p.list_lengths.iter().map(|&l| Conditions { list_length: Some(l), ..Default::default() }).collect()
 }
-pub fn generate(_p: &SfrParams, _ctx: &mut TrialCtx) -> (Vec<Step>, Conditions) {
-    unimplemented!()
+/// Top-left corner of cell `i` on the board (padding 3, cell 9 at the default 10×10).
+pub fn cell_origin(p: &SfrParams, i: usize) -> (f32, f32) {
+    let g = p.grid as usize;
+    let cell = (90 / g) as f32;
+    (3.0 + cell * (i % g) as f32, 3.0 + cell * (i / g) as f32)
+}
+
+/// The board with the visible cells green and `highlight` red (gray outlines of width 2).
+pub fn board(p: &SfrParams, visible: &[usize], highlight: Option<usize>) -> Frame {
+    let cell = (90 / p.grid as usize) as f32;
+    let mut f = Frame::blank();
+    for &i in visible {
+        let (x, y) = cell_origin(p, i);
+        let fill = if Some(i) == highlight { palette::RED } else { palette::GREEN };
+        f.push(rect(x, y, x + cell, y + cell, Some(fill), Some(palette::GRAY), 2.0));
+    }
+    f
+}
+
+pub fn generate(p: &SfrParams, ctx: &mut TrialCtx) -> (Vec<Step>, Conditions) {
+    let l = ctx.cell.list_length.expect("SFR cell has a list length") as usize;
+    let n = p.grid as usize * p.grid as usize;
+    let visible = ctx.rng.sample(n, p.visible as usize);
+    let recall = ctx.rng.sample_from(&visible, l);
+    let mut steps: Vec<Step> = recall.iter().map(|&c| Step::show(board(p, &visible, Some(c)), Phase::Present)).collect();
+    let mut set: Vec<u16> = recall.iter().map(|&c| c as u16).collect();
+    set.sort_unstable();
+    steps.push(Step::ask(
+        Frame::blank(),
+        Phase::Probe,
+        Target::Set(set),
+        Response::MultiSelect { n: n as u16, picks: l as u16 },
+    ));
+    (steps, ctx.cell.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::display::{palette, Shape};
+    use crate::task::{Target, TaskId};
+    use crate::tasks::testutil::trials;
+
+    fn red_cells(f: &crate::display::Frame) -> Vec<(u32, u32)> {
+        f.shapes
+            .iter()
+            .filter_map(|s| match s {
+                Shape::Rect { x0, y0, fill: Some(c), .. } if *c == palette::RED => Some((*x0 as u32, *y0 as u32)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn multi_hot_has_exactly_l_ones_matching_the_red_cells() {
+        for t in trials(TaskId::Sfr, 120) {
+            let l = t.conditions.list_length.unwrap() as usize;
+            assert_eq!(t.len(), l + 1);
+            let Target::Set(set) = &t.steps[l].target else { panic!("SFR probe needs a set") };
+            assert_eq!(set.len(), l, "multi-hot must have exactly L ones");
+            let mut shown: Vec<u16> = Vec::new();
+            for s in &t.steps[..l] {
+                assert!(!s.scored);
+                assert_eq!(s.frame.shapes.len(), 30, "30 visible cells");
+                let red = red_cells(&s.frame);
+                assert_eq!(red.len(), 1, "exactly one red cell per memory frame");
+                let (x, y) = red[0];
+                shown.push((((y - 3) / 9) * 10 + (x - 3) / 9) as u16);
+            }
+            shown.sort_unstable();
+            assert_eq!(&shown, set);
+            assert!(t.steps[l].scored && t.steps[l].frame.shapes.is_empty());
+        }
+    }
 }
