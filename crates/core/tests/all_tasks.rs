@@ -1,0 +1,109 @@
+//! Properties every task id must have: balanced conditions, bounded length, a scored answer of the
+//! head's kind, frames that render, and independence of splits.
+
+use std::collections::HashMap;
+
+use wmlab_core::raster;
+use wmlab_core::task::{HeadKind, Response, Target, TaskId, TaskSpec, MAX_STEPS};
+use wmlab_core::Split;
+
+#[test]
+fn conditions_are_balanced_within_one_trial_per_cell() {
+    for id in TaskId::ALL {
+        let spec = TaskSpec::new(id);
+        let grid = spec.grid();
+        let k = grid.len();
+        // a count that is not a multiple of the grid size
+        let n = 2 * k + k / 2 + 1;
+        let mut counts: HashMap<String, usize> = HashMap::new();
+        for i in 0..n as u64 {
+            let t = spec.trial(3, Split::Train, i);
+            let cell = &grid[i as usize % k];
+            // the trial keeps every factor of its cell (SC's symmetric trials record offset 0)
+            let got = t.conditions.pairs();
+            for (name, v) in cell.pairs() {
+                let sc_symmetric = name == "symmetry_offset" && t.conditions.symmetry_offset == Some(0);
+                assert!(sc_symmetric || got.contains(&(name, v.clone())), "{id}: trial {i} lost {name}={v}");
+            }
+            *counts.entry(cell.label()).or_default() += 1;
+        }
+        let (lo, hi) = (counts.values().min().unwrap(), counts.values().max().unwrap());
+        assert_eq!(counts.len(), k, "{id}: every cell used (cells must be distinct)");
+        assert!(hi - lo <= 1, "{id}: cells within ±1 ({lo}..{hi})");
+    }
+}
+
+#[test]
+fn every_trial_fits_20_steps_and_asks_something_of_its_head_kind() {
+    for id in TaskId::ALL {
+        let spec = TaskSpec::new(id);
+        let k = spec.grid().len() as u64;
+        for i in 0..(2 * k).max(40) {
+            let t = spec.trial(11, Split::Val, i);
+            assert!(!t.is_empty() && t.len() <= MAX_STEPS, "{id}: {} steps", t.len());
+            assert!(t.scored_steps().count() >= 1, "{id}: nothing scored");
+            for (step, s) in t.scored_steps() {
+                match (id.head(), &s.target) {
+                    (HeadKind::Binary, Target::Class(c)) => assert!(*c <= 1, "{id} step {step}: binary target {c}"),
+                    (HeadKind::Classes(n), Target::Class(c)) => assert!(*c < n, "{id} step {step}: class {c} of {n}"),
+                    (HeadKind::MultiLabel(n), Target::Set(v)) => assert!(v.iter().all(|&u| u < n)),
+                    (h, t) => panic!("{id} step {step}: target {t:?} for head {h:?}"),
+                }
+                assert_ne!(s.response, Response::None, "{id}: a scored step must ask for a response");
+            }
+            for s in t.steps.iter().filter(|s| !s.scored) {
+                // unscored steps carry no answer unless the reference-code option is on
+                assert!(matches!(s.target, Target::None), "{id}: unscored step with a target");
+            }
+            assert_eq!(t.task, id);
+        }
+    }
+}
+
+#[test]
+fn frames_render_and_memory_frames_differ_from_blanks_and_padding() {
+    let blank = raster::tensor32(&wmlab_core::Frame::blank());
+    let pad = raster::tensor32(&wmlab_core::Frame::padding());
+    for id in TaskId::ALL {
+        let t = TaskSpec::new(id).trial(1, Split::Test, 0);
+        let first = raster::tensor32(&t.steps[0].frame);
+        assert_eq!(first.len(), raster::TENSOR_LEN);
+        assert!(first.iter().all(|v| (0.0..=1.0).contains(v)));
+        assert_ne!(first, blank, "{id}: first frame is blank");
+        assert_ne!(first, pad, "{id}: first frame is padding");
+        assert_eq!(raster::tensor32(&t.frame_at(MAX_STEPS - 1)), if t.len() == MAX_STEPS {
+            raster::tensor32(&t.steps[MAX_STEPS - 1].frame)
+        } else {
+            pad.clone()
+        });
+    }
+}
+
+#[test]
+fn same_seed_same_trial_and_splits_differ() {
+    for id in TaskId::ALL {
+        let spec = TaskSpec::new(id);
+        let a = spec.trial(5, Split::Train, 17);
+        assert_eq!(a, spec.trial(5, Split::Train, 17), "{id}: not deterministic");
+        let others = [spec.trial(5, Split::Val, 17), spec.trial(5, Split::Test, 17), spec.trial(6, Split::Train, 17)];
+        assert!(others.iter().all(|o| o != &a), "{id}: splits or seeds share a trial");
+    }
+}
+
+#[test]
+fn task_ids_round_trip_and_heads() {
+    let names: Vec<&str> = TaskId::ALL.iter().map(|t| t.as_str()).collect();
+    assert_eq!(
+        names.join(" "),
+        "SC SFR SI SMU STS VIR VSR VSRec CD-Color CD-Orientation CD-Size CD-Gap CD-Conjunction CS"
+    );
+    for (i, id) in TaskId::ALL.into_iter().enumerate() {
+        assert_eq!(id.ordinal() as usize, i);
+        assert_eq!(TaskId::parse(id.as_str()), Some(id));
+        assert_eq!(serde_json::to_string(&id).unwrap(), format!("\"{}\"", id.as_str()));
+    }
+    let units: Vec<u16> = [0usize, 1, 2, 3, 4, 5, 6, 7, 8, 13].iter().map(|&i| TaskId::ALL[i].head().units()).collect();
+    assert_eq!(units, vec![1, 100, 1, 9, 3, 1, 9, 1, 1, 21]);
+    let heads: std::collections::HashSet<usize> = TaskId::ALL.iter().map(|t| t.head_index()).collect();
+    assert_eq!(heads.len(), 10, "five CD ids share one head");
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs every WM Lab test on this machine, installing what is missing first (scripts/setup.sh):
+#   1. native tests of the workspace crates (pure core, CLI)           cargo test
+#   2. the core's determinism test compiled to wasm32, run under Node   same hashes as native
+#   3. the app built by Trunk and driven in headless Chromium           tests/e2e/run.sh
+# Build caches live outside the clone (CARGO_TARGET_DIR), so repeated runs are incremental.
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$here"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/wmlab/target}"
+export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+export PATH="$HOME/.cargo/bin:$PATH"
+stage() { printf '\n\033[1m=== %s\033[0m (%s)\n' "$*" "$(date +%T)"; }
+t0=$(date +%s)
+
+stage "set-up"
+./scripts/setup.sh
+
+stage "native tests: cargo test"
+cargo test --locked 2>&1
+
+stage "wasm32 determinism: the core's golden hashes under Node"
+cargo test --locked -p wmlab-core --target wasm32-unknown-unknown --test determinism 2>&1
+
+stage "browser end-to-end tests"
+./tests/e2e/run.sh
+
+stage "all tests passed in $(( $(date +%s) - t0 )) s"
