@@ -13,9 +13,11 @@
 
 pub mod display;
 pub mod hash;
+pub mod llm;
 pub mod raster;
 pub mod record;
 pub mod rng;
+pub mod sdt;
 pub mod share;
 pub mod task;
 pub mod tasks;

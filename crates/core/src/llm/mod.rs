@@ -1,0 +1,150 @@
+//! The text suites for language models (N-back, the Little Retrieval Test, Minerva): generators, prompts,
+//! answer extraction and metrics. Pure: the word list, block files and snapshot are passed in or
+//! embedded; nothing here does IO. The HTTP runner lives outside the core.
+//!
+//! Two shapes of work:
+//! - a [`Sample`] with [`SampleBody::Single`]: one request (messages), one reply, scored by metrics;
+//! - a [`Sample`] with [`SampleBody::Dialogue`]: a multi-turn protocol (N-back) driven through the
+//!   [`Dialogue`] state machine: `next_request` gives the full conversation to send, `feed` records the
+//!   model's reply. Replaying the saved replies rebuilds the state exactly, which is how a run resumes.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+pub mod lrt;
+pub mod metrics;
+pub mod minerva;
+pub mod nback;
+pub mod score;
+pub mod snapshot;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+}
+
+impl Message {
+    pub fn system(s: impl Into<String>) -> Self {
+        Message { role: Role::System, content: s.into() }
+    }
+    pub fn user(s: impl Into<String>) -> Self {
+        Message { role: Role::User, content: s.into() }
+    }
+    pub fn assistant(s: impl Into<String>) -> Self {
+        Message { role: Role::Assistant, content: s.into() }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Suite {
+    Nback,
+    Lrt,
+    Minerva,
+}
+
+/// The reference answer of a single-request sample: text, or a list (set metrics, Minerva lists), or
+/// per-agent lists (theory of mind).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Reference {
+    Text(String),
+    Int(i64),
+    List(Vec<String>),
+    Agents(BTreeMap<String, Vec<String>>),
+}
+
+/// The metric names of `wmlab score` and the suites.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Metric {
+    ExactMatch,
+    ExactMatchStrict,
+    FinalAnswerExactMatch,
+    CountAccuracy,
+    FirstInteger,
+    RougeL,
+    RougeLRecall,
+    Jaccard,
+    TheoryOfMind,
+    Nback,
+}
+
+impl Metric {
+    pub const ALL: [Metric; 10] = [
+        Metric::ExactMatch,
+        Metric::ExactMatchStrict,
+        Metric::FinalAnswerExactMatch,
+        Metric::CountAccuracy,
+        Metric::FirstInteger,
+        Metric::RougeL,
+        Metric::RougeLRecall,
+        Metric::Jaccard,
+        Metric::TheoryOfMind,
+        Metric::Nback,
+    ];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Metric::ExactMatch => "exact_match",
+            Metric::ExactMatchStrict => "exact_match_strict",
+            Metric::FinalAnswerExactMatch => "final_answer_exact_match",
+            Metric::CountAccuracy => "count_accuracy",
+            Metric::FirstInteger => "first_integer",
+            Metric::RougeL => "rouge_l",
+            Metric::RougeLRecall => "rouge_l_recall",
+            Metric::Jaccard => "jaccard",
+            Metric::TheoryOfMind => "theory_of_mind",
+            Metric::Nback => "nback",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Metric> {
+        Metric::ALL.into_iter().find(|m| m.as_str() == s)
+    }
+}
+
+/// A single-request sample: the messages to send, the reference and the metrics that score the reply.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Single {
+    pub messages: Vec<Message>,
+    pub reference: Reference,
+    pub metrics: Vec<Metric>,
+}
+
+/// One unit of work for a model.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Sample {
+    /// Stable across runs with the same configuration (`suite/task/index`): the key for resume.
+    pub id: String,
+    pub suite: Suite,
+    /// Task or variant name (`verbal-2back`, `lrt-shuffled`, `key_value_search`, …).
+    pub task: String,
+    /// Condition values for grouping results (`n`, `lines`, `depth`, …).
+    #[serde(default)]
+    pub conditions: BTreeMap<String, String>,
+    pub body: SampleBody,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SampleBody {
+    Single(Single),
+    Dialogue(nback::NbackDialogue),
+}
+
+/// A multi-turn protocol. The runner loops: `next_request()` → send → `feed(reply)` until `None`.
+pub trait Dialogue {
+    /// The full conversation to send next, or `None` when the protocol is finished.
+    fn next_request(&self) -> Option<Vec<Message>>;
+    /// Record the model's reply to the last request.
+    fn feed(&mut self, reply: &str);
+}

@@ -1,0 +1,1 @@
+//! `wmlab score`: score one JSONL line (in progress).

@@ -1,0 +1,1 @@
+//! The published Minerva snapshot as samples (in progress).

@@ -1,0 +1,1 @@
+//! Signal-detection scoring of yes/no (match / non-match) responses (in progress).
