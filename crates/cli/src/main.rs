@@ -1,4 +1,274 @@
-fn main() {
-    eprintln!("wmlab: not built yet");
-    std::process::exit(2);
+//! `wmlab`: the WM Lab command line. Datasets for ML (`generate`), a contact sheet of every task
+//! (`gallery`), single-thread stimulus throughput (`bench`) and a determinism hash (`hash`), all over the
+//! same pure core as the browser app.
+
+mod bench;
+mod font;
+mod gallery;
+mod generate;
+mod npy;
+mod pngout;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use wmlab_core::{Split, TaskId};
+
+/// Largest `--count` per task id. The paper's train split is 86,400 trials per task; one trial is
+/// 20×3×32×32 float32 = 240 KiB in frames.npy, so this cap is ~24 GiB per task.
+pub const MAX_COUNT: u64 = 100_000;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "wmlab",
+    version,
+    about = "WM Lab command line: working-memory task datasets, a gallery and benchmarks",
+    long_about = "WM Lab command line over the same pure core as the browser app.\n\n\
+        Task ids (exactly as written): SC SFR SI SMU STS VIR VSR VSRec CD-Color CD-Orientation CD-Size \
+        CD-Gap CD-Conjunction CS.\n\
+        Trials are deterministic: (task, split, seed, index) always gives the same bytes, natively and in \
+        the browser.",
+    after_help = "Examples:\n  wmlab generate --task VIR --split train --count 1000 --seed 1 --out data/vir\n  \
+        wmlab generate --task all --split test --count 96 --seed 1 --out data/test --png none\n  \
+        wmlab gallery --out gallery.png\n  wmlab bench --seconds 0.5\n  \
+        wmlab hash --task CS --split test --count 100 --seed 7"
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// Write a dataset: frames.npy (N,20,3,32,32 float32), trials.jsonl (labels, masks, conditions),
+    /// PNG frames and meta.json.
+    #[command(long_about = "Write a dataset of trials START..START+COUNT (default 0..COUNT) of a task and split.\n\n\
+        Files in OUT (or OUT/<ID>/ for each id with --task all):\n  \
+        frames.npy   NumPy float32 array (COUNT, 20, 3, 32, 32), values in [0,1]; steps after a trial's end \
+        are the black padding frame\n  \
+        trials.jsonl one JSON object per trial (in order): trial (its index), task, split, seed, seq_len, targets[20], mask[20], \
+        conditions, serial_positions[20]\n  \
+        png/         {split}_{i:06d}_{t:02d}.png for every real step (96x96 drawn frames, or the 32x32 \
+        tensors with --png 32)\n  \
+        meta.json    task, parameters, split, count, seed, version, shapes\n\n\
+        Trial i belongs to condition cell i mod K of the task's grid, so any COUNT is balanced within ±1 \
+        per cell.")]
+    Generate(GenerateArgs),
+    /// Write one PNG contact sheet with a trial of every task id (one row per task).
+    Gallery(GalleryArgs),
+    /// Measure stimulus generation throughput (frames/s rendered to the 32x32x3 tensor) on one thread.
+    #[command(long_about = "Measure stimulus generation throughput on ONE thread: trials generated and \
+        every real step drawn at 96x96 and downsampled to the 32x32x3 tensor, as the training pipeline \
+        does. Prints one line per task id, then a `joint` line for the training mix (equal trials of the \
+        14 ids, round robin). Each line runs for about --seconds.")]
+    Bench(BenchArgs),
+    /// Print the FNV-1a hash (16 hex digits) of trials 0..COUNT, to compare native and wasm builds.
+    Hash(HashArgs),
+}
+
+/// A task id, or `all`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TaskSel {
+    All,
+    One(TaskId),
+}
+
+impl TaskSel {
+    pub fn ids(self) -> Vec<TaskId> {
+        match self {
+            TaskSel::All => TaskId::ALL.to_vec(),
+            TaskSel::One(t) => vec![t],
+        }
+    }
+}
+
+fn valid_ids() -> String {
+    TaskId::ALL.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(" ")
+}
+
+fn parse_task(s: &str) -> Result<TaskSel, String> {
+    if s == "all" {
+        return Ok(TaskSel::All);
+    }
+    if let Some(t) = TaskId::parse(s) {
+        return Ok(TaskSel::One(t));
+    }
+    let hint = TaskId::ALL
+        .iter()
+        .find(|t| t.as_str().eq_ignore_ascii_case(s))
+        .map(|t| format!(" (did you mean '{t}'? ids are case-sensitive)"))
+        .unwrap_or_default();
+    Err(format!("unknown task id '{s}'{hint}; valid ids: {} (or 'all')", valid_ids()))
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SplitArg {
+    Train,
+    Val,
+    Test,
+}
+
+impl SplitArg {
+    pub fn split(self) -> Split {
+        match self {
+            SplitArg::Train => Split::Train,
+            SplitArg::Val => Split::Val,
+            SplitArg::Test => Split::Test,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PngMode {
+    /// No PNG files.
+    None,
+    /// The 96x96 frames as drawn (what people see, and what the reference saved).
+    #[value(name = "96")]
+    Px96,
+    /// The 32x32 tensors the networks see.
+    #[value(name = "32")]
+    Px32,
+}
+
+impl PngMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PngMode::None => "none",
+            PngMode::Px96 => "96",
+            PngMode::Px32 => "32",
+        }
+    }
+}
+
+#[derive(clap::Args, Debug)]
+pub struct GenerateArgs {
+    /// Task id (SC SFR SI SMU STS VIR VSR VSRec CD-Color CD-Orientation CD-Size CD-Gap CD-Conjunction
+    /// CS), or `all` for every id into OUT/<ID>/.
+    #[arg(long, value_name = "ID", value_parser = parse_task)]
+    pub task: TaskSel,
+    /// Which split's random stream to draw from (splits never share trials).
+    #[arg(long, value_enum)]
+    pub split: SplitArg,
+    /// Number of trials per task id (1..=100000).
+    #[arg(long, value_name = "N", value_parser = parse_count)]
+    pub count: u64,
+    /// Master seed.
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    pub seed: u64,
+    /// Index of the first trial: writes trials START..START+N (to build a large split in parts or in
+    /// parallel processes; trial i is the same whatever the part it is written in).
+    #[arg(long, value_name = "I", default_value_t = 0)]
+    pub start: u64,
+    /// Output directory (created if missing; existing files are overwritten).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// PNG frames to write for each real step: none, 96 (drawn frames) or 32 (network tensors).
+    #[arg(long, value_enum, default_value = "96")]
+    pub png: PngMode,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct GalleryArgs {
+    /// Output PNG file.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// Master seed.
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    pub seed: u64,
+    /// Trial index to show for every task. By default each row shows the longest of the task's first K
+    /// trials (one per condition cell).
+    #[arg(long, value_name = "I")]
+    pub index: Option<u64>,
+    /// Split to draw from.
+    #[arg(long, value_enum, default_value = "test")]
+    pub split: SplitArg,
+}
+
+fn parse_count(s: &str) -> Result<u64, String> {
+    let n: u64 = s.trim().parse().map_err(|_| format!("'{s}' is not a whole number of trials"))?;
+    if n == 0 {
+        return Err("count must be at least 1".into());
+    }
+    if n > MAX_COUNT {
+        let gib = n as f64 * (20 * 3 * 32 * 32 * 4) as f64 / (1u64 << 30) as f64;
+        return Err(format!(
+            "count {n} is too large: at most {MAX_COUNT} trials per task id (frames.npy alone would be {gib:.0} GiB); \
+             write larger sets in parts with --start"
+        ));
+    }
+    Ok(n)
+}
+
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|_| format!("'{s}' is not a number of seconds"))?;
+    if !v.is_finite() || !(0.0..=3600.0).contains(&v) {
+        return Err(format!("seconds must be between 0 and 3600, got {s}"));
+    }
+    Ok(v)
+}
+
+#[derive(clap::Args, Debug)]
+pub struct BenchArgs {
+    /// Seconds to run each line for (at least one trial is always generated).
+    #[arg(long, value_name = "X", default_value = "1", value_parser = parse_seconds, allow_negative_numbers = true)]
+    pub seconds: f64,
+    /// Benchmark only this task id (no joint line); `all` or absent = every id plus the joint mix.
+    #[arg(long, value_name = "ID", value_parser = parse_task)]
+    pub task: Option<TaskSel>,
+    /// Master seed of the generated trials.
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    pub seed: u64,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct HashArgs {
+    /// Task id, or `all` (the 14 ids in order, hashed into one value).
+    #[arg(long, value_name = "ID", value_parser = parse_task)]
+    pub task: TaskSel,
+    #[arg(long, value_enum)]
+    pub split: SplitArg,
+    /// Number of trials per task id (1..=100000).
+    #[arg(long, value_name = "N", value_parser = parse_count)]
+    pub count: u64,
+    /// Master seed.
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    pub seed: u64,
+}
+
+fn hash(a: &HashArgs) -> u64 {
+    let mut h = wmlab_core::hash::Fnv64::default();
+    for id in a.task.ids() {
+        let spec = wmlab_core::TaskSpec::new(id);
+        for i in 0..a.count {
+            wmlab_core::hash::trial_hash(&mut h, &spec.trial(a.seed, a.split.split(), i));
+        }
+    }
+    h.finish()
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.cmd {
+        Cmd::Generate(a) => generate::run(a),
+        Cmd::Gallery(a) => gallery::run(a),
+        Cmd::Bench(a) => {
+            bench::run(a);
+            Ok(())
+        }
+        Cmd::Hash(a) => {
+            println!("{:016x}", hash(a));
+            Ok(())
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("wmlab: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }

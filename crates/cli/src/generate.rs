@@ -1,0 +1,199 @@
+//! `wmlab generate`: a dataset of trials 0..N of one task and split, for ML use.
+
+use std::fs::{self, File};
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::Serialize;
+use serde_json::{json, Value};
+use wmlab_core::raster::{self, BIG, SMALL, TENSOR_LEN};
+use wmlab_core::task::{HeadKind, MAX_STEPS};
+use wmlab_core::{Conditions, Split, Target, TaskId, TaskSpec, Trial};
+
+use crate::{npy, pngout, GenerateArgs, PngMode, TaskSel};
+
+fn io_err(path: &Path, e: impl std::fmt::Display) -> String {
+    format!("writing {}: {e}", path.display())
+}
+
+pub fn run(a: &GenerateArgs) -> Result<(), String> {
+    let ids = a.task.ids();
+    if a.start.checked_add(a.count).is_none() {
+        return Err(format!("--start {} + --count {} overflows", a.start, a.count));
+    }
+    let total = a.count * ids.len() as u64;
+    let bar = if a.quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr())
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{msg:>14} [{bar:40}] {pos}/{len} trials  {per_sec}  eta {eta}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    for &id in &ids {
+        let dir = match a.task {
+            TaskSel::All => a.out.join(id.as_str()),
+            TaskSel::One(_) => a.out.clone(),
+        };
+        bar.set_message(id.as_str());
+        let (frames, pngs) = one_task(id, a, &dir, &bar)?;
+        bar.suspend(|| {
+            println!(
+                "{:<15} {} trials, {} real frames, {} PNGs -> {}",
+                id.as_str(),
+                a.count,
+                frames,
+                pngs,
+                dir.display()
+            )
+        });
+    }
+    bar.finish_and_clear();
+    Ok(())
+}
+
+/// One line of trials.jsonl (fields in this order).
+#[derive(Serialize)]
+pub struct TrialLine<'a> {
+    pub trial: u64,
+    pub task: &'static str,
+    pub split: &'static str,
+    pub seed: u64,
+    pub seq_len: usize,
+    /// 20 entries: a class index, a sorted set of units (SFR), or null (unscored or padded step).
+    pub targets: Vec<Option<&'a Target>>,
+    pub mask: [bool; MAX_STEPS],
+    pub conditions: &'a Conditions,
+    /// 20 entries: the 1-based serial position a probe step asks about, else null.
+    pub serial_positions: Vec<Option<u8>>,
+}
+
+impl<'a> TrialLine<'a> {
+    pub fn new(i: u64, t: &'a Trial, split: Split, seed: u64) -> Self {
+        TrialLine {
+            trial: i,
+            task: t.task.as_str(),
+            split: split.as_str(),
+            seed,
+            seq_len: t.len(),
+            targets: (0..MAX_STEPS).map(|k| t.steps.get(k).map(|s| &s.target)).collect(),
+            mask: t.mask(),
+            conditions: &t.conditions,
+            serial_positions: (0..MAX_STEPS).map(|k| t.steps.get(k).and_then(|s| s.serial_position)).collect(),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct Meta<'a> {
+    task: &'static str,
+    title: &'static str,
+    ordinal: u8,
+    split: &'static str,
+    count: u64,
+    start: u64,
+    seed: u64,
+    wmlab_version: &'static str,
+    spec: &'a TaskSpec,
+    head: HeadKind,
+    grid: Vec<Conditions>,
+    max_steps: usize,
+    real_frames: u64,
+    shapes: Value,
+    files: Value,
+}
+
+/// Write one task's files into `dir`; returns (real frames, PNGs written).
+fn one_task(id: TaskId, a: &GenerateArgs, dir: &Path, bar: &ProgressBar) -> Result<(u64, u64), String> {
+    let split = a.split.split();
+    let spec = TaskSpec::new(id);
+    fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let png_dir = dir.join("png");
+    if a.png != PngMode::None {
+        fs::create_dir_all(&png_dir).map_err(|e| format!("cannot create {}: {e}", png_dir.display()))?;
+    }
+
+    let shape = [a.count as usize, MAX_STEPS, 3, SMALL, SMALL];
+    let npy_path = dir.join("frames.npy");
+    let mut npy_w = BufWriter::with_capacity(1 << 20, File::create(&npy_path).map_err(|e| io_err(&npy_path, e))?);
+    npy_w.write_all(&npy::header_f32(&shape)).map_err(|e| io_err(&npy_path, e))?;
+    let jsonl_path = dir.join("trials.jsonl");
+    let mut jsonl_w = BufWriter::new(File::create(&jsonl_path).map_err(|e| io_err(&jsonl_path, e))?);
+
+    // The padding frame is the same for every padded step: render it once.
+    let pad_tensor = raster::tensor32(&wmlab_core::Frame::padding());
+    let mut tensor = vec![0.0f32; TENSOR_LEN];
+    let mut bytes = Vec::with_capacity(TENSOR_LEN * 4);
+    let (mut frames, mut pngs) = (0u64, 0u64);
+    for i in a.start..a.start + a.count {
+        let trial = spec.trial(a.seed, split, i);
+        for t in 0..MAX_STEPS {
+            let data: &[f32] = if t < trial.len() {
+                let img = raster::draw96(&trial.frame_at(t));
+                raster::downsample(&img, &mut tensor);
+                frames += 1;
+                let name = png_dir.join(format!("{}_{:06}_{:02}.png", split.as_str(), i, t));
+                match a.png {
+                    PngMode::None => {}
+                    PngMode::Px96 => {
+                        pngout::write(&name, BIG as u32, BIG as u32, &img.px, true)?;
+                        pngs += 1;
+                    }
+                    PngMode::Px32 => {
+                        pngout::write(&name, SMALL as u32, SMALL as u32, &raster::tensor_to_rgb8(&tensor), true)?;
+                        pngs += 1;
+                    }
+                }
+                &tensor
+            } else {
+                &pad_tensor
+            };
+            bytes.clear();
+            for v in data {
+                bytes.extend_from_slice(&v.to_le_bytes());
+            }
+            npy_w.write_all(&bytes).map_err(|e| io_err(&npy_path, e))?;
+        }
+        let line = serde_json::to_string(&TrialLine::new(i, &trial, split, a.seed)).expect("trial line serialises");
+        writeln!(jsonl_w, "{line}").map_err(|e| io_err(&jsonl_path, e))?;
+        bar.inc(1);
+    }
+    npy_w.flush().map_err(|e| io_err(&npy_path, e))?;
+    jsonl_w.flush().map_err(|e| io_err(&jsonl_path, e))?;
+
+    let meta = Meta {
+        task: id.as_str(),
+        title: id.title(),
+        ordinal: id.ordinal(),
+        split: split.as_str(),
+        count: a.count,
+        start: a.start,
+        seed: a.seed,
+        wmlab_version: wmlab_core::VERSION,
+        spec: &spec,
+        head: id.head(),
+        grid: spec.grid(),
+        max_steps: MAX_STEPS,
+        real_frames: frames,
+        shapes: json!({
+            "frames": shape,
+            "frames_dtype": "float32",
+            "frames_range": [0.0, 1.0],
+            "frames_layout": "trial, step, channel (RGB), row, column; steps after seq_len are black padding",
+            "png": a.png.as_str(),
+            "png_size": match a.png { PngMode::None => Value::Null, PngMode::Px96 => json!([BIG, BIG]), PngMode::Px32 => json!([SMALL, SMALL]) },
+        }),
+        files: json!({
+            "frames": "frames.npy",
+            "trials": "trials.jsonl",
+            "png": match a.png { PngMode::None => Value::Null, _ => json!(format!("png/{}_{{trial:06}}_{{step:02}}.png", split.as_str())) },
+        }),
+    };
+    let meta_path = dir.join("meta.json");
+    let text = serde_json::to_string_pretty(&meta).expect("meta serialises");
+    fs::write(&meta_path, text + "\n").map_err(|e| io_err(&meta_path, e))?;
+    Ok((frames, pngs))
+}

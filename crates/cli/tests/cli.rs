@@ -1,0 +1,362 @@
+//! End-to-end tests of the `wmlab` binary: run it as a user would and check the files it writes.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const IDS: [&str; 14] = [
+    "SC",
+    "SFR",
+    "SI",
+    "SMU",
+    "STS",
+    "VIR",
+    "VSR",
+    "VSRec",
+    "CD-Color",
+    "CD-Orientation",
+    "CD-Size",
+    "CD-Gap",
+    "CD-Conjunction",
+    "CS",
+];
+const STEPS: usize = 20;
+const TRIAL_FLOATS: usize = STEPS * 3 * 32 * 32;
+
+fn wmlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_wmlab")).args(args).output().expect("run wmlab")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = wmlab(args);
+    assert!(
+        out.status.success(),
+        "wmlab {args:?} failed ({:?}):\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf8 stdout")
+}
+
+/// Runs and expects a failure whose stderr mentions every one of `needles`.
+fn fails(args: &[&str], needles: &[&str]) {
+    let out = wmlab(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "wmlab {args:?} should fail; stdout:\n{}", String::from_utf8_lossy(&out.stdout));
+    for n in needles {
+        assert!(err.contains(n), "wmlab {args:?}: stderr does not mention {n:?}:\n{err}");
+    }
+}
+
+/// A fresh, unique directory under the system temp dir, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        static N: AtomicU32 = AtomicU32::new(0);
+        let p = std::env::temp_dir().join(format!(
+            "wmlab-cli-test-{}-{}-{name}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = fs::remove_dir_all(&p);
+        fs::create_dir_all(&p).unwrap();
+        TempDir(p)
+    }
+    fn path(&self) -> &Path {
+        &self.0
+    }
+    fn s(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Parses an .npy v1.0 header; returns (header length, shape).
+fn npy_header(bytes: &[u8]) -> (usize, Vec<usize>) {
+    assert_eq!(&bytes[..6], b"\x93NUMPY", "npy magic");
+    assert_eq!(&bytes[6..8], &[1, 0], "npy version 1.0");
+    let n = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    let total = 10 + n;
+    assert_eq!(total % 64, 0, "data is 64-byte aligned");
+    let dict = std::str::from_utf8(&bytes[10..total]).unwrap();
+    assert!(dict.ends_with('\n'));
+    assert!(dict.contains("'descr': '<f4'"), "{dict}");
+    assert!(dict.contains("'fortran_order': False"), "{dict}");
+    let open = dict.find("'shape': (").unwrap() + "'shape': (".len();
+    let close = open + dict[open..].find(')').unwrap();
+    let shape = dict[open..close].split(',').map(str::trim).filter(|s| !s.is_empty()).map(|s| s.parse().unwrap()).collect();
+    (total, shape)
+}
+
+fn f32s(bytes: &[u8]) -> Vec<f32> {
+    bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+fn png_size(path: &Path) -> (u32, u32) {
+    let b = fs::read(path).unwrap();
+    assert_eq!(&b[..8], b"\x89PNG\r\n\x1a\n", "{} is a PNG", path.display());
+    assert_eq!(&b[12..16], b"IHDR");
+    (u32::from_be_bytes(b[16..20].try_into().unwrap()), u32::from_be_bytes(b[20..24].try_into().unwrap()))
+}
+
+fn png_rgb(path: &Path) -> Vec<u8> {
+    let dec = png::Decoder::new(std::io::BufReader::new(fs::File::open(path).unwrap()));
+    let mut reader = dec.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    buf.truncate(info.buffer_size());
+    buf
+}
+
+/// Checks every file of one task's dataset directory; returns the parsed JSON lines.
+fn check_dataset(dir: &Path, task: &str, split: &str, count: usize, seed: u64, png: Option<u32>) -> Vec<serde_json::Value> {
+    // frames.npy
+    let bytes = fs::read(dir.join("frames.npy")).unwrap();
+    let (hlen, shape) = npy_header(&bytes);
+    assert_eq!(shape, vec![count, STEPS, 3, 32, 32], "{task}");
+    assert_eq!(bytes.len(), hlen + count * TRIAL_FLOATS * 4, "{task}: npy size");
+    let floats = f32s(&bytes[hlen..]);
+    assert!(floats.iter().all(|v| (0.0..=1.0).contains(v)), "{task}: values in [0,1]");
+
+    // trials.jsonl
+    let text = fs::read_to_string(dir.join("trials.jsonl")).unwrap();
+    let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), count, "{task}: one line per trial");
+    let mut real_frames = 0;
+    for (i, l) in lines.iter().enumerate() {
+        assert_eq!(l["trial"], i as u64);
+        assert_eq!(l["task"], task);
+        assert_eq!(l["split"], split);
+        assert_eq!(l["seed"], seed);
+        let seq_len = l["seq_len"].as_u64().unwrap() as usize;
+        assert!((1..=STEPS).contains(&seq_len), "{task} trial {i}: seq_len {seq_len}");
+        let mask: Vec<bool> = l["mask"].as_array().unwrap().iter().map(|b| b.as_bool().unwrap()).collect();
+        assert_eq!(mask.len(), STEPS);
+        assert!(mask.iter().any(|&m| m), "{task} trial {i}: no scored step");
+        assert!(mask[seq_len..].iter().all(|&m| !m), "{task} trial {i}: padded step scored");
+        let targets = l["targets"].as_array().unwrap();
+        assert_eq!(targets.len(), STEPS);
+        for (t, target) in targets.iter().enumerate() {
+            if mask[t] {
+                assert!(target.is_u64() || target.is_array(), "{task} trial {i} step {t}: scored target {target}");
+            }
+            if t >= seq_len {
+                assert!(target.is_null());
+            }
+        }
+        assert_eq!(l["serial_positions"].as_array().unwrap().len(), STEPS);
+        assert!(l["conditions"].is_object());
+        // padded steps are the black frame; real steps are not (every in-trial frame has a background)
+        let trial = &floats[i * TRIAL_FLOATS..(i + 1) * TRIAL_FLOATS];
+        for t in 0..STEPS {
+            let frame = &trial[t * 3072..(t + 1) * 3072];
+            if t < seq_len {
+                assert!(frame.iter().any(|&v| v > 0.0), "{task} trial {i} step {t}: real frame is black");
+            } else {
+                assert!(frame.iter().all(|&v| v == 0.0), "{task} trial {i} step {t}: padding is not black");
+            }
+        }
+        real_frames += seq_len;
+    }
+
+    // png/
+    let png_dir = dir.join("png");
+    match png {
+        None => assert!(!png_dir.exists() || fs::read_dir(&png_dir).unwrap().next().is_none()),
+        Some(size) => {
+            let names: Vec<String> = fs::read_dir(&png_dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+            assert_eq!(names.len(), real_frames, "{task}: one PNG per real step");
+            for (i, l) in lines.iter().enumerate() {
+                let seq_len = l["seq_len"].as_u64().unwrap() as usize;
+                for t in 0..seq_len {
+                    let p = png_dir.join(format!("{split}_{i:06}_{t:02}.png"));
+                    assert_eq!(png_size(&p), (size, size), "{}", p.display());
+                }
+            }
+        }
+    }
+
+    // meta.json
+    let meta: serde_json::Value = serde_json::from_str(&fs::read_to_string(dir.join("meta.json")).unwrap()).unwrap();
+    assert_eq!(meta["task"], task);
+    assert_eq!(meta["split"], split);
+    assert_eq!(meta["count"], count as u64);
+    assert_eq!(meta["seed"], seed);
+    assert_eq!(meta["spec"]["id"], task);
+    assert!(meta["wmlab_version"].is_string());
+    assert_eq!(meta["shapes"]["frames"], serde_json::json!([count, 20, 3, 32, 32]));
+    lines
+}
+
+#[test]
+fn generate_single_tasks() {
+    for (task, split, count, seed) in [("VIR", "test", 7, 3u64), ("SFR", "train", 5, 0), ("CD-Color", "val", 6, 42)] {
+        let dir = TempDir::new(task);
+        let stdout = ok(&[
+            "generate", "--task", task, "--split", split, "--count", &count.to_string(), "--seed", &seed.to_string(),
+            "--out", dir.s(),
+        ]);
+        assert!(stdout.contains(task), "{stdout}");
+        check_dataset(dir.path(), task, split, count, seed, Some(96));
+    }
+}
+
+#[test]
+fn generate_all_tasks_into_subdirectories() {
+    let dir = TempDir::new("all");
+    ok(&["generate", "--task", "all", "--split", "test", "--count", "3", "--seed", "5", "--out", dir.s(), "--png", "none", "-q"]);
+    for id in IDS {
+        check_dataset(&dir.path().join(id), id, "test", 3, 5, None);
+    }
+}
+
+#[test]
+fn png32_frames_are_the_tensors() {
+    let dir = TempDir::new("png32");
+    ok(&["generate", "--task", "VSRec", "--split", "test", "--count", "2", "--out", dir.s(), "--png", "32"]);
+    let lines = check_dataset(dir.path(), "VSRec", "test", 2, 0, Some(32));
+    let bytes = fs::read(dir.path().join("frames.npy")).unwrap();
+    let (hlen, _) = npy_header(&bytes);
+    let floats = f32s(&bytes[hlen..]);
+    for (i, l) in lines.iter().enumerate() {
+        for t in 0..l["seq_len"].as_u64().unwrap() as usize {
+            let rgb = png_rgb(&dir.path().join(format!("png/test_{i:06}_{t:02}.png")));
+            let tensor = &floats[(i * STEPS + t) * 3072..(i * STEPS + t + 1) * 3072];
+            for p in 0..1024 {
+                for c in 0..3 {
+                    let want = (tensor[c * 1024 + p] * 255.0).round() as u8;
+                    assert_eq!(rgb[p * 3 + c], want, "trial {i} step {t} pixel {p} channel {c}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn start_writes_the_same_trials_as_one_run() {
+    let whole = TempDir::new("whole");
+    let part = TempDir::new("part");
+    ok(&["generate", "--task", "CS", "--split", "train", "--count", "5", "--seed", "9", "--out", whole.s(), "--png", "none"]);
+    ok(&[
+        "generate", "--task", "CS", "--split", "train", "--count", "2", "--start", "3", "--seed", "9", "--out", part.s(),
+        "--png", "none",
+    ]);
+    let a = fs::read(whole.path().join("frames.npy")).unwrap();
+    let b = fs::read(part.path().join("frames.npy")).unwrap();
+    let (ha, _) = npy_header(&a);
+    let (hb, shape) = npy_header(&b);
+    assert_eq!(shape[0], 2);
+    assert_eq!(&a[ha + 3 * TRIAL_FLOATS * 4..], &b[hb..]);
+    let la: Vec<String> = fs::read_to_string(whole.path().join("trials.jsonl")).unwrap().lines().map(String::from).collect();
+    let lb: Vec<String> = fs::read_to_string(part.path().join("trials.jsonl")).unwrap().lines().map(String::from).collect();
+    assert_eq!(&la[3..], &lb[..]);
+}
+
+#[test]
+fn bad_arguments_fail_with_a_message() {
+    let dir = TempDir::new("bad");
+    let out = dir.s();
+    // unknown id: names it and lists every valid id
+    let mut needles = vec!["unknown task id", "XYZ"];
+    needles.extend(IDS);
+    fails(&["generate", "--task", "XYZ", "--split", "test", "--count", "2", "--out", out], &needles);
+    fails(&["generate", "--task", "vsrec", "--split", "test", "--count", "2", "--out", out], &["VSRec"]);
+    fails(&["generate", "--task", "VIR", "--split", "test", "--count", "0", "--out", out], &["--count", "at least 1"]);
+    fails(&["generate", "--task", "VIR", "--split", "test", "--count", "99999999", "--out", out], &["--count", "too large"]);
+    fails(&["generate", "--task", "VIR", "--split", "test", "--count", "many", "--out", out], &["--count", "many"]);
+    fails(&["generate", "--task", "VIR", "--split", "holdout", "--count", "2", "--out", out], &["--split", "holdout"]);
+    fails(&["generate", "--task", "VIR", "--split", "test", "--count", "2"], &["--out"]);
+    fails(&["generate", "--task", "VIR", "--split", "test", "--count", "2", "--out", out, "--png", "64"], &["--png"]);
+    fails(&["hash", "--task", "NOPE", "--split", "test", "--count", "2"], &["unknown task id", "NOPE"]);
+    fails(&["bench", "--seconds", "-1"], &["--seconds"]);
+    fails(&["bench", "--task", "CD-Hue"], &["unknown task id", "CD-Color"]);
+    fails(&["frobnicate"], &["frobnicate"]);
+    // an output path that cannot be a directory
+    let file = dir.path().join("a-file");
+    fs::write(&file, "x").unwrap();
+    fails(&["generate", "--task", "VIR", "--split", "test", "--count", "1", "--out", file.to_str().unwrap()], &["a-file"]);
+}
+
+#[test]
+fn help_lists_the_commands_and_ids() {
+    let h = ok(&["--help"]);
+    for c in ["generate", "gallery", "bench", "hash"] {
+        assert!(h.contains(c), "{h}");
+    }
+    let g = ok(&["generate", "--help"]);
+    for w in ["frames.npy", "trials.jsonl", "meta.json", "--png", "CD-Conjunction", "all"] {
+        assert!(g.contains(w), "{g}");
+    }
+}
+
+fn hash(task: &str, split: &str, count: &str, seed: &str) -> String {
+    let h = ok(&["hash", "--task", task, "--split", split, "--count", count, "--seed", seed]).trim().to_string();
+    assert_eq!(h.len(), 16, "{h}");
+    assert!(h.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()), "{h}");
+    h
+}
+
+#[test]
+fn hash_is_stable_and_depends_on_seed_split_and_task() {
+    let a = hash("VIR", "test", "4", "1");
+    assert_eq!(a, hash("VIR", "test", "4", "1"));
+    assert_ne!(a, hash("VIR", "test", "4", "2"));
+    assert_ne!(a, hash("VIR", "train", "4", "1"));
+    assert_ne!(a, hash("VIR", "test", "5", "1"));
+    let all = hash("all", "test", "2", "1");
+    assert_eq!(all, hash("all", "test", "2", "1"));
+    assert_ne!(all, hash("all", "test", "2", "3"));
+    let per_task: std::collections::HashSet<String> = IDS.iter().map(|id| hash(id, "val", "2", "7")).collect();
+    assert_eq!(per_task.len(), IDS.len(), "every task hashes differently");
+}
+
+#[test]
+fn gallery_writes_a_contact_sheet() {
+    let dir = TempDir::new("gallery");
+    let file = dir.path().join("g.png");
+    let stdout = ok(&["gallery", "--out", file.to_str().unwrap(), "--seed", "3"]);
+    for id in IDS {
+        assert!(stdout.contains(id), "{stdout}");
+    }
+    // GAP | label (14 glyphs × 6 px × 2 − 2) | GAP | 20 frames of 96 with 19 GAPs | GAP; 14 rows of 96 with GAPs.
+    let label = (14 * 6 - 1) * 2;
+    let w = 4 + label + 4 + 20 * 96 + 19 * 4 + 4;
+    let h = 4 + 14 * 96 + 13 * 4 + 4;
+    assert_eq!(png_size(&file), (w as u32, h as u32));
+    let rgb = png_rgb(&file);
+    assert_eq!(rgb.len(), w * h * 3);
+    // the label column has black text
+    let label_col_dark = (0..h).any(|y| (4..4 + label).any(|x| rgb[(y * w + x) * 3] == 0));
+    assert!(label_col_dark, "labels drawn");
+    let x0 = 4 + label + 4;
+    let first: Vec<&[u8]> = (4..4 + 96).flat_map(|y| (x0..x0 + 96).map(move |x| (y * w + x) * 3)).map(|i| &rgb[i..i + 3]).collect();
+    let gray = first.iter().filter(|p| **p == [214, 214, 214]).count();
+    let not_white = first.iter().filter(|p| **p != [255, 255, 255]).count();
+    assert!(gray > 0 && not_white > 96, "a frame is drawn in the first cell (gray {gray}, non-white {not_white})");
+}
+
+#[test]
+fn bench_prints_one_line_per_task_and_a_joint_line() {
+    let out = ok(&["bench", "--seconds", "0.05"]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 15, "{out}");
+    for (line, id) in lines.iter().zip(IDS) {
+        assert_eq!(line.split_whitespace().next(), Some(id), "{line}");
+    }
+    assert!(lines[14].starts_with("joint"), "{out}");
+    for l in &lines {
+        assert!(l.contains("frames/s") && l.contains("trials/s"), "{l}");
+        let fps: f64 = l.split_whitespace().nth(2).unwrap().parse().unwrap();
+        assert!(fps > 0.0, "{l}");
+    }
+    let one = ok(&["bench", "--seconds", "0", "--task", "CD-Gap"]);
+    assert_eq!(one.lines().count(), 1, "{one}");
+    assert!(one.starts_with("CD-Gap"), "{one}");
+}
