@@ -14,6 +14,9 @@ pub const TENSOR_LEN: usize = 3 * SMALL * SMALL;
 #[derive(Clone, PartialEq, Eq)]
 pub struct Image96 {
     pub px: Vec<u8>,
+    bg: Rgb,
+    /// Bounding box (x0, y0, x1, y1, inclusive) of every pixel painted over the background, if any.
+    dirty: Option<(i32, i32, i32, i32)>,
 }
 
 impl std::fmt::Debug for Image96 {
@@ -24,35 +27,44 @@ impl std::fmt::Debug for Image96 {
 
 impl Image96 {
     pub fn new(bg: Rgb) -> Self {
-        let mut px = vec![0u8; BIG * BIG * 3];
-        for c in px.chunks_exact_mut(3) {
-            c[0] = bg.0;
-            c[1] = bg.1;
-            c[2] = bg.2;
+        let mut row = [0u8; BIG * 3];
+        for c in row.chunks_exact_mut(3) {
+            c.copy_from_slice(&[bg.0, bg.1, bg.2]);
         }
-        Image96 { px }
+        let mut px = Vec::with_capacity(BIG * BIG * 3);
+        for _ in 0..BIG {
+            px.extend_from_slice(&row);
+        }
+        Image96 { px, bg, dirty: None }
+    }
+    #[inline]
+    fn mark(&mut self, x0: i32, y0: i32, x1: i32, y1: i32) {
+        self.dirty = Some(match self.dirty {
+            None => (x0, y0, x1, y1),
+            Some((a, b, c, d)) => (a.min(x0), b.min(y0), c.max(x1), d.max(y1)),
+        });
     }
     pub fn get(&self, x: usize, y: usize) -> Rgb {
         let i = (y * BIG + x) * 3;
         Rgb(self.px[i], self.px[i + 1], self.px[i + 2])
     }
+    #[cfg(test)]
     #[inline]
     fn put(&mut self, x: i32, y: i32, c: Rgb) {
         if x < 0 || y < 0 || x >= BIG as i32 || y >= BIG as i32 {
             return;
         }
+        self.mark(x, y, x, y);
         let i = (y as usize * BIG + x as usize) * 3;
         self.px[i] = c.0;
         self.px[i + 1] = c.1;
         self.px[i + 2] = c.2;
     }
-    /// Paint every pixel whose centre `(x, y)` lies in the box and satisfies `inside`.
+    /// Paint every pixel whose centre `(x, y)` lies in the box and satisfies `inside`, testing every
+    /// pixel (the reference behaviour the span renderer must equal; used for non-convex tests).
+    #[cfg(test)]
     fn fill_where(&mut self, bbox: (f32, f32, f32, f32), c: Rgb, inside: impl Fn(f32, f32) -> bool) {
-        let (x0, y0, x1, y1) = bbox;
-        let xs = (x0.floor() as i32).max(0);
-        let xe = (x1.ceil() as i32).min(BIG as i32 - 1);
-        let ys = (y0.floor() as i32).max(0);
-        let ye = (y1.ceil() as i32).min(BIG as i32 - 1);
+        let (xs, xe, ys, ye) = clip_box(bbox);
         for y in ys..=ye {
             for x in xs..=xe {
                 if inside(x as f32, y as f32) {
@@ -61,6 +73,58 @@ impl Image96 {
             }
         }
     }
+    #[inline]
+    fn fill_row(&mut self, y: i32, a: i32, b: i32, c: Rgb) {
+        self.mark(a, y, b, y);
+        let row = y as usize * BIG * 3;
+        let rgb = [c.0, c.1, c.2];
+        for p in self.px[row + a as usize * 3..row + (b as usize + 1) * 3].chunks_exact_mut(3) {
+            p.copy_from_slice(&rgb);
+        }
+    }
+    /// Paint a convex region: on each row the pixels inside form one interval, found by scanning in from
+    /// both ends of the box. Equal to testing every pixel, at the cost of a few tests per row.
+    fn fill_convex(&mut self, bbox: (f32, f32, f32, f32), c: Rgb, inside: impl Fn(f32, f32) -> bool) {
+        #[cfg(test)]
+        if tests::EXACT.with(|e| e.get()) {
+            return self.fill_where(bbox, c, inside);
+        }
+        let (xs, xe, ys, ye) = clip_box(bbox);
+        for y in ys..=ye {
+            if let Some((a, b)) = row_span(y, xs, xe, &inside) {
+                self.fill_row(y, a, b, c);
+            }
+        }
+    }
+    /// Paint spans shifted by `(dx, dy)`, clipped to the image.
+    fn paint_spans(&mut self, spans: &[(i32, i32, i32)], dx: i32, dy: i32, c: Rgb) {
+        let max = BIG as i32 - 1;
+        for &(y, a, b) in spans {
+            let (y, a, b) = (y + dy, (a + dx).max(0), (b + dx).min(max));
+            if (0..=max).contains(&y) && a <= b {
+                self.fill_row(y, a, b, c);
+            }
+        }
+    }
+}
+
+/// The pixel range of a box, clipped to the image.
+fn clip_box((x0, y0, x1, y1): (f32, f32, f32, f32)) -> (i32, i32, i32, i32) {
+    (
+        (x0.floor() as i32).max(0),
+        (x1.ceil() as i32).min(BIG as i32 - 1),
+        (y0.floor() as i32).max(0),
+        (y1.ceil() as i32).min(BIG as i32 - 1),
+    )
+}
+
+/// First and last pixel of row `y` within `xs..=xe` whose centre is inside a convex region.
+#[inline]
+fn row_span(y: i32, xs: i32, xe: i32, inside: &impl Fn(f32, f32) -> bool) -> Option<(i32, i32)> {
+    let yf = y as f32;
+    let a = (xs..=xe).find(|&x| inside(x as f32, yf))?;
+    let b = (a..=xe).rev().find(|&x| inside(x as f32, yf))?;
+    Some((a, b))
 }
 
 /// Pixel centre `p` is inside the half-open span that a Pillow box `[a, b]` (both ends included) covers.
@@ -79,8 +143,9 @@ fn in_round_rect(x: f32, y: f32, b: (f32, f32, f32, f32), r: f32) -> bool {
     }
     // Pixel centres are tested against the rounded outline of the covered area.
     let r = r.min((x1 - x0) / 2.0).min((y1 - y0) / 2.0);
-    let cx = x.clamp(x0 + r, x1 - r);
-    let cy = y.clamp(y0 + r, y1 - r);
+    // (max/min rather than clamp: at r = half the width the bounds may cross by one ulp)
+    let cx = x.max(x0 + r).min(x1 - r);
+    let cy = y.max(y0 + r).min(y1 - r);
     let (dx, dy) = (x - cx, y - cy);
     dx * dx + dy * dy <= r * r
 }
@@ -100,14 +165,14 @@ fn draw_segment(img: &mut Image96, (x0, y0, x1, y1): (f32, f32, f32, f32), c: Rg
     let len = (dx * dx + dy * dy).sqrt();
     let half = (width / 2.0).max(0.5);
     if len < 1e-6 {
-        img.fill_where((x0 - half, y0 - half, x0 + half, y0 + half), c, |x, y| {
+        img.fill_convex((x0 - half, y0 - half, x0 + half, y0 + half), c, |x, y| {
             (x - x0).abs() <= half && (y - y0).abs() <= half
         });
         return;
     }
     let (ux, uy) = (dx / len, dy / len);
     let bbox = (x0.min(x1) - half, y0.min(y1) - half, x0.max(x1) + half, y0.max(y1) + half);
-    img.fill_where(bbox, c, |x, y| {
+    img.fill_convex(bbox, c, |x, y| {
         let (px, py) = (x - x0, y - y0);
         let t = px * ux + py * uy;
         let d = (px * uy - py * ux).abs();
@@ -115,44 +180,173 @@ fn draw_segment(img: &mut Image96, (x0, y0, x1, y1): (f32, f32, f32, f32), c: Rg
     });
 }
 
+/// Rows `(y, a, b)` of pixels to paint, in some frame of reference.
+type Spans = Vec<(i32, i32, i32)>;
+
+/// Spans of a convex region inside `bbox` (not clipped to the image).
+fn convex_spans(bbox: (f32, f32, f32, f32), inside: impl Fn(f32, f32) -> bool) -> Spans {
+    let (xs, ys, xe, ye) = (bbox.0.floor() as i32, bbox.1.floor() as i32, bbox.2.ceil() as i32, bbox.3.ceil() as i32);
+    (ys..=ye).filter_map(|y| row_span(y, xs, xe, &inside).map(|(a, b)| (y, a, b))).collect()
+}
+
+/// Spans of the ring between two nested convex regions (not clipped).
+fn ring_spans(bbox: (f32, f32, f32, f32), outer: impl Fn(f32, f32) -> bool, inner: impl Fn(f32, f32) -> bool) -> Spans {
+    let (xs, ys, xe, ye) = (bbox.0.floor() as i32, bbox.1.floor() as i32, bbox.2.ceil() as i32, bbox.3.ceil() as i32);
+    let mut v = Vec::new();
+    for y in ys..=ye {
+        let Some((a, b)) = row_span(y, xs, xe, &outer) else { continue };
+        match row_span(y, a, b, &inner) {
+            None => v.push((y, a, b)),
+            Some((ia, ib)) => {
+                if ia > a {
+                    v.push((y, a, ia - 1));
+                }
+                if ib < b {
+                    v.push((y, ib + 1, b));
+                }
+            }
+        }
+    }
+    v
+}
+
+/// Fill and outline spans of a box-shaped primitive, computed from its geometry alone.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum BoxKind {
+    Rect,
+    Round,
+    Ellipse,
+}
+
+fn box_spans(kind: BoxKind, b: (f32, f32, f32, f32), radius: f32, width: f32, fill: bool, outline: bool) -> (Spans, Spans) {
+    let (x0, y0, x1, y1) = b;
+    let w = width.max(1.0);
+    let inner = (x0 + w, y0 + w, x1 - w, y1 - w);
+    let ir = (radius - w).max(0.0);
+    let mut f = Vec::new();
+    let mut o = Vec::new();
+    match kind {
+        BoxKind::Rect => {
+            let out = |x, y| in_span(x, x0, x1) && in_span(y, y0, y1);
+            if fill {
+                f = convex_spans(b, out);
+            }
+            if outline {
+                o = ring_spans(b, out, |x, y| in_span(x, inner.0, inner.2) && in_span(y, inner.1, inner.3));
+            }
+        }
+        BoxKind::Round => {
+            if fill {
+                f = convex_spans(b, |x, y| in_round_rect(x, y, b, radius));
+            }
+            if outline {
+                o = ring_spans(b, |x, y| in_round_rect(x, y, b, radius), |x, y| in_round_rect(x, y, inner, ir));
+            }
+        }
+        BoxKind::Ellipse => {
+            if fill {
+                f = convex_spans(b, |x, y| in_ellipse(x, y, b));
+            }
+            if outline {
+                o = ring_spans(b, |x, y| in_ellipse(x, y, b), |x, y| in_ellipse(x, y, inner));
+            }
+        }
+    }
+    (f, o)
+}
+
+type SpanKey = (BoxKind, [i32; 6], bool, bool);
+
+thread_local! {
+    /// Spans of box primitives by their geometry relative to an integer origin: the grids of VIR, VSR,
+    /// SC, SFR and CS repeat one cell shape dozens of times per frame.
+    static SPAN_CACHE: std::cell::RefCell<std::collections::HashMap<SpanKey, std::rc::Rc<(Spans, Spans)>>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// A value as an exact multiple of 1/8, if it is one (then translating by integers is exact in f32, so
+/// every pixel test gives the same answer relative to the origin and spans can be reused).
+fn eighths(v: f32) -> Option<i32> {
+    let e = v * 8.0;
+    (e.fract() == 0.0 && e.abs() < 524_288.0).then_some(e as i32)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn draw_box(img: &mut Image96, kind: BoxKind, b: (f32, f32, f32, f32), radius: f32, width: f32, fill: Option<Rgb>, outline: Option<Rgb>) {
+    #[cfg(test)]
+    if tests::EXACT.with(|e| e.get()) {
+        let (f, o) = box_spans(kind, b, radius, width, fill.is_some(), outline.is_some());
+        return exact_paint(img, kind, b, radius, width, fill, outline, f, o);
+    }
+    let (ox, oy) = (b.0.floor(), b.1.floor());
+    let local = (b.0 - ox, b.1 - oy, b.2 - ox, b.3 - oy);
+    let key = [local.0, local.1, local.2, local.3, radius, width].map(eighths);
+    let spans = if key.iter().all(Option::is_some) && ox.abs() < 4096.0 && oy.abs() < 4096.0 {
+        let key: SpanKey = (kind, key.map(Option::unwrap), fill.is_some(), outline.is_some());
+        let cached = SPAN_CACHE.with(|c| c.borrow().get(&key).cloned());
+        let spans = cached.unwrap_or_else(|| {
+            let v = std::rc::Rc::new(box_spans(kind, local, radius, width, fill.is_some(), outline.is_some()));
+            SPAN_CACHE.with(|c| {
+                let mut c = c.borrow_mut();
+                if c.len() > 4096 {
+                    c.clear();
+                }
+                c.insert(key, v.clone());
+            });
+            v
+        });
+        Some((spans, ox as i32, oy as i32))
+    } else {
+        None
+    };
+    let (spans, dx, dy) = match spans {
+        Some(s) => s,
+        None => (std::rc::Rc::new(box_spans(kind, b, radius, width, fill.is_some(), outline.is_some())), 0, 0),
+    };
+    if let Some(c) = fill {
+        img.paint_spans(&spans.0, dx, dy, c);
+    }
+    if let Some(c) = outline {
+        img.paint_spans(&spans.1, dx, dy, c);
+    }
+}
+
+/// Test-only: paint a box by testing every pixel, and check the spans cover exactly those pixels.
+#[cfg(test)]
+#[allow(clippy::too_many_arguments)]
+fn exact_paint(img: &mut Image96, kind: BoxKind, b: (f32, f32, f32, f32), radius: f32, width: f32, fill: Option<Rgb>, outline: Option<Rgb>, _f: Spans, _o: Spans) {
+    let (x0, y0, x1, y1) = b;
+    let w = width.max(1.0);
+    let inner = (x0 + w, y0 + w, x1 - w, y1 - w);
+    let ir = (radius - w).max(0.0);
+    let outer_of = |x: f32, y: f32| match kind {
+        BoxKind::Rect => in_span(x, x0, x1) && in_span(y, y0, y1),
+        BoxKind::Round => in_round_rect(x, y, b, radius),
+        BoxKind::Ellipse => in_ellipse(x, y, b),
+    };
+    let inner_of = |x: f32, y: f32| match kind {
+        BoxKind::Rect => in_span(x, inner.0, inner.2) && in_span(y, inner.1, inner.3),
+        BoxKind::Round => in_round_rect(x, y, inner, ir),
+        BoxKind::Ellipse => in_ellipse(x, y, inner),
+    };
+    if let Some(c) = fill {
+        img.fill_where(b, c, outer_of);
+    }
+    if let Some(c) = outline {
+        img.fill_where(b, c, |x, y| outer_of(x, y) && !inner_of(x, y));
+    }
+}
+
 fn draw_shape(img: &mut Image96, s: &Shape) {
     match *s {
         Shape::Rect { x0, y0, x1, y1, fill, outline, width } => {
-            let b = (x0, y0, x1, y1);
-            if let Some(f) = fill {
-                img.fill_where(b, f, |x, y| in_span(x, x0, x1) && in_span(y, y0, y1));
-            }
-            if let Some(o) = outline {
-                let w = width.max(1.0);
-                img.fill_where(b, o, |x, y| {
-                    in_span(x, x0, x1)
-                        && in_span(y, y0, y1)
-                        && !(in_span(x, x0 + w, x1 - w) && in_span(y, y0 + w, y1 - w))
-                });
-            }
+            draw_box(img, BoxKind::Rect, (x0, y0, x1, y1), 0.0, width, fill, outline)
         }
         Shape::RoundRect { x0, y0, x1, y1, radius, fill, outline, width } => {
-            let b = (x0, y0, x1, y1);
-            if let Some(f) = fill {
-                img.fill_where(b, f, |x, y| in_round_rect(x, y, b, radius));
-            }
-            if let Some(o) = outline {
-                let w = width.max(1.0);
-                let inner = (x0 + w, y0 + w, x1 - w, y1 - w);
-                let ir = (radius - w).max(0.0);
-                img.fill_where(b, o, |x, y| in_round_rect(x, y, b, radius) && !in_round_rect(x, y, inner, ir));
-            }
+            draw_box(img, BoxKind::Round, (x0, y0, x1, y1), radius, width, fill, outline)
         }
         Shape::Ellipse { x0, y0, x1, y1, fill, outline, width } => {
-            let b = (x0, y0, x1, y1);
-            if let Some(f) = fill {
-                img.fill_where(b, f, |x, y| in_ellipse(x, y, b));
-            }
-            if let Some(o) = outline {
-                let w = width.max(1.0);
-                let inner = (x0 + w, y0 + w, x1 - w, y1 - w);
-                img.fill_where(b, o, |x, y| in_ellipse(x, y, b) && !in_ellipse(x, y, inner));
-            }
+            draw_box(img, BoxKind::Ellipse, (x0, y0, x1, y1), 0.0, width, fill, outline)
         }
         Shape::Line { x0, y0, x1, y1, color, width } => draw_segment(img, (x0, y0, x1, y1), color, width),
         Shape::Arrow { x0, y0, x1, y1, color, width, tip } => {
@@ -186,88 +380,137 @@ pub fn draw96(frame: &Frame) -> Image96 {
     img
 }
 
+/// Fixed-point precision of the resampling weights (Pillow's 8-bit path also works in fixed point).
+const PRECISION: u32 = 14;
+
 /// Weights of PIL's antialiasing bilinear resample from 96 to 32: for each output pixel, the first input
-/// index and the normalised triangle weights over a support of 3 input pixels either side.
+/// index and the triangle weights over a support of 3 input pixels either side, normalised and scaled to
+/// integers that sum to exactly `1 << PRECISION`.
 struct Taps {
     start: [usize; SMALL],
-    w: [[f32; 6]; SMALL],
+    w: [[i32; 6]; SMALL],
+    /// `v as f32 / 255.0` for every byte.
+    unit: [f32; 256],
 }
 
 fn taps() -> &'static Taps {
     use std::sync::OnceLock;
     static T: OnceLock<Taps> = OnceLock::new();
     T.get_or_init(|| {
-        let scale = (BIG / SMALL) as f32; // 3
+        let scale = (BIG / SMALL) as f64; // 3
         let support = scale; // triangle support 1 × scale
-        let mut t = Taps { start: [0; SMALL], w: [[0.0; 6]; SMALL] };
+        let mut t = Taps { start: [0; SMALL], w: [[0; 6]; SMALL], unit: [0.0; 256] };
+        for (v, u) in t.unit.iter_mut().enumerate() {
+            *u = v as f32 / 255.0;
+        }
         for o in 0..SMALL {
-            let centre = (o as f32 + 0.5) * scale;
+            let centre = (o as f64 + 0.5) * scale;
             let lo = ((centre - support + 0.5).floor().max(0.0)) as usize;
             let hi = ((centre + support + 0.5).floor() as usize).min(BIG);
-            let mut ws = [0.0f32; 6];
+            let mut ws = [0.0f64; 6];
             let mut sum = 0.0;
             for (k, i) in (lo..hi).enumerate().take(6) {
-                let x = (i as f32 - centre + 0.5) / scale;
+                let x = (i as f64 - centre + 0.5) / scale;
                 let v = (1.0 - x.abs()).max(0.0);
                 ws[k] = v;
                 sum += v;
             }
-            for v in &mut ws {
-                *v /= sum;
+            let one = 1i32 << PRECISION;
+            let mut wi = [0i32; 6];
+            for k in 0..6 {
+                wi[k] = (ws[k] / sum * one as f64).round() as i32;
             }
+            // put the rounding remainder on the largest tap so the weights sum to exactly one
+            let rem = one - wi.iter().sum::<i32>();
+            let kmax = (0..6).max_by_key(|&k| wi[k]).unwrap();
+            wi[kmax] += rem;
             t.start[o] = lo;
-            t.w[o] = ws;
+            t.w[o] = wi;
         }
         t
     })
 }
 
+#[inline]
+fn to_u8(acc: i32) -> u8 {
+    ((acc + (1 << (PRECISION - 1))) >> PRECISION).clamp(0, 255) as u8
+}
+
 /// Downsample a 96×96 image to the 32×32×3 tensor, channel-major (`[3][32][32]`), values in [0, 1].
-/// Like Pillow, the horizontal pass is rounded to 8 bits before the vertical one.
+/// Like Pillow, the horizontal pass is rounded to 8 bits before the vertical one; both work in fixed point.
 pub fn downsample(img: &Image96, out: &mut [f32]) {
     assert_eq!(out.len(), TENSOR_LEN);
     let t = taps();
-    // horizontal: 96 rows × 32 columns × 3, rounded to u8 as Pillow's 8-bit pipeline does
+    let plane = SMALL * SMALL;
+    let bg = [t.unit[img.bg.0 as usize], t.unit[img.bg.1 as usize], t.unit[img.bg.2 as usize]];
+    out[..plane].fill(bg[0]);
+    out[plane..2 * plane].fill(bg[1]);
+    out[2 * plane..].fill(bg[2]);
+    // A uniform area resamples to exactly its own colour (the weights sum to one), so only output
+    // pixels whose taps reach a painted pixel need computing.
+    let Some((dx0, dy0, dx1, dy1)) = img.dirty else { return };
+    let reach = |o: usize, lo: i32, hi: i32| {
+        let s = t.start[o] as i32;
+        s <= hi && s + 5 >= lo
+    };
+    let cols: Vec<usize> = (0..SMALL).filter(|&o| reach(o, dx0, dx1)).collect();
+    let rows: Vec<usize> = (0..SMALL).filter(|&o| reach(o, dy0, dy1)).collect();
+    let (Some(&r0), Some(&r1)) = (rows.first(), rows.last()) else { return };
+    let y_lo = t.start[r0];
+    let y_hi = (t.start[r1] + 5).min(BIG - 1);
+    // horizontal: the rows the vertical pass will read × the reached columns, rounded to 8 bits
     let mut mid = [0u8; BIG * SMALL * 3];
-    for y in 0..BIG {
+    for y in y_lo..=y_hi {
         let row = &img.px[y * BIG * 3..(y + 1) * BIG * 3];
-        for o in 0..SMALL {
-            let s = t.start[o];
-            let mut acc = [0.0f32; 3];
-            for (k, &w) in t.w[o].iter().enumerate() {
-                if w == 0.0 {
-                    continue;
+        for &o in &cols {
+            let s = t.start[o] * 3;
+            let w = &t.w[o];
+            let (mut r, mut g, mut b) = (0i32, 0i32, 0i32);
+            for k in 0..6 {
+                let i = s + k * 3;
+                if i + 2 >= row.len() {
+                    break;
                 }
-                let p = &row[(s + k) * 3..(s + k) * 3 + 3];
-                acc[0] += w * p[0] as f32;
-                acc[1] += w * p[1] as f32;
-                acc[2] += w * p[2] as f32;
+                r += w[k] * row[i] as i32;
+                g += w[k] * row[i + 1] as i32;
+                b += w[k] * row[i + 2] as i32;
             }
-            let m = &mut mid[(y * SMALL + o) * 3..(y * SMALL + o) * 3 + 3];
-            for c in 0..3 {
-                m[c] = acc[c].round().clamp(0.0, 255.0) as u8;
-            }
+            let m = (y * SMALL + o) * 3;
+            mid[m] = to_u8(r);
+            mid[m + 1] = to_u8(g);
+            mid[m + 2] = to_u8(b);
         }
     }
-    // vertical: 32 × 32 × 3
-    for oy in 0..SMALL {
+    // vertical: reached rows × reached columns
+    for &oy in &rows {
         let s = t.start[oy];
-        for ox in 0..SMALL {
-            let mut acc = [0.0f32; 3];
-            for (k, &w) in t.w[oy].iter().enumerate() {
-                if w == 0.0 {
-                    continue;
+        let w = &t.w[oy];
+        for &ox in &cols {
+            let (mut r, mut g, mut b) = (0i32, 0i32, 0i32);
+            for k in 0..6 {
+                let yy = s + k;
+                if yy >= BIG {
+                    break;
                 }
-                let p = &mid[((s + k) * SMALL + ox) * 3..((s + k) * SMALL + ox) * 3 + 3];
-                acc[0] += w * p[0] as f32;
-                acc[1] += w * p[1] as f32;
-                acc[2] += w * p[2] as f32;
+                let i = (yy * SMALL + ox) * 3;
+                r += w[k] * mid[i] as i32;
+                g += w[k] * mid[i + 1] as i32;
+                b += w[k] * mid[i + 2] as i32;
             }
-            for c in 0..3 {
-                out[c * SMALL * SMALL + oy * SMALL + ox] = acc[c].round().clamp(0.0, 255.0) / 255.0;
-            }
+            let o = oy * SMALL + ox;
+            out[o] = t.unit[to_u8(r) as usize];
+            out[plane + o] = t.unit[to_u8(g) as usize];
+            out[2 * plane + o] = t.unit[to_u8(b) as usize];
         }
     }
+}
+
+/// Downsample every output pixel (no dirty-region shortcut): the definition the fast path must equal.
+#[cfg(test)]
+fn downsample_full(img: &Image96, out: &mut [f32]) {
+    let mut full = img.clone();
+    full.dirty = Some((0, 0, BIG as i32 - 1, BIG as i32 - 1));
+    downsample(&full, out);
 }
 
 /// The 32×32×3 tensor (channel-major, [0, 1]) of a frame: what the networks see.
@@ -290,9 +533,50 @@ pub fn tensor_to_rgb8(t: &[f32]) -> Vec<u8> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::display::{self, palette, Frame};
+
+    thread_local! {
+        /// When set, every fill tests every pixel (the definition the span renderer must equal).
+        pub(crate) static EXACT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
+    fn draw_exact(f: &Frame) -> Image96 {
+        EXACT.with(|e| e.set(true));
+        let img = draw96(f);
+        EXACT.with(|e| e.set(false));
+        img
+    }
+
+    #[test]
+    fn span_renderer_equals_per_pixel_definition() {
+        let mut rng = crate::rng::Rng::from_u64(77);
+        let coord = |r: &mut crate::rng::Rng| r.randint(-200, 1150) as f32 / 10.0;
+        for _ in 0..400 {
+            let mut f = Frame::blank();
+            for _ in 0..6 {
+                let (a, b, c, d) = (coord(&mut rng), coord(&mut rng), coord(&mut rng), coord(&mut rng));
+                let (x0, x1, y0, y1) = (a.min(c), a.max(c), b.min(d), b.max(d));
+                let w = rng.randint(1, 4) as f32;
+                let fill = if rng.coin() { Some(palette::RED) } else { None };
+                let outline = if rng.coin() { Some(palette::BLACK) } else { None };
+                f.push(match rng.below(5) {
+                    0 => display::rect(x0, y0, x1, y1, fill, outline, w),
+                    1 => display::round_rect(x0, y0, x1, y1, rng.randint(0, 6) as f32, fill, outline, w),
+                    2 => display::ellipse(x0, y0, x1, y1, fill, outline, w),
+                    3 => display::line(a, b, c, d, palette::GREEN, w),
+                    _ => display::arrow(a, b, c, d, palette::ARROW, w, 0.4),
+                });
+            }
+            let img = draw96(&f);
+            assert_eq!(img.px, draw_exact(&f).px, "{f:?}");
+            let (mut a, mut b) = (vec![0.0; TENSOR_LEN], vec![0.0; TENSOR_LEN]);
+            downsample(&img, &mut a);
+            downsample_full(&img, &mut b);
+            assert_eq!(a, b, "dirty-region downsample differs");
+        }
+    }
 
     #[test]
     fn pillow_rectangles_include_both_ends() {
