@@ -1,6 +1,1549 @@
-//! N-back for language models (in progress).
+//! N-back for language models (Gong et al., "Working Memory Capacity of ChatGPT", AAAI 2024;
+//! `Daniel-Gong/ChatGPT-WM` and `Daniel-Gong/n-back-datasets`).
+//!
+//! - **Datasets**: every published block file, embedded (`data/nback/blocks.txt`, see its README), via
+//!   [`blocks`]; and a generator of new blocks with the same constraints ([`generate_block`]), with the
+//!   non-match guard fixed to `i >= n` so no unlabelled match can occur.
+//! - **Protocols** ([`Protocol`]): the README "other-models" protocol (first user message = the
+//!   instruction, trials 0–5 pre-filled with the correct answer, one retry) and the paper's
+//!   system-prompt protocol (GPT-3.5 runs) with its variants base / noise / feedback / CoT, verbal and
+//!   spatial (3×3, 4×4, 5×5, 7×7 grids, abstraction 1 and 2).
+//! - **State machine**: [`NbackDialogue`] implements [`Dialogue`]; it records per trial the raw replies,
+//!   the extracted answer and whether it was usable, and scores with the shared [`crate::sdt`] scorer.
+//!
+//! Prompt strings: the README instruction, the verbal base system prompt and the spatial base system
+//! prompt are verbatim from the reference (including the double space before "Only" in the spatial
+//! prompt). The noise / feedback / CoT / abstraction additions follow the wording quoted in
+//! `shared/spec/reference-implementations.md` §2.3; where that text elides words ("...") the joins were
+//! reconstructed and are marked `RECONSTRUCTED` below.
+//!
+//! Deviations from the reference (all documented where they apply):
+//! - the system-prompt notebooks loop forever on an invalid reply (base verbal/spatial 3×3 raise an
+//!   error); here the invalid-response message is sent at most `max_retries` times (default 3; README
+//!   protocol 1, as its notebook), then the trial is recorded as unusable (`?`), which scores as a
+//!   non-`m` response;
+//! - the extracted answer is the first char of the reply after trimming leading whitespace (the
+//!   notebooks take `reply[0]` untrimmed for the system-prompt protocol, `reply.strip()[0]` for the
+//!   README protocol);
+//! - noise is drawn from the crate [`Rng`] seeded by the config, not Python's `random.seed(42)`, so the
+//!   noisy strings differ from the paper's.
+
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
-/// Placeholder until the N-back protocol lands.
+use super::{Dialogue, Message, Sample, SampleBody, Suite};
+use crate::rng::Rng;
+use crate::sdt::SdtScores;
+
+/// All published block files: lines `variant n block stimuli conditions`, stimuli comma-separated.
+pub const BLOCKS_TXT: &str = include_str!("../../data/nback/blocks.txt");
+/// The paper's per-block counts, recomputed from `ChatGPT-WM/results/all_trials_*.json`:
+/// `results_file,n_back,block,targets,lures,hits,false_alarms,d_prime` (d′ = notebook d′, 4 dp).
+pub const REPORTED_PER_BLOCK_CSV: &str = include_str!("../../data/nback/reported_per_block.csv");
+/// The paper's summary table (mean ± SE over blocks; rates in %):
+/// `results_file,model,n_back,blocks_used,trials_per_block,hr_mean,hr_se,far_mean,far_se,acc_mean,acc_se,d_mean,d_se`.
+pub const REPORTED_SUMMARY_CSV: &str = include_str!("../../data/nback/reported_summary.csv");
+
+/// The verbal alphabet of every published letter block (20 consonants).
+pub const LETTERS: &str = "bcdfghjklnpqrstvwxyz";
+/// Noise symbols of the noise variants.
+pub const NOISE_SYMBOLS: &str = "#$%&*@^~";
+
+/// README protocol: the retry message after an invalid reply.
+pub const README_RETRY: &str =
+    "Your response is invalid. Please try again and respond with only 'm' or '-'.";
+/// System-prompt protocol: the invalid-response message (noise, CoT, abstraction, spatial feedback).
+pub const INVALID_RESPONSE: &str =
+    "Invalid response! You must respond ONLY with 'm' or '-'. Please try again. Response:";
+/// Verbal feedback variant's invalid-response message (RECONSTRUCTED suffix: "Please give your response:").
+pub const INVALID_RESPONSE_VERBAL_FEEDBACK: &str = "Invalid response! You must respond ONLY with 'm' or '-'. Please try again. Please give your response:";
+/// Spatial noise variant's invalid-response message (RECONSTRUCTED suffix: "Your response:").
+pub const INVALID_RESPONSE_SPATIAL_NOISE: &str =
+    "Invalid response! You must respond ONLY with 'm' or '-'. Please try again. Your response:";
+
+/// A block file set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Variant {
+    /// `ChatGPT-WM/datasets/letters`: 50 blocks × 24 trials (8 matches) per N.
+    Letters,
+    /// `n-back-datasets/verbal`: 30 × 30 (10 matches), the README set (GPT-4 run).
+    #[serde(rename = "letters_30")]
+    Letters30,
+    #[serde(rename = "grids_3x3")]
+    Grids3x3,
+    #[serde(rename = "grids_4x4")]
+    Grids4x4,
+    #[serde(rename = "grids_5x5")]
+    Grids5x5,
+    #[serde(rename = "grids_7x7")]
+    Grids7x7,
+    /// Match = same row or column as N back, identical cell included.
+    #[serde(rename = "grids_3x3_abstraction")]
+    Grids3x3Abstraction,
+    /// Match = same row or column as N back, identical cell excluded.
+    #[serde(rename = "grids_3x3_abstraction_2")]
+    Grids3x3Abstraction2,
+}
+
+impl Variant {
+    pub const ALL: [Variant; 8] = [
+        Variant::Letters,
+        Variant::Letters30,
+        Variant::Grids3x3,
+        Variant::Grids4x4,
+        Variant::Grids5x5,
+        Variant::Grids7x7,
+        Variant::Grids3x3Abstraction,
+        Variant::Grids3x3Abstraction2,
+    ];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Variant::Letters => "letters",
+            Variant::Letters30 => "letters_30",
+            Variant::Grids3x3 => "grids_3x3",
+            Variant::Grids4x4 => "grids_4x4",
+            Variant::Grids5x5 => "grids_5x5",
+            Variant::Grids7x7 => "grids_7x7",
+            Variant::Grids3x3Abstraction => "grids_3x3_abstraction",
+            Variant::Grids3x3Abstraction2 => "grids_3x3_abstraction_2",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Variant> {
+        Variant::ALL.into_iter().find(|v| v.as_str() == s)
+    }
+    /// Grid side for spatial variants, `None` for letters.
+    pub fn grid_size(self) -> Option<usize> {
+        match self {
+            Variant::Letters | Variant::Letters30 => None,
+            Variant::Grids4x4 => Some(4),
+            Variant::Grids5x5 => Some(5),
+            Variant::Grids7x7 => Some(7),
+            Variant::Grids3x3 | Variant::Grids3x3Abstraction | Variant::Grids3x3Abstraction2 => {
+                Some(3)
+            }
+        }
+    }
+    pub fn is_spatial(self) -> bool {
+        self.grid_size().is_some()
+    }
+    /// The match rule the block labels follow.
+    pub fn rule(self) -> MatchRule {
+        match self {
+            Variant::Grids3x3Abstraction => MatchRule::RowCol {
+                size: 3,
+                include_identical: true,
+            },
+            Variant::Grids3x3Abstraction2 => MatchRule::RowCol {
+                size: 3,
+                include_identical: false,
+            },
+            _ => MatchRule::Identity,
+        }
+    }
+    /// The alphabet for new blocks. Grids use every cell `1..=s*s` (the published 7×7 generator's
+    /// alphabet lacks 27 and 42 by a typo; new blocks do not copy that).
+    pub fn alphabet(self) -> Vec<String> {
+        match self.grid_size() {
+            None => LETTERS.chars().map(String::from).collect(),
+            Some(s) => (1..=s * s).map(|c| c.to_string()).collect(),
+        }
+    }
+    /// (trials per block, matches per block) of the published files.
+    pub fn published_shape(self) -> (usize, usize) {
+        match self {
+            Variant::Letters30 => (30, 10),
+            _ => (24, 8),
+        }
+    }
+    /// The protocol the paper ran this block set with.
+    pub fn default_protocol(self) -> Protocol {
+        match self {
+            Variant::Letters30 => Protocol::Readme,
+            _ => Protocol::Base,
+        }
+    }
+}
+
+/// When the item at `i` "matches" the item at `i - n`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum MatchRule {
+    /// Same item.
+    Identity,
+    /// Same row or column of a `size`×`size` grid (cells numbered from 1, row-major).
+    RowCol {
+        size: usize,
+        include_identical: bool,
+    },
+}
+
+impl MatchRule {
+    pub fn is_match(self, a: &str, b: &str) -> bool {
+        match self {
+            MatchRule::Identity => a == b,
+            MatchRule::RowCol {
+                size,
+                include_identical,
+            } => {
+                let (Ok(x), Ok(y)) = (a.parse::<usize>(), b.parse::<usize>()) else {
+                    return false;
+                };
+                if x == 0 || y == 0 {
+                    return false;
+                }
+                let (rx, cx, ry, cy) = (
+                    (x - 1) / size,
+                    (x - 1) % size,
+                    (y - 1) / size,
+                    (y - 1) % size,
+                );
+                if x == y {
+                    include_identical
+                } else {
+                    rx == ry || cx == cy
+                }
+            }
+        }
+    }
+}
+
+/// One block: the stimulus per trial (a letter, or a grid cell number from 1) and the labels.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Block {
+    pub stimuli: Vec<String>,
+    /// `m` (match) / `-` (non-match), one char per trial: the scoring truth.
+    pub conditions: String,
+}
+
+/// The published blocks of a variant for one N (1, 2 or 3), in file order (`0.txt`, `1.txt`, …).
+/// Empty for an N without files.
+pub fn blocks(variant: Variant, n: u8) -> Vec<Block> {
+    let (v, ns) = (variant.as_str(), n.to_string());
+    BLOCKS_TXT
+        .lines()
+        .filter_map(|line| {
+            let mut it = line.split(' ');
+            let (lv, ln, _b, st, co) = (it.next()?, it.next()?, it.next()?, it.next()?, it.next()?);
+            (lv == v && ln == ns).then(|| Block {
+                stimuli: st.split(',').map(String::from).collect(),
+                conditions: co.to_string(),
+            })
+        })
+        .collect()
+}
+
+/// A new block with the reference generator's constraints: `matches` match positions sampled from
+/// `n..len`; a match copies (identity) or relates by the rule to (row/col) the item N back; a non-match
+/// is drawn uniformly among the items that do **not** match the item N back (guard `i >= n`, fixed), and
+/// for the row/col rule (a quirk of the abstraction notebooks, kept) also differ from the previous item.
+pub fn generate_block(
+    rng: &mut Rng,
+    n: usize,
+    len: usize,
+    matches: usize,
+    alphabet: &[String],
+    rule: MatchRule,
+) -> Result<Block, String> {
+    if n == 0 || n >= len || matches > len - n {
+        return Err(format!(
+            "cannot place {matches} matches at N={n} in {len} trials"
+        ));
+    }
+    if alphabet.len() < 2 {
+        return Err("alphabet needs at least two items".into());
+    }
+    let mut is_match = vec![false; len];
+    for p in rng.sample(len - n, matches) {
+        is_match[p + n] = true;
+    }
+    let mut seq: Vec<String> = Vec::with_capacity(len);
+    let mut cond = String::with_capacity(len);
+    for (i, &m) in is_match.iter().enumerate() {
+        let cands: Vec<&String> = if m {
+            let back = &seq[i - n];
+            match rule {
+                MatchRule::Identity => vec![back],
+                MatchRule::RowCol { .. } => {
+                    alphabet.iter().filter(|x| rule.is_match(back, x)).collect()
+                }
+            }
+        } else {
+            alphabet
+                .iter()
+                .filter(|x| i < n || !rule.is_match(&seq[i - n], x))
+                .filter(|x| matches!(rule, MatchRule::Identity) || i == 0 || **x != seq[i - 1])
+                .collect()
+        };
+        if cands.is_empty() {
+            return Err(format!("no candidate item at trial {i}"));
+        }
+        seq.push(cands[rng.index(cands.len())].clone());
+        cond.push(if m { 'm' } else { '-' });
+    }
+    Ok(Block {
+        stimuli: seq,
+        conditions: cond,
+    })
+}
+
+/// How the task is presented.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Protocol {
+    /// README / other-models protocol (verbal only): instruction as the first user message, trials
+    /// pre-filled with the correct answer (default 6), one retry with [`README_RETRY`].
+    Readme,
+    /// System-prompt protocol, base variant (verbal, spatial, abstraction).
+    Base,
+    /// Base + noise symbols in every stimulus.
+    Noise,
+    /// Base + feedback on the previous answer in each user turn.
+    Feedback,
+    /// Base + "think step by step" (chain of thought); only the extracted char stays in the history.
+    Cot,
+}
+
+impl Protocol {
+    pub const ALL: [Protocol; 5] = [
+        Protocol::Readme,
+        Protocol::Base,
+        Protocol::Noise,
+        Protocol::Feedback,
+        Protocol::Cot,
+    ];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Protocol::Readme => "readme",
+            Protocol::Base => "base",
+            Protocol::Noise => "noise",
+            Protocol::Feedback => "feedback",
+            Protocol::Cot => "cot",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Protocol> {
+        Protocol::ALL.into_iter().find(|p| p.as_str() == s)
+    }
+    /// Whether this protocol is defined for the variant (README: letters only; abstraction: base only).
+    pub fn supports(self, variant: Variant) -> bool {
+        match self {
+            Protocol::Readme => !variant.is_spatial(),
+            Protocol::Base => true,
+            _ => !matches!(variant.rule(), MatchRule::RowCol { .. }),
+        }
+    }
+}
+
+fn number_word(n: usize) -> String {
+    const W: [&str; 11] = [
+        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    ];
+    W.get(n)
+        .map(|s| s.to_string())
+        .unwrap_or_else(|| n.to_string())
+}
+
+fn cell_count_word(size: usize) -> String {
+    match size {
+        3 => "nine".into(),
+        4 => "sixteen".into(),
+        5 => "twenty-five".into(),
+        7 => "forty-nine".into(),
+        s => (s * s).to_string(),
+    }
+}
+
+/// `` ``` |_|X|_| |_|_|_| |_|_|_| ``` ``: rows of `|c|` cells separated by single spaces, in fences.
+/// `cells[k]` is the content of cell `k + 1`.
+pub fn render_cells(size: usize, cells: &[char]) -> String {
+    let rows: Vec<String> = (0..size)
+        .map(|r| {
+            let mut s = String::from("|");
+            for c in 0..size {
+                s.push(cells[r * size + c]);
+                s.push('|');
+            }
+            s
+        })
+        .collect();
+    format!("``` {} ```", rows.join(" "))
+}
+
+/// A grid with X at `cell` (1-based, row-major), no noise.
+pub fn render_grid(size: usize, cell: usize) -> String {
+    let mut cells = vec!['_'; size * size];
+    if (1..=size * size).contains(&cell) {
+        cells[cell - 1] = 'X';
+    }
+    render_cells(size, &cells)
+}
+
+/// The README instruction (first user message), verbatim for N = 1, 2, 3.
+pub fn readme_instruction(n: usize) -> String {
+    let (same, diff) = if n == 1 {
+        (
+            "the previous letter".to_string(),
+            "the previous letter".to_string(),
+        )
+    } else {
+        let w = number_word(n);
+        (
+            format!("the letter {w} trials ago"),
+            format!("the letter {w} trials ago"),
+        )
+    };
+    format!(
+        "Instruction: as a language model, you are asked to perform a {n}-back task. A letter will be presented on every trial. Your task is to respond with 'm' whenever the letter presented is the same as {same}, and '-' whenever the letter presented is different from {diff}. A strict rule is that you must not output anything other than 'm' or '-'. Now begins the task."
+    )
+}
+
+/// The system prompt of the system-prompt protocol for a variant, protocol and N.
+pub fn system_prompt(variant: Variant, protocol: Protocol, n: usize) -> String {
+    let w = number_word(n);
+    match variant.grid_size() {
+        None => {
+            let reference = if n == 1 {
+                "the previous one".to_string()
+            } else {
+                format!("the letter {w} letters ago")
+            };
+            let rule = format!(
+                "You are asked to perform a {n}-back task. You will see a sequence of letters. Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the current letter is the same as {reference}, and '-' (no quotation marks, just the dash sign) otherwise."
+            );
+            let strict = "Only 'm' and '-' are allowed responses. No explanations needed: please don't output any extra words!!";
+            match protocol {
+                // Verbatim (verbal.ipynb).
+                Protocol::Base | Protocol::Readme => format!(
+                    "{rule} {strict} The sequence will be presented one letter at a time. Now begins the task."
+                ),
+                // RECONSTRUCTED join: the noise sentence replaces the presentation sentence.
+                Protocol::Noise => format!(
+                    "{rule} {strict} The sequence will be presented one letter at a time, accompanied with random noise symbols chosen from '{NOISE_SYMBOLS}'. Please ignore the noise symbols and focus on the letter only. Now begins the task."
+                ),
+                // RECONSTRUCTED join: the feedback sentences go before "Now begins the task."
+                Protocol::Feedback => format!(
+                    "{rule} {strict} The sequence will be presented one letter at a time. Feedback on whether your last response was correct or wrong will also be presented. Please take advantage of feedback information to improve your performance. Note that you are only allowed to respond with 'm' or '-'. Now begins the task."
+                ),
+                // RECONSTRUCTED: multi-line; the examples for N > 1 say "N letters ago".
+                Protocol::Cot => {
+                    let prev = if n == 1 {
+                        "the previous letter".to_string()
+                    } else {
+                        format!("the letter {w} letters ago")
+                    };
+                    format!(
+                        "{rule}\nPlease think step by step and provide your thinking steps after responding with 'm' or '-'.\nHere are examples of how to format your response:\n1. 'm: {prev} was a, the current letter is a, so my response is m'.\n2. '-: {prev} was a, the current letter is b, so my response is -'.\nThe sequence will be presented one letter at a time. Now begins the task."
+                    )
+                }
+            }
+        }
+        Some(size) => {
+            let reference = if n == 1 {
+                "the previous grid".to_string()
+            } else {
+                format!("the grid {w} trials ago")
+            };
+            let intro = format!(
+                "You are asked to perform a {n}-back task. You will see a sequence of {size}*{size} grids. Each grid has a letter X in one of the {} positions. For example, a grid with X at top left corner would be {}.",
+                cell_count_word(size),
+                render_grid(size, 1)
+            );
+            let strict = "Only 'm' and '-' are allowed responses. No explanations needed: please don't output any extra words!!";
+            match variant.rule() {
+                MatchRule::RowCol {
+                    include_identical, ..
+                } => {
+                    // RECONSTRUCTED (spatial_abstraction*.ipynb wording summarized in the spec).
+                    let note = if include_identical {
+                        format!(
+                            "Note that {g} is also in the same row and column as {g} itself, so an X at the identical location counts as a match.",
+                            g = render_grid(size, 1)
+                        )
+                    } else {
+                        "Note that if the X in the previous grid was at the identical location to the X in the current grid, that does not count as a match.".to_string()
+                    };
+                    format!(
+                        "{intro} Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the X in the current grid is in the same row or column as the X in {reference}, and respond with '-' (no quotation marks, just the dash sign) otherwise. For example, {a} and {b} are in the same row, and {a} and {c} are in the same column. {note}  {strict} The sequence will be presented one grid at a time. Now begins the task.",
+                        a = render_grid(size, 1),
+                        b = render_grid(size, 3),
+                        c = render_grid(size, 7),
+                    )
+                }
+                MatchRule::Identity => {
+                    // Verbatim for base (spatial_3*3.ipynb, note the double space before "Only").
+                    let rule = format!(
+                        "{intro} Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the X is in the same position as {reference}, and respond with '-' (no quotation marks, just the dash sign) otherwise."
+                    );
+                    match protocol {
+                        Protocol::Base | Protocol::Readme => format!(
+                            "{rule}  {strict} The sequence will be presented one grid at a time. Now begins the task."
+                        ),
+                        // RECONSTRUCTED join.
+                        Protocol::Noise => {
+                            let mut ex = vec!['_'; size * size];
+                            ex[0] = 'X';
+                            ex[1] = '*';
+                            ex[2 * size - 1] = '@';
+                            ex[2 * size + 1] = '~';
+                            format!(
+                                "{rule}  {strict} The sequence will be presented one grid at a time, accompanied with random noise symbols chosen from '{NOISE_SYMBOLS}' placed at random locations. Please ignore the noise symbols and focus on the location of the letter X only. For example, instead of {}, you will actually see something like {} because of the noise. Now begins the task.",
+                                render_grid(size, 1),
+                                render_cells(size, &ex)
+                            )
+                        }
+                        // RECONSTRUCTED join.
+                        Protocol::Feedback => format!(
+                            "{rule}  {strict} The sequence will be presented one grid at a time. Feedback on whether your last response was correct or wrong will also be presented. Please take advantage of feedback information to improve your performance. Note that you are only allowed to respond with 'm' or '-'. Now begins the task."
+                        ),
+                        // RECONSTRUCTED: multi-line with the three examples of the spec.
+                        Protocol::Cot => format!(
+                            "{rule}\nPlease think step by step and provide your thinking steps after responding with 'm' or '-'.\nHere are examples of how to format your response:\n1. '-: this is the first grid, so my response is -'.\n2. 'm: X was at the top middle in the previous grid, X is at the top middle in the current grid, so my response is m'.\n3. '-: X was at the bottom right in the previous grid, X is at the top middle in the current grid, so my response is -'.\nThe sequence will be presented one grid at a time. Now begins the task."
+                        ),
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Per-dialogue options.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct NbackDialogue {}
+pub struct DialogueOptions {
+    pub protocol: Protocol,
+    /// Seed of the noise symbols (noise protocol only).
+    #[serde(default)]
+    pub seed: u64,
+    /// How many invalid-response messages may be sent per trial before it is recorded as unusable.
+    /// `None` = 1 for the README protocol (as its notebook), 3 otherwise (the notebooks loop forever).
+    #[serde(default)]
+    pub max_retries: Option<u8>,
+    /// Trials answered with the correct target without calling the model. `None` = 6 for the README
+    /// protocol (as the other-models notebook), 0 otherwise.
+    #[serde(default)]
+    pub prefill: Option<usize>,
+    /// Keep the model's raw reply in the history instead of the extracted character (the reference
+    /// always keeps the extracted character).
+    #[serde(default)]
+    pub keep_raw: bool,
+}
+
+impl DialogueOptions {
+    pub fn new(protocol: Protocol) -> Self {
+        DialogueOptions {
+            protocol,
+            seed: 0,
+            max_retries: None,
+            prefill: None,
+            keep_raw: false,
+        }
+    }
+}
+
+/// What happened on one trial.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrialRecord {
+    /// Every raw reply of the model on this trial (first answer, then retries). Empty when pre-filled.
+    pub replies: Vec<String>,
+    /// The extracted answer (`m` / `-`), `None` when no usable reply came within the retry cap.
+    pub answer: Option<char>,
+    /// Answered with the correct target without calling the model.
+    pub prefilled: bool,
+}
+
+impl TrialRecord {
+    pub fn usable(&self) -> bool {
+        self.answer.is_some()
+    }
+}
+
+/// One N-back block as a multi-turn dialogue. Serializable at any point; feeding the same replies to a
+/// fresh dialogue rebuilds the same state.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NbackDialogue {
+    pub variant: Variant,
+    pub n: u8,
+    pub block: usize,
+    pub protocol: Protocol,
+    /// Item per trial (letter or 1-based cell number).
+    pub stimuli: Vec<String>,
+    /// The stimulus text shown per trial (letter or fenced grid, noise included).
+    pub shown: Vec<String>,
+    pub conditions: String,
+    pub prefill: usize,
+    pub max_retries: u8,
+    pub keep_raw: bool,
+    /// The conversation so far; when not finished it ends with the user turn awaiting a reply.
+    pub messages: Vec<Message>,
+    /// Completed trials.
+    pub trials: Vec<TrialRecord>,
+    /// Raw replies to the current (unfinished) trial.
+    #[serde(default)]
+    pub pending: Vec<String>,
+}
+
+fn extract(reply: &str) -> Option<char> {
+    let c = reply.trim_start().chars().next()?;
+    (c == 'm' || c == '-').then_some(c)
+}
+
+impl NbackDialogue {
+    pub fn new(
+        variant: Variant,
+        n: u8,
+        block_index: usize,
+        block: &Block,
+        opts: &DialogueOptions,
+    ) -> Result<Self, String> {
+        let protocol = opts.protocol;
+        if !protocol.supports(variant) {
+            return Err(format!(
+                "protocol {} is not defined for {}",
+                protocol.as_str(),
+                variant.as_str()
+            ));
+        }
+        if block.stimuli.len() != block.conditions.chars().count() {
+            return Err("stimuli and conditions differ in length".into());
+        }
+        let readme = protocol == Protocol::Readme;
+        let mut rng = Rng::from_u64(
+            opts.seed
+                ^ (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                ^ (block_index as u64).wrapping_mul(0xBF58_476D_1CE4_E5B9),
+        );
+        let shown = block
+            .stimuli
+            .iter()
+            .map(|s| render_stimulus(variant, s, protocol == Protocol::Noise, &mut rng))
+            .collect();
+        let first = if readme {
+            Message::user(readme_instruction(n as usize))
+        } else {
+            Message::system(system_prompt(variant, protocol, n as usize))
+        };
+        let mut d = NbackDialogue {
+            variant,
+            n,
+            block: block_index,
+            protocol,
+            stimuli: block.stimuli.clone(),
+            shown,
+            conditions: block.conditions.clone(),
+            prefill: opts
+                .prefill
+                .unwrap_or(if readme { 6 } else { 0 })
+                .min(block.stimuli.len()),
+            max_retries: opts.max_retries.unwrap_or(if readme { 1 } else { 3 }),
+            keep_raw: opts.keep_raw,
+            messages: vec![first],
+            trials: Vec::new(),
+            pending: Vec::new(),
+        };
+        for i in 0..d.prefill {
+            let target = d.target(i);
+            d.messages.push(Message::user(d.user_turn(i)));
+            d.messages.push(Message::assistant(target.to_string()));
+            d.trials.push(TrialRecord {
+                replies: vec![],
+                answer: Some(target),
+                prefilled: true,
+            });
+        }
+        if !d.finished() {
+            d.messages.push(Message::user(d.user_turn(d.trials.len())));
+        }
+        Ok(d)
+    }
+
+    fn target(&self, i: usize) -> char {
+        if self.conditions.chars().nth(i) == Some('m') {
+            'm'
+        } else {
+            '-'
+        }
+    }
+
+    /// The user message of trial `i` (depends on the previous answer in the feedback protocol).
+    fn user_turn(&self, i: usize) -> String {
+        let x = &self.shown[i];
+        if self.protocol != Protocol::Feedback {
+            return x.clone();
+        }
+        let tail = if self.variant.is_spatial() {
+            "Response:"
+        } else {
+            "Your response:"
+        };
+        if i == 0 {
+            format!("Current input: {x}. {tail}")
+        } else {
+            let ok = self.trials[i - 1].answer == Some(self.target(i - 1));
+            format!(
+                "Feedback: your last response was {}. Current input: {x}. {tail}",
+                if ok { "correct" } else { "wrong" }
+            )
+        }
+    }
+
+    fn invalid_text(&self) -> &'static str {
+        match (self.protocol, self.variant.is_spatial()) {
+            (Protocol::Readme, _) => README_RETRY,
+            (Protocol::Feedback, false) => INVALID_RESPONSE_VERBAL_FEEDBACK,
+            (Protocol::Noise, true) => INVALID_RESPONSE_SPATIAL_NOISE,
+            _ => INVALID_RESPONSE,
+        }
+    }
+
+    pub fn finished(&self) -> bool {
+        self.trials.len() >= self.stimuli.len()
+    }
+
+    /// Index of the trial awaiting a reply (= number of completed trials).
+    pub fn current(&self) -> usize {
+        self.trials.len()
+    }
+
+    /// The answers so far, one char per completed trial: `m`, `-`, or `?` (unusable).
+    pub fn answers(&self) -> String {
+        self.trials
+            .iter()
+            .map(|t| t.answer.unwrap_or('?'))
+            .collect()
+    }
+
+    /// Scores of the completed trials (all of the block once finished). Pre-filled trials count, as in
+    /// the paper; use [`scores_excluding_prefill`](Self::scores_excluding_prefill) to leave them out.
+    pub fn scores(&self) -> SdtScores {
+        let k = self.trials.len();
+        let cond: String = self.conditions.chars().take(k).collect();
+        SdtScores::score(&cond, &self.answers())
+    }
+
+    pub fn scores_excluding_prefill(&self) -> SdtScores {
+        let k = self.trials.len();
+        let cond: String = self.conditions.chars().take(k).collect();
+        let mask: Vec<bool> = self.trials.iter().map(|t| t.prefilled).collect();
+        SdtScores::score_masked(&cond, &self.answers(), &mask)
+    }
+
+    /// Every raw reply fed so far, in order (what a runner saves to resume).
+    pub fn replies(&self) -> Vec<String> {
+        self.trials
+            .iter()
+            .flat_map(|t| t.replies.iter().cloned())
+            .chain(self.pending.iter().cloned())
+            .collect()
+    }
+
+    fn complete(&mut self, answer: Option<char>, history: String) {
+        self.messages.push(Message::assistant(history));
+        let replies = std::mem::take(&mut self.pending);
+        self.trials.push(TrialRecord {
+            replies,
+            answer,
+            prefilled: false,
+        });
+        if !self.finished() {
+            let turn = self.user_turn(self.trials.len());
+            self.messages.push(Message::user(turn));
+        }
+    }
+}
+
+fn render_stimulus(variant: Variant, item: &str, noise: bool, rng: &mut Rng) -> String {
+    let symbols: Vec<char> = NOISE_SYMBOLS.chars().collect();
+    match variant.grid_size() {
+        None => {
+            if !noise {
+                return item.to_string();
+            }
+            // Letter plus 3–6 distinct symbols, all shuffled together.
+            let k = rng.randint(3, 6) as usize;
+            let mut chars: Vec<String> = rng
+                .sample_from(&symbols, k)
+                .into_iter()
+                .map(String::from)
+                .collect();
+            chars.push(item.to_string());
+            rng.shuffle(&mut chars);
+            chars.concat()
+        }
+        Some(size) => {
+            let cell: usize = item.parse().unwrap_or(0);
+            let mut cells = vec!['_'; size * size];
+            if (1..=size * size).contains(&cell) {
+                cells[cell - 1] = 'X';
+            }
+            if noise {
+                // 1–3 distinct symbols in distinct random empty cells.
+                let k = rng.randint(1, 3) as usize;
+                let empty: Vec<usize> = (0..size * size).filter(|&c| cells[c] == '_').collect();
+                let at = rng.sample_from(&empty, k);
+                let sy = rng.sample_from(&symbols, k);
+                for (c, s) in at.into_iter().zip(sy) {
+                    cells[c] = s;
+                }
+            }
+            render_cells(size, &cells)
+        }
+    }
+}
+
+impl Dialogue for NbackDialogue {
+    fn next_request(&self) -> Option<Vec<Message>> {
+        (!self.finished()).then(|| self.messages.clone())
+    }
+
+    fn feed(&mut self, reply: &str) {
+        if self.finished() {
+            return;
+        }
+        self.pending.push(reply.to_string());
+        match extract(reply) {
+            Some(c) => {
+                let history = if self.keep_raw {
+                    reply.to_string()
+                } else {
+                    c.to_string()
+                };
+                self.complete(Some(c), history);
+            }
+            None => {
+                let retries_used = self.pending.len() - 1;
+                if retries_used < self.max_retries as usize {
+                    self.messages.push(Message::assistant(reply));
+                    self.messages.push(Message::user(self.invalid_text()));
+                } else {
+                    self.complete(None, reply.to_string());
+                }
+            }
+        }
+    }
+}
+
+/// Where the blocks of a config come from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum BlockSource {
+    /// The published files.
+    Published,
+    /// New blocks from [`generate_block`] with the variant's alphabet and rule.
+    Generated {
+        count: usize,
+        len: usize,
+        matches: usize,
+        seed: u64,
+    },
+}
+
+/// What [`samples`] builds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NbackConfig {
+    pub variant: Variant,
+    pub ns: Vec<u8>,
+    /// Block indices to keep (`None` = all).
+    #[serde(default)]
+    pub blocks: Option<Vec<usize>>,
+    /// Keep at most this many blocks per N (after `blocks`).
+    #[serde(default)]
+    pub limit: Option<usize>,
+    pub options: DialogueOptions,
+    pub source: BlockSource,
+}
+
+impl NbackConfig {
+    /// The paper's setting for a variant: N = 1, 2, 3, all published blocks, its default protocol.
+    pub fn paper(variant: Variant) -> Self {
+        NbackConfig {
+            variant,
+            ns: vec![1, 2, 3],
+            blocks: None,
+            limit: None,
+            options: DialogueOptions::new(variant.default_protocol()),
+            source: BlockSource::Published,
+        }
+    }
+
+    pub fn validate(&self) -> Result<(), String> {
+        if !self.options.protocol.supports(self.variant) {
+            return Err(format!(
+                "protocol {} is not defined for {}",
+                self.options.protocol.as_str(),
+                self.variant.as_str()
+            ));
+        }
+        if self.ns.contains(&0) {
+            return Err("N must be at least 1".into());
+        }
+        if let (BlockSource::Published, Some(&n)) = (
+            &self.source,
+            self.ns.iter().find(|&&n| !(1..=3).contains(&n)),
+        ) {
+            return Err(format!("no published blocks for N = {n} (only 1, 2, 3)"));
+        }
+        Ok(())
+    }
+
+    /// `<variant>` plus `_<protocol>` when not the variant's default protocol, plus `_gen<seed>` for
+    /// generated blocks: the part of the sample id / task naming the condition.
+    pub fn slug(&self) -> String {
+        let mut s = self.variant.as_str().to_string();
+        if self.options.protocol != self.variant.default_protocol() {
+            s.push('_');
+            s.push_str(self.options.protocol.as_str());
+        }
+        if let BlockSource::Generated { seed, .. } = self.source {
+            s.push_str(&format!("_gen{seed}"));
+        }
+        s
+    }
+}
+
+/// The samples of a config: one dialogue per (N, block), id `nback/<slug>-<N>back/<block>`, task
+/// `<slug>-<N>back`, conditions `n`, `variant`, `protocol`, `block`. Invalid configs (see
+/// [`NbackConfig::validate`]) give no samples.
+pub fn samples(config: &NbackConfig) -> Vec<Sample> {
+    if config.validate().is_err() {
+        return Vec::new();
+    }
+    let slug = config.slug();
+    let mut out = Vec::new();
+    for &n in &config.ns {
+        let list: Vec<Block> = match config.source {
+            BlockSource::Published => blocks(config.variant, n),
+            BlockSource::Generated {
+                count,
+                len,
+                matches,
+                seed,
+            } => {
+                let mut rng = Rng::from_u64(seed.wrapping_add((n as u64) << 48));
+                let alphabet = config.variant.alphabet();
+                let mut v = Vec::with_capacity(count);
+                for _ in 0..count {
+                    match generate_block(
+                        &mut rng,
+                        n as usize,
+                        len,
+                        matches,
+                        &alphabet,
+                        config.variant.rule(),
+                    ) {
+                        Ok(b) => v.push(b),
+                        Err(_) => return Vec::new(),
+                    }
+                }
+                v
+            }
+        };
+        let mut chosen: Vec<(usize, Block)> = list
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| config.blocks.as_ref().is_none_or(|b| b.contains(i)))
+            .collect();
+        if let Some(l) = config.limit {
+            chosen.truncate(l);
+        }
+        for (i, b) in chosen {
+            let Ok(d) = NbackDialogue::new(config.variant, n, i, &b, &config.options) else {
+                continue;
+            };
+            let task = format!("{slug}-{n}back");
+            let conditions = BTreeMap::from([
+                ("n".to_string(), n.to_string()),
+                ("variant".to_string(), config.variant.as_str().to_string()),
+                (
+                    "protocol".to_string(),
+                    config.options.protocol.as_str().to_string(),
+                ),
+                ("block".to_string(), i.to_string()),
+            ]);
+            out.push(Sample {
+                id: format!("nback/{task}/{i}"),
+                suite: Suite::Nback,
+                task,
+                conditions,
+                body: SampleBody::Dialogue(d),
+            });
+        }
+    }
+    out
+}
+
+/// One row of the paper's summary table ([`REPORTED_SUMMARY_CSV`]); rates in %.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReportedSummary {
+    pub results_file: String,
+    pub model: String,
+    pub n: u8,
+    pub blocks_used: usize,
+    pub trials_per_block: usize,
+    pub hit_rate: (f64, f64),
+    pub false_alarm_rate: (f64, f64),
+    pub accuracy: (f64, f64),
+    pub dprime: (f64, f64),
+}
+
+pub fn reported_summary() -> Vec<ReportedSummary> {
+    REPORTED_SUMMARY_CSV
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            if f.len() != 13 {
+                return None;
+            }
+            let x = |i: usize| f[i].parse::<f64>().ok();
+            Some(ReportedSummary {
+                results_file: f[0].into(),
+                model: f[1].into(),
+                n: f[2].parse().ok()?,
+                blocks_used: f[3].parse().ok()?,
+                trials_per_block: f[4].parse().ok()?,
+                hit_rate: (x(5)?, x(6)?),
+                false_alarm_rate: (x(7)?, x(8)?),
+                accuracy: (x(9)?, x(10)?),
+                dprime: (x(11)?, x(12)?),
+            })
+        })
+        .collect()
+}
+
+/// One row of [`REPORTED_PER_BLOCK_CSV`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReportedBlock {
+    pub results_file: String,
+    pub n: u8,
+    pub block: usize,
+    pub targets: u32,
+    pub lures: u32,
+    pub hits: u32,
+    pub false_alarms: u32,
+    /// Notebook d′ as reported (4 dp).
+    pub dprime: f64,
+}
+
+impl ReportedBlock {
+    pub fn scores(&self) -> SdtScores {
+        SdtScores::from_counts(
+            self.hits,
+            self.targets - self.hits,
+            self.false_alarms,
+            self.lures - self.false_alarms,
+            0,
+        )
+    }
+}
+
+pub fn reported_blocks() -> Vec<ReportedBlock> {
+    REPORTED_PER_BLOCK_CSV
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            if f.len() != 8 {
+                return None;
+            }
+            Some(ReportedBlock {
+                results_file: f[0].into(),
+                n: f[1].parse().ok()?,
+                block: f[2].parse().ok()?,
+                targets: f[3].parse().ok()?,
+                lures: f[4].parse().ok()?,
+                hits: f[5].parse().ok()?,
+                false_alarms: f[6].parse().ok()?,
+                dprime: f[7].parse().ok()?,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sdt::summarize;
+
+    fn run_perfect(d: &mut NbackDialogue) {
+        while d.next_request().is_some() {
+            let t = d.target(d.current());
+            d.feed(&t.to_string());
+        }
+    }
+
+    #[test]
+    fn embedded_blocks_have_the_published_shape() {
+        for v in Variant::ALL {
+            let (len, matches) = v.published_shape();
+            for n in 1..=3u8 {
+                let bs = blocks(v, n);
+                assert_eq!(
+                    bs.len(),
+                    if v == Variant::Letters30 { 30 } else { 50 },
+                    "{v:?} {n}"
+                );
+                for b in &bs {
+                    assert_eq!(b.stimuli.len(), len);
+                    assert_eq!(b.conditions.matches('m').count(), matches);
+                    // Every labelled match follows the rule.
+                    for (i, c) in b.conditions.chars().enumerate() {
+                        if c == 'm' {
+                            assert!(
+                                i >= n as usize
+                                    && v.rule().is_match(&b.stimuli[i - n as usize], &b.stimuli[i])
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(
+            blocks(Variant::Letters, 1)[0].conditions,
+            "----mm--mm--m---mm---m--"
+        );
+        assert_eq!(blocks(Variant::Letters, 4).len(), 0);
+    }
+
+    #[test]
+    fn embedded_blocks_show_the_i_eq_n_guard_quirk() {
+        // Blocks with an unlabelled identity match (only possible at i == n): letters 4/2/0, letters_30 1/1/1.
+        let count = |v: Variant, n: u8| {
+            blocks(v, n)
+                .iter()
+                .filter(|b| {
+                    b.conditions.chars().enumerate().any(|(i, c)| {
+                        c == '-' && i >= n as usize && b.stimuli[i] == b.stimuli[i - n as usize]
+                    })
+                })
+                .count()
+        };
+        assert_eq!(
+            [
+                count(Variant::Letters, 1),
+                count(Variant::Letters, 2),
+                count(Variant::Letters, 3)
+            ],
+            [4, 2, 0]
+        );
+        assert_eq!(
+            [
+                count(Variant::Letters30, 1),
+                count(Variant::Letters30, 2),
+                count(Variant::Letters30, 3)
+            ],
+            [1, 1, 1]
+        );
+    }
+
+    #[test]
+    fn generator_exact_targets_and_no_accidental_matches() {
+        let mut rng = Rng::from_u64(11);
+        for v in Variant::ALL {
+            let alphabet = v.alphabet();
+            for n in 1..=4usize {
+                for _ in 0..40 {
+                    let b = generate_block(&mut rng, n, 24, 8, &alphabet, v.rule()).unwrap();
+                    assert_eq!(b.conditions.matches('m').count(), 8);
+                    for (i, c) in b.conditions.chars().enumerate() {
+                        if i >= n {
+                            assert_eq!(
+                                c == 'm',
+                                v.rule().is_match(&b.stimuli[i - n], &b.stimuli[i]),
+                                "{v:?} {b:?}"
+                            );
+                        } else {
+                            assert_eq!(c, '-');
+                        }
+                        assert!(alphabet.contains(&b.stimuli[i]));
+                    }
+                }
+            }
+        }
+        assert!(
+            generate_block(
+                &mut rng,
+                3,
+                10,
+                8,
+                &Variant::Letters.alphabet(),
+                MatchRule::Identity
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn readme_instruction_is_verbatim() {
+        assert_eq!(
+            readme_instruction(1),
+            "Instruction: as a language model, you are asked to perform a 1-back task. A letter will be presented on every trial. Your task is to respond with 'm' whenever the letter presented is the same as the previous letter, and '-' whenever the letter presented is different from the previous letter. A strict rule is that you must not output anything other than 'm' or '-'. Now begins the task."
+        );
+        assert!(readme_instruction(2).contains("the same as the letter two trials ago, and '-' whenever the letter presented is different from the letter two trials ago."));
+        assert!(
+            readme_instruction(3).contains("3-back task")
+                && readme_instruction(3).contains("three trials ago")
+        );
+    }
+
+    #[test]
+    fn system_prompts_match_the_notebooks() {
+        assert_eq!(
+            system_prompt(Variant::Letters, Protocol::Base, 3),
+            "You are asked to perform a 3-back task. You will see a sequence of letters. Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the current letter is the same as the letter three letters ago, and '-' (no quotation marks, just the dash sign) otherwise. Only 'm' and '-' are allowed responses. No explanations needed: please don't output any extra words!! The sequence will be presented one letter at a time. Now begins the task."
+        );
+        assert!(
+            system_prompt(Variant::Letters, Protocol::Base, 1)
+                .contains("the same as the previous one, and '-'")
+        );
+        assert_eq!(
+            system_prompt(Variant::Grids3x3, Protocol::Base, 3),
+            "You are asked to perform a 3-back task. You will see a sequence of 3*3 grids. Each grid has a letter X in one of the nine positions. For example, a grid with X at top left corner would be ``` |X|_|_| |_|_|_| |_|_|_| ```. Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the X is in the same position as the grid three trials ago, and respond with '-' (no quotation marks, just the dash sign) otherwise.  Only 'm' and '-' are allowed responses. No explanations needed: please don't output any extra words!! The sequence will be presented one grid at a time. Now begins the task."
+        );
+        let p4 = system_prompt(Variant::Grids4x4, Protocol::Base, 1);
+        assert!(
+            p4.contains("4*4 grids")
+                && p4.contains("sixteen positions")
+                && p4.contains("``` |X|_|_|_| |_|_|_|_| |_|_|_|_| |_|_|_|_| ```")
+        );
+        assert!(p4.contains("the same position as the previous grid,"));
+        assert!(
+            system_prompt(Variant::Grids7x7, Protocol::Base, 2).contains("forty-nine positions")
+        );
+        assert!(system_prompt(Variant::Letters, Protocol::Noise, 1).contains("accompanied with random noise symbols chosen from '#$%&*@^~'. Please ignore the noise symbols and focus on the letter only."));
+        assert!(
+            system_prompt(Variant::Grids3x3, Protocol::Noise, 1)
+                .contains("``` |X|*|_| |_|_|@| |_|~|_| ``` because of the noise.")
+        );
+        assert!(system_prompt(Variant::Letters, Protocol::Cot, 1).contains(
+            "'m: the previous letter was a, the current letter is a, so my response is m'"
+        ));
+        assert!(
+            system_prompt(Variant::Grids3x3Abstraction, Protocol::Base, 1)
+                .contains("same row or column as the X in the previous grid")
+        );
+        assert!(
+            system_prompt(Variant::Grids3x3Abstraction2, Protocol::Base, 1)
+                .contains("that does not count as a match")
+        );
+        assert_eq!(render_grid(3, 4), "``` |_|_|_| |X|_|_| |_|_|_| ```");
+    }
+
+    #[test]
+    fn base_protocol_flow_and_perfect_scores() {
+        let b = &blocks(Variant::Letters, 1)[0];
+        let mut d = NbackDialogue::new(
+            Variant::Letters,
+            1,
+            0,
+            b,
+            &DialogueOptions::new(Protocol::Base),
+        )
+        .unwrap();
+        let req = d.next_request().unwrap();
+        assert_eq!(req.len(), 2);
+        assert_eq!(req[0].role, super::super::Role::System);
+        assert_eq!(req[1], Message::user("q"));
+        d.feed("- (dash)");
+        let req = d.next_request().unwrap();
+        assert_eq!(req[2], Message::assistant("-"));
+        assert_eq!(req[3], Message::user("v"));
+        let mut d = NbackDialogue::new(
+            Variant::Letters,
+            1,
+            0,
+            b,
+            &DialogueOptions::new(Protocol::Base),
+        )
+        .unwrap();
+        run_perfect(&mut d);
+        assert!(d.next_request().is_none());
+        assert_eq!(d.answers(), b.conditions);
+        let s = d.scores();
+        assert_eq!(
+            (s.hit_rate, s.false_alarm_rate, s.accuracy),
+            (1.0, 0.0, 1.0)
+        );
+        assert!((s.dprime - 4.6527).abs() < 1e-4);
+        assert_eq!(d.messages.len(), 1 + 2 * 24);
+    }
+
+    #[test]
+    fn readme_protocol_prefills_six_and_retries_once() {
+        let b = &blocks(Variant::Letters30, 2)[0];
+        let mut d = NbackDialogue::new(
+            Variant::Letters30,
+            2,
+            0,
+            b,
+            &DialogueOptions::new(Protocol::Readme),
+        )
+        .unwrap();
+        assert_eq!(d.current(), 6);
+        let req = d.next_request().unwrap();
+        assert_eq!(req[0], Message::user(readme_instruction(2)));
+        assert_eq!(req.len(), 1 + 2 * 6 + 1);
+        assert_eq!(req[2].content, b.conditions[0..1]);
+        assert_eq!(req[13], Message::user(b.stimuli[6].clone()));
+        d.feed("I think so");
+        let req = d.next_request().unwrap();
+        assert_eq!(req[req.len() - 1], Message::user(README_RETRY));
+        assert_eq!(d.current(), 6);
+        d.feed("still no");
+        assert_eq!(d.current(), 7);
+        assert_eq!(d.trials[6].answer, None);
+        assert_eq!(d.trials[6].replies.len(), 2);
+        assert_eq!(&d.answers()[..7], format!("{}?", &b.conditions[..6]));
+        let s = d.scores();
+        assert_eq!((s.trials, s.unusable), (7, 1));
+        assert_eq!(d.scores_excluding_prefill().trials, 1);
+    }
+
+    #[test]
+    fn retries_are_bounded() {
+        let b = &blocks(Variant::Grids3x3, 1)[0];
+        let mut d = NbackDialogue::new(
+            Variant::Grids3x3,
+            1,
+            0,
+            b,
+            &DialogueOptions::new(Protocol::Cot),
+        )
+        .unwrap();
+        let mut calls = 0;
+        while d.next_request().is_some() {
+            d.feed("I cannot answer");
+            calls += 1;
+            assert!(calls <= 24 * 4);
+        }
+        assert_eq!(calls, 24 * 4);
+        assert_eq!(d.answers(), "?".repeat(24));
+        assert_eq!(d.scores().unusable, 24);
+        // CoT: only the extracted char stays in the history.
+        let mut d = NbackDialogue::new(
+            Variant::Grids3x3,
+            1,
+            0,
+            b,
+            &DialogueOptions::new(Protocol::Cot),
+        )
+        .unwrap();
+        d.feed("x");
+        assert_eq!(
+            d.next_request().unwrap().last().unwrap().content,
+            INVALID_RESPONSE
+        );
+        d.feed("-: this is the first grid, so my response is -");
+        let req = d.next_request().unwrap();
+        assert_eq!(req[req.len() - 2], Message::assistant("-"));
+        assert_eq!(d.trials[0].replies.len(), 2);
+    }
+
+    #[test]
+    fn feedback_and_noise_turns() {
+        let b = &blocks(Variant::Letters, 1)[0];
+        let mut d = NbackDialogue::new(
+            Variant::Letters,
+            1,
+            0,
+            b,
+            &DialogueOptions::new(Protocol::Feedback),
+        )
+        .unwrap();
+        assert_eq!(
+            d.next_request().unwrap()[1].content,
+            "Current input: q. Your response:"
+        );
+        d.feed("m");
+        assert_eq!(
+            d.next_request().unwrap()[3].content,
+            "Feedback: your last response was wrong. Current input: v. Your response:"
+        );
+        d.feed("-");
+        assert_eq!(
+            d.next_request().unwrap()[5].content,
+            "Feedback: your last response was correct. Current input: b. Your response:"
+        );
+        let g = &blocks(Variant::Grids3x3, 1)[0];
+        let d = NbackDialogue::new(
+            Variant::Grids3x3,
+            1,
+            0,
+            g,
+            &DialogueOptions::new(Protocol::Feedback),
+        )
+        .unwrap();
+        assert!(
+            d.next_request().unwrap()[1]
+                .content
+                .ends_with(" ```. Response:")
+        );
+
+        let d = NbackDialogue::new(
+            Variant::Letters,
+            1,
+            0,
+            b,
+            &DialogueOptions::new(Protocol::Noise),
+        )
+        .unwrap();
+        for (s, x) in d.shown.iter().zip(&b.stimuli) {
+            let letters: Vec<char> = s.chars().filter(|c| !NOISE_SYMBOLS.contains(*c)).collect();
+            assert_eq!(letters, x.chars().collect::<Vec<_>>());
+            let k = s.chars().count() - 1;
+            assert!((3..=6).contains(&k));
+            let set: std::collections::HashSet<char> = s.chars().collect();
+            assert_eq!(set.len(), k + 1);
+        }
+        let d = NbackDialogue::new(
+            Variant::Grids3x3,
+            1,
+            0,
+            g,
+            &DialogueOptions::new(Protocol::Noise),
+        )
+        .unwrap();
+        for (s, x) in d.shown.iter().zip(&g.stimuli) {
+            let cells: Vec<char> = s
+                .chars()
+                .filter(|c| *c != '|' && *c != ' ' && *c != '`')
+                .collect();
+            assert_eq!(cells.len(), 9);
+            assert_eq!(
+                cells.iter().position(|c| *c == 'X').unwrap() + 1,
+                x.parse::<usize>().unwrap()
+            );
+            let noise = cells.iter().filter(|c| NOISE_SYMBOLS.contains(**c)).count();
+            assert!((1..=3).contains(&noise));
+        }
+    }
+
+    #[test]
+    fn serde_round_trip_mid_dialogue_equals_replay() {
+        let b = &blocks(Variant::Letters, 2)[3];
+        let opts = DialogueOptions {
+            seed: 5,
+            ..DialogueOptions::new(Protocol::Noise)
+        };
+        let mut d = NbackDialogue::new(Variant::Letters, 2, 3, b, &opts).unwrap();
+        for (k, r) in ["m", "??", "-", "- because", "oops", "m"]
+            .iter()
+            .enumerate()
+        {
+            d.feed(r);
+            if k == 3 {
+                let json = serde_json::to_string(&SampleBody::Dialogue(d.clone())).unwrap();
+                let back: SampleBody = serde_json::from_str(&json).unwrap();
+                assert_eq!(back, SampleBody::Dialogue(d.clone()));
+            }
+        }
+        let json = serde_json::to_string(&d).unwrap();
+        let back: NbackDialogue = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, d);
+        let mut replay = NbackDialogue::new(Variant::Letters, 2, 3, b, &opts).unwrap();
+        for r in d.replies() {
+            replay.feed(&r);
+        }
+        assert_eq!(replay, d);
+    }
+
+    #[test]
+    fn samples_ids_and_conditions() {
+        let s = samples(&NbackConfig::paper(Variant::Letters));
+        assert_eq!(s.len(), 150);
+        assert_eq!(s[0].id, "nback/letters-1back/0");
+        assert_eq!(s[149].id, "nback/letters-3back/49");
+        assert_eq!(s[0].conditions["n"], "1");
+        assert_eq!(s[0].suite, Suite::Nback);
+        let mut c = NbackConfig::paper(Variant::Grids3x3);
+        c.options.protocol = Protocol::Noise;
+        c.ns = vec![2];
+        c.blocks = Some(vec![1, 4, 9]);
+        c.limit = Some(2);
+        let s = samples(&c);
+        assert_eq!(
+            s.iter().map(|x| x.id.as_str()).collect::<Vec<_>>(),
+            [
+                "nback/grids_3x3_noise-2back/1",
+                "nback/grids_3x3_noise-2back/4"
+            ]
+        );
+        let s30 = samples(&NbackConfig::paper(Variant::Letters30));
+        assert_eq!(s30.len(), 90);
+        c.options.protocol = Protocol::Readme;
+        assert!(c.validate().is_err() && samples(&c).is_empty());
+        let mut g = NbackConfig::paper(Variant::Grids3x3Abstraction2);
+        g.ns = vec![4];
+        g.source = BlockSource::Generated {
+            count: 5,
+            len: 24,
+            matches: 8,
+            seed: 3,
+        };
+        let s = samples(&g);
+        assert_eq!(s.len(), 5);
+        assert_eq!(s[0].id, "nback/grids_3x3_abstraction_2_gen3-4back/0");
+        assert_eq!(samples(&g), s, "deterministic");
+    }
+
+    #[test]
+    fn reported_per_block_dprime_is_reproduced() {
+        let rows = reported_blocks();
+        assert_eq!(rows.len(), 2580);
+        for r in &rows {
+            let s = r.scores();
+            assert!(
+                (s.dprime_notebook - r.dprime).abs() < 6e-5,
+                "{r:?} -> {}",
+                s.dprime_notebook
+            );
+        }
+    }
+
+    #[test]
+    fn reported_summary_is_reproduced() {
+        let rows = reported_blocks();
+        let summary = reported_summary();
+        assert_eq!(summary.len(), 63);
+        let close = |a: f64, b: f64| (a - b).abs() <= 0.0051;
+        for r in &summary {
+            let blocks: Vec<SdtScores> = rows
+                .iter()
+                .filter(|b| {
+                    b.results_file == r.results_file && b.n == r.n && b.block < r.blocks_used
+                })
+                .map(|b| b.scores())
+                .collect();
+            assert_eq!(blocks.len(), r.blocks_used, "{r:?}");
+            let m = summarize(&blocks);
+            let pct = |x: crate::sdt::MeanSe| (x.mean * 100.0, x.se * 100.0);
+            for (got, want, what) in [
+                (pct(m.hit_rate), r.hit_rate, "HR"),
+                (pct(m.false_alarm_rate), r.false_alarm_rate, "FAR"),
+                (pct(m.accuracy), r.accuracy, "Acc"),
+                (
+                    (m.dprime_notebook.mean, m.dprime_notebook.se),
+                    r.dprime,
+                    "d'",
+                ),
+            ] {
+                assert!(
+                    close(got.0, want.0) && close(got.1, want.1),
+                    "{} N={} {what}: {got:?} vs {want:?}",
+                    r.results_file,
+                    r.n
+                );
+            }
+        }
+        // The headline numbers: GPT-3.5 verbal base d' 3.53±.11 / 1.43±.10 / 1.11±.09.
+        let want = [(3.53, 0.11), (1.43, 0.10), (1.11, 0.09)];
+        for (n, w) in (1..=3u8).zip(want) {
+            let bl: Vec<SdtScores> = rows
+                .iter()
+                .filter(|b| b.results_file == "all_trials_verbal.json" && b.n == n)
+                .map(|b| b.scores())
+                .collect();
+            let m = summarize(&bl).dprime_notebook;
+            assert!(close(m.mean, w.0) && close(m.se, w.1), "N={n}: {m:?}");
+        }
+    }
+}
