@@ -420,20 +420,30 @@ fn taps() -> &'static Taps {
             for k in 0..6 {
                 wi[k] = (ws[k] / sum * one as f64).round() as i32;
             }
+            debug_assert!(wi.iter().all(|&w| w >= 0));
             // put the rounding remainder on the largest tap so the weights sum to exactly one
             let rem = one - wi.iter().sum::<i32>();
             let kmax = (0..6).max_by_key(|&k| wi[k]).unwrap();
             wi[kmax] += rem;
-            t.start[o] = lo;
-            t.w[o] = wi;
+            // Move the window left so it never reads past the image: the taps it gains have weight 0.
+            let shift = (lo + 6).saturating_sub(BIG);
+            let mut shifted = [0i32; 6];
+            for k in 0..6 - shift {
+                shifted[k + shift] = wi[k];
+            }
+            t.start[o] = lo - shift;
+            t.w[o] = shifted;
         }
         t
     })
 }
 
+/// Round a fixed-point sum to a byte. Weights are non-negative and sum to exactly `1 << PRECISION`, so a
+/// sum of bytes is within `0..=255 << PRECISION` and the result always fits (no clamp needed).
 #[inline]
 fn to_u8(acc: i32) -> u8 {
-    ((acc + (1 << (PRECISION - 1))) >> PRECISION).clamp(0, 255) as u8
+    debug_assert!((0..=255 << PRECISION).contains(&acc));
+    ((acc + (1 << (PRECISION - 1))) >> PRECISION) as u8
 }
 
 /// Downsample a 96×96 image to the 32×32×3 tensor, channel-major (`[3][32][32]`), values in [0, 1].
@@ -453,54 +463,50 @@ pub fn downsample(img: &Image96, out: &mut [f32]) {
         let s = t.start[o] as i32;
         s <= hi && s + 5 >= lo
     };
-    let cols: Vec<usize> = (0..SMALL).filter(|&o| reach(o, dx0, dx1)).collect();
-    let rows: Vec<usize> = (0..SMALL).filter(|&o| reach(o, dy0, dy1)).collect();
-    let (Some(&r0), Some(&r1)) = (rows.first(), rows.last()) else { return };
+    let (Some(c0), Some(r0)) = ((0..SMALL).find(|&o| reach(o, dx0, dx1)), (0..SMALL).find(|&o| reach(o, dy0, dy1)))
+    else {
+        return;
+    };
+    let c1 = (0..SMALL).rev().find(|&o| reach(o, dx0, dx1)).unwrap_or(c0);
+    let r1 = (0..SMALL).rev().find(|&o| reach(o, dy0, dy1)).unwrap_or(r0);
     let y_lo = t.start[r0];
-    let y_hi = (t.start[r1] + 5).min(BIG - 1);
-    // horizontal: the rows the vertical pass will read × the reached columns, rounded to 8 bits
+    let y_hi = t.start[r1] + 5;
+    // horizontal: the rows the vertical pass reads × the reached columns, rounded to 8 bits
     let mut mid = [0u8; BIG * SMALL * 3];
     for y in y_lo..=y_hi {
         let row = &img.px[y * BIG * 3..(y + 1) * BIG * 3];
-        for &o in &cols {
+        let out_row = &mut mid[y * SMALL * 3..(y + 1) * SMALL * 3];
+        for o in c0..=c1 {
             let s = t.start[o] * 3;
+            let taps: &[u8; 18] = row[s..s + 18].try_into().unwrap();
             let w = &t.w[o];
             let (mut r, mut g, mut b) = (0i32, 0i32, 0i32);
             for k in 0..6 {
-                let i = s + k * 3;
-                if i + 2 >= row.len() {
-                    break;
-                }
-                r += w[k] * row[i] as i32;
-                g += w[k] * row[i + 1] as i32;
-                b += w[k] * row[i + 2] as i32;
+                r += w[k] * taps[3 * k] as i32;
+                g += w[k] * taps[3 * k + 1] as i32;
+                b += w[k] * taps[3 * k + 2] as i32;
             }
-            let m = (y * SMALL + o) * 3;
-            mid[m] = to_u8(r);
-            mid[m + 1] = to_u8(g);
-            mid[m + 2] = to_u8(b);
+            out_row[o * 3] = to_u8(r);
+            out_row[o * 3 + 1] = to_u8(g);
+            out_row[o * 3 + 2] = to_u8(b);
         }
     }
-    // vertical: reached rows × reached columns
-    for &oy in &rows {
+    // vertical: whole rows of 32×3 accumulated at once (vectorises), reached rows only
+    for oy in r0..=r1 {
         let s = t.start[oy];
         let w = &t.w[oy];
-        for &ox in &cols {
-            let (mut r, mut g, mut b) = (0i32, 0i32, 0i32);
-            for k in 0..6 {
-                let yy = s + k;
-                if yy >= BIG {
-                    break;
-                }
-                let i = (yy * SMALL + ox) * 3;
-                r += w[k] * mid[i] as i32;
-                g += w[k] * mid[i + 1] as i32;
-                b += w[k] * mid[i + 2] as i32;
+        let mut acc = [0i32; SMALL * 3];
+        for k in 0..6 {
+            let src = &mid[(s + k) * SMALL * 3..(s + k + 1) * SMALL * 3];
+            for (a, &v) in acc.iter_mut().zip(src) {
+                *a += w[k] * v as i32;
             }
+        }
+        for ox in c0..=c1 {
             let o = oy * SMALL + ox;
-            out[o] = t.unit[to_u8(r) as usize];
-            out[plane + o] = t.unit[to_u8(g) as usize];
-            out[2 * plane + o] = t.unit[to_u8(b) as usize];
+            out[o] = t.unit[to_u8(acc[ox * 3]) as usize];
+            out[plane + o] = t.unit[to_u8(acc[ox * 3 + 1]) as usize];
+            out[2 * plane + o] = t.unit[to_u8(acc[ox * 3 + 2]) as usize];
         }
     }
 }
