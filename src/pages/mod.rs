@@ -1,0 +1,3 @@
+pub mod gallery;
+pub mod home;
+pub mod results;

@@ -1,0 +1,199 @@
+//! Results: open a share link or an exported JSON file and show the record; download it as JSON or
+//! CSV; copy its share link. A link or file that cannot be read shows a plain message and leaves the
+//! result shown before in place.
+
+use leptos::prelude::*;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wmlab_core::record::{ResultRecord, Summary};
+use wmlab_core::share;
+
+use crate::app::AppState;
+use crate::web;
+
+fn fmt_num(x: f64) -> String {
+    format!("{x:.4}")
+}
+
+fn summary_row(s: &Summary) -> impl IntoView {
+    let se = s.se.map(fmt_num).unwrap_or_else(|| "—".into());
+    view! {
+        <tr>
+            <td>{s.task.clone()}</td>
+            <td>{s.conditions.label()}</td>
+            <td>{s.metric.clone()}</td>
+            <td class="num">{s.n}</td>
+            <td class="num">{fmt_num(s.value)}</td>
+            <td class="num">{se}</td>
+        </tr>
+    }
+}
+
+fn file_name(r: &ResultRecord, ext: &str) -> String {
+    let clean: String = r.task.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
+    format!("wmlab-{}-{}.{ext}", clean, r.subject.kind())
+}
+
+fn record_view(state: AppState, r: ResultRecord) -> impl IntoView {
+    let link = match share::fragment(&r) {
+        Ok(f) => Ok(format!("{}{}", web::base_url(), f)),
+        Err(e) => Err(e.to_string()),
+    };
+    let full_in_link = share::decode(link.as_ref().map(|s| s.as_str()).unwrap_or(""))
+        .map(|back| back.trials.len() == r.trials.len())
+        .unwrap_or(true);
+    let (json_r, csv_r) = (r.clone(), r.clone());
+    let download_json = move |_| match json_r.to_json() {
+        Ok(text) => {
+            if let Err(e) = web::download(&file_name(&json_r, "json"), "application/json", &text) {
+                state.error.set(Some(format!("The download failed: {e}.")));
+            }
+        }
+        Err(e) => state.error.set(Some(e.to_string())),
+    };
+    let download_csv = move |_| match csv_r.to_csv() {
+        Ok(text) => {
+            if let Err(e) = web::download(&file_name(&csv_r, "csv"), "text/csv", &text) {
+                state.error.set(Some(format!("The download failed: {e}.")));
+            }
+        }
+        Err(e) => state.error.set(Some(e.to_string())),
+    };
+    let copied = RwSignal::new(false);
+    let link_input = NodeRef::<leptos::html::Input>::new();
+    let link_text = link.clone().unwrap_or_default();
+    let copy = move |_| {
+        if let Some(i) = link_input.get() {
+            i.select();
+        }
+        let clip = web::window().navigator().clipboard();
+        let _ = clip.write_text(&link_text);
+        copied.set(true);
+    };
+    let subject = r.subject.label();
+    let kind = r.subject.kind();
+    let created = r.created.clone().unwrap_or_else(|| "—".into());
+    let summaries = r.summaries.iter().map(summary_row).collect_view();
+    let n_trials = r.trials.len();
+    let n_summaries = r.summaries.len();
+    view! {
+        <div class="record" id="record">
+            <dl class="meta">
+                <dt>"Subject"</dt><dd id="subject">{subject} " (" {kind} ")"</dd>
+                <dt>"Task"</dt><dd id="record-task">{r.task.clone()}</dd>
+                <dt>"Seed"</dt><dd id="record-seed">{r.config.seed}</dd>
+                <dt>"Made"</dt><dd>{created} " · WM Lab " {r.app_version.clone()} " · record version " {r.schema}</dd>
+                <dt>"Trials"</dt><dd id="trial-count">{n_trials}</dd>
+            </dl>
+            <h2>"Summary"</h2>
+            {if n_summaries == 0 {
+                view! { <p class="empty">"This result has no summaries."</p> }.into_any()
+            } else {
+                view! {
+                    <table id="summary-table" class="summary">
+                        <thead><tr>
+                            <th>"Task"</th><th>"Condition"</th><th>"Metric"</th>
+                            <th class="num">"n"</th><th class="num">"Value"</th><th class="num">"SE"</th>
+                        </tr></thead>
+                        <tbody>{summaries}</tbody>
+                    </table>
+                }.into_any()
+            }}
+            <div class="actions">
+                <button id="download-json" on:click=download_json>"Download JSON"</button>
+                <button id="download-csv" on:click=download_csv>"Download CSV"</button>
+            </div>
+            <h2>"Share"</h2>
+            {match link {
+                Ok(l) => view! {
+                    <div class="share">
+                        <input id="share-link" type="text" readonly node_ref=link_input value=l.clone() prop:value=l
+                            on:focus=move |ev| {
+                                if let Some(i) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) { i.select(); }
+                            }/>
+                        <button id="copy-link" on:click=copy>{move || if copied.get() { "Copied" } else { "Copy share link" }}</button>
+                    </div>
+                    <p class="small">
+                        "The result travels inside the link (after the #); no server sees it."
+                        {(!full_in_link).then_some(" This result is large, so the link carries the summaries only.")}
+                    </p>
+                }.into_any(),
+                Err(e) => view! { <p class="error">{e}</p> }.into_any(),
+            }}
+        </div>
+    }
+}
+
+#[component]
+pub fn Results() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let pasted = RwSignal::new(String::new());
+    let open_pasted = move || {
+        let text = pasted.get_untracked();
+        if text.trim().is_empty() {
+            state.error.set(Some(share::ShareError::Empty.to_string()));
+        } else {
+            state.open_link(&text);
+        }
+    };
+    let on_file = move |ev: leptos::ev::Event| {
+        let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
+        let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
+        const MAX_FILE: f64 = 64.0 * 1024.0 * 1024.0;
+        if file.size() > MAX_FILE {
+            state.error.set(Some("This file is too large to be a WM Lab result (more than 64 MB).".into()));
+            return;
+        }
+        let Ok(reader) = web_sys::FileReader::new() else { return };
+        let r2 = reader.clone();
+        let onload = Closure::once_into_js(move |_ev: web_sys::ProgressEvent| {
+            match r2.result().ok().and_then(|v| v.as_string()) {
+                Some(text) => state.open_json(&text),
+                None => state.error.set(Some("This file could not be read as text.".into())),
+            }
+        });
+        let onerror = Closure::once_into_js(move |_ev: web_sys::ProgressEvent| {
+            state.error.set(Some("This file could not be read.".into()));
+        });
+        reader.set_onload(Some(onload.unchecked_ref()));
+        reader.set_onerror(Some(onerror.unchecked_ref()));
+        if reader.read_as_text(&file).is_err() {
+            state.error.set(Some("This file could not be read.".into()));
+        }
+        input.set_value("");
+    };
+
+    view! {
+        <section class="results" id="results"
+            data-state=move || match (state.result.with(|r| r.is_some()), state.error.with(|e| e.is_some())) {
+                (_, true) => "error",
+                (true, false) => "shown",
+                (false, false) => "empty",
+            }>
+            <h1>"Results"</h1>
+            <div class="open">
+                <form class="paste" on:submit=move |ev| { ev.prevent_default(); open_pasted(); }>
+                    <label for="link-input">"Share link"</label>
+                    <input id="link-input" type="text" placeholder="Paste a link with #r=…"
+                        prop:value=move || pasted.get() on:input=move |ev| pasted.set(event_target_value(&ev))/>
+                    <button id="open-link" type="submit">"Open"</button>
+                </form>
+                <div class="file">
+                    <label for="file-input">"or a JSON file exported by WM Lab "</label>
+                    <input id="file-input" type="file" accept=".json,application/json" on:change=on_file/>
+                </div>
+            </div>
+            {move || state.error.get().map(|e| view! { <p class="error" id="share-error" role="alert">{e}</p> })}
+            {move || match state.result.get() {
+                Some(r) => record_view(state, r).into_any(),
+                None => view! {
+                    <div class="empty" id="results-empty">
+                        <p>"No result is open yet."</p>
+                        <p>"Paste a share link above, open a JSON file, or make a demo result in the "
+                            <a href="#/gallery">"Task gallery"</a> "."</p>
+                    </div>
+                }.into_any(),
+            }}
+        </section>
+    }
+}

@@ -1,0 +1,49 @@
+//! Small browser helpers (downloads, location, time) shared by the pages.
+
+use wasm_bindgen::JsCast;
+
+pub fn window() -> web_sys::Window {
+    web_sys::window().expect("a browser window")
+}
+
+/// The current location hash, including the leading `#` (empty when there is none).
+pub fn hash() -> String {
+    window().location().hash().unwrap_or_default()
+}
+
+pub fn set_hash(h: &str) {
+    let _ = window().location().set_hash(h);
+}
+
+/// `origin + pathname` of the page, to build share links.
+pub fn base_url() -> String {
+    let loc = window().location();
+    format!("{}{}", loc.origin().unwrap_or_default(), loc.pathname().unwrap_or_default())
+}
+
+/// Now as ISO 8601 text.
+pub fn now_iso() -> String {
+    js_sys::Date::new_0().to_iso_string().as_string().unwrap_or_default()
+}
+
+/// Offer `text` as a file download named `name`.
+pub fn download(name: &str, mime: &str, text: &str) -> Result<(), String> {
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type(mime);
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts)
+        .map_err(|_| "the browser could not make the file".to_string())?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob)
+        .map_err(|_| "the browser could not make the file".to_string())?;
+    let doc = window().document().ok_or("no document")?;
+    let a: web_sys::HtmlAnchorElement = doc
+        .create_element("a")
+        .map_err(|_| "no link element")?
+        .dyn_into()
+        .map_err(|_| "no link element")?;
+    a.set_href(&url);
+    a.set_download(name);
+    a.click();
+    let _ = web_sys::Url::revoke_object_url(&url);
+    Ok(())
+}

@@ -1,0 +1,149 @@
+// The gallery draws every task: each of the 14 ids paints the big canvas and the 32×32 network view,
+// memory frames differ from blank retention frames, and arrow keys step through a trial.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, openPage, canvasStats } from './helpers.mjs';
+
+const TASKS = ['SC', 'SFR', 'SI', 'SMU', 'STS', 'VIR', 'VSR', 'VSRec',
+  'CD-Color', 'CD-Orientation', 'CD-Size', 'CD-Gap', 'CD-Conjunction', 'CS'];
+
+let server, browser, page;
+before(async () => {
+  server = await serve();
+  browser = await launch();
+  page = await openPage(browser.context, server.url + '#/gallery');
+  await page.waitForSelector('#gallery');
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** Wait until both canvases show the gallery's current trial step; returns the key. */
+async function drawn() {
+  return page.waitForFunction(() => {
+    const g = document.querySelector('#gallery');
+    const s = document.querySelector('#stage');
+    const n = document.querySelector('#netview');
+    if (!g || !s || !n) return false;
+    const key = s.getAttribute('data-drawn');
+    if (!key || key !== n.getAttribute('data-drawn')) return false;
+    const [task, , , step] = key.split(':');
+    return task === g.dataset.task && step === g.dataset.step ? key : false;
+  }, null, { timeout: 30_000 }).then((h) => h.jsonValue());
+}
+
+async function steps() {
+  return Number(await page.$eval('#gallery', (g) => g.dataset.steps));
+}
+
+/** Digest of every frame of the current trial (leaves the stepper at the last step). */
+async function trialHashes() {
+  const n = await steps();
+  const out = [];
+  await page.click('.pips .pip >> nth=0');
+  await page.waitForSelector('#gallery[data-step="0"]');
+  await drawn();
+  for (let t = 0; t < n; t++) {
+    if (t > 0) await next(t);
+    out.push((await canvasStats(page, '#stage')).hash);
+  }
+  return out.join(',');
+}
+
+async function next(expectStep) {
+  await page.click('#next');
+  await page.waitForSelector(`#gallery[data-step="${expectStep}"]`);
+  return drawn();
+}
+
+test('the selector offers all 14 task ids', async () => {
+  const ids = await page.$$eval('#task-select option', (os) => os.map((o) => o.value));
+  assert.deepEqual(ids, TASKS);
+});
+
+for (const id of TASKS) {
+  test(`gallery draws ${id}`, async () => {
+    await page.selectOption('#task-select', id);
+    await page.waitForSelector(`#gallery[data-task="${id}"][data-step="0"]`);
+    const key = await drawn();
+    assert.ok(key.startsWith(`${id}:`), key);
+    const n = await steps();
+    assert.ok(n >= 1 && n <= 20, `${id} has ${n} steps`);
+    assert.match(await page.textContent('#step-counter'), new RegExp(`^step 1 / ${n}$`));
+    assert.ok((await page.textContent('#conditions')).length > 0);
+
+    const big0 = await canvasStats(page, '#stage');
+    assert.equal(big0.width, 480);
+    assert.ok(!big0.allBlack, `${id}: step 0 looks like the black padding`);
+    const net0 = await canvasStats(page, '#netview');
+    assert.equal(net0.width, 32);
+    assert.ok(!net0.allBlack, `${id}: the 32×32 view of step 0 is black`);
+
+    // Walk the whole trial: some frame has content, answers are shown for scored steps.
+    let maxColours = big0.colours;
+    const hashes = new Set([big0.hash]);
+    let scored = 0;
+    for (let t = 0; t < n; t++) {
+      if (t > 0) await next(t);
+      const st = t === 0 ? big0 : await canvasStats(page, '#stage');
+      maxColours = Math.max(maxColours, st.colours);
+      hashes.add(st.hash);
+      const answer = await page.textContent('#answer');
+      assert.ok(answer.length > 0);
+      if (answer !== 'not scored') { scored++; assert.match(answer, /^answer: /); }
+      assert.ok((await page.textContent('#phase')).length > 0);
+    }
+    assert.ok(maxColours > 1, `${id}: every frame is a single colour`);
+    assert.ok(scored >= 1, `${id}: no scored step`);
+    if (n > 1) assert.ok(hashes.size > 1, `${id}: all ${n} frames are identical`);
+    assert.deepEqual(page.errors, []);
+  });
+}
+
+test('a memory frame differs from a blank retention frame (VIR, retention > 0)', async () => {
+  await page.selectOption('#task-select', 'VIR');
+  await page.waitForSelector('#gallery[data-task="VIR"]');
+  const cell = await page.$$eval('#cell-select option', (os) => {
+    const o = os.find((o) => /retention=([1-9]\d*)/.test(o.textContent));
+    return o ? o.value : null;
+  });
+  assert.ok(cell !== null, 'VIR offers a condition with retention > 0');
+  await page.selectOption('#cell-select', cell);
+  await page.waitForSelector('#gallery[data-step="0"]');
+  await drawn();
+  const n = await steps();
+  const byPhase = {};
+  for (let t = 0; t < n; t++) {
+    if (t > 0) await next(t);
+    const phase = await page.textContent('#phase');
+    (byPhase[phase] ??= []).push(await canvasStats(page, '#stage'));
+  }
+  assert.ok(byPhase.present?.length, `phases: ${Object.keys(byPhase)}`);
+  assert.ok(byPhase.retention?.length, `phases: ${Object.keys(byPhase)}`);
+  const present = byPhase.present[0];
+  const retention = byPhase.retention[0];
+  assert.equal(retention.colours, 1, 'a retention frame is blank');
+  assert.ok(present.colours > 1, 'a memory frame shows something');
+  assert.notEqual(present.hash, retention.hash);
+});
+
+test('arrow keys step, new trial and seed change the trial', async () => {
+  await page.selectOption('#task-select', 'VSR');
+  await page.waitForSelector('#gallery[data-task="VSR"][data-step="0"]');
+  await drawn();
+  await page.focus('#next');
+  await page.keyboard.press('ArrowRight');
+  await page.waitForSelector('#gallery[data-step="1"]');
+  await page.keyboard.press('ArrowLeft');
+  await page.waitForSelector('#gallery[data-step="0"]');
+  const before = await trialHashes();
+  const seed = Number(await page.inputValue('#seed'));
+  await page.click('#new-trial');
+  await page.waitForFunction((s) => document.querySelector('#seed').value === String(s + 1), seed);
+  const key = await drawn();
+  assert.ok(key.endsWith(`:${seed + 1}:0`), key);
+  // Another seed draws another trial.
+  assert.notEqual(await trialHashes(), before);
+  assert.deepEqual(page.errors, []);
+});

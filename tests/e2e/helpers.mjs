@@ -1,0 +1,112 @@
+// Shared helpers of the end-to-end tests: a static server for dist/ and headless Chromium.
+import http from 'node:http';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const DIST = process.env.WMLAB_DIST || path.resolve(here, '../../dist');
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.json': 'application/json',
+  '.png': 'image/png',
+};
+
+/** Serve DIST on 127.0.0.1 at a free port. Resolves to { url, close }. */
+export function serve(root = DIST) {
+  if (!fs.existsSync(path.join(root, 'index.html'))) {
+    throw new Error(`${root}/index.html is missing: build the app first (tests/e2e/run.sh)`);
+  }
+  const server = http.createServer((req, res) => {
+    const urlPath = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    let file = path.normalize(path.join(root, urlPath));
+    if (!file.startsWith(root)) { res.writeHead(403).end(); return; }
+    if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
+    fs.readFile(file, (err, data) => {
+      if (err) { res.writeHead(404, { 'content-type': 'text/plain' }).end('not found'); return; }
+      res.writeHead(200, {
+        'content-type': TYPES[path.extname(file)] || 'application/octet-stream',
+        'cache-control': 'no-store',
+      });
+      res.end(data);
+    });
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      resolve({ url: `http://127.0.0.1:${port}/`, close: () => new Promise((r) => server.close(r)) });
+    });
+  });
+}
+
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+
+/** Headless Chromium with SwiftShader WebGPU and no background networking, fresh profile. */
+export async function launch() {
+  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wmlab-e2e-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1280, height: 1000 },
+    deviceScaleFactor: 1,
+    args: [
+      '--headless=new', '--no-sandbox',
+      '--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-vulkan=swiftshader',
+      '--use-webgpu-adapter=swiftshader', '--use-angle=swiftshader',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run',
+      '--disable-dev-shm-usage',
+    ],
+  });
+  return {
+    context,
+    async close() {
+      await context.close();
+      fs.rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A new page that records console errors and uncaught exceptions (wasm panics land there). */
+export async function openPage(context, url) {
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.errors = errors;
+  await page.goto(url);
+  await page.waitForSelector('body[data-app-ready="true"]', { timeout: 60_000 });
+  return page;
+}
+
+/** A share payload for an arbitrary JSON value, encoded as the app does (raw DEFLATE + base64url). */
+export function encodeShare(value) {
+  const json = Buffer.from(typeof value === 'string' ? value : JSON.stringify(value));
+  return '1.' + zlib.deflateRawSync(json, { level: 9 }).toString('base64url');
+}
+
+/** Canvas pixel statistics: distinct colours (sampled) and a digest, read in the page. */
+export async function canvasStats(page, selector) {
+  return page.$eval(selector, (c) => {
+    const ctx = c.getContext('2d');
+    const { data } = ctx.getImageData(0, 0, c.width, c.height);
+    const colours = new Set();
+    let hash = 2166136261 >>> 0;
+    let black = 0;
+    for (let i = 0; i < data.length; i += 4) {
+      const v = (data[i] << 16) | (data[i + 1] << 8) | data[i + 2];
+      if (v === 0) black++;
+      if (colours.size < 4096) colours.add(v);
+      hash = Math.imul(hash ^ v, 16777619) >>> 0;
+    }
+    return { width: c.width, height: c.height, colours: colours.size, allBlack: black === data.length / 4, hash };
+  });
+}
