@@ -1,0 +1,134 @@
+//! cl100k_base token counting and Minerva's `trim_context` rule.
+//!
+//! The reference generator measures context length with `tiktoken.encoding_for_model("gpt-4")`, i.e.
+//! cl100k_base. `tiktoken-rs` bundles the cl100k ranks in the crate (`include_str!`), so nothing is read at
+//! run time; the ranks are parsed once, on first use, into a process-wide singleton.
+
+use tiktoken_rs::CoreBPE;
+
+fn bpe() -> &'static CoreBPE {
+    tiktoken_rs::cl100k_base_singleton()
+}
+
+/// The number of cl100k_base tokens of `text` (ordinary encoding: special-token strings are plain text).
+pub fn count_tokens(text: &str) -> usize {
+    bpe().encode_ordinary(text).len()
+}
+
+/// Minerva's `trim_context(ctx, max)`: encode, keep the first `max` tokens, decode to `t`; then
+/// - if the character after `t` in `ctx` is `','` or `' '` and the last character of `t` is not `':'`,
+///   the cut fell between items: return `t.rstrip(", ")`;
+/// - otherwise the last item is partial (or a `key:` without its value): drop it,
+///   `", ".join(t.split(", ")[:-1])`.
+///
+/// A context of at most `max` tokens is returned unchanged (the reference would index past the end there;
+/// its generators always over-produce, so it never meets that case).
+pub fn trim_context(ctx: &str, max: usize) -> String {
+    trim_with(ctx, max, encode_head(ctx, max))
+}
+
+/// The tokens of `ctx`, or of a head of it that already has more than `max` tokens. The generators
+/// over-produce about fourfold, so encoding a head is much faster. The head ends just before a `", "`,
+/// where cl100k's pre-tokenizer always splits (`"word"`, `","`, `" next"`), so its tokens are exactly
+/// the first tokens of the whole string.
+fn encode_head(ctx: &str, max: usize) -> Vec<tiktoken_rs::Rank> {
+    let limit = max.saturating_mul(4).saturating_add(64);
+    if ctx.len() > limit
+        && let Some(cut) = ctx.as_bytes()[..limit].windows(2).rposition(|w| w == b", ")
+    {
+        let head = bpe().encode_ordinary(&ctx[..cut]);
+        if head.len() > max {
+            return head;
+        }
+    }
+    bpe().encode_ordinary(ctx)
+}
+
+fn trim_with(ctx: &str, max: usize, tokens: Vec<tiktoken_rs::Rank>) -> String {
+    if tokens.len() <= max {
+        return ctx.to_string();
+    }
+    // BPE tokens concatenate to the original bytes, so the decoded prefix is a byte prefix of `ctx`.
+    let bytes = bpe()
+        .decode_bytes(&tokens[..max])
+        .expect("cl100k tokens decode");
+    debug_assert!(ctx.as_bytes().starts_with(&bytes));
+    let mut cut = bytes.len();
+    while !ctx.is_char_boundary(cut) {
+        cut -= 1; // a token ended inside a multi-byte character (never for a–z word lists)
+    }
+    let t = &ctx[..cut];
+    let next = ctx.as_bytes()[cut];
+    let prev = t.as_bytes().last().copied();
+    if (next == b',' || next == b' ') && prev != Some(b':') {
+        t.trim_end_matches([',', ' ']).to_string()
+    } else {
+        let parts: Vec<&str> = t.split(", ").collect();
+        parts[..parts.len() - 1].join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn minerva_cl100k_known_counts() {
+        // Reference values from tiktoken cl100k_base.
+        assert_eq!(count_tokens("hello world"), 2);
+        assert_eq!(count_tokens(""), 0);
+        // The OpenAI cookbook's example ids.
+        assert_eq!(
+            bpe().encode_ordinary("tiktoken is great!"),
+            vec![83, 1609, 5963, 374, 2294, 0]
+        );
+    }
+
+    #[test]
+    fn minerva_trim_rule_cases() {
+        // Whole items: the result is a prefix made of whole items and within budget.
+        let words: Vec<String> = (0..400).map(|i| format!("word{i}")).collect();
+        let ctx = words.join(", ");
+        for max in [1usize, 2, 3, 7, 50, 123, 400] {
+            let t = trim_context(&ctx, max);
+            assert!(count_tokens(&t) <= max, "max {max}");
+            assert!(ctx.starts_with(&t));
+            if !t.is_empty() {
+                let items: Vec<&str> = t.split(", ").collect();
+                assert_eq!(
+                    items[..],
+                    words.iter().map(String::as_str).collect::<Vec<_>>()[..items.len()]
+                );
+            }
+        }
+        // Key-value pairs: a cut after "key:" drops the dangling key.
+        let pairs: Vec<String> = (0..300).map(|i| format!("k{i}: v{i}")).collect();
+        let ctx = pairs.join(", ");
+        for max in 1..60 {
+            let t = trim_context(&ctx, max);
+            assert!(count_tokens(&t) <= max);
+            if !t.is_empty() {
+                for item in t.split(", ") {
+                    assert!(
+                        pairs.iter().any(|p| p == item),
+                        "partial item {item:?} at max {max}"
+                    );
+                }
+            }
+        }
+        // Encoding a head gives the same result as encoding the whole context.
+        let long: Vec<String> = (0..3000)
+            .map(|i| format!("w{}x{}, {i}: q", i * 7919 % 1000, i % 13))
+            .collect();
+        let long = long.join(", ");
+        for max in [10usize, 100, 999, 2000, 5000] {
+            assert_eq!(
+                trim_context(&long, max),
+                trim_with(&long, max, bpe().encode_ordinary(&long)),
+                "max {max}"
+            );
+        }
+        // Short contexts are unchanged.
+        assert_eq!(trim_context("a, b", 100), "a, b");
+    }
+}
