@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use wmlab_core::record::ResultRecord;
 use wmlab_core::{share, TaskId};
 
-use crate::pages::{gallery::Gallery, home::Home, results::Results};
+use crate::pages::{gallery::Gallery, home::Home, llm::Llm, results::Results, study::Study, take::Take};
 use crate::web;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -14,6 +14,12 @@ pub enum Route {
     Home,
     Gallery,
     Results,
+    /// Researchers: build a study link.
+    Study,
+    /// Participants: take a study; the text after `#/take?` is the study's query.
+    Take(String),
+    /// Language models: run the text suites against a provider.
+    Llm,
     /// A share link: the fragment after `#`.
     Share(String),
 }
@@ -24,9 +30,14 @@ impl Route {
         if h.starts_with("r=") {
             return Route::Share(h.to_string());
         }
-        match h.trim_start_matches('/').split(['?', '/']).next().unwrap_or("") {
+        let path = h.trim_start_matches('/');
+        let query = path.split_once('?').map(|(_, q)| q.to_string()).unwrap_or_default();
+        match path.split(['?', '/']).next().unwrap_or("") {
             "gallery" => Route::Gallery,
             "results" => Route::Results,
+            "study" => Route::Study,
+            "take" => Route::Take(query),
+            "llm" => Route::Llm,
             _ => Route::Home,
         }
     }
@@ -35,6 +46,8 @@ impl Route {
             Route::Home => "home",
             Route::Gallery => "gallery",
             Route::Results | Route::Share(_) => "results",
+            Route::Study | Route::Take(_) => "people",
+            Route::Llm => "llm",
         }
     }
 }
@@ -122,6 +135,8 @@ pub fn App() -> impl IntoView {
             <nav>
                 {link("#/", "home", "Home")}
                 {link("#/gallery", "gallery", "Gallery")}
+                {link("#/study", "people", "People")}
+                {link("#/llm", "llm", "LLMs")}
                 {link("#/results", "results", "Results")}
             </nav>
         </header>
@@ -130,6 +145,9 @@ pub fn App() -> impl IntoView {
                 Route::Home => view! { <Home/> }.into_any(),
                 Route::Gallery => view! { <Gallery/> }.into_any(),
                 Route::Results | Route::Share(_) => view! { <Results/> }.into_any(),
+                Route::Study => view! { <Study/> }.into_any(),
+                Route::Take(query) => view! { <Take query=query/> }.into_any(),
+                Route::Llm => view! { <Llm/> }.into_any(),
             }}
         </main>
         <footer class="foot">

@@ -1,3 +1,6 @@
 pub mod gallery;
 pub mod home;
+pub mod llm;
 pub mod results;
+pub mod study;
+pub mod take;
