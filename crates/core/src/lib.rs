@@ -14,6 +14,7 @@
 pub mod display;
 pub mod hash;
 pub mod llm;
+pub mod people;
 pub mod raster;
 pub mod record;
 pub mod rng;

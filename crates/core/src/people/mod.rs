@@ -1,0 +1,127 @@
+//! Participant sessions (issue "People"): the pure core of taking WorM tasks and N-back as a person.
+//!
+//! Nothing here does IO or reads a clock: times arrive as `f64` milliseconds (rAF timestamps,
+//! `performance.now()` differences) from the edge (the web app), which also owns storage, drawing and
+//! posting.
+//!
+//! - [`timing`]: Table A2 durations as data, ms → frames, refresh-rate estimation, frame-timing stats.
+//! - [`study`]: the study link (URL query) ⇄ [`study::StudyConfig`], with plain error messages.
+//! - [`session`]: the serialisable session state machine (block plan, practice, resume, records).
+//! - [`score`]: scoring a person's answer per step (binary, choice, CS classes, SFR sets, N-back).
+//! - [`reference`]: the WorM human reference curves and the same curves from a person's record.
+//! - [`text`]: instruction screens for lay participants.
+
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::task::TaskId;
+
+pub mod reference;
+pub mod score;
+pub mod session;
+pub mod study;
+pub mod text;
+pub mod timing;
+
+pub use reference::{human_curves, subject_curves, Curve};
+pub use score::Answer;
+pub use session::{Position, RecordOutcome, Session, SessionError, SessionTrial, TrialResult};
+pub use study::{BlockOrder, StudyConfig, StudyError};
+pub use timing::{estimate_refresh, frames_for, phase_ms, step_timing, timing_stats, FrameTiming, StepTiming, TimingStats};
+
+/// The kind of N-back block for people.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NbackKind {
+    /// Letters (the 20 consonants of the LLM dataset).
+    Verbal,
+    /// A 3×3 grid, one cell lit (cells `1`–`9`).
+    Spatial,
+}
+
+/// One task a study can contain: a WorM task id or an N-back kind. Written as the task id (`VIR`,
+/// `CD-Color`, …) or `nback-verbal` / `nback-spatial` in links, records and JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum StudyTask {
+    Worm(TaskId),
+    Nback(NbackKind),
+}
+
+impl StudyTask {
+    /// Every task a study can name: the 14 WorM ids, then the two N-back kinds.
+    pub fn all() -> Vec<StudyTask> {
+        let mut v: Vec<StudyTask> = TaskId::ALL.into_iter().map(StudyTask::Worm).collect();
+        v.push(StudyTask::Nback(NbackKind::Verbal));
+        v.push(StudyTask::Nback(NbackKind::Spatial));
+        v
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StudyTask::Worm(t) => t.as_str(),
+            StudyTask::Nback(NbackKind::Verbal) => "nback-verbal",
+            StudyTask::Nback(NbackKind::Spatial) => "nback-spatial",
+        }
+    }
+    /// Exact names first, then case-insensitively (`vir`, `cd-color`, `NBACK-VERBAL`).
+    pub fn parse(s: &str) -> Option<StudyTask> {
+        let all = StudyTask::all();
+        all.iter().copied().find(|t| t.as_str() == s).or_else(|| all.into_iter().find(|t| t.as_str().eq_ignore_ascii_case(s)))
+    }
+    pub fn title(self) -> &'static str {
+        match self {
+            StudyTask::Worm(t) => t.title(),
+            StudyTask::Nback(NbackKind::Verbal) => "N-back (letters)",
+            StudyTask::Nback(NbackKind::Spatial) => "N-back (grid positions)",
+        }
+    }
+    pub fn worm(self) -> Option<TaskId> {
+        match self {
+            StudyTask::Worm(t) => Some(t),
+            StudyTask::Nback(_) => None,
+        }
+    }
+    pub fn nback(self) -> Option<NbackKind> {
+        match self {
+            StudyTask::Nback(k) => Some(k),
+            StudyTask::Worm(_) => None,
+        }
+    }
+}
+
+impl fmt::Display for StudyTask {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for StudyTask {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for StudyTask {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        StudyTask::parse(&s).ok_or_else(|| serde::de::Error::custom(format!("unknown task `{s}`")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn study_task_names_round_trip() {
+        let all = StudyTask::all();
+        assert_eq!(all.len(), 16);
+        for t in all {
+            assert_eq!(StudyTask::parse(t.as_str()), Some(t));
+            assert_eq!(StudyTask::parse(&t.as_str().to_lowercase()), Some(t));
+            let j = serde_json::to_string(&t).unwrap();
+            assert_eq!(serde_json::from_str::<StudyTask>(&j).unwrap(), t);
+        }
+        assert_eq!(StudyTask::parse("nback"), None);
+    }
+}

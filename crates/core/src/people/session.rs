@@ -1,0 +1,953 @@
+//! The participant session: a serialisable state machine the edge saves after every trial.
+//!
+//! [`Session::new`] builds the block plan from the [`StudyConfig`]: tasks in the link's order (or a
+//! seeded random order); for each WorM task an optional practice block (`practice_trials` trials from
+//! their own random streams, so practice never repeats a main trial) and a main block of
+//! `trials_per_condition` × the task's condition grid in a seeded shuffled order; for each N-back kind,
+//! per level N an optional practice block (one 12-trial block with 4 targets) and a main block of
+//! `nback_blocks` blocks of 30 trials with 10 targets ([`crate::llm::nback::generate_block`]).
+//!
+//! Stimuli are never stored: a trial is regenerated on demand from (seed, task, index) on the
+//! [`Split::Human`] stream, so a resumed session (JSON round trip) shows exactly the same stimuli.
+//! The session only moves forward: [`Session::record`] accepts the result of the current position and
+//! nothing else, so completed trials are never repeated or dropped.
+//!
+//! Balance: trial `i` of a main block is grid cell `i mod K` (as [`TaskSpec::trial`]); its coin-flip
+//! answer (change / no change, same / different, left / right, symmetric / not) is
+//! `(i / K + i mod K) mod 2` rather than `TaskSpec::trial`'s `(i / K) mod 2`, so that a session with one
+//! trial per condition still has both answers (half the cells each). The random stream of trial `i` is
+//! the same key as `TaskSpec::trial(seed, Split::Human, i)`.
+//!
+//! N-back rows use `conditions.set_size = N` (the items held at once) and carry `n_back` in `extra`.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::score::{score_nback, score_trial, Answer};
+use super::study::{BlockOrder, StudyConfig};
+use super::timing::{timing_stats, FrameTiming, DEFAULT_REFRESH_MS};
+use super::{NbackKind, StudyTask};
+use crate::display::{palette, rect, text, Frame};
+use crate::llm::nback::{generate_block, MatchRule, LETTERS};
+use crate::record::{summarise, ResultRecord, RunConfig, Setting, Subject, Summary, TrialRow};
+use crate::rng::{trial_seed, Rng, Split};
+use crate::sdt::{self, SdtScores};
+use crate::task::{binary, Conditions, Phase, Step, Target, TaskSpec};
+
+/// Version of the saved session JSON.
+pub const SESSION_VERSION: u32 = 1;
+/// Practice trials use generator indices from here on (main indices stay far below).
+pub const PRACTICE_BASE: u64 = 1 << 48;
+/// Index naming the stream that shuffles a main block.
+const ORDER_STREAM: u64 = u64::MAX - 1;
+/// N-back blocks for people (as the LLM dataset `letters_30`): 30 trials, 10 targets.
+pub const NBACK_LEN: usize = 30;
+pub const NBACK_MATCHES: usize = 10;
+pub const NBACK_PRACTICE_LEN: usize = 12;
+pub const NBACK_PRACTICE_MATCHES: usize = 4;
+/// `trial_seed` task ordinals for the N-back streams (WorM tasks use 0–13).
+const NBACK_ORDINAL_VERBAL: u8 = 200;
+const NBACK_ORDINAL_SPATIAL: u8 = 201;
+/// Stream for the task order.
+const TASK_ORDER_SALT: u64 = 0x7461_736b_6f72_6465;
+
+/// One unit of a block: a WorM trial (by generator index) or one N-back block of trials.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Unit {
+    Worm { index: u64 },
+    Nback { n: u8, block: u32 },
+}
+
+/// A block of the plan: one task, practice or main.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlannedBlock {
+    pub task: StudyTask,
+    pub practice: bool,
+    /// N-back level of this block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub n: Option<u8>,
+    pub units: Vec<Unit>,
+}
+
+/// Where the session is: block and trial within it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Position {
+    pub block: usize,
+    pub trial: usize,
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "block {} trial {}", self.block + 1, self.trial + 1)
+    }
+}
+
+/// An N-back block's content.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NbackInfo {
+    pub kind: NbackKind,
+    pub n: u8,
+    /// Letters (lower case) or grid cells `1`–`9`.
+    pub stimuli: Vec<String>,
+    /// `m` / `-` per trial.
+    pub conditions: String,
+}
+
+/// What the edge shows at a position. For WorM tasks the steps are the generated trial's; for N-back
+/// every step is one N-back trial (frame = the stimulus, target 1 = match, a binary response where
+/// "no press" is answered as class 0).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SessionTrial {
+    pub task: StudyTask,
+    pub practice: bool,
+    pub position: Position,
+    /// Index over the whole session (0-based).
+    pub global: usize,
+    /// Generator index (WorM) or N-back block number.
+    pub index: u64,
+    /// The condition cell of the design (what summaries group by).
+    pub cell: Conditions,
+    /// The trial's conditions as generated (cell plus what was drawn: probed position, changed feature…).
+    pub conditions: Conditions,
+    pub steps: Vec<Step>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nback: Option<NbackInfo>,
+}
+
+/// Page events the edge observes (pause screen on blur).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PageEventKind {
+    Blur,
+    Focus,
+    Hidden,
+    Visible,
+    FullscreenEnter,
+    FullscreenExit,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PageEvent {
+    pub kind: PageEventKind,
+    /// `performance.now()` ms.
+    pub t_ms: f64,
+}
+
+/// What the participant did in one trial.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TrialResult {
+    /// The position this result is for (must be [`Session::current`]).
+    pub position: Position,
+    /// One answer per answerable step (WorM) or per N-back trial, in order.
+    pub answers: Vec<Answer>,
+    /// Response time per answer in ms from the probe onset; `None` = no response. Empty = not measured.
+    #[serde(default)]
+    pub rt_ms: Vec<Option<f64>>,
+    /// Every timed stimulus frame shown (rAF onset/offset).
+    #[serde(default)]
+    pub frames: Vec<FrameTiming>,
+    #[serde(default)]
+    pub events: Vec<PageEvent>,
+}
+
+/// A recorded trial: the participant's result and its scored row.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RecordedTrial {
+    pub task: StudyTask,
+    pub practice: bool,
+    pub cell: Conditions,
+    pub result: TrialResult,
+    pub row: TrialRow,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sdt: Option<SdtScores>,
+}
+
+/// What [`Session::record`] tells the edge.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RecordOutcome {
+    /// Per scored entry (feedback on practice trials).
+    pub correct: Vec<bool>,
+    /// Share correct (SFR: |chosen ∩ target| / L).
+    pub score: f64,
+    pub practice: bool,
+    /// The trial ended its block (post the record now).
+    pub block_finished: bool,
+    pub session_finished: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum SessionError {
+    /// Everything has been recorded.
+    Finished,
+    /// A result for a position other than the current one.
+    OutOfOrder { expected: Position, got: Position },
+    NoSuchPosition(Position),
+    /// The result does not fit the trial (wrong number or kind of answers, bad times).
+    BadResult(String),
+    /// Saved state that cannot be resumed.
+    BadState(String),
+}
+
+impl fmt::Display for SessionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SessionError::Finished => write!(f, "the session is already finished"),
+            SessionError::OutOfOrder { expected, got } => {
+                write!(f, "a result for {got} arrived, but the session is at {expected}; it was not recorded")
+            }
+            SessionError::NoSuchPosition(p) => write!(f, "there is no {p} in this session"),
+            SessionError::BadResult(m) => write!(f, "the trial result does not fit the trial: {m}"),
+            SessionError::BadState(m) => write!(f, "the saved session cannot be resumed: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for SessionError {}
+
+/// The session state (config, seed, plan, position, every recorded trial).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Session {
+    pub version: u32,
+    pub config: StudyConfig,
+    pub seed: u64,
+    pub blocks: Vec<PlannedBlock>,
+    /// The next position to record; `None` when finished.
+    pub cursor: Option<Position>,
+    pub done: Vec<RecordedTrial>,
+    /// Measured refresh interval (ms), set by the edge at session start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refresh_ms: Option<f64>,
+}
+
+fn nback_ordinal(kind: NbackKind) -> u8 {
+    match kind {
+        NbackKind::Verbal => NBACK_ORDINAL_VERBAL,
+        NbackKind::Spatial => NBACK_ORDINAL_SPATIAL,
+    }
+}
+
+fn nback_alphabet(kind: NbackKind) -> Vec<String> {
+    match kind {
+        NbackKind::Verbal => LETTERS.chars().map(String::from).collect(),
+        NbackKind::Spatial => (1..=9).map(|c| c.to_string()).collect(),
+    }
+}
+
+/// The frame of one N-back stimulus: a capital letter, or a 3×3 grid with one blue cell.
+pub fn nback_frame(kind: NbackKind, stimulus: &str) -> Frame {
+    match kind {
+        NbackKind::Verbal => Frame::gray(vec![text(48.0, 48.0, 40.0, stimulus.to_uppercase(), palette::BLACK)]),
+        NbackKind::Spatial => {
+            let lit: usize = stimulus.parse().unwrap_or(0);
+            let mut f = Frame::blank();
+            for i in 0..9 {
+                let (x, y) = (12.0 + 24.0 * (i % 3) as f32, 12.0 + 24.0 * (i / 3) as f32);
+                let fill = if i + 1 == lit { Some(palette::BLUE) } else { None };
+                f.push(rect(x, y, x + 24.0, y + 24.0, fill, Some(palette::BLACK), 1.0));
+            }
+            f
+        }
+    }
+}
+
+/// The coin-flip bit of main trial `i` in a grid of `k` cells (see the module notes).
+fn people_flip(i: u64, k: u64) -> bool {
+    (i / k + i % k) % 2 == 1
+}
+
+impl Session {
+    /// A new session with its block plan. The seed is [`StudyConfig::effective_seed`].
+    pub fn new(config: StudyConfig) -> Session {
+        let seed = config.effective_seed();
+        let mut order = config.tasks.clone();
+        let random = config.block_order == BlockOrder::Random;
+        if random {
+            Rng::from_u64(seed ^ TASK_ORDER_SALT).shuffle(&mut order);
+        }
+        let mut blocks = Vec::new();
+        for task in order {
+            match task {
+                StudyTask::Worm(id) => {
+                    if config.practice {
+                        let units = (0..config.practice_trials as u64).map(|j| Unit::Worm { index: PRACTICE_BASE + j }).collect();
+                        blocks.push(PlannedBlock { task, practice: true, n: None, units });
+                    }
+                    let k = TaskSpec::new(id).grid().len() as u64;
+                    let mut idx: Vec<u64> = (0..k * config.trials_per_condition as u64).collect();
+                    Rng::from_key(trial_seed(seed, id.ordinal(), Split::Human, ORDER_STREAM)).shuffle(&mut idx);
+                    blocks.push(PlannedBlock { task, practice: false, n: None, units: idx.into_iter().map(|index| Unit::Worm { index }).collect() });
+                }
+                StudyTask::Nback(kind) => {
+                    let mut ns = config.nback_ns.clone();
+                    if random {
+                        Rng::from_key(trial_seed(seed, nback_ordinal(kind), Split::Human, ORDER_STREAM)).shuffle(&mut ns);
+                    }
+                    for n in ns {
+                        if config.practice {
+                            blocks.push(PlannedBlock { task, practice: true, n: Some(n), units: vec![Unit::Nback { n, block: 0 }] });
+                        }
+                        let units = (0..config.nback_blocks as u32).map(|block| Unit::Nback { n, block }).collect();
+                        blocks.push(PlannedBlock { task, practice: false, n: Some(n), units });
+                    }
+                }
+            }
+        }
+        blocks.retain(|b| !b.units.is_empty());
+        let cursor = if blocks.is_empty() { None } else { Some(Position { block: 0, trial: 0 }) };
+        Session { version: SESSION_VERSION, config, seed, blocks, cursor, done: Vec::new(), refresh_ms: None }
+    }
+
+    /// Save the measured refresh interval (ms).
+    pub fn set_refresh(&mut self, refresh_ms: f64) {
+        if refresh_ms.is_finite() && refresh_ms > 0.0 {
+            self.refresh_ms = Some(refresh_ms);
+        }
+    }
+
+    pub fn current(&self) -> Option<Position> {
+        self.cursor
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.cursor.is_none()
+    }
+
+    /// (recorded trials, all trials). An N-back block of 30 counts as one trial.
+    pub fn progress(&self) -> (usize, usize) {
+        (self.done.len(), self.blocks.iter().map(|b| b.units.len()).sum())
+    }
+
+    /// Index of a position over the whole session.
+    pub fn global_index(&self, pos: Position) -> Option<usize> {
+        let b = self.blocks.get(pos.block)?;
+        if pos.trial >= b.units.len() {
+            return None;
+        }
+        Some(self.blocks[..pos.block].iter().map(|b| b.units.len()).sum::<usize>() + pos.trial)
+    }
+
+    fn next_position(&self, pos: Position) -> Option<Position> {
+        if pos.trial + 1 < self.blocks[pos.block].units.len() {
+            return Some(Position { block: pos.block, trial: pos.trial + 1 });
+        }
+        (pos.block + 1..self.blocks.len()).find(|&b| !self.blocks[b].units.is_empty()).map(|block| Position { block, trial: 0 })
+    }
+
+    /// The stimuli at a position, regenerated from the seed.
+    pub fn trial(&self, pos: Position) -> Result<SessionTrial, SessionError> {
+        let global = self.global_index(pos).ok_or(SessionError::NoSuchPosition(pos))?;
+        let block = &self.blocks[pos.block];
+        let unit = block.units[pos.trial];
+        match (block.task, unit) {
+            (StudyTask::Worm(id), Unit::Worm { index }) => {
+                let spec = TaskSpec::new(id);
+                let grid = spec.grid();
+                let k = grid.len() as u64;
+                let (cell, flip) = if block.practice {
+                    let j = index.saturating_sub(PRACTICE_BASE);
+                    (grid[(j % k) as usize].clone(), j % 2 == 1)
+                } else {
+                    (grid[(index % k) as usize].clone(), people_flip(index, k))
+                };
+                let mut rng = Rng::from_key(trial_seed(self.seed, id.ordinal(), Split::Human, index));
+                let t = spec.trial_in(&cell, &mut rng, flip);
+                Ok(SessionTrial {
+                    task: block.task,
+                    practice: block.practice,
+                    position: pos,
+                    global,
+                    index,
+                    cell,
+                    conditions: t.conditions,
+                    steps: t.steps,
+                    nback: None,
+                })
+            }
+            (StudyTask::Nback(kind), Unit::Nback { n, block: b }) => {
+                let (len, matches, key) = if block.practice {
+                    (NBACK_PRACTICE_LEN, NBACK_PRACTICE_MATCHES, PRACTICE_BASE + ((n as u64) << 32) + b as u64)
+                } else {
+                    (NBACK_LEN, NBACK_MATCHES, ((n as u64) << 32) + b as u64)
+                };
+                let mut rng = Rng::from_key(trial_seed(self.seed, nback_ordinal(kind), Split::Human, key));
+                let blk = generate_block(&mut rng, n as usize, len, matches, &nback_alphabet(kind), MatchRule::Identity)
+                    .map_err(|e| SessionError::BadState(format!("N-back block: {e}")))?;
+                let steps = blk
+                    .stimuli
+                    .iter()
+                    .zip(blk.conditions.chars())
+                    .map(|(s, c)| Step::ask(nback_frame(kind, s), Phase::Probe, Target::Class((c == 'm') as u16), binary(["no match", "match"])))
+                    .collect();
+                let cell = Conditions { set_size: Some(n), ..Default::default() };
+                Ok(SessionTrial {
+                    task: block.task,
+                    practice: block.practice,
+                    position: pos,
+                    global,
+                    index: b as u64,
+                    cell: cell.clone(),
+                    conditions: cell,
+                    steps,
+                    nback: Some(NbackInfo { kind, n, stimuli: blk.stimuli, conditions: blk.conditions }),
+                })
+            }
+            _ => Err(SessionError::BadState(format!("block {} mixes task kinds", pos.block))),
+        }
+    }
+
+    /// The trial at the current position.
+    pub fn current_trial(&self) -> Option<SessionTrial> {
+        self.cursor.and_then(|p| self.trial(p).ok())
+    }
+
+    /// Record the result of the current trial, score it and advance. A result for any other position
+    /// (a repeat after a reload, a skipped trial) is refused and nothing changes.
+    pub fn record(&mut self, result: TrialResult) -> Result<RecordOutcome, SessionError> {
+        let expected = self.cursor.ok_or(SessionError::Finished)?;
+        if result.position != expected {
+            return Err(SessionError::OutOfOrder { expected, got: result.position });
+        }
+        if !result.rt_ms.is_empty() && result.rt_ms.len() != result.answers.len() {
+            return Err(SessionError::BadResult(format!("{} response times for {} answers", result.rt_ms.len(), result.answers.len())));
+        }
+        if result.rt_ms.iter().flatten().any(|t| !t.is_finite() || *t < 0.0) {
+            return Err(SessionError::BadResult("a response time is negative or not a number".into()));
+        }
+        if result.frames.iter().any(|f| !(f.intended_ms.is_finite() && f.onset.is_finite() && f.offset.is_finite())) {
+            return Err(SessionError::BadResult("a frame timing is not a number".into()));
+        }
+        let trial = self.trial(expected)?;
+        let mut extra: BTreeMap<String, Setting> = BTreeMap::new();
+        let (targets, responses, correct, sdt_scores) = match (&trial.task, &trial.nback) {
+            (StudyTask::Nback(_), Some(nb)) => {
+                let (s, correct, answers) = score_nback(&nb.conditions, &result.answers).map_err(SessionError::BadResult)?;
+                extra.insert("n_back".into(), Setting::Int(nb.n as i64));
+                extra.insert("stimuli".into(), Setting::Text(nb.stimuli.join(" ")));
+                extra.insert("hit_rate".into(), Setting::Num(s.hit_rate));
+                extra.insert("false_alarm_rate".into(), Setting::Num(s.false_alarm_rate));
+                extra.insert("dprime".into(), Setting::Num(s.dprime));
+                let targets = nb.conditions.chars().map(String::from).collect();
+                let responses = answers.chars().map(String::from).collect();
+                (targets, responses, correct, Some(s))
+            }
+            (StudyTask::Worm(id), _) => {
+                let s = score_trial(*id, &trial.steps, &result.answers).map_err(SessionError::BadResult)?;
+                if let Some(exact) = s.exact_set {
+                    extra.insert("sfr_exact".into(), Setting::Bool(exact));
+                }
+                if s.serial_positions.iter().any(|p| p.is_some()) {
+                    let v: Vec<String> = s.serial_positions.iter().map(|p| p.map(|x| x.to_string()).unwrap_or_else(|| "-".into())).collect();
+                    extra.insert("serial_positions".into(), Setting::Text(v.join(" ")));
+                }
+                (s.targets, s.responses, s.correct, None)
+            }
+            _ => return Err(SessionError::BadState("N-back trial without its block".into())),
+        };
+        let block = &self.blocks[expected.block];
+        extra.insert("block".into(), Setting::Int(expected.block as i64 + 1));
+        extra.insert("block_kind".into(), Setting::Text(if block.practice { "practice" } else { "main" }.into()));
+        // Generator index of the trial (practice: its number within the practice stream).
+        let index = if trial.practice && trial.index >= PRACTICE_BASE { trial.index - PRACTICE_BASE } else { trial.index };
+        extra.insert("index".into(), Setting::Int(index.min(i64::MAX as u64) as i64));
+        let refresh = self.refresh_ms.unwrap_or(DEFAULT_REFRESH_MS);
+        if !result.frames.is_empty() {
+            let st = timing_stats(&result.frames, refresh);
+            extra.insert("refresh_ms".into(), Setting::Num(refresh));
+            extra.insert("frame_n".into(), Setting::Int(st.n as i64));
+            extra.insert("frame_intended_ms".into(), Setting::Num(st.intended_total_ms));
+            extra.insert("frame_actual_ms".into(), Setting::Num(st.actual_total_ms));
+            extra.insert("frame_err_median_ms".into(), Setting::Num(st.median_abs_err_ms));
+            extra.insert("frame_err_max_ms".into(), Setting::Num(st.max_abs_err_ms));
+            extra.insert("frame_within_one".into(), Setting::Num(st.within_one_frame_fraction));
+            let d: Vec<String> = result.frames.iter().map(|f| format!("{:.1}/{:.1}", f.intended_ms, f.actual_ms())).collect();
+            extra.insert("frame_durations".into(), Setting::Text(d.join(" ")));
+        }
+        let (blurs, away) = unfocused(&result.events);
+        extra.insert("blur_count".into(), Setting::Int(blurs as i64));
+        extra.insert("unfocused_ms".into(), Setting::Num(away));
+        let row = TrialRow {
+            task: trial.task.as_str().to_string(),
+            trial: trial.global as u64,
+            conditions: trial.conditions.clone(),
+            targets,
+            responses,
+            correct,
+            rt_ms: result.rt_ms.iter().map(|t| t.unwrap_or(-1.0)).collect(),
+            extra,
+        };
+        let outcome_correct = row.correct.clone();
+        let score = row.score();
+        self.done.push(RecordedTrial { task: trial.task, practice: trial.practice, cell: trial.cell, result, row, sdt: sdt_scores });
+        self.cursor = self.next_position(expected);
+        Ok(RecordOutcome {
+            correct: outcome_correct,
+            score,
+            practice: trial.practice,
+            block_finished: self.cursor.is_none_or(|p| p.block != expected.block),
+            session_finished: self.cursor.is_none(),
+        })
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a session serialises")
+    }
+
+    /// Resume a saved session, checking it is consistent (version, plan, position, recorded count).
+    pub fn from_json(text: &str) -> Result<Session, SessionError> {
+        let s: Session = serde_json::from_str(text).map_err(|e| SessionError::BadState(e.to_string()))?;
+        if s.version > SESSION_VERSION {
+            return Err(SessionError::BadState(format!("it was saved by a newer version (session version {})", s.version)));
+        }
+        let total = s.progress().1;
+        match s.cursor {
+            None if s.done.len() != total => return Err(SessionError::BadState("finished but trials are missing".into())),
+            Some(p) => match s.global_index(p) {
+                Some(g) if g == s.done.len() => {}
+                _ => return Err(SessionError::BadState("the position does not match the recorded trials".into())),
+            },
+            None => {}
+        }
+        Ok(s)
+    }
+
+    /// Frame-timing statistics over the whole session so far.
+    pub fn timing(&self) -> super::timing::TimingStats {
+        let all: Vec<FrameTiming> = self.done.iter().flat_map(|d| d.result.frames.iter().copied()).collect();
+        timing_stats(&all, self.refresh_ms.unwrap_or(DEFAULT_REFRESH_MS))
+    }
+
+    /// The result record: one row per recorded trial (practice rows flagged `block_kind=practice`),
+    /// summaries of the main trials per task × condition cell (accuracy), plus for N-back the SDT
+    /// measures per level over blocks. `participant` overrides the link's id.
+    pub fn to_record(&self, participant: Option<&str>) -> ResultRecord {
+        let id = participant.map(str::to_string).or_else(|| self.config.participant.clone()).unwrap_or_else(|| "anonymous".into());
+        let mut settings: BTreeMap<String, Setting> = BTreeMap::new();
+        settings.insert("study_link".into(), Setting::Text(self.config.to_query()));
+        settings.insert("tasks".into(), Setting::Text(self.config.tasks.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(",")));
+        settings.insert("trials_per_condition".into(), Setting::Int(self.config.trials_per_condition as i64));
+        settings.insert("block_order".into(), Setting::Text(format!("{:?}", self.config.block_order).to_lowercase()));
+        settings.insert("practice".into(), Setting::Bool(self.config.practice));
+        settings.insert("split".into(), Setting::Text(Split::Human.as_str().into()));
+        settings.insert("finished".into(), Setting::Bool(self.is_finished()));
+        settings.insert("block_plan".into(), Setting::Text(self.blocks.iter().map(|b| format!("{}{}{}", b.task, b.n.map(|n| format!(" N={n}")).unwrap_or_default(), if b.practice { " (practice)" } else { "" })).collect::<Vec<_>>().join(", ")));
+        if self.config.tasks.iter().any(|t| t.nback().is_some()) {
+            settings.insert("nback_ns".into(), Setting::Text(self.config.nback_ns.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(",")));
+            settings.insert("nback_blocks".into(), Setting::Int(self.config.nback_blocks as i64));
+        }
+        for (k, v) in &self.config.external_ids {
+            settings.insert(k.clone(), Setting::Text(v.clone()));
+        }
+        if let Some(r) = self.refresh_ms {
+            settings.insert("refresh_ms".into(), Setting::Num(r));
+        }
+        let t = self.timing();
+        if t.n > 0 {
+            settings.insert("frame_n".into(), Setting::Int(t.n as i64));
+            settings.insert("frame_err_median_ms".into(), Setting::Num(t.median_abs_err_ms));
+            settings.insert("frame_err_p99_ms".into(), Setting::Num(t.p99_abs_err_ms));
+            settings.insert("frame_err_max_ms".into(), Setting::Num(t.max_abs_err_ms));
+            settings.insert("frame_within_one_fraction".into(), Setting::Num(t.within_one_frame_fraction));
+        }
+        let config = RunConfig {
+            seed: self.seed,
+            tasks: self.config.tasks.iter().filter_map(|t| t.worm()).map(TaskSpec::new).collect(),
+            settings,
+        };
+        let task = self.config.tasks.iter().map(|t| t.as_str()).collect::<Vec<_>>().join("+");
+        let mut r = ResultRecord::new(Subject::Person { id }, task, config);
+        r.trials = self.done.iter().map(|d| d.row.clone()).collect();
+        r.summaries = self.summaries();
+        r
+    }
+
+    /// Summaries of the main (non-practice) trials.
+    pub fn summaries(&self) -> Vec<Summary> {
+        let worm: Vec<TrialRow> = self
+            .done
+            .iter()
+            .filter(|d| !d.practice && d.task.worm().is_some())
+            .map(|d| TrialRow { conditions: d.cell.clone(), ..d.row.clone() })
+            .collect();
+        let mut out = summarise(&worm);
+        let mut groups: Vec<((StudyTask, Conditions), Vec<SdtScores>)> = Vec::new();
+        for d in self.done.iter().filter(|d| !d.practice) {
+            if let Some(s) = &d.sdt {
+                let key = (d.task, d.cell.clone());
+                match groups.iter_mut().find(|(k, _)| *k == key) {
+                    Some((_, v)) => v.push(s.clone()),
+                    None => groups.push((key, vec![s.clone()])),
+                }
+            }
+        }
+        for ((task, cell), blocks) in groups {
+            let m = sdt::summarize(&blocks);
+            for (metric, ms) in [
+                ("accuracy", m.accuracy),
+                ("hit_rate", m.hit_rate),
+                ("false_alarm_rate", m.false_alarm_rate),
+                ("dprime", m.dprime),
+                ("dprime_notebook", m.dprime_notebook),
+            ] {
+                out.push(Summary {
+                    task: task.as_str().into(),
+                    conditions: cell.clone(),
+                    metric: metric.into(),
+                    n: m.blocks as u32,
+                    value: ms.mean,
+                    se: (m.blocks > 1).then_some(ms.se),
+                });
+            }
+        }
+        out
+    }
+
+    /// The instruction-screen moment: whether `pos` starts a block (show the task's instructions).
+    pub fn starts_block(&self, pos: Position) -> bool {
+        pos.trial == 0
+    }
+}
+
+/// Number of blur/hidden events and the ms spent unfocused (blur → focus) within a trial.
+fn unfocused(events: &[PageEvent]) -> (usize, f64) {
+    let mut ev: Vec<&PageEvent> = events.iter().filter(|e| e.t_ms.is_finite()).collect();
+    ev.sort_by(|a, b| a.t_ms.total_cmp(&b.t_ms));
+    let (mut count, mut away, mut since) = (0usize, 0.0, None::<f64>);
+    for e in ev {
+        match e.kind {
+            PageEventKind::Blur | PageEventKind::Hidden if since.is_none() => {
+                count += 1;
+                since = Some(e.t_ms);
+            }
+            PageEventKind::Focus | PageEventKind::Visible => {
+                if let Some(s) = since.take() {
+                    away += e.t_ms - s;
+                }
+            }
+            _ => {}
+        }
+    }
+    (count, away)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::people::score::Answer;
+    use crate::people::timing::answerable;
+    use crate::task::{Response, TaskId};
+
+    fn cfg(tasks: Vec<StudyTask>) -> StudyConfig {
+        StudyConfig { seed: Some(11), ..StudyConfig::new(tasks) }
+    }
+
+    /// The correct answer of a step, as a person gives it.
+    pub(crate) fn right_answer(task: StudyTask, step: &Step) -> Answer {
+        match (&step.target, &step.response) {
+            (Target::Set(v), _) => Answer::Set(v.clone()),
+            (Target::Class(t), _) if task == StudyTask::Worm(TaskId::Cs) => Answer::Class(t - crate::tasks::cs::class_offset(*t)),
+            (Target::Class(t), _) => Answer::Class(*t),
+            (Target::None, _) => Answer::None,
+        }
+    }
+
+    /// A wrong answer of a step.
+    pub(crate) fn wrong_answer(task: StudyTask, step: &Step) -> Answer {
+        match (right_answer(task, step), &step.response) {
+            (Answer::Class(c), Response::Binary { .. }) => Answer::Class(1 - c),
+            (Answer::Class(c), Response::Choice { n }) => Answer::Class((c + 1) % n),
+            (Answer::Set(v), Response::MultiSelect { n, .. }) => {
+                // Keep the first cell (if L > 1), fill up with cells outside the target.
+                let mut out = if v.len() > 1 { vec![v[0]] } else { vec![] };
+                let mut c = 0u16;
+                while out.len() < v.len() {
+                    if !v.contains(&c) {
+                        out.push(c);
+                    }
+                    c = (c + 1) % n;
+                }
+                Answer::Set(out)
+            }
+            (a, _) => a,
+        }
+    }
+
+    /// A scripted participant: answers every step right when `right(global)` is true, else wrong.
+    pub(crate) fn run(session: &mut Session, right: impl Fn(usize) -> bool) -> Vec<(usize, bool)> {
+        let mut log = Vec::new();
+        while let Some(pos) = session.current() {
+            let t = session.trial(pos).unwrap();
+            let ok = right(t.global);
+            let answers: Vec<Answer> = t
+                .steps
+                .iter()
+                .filter(|s| answerable(s))
+                .map(|s| if ok { right_answer(t.task, s) } else { wrong_answer(t.task, s) })
+                .collect();
+            let n = answers.len();
+            let frames = t
+                .steps
+                .iter()
+                .enumerate()
+                .map(|(i, _)| FrameTiming { step: i as u32, intended_ms: 100.0, onset: 1000.0 * i as f64, offset: 1000.0 * i as f64 + 100.2 })
+                .collect();
+            let res = TrialResult {
+                position: pos,
+                answers,
+                rt_ms: (0..n).map(|i| if i == 0 && !ok { None } else { Some(400.0 + i as f64) }).collect(),
+                frames,
+                events: vec![],
+            };
+            let out = session.record(res).unwrap();
+            assert!(out.correct.iter().all(|&c| c == ok) || t.task == StudyTask::Worm(TaskId::Sfr), "{} {out:?}", t.task);
+            log.push((t.global, ok));
+        }
+        log
+    }
+
+    #[test]
+    fn plan_is_deterministic_and_sized() {
+        let mut c = cfg(vec![StudyTask::Worm(TaskId::Vir), StudyTask::Worm(TaskId::Sfr), StudyTask::Nback(NbackKind::Verbal)]);
+        c.trials_per_condition = 2;
+        c.block_order = BlockOrder::Random;
+        let a = Session::new(c.clone());
+        let b = Session::new(c.clone());
+        assert_eq!(a, b);
+        // VIR 20 cells × 2 + 3 practice; SFR 12 × 2 + 3; N-back 3 levels × (1 practice + 1 main).
+        assert_eq!(a.progress(), (0, 43 + 27 + 6));
+        assert_eq!(a.blocks.len(), 2 + 2 + 6);
+        for (i, blk) in a.blocks.iter().enumerate() {
+            for j in 0..blk.units.len() {
+                let p = Position { block: i, trial: j };
+                assert_eq!(a.trial(p).unwrap(), b.trial(p).unwrap());
+            }
+        }
+        // Main block = each grid cell exactly tpc times, in a shuffled order.
+        let vir = a.blocks.iter().find(|b| b.task == StudyTask::Worm(TaskId::Vir) && !b.practice).unwrap();
+        let mut idx: Vec<u64> = vir.units.iter().map(|u| match u { Unit::Worm { index } => *index, _ => panic!() }).collect();
+        assert_ne!(idx, (0..40).collect::<Vec<_>>());
+        idx.sort();
+        assert_eq!(idx, (0..40).collect::<Vec<_>>());
+        // Practice trials differ from every main trial.
+        let pi = a.blocks.iter().position(|b| b.task == StudyTask::Worm(TaskId::Vir) && b.practice).unwrap();
+        let mi = a.blocks.iter().position(|b| b.task == StudyTask::Worm(TaskId::Vir) && !b.practice).unwrap();
+        for j in 0..3 {
+            let p = a.trial(Position { block: pi, trial: j }).unwrap();
+            for k in 0..40 {
+                assert_ne!(p.steps, a.trial(Position { block: mi, trial: k }).unwrap().steps);
+            }
+        }
+        // Another seed gives other stimuli; fixed order keeps the link's order.
+        let other = Session::new(StudyConfig { seed: Some(12), ..c.clone() });
+        assert_ne!(other.trial(Position { block: 1, trial: 0 }).unwrap().steps, a.trial(Position { block: 1, trial: 0 }).unwrap().steps);
+        let fixed = Session::new(StudyConfig { block_order: BlockOrder::Fixed, ..c });
+        assert_eq!(fixed.blocks[0].task, StudyTask::Worm(TaskId::Vir));
+        assert_eq!(fixed.blocks.iter().filter_map(|b| b.n).collect::<Vec<_>>(), vec![1, 1, 2, 2, 3, 3]);
+    }
+
+    #[test]
+    fn answers_are_balanced_with_one_trial_per_condition() {
+        let s = Session::new(StudyConfig { practice: false, ..cfg(vec![StudyTask::Worm(TaskId::CdColor)]) });
+        let targets: Vec<u16> = (0..24)
+            .map(|j| match s.trial(Position { block: 0, trial: j }).unwrap().steps.last().unwrap().target {
+                Target::Class(c) => c,
+                _ => panic!(),
+            })
+            .collect();
+        assert_eq!(targets.iter().filter(|&&c| c == 1).count(), 12);
+    }
+
+    #[test]
+    fn nback_blocks_match_the_llm_shape() {
+        let s = Session::new(cfg(vec![StudyTask::Nback(NbackKind::Spatial)]));
+        let main = s.trial(Position { block: 1, trial: 0 }).unwrap();
+        let nb = main.nback.as_ref().unwrap();
+        assert_eq!((nb.n, nb.stimuli.len(), nb.conditions.matches('m').count()), (1, 30, 10));
+        assert!(nb.stimuli.iter().all(|c| ("1"..="9").contains(&c.as_str()) && c.len() == 1));
+        for (i, c) in nb.conditions.chars().enumerate() {
+            assert_eq!(c == 'm', i >= 1 && nb.stimuli[i] == nb.stimuli[i - 1]);
+        }
+        assert_eq!(main.steps.len(), 30);
+        assert_eq!(main.cell.set_size, Some(1));
+        let practice = s.trial(Position { block: 0, trial: 0 }).unwrap();
+        assert!(practice.practice);
+        assert_eq!(practice.nback.unwrap().stimuli.len(), NBACK_PRACTICE_LEN);
+    }
+
+    #[test]
+    fn resume_mid_session_regenerates_identical_trials() {
+        let mut c = cfg(vec![StudyTask::Worm(TaskId::VsRec), StudyTask::Worm(TaskId::Cs), StudyTask::Nback(NbackKind::Verbal)]);
+        c.nback_ns = vec![2];
+        let s = Session::new(c);
+        // Take 7 trials, then "reload".
+        let mut first = s.clone();
+        let mut n = 0;
+        while n < 7 {
+            let pos = first.current().unwrap();
+            let t = first.trial(pos).unwrap();
+            let answers = t.steps.iter().filter(|s| answerable(s)).map(|st| right_answer(t.task, st)).collect();
+            first.record(TrialResult { position: pos, answers, ..Default::default() }).unwrap();
+            n += 1;
+        }
+        let saved = first.to_json();
+        let resumed = Session::from_json(&saved).unwrap();
+        assert_eq!(resumed, first);
+        assert_eq!(resumed.current(), first.current());
+        assert_eq!(resumed.progress().0, 7);
+        assert_eq!(resumed.done[..7], first.done[..7]);
+        for (i, b) in resumed.blocks.iter().enumerate() {
+            for j in 0..b.units.len() {
+                let p = Position { block: i, trial: j };
+                assert_eq!(resumed.trial(p).unwrap(), s.trial(p).unwrap());
+            }
+        }
+        // A repeat of an earlier trial (e.g. the page re-sending it after reload) is refused, unchanged.
+        let mut resumed = resumed;
+        let before = resumed.clone();
+        let err = resumed.record(TrialResult { position: Position { block: 0, trial: 0 }, ..Default::default() }).unwrap_err();
+        assert!(matches!(err, SessionError::OutOfOrder { .. }), "{err}");
+        assert_eq!(resumed, before);
+        // Continue to the end from the resumed state.
+        let log = run(&mut resumed, |g| g % 2 == 0);
+        assert_eq!(log.first().unwrap().0, 7);
+        assert!(resumed.is_finished());
+        assert_eq!(resumed.progress().0, resumed.progress().1);
+        assert_eq!(resumed.record(TrialResult::default()).unwrap_err(), SessionError::Finished);
+        // Bad saved states.
+        assert!(Session::from_json("{").is_err());
+        let mut broken = first.clone();
+        broken.done.pop();
+        assert!(Session::from_json(&broken.to_json()).is_err());
+    }
+
+    #[test]
+    fn out_of_order_and_malformed_results_are_rejected() {
+        let mut s = Session::new(cfg(vec![StudyTask::Worm(TaskId::Vsr)]));
+        let pos = s.current().unwrap();
+        let skip = Position { block: pos.block, trial: pos.trial + 1 };
+        assert!(matches!(s.record(TrialResult { position: skip, ..Default::default() }), Err(SessionError::OutOfOrder { .. })));
+        assert!(matches!(s.record(TrialResult { position: pos, answers: vec![], ..Default::default() }), Err(SessionError::BadResult(_))));
+        let t = s.trial(pos).unwrap();
+        let answers: Vec<Answer> = t.steps.iter().filter(|s| answerable(s)).map(|st| right_answer(t.task, st)).collect();
+        let bad_rt = TrialResult { position: pos, answers: answers.clone(), rt_ms: vec![Some(-5.0); answers.len()], ..Default::default() };
+        assert!(matches!(s.record(bad_rt), Err(SessionError::BadResult(_))));
+        let short_rt = TrialResult { position: pos, answers: answers.clone(), rt_ms: vec![Some(5.0)], ..Default::default() };
+        if answers.len() != 1 {
+            assert!(matches!(s.record(short_rt), Err(SessionError::BadResult(_))));
+        }
+        assert_eq!(s.progress().0, 0);
+        let out = s.record(TrialResult { position: pos, answers, ..Default::default() }).unwrap();
+        assert!(out.practice && out.correct.iter().all(|&c| c));
+        assert_eq!(s.progress().0, 1);
+        assert!(s.trial(Position { block: 9, trial: 0 }).is_err());
+    }
+
+    #[test]
+    fn scripted_participant_completes_every_task() {
+        let mut c = cfg(StudyTask::all());
+        c.participant = Some("bot-1".into());
+        c.practice_trials = 2;
+        c.nback_ns = vec![1, 2];
+        let mut s = Session::new(c);
+        s.set_refresh(1000.0 / 60.0);
+        let (_, total) = s.progress();
+        let right = |g: usize| g % 3 != 1;
+        let log = run(&mut s, right);
+        assert!(s.is_finished());
+        assert_eq!(log.len(), total);
+        let rec = s.to_record(None);
+        rec.validate().unwrap();
+        assert_eq!(rec.subject, Subject::Person { id: "bot-1".into() });
+        assert_eq!(rec.trials.len(), total, "one row per trial");
+        for (row, (g, ok)) in rec.trials.iter().zip(&log) {
+            assert_eq!(row.trial as usize, *g);
+            assert!(!row.correct.is_empty() && row.targets.len() == row.correct.len(), "{}", row.task);
+            if row.task == "SFR" {
+                assert_eq!(row.correct.iter().all(|&c| c), *ok);
+                assert_eq!(row.extra.get("sfr_exact"), Some(&Setting::Bool(*ok)));
+            } else {
+                assert!(row.correct.iter().all(|&c| c == *ok), "{} {row:?}", row.task);
+                let resp: Vec<&String> = row.responses.iter().collect();
+                if *ok {
+                    assert_eq!(resp, row.targets.iter().collect::<Vec<_>>(), "{}", row.task);
+                }
+            }
+            assert!(matches!(row.extra.get("frame_err_max_ms"), Some(Setting::Num(x)) if (x - 0.2).abs() < 1e-9));
+            assert!(row.extra.contains_key("block_kind"));
+        }
+        // Practice rows: 2 per WorM task, one block per N-back level and kind.
+        let practice = rec.trials.iter().filter(|r| r.extra.get("block_kind") == Some(&Setting::Text("practice".into()))).count();
+        assert_eq!(practice, 14 * 2 + 2 * 2);
+        // Summaries: one accuracy per condition cell of every WorM task, SDT measures per N-back level.
+        for id in TaskId::ALL {
+            let k = TaskSpec::new(id).grid().len();
+            let sums: Vec<&Summary> = rec.summaries.iter().filter(|x| x.task == id.as_str()).collect();
+            assert_eq!(sums.len(), k, "{id}");
+            assert!(sums.iter().all(|x| x.metric == "accuracy" && x.n == 1));
+            // Each cell's value is the score of its one main row.
+            for x in sums {
+                let row = s.done.iter().find(|d| !d.practice && d.task == StudyTask::Worm(id) && d.cell == x.conditions).unwrap();
+                assert!((row.row.score() - x.value).abs() < 1e-12);
+            }
+        }
+        for kind in ["nback-verbal", "nback-spatial"] {
+            let sums: Vec<&Summary> = rec.summaries.iter().filter(|x| x.task == kind).collect();
+            assert_eq!(sums.len(), 2 * 5, "{kind}");
+            for n in [1u8, 2] {
+                let acc = sums.iter().find(|x| x.metric == "accuracy" && x.conditions.set_size == Some(n)).unwrap();
+                let hr = sums.iter().find(|x| x.metric == "hit_rate" && x.conditions.set_size == Some(n)).unwrap();
+                let dp = sums.iter().find(|x| x.metric == "dprime" && x.conditions.set_size == Some(n)).unwrap();
+                let ok = right(rec.trials.iter().find(|r| r.task == kind && r.conditions.set_size == Some(n) && r.extra.get("block_kind") == Some(&Setting::Text("main".into()))).unwrap().trial as usize);
+                let expect = if ok { (1.0, 1.0) } else { (0.0, 0.0) };
+                assert_eq!((acc.value, hr.value), expect, "{kind} N={n}");
+                assert!(if ok { dp.value > 4.0 } else { dp.value < -4.0 });
+            }
+        }
+        // Export: CSV one line per trial with timing columns; JSON round trip.
+        let csv = rec.to_csv().unwrap();
+        assert_eq!(csv.lines().count(), total + 1);
+        assert!(csv.lines().next().unwrap().contains("frame_err_median_ms"));
+        // (serde_json without `float_roundtrip` may move a parsed f64 by one ulp: compare with a tolerance.)
+        let back = ResultRecord::from_json(&rec.to_json().unwrap()).unwrap();
+        assert_eq!(back.trials.len(), rec.trials.len());
+        let close = |a: &Setting, b: &Setting| match (a, b) {
+            (Setting::Num(x), Setting::Num(y)) => (x - y).abs() <= 1e-9 * x.abs().max(1.0),
+            _ => a == b,
+        };
+        for (a, b) in back.trials.iter().zip(&rec.trials) {
+            assert_eq!((&a.task, a.trial, &a.conditions, &a.targets, &a.responses, &a.correct, &a.rt_ms), (&b.task, b.trial, &b.conditions, &b.targets, &b.responses, &b.correct, &b.rt_ms));
+            assert!(a.extra.len() == b.extra.len() && a.extra.iter().zip(&b.extra).all(|((ka, va), (kb, vb))| ka == kb && close(va, vb)));
+        }
+        assert_eq!(back.summaries.len(), rec.summaries.len());
+        for (a, b) in back.summaries.iter().zip(&rec.summaries) {
+            assert!(a.task == b.task && a.conditions == b.conditions && a.metric == b.metric && (a.value - b.value).abs() < 1e-12);
+        }
+        assert!(matches!(rec.config.settings.get("frame_within_one_fraction"), Some(Setting::Num(x)) if *x == 1.0));
+        assert_eq!(rec.config.tasks.len(), 14);
+        // Person and human curves share panel and label names (VSR: list_length=3..6 on panel VSR).
+        let person = crate::people::subject_curves(&rec, StudyTask::Worm(TaskId::Vsr));
+        for h in crate::people::human_curves(StudyTask::Worm(TaskId::Vsr)) {
+            assert!(person.iter().any(|p| p.panel == h.panel && p.label == h.label && p.x_name == h.x_name), "{}", h.label);
+        }
+        // Curves for the results page exist for every task.
+        for t in StudyTask::all() {
+            assert!(!crate::people::subject_curves(&rec, t).is_empty(), "{t}");
+        }
+    }
+
+    #[test]
+    fn blur_and_focus_are_counted() {
+        let ev = |kind, t_ms| PageEvent { kind, t_ms };
+        let (n, ms) = unfocused(&[
+            ev(PageEventKind::Blur, 100.0),
+            ev(PageEventKind::Hidden, 120.0),
+            ev(PageEventKind::Visible, 900.0),
+            ev(PageEventKind::Focus, 910.0),
+            ev(PageEventKind::Blur, 2000.0),
+            ev(PageEventKind::Focus, 2500.0),
+        ]);
+        assert_eq!((n, ms), (2, 1300.0));
+    }
+}

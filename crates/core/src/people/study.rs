@@ -1,0 +1,492 @@
+//! Study links: the URL query that carries a study ⇄ [`StudyConfig`].
+//!
+//! ```text
+//! ?tasks=VIR,CD-Color,nback-verbal&tpc=2&order=random&seed=7&practice=1&pid=P01&done=https://example.org/done
+//! ```
+//!
+//! | parameter | meaning | values (default) |
+//! |---|---|---|
+//! | `tasks` | tasks in order | comma list of `SC SFR SI SMU STS VIR VSR VSRec CD-Color CD-Orientation CD-Size CD-Gap CD-Conjunction CS nback-verbal nback-spatial`, or `all` (required) |
+//! | `tpc` | trials per condition cell of each WorM task | 1–200 (1) |
+//! | `order` | block order | `fixed` or `random` (fixed) |
+//! | `seed` | stimulus seed | 0–2⁶⁴−1 (none: see [`StudyConfig::effective_seed`]) |
+//! | `practice` | practice block before each task | `1`/`0`/`true`/`false`/`yes`/`no` (1) |
+//! | `pt` | practice trials per task | 1–10 (3) |
+//! | `n` | N-back levels | comma list of 1–3 (1,2,3) |
+//! | `nbb` | N-back blocks per level | 1–10 (1) |
+//! | `results` | show the participant their results | bool (0) |
+//! | `fs` | ask for fullscreen | bool (0) |
+//! | `pid`, `participant`, `PROLIFIC_PID`, `workerId` | participant id | letters, digits, `_ . - @ :`, 1–128 chars |
+//! | `STUDY_ID`, `SESSION_ID`, `assignmentId`, `hitId` | panel ids, kept in the record | same charset |
+//! | `done` (`completion`) | completion URL to redirect to | `http(s)://…` |
+//! | `endpoint` | URL the record is POSTed to | `http(s)://…` |
+//!
+//! Any unknown, repeated, empty or invalid parameter gives a [`StudyError`] naming the parameter and
+//! the allowed values; no partial config is ever returned.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::StudyTask;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BlockOrder {
+    Fixed,
+    Random,
+}
+
+/// Limits.
+pub const MAX_TPC: u16 = 200;
+pub const MAX_PRACTICE_TRIALS: u8 = 10;
+pub const MAX_NBACK_BLOCKS: u8 = 10;
+pub const MAX_NBACK_N: u8 = 3;
+pub const MAX_ID_LEN: usize = 128;
+pub const MAX_URL_LEN: usize = 2048;
+
+/// A study: which tasks, how many trials, and where the data and the participant go afterwards.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StudyConfig {
+    pub tasks: Vec<StudyTask>,
+    pub trials_per_condition: u16,
+    pub block_order: BlockOrder,
+    pub seed: Option<u64>,
+    pub practice: bool,
+    pub practice_trials: u8,
+    /// N-back levels (each 1–3), in the order given.
+    pub nback_ns: Vec<u8>,
+    /// N-back blocks (30 trials, 10 targets) per level and kind.
+    pub nback_blocks: u8,
+    pub participant: Option<String>,
+    /// Pass-through panel ids (`STUDY_ID`, `SESSION_ID`, `assignmentId`, `hitId`), kept in the record.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub external_ids: BTreeMap<String, String>,
+    pub completion_url: Option<String>,
+    pub endpoint: Option<String>,
+    pub show_results: bool,
+    pub fullscreen: bool,
+}
+
+impl Default for StudyConfig {
+    fn default() -> Self {
+        StudyConfig {
+            tasks: Vec::new(),
+            trials_per_condition: 1,
+            block_order: BlockOrder::Fixed,
+            seed: None,
+            practice: true,
+            practice_trials: 3,
+            nback_ns: vec![1, 2, 3],
+            nback_blocks: 1,
+            participant: None,
+            external_ids: BTreeMap::new(),
+            completion_url: None,
+            endpoint: None,
+            show_results: false,
+            fullscreen: false,
+        }
+    }
+}
+
+/// Why a study link was refused: the parameter and a plain message for the researcher.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StudyError {
+    pub param: String,
+    pub message: String,
+}
+
+impl StudyError {
+    fn new(param: &str, message: impl Into<String>) -> Self {
+        StudyError { param: param.to_string(), message: message.into() }
+    }
+}
+
+impl fmt::Display for StudyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Study link, parameter “{}”: {}", self.param, self.message)
+    }
+}
+
+impl std::error::Error for StudyError {}
+
+const PARTICIPANT_KEYS: [&str; 4] = ["pid", "participant", "PROLIFIC_PID", "workerId"];
+const EXTERNAL_KEYS: [&str; 4] = ["STUDY_ID", "SESSION_ID", "assignmentId", "hitId"];
+const KNOWN: [&str; 12] = ["tasks", "tpc", "order", "seed", "practice", "pt", "n", "nbb", "results", "fs", "done", "endpoint"];
+
+fn allowed_params() -> String {
+    let mut v: Vec<&str> = KNOWN.to_vec();
+    v.push("completion");
+    v.extend(PARTICIPANT_KEYS);
+    v.extend(EXTERNAL_KEYS);
+    v.join(", ")
+}
+
+fn task_names() -> String {
+    StudyTask::all().iter().map(|t| t.as_str()).collect::<Vec<_>>().join(", ") + ", or all"
+}
+
+/// Percent-decode a query component (`+` is a space). Invalid escapes or UTF-8 → None.
+pub fn percent_decode(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'%' => {
+                let h = s.get(i + 1..i + 3)?;
+                out.push(u8::from_str_radix(h, 16).ok()?);
+                i += 3;
+            }
+            b'+' => {
+                out.push(b' ');
+                i += 1;
+            }
+            c => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// Percent-encode a query value (unreserved characters and `, : /` stay as they are).
+pub fn percent_encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for &c in s.as_bytes() {
+        if c.is_ascii_alphanumeric() || b"-_.~,:/".contains(&c) {
+            out.push(c as char);
+        } else {
+            out.push_str(&format!("%{c:02X}"));
+        }
+    }
+    out
+}
+
+fn parse_bool(param: &str, v: &str) -> Result<bool, StudyError> {
+    match v.to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Ok(true),
+        "0" | "false" | "no" | "off" => Ok(false),
+        _ => Err(StudyError::new(param, format!("“{v}” is not on/off; use 1 or 0 (also true/false, yes/no)."))),
+    }
+}
+
+fn parse_int<T: TryFrom<u64>>(param: &str, v: &str, lo: u64, hi: u64) -> Result<T, StudyError> {
+    let bad = || StudyError::new(param, format!("“{v}” is not allowed; use a whole number from {lo} to {hi}."));
+    let x: u64 = v.parse().map_err(|_| bad())?;
+    if !(lo..=hi).contains(&x) {
+        return Err(bad());
+    }
+    T::try_from(x).map_err(|_| bad())
+}
+
+fn check_id(param: &str, v: &str) -> Result<String, StudyError> {
+    let ok = !v.is_empty()
+        && v.len() <= MAX_ID_LEN
+        && v.chars().all(|c| c.is_ascii_alphanumeric() || "_.-@:".contains(c));
+    if ok {
+        Ok(v.to_string())
+    } else {
+        Err(StudyError::new(
+            param,
+            format!("“{v}” is not a usable id; use 1 to {MAX_ID_LEN} letters, digits or _ . - @ : (no spaces)."),
+        ))
+    }
+}
+
+/// Accept only absolute `http://` / `https://` URLs with a host, no credentials, no spaces or control
+/// characters, at most [`MAX_URL_LEN`] long.
+pub fn check_url(param: &str, v: &str) -> Result<String, StudyError> {
+    let err = |why: &str| Err(StudyError::new(param, format!("“{v}” is not allowed: {why}. Use a full http:// or https:// address.")));
+    if v.len() > MAX_URL_LEN {
+        return err("it is too long");
+    }
+    if v.chars().any(|c| c.is_control() || c.is_whitespace() || "\"<>\\^`{|}".contains(c)) {
+        return err("it contains spaces or characters a URL cannot hold");
+    }
+    let lower = v.to_ascii_lowercase();
+    let rest = if let Some(r) = lower.strip_prefix("https://") {
+        &v[v.len() - r.len()..]
+    } else if let Some(r) = lower.strip_prefix("http://") {
+        &v[v.len() - r.len()..]
+    } else {
+        return err("only http and https addresses are accepted");
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    if authority.contains('@') {
+        return err("it carries a user name or password");
+    }
+    let host = authority.rsplit_once(':').map(|(h, port)| if port.chars().all(|c| c.is_ascii_digit()) { h } else { authority }).unwrap_or(authority);
+    if host.is_empty() || !host.chars().all(|c| c.is_ascii_alphanumeric() || "-.[]:".contains(c)) {
+        return err("it has no valid host name");
+    }
+    Ok(v.to_string())
+}
+
+impl StudyConfig {
+    /// A config for these tasks with every other field at its default.
+    pub fn new(tasks: Vec<StudyTask>) -> Self {
+        StudyConfig { tasks, ..Default::default() }
+    }
+
+    /// The seed the session uses: the link's seed, else a hash of the participant id (so participants
+    /// differ but a participant reopening the link gets the same stimuli), else 0. The edge may set
+    /// `seed` to a random value before creating the session; the session stores it.
+    pub fn effective_seed(&self) -> u64 {
+        if let Some(s) = self.seed {
+            return s;
+        }
+        match &self.participant {
+            Some(p) => {
+                let mut h = crate::hash::Fnv64::default();
+                h.write(p.as_bytes());
+                h.finish()
+            }
+            None => 0,
+        }
+    }
+
+    /// The canonical query string (without `?`); [`StudyConfig::from_query`] reads it back to an equal
+    /// config.
+    pub fn to_query(&self) -> String {
+        let b = |x: bool| if x { "1" } else { "0" };
+        let mut q: Vec<(String, String)> = vec![
+            ("tasks".into(), self.tasks.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(",")),
+            ("tpc".into(), self.trials_per_condition.to_string()),
+            ("order".into(), match self.block_order { BlockOrder::Fixed => "fixed", BlockOrder::Random => "random" }.into()),
+        ];
+        if let Some(s) = self.seed {
+            q.push(("seed".into(), s.to_string()));
+        }
+        q.push(("practice".into(), b(self.practice).into()));
+        q.push(("pt".into(), self.practice_trials.to_string()));
+        q.push(("n".into(), self.nback_ns.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(",")));
+        q.push(("nbb".into(), self.nback_blocks.to_string()));
+        q.push(("results".into(), b(self.show_results).into()));
+        q.push(("fs".into(), b(self.fullscreen).into()));
+        if let Some(p) = &self.participant {
+            q.push(("pid".into(), p.clone()));
+        }
+        for (k, v) in &self.external_ids {
+            q.push((k.clone(), v.clone()));
+        }
+        if let Some(u) = &self.completion_url {
+            q.push(("done".into(), u.clone()));
+        }
+        if let Some(u) = &self.endpoint {
+            q.push(("endpoint".into(), u.clone()));
+        }
+        q.iter().map(|(k, v)| format!("{k}={}", percent_encode(v))).collect::<Vec<_>>().join("&")
+    }
+
+    /// Read a study from a URL query (a leading `?` is allowed). Every parameter is checked; the first
+    /// problem is returned as a [`StudyError`].
+    pub fn from_query(query: &str) -> Result<StudyConfig, StudyError> {
+        let query = query.strip_prefix('?').unwrap_or(query);
+        let mut seen: BTreeMap<String, String> = BTreeMap::new();
+        for pair in query.split('&').filter(|p| !p.is_empty()) {
+            let (rk, rv) = pair.split_once('=').unwrap_or((pair, ""));
+            let key = percent_decode(rk).ok_or_else(|| StudyError::new(rk, "the name has a broken %-escape."))?;
+            let val = percent_decode(rv).ok_or_else(|| StudyError::new(&key, "the value has a broken %-escape."))?;
+            let canonical = if key == "completion" { "done".to_string() } else { key.clone() };
+            let known = KNOWN.contains(&canonical.as_str())
+                || PARTICIPANT_KEYS.contains(&canonical.as_str())
+                || EXTERNAL_KEYS.contains(&canonical.as_str());
+            if !known {
+                return Err(StudyError::new(&key, format!("unknown parameter. Allowed parameters: {}.", allowed_params())));
+            }
+            if val.is_empty() {
+                return Err(StudyError::new(&key, "the value is empty."));
+            }
+            if seen.insert(canonical.clone(), val).is_some() {
+                return Err(StudyError::new(&key, "given more than once."));
+            }
+        }
+        let mut c = StudyConfig::default();
+        match seen.get("tasks") {
+            None => return Err(StudyError::new("tasks", format!("missing. Name the tasks, e.g. tasks=VIR,CD-Color; allowed: {}.", task_names()))),
+            Some(v) if v.eq_ignore_ascii_case("all") => c.tasks = StudyTask::all(),
+            Some(v) => {
+                for name in v.split(',') {
+                    let name = name.trim();
+                    let t = StudyTask::parse(name).ok_or_else(|| {
+                        StudyError::new("tasks", format!("unknown task “{name}”; allowed: {}.", task_names()))
+                    })?;
+                    if c.tasks.contains(&t) {
+                        return Err(StudyError::new("tasks", format!("“{name}” is listed twice.")));
+                    }
+                    c.tasks.push(t);
+                }
+            }
+        }
+        if let Some(v) = seen.get("tpc") {
+            c.trials_per_condition = parse_int("tpc", v, 1, MAX_TPC as u64)?;
+        }
+        if let Some(v) = seen.get("order") {
+            c.block_order = match v.to_ascii_lowercase().as_str() {
+                "fixed" => BlockOrder::Fixed,
+                "random" => BlockOrder::Random,
+                _ => return Err(StudyError::new("order", format!("“{v}” is not allowed; use fixed or random."))),
+            };
+        }
+        if let Some(v) = seen.get("seed") {
+            c.seed = Some(parse_int("seed", v, 0, u64::MAX)?);
+        }
+        if let Some(v) = seen.get("practice") {
+            c.practice = parse_bool("practice", v)?;
+        }
+        if let Some(v) = seen.get("pt") {
+            c.practice_trials = parse_int("pt", v, 1, MAX_PRACTICE_TRIALS as u64)?;
+        }
+        if let Some(v) = seen.get("n") {
+            let mut ns = Vec::new();
+            for x in v.split(',') {
+                let n: u8 = parse_int("n", x.trim(), 1, MAX_NBACK_N as u64)?;
+                if ns.contains(&n) {
+                    return Err(StudyError::new("n", format!("level {n} is listed twice.")));
+                }
+                ns.push(n);
+            }
+            c.nback_ns = ns;
+        }
+        if let Some(v) = seen.get("nbb") {
+            c.nback_blocks = parse_int("nbb", v, 1, MAX_NBACK_BLOCKS as u64)?;
+        }
+        if let Some(v) = seen.get("results") {
+            c.show_results = parse_bool("results", v)?;
+        }
+        if let Some(v) = seen.get("fs") {
+            c.fullscreen = parse_bool("fs", v)?;
+        }
+        for k in PARTICIPANT_KEYS {
+            if let Some(v) = seen.get(k) {
+                let id = check_id(k, v)?;
+                match &c.participant {
+                    Some(p) if *p != id => {
+                        return Err(StudyError::new(k, format!("“{id}” differs from the participant id “{p}” given by another parameter ({}); give one.", PARTICIPANT_KEYS.join(", "))));
+                    }
+                    _ => c.participant = Some(id),
+                }
+            }
+        }
+        for k in EXTERNAL_KEYS {
+            if let Some(v) = seen.get(k) {
+                c.external_ids.insert(k.to_string(), check_id(k, v)?);
+            }
+        }
+        if let Some(v) = seen.get("done") {
+            c.completion_url = Some(check_url("done", v)?);
+        }
+        if let Some(v) = seen.get("endpoint") {
+            c.endpoint = Some(check_url("endpoint", v)?);
+        }
+        Ok(c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::people::NbackKind;
+    use crate::task::TaskId;
+
+    #[test]
+    fn parses_the_example_link() {
+        let c = StudyConfig::from_query("?tasks=VIR,CD-Color&tpc=2&seed=7&practice=1&pid=p01&done=https://app.prolific.com/submissions/complete?cc=C1X2").unwrap();
+        assert_eq!(c.tasks, vec![StudyTask::Worm(TaskId::Vir), StudyTask::Worm(TaskId::CdColor)]);
+        assert_eq!((c.trials_per_condition, c.seed, c.practice), (2, Some(7), true));
+        assert_eq!(c.participant.as_deref(), Some("p01"));
+        assert_eq!(c.completion_url.as_deref(), Some("https://app.prolific.com/submissions/complete?cc=C1X2"));
+        assert_eq!(c.effective_seed(), 7);
+    }
+
+    #[test]
+    fn prolific_and_mturk_parameters() {
+        let c = StudyConfig::from_query("tasks=nback-verbal&PROLIFIC_PID=5f1a2b3c4d5e6f7a8b9c0d1e&STUDY_ID=abc123&SESSION_ID=s-9").unwrap();
+        assert_eq!(c.tasks, vec![StudyTask::Nback(NbackKind::Verbal)]);
+        assert_eq!(c.participant.as_deref(), Some("5f1a2b3c4d5e6f7a8b9c0d1e"));
+        assert_eq!(c.external_ids.get("STUDY_ID").map(String::as_str), Some("abc123"));
+        assert_eq!(c.seed, None);
+        assert_ne!(c.effective_seed(), 0);
+        let m = StudyConfig::from_query("tasks=SC&workerId=A1B2&assignmentId=X&hitId=Y").unwrap();
+        assert_eq!(m.participant.as_deref(), Some("A1B2"));
+        // The same id from two sources is fine; two different ids are not.
+        assert!(StudyConfig::from_query("tasks=SC&pid=a&PROLIFIC_PID=a").is_ok());
+        let e = StudyConfig::from_query("tasks=SC&pid=a&PROLIFIC_PID=b").unwrap_err();
+        assert_eq!(e.param, "PROLIFIC_PID");
+    }
+
+    #[test]
+    fn round_trips() {
+        let mut c = StudyConfig::new(StudyTask::all());
+        c.trials_per_condition = 200;
+        c.block_order = BlockOrder::Random;
+        c.seed = Some(u64::MAX);
+        c.practice = false;
+        c.practice_trials = 4;
+        c.nback_ns = vec![3, 1];
+        c.nback_blocks = 2;
+        c.participant = Some("P-01@x:y.z".into());
+        c.external_ids.insert("STUDY_ID".into(), "st1".into());
+        c.external_ids.insert("SESSION_ID".into(), "se1".into());
+        c.completion_url = Some("https://example.org/done?cc=AB&x=1#top".into());
+        c.endpoint = Some("http://127.0.0.1:8080/post".into());
+        c.show_results = true;
+        c.fullscreen = true;
+        let q = c.to_query();
+        assert_eq!(StudyConfig::from_query(&q).unwrap(), c, "{q}");
+        assert_eq!(StudyConfig::from_query(&format!("?{q}")).unwrap(), c);
+        let d = StudyConfig::new(vec![StudyTask::Worm(TaskId::Sfr)]);
+        assert_eq!(StudyConfig::from_query(&d.to_query()).unwrap(), d);
+        assert_eq!(d.to_query(), "tasks=SFR&tpc=1&order=fixed&practice=1&pt=3&n=1,2,3&nbb=1&results=0&fs=0");
+        // JSON round trip too (the session stores the config).
+        let j = serde_json::to_string(&c).unwrap();
+        assert_eq!(serde_json::from_str::<StudyConfig>(&j).unwrap(), c);
+        assert_eq!(StudyConfig::from_query("tasks=all").unwrap().tasks.len(), 16);
+    }
+
+    #[test]
+    fn bad_inputs_name_the_parameter() {
+        let table: &[(&str, &str, &str)] = &[
+            ("", "tasks", "missing"),
+            ("tpc=2", "tasks", "missing"),
+            ("tasks=VIR,FOO", "tasks", "FOO"),
+            ("tasks=VIR,VIR", "tasks", "twice"),
+            ("tasks=VIR&tpc=0", "tpc", "1 to 200"),
+            ("tasks=VIR&tpc=201", "tpc", "1 to 200"),
+            ("tasks=VIR&tpc=two", "tpc", "whole number"),
+            ("tasks=VIR&tpc=-1", "tpc", "whole number"),
+            ("tasks=VIR&order=shuffled", "order", "fixed or random"),
+            ("tasks=VIR&seed=18446744073709551616", "seed", "whole number"),
+            ("tasks=VIR&practice=maybe", "practice", "1 or 0"),
+            ("tasks=VIR&pt=11", "pt", "1 to 10"),
+            ("tasks=VIR&n=4", "n", "1 to 3"),
+            ("tasks=VIR&n=1,1", "n", "twice"),
+            ("tasks=VIR&nbb=0", "nbb", "1 to 10"),
+            ("tasks=VIR&results=2", "results", "1 or 0"),
+            ("tasks=VIR&fs=", "fs", "empty"),
+            ("tasks=VIR&pid=a b", "pid", "usable id"),
+            ("tasks=VIR&pid=%3Cscript%3E", "pid", "usable id"),
+            ("tasks=VIR&tpc=1&tpc=2", "tpc", "more than once"),
+            ("tasks=VIR&done=javascript:alert(1)", "done", "http"),
+            ("tasks=VIR&done=ftp://x.org/", "done", "http"),
+            ("tasks=VIR&done=https://", "done", "host"),
+            ("tasks=VIR&done=https://user:pw@x.org/", "done", "password"),
+            ("tasks=VIR&endpoint=https://x.org/a b", "endpoint", "spaces"),
+            ("tasks=VIR&endpoint=//x.org", "endpoint", "http"),
+            ("tasks=VIR&colour=red", "colour", "unknown parameter"),
+            ("tasks=VIR&tpc=%ZZ", "tpc", "%-escape"),
+        ];
+        for (q, param, needle) in table {
+            let e = StudyConfig::from_query(q).expect_err(q);
+            assert_eq!(&e.param, param, "{q}: {e}");
+            assert!(e.to_string().contains(needle), "{q}: {e}");
+        }
+        let e = StudyConfig::from_query("tasks=VIR&colour=red").unwrap_err();
+        assert!(e.message.contains("tpc") && e.message.contains("PROLIFIC_PID"), "{e}");
+        let e = StudyConfig::from_query("tasks=X").unwrap_err();
+        assert!(e.message.contains("nback-spatial") && e.message.contains("CD-Gap"));
+    }
+}
