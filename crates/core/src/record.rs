@@ -168,12 +168,19 @@ impl std::fmt::Display for RecordError {
 
 impl std::error::Error for RecordError {}
 
-/// Setting names that look like credentials are refused.
-fn secret_like(name: &str) -> bool {
+/// Whether a setting name looks like a credential (`api_key`, `x-api-key`, `token`, `access_token`,
+/// `secret`, `password`, `authorization`, …). Decided on the name's words, so ordinary names such as
+/// `max_tokens`, `tokens_in` or `n_keys` pass.
+pub fn credential_like(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
-    ["key", "token", "secret", "password", "authorization", "bearer", "credential"]
-        .iter()
-        .any(|w| n.contains(w))
+    if ["apikey", "api_key", "api-key", "secret", "passw", "authoriz", "bearer", "credential"].iter().any(|w| n.contains(w)) {
+        return true;
+    }
+    n.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| matches!(w, "key" | "token" | "auth" | "pwd" | "sk"))
+}
+
+fn secret_like(name: &str) -> bool {
+    credential_like(name)
 }
 
 impl ResultRecord {
@@ -246,8 +253,12 @@ impl ResultRecord {
         let mut extra_cols: Vec<&String> = self.trials.iter().flat_map(|t| t.extra.keys()).collect();
         extra_cols.sort();
         extra_cols.dedup();
+        let mut other_cols: Vec<&String> = self.trials.iter().flat_map(|t| t.conditions.other.keys()).collect();
+        other_cols.sort();
+        other_cols.dedup();
         let mut header: Vec<String> = ["subject_kind", "subject", "task", "trial"].iter().map(|s| s.to_string()).collect();
         header.extend(Conditions::COLUMNS.iter().map(|s| s.to_string()));
+        header.extend(other_cols.iter().map(|s| s.to_string()));
         header.extend(["targets", "responses", "correct", "score", "rt_ms"].iter().map(|s| s.to_string()));
         header.extend(extra_cols.iter().map(|s| s.to_string()));
         let mut out = String::new();
@@ -257,6 +268,7 @@ impl ResultRecord {
             let pairs: BTreeMap<&str, String> = t.conditions.pairs().into_iter().collect();
             let mut row = vec![self.subject.kind().to_string(), subject.clone(), t.task.clone(), t.trial.to_string()];
             row.extend(Conditions::COLUMNS.iter().map(|c| pairs.get(c).cloned().unwrap_or_default()));
+            row.extend(other_cols.iter().map(|c| t.conditions.other.get(*c).cloned().unwrap_or_default()));
             row.push(t.targets.join(" "));
             row.push(t.responses.join(" "));
             row.push(t.correct.iter().map(|&c| if c { "1" } else { "0" }).collect::<Vec<_>>().join(" "));
@@ -393,6 +405,12 @@ mod tests {
         r.config.settings.insert("api_key".into(), Setting::Text("sk-123".into()));
         assert!(matches!(r.to_json(), Err(RecordError::SecretLike(_))));
         assert!(matches!(r.to_csv(), Err(RecordError::SecretLike(_))));
+        for bad in ["api_key", "x-api-key", "OPENAI_API_KEY", "token", "access_token", "Authorization", "client_secret", "password", "apiKey"] {
+            assert!(credential_like(bad), "{bad}");
+        }
+        for fine in ["max_tokens", "tokens_in", "n_keys", "keyboard", "monkey", "temperature", "base_url"] {
+            assert!(!credential_like(fine), "{fine}");
+        }
         assert!(ResultRecord::from_json("{").is_err());
         assert!(ResultRecord::from_json("{\"a\":1}").unwrap_err().to_string().contains("schema"));
     }

@@ -275,6 +275,10 @@ pub struct Conditions {
     /// STS: number of task-switch cues after the first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub switches: Option<u8>,
+    /// Conditions of the text suites and anything else without a typed field (`n`, `lines`,
+    /// `context_depth`, …), by name.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub other: std::collections::BTreeMap<String, String>,
 }
 
 impl Conditions {
@@ -305,6 +309,12 @@ impl Conditions {
         put!("switches", self.switches);
         v
     }
+    /// Every set condition as `(name, value)`: the typed fields, then [`Conditions::other`].
+    pub fn all_pairs(&self) -> Vec<(String, String)> {
+        let mut v: Vec<(String, String)> = self.pairs().into_iter().map(|(k, x)| (k.to_string(), x)).collect();
+        v.extend(self.other.iter().map(|(k, x)| (k.clone(), x.clone())));
+        v
+    }
     /// Names of every condition column, in the order of [`Conditions::pairs`].
     pub const COLUMNS: [&'static str; 12] = [
         "list_length",
@@ -321,7 +331,7 @@ impl Conditions {
         "switches",
     ];
     pub fn label(&self) -> String {
-        let p = self.pairs();
+        let p = self.all_pairs();
         if p.is_empty() {
             return "default".into();
         }

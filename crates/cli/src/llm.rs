@@ -1,0 +1,514 @@
+//! `wmlab llm run`: run a text suite against a model over HTTP, resumably.
+//!
+//! Files in OUT: `log.jsonl` (one line per finished sample and per dialogue turn, written and
+//! flushed as they happen; a rerun with the same OUT continues where it stopped), `record.json` and
+//! `record.csv` (the core result record), and with `--cache FILE` a JSONL response cache.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use wmlab_core::llm::nback::{self, BlockSource, DialogueOptions, NbackConfig, Protocol, Variant};
+use wmlab_core::llm::{Sample, lrt, minerva, snapshot};
+use wmlab_core::record::{ResultRecord, Setting};
+use wmlab_llm::native::{StdClock, UreqTransport, block_on};
+use wmlab_llm::record::{iso8601, to_record};
+use wmlab_llm::runner::MetaEntry;
+use wmlab_llm::{Clock, Control, LogEntry, MemoryCache, NoCache, Outcome, ProviderConfig, ProviderKind};
+use wmlab_llm::{Progress, RunLog, RunOptions, Runner, Secret};
+
+#[derive(Subcommand, Debug)]
+pub enum LlmCmd {
+    /// Run a suite (nback, lrt, minerva, minerva-snapshot) against a model; resumable.
+    Run(Box<RunArgs>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SuiteArg {
+    Nback,
+    Lrt,
+    Minerva,
+    MinervaSnapshot,
+}
+
+impl SuiteArg {
+    fn as_str(self) -> &'static str {
+        match self {
+            SuiteArg::Nback => "nback",
+            SuiteArg::Lrt => "lrt",
+            SuiteArg::Minerva => "minerva",
+            SuiteArg::MinervaSnapshot => "minerva-snapshot",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ProviderArg {
+    /// Any OpenAI-compatible endpoint (OpenAI, OpenRouter, Groq, Mistral, Together, Ollama, llama.cpp,
+    /// vLLM, LM Studio).
+    Openai,
+    Anthropic,
+    Gemini,
+}
+
+impl ProviderArg {
+    fn kind(self) -> ProviderKind {
+        match self {
+            ProviderArg::Openai => ProviderKind::OpenAi,
+            ProviderArg::Anthropic => ProviderKind::Anthropic,
+            ProviderArg::Gemini => ProviderKind::Gemini,
+        }
+    }
+}
+
+fn default_data_dir() -> PathBuf {
+    // crates/cli → the repo root's sibling `shared/data/minerva`.
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/minerva"))
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct RunArgs {
+    #[arg(long, value_enum)]
+    pub suite: SuiteArg,
+    /// N-back variant: letters, letters_30, grids_3x3, grids_4x4, grids_5x5, grids_7x7,
+    /// grids_3x3_abstraction, grids_3x3_abstraction_2.
+    #[arg(long, default_value = "letters")]
+    pub variant: String,
+    /// N-back protocol: readme, base, noise, feedback, cot (default: the variant's own).
+    #[arg(long)]
+    pub protocol: Option<String>,
+    /// N-back values of N, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "1,2,3")]
+    pub n: Vec<u8>,
+    /// LRT line counts, comma-separated (default: the reference grid 500..6500).
+    #[arg(long, value_delimiter = ',')]
+    pub lines: Option<Vec<usize>>,
+    /// LRT tests per line count.
+    #[arg(long, default_value_t = 50)]
+    pub tests: usize,
+    /// Minerva tasks, comma-separated (default: the paper's set).
+    #[arg(long, value_delimiter = ',')]
+    pub tasks: Option<Vec<String>>,
+    /// Minerva generator context length in cl100k tokens.
+    #[arg(long, default_value_t = 4000)]
+    pub context_tokens: usize,
+    /// Minerva generator samples per grid cell (default: the paper's).
+    #[arg(long)]
+    pub samples_per_cell: Option<usize>,
+    /// Minerva data folder (minerva_snapshot/ and the word list).
+    #[arg(long, value_name = "DIR", default_value_os_t = default_data_dir())]
+    pub data: PathBuf,
+    /// Run only the first N samples.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    #[arg(long, value_enum)]
+    pub provider: ProviderArg,
+    /// API base URL (default: the provider's public one), e.g. http://127.0.0.1:18080/v1.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    #[arg(long, value_name = "M")]
+    pub model: String,
+    #[arg(long, default_value_t = 4)]
+    pub concurrency: usize,
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+    pub temperature: f64,
+    /// Reply length cap (Anthropic needs one: 1024 when absent).
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u32>,
+    #[arg(long)]
+    pub top_p: Option<f64>,
+    /// Sampling seed sent to APIs that take one.
+    #[arg(long)]
+    pub sampling_seed: Option<i64>,
+    /// Output directory; rerunning with the same one resumes.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Environment variable holding the API key (default OPENAI_API_KEY / ANTHROPIC_API_KEY /
+    /// GEMINI_API_KEY). A server on localhost needs none.
+    #[arg(long, value_name = "VAR")]
+    pub key_env: Option<String>,
+    /// Send no key even to a non-local server.
+    #[arg(long)]
+    pub no_key: bool,
+    /// Seed of the generated items and of the retry jitter.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Retries per request (429, 5xx, timeouts, network).
+    #[arg(long, default_value_t = 6)]
+    pub retries: u32,
+    /// Per-request timeout in seconds.
+    #[arg(long, default_value_t = 120.0)]
+    pub timeout: f64,
+    /// First backoff wait in ms (doubles per retry, with jitter).
+    #[arg(long, default_value_t = 1000)]
+    pub backoff_ms: u64,
+    /// Redo samples that failed in the previous run of this OUT.
+    #[arg(long)]
+    pub retry_errors: bool,
+    /// JSONL response cache file (shared between runs and OUT dirs).
+    #[arg(long, value_name = "FILE")]
+    pub cache: Option<PathBuf>,
+    /// Leave the prompts out of log.jsonl (much smaller for long LRT items).
+    #[arg(long)]
+    pub no_prompts: bool,
+    /// Price per 1M input tokens, for the cost estimate.
+    #[arg(long)]
+    pub price_in: Option<f64>,
+    /// Price per 1M output tokens.
+    #[arg(long)]
+    pub price_out: Option<f64>,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+fn is_local(url: &str) -> bool {
+    let u = url.to_ascii_lowercase();
+    ["://localhost", "://127.", "://[::1]", "://0.0.0.0"].iter().any(|p| u.contains(p))
+}
+
+fn read_key(a: &RunArgs, kind: ProviderKind, base_url: &str) -> Result<Secret, String> {
+    if a.no_key {
+        return Ok(Secret::none());
+    }
+    let var = a.key_env.clone().unwrap_or_else(|| kind.default_key_env().to_string());
+    match std::env::var(&var) {
+        Ok(v) if !v.trim().is_empty() => Ok(Secret::new(v)),
+        _ if is_local(base_url) => Ok(Secret::none()),
+        _ => Err(format!(
+            "no API key: set {var} (or name another variable with --key-env VAR; --no-key for a server without keys)"
+        )),
+    }
+}
+
+/// The samples of the chosen suite.
+pub fn build_samples(a: &RunArgs) -> Result<Vec<Sample>, String> {
+    let mut samples = match a.suite {
+        SuiteArg::Nback => {
+            let variant = Variant::parse(&a.variant).ok_or_else(|| {
+                let all: Vec<&str> = Variant::ALL.iter().map(|v| v.as_str()).collect();
+                format!("unknown N-back variant '{}' (known: {})", a.variant, all.join(", "))
+            })?;
+            let protocol = match &a.protocol {
+                None => variant.default_protocol(),
+                Some(p) => Protocol::parse(p).ok_or_else(|| {
+                    let all: Vec<&str> = Protocol::ALL.iter().map(|v| v.as_str()).collect();
+                    format!("unknown protocol '{p}' (known: {})", all.join(", "))
+                })?,
+            };
+            let mut options = DialogueOptions::new(protocol);
+            options.seed = a.seed;
+            let cfg = NbackConfig {
+                variant,
+                ns: a.n.clone(),
+                blocks: None,
+                limit: None,
+                options,
+                source: BlockSource::Published,
+            };
+            cfg.validate()?;
+            nback::samples(&cfg)
+        }
+        SuiteArg::Lrt => {
+            let mut cfg = lrt::LrtConfig::default();
+            if let Some(l) = &a.lines {
+                cfg.lines = l.clone();
+            }
+            cfg.tests_per_size = a.tests;
+            lrt::samples(&cfg, a.seed)
+        }
+        SuiteArg::MinervaSnapshot => {
+            let dir = a.data.join("minerva_snapshot");
+            let mut out = Vec::new();
+            for (category, task) in snapshot::FILES {
+                let wanted = match &a.tasks {
+                    Some(t) => t.iter().any(|x| x == task),
+                    None => snapshot::in_paper(task),
+                };
+                if !wanted {
+                    continue;
+                }
+                let path = dir.join(snapshot::file_path(category, task));
+                let gz = fs::read(&path).map_err(|e| format!("cannot read {}: {e} (set --data DIR)", path.display()))?;
+                out.extend(snapshot::parse_gz_file(category, task, &gz)?);
+                if a.limit.is_some_and(|l| out.len() >= l) {
+                    break;
+                }
+            }
+            out
+        }
+        SuiteArg::Minerva => {
+            let path = a.data.join("words_alpha_dwyl_2019-03-13.txt.gz");
+            let gz = fs::read(&path).map_err(|e| format!("cannot read {}: {e} (set --data DIR)", path.display()))?;
+            let text = String::from_utf8(snapshot::gunzip(&gz)?).map_err(|e| format!("word list is not UTF-8: {e}"))?;
+            let words: Vec<&str> = text.lines().map(|l| l.trim_end_matches('\r')).filter(|w| !w.is_empty()).collect();
+            let cfg = minerva::MinervaConfig {
+                seed: a.seed,
+                context_tokens: a.context_tokens,
+                tasks: a.tasks.clone(),
+                samples_per_cell: a.samples_per_cell,
+                ..Default::default()
+            };
+            minerva::generate(&cfg, &words)
+        }
+    };
+    if let Some(l) = a.limit {
+        samples.truncate(l);
+    }
+    if samples.is_empty() {
+        return Err("no samples to run (check --tasks / --n / --limit)".into());
+    }
+    Ok(samples)
+}
+
+/// What a log must agree on to be resumed.
+fn fingerprint(p: &ProviderConfig, suite: SuiteArg) -> serde_json::Value {
+    serde_json::json!({
+        "wmlab_llm_log": 1,
+        "suite": suite.as_str(),
+        "provider": p.kind.as_str(),
+        "base_url": p.base_url,
+        "model": p.model,
+        "temperature": p.temperature,
+        "max_tokens": p.max_tokens,
+        "top_p": p.top_p,
+        "seed": p.seed,
+    })
+}
+
+struct LogFile {
+    file: File,
+}
+
+impl LogFile {
+    fn open(path: &Path) -> Result<(LogFile, RunLog), String> {
+        let text = match fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+        };
+        let log = RunLog::parse(&text);
+        let mut file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+        if !text.is_empty() && !text.ends_with('\n') {
+            // a crash cut the last line: end it so the next entry starts on its own line
+            file.write_all(b"\n").map_err(|e| e.to_string())?;
+        }
+        Ok((LogFile { file }, log))
+    }
+    fn write(&mut self, e: &LogEntry) {
+        let mut line = e.to_line();
+        line.push('\n');
+        if let Err(err) = self.file.write_all(line.as_bytes()).and_then(|_| self.file.flush()) {
+            eprintln!("wmlab: warning: cannot write the log: {err}");
+        }
+    }
+}
+
+fn fmt_ms(ms: f64) -> String {
+    let s = (ms / 1000.0).round() as u64;
+    if s >= 3600 {
+        format!("{}h{:02}m", s / 3600, s % 3600 / 60)
+    } else if s >= 60 {
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else {
+        format!("{s}s")
+    }
+}
+
+fn progress_message(p: &Progress) -> String {
+    let mut m = format!("req {} · tok {}/{}", p.requests, p.tokens_in, p.tokens_out);
+    if p.failed > 0 {
+        m.push_str(&format!(" · {} failed", p.failed));
+    }
+    if p.retries > 0 {
+        m.push_str(&format!(" · {} retries", p.retries));
+    }
+    if p.cache_hits > 0 {
+        m.push_str(&format!(" · {} cached", p.cache_hits));
+    }
+    if let Some(c) = p.cost {
+        m.push_str(&format!(" · cost {c:.4}"));
+    }
+    if let Some(eta) = p.eta_ms {
+        m.push_str(&format!(" · ETA {}", fmt_ms(eta)));
+    }
+    m
+}
+
+pub fn run(cmd: &LlmCmd) -> Result<(), String> {
+    match cmd {
+        LlmCmd::Run(a) => run_suite(a),
+    }
+}
+
+fn run_suite(a: &RunArgs) -> Result<(), String> {
+    let kind = a.provider.kind();
+    let mut provider = ProviderConfig::new(kind, a.base_url.clone().unwrap_or_default(), &a.model);
+    provider.temperature = Some(a.temperature);
+    provider.max_tokens = a.max_tokens;
+    provider.top_p = a.top_p;
+    provider.seed = a.sampling_seed;
+    let key = read_key(a, kind, &provider.base_url)?;
+    if !(a.timeout.is_finite() && a.timeout > 0.0) {
+        return Err("--timeout must be a positive number of seconds".into());
+    }
+    let options = RunOptions {
+        concurrency: a.concurrency.max(1),
+        max_retries: a.retries,
+        backoff_base_ms: a.backoff_ms,
+        timeout_ms: (a.timeout * 1000.0) as u64,
+        seed: a.seed,
+        retry_errors: a.retry_errors,
+        keep_prompts: !a.no_prompts,
+        price_in_per_m: a.price_in,
+        price_out_per_m: a.price_out,
+        ..Default::default()
+    };
+    let samples = build_samples(a)?;
+
+    fs::create_dir_all(&a.out).map_err(|e| format!("cannot create {}: {e}", a.out.display()))?;
+    let log_path = a.out.join("log.jsonl");
+    let (mut log_file, log) = LogFile::open(&log_path)?;
+    let fp = fingerprint(&provider, a.suite);
+    match log.meta() {
+        Some(m) if *m != fp => {
+            return Err(format!(
+                "{} belongs to another run ({}); use another --out to start a new one",
+                log_path.display(),
+                m
+            ));
+        }
+        Some(_) => {}
+        None => log_file.write(&LogEntry::Meta(MetaEntry { info: fp })),
+    }
+    if log.bad_lines > 0 {
+        eprintln!("wmlab: {} unreadable line(s) in the log were skipped (an interrupted write)", log.bad_lines);
+    }
+
+    let cache = a.cache.as_ref().map(|p| MemoryCache::from_jsonl(&fs::read_to_string(p).unwrap_or_default()));
+    let transport = UreqTransport::new();
+    let clock = StdClock::new();
+    let control = Control::new();
+
+    let bar = if a.quiet { ProgressBar::hidden() } else { ProgressBar::new(samples.len() as u64) };
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{bar:30}] {pos}/{len} {msg}")
+            .expect("template")
+            .progress_chars("=> "),
+    );
+    let mut on_entry = |e: &LogEntry| log_file.write(e);
+    let mut on_progress = |p: &Progress| {
+        bar.set_position(p.done as u64);
+        bar.set_message(progress_message(p));
+    };
+    let result = match &cache {
+        Some(c) => {
+            let r = Runner::new(&transport, &clock, c, provider.clone(), key, options.clone());
+            block_on(r.run(&samples, &log, &control, &mut on_entry, &mut on_progress))
+        }
+        None => {
+            let r = Runner::new(&transport, &clock, &NoCache, provider.clone(), key, options.clone());
+            block_on(r.run(&samples, &log, &control, &mut on_entry, &mut on_progress))
+        }
+    };
+    bar.finish_and_clear();
+    if let (Some(c), Some(p)) = (&cache, &a.cache) {
+        save_cache(c, p)?;
+    }
+
+    let extra = [
+        ("suite", Setting::Text(a.suite.as_str().into())),
+        ("samples", Setting::Int(samples.len() as i64)),
+    ];
+    let record = to_record(
+        &provider,
+        &options,
+        a.suite.as_str(),
+        a.seed,
+        &extra,
+        &result.outcomes,
+        Some(iso8601(clock.now_ms())),
+    );
+    write_record(&record, &a.out)?;
+    print_table(&record, &result.outcomes, &result.progress);
+    eprintln!(
+        "wmlab: {} of {} samples done ({} resumed, {} failed) in {}; log, record.json and record.csv in {}",
+        result.progress.done,
+        result.progress.total,
+        result.progress.resumed,
+        result.progress.failed,
+        fmt_ms(result.progress.elapsed_ms),
+        a.out.display()
+    );
+    Ok(())
+}
+
+fn save_cache(c: &MemoryCache, path: &Path) -> Result<(), String> {
+    let lines = c.take_new_lines();
+    if lines.is_empty() {
+        return Ok(());
+    }
+    if let Some(parent) = path.parent() {
+        let _ = fs::create_dir_all(parent);
+    }
+    let mut f = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| format!("cannot open the cache {}: {e}", path.display()))?;
+    let mut text = lines.join("\n");
+    text.push('\n');
+    f.write_all(text.as_bytes()).map_err(|e| format!("cannot write the cache: {e}"))
+}
+
+fn write_record(record: &ResultRecord, out: &Path) -> Result<(), String> {
+    let json = record.to_json().map_err(|e| e.to_string())?;
+    fs::write(out.join("record.json"), json).map_err(|e| format!("cannot write record.json: {e}"))?;
+    let csv = record.to_csv().map_err(|e| e.to_string())?;
+    fs::write(out.join("record.csv"), csv).map_err(|e| format!("cannot write record.csv: {e}"))?;
+    Ok(())
+}
+
+fn print_table(record: &ResultRecord, outcomes: &[Outcome], p: &Progress) {
+    let name = |s: &wmlab_core::record::Summary| {
+        let c = s.conditions.all_pairs();
+        if c.is_empty() {
+            s.task.clone()
+        } else {
+            let c: Vec<String> = c.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            format!("{} | {}", s.task, c.join(", "))
+        }
+    };
+    let w = record.summaries.iter().map(|s| name(s).chars().count()).max().unwrap_or(4).max(4);
+    let mw = record.summaries.iter().map(|s| s.metric.len()).max().unwrap_or(6).max(6);
+    println!("{:<w$}  {:<mw$}  {:>5}  {:>8}  {:>7}", "task", "metric", "n", "value", "se");
+    for s in &record.summaries {
+        let se = s.se.map(|x| format!("{x:.3}")).unwrap_or_default();
+        println!("{:<w$}  {:<mw$}  {:>5}  {:>8.3}  {:>7}", name(s), s.metric, s.n, s.value, se);
+    }
+    let errors: Vec<&Outcome> = outcomes.iter().filter(|o| o.error.is_some()).collect();
+    println!(
+        "{} samples, {} failed; tokens in {} out {}{}",
+        outcomes.len(),
+        errors.len(),
+        p.tokens_in,
+        p.tokens_out,
+        p.cost.map(|c| format!("; estimated cost {c:.4}")).unwrap_or_default()
+    );
+    let mut kinds: Vec<(&str, &str)> = Vec::new();
+    for o in &errors {
+        let e = o.error.as_ref().expect("filtered");
+        if !kinds.iter().any(|(k, _)| *k == e.kind.as_str()) {
+            kinds.push((e.kind.as_str(), &e.message));
+        }
+    }
+    for (k, m) in kinds {
+        println!("  {k}: {m}");
+    }
+}

@@ -1,0 +1,143 @@
+//! `wmlab score` and `wmlab llm run` end to end against a tiny fake OpenAI-compatible server.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+fn wmlab() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_wmlab"))
+}
+
+#[test]
+fn score_keeps_order_and_skips_blank_lines() {
+    let input = concat!(
+        r#"{"metric":"first_integer","reference":42,"prediction":"it is 42."}"#,
+        "\n\n",
+        r#"{"metric":"nback","reference":"m--m","prediction":"m-mm"}"#,
+        "\n",
+        "not json\n",
+        r#"{"metric":"exact_match","reference":"cat","prediction":"The cat."}"#,
+        "\n"
+    );
+    let mut child = wmlab().arg("score").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 4);
+    assert_eq!(lines[0]["score"], 1.0);
+    assert_eq!(lines[1]["hit_rate"], 1.0);
+    assert!(lines[2]["error"].is_string());
+    assert_eq!(lines[3]["score"], 1.0);
+}
+
+/// Answers every chat request with the first number found after "line K" … a fake that is right
+/// half the time: it replies with the number of the request.
+fn fake_server() -> (String, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}/v1", listener.local_addr().unwrap());
+    let count = Arc::new(AtomicUsize::new(0));
+    let c = count.clone();
+    std::thread::spawn(move || {
+        for conn in listener.incoming().take(1000) {
+            let Ok(mut s) = conn else { continue };
+            let c = c.clone();
+            std::thread::spawn(move || {
+                let mut r = BufReader::new(s.try_clone().unwrap());
+                let mut len = 0;
+                let mut line = String::new();
+                loop {
+                    line.clear();
+                    if r.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    if line.trim().is_empty() {
+                        break;
+                    }
+                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                        len = v.trim().parse().unwrap_or(0);
+                    }
+                }
+                let mut body = vec![0; len];
+                let _ = r.read_exact(&mut body);
+                let n = c.fetch_add(1, Ordering::SeqCst);
+                let reply = serde_json::json!({
+                    "choices": [{"message": {"role": "assistant", "content": format!("{}", 1000 + n)}, "finish_reason": "stop"}],
+                    "usage": {"prompt_tokens": 100, "completion_tokens": 3}
+                })
+                .to_string();
+                let _ = write!(
+                    s,
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
+                    reply.len()
+                );
+            });
+        }
+    });
+    (base, count)
+}
+
+#[test]
+fn llm_run_writes_log_record_and_resumes() {
+    let (base, count) = fake_server();
+    let dir = std::env::temp_dir().join(format!("wmlab-llm-cli-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let args = [
+        "llm", "run", "--suite", "lrt", "--lines", "20,40", "--tests", "3", "--limit", "5", "--provider", "openai",
+        "--base-url", &base, "--model", "fake", "--out", d, "-q", "--price-in", "1", "--price-out", "2",
+    ];
+    let out = wmlab().args(args).env("OPENAI_API_KEY", "sk-cli-TOPSECRET-123").output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("first_integer"), "{stdout}");
+    assert!(stdout.contains("lrt-ordered | lines=20"), "{stdout}");
+    assert!(stdout.contains("estimated cost"), "{stdout}");
+    assert_eq!(count.load(Ordering::SeqCst), 5);
+    let log = std::fs::read_to_string(dir.join("log.jsonl")).unwrap();
+    assert_eq!(log.lines().count(), 6, "meta + 5 outcomes");
+    for f in ["log.jsonl", "record.json", "record.csv"] {
+        assert!(!std::fs::read_to_string(dir.join(f)).unwrap().contains("TOPSECRET"), "key in {f}");
+    }
+    let rec = wmlab_core::record::ResultRecord::from_json(&std::fs::read_to_string(dir.join("record.json")).unwrap()).unwrap();
+    assert_eq!(rec.trials.len(), 5);
+    assert!(matches!(rec.subject, wmlab_core::record::Subject::Llm { .. }));
+
+    // simulate a crash mid-write of the last line, then resume with a bigger limit
+    let mut cut: Vec<&str> = log.lines().collect();
+    let last = cut.pop().unwrap();
+    let text = format!("{}\n{}", cut.join("\n"), &last[..last.len() / 2]);
+    std::fs::write(dir.join("log.jsonl"), text).unwrap();
+    let mut more = args.to_vec();
+    more[9] = "6";
+    let out = wmlab().args(&more).env("OPENAI_API_KEY", "sk-cli-TOPSECRET-123").output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("unreadable line"), "{err}");
+    assert_eq!(count.load(Ordering::SeqCst), 7, "the cut sample and the new one");
+    assert!(err.contains("6 of 6 samples done (4 resumed"), "{err}");
+
+    // another model in the same OUT is refused
+    let mut other = args.to_vec();
+    other[15] = "other-model";
+    let out = wmlab().args(&other).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("another run"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn llm_run_asks_for_a_key_for_remote_providers() {
+    let out = wmlab()
+        .args(["llm", "run", "--suite", "lrt", "--lines", "20", "--limit", "1", "--provider", "anthropic", "--model", "m", "--out"])
+        .arg(std::env::temp_dir().join("wmlab-llm-nokey"))
+        .env_remove("ANTHROPIC_API_KEY")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("ANTHROPIC_API_KEY"), "{err}");
+}

@@ -1,0 +1,159 @@
+//! `wmlab llm run` against a real model: the local llama-cpp-python server with SmolLM2-135M
+//! (scripts/llm-server.sh). Runs only when WMLAB_LLM_URL is set (e.g. http://127.0.0.1:18080/v1);
+//! otherwise it says it was skipped and passes. The 135M model is weak: the test checks the shape of
+//! what comes back (outcomes, non-empty replies or classified errors, numeric scores, a valid
+//! record), not its intelligence. It also prints requests/s at concurrency 1 and 4.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use wmlab_core::llm::{Message, Metric, Reference, Sample, SampleBody, Single, Suite};
+use wmlab_core::record::ResultRecord;
+use wmlab_llm::native::{StdClock, UreqTransport, block_on};
+use wmlab_llm::{Control, NoCache, ProviderConfig, ProviderKind, RunLog, RunOptions, Runner, Secret};
+
+fn server() -> Option<(String, String)> {
+    match std::env::var("WMLAB_LLM_URL") {
+        Ok(u) if !u.trim().is_empty() => {
+            let model = std::env::var("WMLAB_LLM_MODEL").unwrap_or_else(|_| "smollm2".into());
+            Some((u.trim().trim_end_matches('/').to_string(), model))
+        }
+        _ => {
+            println!("llm_real: SKIPPED (set WMLAB_LLM_URL, e.g. http://127.0.0.1:18080/v1 after scripts/llm-server.sh)");
+            None
+        }
+    }
+}
+
+fn out_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("wmlab-llm-real-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn wmlab(args: &[&str]) -> (String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_wmlab")).args(args).output().expect("wmlab runs");
+    let (so, se) = (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned());
+    assert!(out.status.success(), "wmlab {args:?} failed:\n{so}\n{se}");
+    (so, se)
+}
+
+fn outcomes(dir: &Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(dir.join("log.jsonl")).unwrap();
+    text.lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("every log line is JSON"))
+        .filter(|v| v["type"] == "outcome")
+        .collect()
+}
+
+/// Run a suite slice, check the shape, rerun (must resume: nothing new), return the outcomes.
+fn run_suite(url: &str, model: &str, name: &str, extra: &[&str], expected: usize) -> Vec<serde_json::Value> {
+    let dir = out_dir(name);
+    let d = dir.to_str().unwrap();
+    let mut args = vec!["llm", "run", "--provider", "openai", "--base-url", url, "--model", model, "--out", d, "-q"];
+    args.extend_from_slice(extra);
+    let t0 = Instant::now();
+    let (table, _) = wmlab(&args);
+    println!("--- {name} ({:.1} s)\n{table}", t0.elapsed().as_secs_f64());
+    let got = outcomes(&dir);
+    assert_eq!(got.len(), expected, "{name}: one outcome per sample");
+    for o in &got {
+        match o.get("error") {
+            Some(e) => {
+                let kind = e["kind"].as_str().unwrap_or("");
+                assert!(!kind.is_empty() && e["message"].as_str().is_some_and(|m| !m.is_empty()), "{name}: unclassified error {e}");
+            }
+            None => {
+                let dialogue = o.get("answers").is_some();
+                if dialogue {
+                    let answers = o["answers"].as_str().unwrap();
+                    assert_eq!(answers.len(), o["targets"].as_str().unwrap().len());
+                    assert!(o["trials"].as_array().unwrap().iter().all(|t| t["prefilled"] == true
+                        || t["replies"].as_array().is_some_and(|r| !r.is_empty())));
+                } else {
+                    assert!(o["reply"].is_string(), "{name}: reply missing in {o}");
+                }
+                let scores = o["scores"].as_object().unwrap();
+                assert!(!scores.is_empty(), "{name}: no scores");
+                assert!(scores.values().all(|v| v.as_f64().is_some_and(f64::is_finite)), "{name}: {scores:?}");
+                assert!(o["requests"].as_u64().unwrap() >= 1);
+            }
+        }
+    }
+    let rec = ResultRecord::from_json(&std::fs::read_to_string(dir.join("record.json")).unwrap()).expect("record.json parses");
+    assert_eq!(rec.trials.len(), expected);
+    assert!(std::fs::read_to_string(dir.join("record.csv")).unwrap().lines().count() == expected + 1);
+    // rerun: everything is resumed, nothing is sent or logged again
+    let lines_before = std::fs::read_to_string(dir.join("log.jsonl")).unwrap().lines().count();
+    let (_, err) = wmlab(&args);
+    assert!(err.contains(&format!("({expected} resumed")), "{name}: rerun did not resume: {err}");
+    assert_eq!(std::fs::read_to_string(dir.join("log.jsonl")).unwrap().lines().count(), lines_before);
+    let _ = std::fs::remove_dir_all(&dir);
+    got
+}
+
+#[test]
+fn suites_against_the_local_model() {
+    let Some((url, model)) = server() else { return };
+    // N-back: one block, N = 1, letters_30, README protocol (6 pre-filled trials, one retry).
+    let nb = run_suite(&url, &model, "nback", &["--suite", "nback", "--variant", "letters_30", "--protocol", "readme", "--n", "1", "--limit", "1", "--max-tokens", "8"], 1);
+    if nb[0].get("error").is_none() {
+        assert_eq!(nb[0]["answers"].as_str().unwrap().len(), 30);
+    }
+    // LRT: two items of 20 lines.
+    run_suite(&url, &model, "lrt", &["--suite", "lrt", "--lines", "20", "--tests", "2", "--limit", "2", "--max-tokens", "16"], 2);
+    // Minerva snapshot: three entries (4k-token prompts exceed the 2048 context: classified errors are fine).
+    let ms = run_suite(&url, &model, "minerva-snapshot", &["--suite", "minerva-snapshot", "--limit", "3", "--max-tokens", "64", "--retries", "1"], 3);
+    for o in &ms {
+        if let Some(e) = o.get("error") {
+            assert_eq!(e["kind"], "context_too_long", "{e}");
+        }
+    }
+    // Minerva generator: two short items.
+    run_suite(
+        &url,
+        &model,
+        "minerva",
+        &["--suite", "minerva", "--tasks", "string_search_word", "--context-tokens", "300", "--samples-per-cell", "1", "--limit", "2", "--max-tokens", "16"],
+        2,
+    );
+}
+
+#[test]
+fn requests_per_second_at_concurrency_1_and_4() {
+    let Some((url, model)) = server() else { return };
+    let transport = UreqTransport::new();
+    let clock = StdClock::new();
+    let mut provider = ProviderConfig::new(ProviderKind::OpenAi, &url, &model);
+    provider.max_tokens = Some(4);
+    for (round, concurrency) in [1usize, 4].into_iter().enumerate() {
+        let samples: Vec<Sample> = (0..12)
+            .map(|i| Sample {
+                id: format!("rps/{round}/{i}"),
+                suite: Suite::Lrt,
+                task: "rps".into(),
+                conditions: Default::default(),
+                body: SampleBody::Single(Single {
+                    messages: vec![Message::user(format!("Reply with the number {}.", 100 * round + i))],
+                    reference: Reference::Int(i as i64),
+                    metrics: vec![Metric::FirstInteger],
+                }),
+            })
+            .collect();
+        let options = RunOptions { concurrency, timeout_ms: 60_000, ..Default::default() };
+        let runner = Runner::new(&transport, &clock, &NoCache, provider.clone(), Secret::none(), options);
+        let t0 = Instant::now();
+        let res = block_on(runner.run(&samples, &RunLog::default(), &Control::new(), &mut |_| {}, &mut |_| {}));
+        let secs = t0.elapsed().as_secs_f64();
+        let ok = res.outcomes.iter().filter(|o| o.error.is_none()).count();
+        assert_eq!(ok, samples.len(), "{:?}", res.outcomes.iter().find_map(|o| o.error.clone()));
+        let lat: f64 = res.outcomes.iter().map(|o| o.latency_ms).sum::<f64>() / ok as f64;
+        println!(
+            "llm_real: concurrency {concurrency}: {} requests in {secs:.2} s = {:.2} requests/s (mean latency {lat:.0} ms, {} tokens out)",
+            samples.len(),
+            samples.len() as f64 / secs,
+            res.progress.tokens_out
+        );
+    }
+}

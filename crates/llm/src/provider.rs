@@ -1,0 +1,536 @@
+//! Providers: request builders and reply parsers for the three wire formats.
+//!
+//! - [`ProviderKind::OpenAi`]: OpenAI-compatible `POST {base}/chat/completions` with
+//!   `Authorization: Bearer KEY` (omitted when there is no key). Covers OpenAI, OpenRouter, Groq,
+//!   Mistral, Together, Ollama, llama.cpp, vLLM, LM Studio. Only `Authorization` and `Content-Type` are
+//!   sent, so strict CORS allow-lists (Mistral) pass.
+//! - [`ProviderKind::Anthropic`]: Messages `POST {base}/v1/messages` with `x-api-key`,
+//!   `anthropic-version: 2023-06-01` and `anthropic-dangerous-direct-browser-access: true`; system
+//!   messages go in `system`; `max_tokens` is required (default 1024).
+//! - [`ProviderKind::Gemini`]: `POST {base}/models/{model}:generateContent` with the key in the
+//!   `x-goog-api-key` header (never in the URL, so it cannot leak into logs); system messages go in
+//!   `systemInstruction`, assistant turns have role `model`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use wmlab_core::llm::{Message, Role};
+
+use crate::error::{LlmError, LlmErrorKind};
+use crate::{HttpRequest, HttpResponse, Secret};
+
+pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProviderKind {
+    #[serde(rename = "openai")]
+    OpenAi,
+    Anthropic,
+    Gemini,
+}
+
+impl ProviderKind {
+    pub const ALL: [ProviderKind; 3] = [ProviderKind::OpenAi, ProviderKind::Anthropic, ProviderKind::Gemini];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProviderKind::OpenAi => "openai",
+            ProviderKind::Anthropic => "anthropic",
+            ProviderKind::Gemini => "gemini",
+        }
+    }
+    pub fn parse(s: &str) -> Option<ProviderKind> {
+        ProviderKind::ALL.into_iter().find(|k| k.as_str().eq_ignore_ascii_case(s))
+    }
+    pub fn default_base_url(self) -> &'static str {
+        match self {
+            ProviderKind::OpenAi => "https://api.openai.com/v1",
+            ProviderKind::Anthropic => "https://api.anthropic.com",
+            ProviderKind::Gemini => "https://generativelanguage.googleapis.com/v1beta",
+        }
+    }
+    /// The environment variable the CLI reads the key from by default.
+    pub fn default_key_env(self) -> &'static str {
+        match self {
+            ProviderKind::OpenAi => "OPENAI_API_KEY",
+            ProviderKind::Anthropic => "ANTHROPIC_API_KEY",
+            ProviderKind::Gemini => "GEMINI_API_KEY",
+        }
+    }
+}
+
+/// Everything about the endpoint and sampling except the key (which is a [`Secret`] held apart).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProviderConfig {
+    pub kind: ProviderKind,
+    /// Without a trailing slash: `https://api.openai.com/v1`, `http://127.0.0.1:18080/v1`,
+    /// `https://api.anthropic.com`, `https://generativelanguage.googleapis.com/v1beta`.
+    pub base_url: String,
+    pub model: String,
+    /// `None` = not sent (some reasoning models refuse it). Default 0.
+    #[serde(default = "zero")]
+    pub temperature: Option<f64>,
+    /// Reply length cap. `None` = not sent (Anthropic requires one: 1024 is used).
+    #[serde(default)]
+    pub max_tokens: Option<u32>,
+    #[serde(default)]
+    pub top_p: Option<f64>,
+    /// Sampling seed where the API has one (OpenAI-compatible, Gemini).
+    #[serde(default)]
+    pub seed: Option<i64>,
+    /// OpenAI's newer models want `max_completion_tokens` instead of `max_tokens`.
+    #[serde(default)]
+    pub max_completion_tokens_field: bool,
+}
+
+fn zero() -> Option<f64> {
+    Some(0.0)
+}
+
+impl ProviderConfig {
+    pub fn new(kind: ProviderKind, base_url: impl Into<String>, model: impl Into<String>) -> Self {
+        let mut base: String = base_url.into();
+        if base.trim().is_empty() {
+            base = kind.default_base_url().to_string();
+        }
+        ProviderConfig {
+            kind,
+            base_url: base.trim().trim_end_matches('/').to_string(),
+            model: model.into().trim().to_string(),
+            temperature: Some(0.0),
+            max_tokens: None,
+            top_p: None,
+            seed: None,
+            max_completion_tokens_field: false,
+        }
+    }
+
+    fn base(&self) -> &str {
+        self.base_url.trim_end_matches('/')
+    }
+
+    /// Gemini model ids may be written `models/gemini-…`.
+    fn gemini_model(&self) -> &str {
+        self.model.strip_prefix("models/").unwrap_or(&self.model)
+    }
+
+    fn headers(&self, key: &Secret, json_body: bool) -> Vec<(String, String)> {
+        let mut h = Vec::new();
+        if json_body {
+            h.push(("content-type".to_string(), "application/json".to_string()));
+        }
+        match self.kind {
+            ProviderKind::OpenAi => {
+                if !key.is_empty() {
+                    h.push(("authorization".into(), format!("Bearer {}", key.expose())));
+                }
+            }
+            ProviderKind::Anthropic => {
+                if !key.is_empty() {
+                    h.push(("x-api-key".into(), key.expose().to_string()));
+                }
+                h.push(("anthropic-version".into(), ANTHROPIC_VERSION.into()));
+                h.push(("anthropic-dangerous-direct-browser-access".into(), "true".into()));
+            }
+            ProviderKind::Gemini => {
+                if !key.is_empty() {
+                    h.push(("x-goog-api-key".into(), key.expose().to_string()));
+                }
+            }
+        }
+        h
+    }
+
+    /// The JSON body of a chat request (no key in it).
+    pub fn chat_body(&self, messages: &[Message]) -> Value {
+        match self.kind {
+            ProviderKind::OpenAi => {
+                let msgs: Vec<Value> = messages
+                    .iter()
+                    .map(|m| json!({"role": role_str(m.role), "content": m.content}))
+                    .collect();
+                let mut b = json!({"model": self.model, "messages": msgs});
+                if let Some(t) = self.temperature {
+                    b["temperature"] = json!(t);
+                }
+                if let Some(n) = self.max_tokens {
+                    let field = if self.max_completion_tokens_field { "max_completion_tokens" } else { "max_tokens" };
+                    b[field] = json!(n);
+                }
+                if let Some(p) = self.top_p {
+                    b["top_p"] = json!(p);
+                }
+                if let Some(s) = self.seed {
+                    b["seed"] = json!(s);
+                }
+                b
+            }
+            ProviderKind::Anthropic => {
+                let system: Vec<&str> =
+                    messages.iter().filter(|m| m.role == Role::System).map(|m| m.content.as_str()).collect();
+                // Consecutive turns of one role become one turn with several text blocks.
+                let msgs: Vec<Value> = merge_turns(messages)
+                    .into_iter()
+                    .map(|(role, texts)| {
+                        let content: Value = if texts.len() == 1 {
+                            json!(texts[0])
+                        } else {
+                            Value::Array(texts.iter().map(|t| json!({"type": "text", "text": t})).collect())
+                        };
+                        json!({"role": role_str(role), "content": content})
+                    })
+                    .collect();
+                let mut b = json!({
+                    "model": self.model,
+                    "max_tokens": self.max_tokens.unwrap_or(1024),
+                    "messages": msgs,
+                });
+                if !system.is_empty() {
+                    b["system"] = json!(system.join("\n\n"));
+                }
+                if let Some(t) = self.temperature {
+                    b["temperature"] = json!(t);
+                }
+                if let Some(p) = self.top_p {
+                    b["top_p"] = json!(p);
+                }
+                b
+            }
+            ProviderKind::Gemini => {
+                let system: Vec<&str> =
+                    messages.iter().filter(|m| m.role == Role::System).map(|m| m.content.as_str()).collect();
+                // Gemini wants alternating roles: consecutive turns of one role become one turn with
+                // several parts.
+                let contents: Vec<Value> = merge_turns(messages)
+                    .into_iter()
+                    .map(|(role, texts)| {
+                        let role = if role == Role::Assistant { "model" } else { "user" };
+                        let parts: Vec<Value> = texts.iter().map(|t| json!({"text": t})).collect();
+                        json!({"role": role, "parts": parts})
+                    })
+                    .collect();
+                let mut gcfg = serde_json::Map::new();
+                if let Some(t) = self.temperature {
+                    gcfg.insert("temperature".into(), json!(t));
+                }
+                if let Some(n) = self.max_tokens {
+                    gcfg.insert("maxOutputTokens".into(), json!(n));
+                }
+                if let Some(p) = self.top_p {
+                    gcfg.insert("topP".into(), json!(p));
+                }
+                if let Some(s) = self.seed {
+                    gcfg.insert("seed".into(), json!(s));
+                }
+                let mut b = json!({"contents": contents});
+                if !system.is_empty() {
+                    b["systemInstruction"] = json!({"parts": [{"text": system.join("\n\n")}]});
+                }
+                if !gcfg.is_empty() {
+                    b["generationConfig"] = Value::Object(gcfg);
+                }
+                b
+            }
+        }
+    }
+
+    /// The chat request for `messages`.
+    pub fn chat_request(&self, messages: &[Message], key: &Secret, timeout_ms: u64) -> HttpRequest {
+        let url = match self.kind {
+            ProviderKind::OpenAi => format!("{}/chat/completions", self.base()),
+            ProviderKind::Anthropic => format!("{}/v1/messages", self.base()),
+            ProviderKind::Gemini => format!("{}/models/{}:generateContent", self.base(), self.gemini_model()),
+        };
+        HttpRequest {
+            method: "POST".into(),
+            url,
+            headers: self.headers(key, true),
+            body: self.chat_body(messages).to_string(),
+            timeout_ms,
+        }
+    }
+
+    /// Parse a 2xx chat response.
+    pub fn parse_reply(&self, body: &str) -> Result<Reply, LlmError> {
+        let v: Value = serde_json::from_str(body).map_err(|e| {
+            LlmError::new(
+                LlmErrorKind::BadResponse,
+                format!("The provider's answer is not valid JSON ({e}). Is the base URL an API endpoint of the chosen kind?"),
+            )
+        })?;
+        let bad = |what: &str| {
+            LlmError::new(
+                LlmErrorKind::BadResponse,
+                format!("The provider's answer has no {what}. Is the provider kind right for this base URL?"),
+            )
+        };
+        let u = |p: &str| v.pointer(p).and_then(Value::as_u64);
+        match self.kind {
+            ProviderKind::OpenAi => {
+                let choice = v.pointer("/choices/0").ok_or_else(|| bad("choices"))?;
+                let msg = choice.get("message").ok_or_else(|| bad("message"))?;
+                let text = match msg.get("content") {
+                    Some(Value::String(s)) => s.clone(),
+                    Some(Value::Null) | None => String::new(),
+                    Some(Value::Array(parts)) => parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect(),
+                    Some(other) => other.to_string(),
+                };
+                if text.is_empty() && msg.get("refusal").and_then(Value::as_str).is_some() {
+                    return Err(LlmError::new(LlmErrorKind::Blocked, "The model refused to answer."));
+                }
+                Ok(Reply {
+                    text,
+                    finish_reason: choice.get("finish_reason").and_then(Value::as_str).map(str::to_string),
+                    tokens_in: u("/usage/prompt_tokens"),
+                    tokens_out: u("/usage/completion_tokens"),
+                })
+            }
+            ProviderKind::Anthropic => {
+                let content = v.get("content").and_then(Value::as_array).ok_or_else(|| bad("content"))?;
+                let text = content
+                    .iter()
+                    .filter(|c| c.get("type").and_then(Value::as_str) == Some("text"))
+                    .filter_map(|c| c.get("text").and_then(Value::as_str))
+                    .collect::<Vec<_>>()
+                    .join("");
+                Ok(Reply {
+                    text,
+                    finish_reason: v.get("stop_reason").and_then(Value::as_str).map(str::to_string),
+                    tokens_in: u("/usage/input_tokens"),
+                    tokens_out: u("/usage/output_tokens"),
+                })
+            }
+            ProviderKind::Gemini => {
+                let cand = match v.pointer("/candidates/0") {
+                    Some(c) => c,
+                    None => {
+                        if let Some(r) = v.pointer("/promptFeedback/blockReason").and_then(Value::as_str) {
+                            return Err(LlmError::new(
+                                LlmErrorKind::Blocked,
+                                format!("Gemini blocked the prompt ({r})."),
+                            ));
+                        }
+                        return Err(bad("candidates"));
+                    }
+                };
+                let text = cand
+                    .pointer("/content/parts")
+                    .and_then(Value::as_array)
+                    .map(|ps| {
+                        ps.iter()
+                            .filter(|p| p.get("thought").and_then(Value::as_bool) != Some(true))
+                            .filter_map(|p| p.get("text").and_then(Value::as_str))
+                            .collect::<String>()
+                    })
+                    .unwrap_or_default();
+                let finish = cand.get("finishReason").and_then(Value::as_str).map(str::to_string);
+                if text.is_empty() && matches!(finish.as_deref(), Some("SAFETY" | "PROHIBITED_CONTENT" | "BLOCKLIST")) {
+                    return Err(LlmError::new(LlmErrorKind::Blocked, "Gemini blocked the reply (safety filter)."));
+                }
+                Ok(Reply {
+                    text,
+                    finish_reason: finish,
+                    tokens_in: u("/usageMetadata/promptTokenCount"),
+                    tokens_out: u("/usageMetadata/candidatesTokenCount"),
+                })
+            }
+        }
+    }
+
+    /// The request listing the models the key can use.
+    pub fn models_request(&self, key: &Secret, timeout_ms: u64) -> HttpRequest {
+        let url = match self.kind {
+            ProviderKind::OpenAi => format!("{}/models", self.base()),
+            ProviderKind::Anthropic => format!("{}/v1/models?limit=1000", self.base()),
+            ProviderKind::Gemini => format!("{}/models?pageSize=1000", self.base()),
+        };
+        HttpRequest { method: "GET".into(), url, headers: self.headers(key, false), body: String::new(), timeout_ms }
+    }
+
+    /// Parse a 2xx model list. Gemini lists only models that offer `generateContent`.
+    pub fn parse_models(&self, body: &str) -> Result<Vec<ModelInfo>, LlmError> {
+        let v: Value = serde_json::from_str(body).map_err(|e| {
+            LlmError::new(LlmErrorKind::BadResponse, format!("The model list is not valid JSON ({e})."))
+        })?;
+        let s = |x: &Value, k: &str| x.get(k).and_then(Value::as_str).map(str::to_string);
+        let out = match self.kind {
+            ProviderKind::OpenAi | ProviderKind::Anthropic => v
+                .get("data")
+                .and_then(Value::as_array)
+                .ok_or_else(|| LlmError::new(LlmErrorKind::BadResponse, "The model list has no `data`."))?
+                .iter()
+                .filter_map(|m| Some(ModelInfo { id: s(m, "id")?, name: s(m, "display_name").or_else(|| s(m, "name")) }))
+                .collect(),
+            ProviderKind::Gemini => v
+                .get("models")
+                .and_then(Value::as_array)
+                .ok_or_else(|| LlmError::new(LlmErrorKind::BadResponse, "The model list has no `models`."))?
+                .iter()
+                .filter(|m| {
+                    m.get("supportedGenerationMethods")
+                        .and_then(Value::as_array)
+                        .is_none_or(|a| a.iter().any(|x| x.as_str() == Some("generateContent")))
+                })
+                .filter_map(|m| {
+                    let id = s(m, "name")?;
+                    Some(ModelInfo {
+                        id: id.strip_prefix("models/").unwrap_or(&id).to_string(),
+                        name: s(m, "displayName"),
+                    })
+                })
+                .collect(),
+        };
+        Ok(out)
+    }
+}
+
+/// Non-system messages with consecutive turns of the same role grouped.
+fn merge_turns(messages: &[Message]) -> Vec<(Role, Vec<&str>)> {
+    let mut out: Vec<(Role, Vec<&str>)> = Vec::new();
+    for m in messages.iter().filter(|m| m.role != Role::System) {
+        match out.last_mut() {
+            Some((r, texts)) if *r == m.role => texts.push(&m.content),
+            _ => out.push((m.role, vec![&m.content])),
+        }
+    }
+    out
+}
+
+fn role_str(r: Role) -> &'static str {
+    match r {
+        Role::System => "system",
+        Role::User => "user",
+        Role::Assistant => "assistant",
+    }
+}
+
+/// A model's reply.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Reply {
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens_in: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens_out: Option<u64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ModelInfo {
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+/// Fetch the model list with any transport.
+pub async fn list_models<T: crate::Transport, C: crate::Clock>(
+    transport: &T,
+    clock: &C,
+    config: &ProviderConfig,
+    key: &Secret,
+    timeout_ms: u64,
+) -> Result<Vec<ModelInfo>, LlmError> {
+    let resp: HttpResponse = transport
+        .send(config.models_request(key, timeout_ms))
+        .await
+        .map_err(|e| crate::error::from_transport(&e, config.kind, &config.base_url, timeout_ms))?;
+    if !(200..300).contains(&resp.status) {
+        return Err(crate::error::from_status(&resp, config.kind, &config.model, key, clock.now_ms()));
+    }
+    config.parse_models(&resp.body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn msgs() -> Vec<Message> {
+        vec![Message::system("Be brief."), Message::user("2+2?"), Message::assistant("4"), Message::user("3+3?")]
+    }
+
+    #[test]
+    fn openai_request_and_reply() {
+        let mut c = ProviderConfig::new(ProviderKind::OpenAi, "http://127.0.0.1:18080/v1/", "smollm2");
+        c.max_tokens = Some(16);
+        c.seed = Some(7);
+        let key = Secret::new("sk-abcdefgh12345");
+        let r = c.chat_request(&msgs(), &key, 5000);
+        assert_eq!(r.url, "http://127.0.0.1:18080/v1/chat/completions");
+        assert_eq!(r.header("authorization"), Some("Bearer sk-abcdefgh12345"));
+        assert!(!r.body.contains("sk-abc"));
+        let b: Value = serde_json::from_str(&r.body).unwrap();
+        assert_eq!(b["messages"][0]["role"], "system");
+        assert_eq!(b["messages"][2]["role"], "assistant");
+        assert_eq!(b["temperature"], 0.0);
+        assert_eq!(b["max_tokens"], 16);
+        assert_eq!(b["seed"], 7);
+        // no key: no header at all (local servers)
+        assert!(c.chat_request(&msgs(), &Secret::none(), 1).header("authorization").is_none());
+        let body = r#"{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"6"},"finish_reason":"stop"}],"usage":{"prompt_tokens":20,"completion_tokens":1,"total_tokens":21}}"#;
+        let rep = c.parse_reply(body).unwrap();
+        assert_eq!(rep, Reply { text: "6".into(), finish_reason: Some("stop".into()), tokens_in: Some(20), tokens_out: Some(1) });
+        let null = r#"{"choices":[{"message":{"role":"assistant","content":null},"finish_reason":"length"}]}"#;
+        assert_eq!(c.parse_reply(null).unwrap().text, "");
+        assert_eq!(c.parse_reply("<html>").unwrap_err().kind, LlmErrorKind::BadResponse);
+        assert_eq!(c.parse_reply("{}").unwrap_err().kind, LlmErrorKind::BadResponse);
+        let models = c.parse_models(r#"{"object":"list","data":[{"id":"smollm2","object":"model"}]}"#).unwrap();
+        assert_eq!(models[0].id, "smollm2");
+        assert_eq!(c.models_request(&key, 1).url, "http://127.0.0.1:18080/v1/models");
+    }
+
+    #[test]
+    fn anthropic_request_and_reply() {
+        let c = ProviderConfig::new(ProviderKind::Anthropic, "", "claude-x");
+        let key = Secret::new("sk-ant-api03-secret");
+        let r = c.chat_request(&msgs(), &key, 5000);
+        assert_eq!(r.url, "https://api.anthropic.com/v1/messages");
+        assert_eq!(r.header("x-api-key"), Some("sk-ant-api03-secret"));
+        assert_eq!(r.header("anthropic-version"), Some(ANTHROPIC_VERSION));
+        assert_eq!(r.header("anthropic-dangerous-direct-browser-access"), Some("true"));
+        let b: Value = serde_json::from_str(&r.body).unwrap();
+        assert_eq!(b["system"], "Be brief.");
+        assert_eq!(b["messages"].as_array().unwrap().len(), 3);
+        assert_eq!(b["messages"][0]["role"], "user");
+        assert_eq!(b["max_tokens"], 1024);
+        let two_users = [Message::user("instructions"), Message::user("b"), Message::assistant("-")];
+        let b = c.chat_body(&two_users);
+        assert_eq!(b["messages"].as_array().unwrap().len(), 2);
+        assert_eq!(b["messages"][0]["content"][1]["text"], "b");
+        let body = r#"{"id":"msg_1","type":"message","role":"assistant","content":[{"type":"text","text":"6"}],"model":"claude-x","stop_reason":"end_turn","usage":{"input_tokens":12,"output_tokens":1}}"#;
+        let rep = c.parse_reply(body).unwrap();
+        assert_eq!(rep, Reply { text: "6".into(), finish_reason: Some("end_turn".into()), tokens_in: Some(12), tokens_out: Some(1) });
+        let models = c.parse_models(r#"{"data":[{"type":"model","id":"claude-x","display_name":"Claude X"}],"has_more":false}"#).unwrap();
+        assert_eq!(models[0].name.as_deref(), Some("Claude X"));
+    }
+
+    #[test]
+    fn gemini_request_and_reply() {
+        let mut c = ProviderConfig::new(ProviderKind::Gemini, "", "models/gemini-2.5-flash");
+        c.max_tokens = Some(8);
+        let key = Secret::new("AIzaSyFAKEFAKEFAKE");
+        let r = c.chat_request(&msgs(), &key, 5000);
+        assert_eq!(r.url, "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent");
+        assert!(!r.url.contains("AIza"), "key must not be in the URL");
+        assert_eq!(r.header("x-goog-api-key"), Some("AIzaSyFAKEFAKEFAKE"));
+        let b: Value = serde_json::from_str(&r.body).unwrap();
+        assert_eq!(b["systemInstruction"]["parts"][0]["text"], "Be brief.");
+        assert_eq!(b["contents"][1]["role"], "model");
+        assert_eq!(b["generationConfig"]["maxOutputTokens"], 8);
+        assert_eq!(b["generationConfig"]["temperature"], 0.0);
+        let two_users = [Message::user("instructions"), Message::user("b"), Message::assistant("-")];
+        let b = c.chat_body(&two_users);
+        assert_eq!(b["contents"].as_array().unwrap().len(), 2);
+        assert_eq!(b["contents"][0]["parts"][1]["text"], "b");
+        let body = r#"{"candidates":[{"content":{"parts":[{"text":"6"}],"role":"model"},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":9,"candidatesTokenCount":1,"totalTokenCount":10}}"#;
+        let rep = c.parse_reply(body).unwrap();
+        assert_eq!(rep, Reply { text: "6".into(), finish_reason: Some("STOP".into()), tokens_in: Some(9), tokens_out: Some(1) });
+        let blocked = r#"{"promptFeedback":{"blockReason":"SAFETY"}}"#;
+        assert_eq!(c.parse_reply(blocked).unwrap_err().kind, LlmErrorKind::Blocked);
+        let models = c
+            .parse_models(r#"{"models":[{"name":"models/gemini-2.5-flash","displayName":"Gemini 2.5 Flash","supportedGenerationMethods":["generateContent","countTokens"]},{"name":"models/embedding-001","supportedGenerationMethods":["embedContent"]}]}"#)
+            .unwrap();
+        assert_eq!(models.len(), 1);
+        assert_eq!(models[0].id, "gemini-2.5-flash");
+        assert_eq!(c.models_request(&key, 1).header("x-goog-api-key"), Some("AIzaSyFAKEFAKEFAKE"));
+    }
+}

@@ -1,0 +1,244 @@
+//! Outcomes → the core [`ResultRecord`] (Subject::Llm, settings without any key, one [`TrialRow`] per
+//! sample, [`Summary`] rows per task and per condition value).
+//!
+//! Text-suite conditions (`lines`, `n`, `context_length`, …) go in [`Conditions::other`]: a trial row
+//! carries all of its sample's conditions, and there is a summary row per value of each condition that
+//! varies within a task (marginal over the others) beside the task's row over all samples.
+//!
+//! No setting is ever named like a credential (the core refuses such names: `record::credential_like`).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use wmlab_core::record::{credential_like, ResultRecord, RunConfig, Setting, Subject, Summary, TrialRow, mean_se};
+use wmlab_core::Conditions;
+
+use crate::provider::ProviderConfig;
+use crate::runner::{Outcome, RunOptions};
+
+/// Condition names that identify an item rather than a condition.
+const NOT_CONDITIONS: [&str; 2] = ["block", "category"];
+
+/// Run settings for the record (no key; names safe for the core's check).
+pub fn settings(provider: &ProviderConfig, options: &RunOptions, extra: &[(&str, Setting)]) -> BTreeMap<String, Setting> {
+    let mut s = BTreeMap::new();
+    s.insert("provider".into(), Setting::Text(provider.kind.as_str().into()));
+    s.insert("base_url".into(), Setting::Text(provider.base_url.clone()));
+    s.insert("model".into(), Setting::Text(provider.model.clone()));
+    if let Some(t) = provider.temperature {
+        s.insert("temperature".into(), Setting::Num(t));
+    }
+    if let Some(n) = provider.max_tokens {
+        s.insert("max_tokens".into(), Setting::Int(n as i64));
+    }
+    if let Some(p) = provider.top_p {
+        s.insert("top_p".into(), Setting::Num(p));
+    }
+    if let Some(seed) = provider.seed {
+        s.insert("sampling_seed".into(), Setting::Int(seed));
+    }
+    s.insert("concurrency".into(), Setting::Int(options.concurrency as i64));
+    s.insert("max_retries".into(), Setting::Int(options.max_retries as i64));
+    s.insert("timeout_ms".into(), Setting::Int(options.timeout_ms as i64));
+    for (k, v) in extra {
+        s.insert((*k).to_string(), v.clone());
+    }
+    s.retain(|k, _| !credential_like(k));
+    s
+}
+
+fn text(s: &str) -> Setting {
+    Setting::Text(s.to_string())
+}
+
+/// One trial row per outcome.
+pub fn trial_row(index: usize, o: &Outcome) -> TrialRow {
+    let mut extra = BTreeMap::new();
+    extra.insert("sample_id".to_string(), text(&o.sample_id));
+    extra.insert("tokens_in".into(), Setting::Int(o.tokens_in as i64));
+    extra.insert("tokens_out".into(), Setting::Int(o.tokens_out as i64));
+    extra.insert("requests".into(), Setting::Int(o.requests as i64));
+    if o.retries > 0 {
+        extra.insert("retries".into(), Setting::Int(o.retries as i64));
+    }
+    if let Some(f) = &o.finish_reason {
+        extra.insert("finish_reason".into(), text(f));
+    }
+    for (m, v) in &o.scores {
+        extra.insert(format!("score_{m}"), Setting::Num(*v));
+    }
+    if let Some(e) = &o.error {
+        extra.insert("error".into(), text(&e.message));
+        extra.insert("error_kind".into(), text(e.kind.as_str()));
+    }
+    let (targets, responses, correct) = match (&o.targets, &o.answers) {
+        (Some(t), Some(a)) => {
+            let t: Vec<String> = t.chars().map(String::from).collect();
+            let a: Vec<String> = a.chars().map(String::from).collect();
+            let c = t.iter().zip(&a).map(|(x, y)| x == y).collect();
+            (t, a, c)
+        }
+        _ => {
+            let target = match &o.reference {
+                Some(r) => wmlab_core::llm::metrics::format_reference(r),
+                None => String::new(),
+            };
+            let headline = o.scores.values().next().copied();
+            let correct = match (&o.error, headline) {
+                (None, Some(v)) => vec![v >= 1.0],
+                _ => vec![],
+            };
+            let response = o.answer.clone().or_else(|| o.reply.clone()).unwrap_or_default();
+            (vec![target], vec![response], correct)
+        }
+    };
+    TrialRow {
+        task: o.task.clone(),
+        trial: index as u64,
+        conditions: Conditions { other: o.conditions.clone(), ..Default::default() },
+        targets,
+        responses,
+        correct,
+        rt_ms: if o.requests > 0 && o.error.is_none() { vec![o.latency_ms] } else { vec![] },
+        extra,
+    }
+}
+
+/// Summary rows: per task and per (task, condition value) for conditions that vary within the task;
+/// one row per metric (mean over samples without an error, with its SE), plus an `errors` row (the
+/// fraction of samples that failed) when any failed.
+pub fn summaries(outcomes: &[Outcome]) -> Vec<Summary> {
+    let mut out = Vec::new();
+    let mut tasks: Vec<&str> = Vec::new();
+    for o in outcomes {
+        if !tasks.contains(&o.task.as_str()) {
+            tasks.push(&o.task);
+        }
+    }
+    for task in tasks {
+        let of_task: Vec<&Outcome> = outcomes.iter().filter(|o| o.task == task).collect();
+        push_group(&mut out, task, Conditions::default(), &of_task);
+        let names: BTreeSet<&str> = of_task.iter().flat_map(|o| o.conditions.keys().map(|k| k.as_str())).collect();
+        for name in names {
+            if NOT_CONDITIONS.contains(&name) {
+                continue;
+            }
+            let values: BTreeSet<&str> = of_task.iter().filter_map(|o| o.conditions.get(name).map(|v| v.as_str())).collect();
+            if values.len() < 2 {
+                continue;
+            }
+            let mut values: Vec<&str> = values.into_iter().collect();
+            values.sort_by(|a, b| match (a.parse::<f64>(), b.parse::<f64>()) {
+                (Ok(x), Ok(y)) => x.partial_cmp(&y).unwrap_or(std::cmp::Ordering::Equal),
+                _ => a.cmp(b),
+            });
+            for v in values {
+                let cell: Vec<&Outcome> =
+                    of_task.iter().copied().filter(|o| o.conditions.get(name).map(|x| x.as_str()) == Some(v)).collect();
+                let mut c = Conditions::default();
+                c.other.insert(name.to_string(), v.to_string());
+                push_group(&mut out, task, c, &cell);
+            }
+        }
+    }
+    out
+}
+
+fn push_group(out: &mut Vec<Summary>, task: &str, conditions: Conditions, group: &[&Outcome]) {
+    let mut metric_names: Vec<&str> = Vec::new();
+    for o in group {
+        for m in o.scores.keys() {
+            if !metric_names.contains(&m.as_str()) {
+                metric_names.push(m);
+            }
+        }
+    }
+    for m in metric_names {
+        let vals: Vec<f64> = group.iter().filter(|o| o.error.is_none()).filter_map(|o| o.scores.get(m).copied()).collect();
+        if vals.is_empty() {
+            continue;
+        }
+        let (value, se) = mean_se(&vals);
+        if !value.is_finite() {
+            continue;
+        }
+        out.push(Summary {
+            task: task.to_string(),
+            conditions: conditions.clone(),
+            metric: m.to_string(),
+            n: vals.len() as u32,
+            value,
+            se: se.filter(|s| s.is_finite()),
+        });
+    }
+    let errors = group.iter().filter(|o| o.error.is_some()).count();
+    if errors > 0 {
+        out.push(Summary {
+            task: task.to_string(),
+            conditions,
+            metric: "errors".into(),
+            n: group.len() as u32,
+            value: errors as f64 / group.len() as f64,
+            se: None,
+        });
+    }
+}
+
+/// The record of a run. `task` names what was run (`nback`, `lrt`, `minerva`, or a finer label);
+/// `created` is ISO 8601 text from the caller's clock.
+pub fn to_record(
+    provider: &ProviderConfig,
+    options: &RunOptions,
+    task: &str,
+    seed: u64,
+    extra_settings: &[(&str, Setting)],
+    outcomes: &[Outcome],
+    created: Option<String>,
+) -> ResultRecord {
+    let config = RunConfig { seed, tasks: Vec::new(), settings: settings(provider, options, extra_settings) };
+    let subject = Subject::Llm { provider: provider.kind.as_str().into(), model: provider.model.clone() };
+    let mut r = ResultRecord::new(subject, task, config);
+    r.created = created;
+    r.trials = outcomes.iter().enumerate().map(|(i, o)| trial_row(i, o)).collect();
+    r.summaries = summaries(outcomes);
+    r
+}
+
+/// ISO 8601 UTC text of epoch milliseconds (for `created`).
+pub fn iso8601(epoch_ms: f64) -> String {
+    let secs = (epoch_ms / 1000.0).floor() as i64;
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // civil_from_days (H. Hinnant)
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iso_dates() {
+        assert_eq!(iso8601(0.0), "1970-01-01T00:00:00Z");
+        assert_eq!(iso8601(1_445_412_480_000.0), "2015-10-21T07:28:00Z");
+    }
+
+    #[test]
+    fn settings_names_pass_the_credential_check() {
+        let p = ProviderConfig::new(crate::provider::ProviderKind::OpenAi, "http://127.0.0.1:1/v1", "m");
+        let mut p = p;
+        p.max_tokens = Some(16);
+        let s = settings(&p, &RunOptions::default(), &[]);
+        assert!(s.contains_key("max_tokens"));
+        assert!(s.keys().all(|k| !credential_like(k)));
+    }
+}
