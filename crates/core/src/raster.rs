@@ -431,9 +431,7 @@ fn taps() -> &'static Taps {
             // Move the window left so it never reads past the image: the taps it gains have weight 0.
             let shift = (lo + 6).saturating_sub(BIG);
             let mut shifted = [0i32; 6];
-            for k in 0..6 - shift {
-                shifted[k + shift] = wi[k];
-            }
+            shifted[shift..].copy_from_slice(&wi[..6 - shift]);
             t.start[o] = lo - shift;
             t.w[o] = shifted;
         }

@@ -11,11 +11,17 @@
 //! - **State machine**: [`NbackDialogue`] implements [`Dialogue`]; it records per trial the raw replies,
 //!   the extracted answer and whether it was usable, and scores with the shared [`crate::sdt`] scorer.
 //!
-//! Prompt strings: the README instruction, the verbal base system prompt and the spatial base system
-//! prompt are verbatim from the reference (including the double space before "Only" in the spatial
-//! prompt). The noise / feedback / CoT / abstraction additions follow the wording quoted in
-//! `shared/spec/reference-implementations.md` §2.3; where that text elides words ("...") the joins were
-//! reconstructed and are marked `RECONSTRUCTED` below.
+//! Prompt strings: the README instruction is verbatim from the README; every system prompt, user-turn
+//! template and invalid-response message of the system-prompt protocol is verbatim from the
+//! `Daniel-Gong/ChatGPT-WM` notebook cell that sent it (`experiments/verbal.ipynb`,
+//! `spatial_3*3.ipynb`, `verbal_with_noise.ipynb`, `verbal_with_feedback.ipynb`,
+//! `verbal_think_by_step.ipynb`, `spatial_with_noise.ipynb`, `spatial_with_feedback.ipynb`,
+//! `spatial_think_by_step.ipynb`, `spatial_abstraction.ipynb`, `spatial_abstraction_2.ipynb`),
+//! including the notebooks' inconsistencies between their N = 1 / 2 / 3 cells (see
+//! [`system_prompt`]), the double spaces, the indented triple-quoted CoT prompts and the
+//! "Current input: " prefix of the abstraction 3-back cells. Not checked against its cell (inferred
+//! from the 2-back cell of the same notebook): the 3-back system prompt of the two CoT notebooks and
+//! of `spatial_abstraction_2.ipynb`.
 //!
 //! Deviations from the reference (all documented where they apply):
 //! - the system-prompt notebooks loop forever on an invalid reply (base verbal/spatial 3×3 raise an
@@ -53,12 +59,16 @@ pub const NOISE_SYMBOLS: &str = "#$%&*@^~";
 /// README protocol: the retry message after an invalid reply.
 pub const README_RETRY: &str =
     "Your response is invalid. Please try again and respond with only 'm' or '-'.";
-/// System-prompt protocol: the invalid-response message (noise, CoT, abstraction, spatial feedback).
+/// System-prompt protocol: the invalid-response message (verbatim from the verbal noise, verbal and
+/// spatial CoT, spatial feedback and abstraction notebooks).
 pub const INVALID_RESPONSE: &str =
     "Invalid response! You must respond ONLY with 'm' or '-'. Please try again. Response:";
-/// Verbal feedback variant's invalid-response message (RECONSTRUCTED suffix: "Please give your response:").
-pub const INVALID_RESPONSE_VERBAL_FEEDBACK: &str = "Invalid response! You must respond ONLY with 'm' or '-'. Please try again. Please give your response:";
-/// Spatial noise variant's invalid-response message (RECONSTRUCTED suffix: "Your response:").
+/// Verbal feedback variant's invalid-response message (verbatim from
+/// experiments/verbal_with_feedback.ipynb, all three cells: no "Please try again.").
+pub const INVALID_RESPONSE_VERBAL_FEEDBACK: &str =
+    "Invalid response! You must respond ONLY with 'm' or '-'. Please give your response:";
+/// Spatial noise variant's invalid-response message (verbatim from
+/// experiments/spatial_with_noise.ipynb, all three cells).
 pub const INVALID_RESPONSE_SPATIAL_NOISE: &str =
     "Invalid response! You must respond ONLY with 'm' or '-'. Please try again. Your response:";
 
@@ -398,43 +408,87 @@ pub fn readme_instruction(n: usize) -> String {
     )
 }
 
+/// The body of a notebook's indented triple-quoted system prompt (`"""\n          line\n ...\n         """`):
+/// every line is preceded by a newline and ten spaces, and the string ends with a newline and nine.
+fn triple_quoted(lines: &[String]) -> String {
+    let mut s = String::new();
+    for l in lines {
+        s.push_str("\n          ");
+        s.push_str(l);
+    }
+    s.push_str("\n         ");
+    s
+}
+
 /// The system prompt of the system-prompt protocol for a variant, protocol and N.
+///
+/// The notebooks hard-code one string per N (separate 1-back / 2-back / 3-back cells), with
+/// differences between the N = 1 and N ≥ 2 cells that are reproduced here; N > 3 (generated blocks)
+/// follows the N = 2, 3 wording. Grids other than 3×3 substitute the size into the 3×3 wording.
 pub fn system_prompt(variant: Variant, protocol: Protocol, n: usize) -> String {
     let w = number_word(n);
     match variant.grid_size() {
         None => {
-            let reference = if n == 1 {
-                "the previous one".to_string()
-            } else {
-                format!("the letter {w} letters ago")
-            };
-            let rule = format!(
-                "You are asked to perform a {n}-back task. You will see a sequence of letters. Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the current letter is the same as {reference}, and '-' (no quotation marks, just the dash sign) otherwise."
-            );
             let strict = "Only 'm' and '-' are allowed responses. No explanations needed: please don't output any extra words!!";
             match protocol {
                 // Verbatim (verbal.ipynb).
-                Protocol::Base | Protocol::Readme => format!(
-                    "{rule} {strict} The sequence will be presented one letter at a time. Now begins the task."
-                ),
-                // RECONSTRUCTED join: the noise sentence replaces the presentation sentence.
-                Protocol::Noise => format!(
-                    "{rule} {strict} The sequence will be presented one letter at a time, accompanied with random noise symbols chosen from '{NOISE_SYMBOLS}'. Please ignore the noise symbols and focus on the letter only. Now begins the task."
-                ),
-                // RECONSTRUCTED join: the feedback sentences go before "Now begins the task."
-                Protocol::Feedback => format!(
-                    "{rule} {strict} The sequence will be presented one letter at a time. Feedback on whether your last response was correct or wrong will also be presented. Please take advantage of feedback information to improve your performance. Note that you are only allowed to respond with 'm' or '-'. Now begins the task."
-                ),
-                // RECONSTRUCTED: multi-line; the examples for N > 1 say "N letters ago".
-                Protocol::Cot => {
-                    let prev = if n == 1 {
-                        "the previous letter".to_string()
+                Protocol::Base | Protocol::Readme => {
+                    let reference = if n == 1 {
+                        "the previous one".to_string()
                     } else {
                         format!("the letter {w} letters ago")
                     };
                     format!(
-                        "{rule}\nPlease think step by step and provide your thinking steps after responding with 'm' or '-'.\nHere are examples of how to format your response:\n1. 'm: {prev} was a, the current letter is a, so my response is m'.\n2. '-: {prev} was a, the current letter is b, so my response is -'.\nThe sequence will be presented one letter at a time. Now begins the task."
+                        "You are asked to perform a {n}-back task. You will see a sequence of letters. Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the current letter is the same as {reference}, and '-' (no quotation marks, just the dash sign) otherwise. {strict} The sequence will be presented one letter at a time. Now begins the task."
                     )
+                }
+                // Verbatim from experiments/verbal_with_noise.ipynb (1-back, 2-back and 3-back cells;
+                // note "trials ago" here vs "letters ago" in the other verbal notebooks).
+                Protocol::Noise => {
+                    let reference = if n == 1 {
+                        "the previous one".to_string()
+                    } else {
+                        format!("the letter {w} trials ago")
+                    };
+                    format!(
+                        "You are asked to perform a {n}-back task. You will see a sequence of letters. The sequence will be presented one letter at a time, accompanied with random noise symbols chosen from '{NOISE_SYMBOLS}'. Please ignore the noise symbols and focus on the letter only. Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the current letter is the same as {reference}, and '-' (no quotation marks, just the dash sign) otherwise. Note that you are only allowed to respond with 'm' or '-'. No explanations needed: please don't output any extra words!! Now begins the task."
+                    )
+                }
+                // Verbatim from experiments/verbal_with_feedback.ipynb (1-back, 2-back and 3-back cells;
+                // only the 2-back cell says "No explanations needed - please").
+                Protocol::Feedback => {
+                    let reference = if n == 1 {
+                        "the previous one".to_string()
+                    } else {
+                        format!("the letter {w} letters ago")
+                    };
+                    let sep = if n == 2 { " -" } else { ":" };
+                    format!(
+                        "You are asked to perform a {n}-back task. You will see a sequence of letters. Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the current letter is the same as {reference}, and '-' (no quotation marks, just the dash sign) otherwise. The sequence will be presented one letter at a time. Feedback on whether your last response was correct or wrong will also be presented. Please take advantage of feedback information to improve your performance. Note that you are only allowed to respond with 'm' or '-'. No explanations needed{sep} please don't output any extra words!! Now begins the task."
+                    )
+                }
+                // Verbatim from experiments/verbal_think_by_step.ipynb (1-back and 2-back cells; the
+                // 3-back cell follows the 2-back wording): an indented triple-quoted string, with a
+                // trailing space after "otherwise.".
+                Protocol::Cot => {
+                    let (reference, prev) = if n == 1 {
+                        (
+                            "the previous one".to_string(),
+                            "the previous letter".to_string(),
+                        )
+                    } else {
+                        let r = format!("the letter {w} letters ago");
+                        (r.clone(), r)
+                    };
+                    triple_quoted(&[
+                        format!("You are asked to perform a {n}-back task. You will see a sequence of letters. The sequence will be presented one letter at a time."),
+                        format!("Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the current letter is the same as {reference}, and '-' (no quotation marks, just the dash sign) otherwise. "),
+                        "Please think step by step and provide your thinking steps after responding with 'm' or '-'.".to_string(),
+                        "Here are examples of how to format your response:".to_string(),
+                        format!("1. 'm: {prev} was a, the current letter is a, so my response is m'."),
+                        format!("2. '-: {prev} was a, the current letter is b, so my response is -'."),
+                        "Now begins the task.".to_string(),
+                    ])
                 }
             }
         }
@@ -444,62 +498,84 @@ pub fn system_prompt(variant: Variant, protocol: Protocol, n: usize) -> String {
             } else {
                 format!("the grid {w} trials ago")
             };
+            let cells = cell_count_word(size);
+            let g1 = render_grid(size, 1);
             let intro = format!(
-                "You are asked to perform a {n}-back task. You will see a sequence of {size}*{size} grids. Each grid has a letter X in one of the {} positions. For example, a grid with X at top left corner would be {}.",
-                cell_count_word(size),
-                render_grid(size, 1)
+                "You are asked to perform a {n}-back task. You will see a sequence of {size}*{size} grids. Each grid has a letter X in one of the {cells} positions. For example, a grid with X at top left corner would be {g1}."
             );
             let strict = "Only 'm' and '-' are allowed responses. No explanations needed: please don't output any extra words!!";
             match variant.rule() {
                 MatchRule::RowCol {
                     include_identical, ..
                 } => {
-                    // RECONSTRUCTED (spatial_abstraction*.ipynb wording summarized in the spec).
+                    // Verbatim from experiments/spatial_abstraction.ipynb (1-back, 2-back, 3-back cells)
+                    // and experiments/spatial_abstraction_2.ipynb (1-back and 2-back cells; 3-back
+                    // follows the same pattern). The abstraction-2 note says "the previous grid" for
+                    // every N, as in the notebook.
                     let note = if include_identical {
-                        format!(
-                            "Note that {g} is also in the same row and column as {g} itself, so an X at the identical location counts as a match.",
-                            g = render_grid(size, 1)
-                        )
+                        format!("Note that {g1} is also in the same row and column as {g1} itself.")
                     } else {
-                        "Note that if the X in the previous grid was at the identical location to the X in the current grid, that does not count as a match.".to_string()
+                        format!(
+                            "Note that if the X in the previous grid was at the identical location to the X in the current grid, that does not count as a match: for example, {g1} is not a match to {g1} itself."
+                        )
                     };
                     format!(
-                        "{intro} Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the X in the current grid is in the same row or column as the X in {reference}, and respond with '-' (no quotation marks, just the dash sign) otherwise. For example, {a} and {b} are in the same row, and {a} and {c} are in the same column. {note}  {strict} The sequence will be presented one grid at a time. Now begins the task.",
-                        a = render_grid(size, 1),
-                        b = render_grid(size, 3),
-                        c = render_grid(size, 7),
+                        "{intro} Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the X in the current grid is in the same row or column as the X in {reference}, and '-' (no quotation marks, just the dash sign) otherwise. For example, the X in {g1} is in the same row as the X in {r2} and {r3}, and in the same column as the X in {c2} and {c3}. {note} The sequence will be presented one grid at a time. Note that you are only allowed to respond with 'm' or '-'. No explanations needed: please don't output any extra words!! Now begins the task.",
+                        r2 = render_grid(size, 2),
+                        r3 = render_grid(size, 3),
+                        c2 = render_grid(size, size + 1),
+                        c3 = render_grid(size, 2 * size + 1),
                     )
                 }
                 MatchRule::Identity => {
-                    // Verbatim for base (spatial_3*3.ipynb, note the double space before "Only").
-                    let rule = format!(
-                        "{intro} Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the X is in the same position as {reference}, and respond with '-' (no quotation marks, just the dash sign) otherwise."
-                    );
+                    // The N = 1 cells of the noise and feedback notebooks say "and '-'" and
+                    // "No explanations needed: please"; their 2-back and 3-back cells say
+                    // "and respond with '-'" and "No explanations needed - please".
+                    let (respond, sep) = if n == 1 {
+                        ("", ":")
+                    } else {
+                        ("respond with ", " -")
+                    };
                     match protocol {
+                        // Verbatim for base (spatial_3*3.ipynb, note the double space before "Only").
                         Protocol::Base | Protocol::Readme => format!(
-                            "{rule}  {strict} The sequence will be presented one grid at a time. Now begins the task."
+                            "{intro} Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the X is in the same position as {reference}, and respond with '-' (no quotation marks, just the dash sign) otherwise.  {strict} The sequence will be presented one grid at a time. Now begins the task."
                         ),
-                        // RECONSTRUCTED join.
+                        // Verbatim from experiments/spatial_with_noise.ipynb (1-back, 2-back, 3-back
+                        // cells; note the double space before "For example").
                         Protocol::Noise => {
                             let mut ex = vec!['_'; size * size];
                             ex[0] = 'X';
                             ex[1] = '*';
                             ex[2 * size - 1] = '@';
                             ex[2 * size + 1] = '~';
+                            let noisy = render_cells(size, &ex);
                             format!(
-                                "{rule}  {strict} The sequence will be presented one grid at a time, accompanied with random noise symbols chosen from '{NOISE_SYMBOLS}' placed at random locations. Please ignore the noise symbols and focus on the location of the letter X only. For example, instead of {}, you will actually see something like {} because of the noise. Now begins the task.",
-                                render_grid(size, 1),
-                                render_cells(size, &ex)
+                                "You are asked to perform a {n}-back task. You will see a sequence of {size}*{size} grids. Each grid has a letter X in one of the {cells} positions, accompanied with random noise symbols chosen from '{NOISE_SYMBOLS}' placed at random locations. Please ignore the noise symbols and focus on the location of the letter X only.  For example, a grid with X at top left corner would be {g1}, but you will actually see something like {noisy} because of the noise. Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the X is in the same position as {reference}, and {respond}'-' (no quotation marks, just the dash sign) otherwise. The sequence will be presented one grid at a time. Note that you are only allowed to respond with 'm' or '-'. No explanations needed{sep} please don't output any extra words!! Now begins the task."
                             )
                         }
-                        // RECONSTRUCTED join.
-                        Protocol::Feedback => format!(
-                            "{rule}  {strict} The sequence will be presented one grid at a time. Feedback on whether your last response was correct or wrong will also be presented. Please take advantage of feedback information to improve your performance. Note that you are only allowed to respond with 'm' or '-'. Now begins the task."
-                        ),
-                        // RECONSTRUCTED: multi-line with the three examples of the spec.
-                        Protocol::Cot => format!(
-                            "{rule}\nPlease think step by step and provide your thinking steps after responding with 'm' or '-'.\nHere are examples of how to format your response:\n1. '-: this is the first grid, so my response is -'.\n2. 'm: X was at the top middle in the previous grid, X is at the top middle in the current grid, so my response is m'.\n3. '-: X was at the bottom right in the previous grid, X is at the top middle in the current grid, so my response is -'.\nThe sequence will be presented one grid at a time. Now begins the task."
-                        ),
+                        // Verbatim from experiments/spatial_with_feedback.ipynb (1-back, 2-back, 3-back
+                        // cells; the 1-back cell says "correct or incorrect", the others "correct or
+                        // wrong").
+                        Protocol::Feedback => {
+                            let wrong = if n == 1 { "incorrect" } else { "wrong" };
+                            format!(
+                                "{intro} Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the X is in the same position as {reference}, and {respond}'-' (no quotation marks, just the dash sign) otherwise. The sequence will be presented one grid at a time. Feedback on whether your last response was correct or {wrong} will also be presented. Please take advantage of feedback information to improve your performance. Note that you are only allowed to respond with 'm' or '-'. No explanations needed{sep} please don't output any extra words!! Now begins the task."
+                            )
+                        }
+                        // Verbatim from experiments/spatial_think_by_step.ipynb (1-back and 2-back
+                        // cells; the 3-back cell follows the 2-back wording): an indented
+                        // triple-quoted string without the "You are asked to perform" sentence.
+                        Protocol::Cot => triple_quoted(&[
+                            format!("You will see a sequence of {size}*{size} grids. Each grid has a letter X in one of the {cells} positions. For example, a grid with X at the top left corner would be {g1}. The sequence will be presented one grid at a time."),
+                            format!("Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the X is in the same position as {reference}, and '-' (no quotation marks, just the dash sign) otherwise."),
+                            "Please think step by step and provide your thinking steps after responding with 'm' or '-'.".to_string(),
+                            "Here are examples of how to format your response:".to_string(),
+                            "1. '-: this is the first grid, so my response is -'.".to_string(),
+                            format!("2. 'm: X was at the top middle in {reference}, X is at the top middle in the current grid, so my response is m'."),
+                            format!("3. '-: X was at the bottom right in {reference}, X is at the top middle in the current grid, so my response is -'."),
+                            "Now begins the task.".to_string(),
+                        ]),
                     }
                 }
             }
@@ -665,9 +741,18 @@ impl NbackDialogue {
     }
 
     /// The user message of trial `i` (depends on the previous answer in the feedback protocol).
+    /// Verbatim from the notebooks: the stimulus alone, or (feedback notebooks)
+    /// `Current input: <x>. Your response:` (verbal) / `Current input: <grid>. Response:` (spatial),
+    /// preceded from the second trial on by `Feedback: your last response was correct|wrong. `.
     fn user_turn(&self, i: usize) -> String {
         let x = &self.shown[i];
         if self.protocol != Protocol::Feedback {
+            // Verbatim quirk of the 3-back cells of spatial_abstraction.ipynb and
+            // spatial_abstraction_2.ipynb: `input = 'Current input: ' + stimulus` (their 1-back and
+            // 2-back cells send the bare grid).
+            if self.n == 3 && matches!(self.variant.rule(), MatchRule::RowCol { .. }) {
+                return format!("Current input: {x}");
+            }
             return x.clone();
         }
         let tail = if self.variant.is_spatial() {
@@ -1226,6 +1311,180 @@ mod tests {
                 .contains("that does not count as a match")
         );
         assert_eq!(render_grid(3, 4), "``` |_|_|_| |X|_|_| |_|_|_| ```");
+    }
+
+    /// Full strings copied from the notebook cells (`experiments/*.ipynb`, JSON-unescaped).
+    #[test]
+    fn variant_prompts_are_verbatim() {
+        let g1 = "``` |X|_|_| |_|_|_| |_|_|_| ```";
+        // verbal_with_noise.ipynb
+        assert_eq!(
+            system_prompt(Variant::Letters, Protocol::Noise, 1),
+            "You are asked to perform a 1-back task. You will see a sequence of letters. The sequence will be presented one letter at a time, accompanied with random noise symbols chosen from '#$%&*@^~'. Please ignore the noise symbols and focus on the letter only. Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the current letter is the same as the previous one, and '-' (no quotation marks, just the dash sign) otherwise. Note that you are only allowed to respond with 'm' or '-'. No explanations needed: please don't output any extra words!! Now begins the task."
+        );
+        assert_eq!(
+            system_prompt(Variant::Letters, Protocol::Noise, 2),
+            "You are asked to perform a 2-back task. You will see a sequence of letters. The sequence will be presented one letter at a time, accompanied with random noise symbols chosen from '#$%&*@^~'. Please ignore the noise symbols and focus on the letter only. Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the current letter is the same as the letter two trials ago, and '-' (no quotation marks, just the dash sign) otherwise. Note that you are only allowed to respond with 'm' or '-'. No explanations needed: please don't output any extra words!! Now begins the task."
+        );
+        assert_eq!(
+            system_prompt(Variant::Letters, Protocol::Noise, 3),
+            "You are asked to perform a 3-back task. You will see a sequence of letters. The sequence will be presented one letter at a time, accompanied with random noise symbols chosen from '#$%&*@^~'. Please ignore the noise symbols and focus on the letter only. Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the current letter is the same as the letter three trials ago, and '-' (no quotation marks, just the dash sign) otherwise. Note that you are only allowed to respond with 'm' or '-'. No explanations needed: please don't output any extra words!! Now begins the task."
+        );
+        // verbal_with_feedback.ipynb
+        assert_eq!(
+            system_prompt(Variant::Letters, Protocol::Feedback, 1),
+            "You are asked to perform a 1-back task. You will see a sequence of letters. Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the current letter is the same as the previous one, and '-' (no quotation marks, just the dash sign) otherwise. The sequence will be presented one letter at a time. Feedback on whether your last response was correct or wrong will also be presented. Please take advantage of feedback information to improve your performance. Note that you are only allowed to respond with 'm' or '-'. No explanations needed: please don't output any extra words!! Now begins the task."
+        );
+        assert_eq!(
+            system_prompt(Variant::Letters, Protocol::Feedback, 2),
+            "You are asked to perform a 2-back task. You will see a sequence of letters. Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the current letter is the same as the letter two letters ago, and '-' (no quotation marks, just the dash sign) otherwise. The sequence will be presented one letter at a time. Feedback on whether your last response was correct or wrong will also be presented. Please take advantage of feedback information to improve your performance. Note that you are only allowed to respond with 'm' or '-'. No explanations needed - please don't output any extra words!! Now begins the task."
+        );
+        assert_eq!(
+            system_prompt(Variant::Letters, Protocol::Feedback, 3),
+            "You are asked to perform a 3-back task. You will see a sequence of letters. Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the current letter is the same as the letter three letters ago, and '-' (no quotation marks, just the dash sign) otherwise. The sequence will be presented one letter at a time. Feedback on whether your last response was correct or wrong will also be presented. Please take advantage of feedback information to improve your performance. Note that you are only allowed to respond with 'm' or '-'. No explanations needed: please don't output any extra words!! Now begins the task."
+        );
+        // verbal_think_by_step.ipynb
+        assert_eq!(
+            system_prompt(Variant::Letters, Protocol::Cot, 1),
+            "\n          You are asked to perform a 1-back task. You will see a sequence of letters. The sequence will be presented one letter at a time.\n          Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the current letter is the same as the previous one, and '-' (no quotation marks, just the dash sign) otherwise. \n          Please think step by step and provide your thinking steps after responding with 'm' or '-'.\n          Here are examples of how to format your response:\n          1. 'm: the previous letter was a, the current letter is a, so my response is m'.\n          2. '-: the previous letter was a, the current letter is b, so my response is -'.\n          Now begins the task.\n         "
+        );
+        assert_eq!(
+            system_prompt(Variant::Letters, Protocol::Cot, 2),
+            "\n          You are asked to perform a 2-back task. You will see a sequence of letters. The sequence will be presented one letter at a time.\n          Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the current letter is the same as the letter two letters ago, and '-' (no quotation marks, just the dash sign) otherwise. \n          Please think step by step and provide your thinking steps after responding with 'm' or '-'.\n          Here are examples of how to format your response:\n          1. 'm: the letter two letters ago was a, the current letter is a, so my response is m'.\n          2. '-: the letter two letters ago was a, the current letter is b, so my response is -'.\n          Now begins the task.\n         "
+        );
+        // spatial_with_noise.ipynb
+        assert_eq!(
+            system_prompt(Variant::Grids3x3, Protocol::Noise, 1),
+            "You are asked to perform a 1-back task. You will see a sequence of 3*3 grids. Each grid has a letter X in one of the nine positions, accompanied with random noise symbols chosen from '#$%&*@^~' placed at random locations. Please ignore the noise symbols and focus on the location of the letter X only.  For example, a grid with X at top left corner would be ``` |X|_|_| |_|_|_| |_|_|_| ```, but you will actually see something like ``` |X|*|_| |_|_|@| |_|~|_| ``` because of the noise. Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the X is in the same position as the previous grid, and '-' (no quotation marks, just the dash sign) otherwise. The sequence will be presented one grid at a time. Note that you are only allowed to respond with 'm' or '-'. No explanations needed: please don't output any extra words!! Now begins the task."
+        );
+        assert_eq!(
+            system_prompt(Variant::Grids3x3, Protocol::Noise, 2),
+            "You are asked to perform a 2-back task. You will see a sequence of 3*3 grids. Each grid has a letter X in one of the nine positions, accompanied with random noise symbols chosen from '#$%&*@^~' placed at random locations. Please ignore the noise symbols and focus on the location of the letter X only.  For example, a grid with X at top left corner would be ``` |X|_|_| |_|_|_| |_|_|_| ```, but you will actually see something like ``` |X|*|_| |_|_|@| |_|~|_| ``` because of the noise. Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the X is in the same position as the grid two trials ago, and respond with '-' (no quotation marks, just the dash sign) otherwise. The sequence will be presented one grid at a time. Note that you are only allowed to respond with 'm' or '-'. No explanations needed - please don't output any extra words!! Now begins the task."
+        );
+        assert_eq!(
+            system_prompt(Variant::Grids3x3, Protocol::Noise, 3),
+            system_prompt(Variant::Grids3x3, Protocol::Noise, 2)
+                .replace("2-back", "3-back")
+                .replace("two trials", "three trials")
+        );
+        // spatial_with_feedback.ipynb
+        assert_eq!(
+            system_prompt(Variant::Grids3x3, Protocol::Feedback, 1),
+            "You are asked to perform a 1-back task. You will see a sequence of 3*3 grids. Each grid has a letter X in one of the nine positions. For example, a grid with X at top left corner would be ``` |X|_|_| |_|_|_| |_|_|_| ```. Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the X is in the same position as the previous grid, and '-' (no quotation marks, just the dash sign) otherwise. The sequence will be presented one grid at a time. Feedback on whether your last response was correct or incorrect will also be presented. Please take advantage of feedback information to improve your performance. Note that you are only allowed to respond with 'm' or '-'. No explanations needed: please don't output any extra words!! Now begins the task."
+        );
+        assert_eq!(
+            system_prompt(Variant::Grids3x3, Protocol::Feedback, 2),
+            "You are asked to perform a 2-back task. You will see a sequence of 3*3 grids. Each grid has a letter X in one of the nine positions. For example, a grid with X at top left corner would be ``` |X|_|_| |_|_|_| |_|_|_| ```. Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the X is in the same position as the grid two trials ago, and respond with '-' (no quotation marks, just the dash sign) otherwise. The sequence will be presented one grid at a time. Feedback on whether your last response was correct or wrong will also be presented. Please take advantage of feedback information to improve your performance. Note that you are only allowed to respond with 'm' or '-'. No explanations needed - please don't output any extra words!! Now begins the task."
+        );
+        assert_eq!(
+            system_prompt(Variant::Grids3x3, Protocol::Feedback, 3),
+            system_prompt(Variant::Grids3x3, Protocol::Feedback, 2)
+                .replace("2-back", "3-back")
+                .replace("two trials", "three trials")
+        );
+        // spatial_think_by_step.ipynb
+        assert_eq!(
+            system_prompt(Variant::Grids3x3, Protocol::Cot, 1),
+            "\n          You will see a sequence of 3*3 grids. Each grid has a letter X in one of the nine positions. For example, a grid with X at the top left corner would be ``` |X|_|_| |_|_|_| |_|_|_| ```. The sequence will be presented one grid at a time.\n          Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the X is in the same position as the previous grid, and '-' (no quotation marks, just the dash sign) otherwise.\n          Please think step by step and provide your thinking steps after responding with 'm' or '-'.\n          Here are examples of how to format your response:\n          1. '-: this is the first grid, so my response is -'.\n          2. 'm: X was at the top middle in the previous grid, X is at the top middle in the current grid, so my response is m'.\n          3. '-: X was at the bottom right in the previous grid, X is at the top middle in the current grid, so my response is -'.\n          Now begins the task.\n         "
+        );
+        assert_eq!(
+            system_prompt(Variant::Grids3x3, Protocol::Cot, 2),
+            "\n          You will see a sequence of 3*3 grids. Each grid has a letter X in one of the nine positions. For example, a grid with X at the top left corner would be ``` |X|_|_| |_|_|_| |_|_|_| ```. The sequence will be presented one grid at a time.\n          Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the X is in the same position as the grid two trials ago, and '-' (no quotation marks, just the dash sign) otherwise.\n          Please think step by step and provide your thinking steps after responding with 'm' or '-'.\n          Here are examples of how to format your response:\n          1. '-: this is the first grid, so my response is -'.\n          2. 'm: X was at the top middle in the grid two trials ago, X is at the top middle in the current grid, so my response is m'.\n          3. '-: X was at the bottom right in the grid two trials ago, X is at the top middle in the current grid, so my response is -'.\n          Now begins the task.\n         "
+        );
+        // spatial_abstraction.ipynb
+        let abs1 = "You are asked to perform a 1-back task. You will see a sequence of 3*3 grids. Each grid has a letter X in one of the nine positions. For example, a grid with X at top left corner would be ``` |X|_|_| |_|_|_| |_|_|_| ```. Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the X in the current grid is in the same row or column as the X in the previous grid, and '-' (no quotation marks, just the dash sign) otherwise. For example, the X in ``` |X|_|_| |_|_|_| |_|_|_| ``` is in the same row as the X in ``` |_|X|_| |_|_|_| |_|_|_| ``` and ``` |_|_|X| |_|_|_| |_|_|_| ```, and in the same column as the X in ``` |_|_|_| |X|_|_| |_|_|_| ``` and ``` |_|_|_| |_|_|_| |X|_|_| ```. Note that ``` |X|_|_| |_|_|_| |_|_|_| ``` is also in the same row and column as ``` |X|_|_| |_|_|_| |_|_|_| ``` itself. The sequence will be presented one grid at a time. Note that you are only allowed to respond with 'm' or '-'. No explanations needed: please don't output any extra words!! Now begins the task.";
+        assert_eq!(
+            system_prompt(Variant::Grids3x3Abstraction, Protocol::Base, 1),
+            abs1
+        );
+        assert_eq!(
+            system_prompt(Variant::Grids3x3Abstraction, Protocol::Base, 2),
+            "You are asked to perform a 2-back task. You will see a sequence of 3*3 grids. Each grid has a letter X in one of the nine positions. For example, a grid with X at top left corner would be ``` |X|_|_| |_|_|_| |_|_|_| ```. Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the X in the current grid is in the same row or column as the X in the grid two trials ago, and '-' (no quotation marks, just the dash sign) otherwise. For example, the X in ``` |X|_|_| |_|_|_| |_|_|_| ``` is in the same row as the X in ``` |_|X|_| |_|_|_| |_|_|_| ``` and ``` |_|_|X| |_|_|_| |_|_|_| ```, and in the same column as the X in ``` |_|_|_| |X|_|_| |_|_|_| ``` and ``` |_|_|_| |_|_|_| |X|_|_| ```. Note that ``` |X|_|_| |_|_|_| |_|_|_| ``` is also in the same row and column as ``` |X|_|_| |_|_|_| |_|_|_| ``` itself. The sequence will be presented one grid at a time. Note that you are only allowed to respond with 'm' or '-'. No explanations needed: please don't output any extra words!! Now begins the task."
+        );
+        assert_eq!(
+            system_prompt(Variant::Grids3x3Abstraction, Protocol::Base, 3),
+            abs1.replace("1-back", "3-back")
+                .replace("X in the previous grid,", "X in the grid three trials ago,")
+        );
+        // spatial_abstraction_2.ipynb
+        let note1 = format!("Note that {g1} is also in the same row and column as {g1} itself.");
+        let note2 = format!(
+            "Note that if the X in the previous grid was at the identical location to the X in the current grid, that does not count as a match: for example, {g1} is not a match to {g1} itself."
+        );
+        assert_eq!(
+            system_prompt(Variant::Grids3x3Abstraction2, Protocol::Base, 1),
+            "You are asked to perform a 1-back task. You will see a sequence of 3*3 grids. Each grid has a letter X in one of the nine positions. For example, a grid with X at top left corner would be ``` |X|_|_| |_|_|_| |_|_|_| ```. Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the X in the current grid is in the same row or column as the X in the previous grid, and '-' (no quotation marks, just the dash sign) otherwise. For example, the X in ``` |X|_|_| |_|_|_| |_|_|_| ``` is in the same row as the X in ``` |_|X|_| |_|_|_| |_|_|_| ``` and ``` |_|_|X| |_|_|_| |_|_|_| ```, and in the same column as the X in ``` |_|_|_| |X|_|_| |_|_|_| ``` and ``` |_|_|_| |_|_|_| |X|_|_| ```. Note that if the X in the previous grid was at the identical location to the X in the current grid, that does not count as a match: for example, ``` |X|_|_| |_|_|_| |_|_|_| ``` is not a match to ``` |X|_|_| |_|_|_| |_|_|_| ``` itself. The sequence will be presented one grid at a time. Note that you are only allowed to respond with 'm' or '-'. No explanations needed: please don't output any extra words!! Now begins the task."
+        );
+        assert_eq!(
+            system_prompt(Variant::Grids3x3Abstraction2, Protocol::Base, 2),
+            "You are asked to perform a 2-back task. You will see a sequence of 3*3 grids. Each grid has a letter X in one of the nine positions. For example, a grid with X at top left corner would be ``` |X|_|_| |_|_|_| |_|_|_| ```. Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the X in the current grid is in the same row or column as the X in the grid two trials ago, and '-' (no quotation marks, just the dash sign) otherwise. For example, the X in ``` |X|_|_| |_|_|_| |_|_|_| ``` is in the same row as the X in ``` |_|X|_| |_|_|_| |_|_|_| ``` and ``` |_|_|X| |_|_|_| |_|_|_| ```, and in the same column as the X in ``` |_|_|_| |X|_|_| |_|_|_| ``` and ``` |_|_|_| |_|_|_| |X|_|_| ```. Note that if the X in the previous grid was at the identical location to the X in the current grid, that does not count as a match: for example, ``` |X|_|_| |_|_|_| |_|_|_| ``` is not a match to ``` |X|_|_| |_|_|_| |_|_|_| ``` itself. The sequence will be presented one grid at a time. Note that you are only allowed to respond with 'm' or '-'. No explanations needed: please don't output any extra words!! Now begins the task."
+        );
+        assert_eq!(
+            system_prompt(Variant::Grids3x3Abstraction2, Protocol::Base, 2),
+            system_prompt(Variant::Grids3x3Abstraction, Protocol::Base, 2).replace(&note1, &note2)
+        );
+        // Invalid-response messages.
+        assert_eq!(
+            INVALID_RESPONSE,
+            "Invalid response! You must respond ONLY with 'm' or '-'. Please try again. Response:"
+        );
+        assert_eq!(
+            INVALID_RESPONSE_VERBAL_FEEDBACK,
+            "Invalid response! You must respond ONLY with 'm' or '-'. Please give your response:"
+        );
+        assert_eq!(
+            INVALID_RESPONSE_SPATIAL_NOISE,
+            "Invalid response! You must respond ONLY with 'm' or '-'. Please try again. Your response:"
+        );
+        let retry = |v: Variant, p: Protocol, n: u8| {
+            let b = &blocks(v, n)[0];
+            let mut d = NbackDialogue::new(v, n, 0, b, &DialogueOptions::new(p)).unwrap();
+            d.feed("?");
+            d.next_request().unwrap().last().unwrap().content.clone()
+        };
+        for n in 1..=3 {
+            assert_eq!(
+                retry(Variant::Letters, Protocol::Noise, n),
+                INVALID_RESPONSE
+            );
+            assert_eq!(
+                retry(Variant::Letters, Protocol::Feedback, n),
+                INVALID_RESPONSE_VERBAL_FEEDBACK
+            );
+            assert_eq!(retry(Variant::Letters, Protocol::Cot, n), INVALID_RESPONSE);
+            assert_eq!(
+                retry(Variant::Grids3x3, Protocol::Noise, n),
+                INVALID_RESPONSE_SPATIAL_NOISE
+            );
+            assert_eq!(
+                retry(Variant::Grids3x3, Protocol::Feedback, n),
+                INVALID_RESPONSE
+            );
+            assert_eq!(retry(Variant::Grids3x3, Protocol::Cot, n), INVALID_RESPONSE);
+            assert_eq!(
+                retry(Variant::Grids3x3Abstraction, Protocol::Base, n),
+                INVALID_RESPONSE
+            );
+            assert_eq!(
+                retry(Variant::Grids3x3Abstraction2, Protocol::Base, n),
+                INVALID_RESPONSE
+            );
+        }
+        // User turns: bare grid, except the abstraction 3-back cells ("Current input: " + grid).
+        for v in [Variant::Grids3x3Abstraction, Variant::Grids3x3Abstraction2] {
+            for n in 1..=3u8 {
+                let b = &blocks(v, n)[0];
+                let d =
+                    NbackDialogue::new(v, n, 0, b, &DialogueOptions::new(Protocol::Base)).unwrap();
+                let grid = render_grid(3, b.stimuli[0].parse().unwrap());
+                let want = if n == 3 {
+                    format!("Current input: {grid}")
+                } else {
+                    grid
+                };
+                assert_eq!(d.next_request().unwrap()[1].content, want);
+            }
+        }
     }
 
     #[test]
