@@ -170,6 +170,29 @@ pub fn task_metrics(task: &str) -> Vec<Metric> {
         .unwrap_or_else(|| vec![Metric::ExactMatch, Metric::ExactMatchStrict])
 }
 
+/// A Minerva sample as the paper's runner sends it (system prompt, one user message), for generated
+/// and snapshot entries alike.
+pub fn sample(
+    task: &str,
+    index: usize,
+    conditions: BTreeMap<String, String>,
+    prompt: String,
+    reference: Reference,
+    metrics: Vec<Metric>,
+) -> Sample {
+    Sample {
+        id: format!("minerva/{task}/{index}"),
+        suite: Suite::Minerva,
+        task: task.to_string(),
+        conditions,
+        body: SampleBody::Single(Single {
+            messages: vec![Message::system(SYSTEM_PROMPT), Message::user(prompt)],
+            reference,
+            metrics,
+        }),
+    }
+}
+
 /// Generate the samples of the configured tasks. `words` is the word list (dwyl `words_alpha` for the
 /// paper); it must hold well over `2 × context_tokens` distinct words.
 ///
@@ -205,17 +228,7 @@ pub fn generate<S: AsRef<str>>(config: &MinervaConfig, words: &[S]) -> Vec<Sampl
                 .map(|(k, v)| (k.to_string(), v))
                 .collect();
             conditions.insert("category".into(), category.into());
-            out.push(Sample {
-                id: format!("minerva/{task}/{index}"),
-                suite: Suite::Minerva,
-                task: task.to_string(),
-                conditions,
-                body: SampleBody::Single(Single {
-                    messages: vec![Message::system(SYSTEM_PROMPT), Message::user(item.prompt)],
-                    reference: item.reference,
-                    metrics: metrics.clone(),
-                }),
-            });
+            out.push(sample(task, index, conditions, item.prompt, item.reference, metrics.clone()));
         }
     }
     out

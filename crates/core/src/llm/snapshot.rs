@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::{Message, Metric, Sample, SampleBody, Single, Suite};
+use super::{Metric, Sample};
 
 /// The system message of the official runner (`src/inference.py`).
 pub const SYSTEM_PROMPT: &str = "You are a helpful AI assistant.";
@@ -168,17 +168,7 @@ pub fn parse_file(category: &str, task: &str, text: &str) -> Result<Vec<Sample>,
             conditions.insert(k.clone(), s);
         }
         let index = out.len();
-        out.push(Sample {
-            id: format!("minerva/{task}/{index}"),
-            suite: Suite::Minerva,
-            task: task.to_string(),
-            conditions,
-            body: SampleBody::Single(Single {
-                messages: vec![Message::system(SYSTEM_PROMPT), Message::user(prompt)],
-                reference,
-                metrics: metrics.to_vec(),
-            }),
-        });
+        out.push(super::minerva::sample(task, index, conditions, prompt, reference, metrics.to_vec()));
     }
     Ok(out)
 }
@@ -429,7 +419,7 @@ pub fn reported_value(model: &str, task: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::{Reference, metrics};
+    use crate::llm::{Reference, SampleBody, Suite, metrics};
 
     fn snapshot_dir() -> std::path::PathBuf {
         std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
