@@ -1,3 +1,9 @@
 pub mod network_view;
 pub mod painter;
 pub mod stage;
+pub mod outbox;
+pub mod plot;
+pub mod responses;
+pub mod llm_log;
+pub mod llm_plot;
+pub mod llm_store;

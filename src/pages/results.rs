@@ -9,6 +9,7 @@ use wmlab_core::record::{ResultRecord, Summary};
 use wmlab_core::share;
 
 use crate::app::AppState;
+use crate::components::plot::Charts;
 use crate::web;
 
 fn fmt_num(x: f64) -> String {
@@ -99,6 +100,8 @@ fn record_view(state: AppState, r: ResultRecord) -> impl IntoView {
                     </table>
                 }.into_any()
             }}
+            <h2>"Accuracy per condition"</h2>
+            <Charts record=r.clone()/>
             <div class="actions">
                 <button id="download-json" on:click=download_json>"Download JSON"</button>
                 <button id="download-csv" on:click=download_csv>"Download CSV"</button>

@@ -1,14 +1,200 @@
-//! People: build a study link (in progress).
+//! People, for researchers: build a study link from a form. The link is
+//! `…/#/take?<StudyConfig::to_query()>`, checked live by reading it back with
+//! `StudyConfig::from_query` (the same parser the participant's page uses), so a link this page offers
+//! always starts. Below: sessions saved in this browser, with CSV / JSON downloads.
 
 use leptos::prelude::*;
+use wmlab_core::people::{BlockOrder, Session, StudyConfig, StudyTask};
+
+use crate::components::outbox;
+use crate::web;
+
+fn checkbox(id: String, label: String, sig: RwSignal<bool>) -> impl IntoView {
+    view! {
+        <label class="check">
+            <input type="checkbox" id=id prop:checked=move || sig.get() on:change=move |ev| sig.set(event_target_checked(&ev))/>
+            " " {label}
+        </label>
+    }
+}
+
+fn text_field(id: &'static str, label: &'static str, placeholder: &'static str, sig: RwSignal<String>) -> impl IntoView {
+    view! {
+        <label class="field" for=id>{label}</label>
+        <input type="text" id=id placeholder=placeholder prop:value=move || sig.get() on:input=move |ev| sig.set(event_target_value(&ev))/>
+    }
+}
 
 #[component]
 pub fn Study() -> impl IntoView {
-    
+    let tasks: Vec<(StudyTask, RwSignal<bool>)> = StudyTask::all().into_iter().map(|t| (t, RwSignal::new(false))).collect();
+    let tpc = RwSignal::new("1".to_string());
+    let order = RwSignal::new("fixed".to_string());
+    let seed = RwSignal::new(String::new());
+    let practice = RwSignal::new(true);
+    let pt = RwSignal::new("3".to_string());
+    let levels: Vec<(u8, RwSignal<bool>)> = (1..=3).map(|n| (n, RwSignal::new(true))).collect();
+    let nbb = RwSignal::new("1".to_string());
+    let pid = RwSignal::new(String::new());
+    let done = RwSignal::new(String::new());
+    let endpoint = RwSignal::new(String::new());
+    let results = RwSignal::new(false);
+    let fs = RwSignal::new(false);
+
+    let tasks2 = tasks.clone();
+    let levels2 = levels.clone();
+    // The query as the form says; numbers go in as typed so the parser can name what is wrong.
+    let query = Memo::new(move |_| {
+        let mut cfg = StudyConfig::new(tasks2.iter().filter(|(_, s)| s.get()).map(|(t, _)| *t).collect());
+        cfg.block_order = if order.get() == "random" { BlockOrder::Random } else { BlockOrder::Fixed };
+        cfg.practice = practice.get();
+        cfg.nback_ns = levels2.iter().filter(|(_, s)| s.get()).map(|(n, _)| *n).collect();
+        cfg.show_results = results.get();
+        cfg.fullscreen = fs.get();
+        let q = cfg.to_query();
+        // Replace the typed fields (as text) so bad values reach the parser unchanged.
+        let enc = |v: &str| wmlab_core::people::study::percent_encode(v.trim());
+        let mut parts: Vec<String> = q
+            .split('&')
+            .filter(|p| !["tpc=", "pt=", "nbb="].iter().any(|k| p.starts_with(k)))
+            .map(str::to_string)
+            .collect();
+        parts.insert(1, format!("tpc={}", enc(&tpc.get())));
+        parts.push(format!("pt={}", enc(&pt.get())));
+        parts.push(format!("nbb={}", enc(&nbb.get())));
+        for (k, v) in [("seed", seed.get()), ("pid", pid.get()), ("done", done.get()), ("endpoint", endpoint.get())] {
+            if !v.trim().is_empty() {
+                parts.push(format!("{k}={}", enc(&v)));
+            }
+        }
+        parts.join("&")
+    });
+    let checked = Memo::new(move |_| StudyConfig::from_query(&query.get()).map(|c| c.to_query()).map_err(|e| e.to_string()));
+    let link = move || checked.get().ok().map(|q| format!("{}#/take?{q}", web::base_url()));
+    let copied = RwSignal::new(false);
+    let copy = move |_| {
+        if let Some(l) = link() {
+            let _ = web::window().navigator().clipboard().write_text(&l);
+            copied.set(true);
+        }
+    };
+    let tasks3 = tasks.clone();
+    let select_all = move |on: bool| {
+        for (_, s) in &tasks3 {
+            s.set(on);
+        }
+    };
+    let (t_all, t_none) = (select_all.clone(), select_all);
+
     view! {
-        <section id="study">
+        <section id="study" class="study">
             <h1>"People: build a study link"</h1>
-            <p>"This page is being built."</p>
+            <p>"Choose the tasks and settings; send the link to your participants. Everything runs in the participant's browser; data go to the address you give (or are downloaded)."</p>
+            <form class="study-form" on:submit=|ev| ev.prevent_default()>
+                <fieldset>
+                    <legend>"Tasks"</legend>
+                    <div class="task-grid">
+                        {tasks.iter().map(|(t, s)| checkbox(format!("task-{}", t.as_str()), format!("{} ({})", t.title(), t.as_str()), *s)).collect_view()}
+                    </div>
+                    <button type="button" id="tasks-all" on:click=move |_| t_all(true)>"All"</button>
+                    <button type="button" id="tasks-none" on:click=move |_| t_none(false)>"None"</button>
+                </fieldset>
+                <fieldset class="grid2">
+                    <legend>"Design"</legend>
+                    {text_field("tpc", "Trials per condition (1–200)", "1", tpc)}
+                    <label class="field" for="order">"Block order"</label>
+                    <select id="order" on:change=move |ev| order.set(event_target_value(&ev))>
+                        <option value="fixed" selected=true>"fixed (as listed)"</option>
+                        <option value="random">"random (seeded)"</option>
+                    </select>
+                    {text_field("seed", "Seed (empty: one per participant id)", "e.g. 7", seed)}
+                    <span class="field">"Practice"</span>
+                    {checkbox("practice".into(), "practice block with feedback before each task".into(), practice)}
+                    {text_field("pt", "Practice trials per task (1–10)", "3", pt)}
+                    <span class="field">"N-back levels"</span>
+                    <div>{levels.iter().map(|(n, s)| checkbox(format!("n-{n}"), format!("N = {n}"), *s)).collect_view()}</div>
+                    {text_field("nbb", "N-back blocks per level (1–10)", "1", nbb)}
+                </fieldset>
+                <fieldset class="grid2">
+                    <legend>"Participants and data"</legend>
+                    {text_field("pid", "Participant id (optional; Prolific adds PROLIFIC_PID itself)", "P01", pid)}
+                    {text_field("done", "Completion URL (redirect at the end)", "https://app.prolific.com/submissions/complete?cc=…", done)}
+                    {text_field("endpoint", "Endpoint URL (records are POSTed here as JSON)", "https://example.org/collect", endpoint)}
+                    <span class="field">"Options"</span>
+                    <div>
+                        {checkbox("results".into(), "show participants their results".into(), results)}
+                        {checkbox("fs".into(), "offer full screen".into(), fs)}
+                    </div>
+                </fieldset>
+            </form>
+            <h2>"Study link"</h2>
+            {move || match checked.get() {
+                Ok(_) => {
+                    let l = link().unwrap_or_default();
+                    view! {
+                        <div class="share">
+                            <input id="study-link" type="text" readonly prop:value=l.clone()/>
+                            <button id="copy-study-link" on:click=copy>{move || if copied.get() { "Copied" } else { "Copy" }}</button>
+                            <a id="try-link" href=l target="_blank">"Try it"</a>
+                        </div>
+                    }.into_any()
+                }
+                Err(e) => view! { <p class="error" id="study-form-error" role="alert">{e}</p> }.into_any(),
+            }}
+            <SavedSessions/>
         </section>
     }
+}
+
+/// Sessions saved in this browser (someone took a study here): downloads for each.
+#[component]
+fn SavedSessions() -> impl IntoView {
+    let rows: Vec<(String, Session)> = outbox::session_keys()
+        .into_iter()
+        .filter_map(|k| outbox::get(&k).and_then(|t| Session::from_json(&t).ok()).map(|s| (k, s)))
+        .collect();
+    if rows.is_empty() {
+        return view! { <p class="small" id="saved-empty">"No sessions have been taken in this browser."</p> }.into_any();
+    }
+    let note = RwSignal::new(None::<String>);
+    let items = rows
+        .into_iter()
+        .enumerate()
+        .map(|(i, (_k, s))| {
+            let (done, total) = s.progress();
+            let rec = s.to_record(None);
+            let who = rec.subject.label();
+            let (r1, r2) = (rec.clone(), rec);
+            let dl = move |r: &wmlab_core::record::ResultRecord, csv: bool| {
+                let res = if csv {
+                    r.to_csv().map_err(|e| e.to_string()).and_then(|t| web::download("wmlab-people.csv", "text/csv", &t))
+                } else {
+                    r.to_json().map_err(|e| e.to_string()).and_then(|t| web::download("wmlab-people.json", "application/json", &t))
+                };
+                if let Err(e) = res {
+                    note.set(Some(format!("The download failed: {e}.")));
+                }
+            };
+            view! {
+                <tr>
+                    <td>{who}</td>
+                    <td>{s.config.tasks.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(", ")}</td>
+                    <td class="num">{format!("{done} / {total}")}</td>
+                    <td>
+                        <button id=format!("saved-csv-{i}") on:click=move |_| dl(&r1, true)>"CSV"</button>
+                        <button id=format!("saved-json-{i}") on:click=move |_| dl(&r2, false)>"JSON"</button>
+                    </td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <h2>"Sessions in this browser"</h2>
+        {move || note.get().map(|n| view! { <p class="error">{n}</p> })}
+        <table class="summary" id="saved-sessions">
+            <thead><tr><th>"Participant"</th><th>"Tasks"</th><th class="num">"Rounds"</th><th>"Download"</th></tr></thead>
+            <tbody>{items}</tbody>
+        </table>
+    }
+    .into_any()
 }

@@ -1,0 +1,269 @@
+//! Browser storage of the LLM page: the run in progress (its spec and its log, one JSONL line per
+//! [`LogEntry`], written as each entry arrives so a reload can resume), the response cache (the runner's
+//! [`Cache`] trait over localStorage), the remembered key (only when the user asks) and data files
+//! fetched from the app's own folder (`data/…`).
+//!
+//! Nothing here ever writes the API key except [`save_key`], which the page calls only when
+//! "remember on this device" is ticked.
+
+use std::cell::RefCell;
+
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use wmlab_core::llm::lrt::LrtConfig;
+use wmlab_core::llm::nback::NbackConfig;
+use wmlab_llm::{Cache, LogEntry, ProviderConfig, RunOptions};
+use wmlab_llm::provider::Reply;
+
+use crate::web;
+
+const KEY_KEY: &str = "wmlab.llm.key";
+const CURRENT: &str = "wmlab.llm.run.current";
+const FORM: &str = "wmlab.llm.form";
+const CACHE_PREFIX: &str = "wmlab.llm.cache.";
+const RUN_PREFIX: &str = "wmlab.llm.run.";
+
+pub fn storage() -> Option<web_sys::Storage> {
+    web::window().local_storage().ok().flatten()
+}
+
+fn get(key: &str) -> Option<String> {
+    storage()?.get_item(key).ok().flatten()
+}
+
+/// `false` when the browser refused (quota, private mode).
+fn set(key: &str, value: &str) -> bool {
+    storage().is_some_and(|s| s.set_item(key, value).is_ok())
+}
+
+fn remove(key: &str) {
+    if let Some(s) = storage() {
+        let _ = s.remove_item(key);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The key (only with "remember on this device")
+// ---------------------------------------------------------------------------------------------
+
+pub fn saved_key() -> Option<String> {
+    get(KEY_KEY).filter(|k| !k.is_empty())
+}
+
+pub fn save_key(key: &str) {
+    set(KEY_KEY, key);
+}
+
+pub fn forget_key() {
+    remove(KEY_KEY);
+}
+
+// ---------------------------------------------------------------------------------------------
+// What to run
+// ---------------------------------------------------------------------------------------------
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SnapshotSpec {
+    /// Indices into `snapshot::FILES`.
+    pub files: Vec<usize>,
+    /// Entries per file (0 = all).
+    pub limit: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GeneratedSpec {
+    pub tasks: Vec<String>,
+    pub samples_per_cell: usize,
+    pub context_tokens: usize,
+    pub seed: u64,
+}
+
+/// Everything needed to rebuild the same samples and run them the same way (no key).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunSpec {
+    pub id: String,
+    pub provider: ProviderConfig,
+    pub options: RunOptions,
+    pub use_cache: bool,
+    pub nback: Option<NbackConfig>,
+    pub lrt: Option<LrtConfig>,
+    pub lrt_seed: u64,
+    pub snapshot: Option<SnapshotSpec>,
+    pub generated: Option<GeneratedSpec>,
+    /// At most this many samples per suite (0 = all).
+    pub slice: usize,
+    pub created: String,
+}
+
+impl RunSpec {
+    /// `nback+lrt+minerva` style label of what runs.
+    pub fn label(&self) -> String {
+        let mut parts = Vec::new();
+        if self.nback.is_some() {
+            parts.push("nback");
+        }
+        if self.lrt.is_some() {
+            parts.push("lrt");
+        }
+        if self.snapshot.is_some() {
+            parts.push("minerva-snapshot");
+        }
+        if self.generated.is_some() {
+            parts.push("minerva");
+        }
+        parts.join("+")
+    }
+}
+
+/// The form as last used (no key).
+pub fn save_form(spec: &RunSpec) {
+    if let Ok(t) = serde_json::to_string(spec) {
+        set(FORM, &t);
+    }
+}
+
+pub fn load_form() -> Option<RunSpec> {
+    serde_json::from_str(&get(FORM)?).ok()
+}
+
+// ---------------------------------------------------------------------------------------------
+// The run log
+// ---------------------------------------------------------------------------------------------
+
+fn spec_key(id: &str) -> String {
+    format!("{RUN_PREFIX}{id}.spec")
+}
+fn log_key(id: &str) -> String {
+    format!("{RUN_PREFIX}{id}.log")
+}
+
+/// The unfinished run, if any: its spec and its saved log text.
+pub fn unfinished() -> Option<(RunSpec, String)> {
+    let id = get(CURRENT)?;
+    let spec: RunSpec = serde_json::from_str(&get(&spec_key(&id))?).ok()?;
+    let log = get(&log_key(&id)).unwrap_or_default();
+    Some((spec, log))
+}
+
+/// Start a new run: drop every older run's storage, save the spec, mark it current.
+pub fn begin(spec: &RunSpec) -> bool {
+    if let Some(s) = storage() {
+        let n = s.length().unwrap_or(0);
+        let old: Vec<String> = (0..n)
+            .filter_map(|i| s.key(i).ok().flatten())
+            .filter(|k| k.starts_with(RUN_PREFIX) && k != CURRENT && !k.starts_with(&format!("{RUN_PREFIX}{}.", spec.id)))
+            .collect();
+        for k in old {
+            let _ = s.remove_item(&k);
+        }
+    }
+    let ok = serde_json::to_string(spec).map(|t| set(&spec_key(&spec.id), &t)).unwrap_or(false);
+    set(CURRENT, &spec.id) && ok
+}
+
+/// The run finished: it is no longer offered for resuming (its log stays until the next run).
+pub fn finish(id: &str) {
+    if get(CURRENT).as_deref() == Some(id) {
+        remove(CURRENT);
+    }
+}
+
+/// Forget the unfinished run entirely.
+pub fn discard(id: &str) {
+    finish(id);
+    remove(&spec_key(id));
+    remove(&log_key(id));
+}
+
+/// Appends log lines to storage as they arrive. Outcome lines are saved without their prompt
+/// messages (the samples rebuild them; long-context prompts would fill the storage quota).
+pub struct LogWriter {
+    id: String,
+    text: RefCell<String>,
+    pub failed: std::cell::Cell<bool>,
+}
+
+impl LogWriter {
+    pub fn new(id: &str, prior: String) -> Self {
+        let mut text = prior;
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        LogWriter { id: id.to_string(), text: RefCell::new(text), failed: std::cell::Cell::new(false) }
+    }
+    pub fn append(&self, entry: &LogEntry) {
+        let line = match entry {
+            LogEntry::Outcome(o) if !o.messages.is_empty() => {
+                let mut slim = (**o).clone();
+                slim.messages.clear();
+                LogEntry::Outcome(Box::new(slim)).to_line()
+            }
+            e => e.to_line(),
+        };
+        let mut t = self.text.borrow_mut();
+        t.push_str(&line);
+        t.push('\n');
+        if !set(&log_key(&self.id), &t) {
+            self.failed.set(true);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The response cache
+// ---------------------------------------------------------------------------------------------
+
+/// The runner's cache over localStorage (`wmlab.llm.cache.<key>` → reply JSON). The key is the
+/// runner's hash of (provider kind, base URL, model, settings, messages): it never holds the API key.
+pub struct StorageCache {
+    pub enabled: bool,
+}
+
+impl Cache for StorageCache {
+    async fn get(&self, key: &str) -> Option<Reply> {
+        if !self.enabled {
+            return None;
+        }
+        serde_json::from_str(&get(&format!("{CACHE_PREFIX}{key}"))?).ok()
+    }
+    async fn put(&self, key: &str, reply: &Reply) {
+        if !self.enabled {
+            return;
+        }
+        if let Ok(t) = serde_json::to_string(reply) {
+            // A full storage only means the reply is not cached.
+            set(&format!("{CACHE_PREFIX}{key}"), &t);
+        }
+    }
+}
+
+/// Remove every cached reply; returns how many.
+pub fn clear_cache() -> usize {
+    let Some(s) = storage() else { return 0 };
+    let n = s.length().unwrap_or(0);
+    let keys: Vec<String> = (0..n).filter_map(|i| s.key(i).ok().flatten()).filter(|k| k.starts_with(CACHE_PREFIX)).collect();
+    for k in &keys {
+        let _ = s.remove_item(k);
+    }
+    keys.len()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Data files
+// ---------------------------------------------------------------------------------------------
+
+/// The bytes of a file served beside the app (`data/minerva/…`).
+pub async fn fetch_bytes(path: &str) -> Result<Vec<u8>, String> {
+    let resp = JsFuture::from(web::window().fetch_with_str(path))
+        .await
+        .map_err(|_| format!("Could not load {path} (network error)."))?;
+    let resp: web_sys::Response = resp.dyn_into().map_err(|_| format!("Could not load {path}."))?;
+    if !resp.ok() {
+        return Err(format!("Could not load {path} (HTTP {}).", resp.status()));
+    }
+    let buf = JsFuture::from(resp.array_buffer().map_err(|_| format!("Could not read {path}."))?)
+        .await
+        .map_err(|_| format!("Could not read {path}."))?;
+    Ok(js_sys::Uint8Array::new(&buf).to_vec())
+}

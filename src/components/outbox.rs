@@ -1,0 +1,181 @@
+//! Browser storage for participant sessions and the outbox of records to POST.
+//!
+//! - A session is saved after every trial under `wmlab.session.<hash>` (hash of the study's canonical
+//!   query and participant), so a reload offers to resume it.
+//! - When the study names an endpoint, each finished block (and the end) puts one item in the outbox
+//!   (`wmlab.outbox`, kept in localStorage until acknowledged, so it survives a reload). Items are POSTed
+//!   in order as JSON `{idempotency_id, block, participant, final, record}` with an `Idempotency-Key`
+//!   header, and retried with exponential backoff (0.5 s doubling to 30 s) until the server answers
+//!   2xx; only then is the item removed. Each item has a stable id, so it is sent until acknowledged
+//!   once, and never again after.
+//! - Inside JATOS (`window.jatos` exists) results go through `jatos.appendResultData` per block and
+//!   `jatos.endStudy` at the end instead.
+
+use std::cell::Cell;
+
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::web;
+
+pub const SESSION_PREFIX: &str = "wmlab.session.";
+pub const OUTBOX: &str = "wmlab.outbox";
+
+pub fn storage() -> Option<web_sys::Storage> {
+    web::window().local_storage().ok().flatten()
+}
+
+pub fn get(key: &str) -> Option<String> {
+    storage()?.get_item(key).ok().flatten()
+}
+
+pub fn set(key: &str, value: &str) -> Result<(), String> {
+    storage()
+        .ok_or("this browser has no local storage")?
+        .set_item(key, value)
+        .map_err(|_| "the browser refused to save (storage full or blocked)".to_string())
+}
+
+pub fn remove(key: &str) {
+    if let Some(s) = storage() {
+        let _ = s.remove_item(key);
+    }
+}
+
+/// Every saved session key.
+pub fn session_keys() -> Vec<String> {
+    let Some(s) = storage() else { return vec![] };
+    let n = s.length().unwrap_or(0);
+    let mut v: Vec<String> = (0..n).filter_map(|i| s.key(i).ok().flatten()).filter(|k| k.starts_with(SESSION_PREFIX)).collect();
+    v.sort();
+    v
+}
+
+/// One record waiting to be posted.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Item {
+    pub id: String,
+    pub endpoint: String,
+    /// The JSON body.
+    pub body: String,
+    #[serde(default)]
+    pub attempts: u32,
+}
+
+pub fn load_outbox() -> Vec<Item> {
+    get(OUTBOX).and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default()
+}
+
+fn save_outbox(items: &[Item]) {
+    let _ = set(OUTBOX, &serde_json::to_string(items).unwrap_or_else(|_| "[]".into()));
+}
+
+/// Queue one item (an id already queued is not queued again) and start sending.
+pub fn enqueue(item: Item, on_status: impl Fn(usize) + 'static) {
+    let mut items = load_outbox();
+    if !items.iter().any(|i| i.id == item.id) {
+        items.push(item);
+        save_outbox(&items);
+    }
+    flush(on_status);
+}
+
+thread_local! {
+    static SENDING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Send queued items one at a time until the queue is empty; on failure wait and retry.
+/// `on_status(pending)` is told how many items are still queued after each attempt.
+pub fn flush(on_status: impl Fn(usize) + 'static) {
+    if SENDING.with(|s| s.replace(true)) {
+        return;
+    }
+    wasm_bindgen_futures::spawn_local(async move {
+        loop {
+            let items = load_outbox();
+            on_status(items.len());
+            let Some(first) = items.first().cloned() else { break };
+            let ok = post(&first).await;
+            let mut items = load_outbox();
+            if ok {
+                items.retain(|i| i.id != first.id);
+                save_outbox(&items);
+                on_status(items.len());
+                continue;
+            }
+            let attempts = first.attempts + 1;
+            if let Some(i) = items.iter_mut().find(|i| i.id == first.id) {
+                i.attempts = attempts;
+            }
+            save_outbox(&items);
+            let wait = (500.0 * 2f64.powi(attempts.min(8) as i32 - 1)).min(30_000.0);
+            sleep(wait).await;
+        }
+        SENDING.with(|s| s.set(false));
+    });
+}
+
+async fn post(item: &Item) -> bool {
+    let init = web_sys::RequestInit::new();
+    init.set_method("POST");
+    let headers = match web_sys::Headers::new() {
+        Ok(h) => h,
+        Err(_) => return false,
+    };
+    let _ = headers.set("content-type", "application/json");
+    let _ = headers.set("idempotency-key", &item.id);
+    init.set_headers(&headers);
+    init.set_body(&JsValue::from_str(&item.body));
+    let Ok(req) = web_sys::Request::new_with_str_and_init(&item.endpoint, &init) else { return false };
+    match JsFuture::from(web::window().fetch_with_request(&req)).await {
+        Ok(v) => v.dyn_into::<web_sys::Response>().map(|r| r.ok()).unwrap_or(false),
+        Err(_) => false,
+    }
+}
+
+pub async fn sleep(ms: f64) {
+    let p = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = web::window().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms as i32);
+    });
+    let _ = JsFuture::from(p).await;
+}
+
+/// `window.jatos`, when the app runs inside a JATOS study.
+pub fn jatos() -> Option<JsValue> {
+    let j = js_sys::Reflect::get(&web::window(), &JsValue::from_str("jatos")).ok()?;
+    (!j.is_undefined() && !j.is_null()).then_some(j)
+}
+
+fn call(obj: &JsValue, name: &str, args: &[JsValue]) -> Option<JsValue> {
+    let f: js_sys::Function = js_sys::Reflect::get(obj, &JsValue::from_str(name)).ok()?.dyn_into().ok()?;
+    let arr = js_sys::Array::new();
+    for a in args {
+        arr.push(a);
+    }
+    f.apply(obj, &arr).ok()
+}
+
+/// `jatos.onLoad(f)`: runs `f` once jatos.js is ready (at once when there is no JATOS).
+pub fn jatos_on_load(f: impl FnOnce() + 'static) {
+    match jatos() {
+        Some(j) => {
+            let cb = Closure::once_into_js(f);
+            if call(&j, "onLoad", &[cb]).is_none() {
+                web_sys::console::warn_1(&JsValue::from_str("jatos.onLoad failed"));
+            }
+        }
+        None => f(),
+    }
+}
+
+/// `jatos.appendResultData(text)`.
+pub fn jatos_append(text: &str) -> bool {
+    jatos().and_then(|j| call(&j, "appendResultData", &[JsValue::from_str(text)])).is_some()
+}
+
+/// `jatos.endStudy(true, message)`.
+pub fn jatos_end() -> bool {
+    jatos().and_then(|j| call(&j, "endStudy", &[JsValue::TRUE, JsValue::from_str("finished")])).is_some()
+}

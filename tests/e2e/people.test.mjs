@@ -1,0 +1,396 @@
+// People: a scripted participant takes every task from a study link with real clicks, taps and keys
+// (some answers right, some wrong); the saved data match what was clicked, one row per trial with
+// timing columns; a reload resumes at the same trial; a bad link shows its error; a receiving server
+// that refuses the first attempts gets every block exactly once; results plot against the human curves.
+//
+// Test-only switches (set in localStorage before the app loads; the normal path never sets them):
+// wmlab_fast=1 shows each timed frame for one refresh, wmlab_test=1 exposes the current step's correct
+// answer on window.__wmlab_test.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import fs from 'node:fs';
+import { serve, launch, openPage } from './helpers.mjs';
+
+const WORM = ['SC', 'SFR', 'SI', 'SMU', 'STS', 'VIR', 'VSR', 'VSRec',
+  'CD-Color', 'CD-Orientation', 'CD-Size', 'CD-Gap', 'CD-Conjunction', 'CS'];
+
+let server, browser;
+before(async () => {
+  server = await serve();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** A page with the test switches on (fresh storage unless keep). */
+async function participantPage(hash, { keep = false, page = null } = {}) {
+  const p = page ?? await openPage(browser.context, server.url + '#/');
+  await p.evaluate((keep) => {
+    if (!keep) localStorage.clear();
+    localStorage.setItem('wmlab_fast', '1');
+    localStorage.setItem('wmlab_test', '1');
+  }, keep);
+  await p.goto(server.url + 'index.html?x=' + Math.random() + hash);
+  await p.waitForSelector('body[data-app-ready="true"]');
+  await p.waitForSelector('#take');
+  return p;
+}
+
+const state = (page) => page.$eval('#take', (t) => t.dataset.state);
+const hook = (page) => page.evaluate(() => window.__wmlab_test ? { ...window.__wmlab_test } : null);
+
+/** Wait for the next screen that needs the participant (returns its state). */
+async function nextScreen(page) {
+  await page.waitForFunction(() => {
+    const s = document.querySelector('#take')?.dataset.state;
+    if (s === 'instructions' || s === 'feedback' || s === 'done' || s === 'error' || s === 'offer' || s === 'paused') return true;
+    const h = window.__wmlab_test;
+    return (s === 'trial' || s === 'practice') && h && h.awaiting;
+  }, null, { timeout: 30_000, polling: 'raf' });
+  return state(page);
+}
+
+let flip = 0;
+/**
+ * Answer the awaited step, rightly or wrongly; returns the answer as the session stores it
+ * (class index, list of cells, or null for an N-back "no press").
+ */
+async function answer(page, h, right) {
+  const t = h.target;
+  const useKey = (flip++ % 2) === 0;
+  switch (h.awaiting) {
+    case 'binary': {
+      const a = right ? t : 1 - t;
+      if (useKey) await page.keyboard.press(a === 0 ? 'f' : 'j');
+      else await page.click(`#btn-${a}`);
+      return a;
+    }
+    case 'choice': {
+      const n = await page.$$eval('#take .overlay button.opt', (b) => b.length);
+      const a = right ? t : (t + 1) % n;
+      await page.click(`#opt-${a}`);
+      return a;
+    }
+    case 'cells': {
+      let cells = t.slice();
+      if (!right) {
+        cells = t.length > 1 ? [t[0]] : [];
+        for (let c = 0; cells.length < t.length; c++) if (!t.includes(c)) cells.push(c);
+      }
+      for (const c of cells) await page.click(`#cell-${c}`);
+      await page.click('#confirm');
+      return cells;
+    }
+    case 'match': {
+      const press = right ? t === 1 : t !== 1;
+      if (press) {
+        if (useKey) await page.keyboard.press(' ');
+        else await page.click('#match');
+        return 1;
+      }
+      await page.click('#nomatch');
+      return null;
+    }
+    default: throw new Error('unknown awaiting ' + h.awaiting);
+  }
+}
+
+/**
+ * Take the session until done (or until `stopAfter` trials were completed in this call).
+ * `right(global, step)` decides right/wrong. Returns the log of given answers per global trial.
+ */
+async function take(page, { right = () => true, stopAfter = Infinity, log = new Map() } = {}) {
+  let completed = 0;
+  let lastGlobal = null;
+  for (;;) {
+    const s = await nextScreen(page);
+    if (s === 'done' || s === 'error') return { log, state: s };
+    if (s === 'instructions') { await page.click('#start'); continue; }
+    if (s === 'feedback') { await page.click('#continue'); continue; }
+    if (s === 'paused') { await page.click('#continue'); continue; }
+    const h = await hook(page);
+    if (!h?.awaiting) continue;
+    if (lastGlobal !== null && h.global !== lastGlobal) {
+      completed++;
+      if (completed >= stopAfter) return { log, state: s };
+    }
+    lastGlobal = h.global;
+    const isRight = right(h.global, h.step);
+    const a = await answer(page, h, isRight);
+    if (!log.has(h.global)) log.set(h.global, []);
+    log.get(h.global).push({ step: h.step, answer: a, right: isRight, task: h.task });
+    await page.waitForFunction((seq) => (window.__wmlab_test?.seq ?? 0) > seq, h.seq, { timeout: 30_000, polling: 'raf' });
+  }
+}
+
+async function savedSession(page) {
+  return page.evaluate(() => {
+    const k = Object.keys(localStorage).find((k) => /^wmlab\.session\.[0-9a-f]+$/.test(k));
+    return k ? JSON.parse(localStorage.getItem(k)) : null;
+  });
+}
+
+/** Minimal CSV parser (quoted fields, doubled quotes). */
+function parseCsv(text) {
+  const rows = [];
+  let row = [], field = '', q = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (q) {
+      if (c === '"' && text[i + 1] === '"') { field += '"'; i++; } else if (c === '"') q = false; else field += c;
+    } else if (c === '"') q = true;
+    else if (c === ',') { row.push(field); field = ''; }
+    else if (c === '\n') { row.push(field); rows.push(row); row = []; field = ''; }
+    else if (c !== '\r') field += c;
+  }
+  if (field || row.length) { row.push(field); rows.push(row); }
+  return rows;
+}
+
+/** The session's recorded answers match the log of what was clicked. */
+function checkAgainstLog(session, log) {
+  for (const d of session.done) {
+    const g = d.row.trial;
+    const given = log.get(g);
+    assert.ok(given, `trial ${g} (${d.task}) was recorded but not answered by the script`);
+    const isNback = d.task.startsWith('nback');
+    // N-back: one answer per stimulus (no press = null); the script's presses are on its steps.
+    if (isNback) {
+      const byStep = new Map(given.map((x) => [x.step, x.answer]));
+      d.result.answers.forEach((a, i) => assert.deepEqual(a, byStep.has(i) ? byStep.get(i) : null, `${d.task} trial ${g} step ${i}`));
+    } else {
+      assert.deepEqual(d.result.answers, given.map((x) => x.answer), `${d.task} trial ${g}`);
+    }
+    given.forEach((x, i) => {
+      if (d.task === 'SFR') {
+        assert.equal(d.row.extra.sfr_exact, x.right, `SFR trial ${g}`);
+      } else if (isNback) {
+        assert.equal(d.row.correct[x.step], x.right, `${d.task} trial ${g} step ${x.step}`);
+      } else {
+        assert.equal(d.row.correct[i], x.right, `${d.task} trial ${g} answer ${i}`);
+      }
+    });
+    // Response times for every answer given; frame timings recorded.
+    d.result.rt_ms.forEach((rt, i) => {
+      if (d.result.answers[i] !== null) assert.ok(rt >= 0 && rt < 60_000, `rt ${rt}`);
+    });
+    assert.ok(d.result.frames.length > 0 || d.task === 'SI' || d.task === 'SMU', `${d.task} has frame timings`);
+    for (const f of d.result.frames) assert.ok(f.offset >= f.onset && f.intended_ms > 0);
+  }
+}
+
+test('a bad study link shows the error and starts nothing', async () => {
+  const page = await participantPage('#/take?tasks=VIR&tpc=0');
+  await page.waitForSelector('#take[data-state="error"] #study-error');
+  const msg = await page.textContent('#study-error');
+  assert.match(msg, /tpc/);
+  assert.match(msg, /1 to 200/);
+  await participantPage('#/take?tasks=VIR&colour=red', { page, keep: true });
+  await page.waitForSelector('#study-error');
+  assert.match(await page.textContent('#study-error'), /colour.*unknown parameter/);
+  assert.equal(await savedSession(page), null, 'no session was saved');
+  assert.equal(await page.$('#start'), null);
+  await page.close();
+});
+
+test('the study page builds a link that starts, and names bad values', async () => {
+  const page = await openPage(browser.context, server.url + '#/study');
+  await page.waitForSelector('#study');
+  await page.waitForSelector('#study-form-error');
+  await page.check('#task-VIR');
+  await page.check('#task-nback-verbal');
+  await page.fill('#pid', 'P-7');
+  await page.fill('#seed', '5');
+  await page.waitForSelector('#study-link');
+  const link = await page.inputValue('#study-link');
+  assert.match(link, /#\/take\?tasks=VIR,nback-verbal&tpc=1&/);
+  assert.match(link, /seed=5/);
+  assert.match(link, /pid=P-7/);
+  await page.fill('#tpc', '0');
+  await page.waitForSelector('#study-form-error');
+  assert.match(await page.textContent('#study-form-error'), /tpc/);
+  await page.fill('#tpc', '2');
+  await page.fill('#endpoint', 'ftp://x');
+  await page.waitForSelector('#study-form-error');
+  assert.match(await page.textContent('#study-form-error'), /endpoint/);
+  await page.fill('#endpoint', '');
+  await page.waitForSelector('#study-link');
+  const href = await page.getAttribute('#try-link', 'href');
+  await page.goto(href);
+  await page.waitForSelector('#take[data-state="instructions"]', { timeout: 30_000 });
+  await page.close();
+});
+
+test('a participant completes every task (14 WorM ids + N-back verbal and spatial)', async () => {
+  const page = await participantPage('#/take?tasks=all&tpc=1&practice=0&n=1&seed=3&pid=bot-1&results=1');
+  const t0 = Date.now();
+  // Right on two of three trials; wrong on the third (N-back: on every fourth stimulus).
+  const right = (g, step) => (g % 3 !== 1) && !(step % 4 === 3);
+  const { log, state: end } = await take(page, { right });
+  assert.equal(end, 'done');
+  const session = await savedSession(page);
+  assert.equal(session.cursor, null, 'finished');
+  const total = session.blocks.reduce((n, b) => n + b.units.length, 0);
+  assert.equal(session.done.length, total, 'every trial recorded once');
+  const tasks = new Set(session.done.map((d) => d.task));
+  for (const t of [...WORM, 'nback-verbal', 'nback-spatial']) assert.ok(tasks.has(t), `${t} taken`);
+  session.done.forEach((d, i) => assert.equal(d.row.trial, i, 'rows in order, none repeated or dropped'));
+  checkAgainstLog(session, log);
+  assert.ok(session.refresh_ms > 3 && session.refresh_ms < 60, `refresh ${session.refresh_ms}`);
+  console.log(`# every-task session: ${total} trials in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+
+  // CSV from the done screen: one row per trial, timing columns filled.
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#download-csv')]);
+  const csv = fs.readFileSync(await dl.path(), 'utf8');
+  const rows = parseCsv(csv.trim());
+  assert.equal(rows.length, total + 1);
+  const head = rows[0];
+  for (const col of ['task', 'trial', 'rt_ms', 'frame_err_median_ms', 'frame_n', 'refresh_ms']) {
+    assert.ok(head.includes(col), `CSV has ${col}: ${head.join(',')}`);
+  }
+  const ci = head.indexOf('frame_err_median_ms');
+  for (const r of rows.slice(1)) {
+    assert.equal(r.length, head.length);
+    const task = r[head.indexOf('task')];
+    if (task !== 'SI' && task !== 'SMU') assert.notEqual(r[ci], '', `${task} timing filled`);
+  }
+  const [dj] = await Promise.all([page.waitForEvent('download'), page.click('#download-json')]);
+  const rec = JSON.parse(fs.readFileSync(await dj.path(), 'utf8'));
+  assert.equal(rec.trials.length, total);
+  assert.equal(rec.subject.id ?? rec.subject.Person?.id ?? 'bot-1', 'bot-1');
+
+  // Own results: charts drawn on the done screen, then in Results.
+  await page.waitForSelector('#take #charts canvas.plot[data-drawn="true"]');
+  await page.click('#open-results');
+  await page.waitForSelector('#results #charts');
+  await page.waitForFunction(() => {
+    const c = [...document.querySelectorAll('#results canvas.plot')];
+    return c.length > 5 && c.every((x) => x.dataset.drawn === 'true');
+  }, null, { timeout: 30_000 });
+  const panels = await page.$$eval('#results canvas.plot', (c) => c.map((x) => x.dataset.panel));
+  for (const p of ['VSR', 'SMU', 'CS', 'CD-Color']) assert.ok(panels.includes(p), `panel ${p} in ${panels}`);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('practice gives feedback, and a reload resumes at the same trial with earlier trials intact', async () => {
+  const page = await participantPage('#/take?tasks=VSRec,nback-spatial&tpc=1&practice=1&pt=2&n=2&seed=9');
+  // Practice: one right, one wrong → feedback says so.
+  await nextScreen(page);
+  await page.click('#start');
+  let seen = [];
+  for (let i = 0; i < 2; i++) {
+    for (;;) {
+      const s = await nextScreen(page);
+      if (s === 'feedback') break;
+      const h = await hook(page);
+      await answer(page, h, i === 0);
+      await page.waitForFunction((seq) => (window.__wmlab_test?.seq ?? 0) > seq, h.seq);
+    }
+    seen.push(await page.$eval('.feedback', (f) => f.dataset.correct));
+    await page.click('#continue');
+  }
+  assert.deepEqual(seen, ['true', 'false']);
+  // Main block: three trials, then reload in the middle of the fourth.
+  const log = new Map();
+  await take(page, { stopAfter: 3, log, right: (g) => g % 2 === 0 });
+  const before = await savedSession(page);
+  const at = (await hook(page)).global;
+  assert.equal(before.done.length, at);
+  await participantPage('#/take?tasks=VSRec,nback-spatial&tpc=1&practice=1&pt=2&n=2&seed=9', { page, keep: true });
+  await page.waitForSelector('#take[data-state="offer"] #resume');
+  await page.click('#resume');
+  await page.waitForSelector('#take[data-state="instructions"] #resumed-note');
+  await page.click('#start');
+  await nextScreen(page);
+  const h = await hook(page);
+  assert.equal(h.global, at, 'resumed at the same trial');
+  const again = new Map(log);
+  again.delete(at); // the interrupted trial restarts from its first step
+  const { state: end } = await take(page, { log: again, right: (g) => g % 2 === 0 });
+  assert.equal(end, 'done');
+  const after = await savedSession(page);
+  assert.deepEqual(after.done.slice(0, before.done.length), before.done, 'earlier trials intact');
+  const total = after.blocks.reduce((n, b) => n + b.units.length, 0);
+  assert.equal(after.done.length, total);
+  after.done.forEach((d, i) => assert.equal(d.row.trial, i));
+  const main = { ...after, done: after.done.filter((d) => !d.practice) };
+  checkAgainstLog(main, again);
+  // A reload after the end shows the done screen again, never a new session.
+  await participantPage('#/take?tasks=VSRec,nback-spatial&tpc=1&practice=1&pt=2&n=2&seed=9', { page, keep: true });
+  await page.waitForSelector('#take[data-state="done"]');
+  await page.close();
+});
+
+test('losing focus pauses the trial and is recorded', async () => {
+  const page = await participantPage('#/take?tasks=SC&tpc=1&practice=0&seed=2');
+  await nextScreen(page);
+  await page.click('#start');
+  await nextScreen(page);
+  const h = await hook(page);
+  await page.evaluate(() => window.dispatchEvent(new Event('blur')));
+  await page.waitForSelector('#take[data-state="paused"]');
+  await page.evaluate(() => window.dispatchEvent(new Event('focus')));
+  await page.click('#continue');
+  await nextScreen(page);
+  assert.equal((await hook(page)).global, h.global, 'the same trial restarts');
+  await take(page, { stopAfter: 1 });
+  const s = await savedSession(page);
+  assert.equal(s.done[0].row.extra.blur_count, 1);
+  assert.deepEqual(s.done[0].result.events.map((e) => e.kind), ['blur', 'focus']);
+  await page.close();
+});
+
+test('a receiving server that refuses the first attempts gets every block exactly once', async () => {
+  const attempts = new Map();
+  const accepted = new Map();
+  const recv = http.createServer((req, res) => {
+    const cors = {
+      'access-control-allow-origin': '*',
+      'access-control-allow-headers': 'content-type, idempotency-key',
+      'access-control-allow-methods': 'POST, OPTIONS',
+    };
+    if (req.method === 'OPTIONS') { res.writeHead(204, cors).end(); return; }
+    let body = '';
+    req.on('data', (c) => { body += c; });
+    req.on('end', () => {
+      const j = JSON.parse(body);
+      const id = j.idempotency_id;
+      assert.equal(req.headers['content-type'], 'application/json');
+      assert.equal(req.headers['idempotency-key'], id);
+      const n = (attempts.get(id) ?? 0) + 1;
+      attempts.set(id, n);
+      if (n <= 2) { res.writeHead(503, cors).end('try later'); return; }
+      accepted.set(id, [...(accepted.get(id) ?? []), j]);
+      res.writeHead(200, { ...cors, 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+  });
+  await new Promise((r) => recv.listen(0, '127.0.0.1', r));
+  const endpoint = `http://127.0.0.1:${recv.address().port}/collect`;
+  try {
+    const page = await participantPage(`#/take?tasks=SC,nback-verbal&tpc=1&practice=0&n=1&seed=4&pid=post-1&endpoint=${encodeURIComponent(endpoint)}`);
+    const { state: end } = await take(page);
+    assert.equal(end, 'done');
+    const session = await savedSession(page);
+    const blocks = session.blocks.length;
+    await page.waitForFunction(() => document.querySelector('#take')?.dataset.pending === '0'
+      && JSON.parse(localStorage.getItem('wmlab.outbox') || '[]').length === 0, null, { timeout: 60_000 });
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(accepted.size, blocks + 1, `${blocks} blocks + the end: ${[...accepted.keys()]}`);
+    for (const [id, got] of accepted) {
+      assert.equal(got.length, 1, `${id} accepted once`);
+      assert.equal(attempts.get(id), 3, `${id} tried until acknowledged`);
+      assert.equal(got[0].participant, 'post-1');
+    }
+    const perBlock = [...accepted.values()].map((g) => g[0]).filter((j) => !j.final).map((j) => j.block).sort();
+    assert.deepEqual(perBlock, [...Array(blocks).keys()]);
+    const last = [...accepted.values()].map((g) => g[0]).find((j) => j.final);
+    assert.equal(last.record.trials.length, session.done.length);
+    await page.close();
+  } finally {
+    await new Promise((r) => recv.close(r));
+  }
+});
