@@ -368,11 +368,6 @@ async fn build_samples(spec: &RunSpec) -> Result<Vec<Sample>, String> {
             if s.limit > 0 {
                 ss.truncate(s.limit);
             }
-            // Generated Minerva samples use `minerva/<task>/<i>` too: keep the ids (the resume key) apart.
-            for x in &mut ss {
-                x.id = x.id.replacen("minerva/", "minerva-snapshot/", 1);
-                x.conditions.insert("source".into(), "snapshot".into());
-            }
             v.extend(ss);
         }
         all.extend(cap(v));
@@ -386,11 +381,7 @@ async fn build_samples(spec: &RunSpec) -> Result<Vec<Sample>, String> {
             samples_per_cell: Some(g.samples_per_cell),
             ..Default::default()
         };
-        let mut v = minerva::generate(&cfg, &w);
-        for x in &mut v {
-            x.conditions.insert("source".into(), "generated".into());
-        }
-        all.extend(cap(v));
+        all.extend(cap(minerva::generate(&cfg, &w)));
     }
     Ok(all)
 }

@@ -170,9 +170,17 @@ pub fn task_metrics(task: &str) -> Vec<Metric> {
         .unwrap_or_else(|| vec![Metric::ExactMatch, Metric::ExactMatchStrict])
 }
 
+/// Id prefix of generated Minerva samples (`minerva/<task>/<i>`).
+pub const GENERATED: &str = "minerva";
+/// Id prefix of the published snapshot's samples (`minerva-snapshot/<task>/<i>`): a run may hold both,
+/// and ids are the resume key, so they must never collide.
+pub const SNAPSHOT: &str = "minerva-snapshot";
+
 /// A Minerva sample as the paper's runner sends it (system prompt, one user message), for generated
-/// and snapshot entries alike.
+/// (`source` = [`GENERATED`]) and snapshot ([`SNAPSHOT`]) entries alike; `source` is also recorded as a
+/// condition.
 pub fn sample(
+    source: &str,
     task: &str,
     index: usize,
     conditions: BTreeMap<String, String>,
@@ -180,8 +188,10 @@ pub fn sample(
     reference: Reference,
     metrics: Vec<Metric>,
 ) -> Sample {
+    let mut conditions = conditions;
+    conditions.insert("source".into(), if source == SNAPSHOT { "snapshot" } else { "generated" }.into());
     Sample {
-        id: format!("minerva/{task}/{index}"),
+        id: format!("{source}/{task}/{index}"),
         suite: Suite::Minerva,
         task: task.to_string(),
         conditions,
@@ -228,7 +238,7 @@ pub fn generate<S: AsRef<str>>(config: &MinervaConfig, words: &[S]) -> Vec<Sampl
                 .map(|(k, v)| (k.to_string(), v))
                 .collect();
             conditions.insert("category".into(), category.into());
-            out.push(sample(task, index, conditions, item.prompt, item.reference, metrics.clone()));
+            out.push(sample(GENERATED, task, index, conditions, item.prompt, item.reference, metrics.clone()));
         }
     }
     out

@@ -8,7 +8,7 @@
 //! Each entry becomes one [`SampleBody::Single`]: the official inference messages (system
 //! `"You are a helpful AI assistant."`, user = the entry's `prompt`), the entry's `reference`, and the
 //! metrics of its task ([`metrics_for`]; the headline metric first). Sample ids are
-//! `minerva/<task>/<index>` (index = line order in the file, from 0). Conditions: `category` plus every
+//! `minerva-snapshot/<task>/<index>` (index = line order in the file, from 0). Conditions: `category` plus every
 //! other key of the entry except `id`, `prompt`, `reference`, `task` (numbers as JSON prints them:
 //! `4000`, `0.25`, `0`).
 //!
@@ -168,7 +168,7 @@ pub fn parse_file(category: &str, task: &str, text: &str) -> Result<Vec<Sample>,
             conditions.insert(k.clone(), s);
         }
         let index = out.len();
-        out.push(super::minerva::sample(task, index, conditions, prompt, reference, metrics.to_vec()));
+        out.push(super::minerva::sample(super::minerva::SNAPSHOT, task, index, conditions, prompt, reference, metrics.to_vec()));
     }
     Ok(out)
 }
@@ -480,7 +480,7 @@ mod tests {
             assert_eq!(samples.len(), ENTRIES[*i], "{task}");
             total += samples.len();
             for (k, s) in samples.iter().enumerate() {
-                assert_eq!(s.id, format!("minerva/{task}/{k}"));
+                assert_eq!(s.id, format!("minerva-snapshot/{task}/{k}"));
                 assert_eq!(s.task, task);
                 assert_eq!(s.suite, Suite::Minerva);
                 assert_eq!(s.conditions["category"], cat);
@@ -566,10 +566,10 @@ mod tests {
         assert_eq!(
             empty,
             [
-                "minerva/key_value_search/14",
-                "minerva/key_value_search/19",
-                "minerva/key_value_search/44",
-                "minerva/processing_data_blocks/9"
+                "minerva-snapshot/key_value_search/14",
+                "minerva-snapshot/key_value_search/19",
+                "minerva-snapshot/key_value_search/44",
+                "minerva-snapshot/processing_data_blocks/9"
             ]
         );
     }

@@ -1,0 +1,357 @@
+// The LLM page: (a) a small slice of every suite against the real local model (WMLAB_LLM_URL, started
+// by scripts/llm-server.sh) comes back scored or with classified errors, with log rows and charts;
+// requests/s at concurrency 1 and 4 are measured; (b) a fault-injecting server (429 + Retry-After,
+// 500, a stall, malformed JSON) is retried or recorded, never a crash; (c) a reload mid-run resumes
+// with no finished sample sent again; (d) the key never reaches storage (unless remembered),
+// exports, the share link, the URL or the console.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { serve, launch, openPage } from './helpers.mjs';
+import { startFaultServer } from './fault-server.mjs';
+
+const LLM_URL = process.env.WMLAB_LLM_URL;
+
+let server, browser, faults;
+before(async () => {
+  server = await serve();
+  browser = await launch();
+  faults = await startFaultServer({ gateFree: 3 });
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  await faults?.close();
+});
+
+/** Console messages of every type, and page errors, for the key check and crash checks. */
+async function open(url = server.url + '#/llm') {
+  const page = await openPage(browser.context, url);
+  page.consoleAll = [];
+  page.on('console', (m) => page.consoleAll.push(m.text()));
+  await page.waitForSelector('#llm');
+  return page;
+}
+
+/** Errors that are not the browser's own notes about HTTP error statuses we provoke on purpose. */
+function realErrors(page) {
+  return page.errors.filter((e) => !/Failed to load resource|net::ERR_|status of (4|5)\d\d/.test(e));
+}
+
+const SUITES = ['nback', 'lrt', 'snap', 'gen'];
+
+/** Fill the form. Unlisted suites are switched off. */
+async function configure(page, o) {
+  await page.selectOption('#llm-kind', 'openai');
+  await page.fill('#llm-base-url', o.base);
+  await page.fill('#llm-model', o.model ?? 'smollm2');
+  await page.fill('#llm-key', o.key ?? '');
+  await page.fill('#llm-max-tokens', String(o.maxTokens ?? 16));
+  await page.fill('#llm-concurrency', String(o.concurrency ?? 2));
+  await page.fill('#llm-timeout', String(o.timeout ?? 120));
+  await page.fill('#llm-retries', String(o.retries ?? 6));
+  await page.fill('#llm-backoff', String(o.backoff ?? 1000));
+  await page.setChecked('#llm-use-cache', o.cache ?? false);
+  await page.fill('#llm-slice', String(o.slice ?? 0));
+  for (const s of SUITES) await page.setChecked(`#llm-${s}-on`, Boolean(o[s]));
+  if (o.nback) {
+    await page.selectOption('#llm-nback-variant', o.nback.variant);
+    await page.fill('#llm-nback-ns', o.nback.ns);
+    await page.selectOption('#llm-nback-protocol', o.nback.protocol);
+    await page.fill('#llm-nback-blocks', String(o.nback.blocks));
+  }
+  if (o.lrt) {
+    await page.fill('#llm-lrt-lines', o.lrt.lines);
+    await page.fill('#llm-lrt-tests', String(o.lrt.tests));
+    await page.setChecked('#llm-lrt-ordered', o.lrt.ordered ?? true);
+    await page.setChecked('#llm-lrt-shuffled', o.lrt.shuffled ?? false);
+    await page.fill('#llm-lrt-seed', String(o.lrt.seed ?? 1));
+  }
+  if (o.snap) {
+    const ids = await page.$$eval('input[id^="llm-snap-"][type=checkbox]', (els) =>
+      els.map((e) => e.id).filter((id) => id !== 'llm-snap-on'));
+    for (const id of ids) await page.setChecked('#' + id, o.snap.files.includes(id.slice('llm-snap-'.length)));
+    await page.fill('#llm-snap-limit', String(o.snap.limit));
+  }
+  if (o.gen) {
+    const ids = await page.$$eval('input[id^="llm-gen-"][type=checkbox]', (els) =>
+      els.map((e) => e.id).filter((id) => id !== 'llm-gen-on'));
+    for (const id of ids) await page.setChecked('#' + id, o.gen.tasks.includes(id.slice('llm-gen-'.length)));
+    await page.fill('#llm-gen-spc', String(o.gen.spc));
+    await page.fill('#llm-gen-ctx', String(o.gen.ctx));
+  }
+}
+
+async function runToEnd(page, timeout = 600_000) {
+  const seq = Number(await page.getAttribute('#llm', 'data-run-seq')) + 1;
+  const t0 = Date.now();
+  await page.click('#llm-start');
+  await page.waitForSelector(`#llm[data-run-seq="${seq}"]:is([data-run="done"], [data-run="failed"])`, { timeout });
+  const ms = Date.now() - t0;
+  const err = await page.$('#llm-error');
+  assert.equal(err, null, err ? await err.textContent() : '');
+  assert.equal(await page.getAttribute('#llm', 'data-run'), 'done');
+  return ms;
+}
+
+async function progress(page) {
+  const n = async (id) => Number(await page.textContent(id));
+  return {
+    done: await n('#llm-done'), total: await n('#llm-total'), failed: await n('#llm-failed'),
+    requests: await n('#llm-requests'), retries: await n('#llm-retries-count'),
+  };
+}
+
+async function rows(page) {
+  return page.$$eval('#llm-log tbody tr.llm-row', (trs) => trs.map((tr) => ({
+    sample: tr.dataset.sample, task: tr.dataset.task, error: tr.dataset.error, score: tr.dataset.score,
+  })));
+}
+
+async function download(page, selector) {
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
+  return fs.readFileSync(await dl.path(), 'utf8');
+}
+
+/** Poll a condition in Node (the fault server's state), without fixed sleeps in the page. */
+async function until(cond, what, ms = 60_000) {
+  const t0 = Date.now();
+  while (!cond()) {
+    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+test('a small slice of every suite runs against the real local model and is scored', { timeout: 900_000 }, async (t) => {
+  assert.ok(LLM_URL, 'WMLAB_LLM_URL is not set: start the local model server with ./scripts/llm-server.sh and export WMLAB_LLM_URL=http://127.0.0.1:18080/v1 (scripts/test.sh does both)');
+  const page = await open();
+  // The model list comes from the provider.
+  await page.fill('#llm-base-url', LLM_URL);
+  await page.fill('#llm-model', '');
+  await page.click('#llm-fetch-models');
+  await page.waitForSelector('#llm-fetch-models[data-state="loaded"]', { timeout: 30_000 });
+  const models = await page.$$eval('#llm-models option', (os) => os.map((o) => o.value));
+  assert.ok(models.length >= 1, 'the model list is empty');
+
+  await configure(page, {
+    base: LLM_URL, model: 'smollm2', maxTokens: 12, concurrency: 2, slice: 2, cache: false,
+    nback: { variant: 'letters_30', ns: '1', protocol: 'readme', blocks: 1 },
+    lrt: { lines: '20', tests: 1, ordered: true, shuffled: true },
+    snap: { files: ['string_search_word'], limit: 2 },
+    gen: { tasks: ['string_search_word'], spc: 1, ctx: 300 },
+  });
+  const ms = await runToEnd(page);
+  const p = await progress(page);
+  t.diagnostic(`real model, all four suites (7 samples, ${p.requests} requests): ${(ms / 1000).toFixed(1)} s`);
+  assert.equal(p.total, 7);
+  assert.equal(p.done, p.total);
+  const rs = await rows(page);
+  assert.equal(rs.length, 7);
+  assert.equal(Number(await page.getAttribute('#llm-log', 'data-rows')), 7);
+  const tasks = new Set(rs.map((r) => r.task));
+  for (const want of ['letters_30-1back', 'lrt-ordered', 'lrt-shuffled', 'string_search_word']) {
+    assert.ok(tasks.has(want), `no row of ${want}: ${[...tasks]}`);
+  }
+  for (const r of rs) {
+    if (r.error) assert.notEqual(r.error, 'network', `${r.sample}: network error`);
+    else assert.ok(Number.isFinite(Number(r.score)) && r.score !== '', `${r.sample}: score "${r.score}"`);
+  }
+  // The published snapshot prompts are ~4k tokens: a 2048-token model refuses them, classified.
+  for (const r of rs.filter((r) => r.sample.startsWith('minerva-snapshot') || r.sample.includes('snapshot'))) {
+    if (r.error) assert.equal(r.error, 'context_too_long', r.sample);
+  }
+  const nb = rs.find((r) => r.task === 'letters_30-1back');
+  assert.equal(nb.error, '', 'the N-back dialogue failed');
+
+  // Charts of the three suites are drawn.
+  for (const id of ['nback-rates', 'nback-dprime', 'lrt', 'minerva']) {
+    assert.equal(await page.getAttribute(`#llm-plot-${id}`, 'data-drawn'), 'true', id);
+  }
+  // A row opens its sample: the conversation and the extracted answer.
+  await page.click(`tr.llm-row[data-sample="${nb.sample}"]`);
+  await page.waitForSelector(`#llm-detail[data-sample="${nb.sample}"]`);
+  assert.ok(Number(await page.getAttribute('#llm-detail .llm-messages', 'data-count')) > 10);
+  const lrtRow = rs.find((r) => r.task === 'lrt-ordered');
+  await page.click(`tr.llm-row[data-sample="${lrtRow.sample}"]`);
+  await page.waitForSelector(`#llm-detail[data-sample="${lrtRow.sample}"] #llm-detail-reply`);
+  assert.match(await page.textContent('#llm-detail .llm-messages'), /Testing Long Context/);
+  // Filters.
+  await page.setChecked('#llm-filter-failures', true);
+  const failed = await rows(page);
+  assert.ok(failed.every((r) => r.error !== ''));
+  await page.setChecked('#llm-filter-failures', false);
+  await page.selectOption('#llm-filter-task', 'lrt-shuffled');
+  assert.deepEqual([...new Set((await rows(page)).map((r) => r.task))], ['lrt-shuffled']);
+  await page.selectOption('#llm-filter-task', '');
+
+  // Exports and share link.
+  const jsonl = (await download(page, '#llm-export-jsonl')).trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(jsonl.length, 7);
+  assert.ok(jsonl.every((o) => o.sample_id && o.task));
+  const csv = await download(page, '#llm-export-csv');
+  assert.ok(csv.split('\n').length >= 8);
+  const link = await page.inputValue('#llm-share-link');
+  assert.match(link, /#r=1\.[A-Za-z0-9_-]+$/);
+  await page.click('#llm-open-results');
+  await page.waitForSelector('#results[data-state="shown"] #summary-table');
+  assert.match(await page.textContent('#subject'), /smollm2/);
+  assert.deepEqual(realErrors(page), []);
+  await page.close();
+});
+
+test('requests per second against the local model at concurrency 1 and 4', { timeout: 900_000 }, async (t) => {
+  assert.ok(LLM_URL, 'WMLAB_LLM_URL is not set: start ./scripts/llm-server.sh and export WMLAB_LLM_URL');
+  const page = await open();
+  for (const [c, seed] of [[1, 11], [4, 12]]) {
+    await configure(page, {
+      base: LLM_URL, maxTokens: 4, concurrency: c, cache: false, lrt: { lines: '10', tests: 8, seed },
+    });
+    const ms = await runToEnd(page);
+    const p = await progress(page);
+    assert.equal(p.done, 8);
+    t.diagnostic(`local model, concurrency ${c}: ${p.requests} requests in ${(ms / 1000).toFixed(2)} s = ${(p.requests / (ms / 1000)).toFixed(2)} requests/s`);
+  }
+  await page.close();
+});
+
+test('faults are retried or recorded, never a crash; overhead per request', { timeout: 300_000 }, async (t) => {
+  faults.reset();
+  const page = await open();
+  // 429 with Retry-After, 500, a stall past the timeout, malformed JSON, then answers.
+  await configure(page, {
+    base: faults.base('faults'), model: 'fake', concurrency: 1, timeout: 1.5, retries: 6, backoff: 100,
+    lrt: { lines: '20', tests: 2 },
+  });
+  await runToEnd(page, 120_000);
+  let p = await progress(page);
+  assert.equal(p.done, 2);
+  assert.equal(p.failed, 0);
+  assert.ok(p.retries >= 4, `retries ${p.retries}`);
+  assert.equal(faults.total, 6);
+  for (const r of await rows(page)) {
+    assert.equal(r.error, '');
+    assert.ok(Number.isFinite(Number(r.score)));
+  }
+
+  // A server that always fails: the samples are recorded as failures with a plain message.
+  await configure(page, {
+    base: faults.base('fail'), model: 'fake', concurrency: 2, retries: 1, backoff: 50,
+    lrt: { lines: '20', tests: 2 },
+  });
+  await runToEnd(page, 60_000);
+  p = await progress(page);
+  assert.equal(p.done, 2);
+  assert.equal(p.failed, 2);
+  assert.ok((await rows(page)).every((r) => r.error === 'server'));
+  assert.match(await page.textContent('#llm-failures'), /HTTP 500/);
+
+  // A wrong address: a friendly message naming the setting that fixes it.
+  await configure(page, { base: 'http://127.0.0.1:9/v1', model: 'fake', retries: 0, lrt: { lines: '20', tests: 1 } });
+  await runToEnd(page, 60_000);
+  assert.equal((await rows(page))[0].error, 'network');
+  assert.match(await page.textContent('#llm-failures'), /cors-origins|allow/i);
+
+  // Overhead: an instant server, 40 requests, concurrency 1 and 4.
+  for (const c of [1, 4]) {
+    await configure(page, { base: faults.base('ok'), model: 'fake', concurrency: c, lrt: { lines: '20', tests: 40 } });
+    const ms = await runToEnd(page, 120_000);
+    assert.equal((await progress(page)).done, 40);
+    t.diagnostic(`instant server, concurrency ${c}: 40 requests in ${ms} ms = ${(ms / 40).toFixed(1)} ms per request (page + runner + fetch overhead)`);
+  }
+  assert.deepEqual(realErrors(page), []);
+  await page.close();
+});
+
+test('a reload mid-run resumes without sending a finished sample again', { timeout: 300_000 }, async () => {
+  faults.reset();
+  const page = await open();
+  await configure(page, { base: faults.base('gate'), model: 'fake', concurrency: 2, lrt: { lines: '20', tests: 6 } });
+  await page.click('#llm-start');
+  // Three answered at once, then two held in flight.
+  await page.waitForSelector('#llm-progress-box[data-done="3"]');
+  await until(() => faults.held === 2, 'two held requests');
+  const before = [...faults.prompts.entries()].filter(([, s]) => s.answered === 1).map(([h]) => h);
+  assert.equal(before.length, 3);
+  await page.reload();
+  await page.waitForSelector('body[data-app-ready="true"]');
+  await page.waitForSelector('#llm-resume-banner');
+  assert.match(await page.textContent('#llm-resume-banner'), /3 samples saved/);
+  await until(() => faults.held === 0, 'the held requests to be dropped by the reload');
+  faults.release();
+  await page.click('#llm-resume');
+  await page.waitForSelector('#llm[data-run="done"]', { timeout: 60_000 });
+  const p = await progress(page);
+  assert.equal(p.done, 6);
+  assert.equal(p.total, 6);
+  for (const h of before) assert.equal(faults.prompts.get(h).received, 1, 'a finished sample was sent again');
+  const answered = [...faults.prompts.values()].map((s) => s.answered);
+  assert.equal(answered.length, 6);
+  assert.ok(answered.every((n) => n === 1), `answered per prompt: ${answered}`);
+  assert.equal((await rows(page)).length, 6);
+  // The finished run is no longer offered after another reload.
+  await page.reload();
+  await page.waitForSelector('body[data-app-ready="true"]');
+  await page.waitForSelector('#llm');
+  assert.equal(await page.$('#llm-resume-banner'), null);
+  await page.close();
+});
+
+test('a reload in the middle of an N-back dialogue replays its saved turns and sends none twice', { timeout: 300_000 }, async () => {
+  faults.reset({ gateFree: 10 });
+  const page = await open();
+  await configure(page, {
+    base: faults.base('gate'), model: 'fake', concurrency: 1,
+    nback: { variant: 'letters_30', ns: '1', protocol: 'readme', blocks: 1 },
+  });
+  await page.click('#llm-start');
+  await until(() => faults.held === 1 && faults.total === 11, 'ten answered turns and one held');
+  await page.reload();
+  await page.waitForSelector('body[data-app-ready="true"]');
+  await page.waitForSelector('#llm-resume-banner');
+  await until(() => faults.held === 0, 'the held turn to be dropped by the reload');
+  faults.release();
+  await page.click('#llm-resume');
+  await page.waitForSelector('#llm[data-run="done"]', { timeout: 60_000 });
+  const [row] = await rows(page);
+  assert.equal(row.error, '');
+  const answered = [...faults.prompts.values()].map((s) => s.answered);
+  assert.ok(answered.length > 11, `only ${answered.length} distinct requests`);
+  assert.ok(answered.every((n) => n === 1), `a turn was answered twice: ${answered}`);
+  await page.click(`tr.llm-row[data-sample="${row.sample}"]`);
+  await page.waitForSelector('#llm-detail table.llm-trials');
+  assert.equal(await page.$$eval('#llm-detail table.llm-trials tbody tr', (t) => t.length), 30);
+  await page.close();
+});
+
+test('the key goes to the provider only: not to storage, exports, share link, URL or console', { timeout: 300_000 }, async () => {
+  faults.reset();
+  const KEY = 'sk-wmlab-test-' + Math.random().toString(36).slice(2) + 'Zq9';
+  const page = await open();
+  await configure(page, { base: faults.base('ok'), model: 'fake', key: KEY, lrt: { lines: '20', tests: 2 } });
+  await page.click('#llm-fetch-models');
+  await page.waitForSelector('#llm-fetch-models[data-state="loaded"]');
+  await runToEnd(page, 60_000);
+  assert.ok(faults.auth.length >= 3 && faults.auth.every((a) => a === `Bearer ${KEY}`), 'the provider did not get the key');
+  const storage = () => page.evaluate(() => JSON.stringify(Object.entries(localStorage)));
+  assert.ok(!(await storage()).includes(KEY), 'the key is in localStorage');
+  for (const sel of ['#llm-export-jsonl', '#llm-export-csv', '#llm-export-json']) {
+    assert.ok(!(await download(page, sel)).includes(KEY), `the key is in ${sel}`);
+  }
+  const link = await page.inputValue('#llm-share-link');
+  assert.ok(!link.includes(KEY));
+  assert.ok(!(await page.evaluate(() => decodeURIComponent(location.href))).includes(KEY));
+  // Remember on this device: stored, restored after a reload, gone after "forget".
+  await page.setChecked('#llm-remember', true);
+  assert.ok((await storage()).includes(KEY));
+  await page.reload();
+  await page.waitForSelector('body[data-app-ready="true"]');
+  await page.waitForSelector('#llm');
+  assert.equal(await page.inputValue('#llm-key'), KEY);
+  await page.click('#llm-forget');
+  assert.equal(await page.inputValue('#llm-key'), '');
+  assert.ok(!(await storage()).includes(KEY));
+  assert.ok(!page.consoleAll.some((m) => m.includes(KEY)), 'the key was printed to the console');
+  assert.ok(!page.errors.some((m) => m.includes(KEY)));
+  await page.close();
+});
