@@ -10,6 +10,7 @@ mod llm;
 mod npy;
 mod pngout;
 mod score;
+mod train;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -37,7 +38,9 @@ pub const MAX_COUNT: u64 = 100_000;
         wmlab hash --task CS --split test --count 100 --seed 7\n  \
         wmlab llm run --suite lrt --lines 500,1000 --tests 10 --provider openai --base-url http://127.0.0.1:18080/v1 --model smollm2 --out runs/lrt\n  \
         wmlab llm run --suite nback --variant letters --provider anthropic --model claude-sonnet-4-5 --out runs/nback\n  \
-        wmlab score < predictions.jsonl > scored.jsonl"
+        wmlab score < predictions.jsonl > scored.jsonl\n  \
+        wmlab train --arch lstm --capacity 32 --preset tiny --steps 300 --backend cpu --seed 86 --out runs/lstm-tiny\n  \
+        wmlab eval --checkpoint runs/lstm-tiny"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -80,6 +83,11 @@ enum Cmd {
         `prediction`; the output is the same object plus `score` (or hit_rate, false_alarm_rate, accuracy, dprime, \
         dprime_notebook for nback), or an `error` field. Errors never stop the stream.")]
     Score,
+    /// Train a WorM network jointly on the 14 task ids (flex CPU backend); one JSON line per
+    /// validation check on stdout, config + checkpoints (best/, last/) in OUT.
+    Train(train::TrainArgs),
+    /// Per-task test accuracies of a network checkpoint, as JSON.
+    Eval(train::EvalArgs),
 }
 
 /// A task id, or `all`.
@@ -280,6 +288,8 @@ fn main() -> ExitCode {
         }
         Cmd::Llm(c) => llm::run(c),
         Cmd::Score => score::run(),
+        Cmd::Train(a) => train::run_train(a),
+        Cmd::Eval(a) => train::run_eval(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -452,14 +452,15 @@ impl TaskSpec {
     }
 
     /// Trial `index` of `split` under `master_seed`. Trial `i` belongs to grid cell `i mod K`, and its
-    /// coin-flip answer alternates with `(i / K) mod 2`, so any count of consecutive trials is balanced
-    /// within ±1 per cell. Trials are independent: any index can be generated alone, in any order.
+    /// coin-flip answer is [`balanced_flip`]`(i, K)`, so any count of consecutive trials is balanced
+    /// within ±1 per cell, answers are balanced within each cell, and neighbouring trials alternate.
+    /// Trials are independent: any index can be generated alone, in any order.
     pub fn trial(&self, master_seed: u64, split: Split, index: u64) -> Trial {
         let grid = self.grid();
         let k = grid.len() as u64;
         let cell = &grid[(index % k) as usize];
         let mut rng = Rng::from_key(trial_seed(master_seed, self.id.ordinal(), split, index));
-        self.trial_in(cell, &mut rng, (index / k) % 2 == 1)
+        self.trial_in(cell, &mut rng, balanced_flip(index, k))
     }
 
     /// A trial in a chosen condition cell (for the gallery and for people's blocks).
@@ -480,6 +481,14 @@ impl TaskSpec {
         debug_assert!(steps.len() <= MAX_STEPS, "{} trial has {} steps", self.id, steps.len());
         Trial { task: self.id, steps, conditions }
     }
+}
+
+/// The coin-flip bit of trial `i` in a grid of `k` cells: `(i div k + i mod k) mod 2`. Within a cell
+/// (fixed `i mod k`) it alternates between successive passes over the grid, so answers balance within
+/// every cell; between neighbouring indices it alternates too, so any short run of trials (a training
+/// batch of 10, a participant's block with one trial per condition) mixes both answers.
+pub fn balanced_flip(i: u64, k: u64) -> bool {
+    (i / k + i % k) % 2 == 1
 }
 
 /// Helpers shared by the generators.

@@ -107,3 +107,18 @@ fn task_ids_round_trip_and_heads() {
     let heads: std::collections::HashSet<usize> = TaskId::ALL.iter().map(|t| t.head_index()).collect();
     assert_eq!(heads.len(), 10, "five CD ids share one head");
 }
+
+#[test]
+fn short_runs_of_trials_mix_both_answers() {
+    // a training step draws 10 consecutive trials per task; a participant's block may have one trial
+    // per condition: either way both answers must occur
+    for id in [TaskId::CdColor, TaskId::CdConjunction, TaskId::Vir, TaskId::Sc, TaskId::Si] {
+        let spec = TaskSpec::new(id);
+        for start in [0u64, 7, 100] {
+            let answers: Vec<Target> = (start..start + 10)
+                .map(|i| spec.trial(9, Split::Train, i).scored_steps().last().unwrap().1.target.clone())
+                .collect();
+            assert!(answers.contains(&Target::Class(0)) && answers.contains(&Target::Class(1)), "{id} from {start}: {answers:?}");
+        }
+    }
+}

@@ -13,10 +13,9 @@
 //! nothing else, so completed trials are never repeated or dropped.
 //!
 //! Balance: trial `i` of a main block is grid cell `i mod K` (as [`TaskSpec::trial`]); its coin-flip
-//! answer (change / no change, same / different, left / right, symmetric / not) is
-//! `(i / K + i mod K) mod 2` rather than `TaskSpec::trial`'s `(i / K) mod 2`, so that a session with one
-//! trial per condition still has both answers (half the cells each). The random stream of trial `i` is
-//! the same key as `TaskSpec::trial(seed, Split::Human, i)`.
+//! answer (change / no change, same / different, left / right, symmetric / not) is the core's
+//! `task::balanced_flip`, so a session with one trial per condition still has both answers (half the
+//! cells each). Trial `i` is exactly `TaskSpec::trial(seed, Split::Human, i)`.
 //!
 //! N-back rows use `conditions.set_size = N` (the items held at once) and carry `n_back` in `extra`.
 
@@ -253,9 +252,9 @@ pub fn nback_frame(kind: NbackKind, stimulus: &str) -> Frame {
     }
 }
 
-/// The coin-flip bit of main trial `i` in a grid of `k` cells (see the module notes).
+/// The coin-flip bit of main trial `i` in a grid of `k` cells: the core's balanced flip.
 fn people_flip(i: u64, k: u64) -> bool {
-    (i / k + i % k) % 2 == 1
+    crate::task::balanced_flip(i, k)
 }
 
 impl Session {

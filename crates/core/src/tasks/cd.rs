@@ -198,7 +198,7 @@ mod tests {
             for i in 0..96u64 {
                 let mut rng = Rng::from_key(trial_seed(5, id.ordinal(), Split::Test, i));
                 let cell = &grid[i as usize % grid.len()];
-                let mut ctx = TrialCtx { rng: &mut rng, cell, flip: (i / grid.len() as u64) % 2 == 1 };
+                let mut ctx = TrialCtx { rng: &mut rng, cell, flip: crate::task::balanced_flip(i, grid.len() as u64) };
                 let (m, pr, f) = arrays(p, &mut ctx);
                 assert_eq!(m.len(), cell.set_size.unwrap() as usize);
                 let diffs: Vec<usize> = (0..m.len()).filter(|&k| m[k] != pr[k]).collect();

@@ -1,0 +1,244 @@
+//! Batches for the networks, built in plain Rust (no burn): frames, task ids, per-step targets and
+//! masks per head, sequence lengths. A batch is a list of trials of any task ids; the joint training
+//! step is 10 trials of each of the 14 ids (140), drawn on the fly from the generators.
+
+use wmlab_core::Split;
+use wmlab_core::raster::{TENSOR_LEN, tensor32};
+use wmlab_core::task::{HeadKind, MAX_STEPS, Target, TaskId, TaskSpec, Trial};
+
+/// Number of output heads (the five CD ids share one).
+pub const N_HEADS: usize = 10;
+/// Number of task ids (= task-embedding size).
+pub const N_TASKS: usize = 14;
+
+/// The head kind of each head index (see [`TaskId::head_index`]).
+pub fn head_kinds() -> [HeadKind; N_HEADS] {
+    let mut k = [HeadKind::Binary; N_HEADS];
+    for t in TaskId::ALL {
+        k[t.head_index()] = t.head();
+    }
+    k
+}
+
+/// Targets of one head over the whole batch (rows of trials that use other heads are all zero weight).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeadTargets {
+    pub kind: HeadKind,
+    /// Loss weight per (trial, step), `[B * T]`: `1 / n` on the scored steps of trials using this head,
+    /// where `n` is the number of scored steps of that trial's task id in the batch (so each task id's
+    /// loss is its mean over its scored steps, and the task losses add up unweighted); 0 elsewhere.
+    pub weight: Vec<f32>,
+    /// Whether (trial, step) is scored with this head, `[B * T]`.
+    pub mask: Vec<bool>,
+    /// Binary: 0/1 per (trial, step), `[B * T]`. Multi-label: multi-hot, `[B * T * units]`. Classes: empty.
+    pub target_f: Vec<f32>,
+    /// Classes: class index per (trial, step), `[B * T]` (0 where unscored). Others: empty.
+    pub target_i: Vec<i64>,
+}
+
+/// A batch of trials as flat arrays (row-major).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Batch {
+    /// Number of trials `B`.
+    pub size: usize,
+    /// `[B, T, 3, 32, 32]` (T = [`MAX_STEPS`]); black (zeros) after each trial's end.
+    pub frames: Vec<f32>,
+    /// Task id of each trial.
+    pub tasks: Vec<TaskId>,
+    /// Steps before padding, per trial.
+    pub seq_len: Vec<usize>,
+    /// One entry per head, index = [`TaskId::head_index`].
+    pub heads: Vec<HeadTargets>,
+}
+
+impl Batch {
+    /// Task-embedding index of each trial.
+    pub fn task_ordinals(&self) -> Vec<i64> {
+        self.tasks.iter().map(|t| t.ordinal() as i64).collect()
+    }
+
+    /// Build a batch from trials.
+    pub fn from_trials(trials: &[Trial]) -> Batch {
+        let b = trials.len();
+        let t_max = MAX_STEPS;
+        let kinds = head_kinds();
+        let mut frames = vec![0.0f32; b * t_max * TENSOR_LEN];
+        let mut heads: Vec<HeadTargets> = kinds
+            .iter()
+            .map(|&kind| HeadTargets {
+                kind,
+                weight: vec![0.0; b * t_max],
+                mask: vec![false; b * t_max],
+                target_f: match kind {
+                    HeadKind::Binary => vec![0.0; b * t_max],
+                    HeadKind::MultiLabel(u) => vec![0.0; b * t_max * u as usize],
+                    HeadKind::Classes(_) => Vec::new(),
+                },
+                target_i: match kind {
+                    HeadKind::Classes(_) => vec![0; b * t_max],
+                    _ => Vec::new(),
+                },
+            })
+            .collect();
+        // Scored steps per task id, for the per-task mean.
+        let mut scored_per_task = [0usize; N_TASKS];
+        for tr in trials {
+            scored_per_task[tr.task.ordinal() as usize] += tr.scored_steps().count();
+        }
+        for (i, tr) in trials.iter().enumerate() {
+            assert!(tr.len() <= t_max, "{} trial has {} steps", tr.task, tr.len());
+            // Padding frames stay zero: `Frame::padding()` rasterizes to black (checked in a test).
+            for (t, step) in tr.steps.iter().enumerate() {
+                let off = (i * t_max + t) * TENSOR_LEN;
+                frames[off..off + TENSOR_LEN].copy_from_slice(&tensor32(&step.frame));
+            }
+            let h = &mut heads[tr.task.head_index()];
+            let n = scored_per_task[tr.task.ordinal() as usize].max(1) as f32;
+            for (t, step) in tr.scored_steps() {
+                let r = i * t_max + t;
+                h.mask[r] = true;
+                h.weight[r] = 1.0 / n;
+                match (h.kind, &step.target) {
+                    (HeadKind::Binary, Target::Class(c)) => h.target_f[r] = *c as f32,
+                    (HeadKind::Classes(k), Target::Class(c)) => {
+                        assert!(*c < k, "{} target {} ≥ {}", tr.task, c, k);
+                        h.target_i[r] = *c as i64
+                    }
+                    (HeadKind::MultiLabel(u), Target::Set(set)) => {
+                        for &c in set {
+                            assert!(c < u, "{} target unit {} ≥ {}", tr.task, c, u);
+                            h.target_f[r * u as usize + c as usize] = 1.0;
+                        }
+                    }
+                    (kind, target) => panic!("{}: target {:?} does not fit head {:?}", tr.task, target, kind),
+                }
+            }
+        }
+        Batch {
+            size: b,
+            frames,
+            tasks: trials.iter().map(|t| t.task).collect(),
+            seq_len: trials.iter().map(|t| t.len()).collect(),
+            heads,
+        }
+    }
+}
+
+/// The task specs with reference parameters, in [`TaskId::ALL`] order.
+pub fn all_specs() -> Vec<TaskSpec> {
+    TaskId::ALL.iter().map(|&t| TaskSpec::new(t)).collect()
+}
+
+/// A deterministic shuffle of the trial indices of a split: the `k`-th trial drawn is index
+/// `(a · (k mod n) + b_e) mod n` of a split of `n` trials per task id, where `a` is coprime with `n` (so
+/// each pass `e = k div n` is a permutation) and `b_e` changes per pass. Consecutive draws therefore
+/// spread over the condition grid and the balanced answer bit (trial `i` is in cell `i mod K` with the
+/// coin `(i div K) mod 2`), as the reference's shuffled dataloader does; consecutive indices would give
+/// a batch of 10 trials with the same coin-flip answer.
+pub fn spread_index(k: u64, n: u64) -> u64 {
+    if n <= 1 {
+        return 0;
+    }
+    const PRIMES: [u64; 4] = [1_000_003, 999_983, 1_000_033, 1_000_037];
+    let gcd = |mut a: u64, mut b: u64| {
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a
+    };
+    let a = PRIMES.into_iter().find(|&p| gcd(p, n) == 1).unwrap_or(1);
+    let pass = k / n;
+    let b = pass.wrapping_mul(0x9E37_79B9_7F4A_7C15) % n;
+    ((a % n) * (k % n) % n + b) % n
+}
+
+/// The trials of one joint step: `per_task` trials of each of the 14 ids, trial indices
+/// draws `step * per_task .. (step + 1) * per_task` of `split`, shuffled over a split of `split_size`
+/// trials per id by [`spread_index`] (unshuffled indices if `None`), so every step sees fresh, balanced
+/// trials and the stream is reproducible from the seed.
+pub fn joint_trials(
+    specs: &[TaskSpec],
+    seed: u64,
+    split: Split,
+    step: u64,
+    per_task: usize,
+    split_size: Option<u64>,
+) -> Vec<Trial> {
+    let mut out = Vec::with_capacity(specs.len() * per_task);
+    for spec in specs {
+        for j in 0..per_task as u64 {
+            let k = step * per_task as u64 + j;
+            let idx = match split_size.filter(|&n| n > 0) {
+                Some(n) => spread_index(k, n),
+                None => k,
+            };
+            out.push(spec.trial(seed, split, idx));
+        }
+    }
+    out
+}
+
+/// The joint batch of one training step (see [`joint_trials`]).
+pub fn joint_batch(
+    specs: &[TaskSpec],
+    seed: u64,
+    split: Split,
+    step: u64,
+    per_task: usize,
+    split_size: Option<u64>,
+) -> Batch {
+    Batch::from_trials(&joint_trials(specs, seed, split, step, per_task, split_size))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wmlab_core::Frame;
+
+    #[test]
+    fn spread_index_is_a_permutation_per_pass() {
+        for n in [1u64, 7, 9600, 86_400] {
+            let m = n.min(20_000);
+            let mut seen = std::collections::HashSet::new();
+            for k in 0..m {
+                assert!(seen.insert(spread_index(k, n)));
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        for k in 9600..2 * 9600 {
+            assert!(seen.insert(spread_index(k, 9600)));
+        }
+    }
+
+    #[test]
+    fn padding_frame_is_black() {
+        assert!(tensor32(&Frame::padding()).iter().all(|&v| v == 0.0));
+    }
+
+    #[test]
+    fn joint_batch_shapes_and_weights() {
+        let specs = all_specs();
+        let b = joint_batch(&specs, 86, Split::Train, 0, 2, None);
+        assert_eq!(b.size, 28);
+        assert_eq!(b.frames.len(), 28 * MAX_STEPS * TENSOR_LEN);
+        assert_eq!(b.heads.len(), N_HEADS);
+        // Weights of each task id sum to 1 (one mean per task id).
+        let mut per_task = [0.0f64; N_TASKS];
+        for (i, &t) in b.tasks.iter().enumerate() {
+            let h = &b.heads[t.head_index()];
+            for s in 0..MAX_STEPS {
+                per_task[t.ordinal() as usize] += h.weight[i * MAX_STEPS + s] as f64;
+            }
+        }
+        for (k, w) in per_task.iter().enumerate() {
+            assert!((w - 1.0).abs() < 1e-4, "task {k}: {w}");
+        }
+        // Frames after seq_len are black.
+        for i in 0..b.size {
+            for s in b.seq_len[i]..MAX_STEPS {
+                let off = (i * MAX_STEPS + s) * TENSOR_LEN;
+                assert!(b.frames[off..off + TENSOR_LEN].iter().all(|&v| v == 0.0));
+            }
+        }
+    }
+}

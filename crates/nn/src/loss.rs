@@ -1,0 +1,199 @@
+//! The joint loss and the accuracies (reference §1.4): per task id, BCE-with-logits (binary heads and
+//! the SFR multi-label head) or cross-entropy (k-way heads) averaged over its scored steps; the 14 task
+//! losses are summed unweighted. Unscored and padded steps have weight exactly 0.
+
+use burn::prelude::*;
+use burn::tensor::activation::{log_sigmoid, log_softmax};
+use wmlab_core::task::{HeadKind, MAX_STEPS, TaskId};
+
+use crate::batch::{Batch, N_TASKS};
+
+/// One head's targets as tensors.
+pub struct HeadTensors {
+    pub kind: HeadKind,
+    /// `[B, T]`
+    pub weight: Tensor<2>,
+    /// Binary: `[B, T]`; multi-label: `[B, T, U]`.
+    pub target_f: Option<Tensor<3>>,
+    /// Classes: `[B, T, 1]`.
+    pub target_i: Option<Tensor<3, Int>>,
+}
+
+/// A batch's targets on a device; heads that no trial of the batch uses are `None`.
+pub struct Targets {
+    pub heads: Vec<Option<HeadTensors>>,
+}
+
+impl Targets {
+    pub fn from_batch(batch: &Batch, device: &Device) -> Targets {
+        let b = batch.size;
+        let t = MAX_STEPS;
+        let heads = batch
+            .heads
+            .iter()
+            .map(|h| {
+                if !h.mask.iter().any(|&m| m) {
+                    return None;
+                }
+                let weight = Tensor::<1>::from_data(TensorData::new(h.weight.clone(), [b * t]), device).reshape([b, t]);
+                let (target_f, target_i) = match h.kind {
+                    HeadKind::Binary => (
+                        Some(
+                            Tensor::<1>::from_data(TensorData::new(h.target_f.clone(), [b * t]), device)
+                                .reshape([b, t, 1]),
+                        ),
+                        None,
+                    ),
+                    HeadKind::MultiLabel(u) => (
+                        Some(
+                            Tensor::<1>::from_data(TensorData::new(h.target_f.clone(), [h.target_f.len()]), device)
+                                .reshape([b, t, u as usize]),
+                        ),
+                        None,
+                    ),
+                    HeadKind::Classes(_) => (
+                        None,
+                        Some(
+                            Tensor::<1, Int>::from_data(TensorData::new(h.target_i.clone(), [b * t]), device)
+                                .reshape([b, t, 1]),
+                        ),
+                    ),
+                };
+                Some(HeadTensors { kind: h.kind, weight, target_f, target_i })
+            })
+            .collect();
+        Targets { heads }
+    }
+}
+
+/// Elementwise BCE-with-logits: `-(y log σ(x) + (1 − y) log σ(−x))`.
+fn bce_with_logits(x: Tensor<3>, y: Tensor<3>) -> Tensor<3> {
+    let pos = log_sigmoid(x.clone());
+    let neg = log_sigmoid(x.neg());
+    (y.clone() * pos + (y.neg() + 1.0) * neg).neg()
+}
+
+/// Per-step loss of one head, `[B, T]` (unweighted).
+pub fn head_step_loss(logits: Tensor<3>, h: &HeadTensors) -> Tensor<2> {
+    let [b, t, u] = logits.dims();
+    match h.kind {
+        HeadKind::Binary => bce_with_logits(logits, h.target_f.clone().unwrap()).reshape([b, t]),
+        HeadKind::MultiLabel(_) => {
+            // Mean over the units, as PyTorch's BCEWithLogits (mean over every element).
+            bce_with_logits(logits, h.target_f.clone().unwrap()).sum_dim(2).reshape([b, t]) / u as f64
+        }
+        HeadKind::Classes(_) => log_softmax(logits, 2).gather(2, h.target_i.clone().unwrap()).neg().reshape([b, t]),
+    }
+}
+
+/// The joint loss (a scalar `[1]`): Σ over task ids of the mean loss over that id's scored steps.
+pub fn joint_loss(logits: &[Tensor<3>], targets: &Targets) -> Tensor<1> {
+    let mut total: Option<Tensor<1>> = None;
+    for (l, h) in logits.iter().zip(&targets.heads) {
+        let Some(h) = h else { continue };
+        let part = (head_step_loss(l.clone(), h) * h.weight.clone()).sum();
+        total = Some(match total {
+            Some(t) => t + part,
+            None => part,
+        });
+    }
+    total.expect("a batch with no scored step")
+}
+
+/// Correct and total counts per task id (in [`TaskId::ALL`] order). Binary: round(σ(x)) = y, i.e.
+/// x > 0 ⇔ y = 1; k-way: argmax = y; SFR: per-unit binary accuracy over the 100 units.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Accuracy {
+    pub correct: [u64; N_TASKS],
+    pub total: [u64; N_TASKS],
+}
+
+impl Accuracy {
+    pub fn add(&mut self, other: &Accuracy) {
+        for k in 0..N_TASKS {
+            self.correct[k] += other.correct[k];
+            self.total[k] += other.total[k];
+        }
+    }
+    /// Accuracy of each task id (None when it had no scored step).
+    pub fn per_task(&self) -> [Option<f64>; N_TASKS] {
+        let mut a = [None; N_TASKS];
+        for k in 0..N_TASKS {
+            if self.total[k] > 0 {
+                a[k] = Some(self.correct[k] as f64 / self.total[k] as f64);
+            }
+        }
+        a
+    }
+    /// Mean over the task ids that had scored steps.
+    pub fn mean(&self) -> f64 {
+        let v: Vec<f64> = self.per_task().iter().flatten().copied().collect();
+        if v.is_empty() { 0.0 } else { v.iter().sum::<f64>() / v.len() as f64 }
+    }
+    /// `{"SC": 0.5, …}` as JSON.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut m = serde_json::Map::new();
+        for (k, a) in self.per_task().iter().enumerate() {
+            if let Some(a) = a {
+                m.insert(TaskId::ALL[k].as_str().to_string(), serde_json::json!(a));
+            }
+        }
+        serde_json::Value::Object(m)
+    }
+}
+
+/// Whether the prediction at (trial `i`, step `s`) is correct, per unit, given host logits of every head
+/// (`logits[h]` is `[B, T, U]` row-major). Calls `f(correct)` once per scored unit.
+pub fn score_step(batch: &Batch, logits: &[Vec<f32>], i: usize, s: usize, mut f: impl FnMut(bool)) {
+    let task = batch.tasks[i];
+    let hi = task.head_index();
+    let h = &batch.heads[hi];
+    let r = i * MAX_STEPS + s;
+    if !h.mask[r] {
+        return;
+    }
+    let u = h.kind.units() as usize;
+    let x = &logits[hi][r * u..(r + 1) * u];
+    match h.kind {
+        HeadKind::Binary => f((x[0] > 0.0) == (h.target_f[r] > 0.5)),
+        HeadKind::MultiLabel(_) => {
+            for k in 0..u {
+                f((x[k] > 0.0) == (h.target_f[r * u + k] > 0.5));
+            }
+        }
+        HeadKind::Classes(_) => {
+            let mut best = 0;
+            for k in 1..u {
+                if x[k] > x[best] {
+                    best = k;
+                }
+            }
+            f(best as i64 == h.target_i[r]);
+        }
+    }
+}
+
+/// Accuracy counts of a batch from host logits.
+pub fn accuracy(batch: &Batch, logits: &[Vec<f32>]) -> Accuracy {
+    let mut acc = Accuracy::default();
+    for i in 0..batch.size {
+        let k = batch.tasks[i].ordinal() as usize;
+        for s in 0..MAX_STEPS {
+            score_step(batch, logits, i, s, |ok| {
+                acc.total[k] += 1;
+                acc.correct[k] += ok as u64;
+            });
+        }
+    }
+    acc
+}
+
+/// Read every head's logits back to the host (async: safe in wasm).
+pub async fn logits_to_host(logits: Vec<Tensor<3>>) -> Result<Vec<Vec<f32>>, String> {
+    let mut out = Vec::with_capacity(logits.len());
+    for l in logits {
+        let data = l.into_data_async().await.map_err(|e| format!("readback: {e:?}"))?;
+        out.push(data.try_into_vec::<f32>().map_err(|e| format!("readback: {e:?}"))?);
+    }
+    Ok(out)
+}

@@ -1,0 +1,323 @@
+//! The WorM models: a conv feature extractor, a task embedding concatenated at every step, a memory
+//! (RNN/GRU/LSTM or causal Transformer) and 10 per-task linear heads (reference §1.3).
+
+use burn::nn::activation::ActivationConfig;
+use burn::nn::attention::generate_autoregressive_mask;
+use burn::nn::conv::{Conv2d, Conv2dConfig};
+use burn::nn::pool::{AdaptiveAvgPool2d, AdaptiveAvgPool2dConfig, MaxPool2d, MaxPool2dConfig};
+use burn::nn::transformer::{TransformerEncoder, TransformerEncoderConfig, TransformerEncoderInput};
+use burn::nn::{
+    Embedding, EmbeddingConfig, Gru, GruConfig, Initializer, Linear, LinearConfig, Lstm, LstmConfig, PaddingConfig2d,
+    Relu, Rnn, RnnConfig,
+};
+use burn::prelude::*;
+use serde::{Deserialize, Serialize};
+use wmlab_core::task::MAX_STEPS;
+
+use crate::batch::{N_HEADS, N_TASKS, head_kinds};
+
+/// The memory architecture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Arch {
+    Rnn,
+    Gru,
+    Lstm,
+    Trf,
+}
+
+impl Arch {
+    pub const ALL: [Arch; 4] = [Arch::Rnn, Arch::Gru, Arch::Lstm, Arch::Trf];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Arch::Rnn => "rnn",
+            Arch::Gru => "gru",
+            Arch::Lstm => "lstm",
+            Arch::Trf => "trf",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Arch> {
+        Arch::ALL.into_iter().find(|a| a.as_str() == s.to_ascii_lowercase())
+    }
+}
+
+/// The model's hyper-parameters (saved beside the weights as `model.json`).
+#[derive(Config, Debug, PartialEq)]
+pub struct ModelConfig {
+    pub arch: Arch,
+    /// Memory capacity C (hidden size; `d_model` for the Transformer).
+    pub capacity: usize,
+    /// Conv channels c1..c4 (paper 64/128/256/512).
+    #[config(default = "[64, 128, 256, 512]")]
+    pub conv: [usize; 4],
+    /// Memory input size for the recurrent models (paper 512): features D = this − 14.
+    /// The Transformer uses `capacity` instead (D = C − 14).
+    #[config(default = 512)]
+    pub mem_input: usize,
+    /// Frozen identity task embedding ("Static") instead of a learned one.
+    #[config(default = false)]
+    pub frozen_task_embedding: bool,
+    /// Transformer layers (paper 2).
+    #[config(default = 2)]
+    pub trf_layers: usize,
+    /// Transformer heads (paper 8).
+    #[config(default = 8)]
+    pub trf_heads: usize,
+    /// Transformer feed-forward size (paper 2048).
+    #[config(default = 2048)]
+    pub trf_ff: usize,
+    /// Transformer dropout (PyTorch default 0.1; active only while training).
+    #[config(default = 0.1)]
+    pub trf_dropout: f64,
+    /// Xavier-normal init of conv, linear, embedding and recurrent weights (the reference does it for the
+    /// recurrent models only).
+    #[config(default = true)]
+    pub xavier: bool,
+}
+
+impl ModelConfig {
+    /// The paper's model (Table A1) for an architecture and capacity.
+    pub fn paper(arch: Arch, capacity: usize) -> Self {
+        ModelConfig::new(arch, capacity)
+    }
+    /// A small model that trains in about a minute on 2 CPU cores.
+    pub fn tiny(arch: Arch, capacity: usize) -> Self {
+        ModelConfig::new(arch, capacity)
+            .with_conv([8, 16, 16, 32])
+            .with_mem_input(64)
+            .with_trf_heads(4)
+            .with_trf_ff(64)
+            .with_trf_layers(1)
+            .with_trf_dropout(0.0)
+    }
+    /// Width of the memory's input A_t (features + 14).
+    pub fn memory_input(&self) -> usize {
+        match self.arch {
+            Arch::Trf => self.capacity,
+            _ => self.mem_input,
+        }
+    }
+    /// Width of the projected visual features D.
+    pub fn feature_dim(&self) -> usize {
+        self.memory_input().checked_sub(N_TASKS).filter(|&d| d > 0).expect("memory input must exceed 14")
+    }
+    pub fn validate(&self) -> Result<(), String> {
+        if self.memory_input() <= N_TASKS {
+            return Err(format!("memory input {} must exceed 14 (the task embedding)", self.memory_input()));
+        }
+        if self.arch == Arch::Trf && self.capacity % self.trf_heads != 0 {
+            return Err(format!("d_model {} must be divisible by the {} heads", self.capacity, self.trf_heads));
+        }
+        if self.capacity == 0 || self.conv.contains(&0) {
+            return Err("sizes must be positive".into());
+        }
+        Ok(())
+    }
+    pub fn label(&self) -> String {
+        format!("{}-{}", self.arch.as_str().to_uppercase(), self.capacity)
+    }
+
+    pub fn init(&self, device: &Device) -> WormModel {
+        self.validate().expect("invalid model config");
+        let xavier = self.xavier && self.arch != Arch::Trf;
+        let init = |default: Initializer| if xavier { Initializer::XavierNormal { gain: 1.0 } } else { default };
+        let conv_default = Initializer::KaimingUniform { gain: 1.0 / 3.0f64.sqrt(), fan_out_only: false };
+        let pad = || PaddingConfig2d::Explicit(1, 1, 1, 1);
+        let conv = |i: usize, o: usize| {
+            Conv2dConfig::new([i, o], [3, 3])
+                .with_padding(pad())
+                .with_initializer(init(conv_default.clone()))
+                .init(device)
+        };
+        let [c1, c2, c3, c4] = self.conv;
+        let lin =
+            |i: usize, o: usize| LinearConfig::new(i, o).with_initializer(init(conv_default.clone())).init(device);
+        let c = self.capacity;
+        let m_in = self.memory_input();
+        let memory = match self.arch {
+            Arch::Rnn => Memory::Rnn(RnnConfig::new(m_in, c, true).init(device)),
+            Arch::Gru => Memory::Gru(GruConfig::new(m_in, c, true).init(device)),
+            Arch::Lstm => Memory::Lstm(LstmConfig::new(m_in, c, true).init(device)),
+            Arch::Trf => Memory::Trf(TrfMemory {
+                pos: EmbeddingConfig::new(MAX_STEPS, c).init(device),
+                encoder: TransformerEncoderConfig::new(c, self.trf_ff, self.trf_heads, self.trf_layers)
+                    .with_dropout(self.trf_dropout)
+                    .with_activation(ActivationConfig::Relu)
+                    .init(device),
+            }),
+        };
+        let heads = head_kinds().iter().map(|k| lin(c, k.units() as usize)).collect();
+        let task_embedding = if self.frozen_task_embedding {
+            None
+        } else {
+            Some(
+                EmbeddingConfig::new(N_TASKS, N_TASKS)
+                    // Xavier-normal for a 14×14 table is N(0, 2/(14+14)); burn's Embedding does not pass
+                    // fan-in/out to its initializer, so the std is given directly.
+                    .with_initializer(if xavier {
+                        Initializer::Normal { mean: 0.0, std: (2.0 / (2 * N_TASKS) as f64).sqrt() }
+                    } else {
+                        Initializer::Normal { mean: 0.0, std: 1.0 }
+                    })
+                    .init(device),
+            )
+        };
+        WormModel {
+            conv1: conv(3, c1),
+            conv2: conv(c1, c2),
+            conv3: conv(c2, c3),
+            conv4: conv(c3, c4),
+            pool: MaxPool2dConfig::new([2, 2]).init(),
+            gap: AdaptiveAvgPool2dConfig::new([1, 1]).init(),
+            act: Relu::new(),
+            proj: lin(c4, self.feature_dim()),
+            task_embedding,
+            memory,
+            heads,
+            c4,
+        }
+    }
+}
+
+/// The Transformer memory: learned positional embedding + causal encoder.
+#[derive(Module, Debug)]
+pub struct TrfMemory {
+    pub pos: Embedding,
+    pub encoder: TransformerEncoder,
+}
+
+#[derive(Module, Debug)]
+pub enum Memory {
+    Rnn(Rnn),
+    Gru(Gru),
+    Lstm(Lstm),
+    Trf(TrfMemory),
+}
+
+#[derive(Module, Debug)]
+pub struct WormModel {
+    pub conv1: Conv2d,
+    pub conv2: Conv2d,
+    pub conv3: Conv2d,
+    pub conv4: Conv2d,
+    pub pool: MaxPool2d,
+    pub gap: AdaptiveAvgPool2d,
+    pub act: Relu,
+    pub proj: Linear,
+    /// `None` = frozen identity (one-hot task ids).
+    pub task_embedding: Option<Embedding>,
+    pub memory: Memory,
+    /// One linear head per [`wmlab_core::TaskId::head_index`].
+    pub heads: Vec<Linear>,
+    pub c4: usize,
+}
+
+/// The network's input for a batch, as tensors.
+pub struct ModelInput {
+    /// `[B, T, 3, 32, 32]`
+    pub frames: Tensor<5>,
+    /// `[B]` task ordinals.
+    pub tasks: Tensor<1, Int>,
+    /// Steps before padding per trial (for the Transformer's padding mask).
+    pub seq_len: Vec<usize>,
+}
+
+impl ModelInput {
+    pub fn from_batch(batch: &crate::batch::Batch, device: &Device) -> Self {
+        let b = batch.size;
+        let frames = Tensor::<1>::from_data(TensorData::new(batch.frames.clone(), [batch.frames.len()]), device)
+            .reshape([b, MAX_STEPS, 3, 32, 32]);
+        let tasks = Tensor::<1, Int>::from_data(TensorData::new(batch.task_ordinals(), [b]), device);
+        ModelInput { frames, tasks, seq_len: batch.seq_len.clone() }
+    }
+}
+
+impl WormModel {
+    /// Visual features of frames `[N, 3, 32, 32]` → `[N, D]`.
+    pub fn features(&self, x: Tensor<4>) -> Tensor<2> {
+        let x = self.act.forward(self.conv1.forward(x));
+        let x = self.act.forward(self.conv2.forward(x));
+        let x = self.pool.forward(x);
+        let x = self.act.forward(self.conv3.forward(x));
+        let x = self.pool.forward(x);
+        let x = self.act.forward(self.conv4.forward(x));
+        let x = self.gap.forward(x); // [N, c4, 1, 1]
+        let n = x.dims()[0];
+        self.proj.forward(x.reshape([n, self.c4]))
+    }
+
+    /// Features of every step `[B * T, D]`. Padding steps (at or after a trial's `seq_len`) are the black
+    /// padding frame by definition, so the conv stack runs once on the real frames plus one black frame,
+    /// and padding steps reuse the black frame's features: the same result as running every padded
+    /// frame, for a fraction of the work (trials are often much shorter than 20 steps).
+    pub fn step_features(&self, frames: Tensor<4>, seq_len: &[usize], t: usize) -> Tensor<2> {
+        let [n, c, h, w] = frames.dims();
+        let device = frames.device();
+        let mut real = Vec::with_capacity(n);
+        let mut index = Vec::with_capacity(n);
+        for (i, &len) in seq_len.iter().enumerate() {
+            for s in 0..t {
+                if s < len {
+                    index.push(real.len() as i64);
+                    real.push((i * t + s) as i64);
+                } else {
+                    index.push(-1);
+                }
+            }
+        }
+        if real.len() == n {
+            return self.features(frames);
+        }
+        let n_real = real.len();
+        let black = Tensor::<4>::zeros([1, c, h, w], &device);
+        let x = if n_real == 0 {
+            black
+        } else {
+            let sel = frames.select(0, Tensor::<1, Int>::from_data(TensorData::new(real, [n_real]), &device));
+            Tensor::cat(vec![sel, black], 0)
+        };
+        let index: Vec<i64> = index.into_iter().map(|k| if k < 0 { n_real as i64 } else { k }).collect();
+        self.features(x).select(0, Tensor::<1, Int>::from_data(TensorData::new(index, [n]), &device))
+    }
+
+    /// Memory states `[B, T, C]` for a batch.
+    pub fn hidden(&self, input: &ModelInput) -> Tensor<3> {
+        let [b, t, c, h, w] = input.frames.dims();
+        let device = input.frames.device();
+        let feats = self.step_features(input.frames.clone().reshape([b * t, c, h, w]), &input.seq_len, t);
+        let d = feats.dims()[1];
+        let feats = feats.reshape([b, t, d]);
+        let emb = match &self.task_embedding {
+            Some(e) => e.forward(input.tasks.clone().reshape([b, 1])), // [B, 1, 14]
+            None => input.tasks.clone().one_hot::<2>(N_TASKS).float().reshape([b, 1, N_TASKS]),
+        };
+        let x = Tensor::cat(vec![feats, emb.expand([b, t, N_TASKS])], 2); // A_t: [B, T, D + 14]
+        match &self.memory {
+            Memory::Rnn(m) => m.forward(x, None).0,
+            Memory::Gru(m) => m.forward(x, None),
+            Memory::Lstm(m) => m.forward(x, None).0,
+            Memory::Trf(m) => {
+                let pos = Tensor::<1, Int>::arange(0..t as i64, &device).reshape([1, t]).expand([b, t]);
+                let x = x + m.pos.forward(pos);
+                let causal = generate_autoregressive_mask(b, t, &device);
+                let pad: Vec<bool> = input.seq_len.iter().flat_map(|&n| (0..t).map(move |s| s >= n.max(1))).collect();
+                let pad = Tensor::<1, Bool>::from_data(TensorData::new(pad, [b * t]), &device).reshape([b, t]);
+                m.encoder.forward(TransformerEncoderInput::new(x).mask_attn(causal).mask_pad(pad))
+            }
+        }
+    }
+
+    /// Logits of every head at every step: `N_HEADS` tensors `[B, T, units]`.
+    pub fn forward(&self, input: &ModelInput) -> Vec<Tensor<3>> {
+        let h = self.hidden(input);
+        self.heads.iter().map(|head| head.forward(h.clone())).collect()
+    }
+}
+
+/// Number of parameters of a config (built on the given device).
+pub fn param_count(config: &ModelConfig, device: &Device) -> usize {
+    config.init(device).num_params()
+}
+
+#[allow(dead_code)]
+const _: () = assert!(N_HEADS == 10);

@@ -1,0 +1,343 @@
+//! Joint training (reference §1.4): each step draws `per_task` trials of each of the 14 task ids from the
+//! generators, sums the masked per-task losses, and takes an Adam step. Validation checks compute the
+//! loss and accuracy per task id on the validation split; the learning rate is multiplied by 0.8 after
+//! `patience` checks without a relative improvement of the validation loss by `threshold`
+//! (`ReduceLROnPlateau`), and the best model by mean validation accuracy is kept.
+//!
+//! Everything here is async with only async readbacks, so the same code runs in the browser (yield to
+//! the event loop between steps) and natively (`pollster::block_on`).
+
+use burn::module::Module;
+use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
+use burn::prelude::*;
+use serde::{Deserialize, Serialize};
+use wmlab_core::Split;
+use wmlab_core::task::TaskSpec;
+
+use crate::batch::{Batch, all_specs, joint_batch, spread_index};
+use crate::checkpoint::Checkpoint;
+use crate::loss::{Accuracy, Targets, accuracy, joint_loss, logits_to_host};
+use crate::model::{Arch, ModelConfig, ModelInput, WormModel};
+
+/// Training hyper-parameters (saved beside the weights as `train.json`).
+#[derive(Config, Debug, PartialEq)]
+pub struct TrainConfig {
+    pub model: ModelConfig,
+    /// Preset name this config came from ("paper", "tiny", … or "custom").
+    #[config(default = "String::from(\"custom\")")]
+    pub preset: String,
+    /// Optimisation steps.
+    #[config(default = 1000)]
+    pub steps: usize,
+    /// Trials per task id per step (paper 10 → 140 per step).
+    #[config(default = 10)]
+    pub per_task: usize,
+    /// Adam learning rate (paper 1e-4).
+    #[config(default = 1e-4)]
+    pub lr: f64,
+    /// Master seed of the trial streams and the initialisation (reference 86).
+    #[config(default = 86)]
+    pub seed: u64,
+    /// Train-split size per task id: trial indices wrap around it (paper 86,400).
+    #[config(default = 86400)]
+    pub train_size: u64,
+    /// Steps between validation checks.
+    #[config(default = 100)]
+    pub val_every: usize,
+    /// Validation trials per task id per check (paper 9,600).
+    #[config(default = 100)]
+    pub val_per_task: usize,
+    /// Plateau schedule: factor, patience (checks), relative threshold.
+    #[config(default = 0.8)]
+    pub plateau_factor: f64,
+    #[config(default = 3)]
+    pub plateau_patience: usize,
+    #[config(default = 0.005)]
+    pub plateau_threshold: f64,
+}
+
+impl TrainConfig {
+    /// Preset names.
+    pub const PRESETS: [&'static str; 3] = ["paper", "small", "tiny"];
+
+    /// A named preset for an architecture and capacity (None for an unknown name).
+    /// - `paper`: Table A1 (conv 64/128/256/512, 140 trials/step, Adam 1e-4, 200 epochs of 8,640 steps,
+    ///   one full validation per epoch).
+    /// - `small`: paper model widths halved, 70 trials/step, lr 3e-4: minutes on a GPU.
+    /// - `tiny`: conv 8/16/16/32, 70 trials/step, lr 1e-3, 300 steps: about a minute on 2 CPU cores.
+    pub fn preset(name: &str, arch: Arch, capacity: usize) -> Option<TrainConfig> {
+        Some(match name {
+            "paper" => TrainConfig::new(ModelConfig::paper(arch, capacity))
+                .with_preset("paper".into())
+                .with_steps(200 * 8640)
+                .with_val_every(8640)
+                .with_val_per_task(9600),
+            "small" => TrainConfig::new(
+                ModelConfig::paper(arch, capacity).with_conv([16, 32, 64, 128]).with_mem_input(128).with_trf_ff(512),
+            )
+            .with_preset("small".into())
+            .with_per_task(5)
+            .with_lr(3e-4)
+            .with_steps(3000)
+            .with_val_every(250)
+            .with_val_per_task(50),
+            "tiny" => TrainConfig::new(ModelConfig::tiny(arch, capacity))
+                .with_preset("tiny".into())
+                .with_per_task(5)
+                .with_lr(1e-3)
+                .with_steps(300)
+                .with_val_every(50)
+                .with_val_per_task(10),
+            _ => return None,
+        })
+    }
+}
+
+/// Result of one validation check.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ValReport {
+    /// Steps done when the check ran.
+    pub step: usize,
+    /// Mean training loss since the previous check.
+    pub train_loss: f64,
+    /// Validation loss (mean over validation batches of the joint loss).
+    pub val_loss: f64,
+    /// Accuracy per task id (`{"SC": 0.61, …}`).
+    pub accuracy: serde_json::Value,
+    /// Mean of the per-task accuracies.
+    pub mean_accuracy: f64,
+    /// Learning rate after the check.
+    pub lr: f64,
+    /// Whether this check gave the best mean accuracy so far.
+    pub best: bool,
+}
+
+/// Training progress that goes into a checkpoint.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TrainState {
+    pub step: usize,
+    pub lr: f64,
+    pub best_mean_accuracy: Option<f64>,
+    pub best_step: Option<usize>,
+    pub plateau_best_loss: Option<f64>,
+    pub plateau_bad_checks: usize,
+    pub history: Vec<ValReport>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum TrainError {
+    /// The loss became NaN or infinite at this step; the model was not updated.
+    NonFinite { step: usize, loss: f32 },
+    /// A device readback failed (e.g. the GPU device was lost).
+    Device(String),
+}
+
+impl std::fmt::Display for TrainError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TrainError::NonFinite { step, loss } => {
+                write!(f, "loss became {loss} at step {step}: training stopped, the last good checkpoint is kept")
+            }
+            TrainError::Device(e) => write!(f, "device error: {e}"),
+        }
+    }
+}
+impl std::error::Error for TrainError {}
+
+/// A training run, advanced one step at a time.
+pub struct Trainer {
+    pub config: TrainConfig,
+    /// An autodiff device.
+    pub device: Device,
+    /// Always `Some` between calls (the optimizer takes the model by value during a step).
+    model: Option<WormModel>,
+    optim: ModuleOptimizer,
+    specs: Vec<TaskSpec>,
+    pub state: TrainState,
+    /// The best model so far (by mean validation accuracy), as checkpoint bytes.
+    pub best: Option<Checkpoint>,
+    loss_sum: f64,
+    loss_n: usize,
+}
+
+impl Trainer {
+    /// A fresh run. `device` should be an autodiff device (`Device::flex().autodiff()`).
+    pub fn new(config: TrainConfig, device: Device) -> Trainer {
+        device.seed(config.seed);
+        let model = config.model.init(&device);
+        Self::with_model(config, device, model, None)
+    }
+
+    /// Resume from a checkpoint (weights, config and schedule state; Adam's moments restart).
+    pub fn resume(ck: &Checkpoint, device: Device) -> Result<Trainer, String> {
+        let model = ck.model(&device)?;
+        Ok(Self::with_model(ck.train.clone(), device, model, Some(ck.state.clone())))
+    }
+
+    fn with_model(config: TrainConfig, device: Device, model: WormModel, state: Option<TrainState>) -> Trainer {
+        let state = state.unwrap_or(TrainState { lr: config.lr, ..Default::default() });
+        Trainer {
+            optim: AdamConfig::new().init(),
+            specs: all_specs(),
+            model: Some(model),
+            device,
+            state,
+            best: None,
+            config,
+            loss_sum: 0.0,
+            loss_n: 0,
+        }
+    }
+
+    /// The model being trained.
+    pub fn model(&self) -> &WormModel {
+        self.model.as_ref().expect("model")
+    }
+
+    pub fn done(&self) -> bool {
+        self.state.step >= self.config.steps
+    }
+
+    /// The training batch of a step.
+    pub fn train_batch(&self, step: usize) -> Batch {
+        joint_batch(
+            &self.specs,
+            self.config.seed,
+            Split::Train,
+            step as u64,
+            self.config.per_task,
+            Some(self.config.train_size),
+        )
+    }
+
+    /// One optimisation step on a given batch; returns the loss. The model is not updated when the loss
+    /// is not finite.
+    pub async fn step_on(&mut self, batch: &Batch) -> Result<f32, TrainError> {
+        let input = ModelInput::from_batch(batch, &self.device);
+        let targets = Targets::from_batch(batch, &self.device);
+        let loss = joint_loss(&self.model().forward(&input), &targets);
+        let value: f32 =
+            loss.clone().into_scalar_async::<f32>().await.map_err(|e| TrainError::Device(format!("{e:?}")))?;
+        if !value.is_finite() {
+            return Err(TrainError::NonFinite { step: self.state.step, loss: value });
+        }
+        let grads = GradientsParams::from_grads(loss.backward(), self.model());
+        let model = self.model.take().expect("model");
+        self.model = Some(self.optim.step(self.state.lr, model, grads));
+        Ok(value)
+    }
+
+    /// The next training step (fresh joint batch).
+    pub async fn train_step(&mut self) -> Result<f32, TrainError> {
+        let batch = self.train_batch(self.state.step);
+        let loss = self.step_on(&batch).await?;
+        self.state.step += 1;
+        self.loss_sum += loss as f64;
+        self.loss_n += 1;
+        Ok(loss)
+    }
+
+    /// Whether a validation check is due after the current step.
+    pub fn check_due(&self) -> bool {
+        let s = self.state.step;
+        s > 0 && (s % self.config.val_every.max(1) == 0 || s == self.config.steps)
+    }
+
+    /// A validation check: loss and accuracy on the validation split, plateau schedule, best model.
+    pub async fn validate(&mut self) -> Result<ValReport, TrainError> {
+        let chunk = self.config.per_task.max(1);
+        let n = self.config.val_per_task.max(1);
+        let (val_loss, acc) =
+            evaluate(self.model(), &self.specs, self.config.seed, Split::Val, n, chunk, &self.device).await?;
+        // Plateau on the validation loss (mode min, relative threshold).
+        let st = &mut self.state;
+        match st.plateau_best_loss {
+            Some(b) if val_loss >= b * (1.0 - self.config.plateau_threshold) => {
+                st.plateau_bad_checks += 1;
+                if st.plateau_bad_checks > self.config.plateau_patience {
+                    st.lr *= self.config.plateau_factor;
+                    st.plateau_bad_checks = 0;
+                }
+            }
+            _ => {
+                st.plateau_best_loss = Some(val_loss);
+                st.plateau_bad_checks = 0;
+            }
+        }
+        let mean = acc.mean();
+        let best = st.best_mean_accuracy.is_none_or(|b| mean > b);
+        if best {
+            st.best_mean_accuracy = Some(mean);
+            st.best_step = Some(st.step);
+        }
+        let report = ValReport {
+            step: st.step,
+            train_loss: if self.loss_n > 0 { self.loss_sum / self.loss_n as f64 } else { f64::NAN },
+            val_loss,
+            accuracy: acc.to_json(),
+            mean_accuracy: mean,
+            lr: st.lr,
+            best,
+        };
+        st.history.push(report.clone());
+        self.loss_sum = 0.0;
+        self.loss_n = 0;
+        if best {
+            self.best = Some(self.checkpoint().map_err(TrainError::Device)?);
+        }
+        Ok(report)
+    }
+
+    /// The current model as a checkpoint.
+    pub fn checkpoint(&self) -> Result<Checkpoint, String> {
+        Checkpoint::from_model(self.model(), self.config.clone(), self.state.clone())
+    }
+}
+
+/// Loss and accuracy of a model on `n` trials per task id of a split (evaluated in chunks of
+/// `chunk` trials per task id), without gradients.
+pub async fn evaluate(
+    model: &WormModel,
+    specs: &[TaskSpec],
+    seed: u64,
+    split: Split,
+    n: usize,
+    chunk: usize,
+    device: &Device,
+) -> Result<(f64, Accuracy), TrainError> {
+    let model = model.valid();
+    let mut acc = Accuracy::default();
+    let mut loss_sum = 0.0;
+    let mut batches = 0usize;
+    let mut start = 0usize;
+    while start < n {
+        let m = chunk.min(n - start);
+        let mut trials = Vec::with_capacity(specs.len() * m);
+        for spec in specs {
+            for j in start..start + m {
+                // A spread sample of the paper-size split, so small checks are balanced too.
+                let idx = if (n as u64) < split.paper_count() {
+                    spread_index(j as u64, split.paper_count())
+                } else {
+                    j as u64
+                };
+                trials.push(spec.trial(seed, split, idx));
+            }
+        }
+        let batch = Batch::from_trials(&trials);
+        let dev = device.clone().without_autodiff();
+        let input = ModelInput::from_batch(&batch, &dev);
+        let targets = Targets::from_batch(&batch, &dev);
+        let logits = model.forward(&input);
+        let l: f32 = joint_loss(&logits, &targets)
+            .into_scalar_async::<f32>()
+            .await
+            .map_err(|e| TrainError::Device(format!("{e:?}")))?;
+        loss_sum += l as f64;
+        batches += 1;
+        let host = logits_to_host(logits).await.map_err(TrainError::Device)?;
+        acc.add(&accuracy(&batch, &host));
+        start += m;
+    }
+    Ok((loss_sum / batches.max(1) as f64, acc))
+}

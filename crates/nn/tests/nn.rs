@@ -1,0 +1,283 @@
+//! Native tests on the flex CPU backend. Configs are tiny so the whole run takes seconds.
+
+use burn::module::Module;
+use burn::optim::{AdamConfig, GradientsParams};
+use burn::prelude::*;
+use wmlab_core::Split;
+use wmlab_core::task::{MAX_STEPS, Target, TaskId, TaskSpec, Trial};
+use wmlab_nn::batch::{Batch, N_HEADS, all_specs, head_kinds, joint_trials};
+use wmlab_nn::loss::{Targets, joint_loss};
+use wmlab_nn::model::{Arch, ModelConfig, ModelInput, param_count};
+use wmlab_nn::train::{TrainConfig, Trainer};
+use wmlab_nn::{Checkpoint, cpu_device};
+
+fn small(arch: Arch) -> ModelConfig {
+    ModelConfig::new(arch, 16)
+        .with_conv([4, 4, 8, 8])
+        .with_mem_input(24)
+        .with_trf_heads(2)
+        .with_trf_ff(16)
+        .with_trf_layers(2)
+        .with_trf_dropout(0.0)
+}
+
+/// One trial of each of the 14 task ids.
+fn trials() -> Vec<Trial> {
+    joint_trials(&all_specs(), 7, Split::Train, 0, 1, None)
+}
+
+fn host(t: Tensor<3>) -> Vec<f32> {
+    t.into_data().try_into_vec::<f32>().unwrap()
+}
+
+#[test]
+fn output_shapes_every_architecture() {
+    let device = cpu_device();
+    let batch = Batch::from_trials(&trials());
+    for arch in Arch::ALL {
+        for frozen in [false, true] {
+            let cfg = small(arch).with_frozen_task_embedding(frozen);
+            let model = cfg.init(&device);
+            let input = ModelInput::from_batch(&batch, &device);
+            assert_eq!(model.hidden(&input).dims(), [14, MAX_STEPS, 16], "{arch:?}");
+            let out = model.forward(&input);
+            assert_eq!(out.len(), N_HEADS);
+            for (o, k) in out.iter().zip(head_kinds()) {
+                assert_eq!(o.dims(), [14, MAX_STEPS, k.units() as usize], "{arch:?}");
+            }
+            let l = joint_loss(&out, &Targets::from_batch(&batch, &device)).into_scalar::<f32>();
+            assert!(l.is_finite() && l > 0.0, "{arch:?}: {l}");
+        }
+    }
+}
+
+/// Changing a padded frame or the label of an unscored step leaves the loss and the gradients unchanged.
+#[test]
+fn loss_ignores_padded_and_unscored_steps() {
+    let device = cpu_device().autodiff();
+    let ts = trials();
+    let base = Batch::from_trials(&ts);
+    for arch in [Arch::Lstm, Arch::Trf] {
+        device.seed(3);
+        let model = small(arch).init(&device);
+        let grad_of = |batch: &Batch| -> (f32, Vec<f32>) {
+            let input = ModelInput::from_batch(batch, &device);
+            let loss = joint_loss(&model.forward(&input), &Targets::from_batch(batch, &device));
+            let v = loss.clone().into_scalar::<f32>();
+            let grads = loss.backward();
+            let g = model.conv1.weight.grad(&grads).unwrap().into_data().try_into_vec::<f32>().unwrap();
+            (v, g)
+        };
+        let (l0, g0) = grad_of(&base);
+
+        // 1. A padded frame (after seq_len) of a short trial turned white.
+        let i = base.seq_len.iter().position(|&n| n < MAX_STEPS).expect("a trial shorter than 20 steps");
+        let mut b1 = base.clone();
+        let off = (i * MAX_STEPS + MAX_STEPS - 1) * 3 * 32 * 32;
+        b1.frames[off..off + 3 * 32 * 32].fill(1.0);
+        let (l1, g1) = grad_of(&b1);
+        assert_eq!(l0.to_bits(), l1.to_bits(), "{arch:?}: padded frame changed the loss {l0} → {l1}");
+        close(&g0, &g1, 1e-6, "padded frame gradient");
+
+        // 2. A label put on an unscored step of the trial.
+        let mut ts2 = ts.clone();
+        let (ti, si) = ts2
+            .iter()
+            .enumerate()
+            .find_map(|(ti, t)| t.steps.iter().position(|s| !s.scored).map(|si| (ti, si)))
+            .expect("an unscored step");
+        let kind = ts2[ti].task.head();
+        ts2[ti].steps[si].target = match kind {
+            wmlab_core::task::HeadKind::MultiLabel(_) => Target::Set(vec![0, 1, 2]),
+            _ => Target::Class(1),
+        };
+        let b2 = Batch::from_trials(&ts2);
+        let (l2, g2) = grad_of(&b2);
+        assert_eq!(l0.to_bits(), l2.to_bits(), "{arch:?}: unscored label changed the loss");
+        close(&g0, &g2, 0.0, "unscored label gradient");
+
+        // 3. The targets of an unscored step in the batch arrays changed directly (weight 0).
+        let mut b3 = base.clone();
+        for h in &mut b3.heads {
+            if let Some(r) = h.mask.iter().position(|&m| !m) {
+                if !h.target_f.is_empty() {
+                    h.target_f[r] = 1.0 - h.target_f[r];
+                }
+                if !h.target_i.is_empty() {
+                    h.target_i[r] = 1;
+                }
+            }
+        }
+        let (l3, _) = grad_of(&b3);
+        assert_eq!(l0.to_bits(), l3.to_bits(), "{arch:?}: unscored target changed the loss");
+    }
+}
+
+fn close(a: &[f32], b: &[f32], tol: f32, what: &str) {
+    assert_eq!(a.len(), b.len());
+    for (x, y) in a.iter().zip(b) {
+        assert!((x - y).abs() <= tol * (1.0 + x.abs()), "{what}: {x} vs {y}");
+    }
+}
+
+/// The Transformer's output at step t does not depend on frames after t.
+#[test]
+fn transformer_is_causal() {
+    let device = cpu_device();
+    device.seed(5);
+    let model = small(Arch::Trf).init(&device);
+    let ts: Vec<Trial> = trials().into_iter().filter(|t| t.len() >= 8).take(3).collect();
+    let batch = Batch::from_trials(&ts);
+    let t_cut = 4;
+    let mut changed = batch.clone();
+    for i in 0..changed.size {
+        for s in t_cut + 1..MAX_STEPS {
+            let off = (i * MAX_STEPS + s) * 3 * 32 * 32;
+            for (k, v) in changed.frames[off..off + 3 * 32 * 32].iter_mut().enumerate() {
+                *v = ((k * 7 + s) % 11) as f32 / 10.0;
+            }
+        }
+    }
+    let h0 = host(model.hidden(&ModelInput::from_batch(&batch, &device)));
+    let h1 = host(model.hidden(&ModelInput::from_batch(&changed, &device)));
+    let c = 16;
+    let mut later_differs = false;
+    for i in 0..batch.size {
+        for s in 0..MAX_STEPS {
+            for k in 0..c {
+                let (a, b) = (h0[(i * MAX_STEPS + s) * c + k], h1[(i * MAX_STEPS + s) * c + k]);
+                if s <= t_cut {
+                    assert!((a - b).abs() < 1e-5, "trial {i} step {s}: {a} vs {b}");
+                } else if (a - b).abs() > 1e-4 {
+                    later_differs = true;
+                }
+            }
+        }
+    }
+    assert!(later_differs, "the change after t should show at later steps");
+}
+
+/// A small model overfits a fixed batch: the loss falls by a large factor.
+#[test]
+fn small_model_overfits_fixed_batch() {
+    let device = cpu_device().autodiff();
+    device.seed(11);
+    let ts: Vec<Trial> = joint_trials(&all_specs(), 9, Split::Train, 0, 1, None);
+    let batch = Batch::from_trials(&ts);
+    let mut model = ModelConfig::new(Arch::Lstm, 32).with_conv([4, 8, 8, 16]).with_mem_input(32).init(&device);
+    let mut optim = AdamConfig::new().init();
+    let input = ModelInput::from_batch(&batch, &device);
+    let targets = Targets::from_batch(&batch, &device);
+    let mut first = None;
+    let mut last = 0.0;
+    for _ in 0..60 {
+        let loss = joint_loss(&model.forward(&input), &targets);
+        last = loss.clone().into_scalar::<f32>();
+        first.get_or_insert(last);
+        let grads = GradientsParams::from_grads(loss.backward(), &model);
+        model = optim.step(1e-2, model, grads);
+    }
+    let first = first.unwrap();
+    eprintln!("overfit: loss {first} → {last}");
+    assert!(last < first / 5.0, "loss {first} → {last}");
+}
+
+/// Checkpoint save → load gives identical outputs (bundle bytes and directory).
+#[test]
+fn checkpoint_roundtrip_identical_outputs() {
+    let device = cpu_device();
+    let batch = Batch::from_trials(&trials());
+    for arch in [Arch::Gru, Arch::Trf] {
+        device.seed(13);
+        let cfg = TrainConfig::new(small(arch)).with_steps(2);
+        let model = cfg.model.init(&device);
+        let ck = Checkpoint::from_model(&model, cfg.clone(), Default::default()).unwrap();
+        let out0: Vec<Vec<f32>> =
+            model.forward(&ModelInput::from_batch(&batch, &device)).into_iter().map(host).collect();
+
+        let from_bundle = Checkpoint::from_bundle(&ck.to_bundle()).unwrap();
+        assert_eq!(from_bundle, ck);
+        let dir = std::env::temp_dir().join(format!("wmlab-nn-test-{}-{}", std::process::id(), arch.as_str()));
+        ck.save_dir(&dir).unwrap();
+        let from_dir = Checkpoint::load_path(&dir).unwrap();
+        std::fs::remove_dir_all(&dir).ok();
+        assert_eq!(from_dir, ck);
+
+        device.seed(999); // a different init, overwritten by the load
+        let loaded = from_dir.model(&device).unwrap();
+        let out1: Vec<Vec<f32>> =
+            loaded.forward(&ModelInput::from_batch(&batch, &device)).into_iter().map(host).collect();
+        assert_eq!(out0, out1, "{arch:?}");
+        assert_eq!(loaded.num_params(), model.num_params());
+    }
+}
+
+/// The trainer runs steps and a validation check, reports per-task accuracy, and keeps the best model.
+#[test]
+fn trainer_steps_and_validates() {
+    let device = cpu_device().autodiff();
+    let cfg = TrainConfig::new(small(Arch::Rnn))
+        .with_steps(2)
+        .with_per_task(1)
+        .with_val_every(2)
+        .with_val_per_task(1)
+        .with_lr(1e-3);
+    let mut tr = Trainer::new(cfg, device);
+    while !tr.done() {
+        let l = pollster::block_on(tr.train_step()).unwrap();
+        assert!(l.is_finite());
+    }
+    assert!(tr.check_due());
+    let rep = pollster::block_on(tr.validate()).unwrap();
+    assert_eq!(rep.step, 2);
+    assert_eq!(rep.accuracy.as_object().unwrap().len(), 14);
+    assert!(rep.best && tr.best.is_some());
+    // Resume from the checkpoint: same step, same outputs.
+    let ck = tr.checkpoint().unwrap();
+    let tr2 = Trainer::resume(&ck, cpu_device().autodiff()).unwrap();
+    assert_eq!(tr2.state.step, 2);
+}
+
+/// Parameter counts of the paper's models, compared with Table A4 (rounded there).
+#[test]
+fn paper_parameter_counts_match_table_a4() {
+    let device = cpu_device();
+    let table = [
+        (Arch::Rnn, 96, 1.8e6),
+        (Arch::Rnn, 256, 2.0e6),
+        (Arch::Gru, 256, 2.5e6),
+        (Arch::Lstm, 96, 2.0e6),
+        (Arch::Lstm, 256, 2.5e6),
+        (Arch::Lstm, 1024, 8.0e6),
+        (Arch::Trf, 96, 2.5e6),
+        (Arch::Trf, 256, 4.5e6),
+    ];
+    for (arch, c, paper) in table {
+        let n = param_count(&ModelConfig::paper(arch, c), &device) as f64;
+        eprintln!("{}-{c}: {:.2}M (Table A4: {:.1}M)", arch.as_str(), n / 1e6, paper / 1e6);
+        assert!((n - paper).abs() / paper < 0.2, "{arch:?}-{c}: {n} vs {paper}");
+    }
+}
+
+#[test]
+fn every_task_head_matches_core() {
+    for t in TaskId::ALL {
+        assert_eq!(head_kinds()[t.head_index()], t.head());
+        let _ = TaskSpec::new(t);
+    }
+}
+
+/// Running the conv stack only on real frames (plus one black frame) equals running it on every frame.
+#[test]
+fn padding_shortcut_equals_full_features() {
+    let device = cpu_device();
+    device.seed(17);
+    let model = small(Arch::Lstm).init(&device);
+    let batch = Batch::from_trials(&trials());
+    assert!(batch.seq_len.iter().any(|&n| n < MAX_STEPS));
+    let input = ModelInput::from_batch(&batch, &device);
+    let frames = input.frames.clone().reshape([batch.size * MAX_STEPS, 3, 32, 32]);
+    let full = model.features(frames.clone()).into_data().try_to_vec::<f32>().unwrap();
+    let fast = model.step_features(frames, &batch.seq_len, MAX_STEPS).into_data().try_to_vec::<f32>().unwrap();
+    close(&full, &fast, 1e-5, "features");
+}
