@@ -204,16 +204,7 @@ pub fn panels(outcomes: &[Outcome]) -> Vec<LlmPanel> {
     out
 }
 
-const COLOURS: [RGBColor; 8] = [
-    RGBColor(0x1f, 0x77, 0xb4),
-    RGBColor(0xd6, 0x27, 0x28),
-    RGBColor(0x2c, 0xa0, 0x2c),
-    RGBColor(0xff, 0x7f, 0x0e),
-    RGBColor(0x94, 0x67, 0xbd),
-    RGBColor(0x8c, 0x56, 0x4b),
-    RGBColor(0xe3, 0x77, 0xc2),
-    RGBColor(0x17, 0xbe, 0xcf),
-];
+use super::plot::COLOURS;
 
 fn draw(canvas: web_sys::HtmlCanvasElement, p: &LlmPanel) -> Result<(), String> {
     let backend = CanvasBackend::with_canvas_object(canvas).ok_or("no canvas")?;

@@ -53,7 +53,8 @@ pub fn panels(record: &ResultRecord) -> Vec<Panel> {
     out
 }
 
-const COLOURS: [RGBColor; 8] = [
+/// The series colours of every chart in the app (the People and LLM plots share them).
+pub const COLOURS: [RGBColor; 8] = [
     RGBColor(0x1f, 0x77, 0xb4),
     RGBColor(0xd6, 0x27, 0x28),
     RGBColor(0x2c, 0xa0, 0x2c),
