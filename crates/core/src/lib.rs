@@ -11,6 +11,7 @@
 //! - [`share`]: share links that carry a record in the URL fragment.
 //! - [`rng`]: seeded randomness.
 
+pub mod analysis;
 pub mod display;
 pub mod hash;
 pub mod llm;

@@ -1,0 +1,364 @@
+//! Human-comparison scores of WorM Appendix A2.3 (Table A3) on the curves of
+//! [`crate::people::reference`], and the chance model's curves.
+//!
+//! * Slope difference `A = |(M_A − H_A)/H_A|`, `M_A`/`H_A` the least-squares slopes of the subject's and
+//!   the humans' accuracy against the curve's x.
+//! * Average accuracy difference `B = |(M_B − H_B)/H_B|`, `M_B`/`H_B` the mean accuracy over all
+//!   conditions. This is A2.3's definition, and it reproduces Table A3: a model at 100 % gets
+//!   `B_setsize` = 1/0.861 − 1 = 0.161 on SMU and 1/0.9007 − 1 = 0.110 on CD (all five features pooled),
+//!   exactly the values most models have there.
+//! * `b_slope`: A2.3's worked example for VSRec instead takes, per condition (pattern difference), the
+//!   mean accuracy over serial positions and fits a slope of those means against the condition value.
+//!   It is given wherever a task has several curves with a numeric condition (VSR list length, VIR
+//!   retention interval, VSRec pattern difference).
+//!
+//! Matching: a subject curve and a human curve pair up when `panel` and `label` are equal; within a pair
+//! only the x values present in both are used, so both slopes are taken over the same positions. When a
+//! task has several curves (one per condition), `M_A` and `H_A` are the means of the per-curve slopes
+//! (for curves on the same x this is the slope of the condition-averaged curve); `M_B`, `H_B` average
+//! every matched point. A score is `None` when the human quantity is 0 or there is too little data
+//! (a slope needs 2 distinct x).
+//!
+//! Effects per task (Table A3):
+//!
+//! | task | effect | A against | B / b_slope |
+//! |---|---|---|---|
+//! | VSR | `primacy` | serial position, positions up to the human curve's minimum | — |
+//! | VSR | `recency` | serial position, positions from the human curve's minimum | — |
+//! | VSR | `list_length` | — | mean accuracy; b_slope over list length |
+//! | VIR | `retention` | probed serial position (mean over retention curves) | mean; b_slope over retention interval |
+//! | VSRec | `pattern_difference` | serial position (mean over pattern-difference curves) | mean; b_slope over pattern difference |
+//! | CS | `load` | distractor count (mean over the 4 storage–distractor curves) | mean accuracy |
+//! | SMU | `set_size` | set size | mean accuracy |
+//! | CD-* | `set_size` | set size (one feature per task; the paper pools the five) | mean accuracy |
+//!
+//! VSR split: A2.3 divides each list "at the point of minimum top-1 accuracy". The split is made at the
+//! first minimum of the *human* curve of each list length, and the subject curve is cut at the same
+//! serial position, so both primacy (and both recency) slopes cover the same positions; the minimum
+//! belongs to both halves (a half needs 2 points for a slope).
+
+use serde::{Deserialize, Serialize};
+
+use crate::people::StudyTask;
+use crate::people::reference::{human_curves, Curve};
+use crate::rng::Split;
+use crate::task::{Response, TaskId, TaskSpec};
+
+/// Points of a curve, (x, y).
+pub type Points = Vec<(f64, f64)>;
+
+/// One row of Table A3 for one subject.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScoreRow {
+    pub task: String,
+    pub effect: String,
+    /// Slope difference score A.
+    pub a: Option<f64>,
+    /// Average accuracy difference score B.
+    pub b: Option<f64>,
+    /// The A2.3 worked-example variant of B (slope of per-condition means against the condition value).
+    #[serde(default)]
+    pub b_slope: Option<f64>,
+    /// The subject's and the humans' slopes behind A (`M_A`, `H_A`).
+    #[serde(default)]
+    pub m_a: Option<f64>,
+    #[serde(default)]
+    pub h_a: Option<f64>,
+    /// The subject's and the humans' mean accuracies behind B (`M_B`, `H_B`).
+    #[serde(default)]
+    pub m_b: Option<f64>,
+    #[serde(default)]
+    pub h_b: Option<f64>,
+    pub note: String,
+}
+
+/// Least-squares slope of y on x; `None` with fewer than 2 points or no spread in x.
+pub fn slope(points: &[(f64, f64)]) -> Option<f64> {
+    let n = points.len() as f64;
+    if points.len() < 2 {
+        return None;
+    }
+    let mx = points.iter().map(|p| p.0).sum::<f64>() / n;
+    let my = points.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxx: f64 = points.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
+    let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    (sxx > 1e-12 * (1.0 + mx * mx)).then(|| sxy / sxx)
+}
+
+/// `|(m − h)/h|`; `None` when `h` is 0 (or either is missing).
+pub fn relative_difference(m: Option<f64>, h: Option<f64>) -> Option<f64> {
+    let (m, h) = (m?, h?);
+    (h.abs() > 1e-12).then(|| ((m - h) / h).abs())
+}
+
+/// The index of the first minimum of `points` (by y), and the two halves split there (the minimum
+/// belongs to both): `(primacy, recency)`.
+pub fn split_at_minimum(points: &[(f64, f64)]) -> (usize, Points, Points) {
+    let Some(idx) = (0..points.len()).reduce(|a, b| if points[b].1 < points[a].1 { b } else { a }) else {
+        return (0, Vec::new(), Vec::new());
+    };
+    (idx, points[..=idx].to_vec(), points[idx..].to_vec())
+}
+
+/// A matched pair of curves: (label, condition value parsed from `label` after `=`, points as
+/// (x, subject y, human y)).
+struct Pair {
+    condition: Option<f64>,
+    points: Vec<(f64, f64, f64)>,
+}
+
+impl Pair {
+    fn subject(&self) -> Vec<(f64, f64)> {
+        self.points.iter().map(|p| (p.0, p.1)).collect()
+    }
+    fn human(&self) -> Vec<(f64, f64)> {
+        self.points.iter().map(|p| (p.0, p.2)).collect()
+    }
+}
+
+fn pairs(subject: &[Curve], human: &[Curve]) -> Vec<Pair> {
+    human
+        .iter()
+        .filter_map(|h| {
+            let s = subject.iter().find(|s| s.panel == h.panel && s.label == h.label)?;
+            let points: Vec<(f64, f64, f64)> = h
+                .points
+                .iter()
+                .filter_map(|&(x, yh)| s.points.iter().find(|p| (p.0 - x).abs() < 1e-9).map(|p| (x, p.1, yh)))
+                .collect();
+            let condition = h.label.rsplit_once('=').and_then(|(_, v)| v.parse().ok());
+            (!points.is_empty()).then_some(Pair { condition, points })
+        })
+        .collect()
+}
+
+fn mean(v: &[f64]) -> Option<f64> {
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+/// Mean per-curve slopes (subject, human) over the curves where both exist, with the count.
+fn mean_slopes(curves: &[(Points, Points)]) -> (Option<f64>, Option<f64>, usize) {
+    let both: Vec<(f64, f64)> = curves.iter().filter_map(|(s, h)| Some((slope(s)?, slope(h)?))).collect();
+    let m = mean(&both.iter().map(|p| p.0).collect::<Vec<_>>());
+    let h = mean(&both.iter().map(|p| p.1).collect::<Vec<_>>());
+    (m, h, both.len())
+}
+
+fn row(task: StudyTask, effect: &str, note: String) -> ScoreRow {
+    ScoreRow { task: task.as_str().to_string(), effect: effect.to_string(), a: None, b: None, b_slope: None, m_a: None, h_a: None, m_b: None, h_b: None, note }
+}
+
+/// Fill A from whole-curve slopes.
+fn with_a(mut r: ScoreRow, pairs: &[Pair]) -> ScoreRow {
+    let (m, h, n) = mean_slopes(&pairs.iter().map(|p| (p.subject(), p.human())).collect::<Vec<_>>());
+    r.m_a = m;
+    r.h_a = h;
+    r.a = relative_difference(m, h);
+    r.note = format!("{}A over {n} curve(s)", sep(&r.note));
+    r
+}
+
+/// Fill B (mean accuracy) and, with `conditions`, b_slope.
+fn with_b(mut r: ScoreRow, pairs: &[Pair], conditions: Option<&str>) -> ScoreRow {
+    let all: Vec<&(f64, f64, f64)> = pairs.iter().flat_map(|p| &p.points).collect();
+    r.m_b = mean(&all.iter().map(|p| p.1).collect::<Vec<_>>());
+    r.h_b = mean(&all.iter().map(|p| p.2).collect::<Vec<_>>());
+    r.b = relative_difference(r.m_b, r.h_b);
+    r.note = format!("{}B over {} point(s)", sep(&r.note), all.len());
+    if let Some(name) = conditions {
+        let per: Vec<(f64, f64, f64)> = pairs
+            .iter()
+            .filter_map(|p| {
+                let c = p.condition?;
+                let s = mean(&p.points.iter().map(|q| q.1).collect::<Vec<_>>())?;
+                let h = mean(&p.points.iter().map(|q| q.2).collect::<Vec<_>>())?;
+                Some((c, s, h))
+            })
+            .collect();
+        let ms = slope(&per.iter().map(|p| (p.0, p.1)).collect::<Vec<_>>());
+        let hs = slope(&per.iter().map(|p| (p.0, p.2)).collect::<Vec<_>>());
+        r.b_slope = relative_difference(ms, hs);
+        r.note = format!("{}b_slope over {} {name} value(s)", sep(&r.note), per.len());
+    }
+    r
+}
+
+fn sep(s: &str) -> String {
+    if s.is_empty() { String::new() } else { format!("{s}; ") }
+}
+
+/// Table A3 rows of one subject for `task` (see the module doc for the effects). `subject` and `human`
+/// are curves on the axes of [`crate::people::reference`]; tasks without human curves (SFR, SC, SI,
+/// STS, N-back) give no rows. Rows are returned even when nothing matches (scores `None`).
+pub fn table_a3(task: StudyTask, subject: &[Curve], human: &[Curve]) -> Vec<ScoreRow> {
+    let Some(id) = task.worm() else { return Vec::new() };
+    let p = pairs(subject, human);
+    let unmatched = if p.is_empty() { "no subject curve matches a human curve".to_string() } else { String::new() };
+    match id {
+        TaskId::Vsr => {
+            let mut splits = Vec::new();
+            let (mut prim, mut rec) = (Vec::new(), Vec::new());
+            for pair in &p {
+                let (idx, hp, hr) = split_at_minimum(&pair.human());
+                let s = pair.subject();
+                if !s.is_empty() {
+                    splits.push(format!("{}", pair.points[idx].0));
+                    prim.push((s[..=idx].to_vec(), hp));
+                    rec.push((s[idx..].to_vec(), hr));
+                }
+            }
+            let split_note = format!("split at the human minimum: serial position {}", if splits.is_empty() { "-".into() } else { splits.join(", ") });
+            let mut out = Vec::new();
+            for (effect, halves) in [("primacy", &prim), ("recency", &rec)] {
+                let (m, h, n) = mean_slopes(halves);
+                let mut r = row(task, effect, format!("{}{split_note}; A over {n} curve(s)", sep(&unmatched)));
+                r.m_a = m;
+                r.h_a = h;
+                r.a = relative_difference(m, h);
+                out.push(r);
+            }
+            out.push(with_b(row(task, "list_length", unmatched), &p, Some("list_length")));
+            out
+        }
+        TaskId::Vir => vec![with_b(with_a(row(task, "retention", unmatched), &p), &p, Some("retention"))],
+        TaskId::VsRec => vec![with_b(with_a(row(task, "pattern_difference", unmatched), &p), &p, Some("pattern_difference"))],
+        TaskId::Cs => vec![with_b(with_a(row(task, "load", unmatched), &p), &p, None)],
+        TaskId::Smu => vec![with_b(with_a(row(task, "set_size", unmatched), &p), &p, None)],
+        cd if cd.is_cd() => vec![with_b(with_a(row(task, "set_size", unmatched), &p), &p, None)],
+        _ => Vec::new(),
+    }
+}
+
+/// Chance accuracy of a task's answer, from the response kind of its (last) scored probe step:
+/// 2-AFC 1/2, a choice of n 1/n (VSR and SMU 1/9, CS recall 1/8), a multi-select of `picks` of `n`
+/// picks/n. N-back answers match / no match: 1/2.
+pub fn chance_level(task: StudyTask) -> Option<f64> {
+    let Some(id) = task.worm() else { return Some(0.5) };
+    let trial = TaskSpec::new(id).trial(0, Split::Test, 0);
+    let step = trial.steps.iter().rev().find(|s| s.scored && s.response != Response::None)?;
+    match step.response {
+        Response::Binary { .. } => Some(0.5),
+        Response::Choice { n } if n > 0 => Some(1.0 / n as f64),
+        Response::MultiSelect { n, picks } if n > 0 => Some(picks as f64 / n as f64),
+        _ => None,
+    }
+}
+
+/// The chance model's curves on the axes of [`human_curves`] (same panels, labels and x), flat at
+/// [`chance_level`]. Empty for tasks without human curves.
+pub fn chance_curves(task: StudyTask) -> Vec<Curve> {
+    let Some(c) = chance_level(task) else { return Vec::new() };
+    human_curves(task)
+        .into_iter()
+        .map(|mut h| {
+            h.points.iter_mut().for_each(|p| p.1 = c);
+            h.note = Some(format!("chance model: accuracy {c:.4} at every point"));
+            h
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tasks() -> Vec<StudyTask> {
+        [TaskId::Vsr, TaskId::Vir, TaskId::VsRec, TaskId::Cs, TaskId::Smu, TaskId::CdColor, TaskId::CdOrientation, TaskId::CdSize, TaskId::CdGap, TaskId::CdConjunction]
+            .into_iter()
+            .map(StudyTask::Worm)
+            .collect()
+    }
+
+    fn scores(r: &ScoreRow) -> Vec<f64> {
+        [r.a, r.b, r.b_slope].into_iter().flatten().collect()
+    }
+
+    #[test]
+    fn slope_and_relative_difference() {
+        assert_eq!(slope(&[(0.0, 1.0), (1.0, 3.0), (2.0, 5.0)]), Some(2.0));
+        assert_eq!(slope(&[(1.0, 1.0)]), None);
+        assert_eq!(slope(&[(1.0, 1.0), (1.0, 2.0)]), None);
+        assert_eq!(relative_difference(Some(3.0), Some(-1.0)), Some(4.0));
+        assert_eq!(relative_difference(Some(3.0), Some(0.0)), None);
+    }
+
+    #[test]
+    fn identical_curves_score_zero() {
+        for t in tasks() {
+            let h = human_curves(t);
+            let rows = table_a3(t, &h, &h);
+            assert!(!rows.is_empty(), "{t:?}");
+            for r in &rows {
+                let s = scores(r);
+                assert!(!s.is_empty(), "{r:?}");
+                assert!(s.iter().all(|v| v.abs() < 1e-12), "{r:?}");
+            }
+        }
+        let effects: Vec<String> = table_a3(StudyTask::Worm(TaskId::Vsr), &[], &human_curves(StudyTask::Worm(TaskId::Vsr))).into_iter().map(|r| r.effect).collect();
+        assert_eq!(effects, ["primacy", "recency", "list_length"]);
+        assert!(table_a3(StudyTask::Worm(TaskId::Sfr), &[], &[]).is_empty());
+    }
+
+    #[test]
+    fn doubled_slope_gives_a_one() {
+        for t in tasks() {
+            let h = human_curves(t);
+            // y' = mean + 2 (y − mean): every slope doubles, every curve mean (so B) stays.
+            let doubled: Vec<Curve> = h
+                .iter()
+                .map(|c| {
+                    let m = c.points.iter().map(|p| p.1).sum::<f64>() / c.points.len() as f64;
+                    Curve { points: c.points.iter().map(|&(x, y)| (x, m + 2.0 * (y - m))).collect(), ..c.clone() }
+                })
+                .collect();
+            for r in table_a3(t, &doubled, &h) {
+                if let Some(a) = r.a {
+                    assert!((a - 1.0).abs() < 1e-9, "{r:?}");
+                }
+                for b in [r.b, r.b_slope].into_iter().flatten() {
+                    assert!(b.abs() < 1e-9, "{r:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn chance_model_scores_are_large() {
+        let sv = |id| chance_level(StudyTask::Worm(id)).unwrap();
+        assert!((sv(TaskId::Vsr) - 1.0 / 9.0).abs() < 1e-15);
+        assert!((sv(TaskId::Smu) - 1.0 / 9.0).abs() < 1e-15);
+        assert_eq!(sv(TaskId::Cs), 0.125);
+        for id in [TaskId::Vir, TaskId::VsRec, TaskId::CdColor, TaskId::CdConjunction] {
+            assert_eq!(sv(id), 0.5);
+        }
+        for t in tasks() {
+            let h = human_curves(t);
+            let c = chance_curves(t);
+            assert_eq!(c.len(), h.len());
+            for r in table_a3(t, &c, &h) {
+                if let Some(a) = r.a {
+                    assert!((a - 1.0).abs() < 1e-12, "{r:?}"); // a flat curve has slope 0
+                }
+                if let Some(b) = r.b {
+                    assert!(b > 0.25, "{r:?}");
+                }
+                assert!(!scores(&r).is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn vsr_split_at_the_human_minimum() {
+        assert_eq!(split_at_minimum(&[(1.0, 0.9), (2.0, 0.5), (3.0, 0.4), (4.0, 0.7)]), (2, vec![(1.0, 0.9), (2.0, 0.5), (3.0, 0.4)], vec![(3.0, 0.4), (4.0, 0.7)]));
+        let c = |pts: Vec<(f64, f64)>| Curve { panel: "VSR".into(), label: "list_length=4".into(), x_name: "serial_position".into(), points: pts, note: None };
+        let human = [c(vec![(1.0, 0.9), (2.0, 0.6), (3.0, 0.5), (4.0, 0.8)])];
+        let subject = [c(vec![(1.0, 0.9), (2.0, 0.7), (3.0, 0.5), (4.0, 0.6)])];
+        let rows = table_a3(StudyTask::Worm(TaskId::Vsr), &subject, &human);
+        // Primacy over positions 1–3: both slopes −0.2; recency over 3–4: 0.1 against 0.3.
+        assert!(rows[0].a.unwrap().abs() < 1e-12, "{:?}", rows[0]);
+        assert!((rows[1].a.unwrap() - 2.0 / 3.0).abs() < 1e-12, "{:?}", rows[1]);
+        assert!(rows[0].note.contains("serial position 3"));
+        let json = serde_json::to_string(&rows).unwrap();
+        assert_eq!(serde_json::from_str::<Vec<ScoreRow>>(&json).unwrap(), rows);
+    }
+}
