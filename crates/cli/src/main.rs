@@ -40,7 +40,7 @@ pub const MAX_COUNT: u64 = 100_000;
         wmlab llm run --suite nback --variant letters --provider anthropic --model claude-sonnet-4-5 --out runs/nback\n  \
         wmlab score < predictions.jsonl > scored.jsonl\n  \
         wmlab train --arch lstm --capacity 32 --preset tiny --steps 300 --backend cpu --seed 86 --out runs/lstm-tiny\n  \
-        wmlab eval --checkpoint runs/lstm-tiny"
+        wmlab eval --checkpoint runs/lstm-tiny --n 100 --record runs/lstm-tiny/record.json"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -83,10 +83,11 @@ enum Cmd {
         `prediction`; the output is the same object plus `score` (or hit_rate, false_alarm_rate, accuracy, dprime, \
         dprime_notebook for nback), or an `error` field. Errors never stop the stream.")]
     Score,
-    /// Train a WorM network jointly on the 14 task ids (flex CPU backend); one JSON line per
-    /// validation check on stdout, config + checkpoints (best/, last/) in OUT.
+    /// Train a WorM network jointly on the 14 task ids (flex CPU backend, or wgpu); one JSON line per
+    /// validation check on stdout, config + checkpoints (best/, last/ with Adam's state) in OUT.
     Train(train::TrainArgs),
-    /// Per-task test accuracies of a network checkpoint, as JSON.
+    /// Test a network checkpoint: per-task accuracies, Fig. 4 curves beside the human ones and Table A3
+    /// scores as one JSON document; --record writes the result record.
     Eval(train::EvalArgs),
 }
 

@@ -1,6 +1,9 @@
 //! `wmlab train` and `wmlab eval`: the WorM networks (crates/nn) trained jointly on the 14 task ids,
-//! natively on the flex CPU backend. One JSON line per validation check on stdout; config + checkpoints
-//! in the output directory (`best/` by mean validation accuracy, `last/`).
+//! natively on the flex CPU backend (or burn-wgpu with the `wgpu` feature). `train` prints one JSON line
+//! per validation check on stdout and keeps config + checkpoints in the output directory (`best/` by
+//! mean validation accuracy, weights only; `last/` with Adam's state, so `--resume` continues exactly).
+//! `eval` prints one JSON document: per-task test accuracies, the Fig. 4 curves beside the human ones and
+//! the Table A3 scores; `--record` writes the result record the app opens.
 //! Built with the `nn` feature (`cargo build -p wmlab-cli --features nn`); without it the two
 //! subcommands say so.
 
@@ -31,7 +34,7 @@ pub enum ArchArg {
 pub enum BackendArg {
     /// burn's flex backend (pure Rust, multi-threaded).
     Cpu,
-    /// burn-wgpu (Vulkan/Metal/DX12): not built in this version.
+    /// burn-wgpu (Vulkan/Metal/DX12) with fusion: needs a build with `--features wgpu`.
     Wgpu,
 }
 
@@ -46,7 +49,7 @@ pub struct TrainArgs {
     /// Preset: paper (Table A1), small, tiny (about a minute on 2 CPU cores).
     #[arg(long, default_value = "tiny")]
     pub preset: String,
-    /// Optimisation steps (default: the preset's).
+    /// Optimisation steps (default: the preset's; with --resume, the new total).
     #[arg(long)]
     pub steps: Option<usize>,
     /// Learning rate (default: the preset's).
@@ -77,11 +80,17 @@ pub struct EvalArgs {
     /// used), or a bundle file downloaded from the app.
     #[arg(long)]
     pub checkpoint: PathBuf,
-    /// Test trials per task id.
-    #[arg(long, default_value_t = 100)]
+    /// Test trials per task id (trial indices 0..N of the test split).
+    #[arg(long = "n", visible_alias = "count", value_name = "N", default_value_t = 100)]
     pub count: usize,
     #[arg(long, value_enum, default_value = "cpu")]
     pub backend: BackendArg,
+    /// Also write the result record (JSON, as the app exports and opens) to this file.
+    #[arg(long, value_name = "PATH")]
+    pub record: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 #[cfg(feature = "nn")]
@@ -90,9 +99,10 @@ mod imp {
 
     use burn::prelude::Device;
     use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-    use wmlab_core::Split;
-    use wmlab_nn::batch::all_specs;
-    use wmlab_nn::train::{TrainConfig, Trainer, evaluate};
+    use wmlab_core::TaskId;
+    use wmlab_core::analysis::scores::table_a3;
+    use wmlab_core::people::{StudyTask, human_curves, subject_curves};
+    use wmlab_nn::train::{TrainConfig, Trainer};
     use wmlab_nn::{Arch, Checkpoint};
 
     use super::{ArchArg, BackendArg, EvalArgs, TrainArgs};
@@ -100,8 +110,36 @@ mod imp {
     fn device(b: BackendArg) -> Result<Device, String> {
         match b {
             BackendArg::Cpu => Ok(wmlab_nn::cpu_device()),
-            BackendArg::Wgpu => Err("the wgpu backend is not built in this version; use --backend cpu".into()),
+            #[cfg(feature = "wgpu")]
+            BackendArg::Wgpu => wmlab_nn::wgpu_device(),
+            #[cfg(not(feature = "wgpu"))]
+            BackendArg::Wgpu => Err("this build has no wgpu backend: rebuild with --features wgpu".into()),
         }
+    }
+
+    /// The backend's name in records and messages.
+    fn backend_name(b: BackendArg) -> &'static str {
+        match b {
+            BackendArg::Cpu => "flex",
+            BackendArg::Wgpu => "wgpu",
+        }
+    }
+
+    /// Now as ISO 8601 UTC (`2025-01-31T12:00:00Z`), for the record's `created`.
+    fn now_iso8601() -> Option<String> {
+        let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).ok()?.as_secs() as i64;
+        let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+        // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+        let z = days + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z - era * 146_097;
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let d = doy - (153 * mp + 2) / 5 + 1;
+        let m = if mp < 10 { mp + 3 } else { mp - 9 };
+        let y = yoe + era * 400 + (m <= 2) as i64;
+        Some(format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60))
     }
 
     pub fn run_train(a: &TrainArgs) -> Result<(), String> {
@@ -115,8 +153,21 @@ mod imp {
         let last = a.out.join("last");
         let mut tr = if a.resume && last.join("weights.bpk").exists() {
             let ck = Checkpoint::load_path(&last)?;
-            eprintln!("resuming {} at step {}", last.display(), ck.state.step);
-            Trainer::resume(&ck, dev)?
+            eprintln!(
+                "resuming {} at step {}{}",
+                last.display(),
+                ck.state.step,
+                if ck.optimizer.is_some() { "" } else { " (no optimizer state saved: Adam restarts)" }
+            );
+            let mut tr = Trainer::resume(&ck, dev)?;
+            // --steps / --val-every extend or reschedule a resumed run; the rest is the checkpoint's.
+            if let Some(s) = a.steps {
+                tr.config.steps = s;
+            }
+            if let Some(v) = a.val_every {
+                tr.config.val_every = v;
+            }
+            tr
         } else {
             let mut cfg = TrainConfig::preset(&a.preset, arch, a.capacity)
                 .ok_or_else(|| format!("unknown preset {:?} (one of {})", a.preset, TrainConfig::PRESETS.join(", ")))?
@@ -138,12 +189,13 @@ mod imp {
         std::fs::write(a.out.join("train.json"), cfg_json).map_err(|e| e.to_string())?;
         let params = burn::module::Module::num_params(tr.model());
         eprintln!(
-            "{} ({:.2}M parameters), preset {}, {} steps of {} trials, backend cpu (burn flex)",
+            "{} ({:.2}M parameters), preset {}, {} steps of {} trials, backend {}",
             tr.config.model.label(),
             params as f64 / 1e6,
             tr.config.preset,
             tr.config.steps,
-            tr.config.per_task * 14
+            tr.config.per_task * 14,
+            backend_name(a.backend)
         );
         let bar = if a.quiet {
             ProgressBar::hidden()
@@ -203,25 +255,77 @@ mod imp {
 
     pub fn run_eval(a: &EvalArgs) -> Result<(), String> {
         let mut path = a.checkpoint.clone();
+        if !path.exists() {
+            return Err(format!("{}: no such checkpoint directory or bundle file", path.display()));
+        }
         if path.is_dir() && !path.join("weights.bpk").exists() && path.join("best").join("weights.bpk").exists() {
             path = path.join("best");
         }
-        let ck = Checkpoint::load_path(&path)?;
+        let ck = Checkpoint::load_path(&path).map_err(|e| format!("{}: not a readable checkpoint ({e})", path.display()))?;
         let dev = device(a.backend)?;
-        let model = ck.model(&dev)?;
-        let chunk = ck.train.per_task.max(1);
-        let (loss, acc) =
-            pollster::block_on(evaluate(&model, &all_specs(), ck.train.seed, Split::Test, a.count, chunk, &dev))
-                .map_err(|e| e.to_string())?;
+        let backend = backend_name(a.backend);
+        let total = (a.count * 14) as u64;
+        let bar = if a.quiet { ProgressBar::hidden() } else { ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr()) };
+        bar.set_style(
+            ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} test trials (eta {eta})")
+                .unwrap()
+                .progress_chars("=> "),
+        );
+        let t0 = std::time::Instant::now();
+        let mut progress = |done: usize, _total: usize| {
+            bar.set_position(done as u64);
+            true
+        };
+        let record = pollster::block_on(wmlab_nn::eval::evaluate_checkpoint(&ck, backend, a.count, &dev, &mut progress))
+            .map_err(|e| e.to_string())?
+            .ok_or("evaluation cancelled")?;
+        bar.finish_and_clear();
+        let secs = t0.elapsed().as_secs_f64();
+        let mut record = record;
+        record.created = now_iso8601();
+        let accuracy_of = |t: &str| {
+            record
+                .summaries
+                .iter()
+                .find(|s| s.task == t && s.metric == "accuracy" && s.conditions == Default::default())
+                .map(|s| s.value)
+        };
+        let mut accuracy = serde_json::Map::new();
+        let mut tasks = Vec::new();
+        for t in TaskId::ALL {
+            let st = StudyTask::Worm(t);
+            let subject = subject_curves(&record, st);
+            let human = human_curves(st);
+            let a3 = if human.is_empty() { Vec::new() } else { table_a3(st, &subject, &human) };
+            if let Some(v) = accuracy_of(t.as_str()) {
+                accuracy.insert(t.as_str().into(), serde_json::json!(v));
+            }
+            tasks.push(serde_json::json!({
+                "task": t.as_str(),
+                "accuracy": accuracy_of(t.as_str()),
+                "subject_curves": subject,
+                "human_curves": human,
+                "table_a3": a3,
+            }));
+        }
+        let mean = record.summaries.iter().find(|s| s.metric == "mean_accuracy").map(|s| s.value);
+        if let Some(out) = &a.record {
+            let json = record.to_json().map_err(|e| e.to_string())?;
+            std::fs::write(out, json).map_err(|e| format!("{}: {e}", out.display()))?;
+        }
         let out = serde_json::json!({
             "checkpoint": path.display().to_string(),
             "model": ck.train.model.label(),
             "step": ck.state.step,
             "split": "test",
             "trials_per_task": a.count,
-            "loss": loss,
-            "accuracy": acc.to_json(),
-            "mean_accuracy": acc.mean(),
+            "backend": backend,
+            "seconds": secs,
+            "trials_per_second": if secs > 0.0 { total as f64 / secs } else { 0.0 },
+            "accuracy": accuracy,
+            "mean_accuracy": mean,
+            "tasks": tasks,
+            "record": a.record.as_ref().map(|p| p.display().to_string()),
         });
         println!("{out}");
         Ok(())

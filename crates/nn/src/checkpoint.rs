@@ -1,6 +1,12 @@
-//! Checkpoints: the weights (burn's burnpack record bytes), the configs and the training state.
-//! Natively a directory (`model.json`, `train.json`, `state.json`, `weights.bpk`); in the browser (and as
-//! a download) one bundle file (`WMLABNN1`, a little-endian u32 JSON length, the JSON, the weights).
+//! Checkpoints: the weights (burn's burnpack record bytes), the configs, the training state and Adam's
+//! state (burn's optimizer record, burnpack bytes keyed by parameter id, which the weights carry too).
+//! Natively a directory (`model.json`, `train.json`, `state.json`, `optimizer.bpk`, `weights.bpk`); in
+//! the browser (and as a download) one bundle file (`WMLABNN1`, a little-endian u32 JSON length, the
+//! JSON header, the weights, then the optimizer state; the header gives both lengths).
+//!
+//! Older checkpoints without optimizer state (format `wmlab-nn-checkpoint-1`: no lengths in the header,
+//! everything after it is weights; directories without `optimizer.bpk`) still load: their `optimizer`
+//! is `None`, and [`crate::Trainer::resume`] then starts Adam afresh (zero moments).
 
 use burn::module::Module;
 use burn::prelude::*;
@@ -19,6 +25,9 @@ pub struct Checkpoint {
     pub state: TrainState,
     /// burnpack bytes of the model's parameters.
     pub weights: Vec<u8>,
+    /// burnpack bytes of Adam's state (moments and step counts per parameter); `None` for a checkpoint
+    /// made without it (weights only, e.g. the best model kept for evaluation, or an older checkpoint).
+    pub optimizer: Option<Vec<u8>>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -26,12 +35,45 @@ struct Header {
     format: String,
     train: serde_json::Value,
     state: TrainState,
+    /// Bytes of weights after the header (absent in format 1: all the rest).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    weights_len: Option<u64>,
+    /// Bytes of optimizer state after the weights.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    optimizer_len: Option<u64>,
 }
 
 impl Checkpoint {
     pub fn from_model(model: &WormModel, train: TrainConfig, state: TrainState) -> Result<Checkpoint, String> {
         let bytes = model.clone().into_record().into_bytes().map_err(|e| e.to_string())?;
-        Ok(Checkpoint { train, state, weights: bytes.to_vec() })
+        Ok(Checkpoint { train, state, weights: bytes.to_vec(), optimizer: None })
+    }
+
+    /// Like [`Checkpoint::from_model`], but every parameter is read back with an async readback and
+    /// copied into the same model on the CPU (`flex`) before serialising. burn's record serialiser reads
+    /// tensors synchronously, which a GPU device in the browser cannot do (WebGPU has no blocking
+    /// readback); this path works on every device. The bytes equal those of `from_model`.
+    pub async fn from_model_async(model: &WormModel, train: TrainConfig, state: TrainState) -> Result<Checkpoint, String> {
+        let mut collect = Collect(Vec::new());
+        model.visit(&mut collect);
+        let mut values = Vec::with_capacity(collect.0.len());
+        for (id, shape, t) in collect.0 {
+            let data = t.into_data_async().await.map_err(|e| format!("{e:?}"))?;
+            values.push((id, TensorData::new(data.to_vec::<f32>().map_err(|e| format!("{e:?}"))?, shape)));
+        }
+        let cpu = Device::flex();
+        let mut fill = Fill { values: values.into_iter(), device: cpu.clone(), missing: false };
+        let copy = train.model.init(&cpu).map(&mut fill);
+        if fill.missing || fill.values.next().is_some() {
+            return Err("the model's parameters did not match its configuration".into());
+        }
+        Checkpoint::from_model(&copy, train, state)
+    }
+
+    /// The same checkpoint with optimizer state (burnpack bytes of a `ModuleOptimizer` record).
+    pub fn with_optimizer(mut self, optimizer: Option<Vec<u8>>) -> Checkpoint {
+        self.optimizer = optimizer;
+        self
     }
 
     /// The model with these weights on `device`.
@@ -41,19 +83,24 @@ impl Checkpoint {
         self.train.model.init(device).try_load_record(record).map_err(|e| e.to_string())
     }
 
-    /// One file: magic, header length, JSON header, weights.
+    /// One file: magic, header length, JSON header, weights, optimizer state. Without optimizer state
+    /// this is exactly format 1.
     pub fn to_bundle(&self) -> Vec<u8> {
         let header = Header {
-            format: "wmlab-nn-checkpoint-1".into(),
+            format: if self.optimizer.is_some() { "wmlab-nn-checkpoint-2" } else { "wmlab-nn-checkpoint-1" }.into(),
             train: serde_json::to_value(&self.train).expect("config json"),
             state: self.state.clone(),
+            weights_len: self.optimizer.as_ref().map(|_| self.weights.len() as u64),
+            optimizer_len: self.optimizer.as_ref().map(|o| o.len() as u64),
         };
         let json = serde_json::to_vec(&header).expect("header json");
-        let mut out = Vec::with_capacity(12 + json.len() + self.weights.len());
+        let opt = self.optimizer.as_deref().unwrap_or(&[]);
+        let mut out = Vec::with_capacity(12 + json.len() + self.weights.len() + opt.len());
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&(json.len() as u32).to_le_bytes());
         out.extend_from_slice(&json);
         out.extend_from_slice(&self.weights);
+        out.extend_from_slice(opt);
         out
     }
 
@@ -65,7 +112,18 @@ impl Checkpoint {
         let json = bytes.get(12..12 + n).ok_or("truncated checkpoint")?;
         let header: Header = serde_json::from_slice(json).map_err(|e| e.to_string())?;
         let train: TrainConfig = serde_json::from_value(header.train).map_err(|e| e.to_string())?;
-        Ok(Checkpoint { train, state: header.state, weights: bytes[12 + n..].to_vec() })
+        let rest = &bytes[12 + n..];
+        let (weights, optimizer) = match header.weights_len {
+            None => (rest.to_vec(), None),
+            Some(w) => {
+                let w = usize::try_from(w).map_err(|_| "truncated checkpoint")?;
+                let o = usize::try_from(header.optimizer_len.unwrap_or(0)).map_err(|_| "truncated checkpoint")?;
+                let weights = rest.get(..w).ok_or("truncated checkpoint")?;
+                let opt = w.checked_add(o).and_then(|end| rest.get(w..end)).ok_or("truncated checkpoint")?;
+                (weights.to_vec(), header.optimizer_len.map(|_| opt.to_vec()))
+            }
+        };
+        Ok(Checkpoint { train, state: header.state, weights, optimizer })
     }
 
     /// Write to a directory (created if missing).
@@ -76,6 +134,16 @@ impl Checkpoint {
         std::fs::write(dir.join("model.json"), j(serde_json::to_value(&self.train.model).unwrap()))?;
         std::fs::write(dir.join("train.json"), j(serde_json::to_value(&self.train).unwrap()))?;
         std::fs::write(dir.join("state.json"), j(serde_json::to_value(&self.state).unwrap()))?;
+        let opt = dir.join("optimizer.bpk");
+        match &self.optimizer {
+            Some(o) => {
+                let tmp = dir.join("optimizer.bpk.tmp");
+                std::fs::write(&tmp, o)?;
+                std::fs::rename(tmp, &opt)?;
+            }
+            None if opt.exists() => std::fs::remove_file(&opt)?,
+            None => {}
+        }
         // Write the weights last, via a temporary name, so a crash never leaves a torn checkpoint.
         let tmp = dir.join("weights.bpk.tmp");
         std::fs::write(&tmp, &self.weights)?;
@@ -92,6 +160,39 @@ impl Checkpoint {
             |name: &str| std::fs::read(path.join(name)).map_err(|e| format!("{}: {e}", path.join(name).display()));
         let train: TrainConfig = serde_json::from_slice(&read("train.json")?).map_err(|e| e.to_string())?;
         let state: TrainState = serde_json::from_slice(&read("state.json")?).map_err(|e| e.to_string())?;
-        Ok(Checkpoint { train, state, weights: read("weights.bpk")? })
+        let optimizer = if path.join("optimizer.bpk").is_file() { Some(read("optimizer.bpk")?) } else { None };
+        Ok(Checkpoint { train, state, weights: read("weights.bpk")?, optimizer })
+    }
+}
+
+/// Collects every float parameter (shape and a flattened handle) in visiting order.
+struct Collect(Vec<(burn::module::ParamId, Vec<usize>, Tensor<1>)>);
+
+impl burn::module::ModuleVisitor for Collect {
+    fn visit_float<const D: usize>(&mut self, param: &burn::module::Param<Tensor<D>>) {
+        let t = param.val();
+        let shape = t.dims().to_vec();
+        let n = shape.iter().product::<usize>();
+        self.0.push((param.id, shape, t.reshape([n])));
+    }
+}
+
+/// Replaces every float parameter, in the same visiting order, with the collected values and ids.
+struct Fill {
+    values: std::vec::IntoIter<(burn::module::ParamId, TensorData)>,
+    device: Device,
+    missing: bool,
+}
+
+impl burn::module::ModuleMapper for Fill {
+    fn map_float<const D: usize>(&mut self, param: burn::module::Param<Tensor<D>>) -> burn::module::Param<Tensor<D>> {
+        match self.values.next() {
+            // Same id as the original parameter: Adam's state is keyed by parameter id.
+            Some((id, data)) => burn::module::Param::initialized(id, Tensor::<D>::from_data(data, &self.device)),
+            None => {
+                self.missing = true;
+                param
+            }
+        }
     }
 }

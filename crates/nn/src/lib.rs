@@ -9,11 +9,15 @@
 //! - [`loss`]: the joint loss and per-task accuracies.
 //! - [`train`]: [`train::TrainConfig`], presets, the async [`train::Trainer`] and [`train::evaluate`].
 //! - [`checkpoint`]: weights + configs + state, as a directory or one bundle file.
+//! - [`analyse`]: hidden states (task variance, STS probe states, Fig. A5 similarity) and lesions.
+//! - [`eval`]: test evaluation as a result record (people encoding, Fig. 4 curves).
 //!
 //! The code takes a runtime [`burn::prelude::Device`]; natively the tests and the CLI use `flex`.
 
+pub mod analyse;
 pub mod batch;
 pub mod checkpoint;
+pub mod eval;
 pub mod loss;
 pub mod model;
 pub mod train;
@@ -27,4 +31,11 @@ pub use train::{TrainConfig, Trainer, ValReport};
 #[cfg(feature = "flex")]
 pub fn cpu_device() -> burn::prelude::Device {
     burn::prelude::Device::flex()
+}
+
+/// The native wgpu device (the default adapter; Vulkan/Metal/DX12), initialised synchronously. In the
+/// browser use `Device::wgpu_options().init_async().await` instead.
+#[cfg(all(feature = "wgpu", not(target_arch = "wasm32")))]
+pub fn wgpu_device() -> Result<burn::prelude::Device, String> {
+    burn::prelude::Device::wgpu_options().init().map_err(|e| format!("no usable GPU adapter (wgpu): {e:?}"))
 }

@@ -312,6 +312,40 @@ impl WormModel {
         let h = self.hidden(input);
         self.heads.iter().map(|head| head.forward(h.clone())).collect()
     }
+
+    /// The heads' logits on a given memory output `[B, T, C]`, each unit multiplied by `unit_mask`
+    /// (length C; 1 keeps a unit, 0 lesions it: the same as zeroing its weights into every head).
+    pub fn heads_on(&self, memory: Tensor<3>, unit_mask: Option<Tensor<1>>) -> Vec<Tensor<3>> {
+        let h = match unit_mask {
+            Some(m) => {
+                let c = m.dims()[0];
+                memory * m.reshape([1, 1, c])
+            }
+            None => memory,
+        };
+        self.heads.iter().map(|head| head.forward(h.clone())).collect()
+    }
+
+    /// The logits of the 10 heads (as [`WormModel::forward`], computed on the memory output multiplied
+    /// by `unit_mask`) and the memory output itself `[B, T, C]`, unmasked: the recurrent state h_t
+    /// (RNN/GRU/LSTM) or the Transformer's output at step t.
+    pub fn forward_with_hidden(&self, input: &ModelInput, unit_mask: Option<Tensor<1>>) -> (Vec<Tensor<3>>, Tensor<3>) {
+        let h = self.hidden(input);
+        (self.heads_on(h.clone(), unit_mask), h)
+    }
+
+    /// The 14 task-embedding vectors (rows in [`wmlab_core::TaskId::ALL`] order, 14 values each): the
+    /// learned table, or the identity when the embedding is frozen. Async readback (safe in wasm).
+    pub async fn task_embedding_rows(&self) -> Result<Vec<Vec<f32>>, String> {
+        let Some(e) = &self.task_embedding else {
+            return Ok((0..N_TASKS).map(|i| (0..N_TASKS).map(|j| (i == j) as u8 as f32).collect()).collect());
+        };
+        let w = e.weight.val();
+        let [rows, cols] = w.dims();
+        let data = w.into_data_async().await.map_err(|e| format!("readback: {e:?}"))?;
+        let v = data.convert::<f32>().try_into_vec::<f32>().map_err(|e| format!("readback: {e:?}"))?;
+        Ok((0..rows).map(|r| v[r * cols..(r + 1) * cols].to_vec()).collect())
+    }
 }
 
 /// Number of parameters of a config (built on the given device).

@@ -10,6 +10,7 @@
 use burn::module::Module;
 use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
 use burn::prelude::*;
+use burn::tensor::Bytes;
 use serde::{Deserialize, Serialize};
 use wmlab_core::Split;
 use wmlab_core::task::TaskSpec;
@@ -168,10 +169,25 @@ impl Trainer {
         Self::with_model(config, device, model, None)
     }
 
-    /// Resume from a checkpoint (weights, config and schedule state; Adam's moments restart).
+    /// Resume from a checkpoint: weights, config, schedule state and Adam's state (moments and step
+    /// counts), so the run continues exactly as if it had not stopped. A checkpoint without optimizer
+    /// state (an older one, or a weights-only best model) resumes with a fresh Adam (zero moments).
     pub fn resume(ck: &Checkpoint, device: Device) -> Result<Trainer, String> {
         let model = ck.model(&device)?;
-        Ok(Self::with_model(ck.train.clone(), device, model, Some(ck.state.clone())))
+        let mut tr = Self::with_model(ck.train.clone(), device, model, Some(ck.state.clone()));
+        if let Some(bytes) = &ck.optimizer {
+            let optim = std::mem::replace(&mut tr.optim, AdamConfig::new().init());
+            tr.optim = optim
+                .from_bytes(Bytes::from_bytes_vec(bytes.clone()))
+                .map_err(|e| format!("the checkpoint's optimizer state is unreadable: {e}"))?;
+        }
+        Ok(tr)
+    }
+
+    /// Adam's state as burnpack bytes (what [`Trainer::checkpoint`] stores). Reads the state tensors
+    /// back with burn's synchronous snapshot, as the weights' record does.
+    pub fn optimizer_bytes(&self) -> Result<Vec<u8>, String> {
+        Ok(self.optim.into_bytes().map_err(|e| e.to_string())?.to_vec())
     }
 
     fn with_model(config: TrainConfig, device: Device, model: WormModel, state: Option<TrainState>) -> Trainer {
@@ -283,14 +299,31 @@ impl Trainer {
         self.loss_sum = 0.0;
         self.loss_n = 0;
         if best {
-            self.best = Some(self.checkpoint().map_err(TrainError::Device)?);
+            // Weights only: the best model is kept for evaluation; runs resume from `checkpoint()`.
+            self.best = Some(
+                Checkpoint::from_model_async(self.model(), self.config.clone(), self.state.clone())
+                    .await
+                    .map_err(TrainError::Device)?,
+            );
         }
         Ok(report)
     }
 
-    /// The current model as a checkpoint.
+    /// The current model as a checkpoint with async readbacks (works on WebGPU in the browser). Adam's
+    /// state is included where it can be read synchronously (every native device, and the CPU backend
+    /// in the browser); on a browser GPU it is left out and a resumed run restarts Adam's moments.
+    pub async fn checkpoint_async(&self) -> Result<Checkpoint, String> {
+        let ck = Checkpoint::from_model_async(self.model(), self.config.clone(), self.state.clone()).await?;
+        let sync_ok = !cfg!(target_arch = "wasm32") || format!("{:?}", self.device).contains("Flex");
+        Ok(if sync_ok { ck.with_optimizer(Some(self.optimizer_bytes()?)) } else { ck })
+    }
+
+    /// The current model as a checkpoint, with Adam's state (so [`Trainer::resume`] continues exactly).
+    /// Reads tensors synchronously: natively, or on the CPU backend; use [`Trainer::checkpoint_async`] in
+    /// the browser.
     pub fn checkpoint(&self) -> Result<Checkpoint, String> {
-        Checkpoint::from_model(self.model(), self.config.clone(), self.state.clone())
+        Ok(Checkpoint::from_model(self.model(), self.config.clone(), self.state.clone())?
+            .with_optimizer(Some(self.optimizer_bytes()?)))
     }
 }
 

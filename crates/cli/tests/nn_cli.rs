@@ -1,0 +1,105 @@
+//! `wmlab train` and `wmlab eval` end to end (built with `--features nn`): a tiny network trained for a
+//! few steps, then evaluated into a result record the app can open.
+#![cfg(feature = "nn")]
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use wmlab_core::people::StudyTask;
+use wmlab_core::people::reference::subject_curves;
+use wmlab_core::record::{ResultRecord, Subject};
+use wmlab_core::task::TaskId;
+
+fn wmlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_wmlab")).args(args).output().expect("run wmlab")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = wmlab(args);
+    assert!(out.status.success(), "wmlab {args:?} failed ({:?}):\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).expect("utf8 stdout")
+}
+
+fn fails(args: &[&str]) -> String {
+    let out = wmlab(args);
+    assert!(!out.status.success(), "wmlab {args:?} should fail");
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(err.starts_with("wmlab: error: "), "plain message expected: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    err
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("wmlab-nn-cli-{}-{name}", std::process::id()));
+    std::fs::remove_dir_all(&d).ok();
+    d
+}
+
+#[test]
+fn train_then_eval_writes_a_record() {
+    let dir = tmp("run");
+    let out = dir.to_str().unwrap();
+    let stdout = ok(&[
+        "train", "--arch", "gru", "--capacity", "16", "--preset", "tiny", "--steps", "4", "--val-every", "2", "--quiet",
+        "--out", out,
+    ]);
+    let lines: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
+    assert_eq!(lines.len(), 2, "one line per validation check: {stdout}");
+    for (l, step) in lines.iter().zip([2, 4]) {
+        assert_eq!(l["step"], step);
+        assert!(l["loss"].as_f64().unwrap().is_finite());
+        let acc = l["accuracy"].as_object().unwrap();
+        assert_eq!(acc.len(), 14);
+        assert!(acc.values().all(|v| (0.0..=1.0).contains(&v.as_f64().unwrap())));
+    }
+    for f in ["train.json", "last/weights.bpk", "last/optimizer.bpk", "last/state.json", "best/weights.bpk"] {
+        assert!(dir.join(f).is_file(), "{f}");
+    }
+
+    let rec_path = dir.join("rec.json");
+    let stdout = ok(&["eval", "--checkpoint", out, "--n", "4", "--quiet", "--record", rec_path.to_str().unwrap()]);
+    let doc: serde_json::Value = serde_json::from_str(stdout.trim()).expect("one JSON document");
+    assert_eq!(doc["step"], 4);
+    assert_eq!(doc["trials_per_task"], 4);
+    assert_eq!(doc["accuracy"].as_object().unwrap().len(), 14);
+    let tasks = doc["tasks"].as_array().unwrap();
+    assert_eq!(tasks.len(), 14);
+    let vsr = tasks.iter().find(|t| t["task"] == "VSR").unwrap();
+    assert!(!vsr["subject_curves"].as_array().unwrap().is_empty());
+    assert!(!vsr["human_curves"].as_array().unwrap().is_empty());
+    assert!(!vsr["table_a3"].as_array().unwrap().is_empty());
+
+    let rec = ResultRecord::from_json(&std::fs::read_to_string(&rec_path).unwrap()).expect("the record loads");
+    assert_eq!(rec.trials.len(), 14 * 4);
+    assert!(matches!(&rec.subject, Subject::Network { arch, capacity: 16, steps: 4, backend, preset } if arch == "gru" && backend == "flex" && preset == "tiny"));
+    assert!(rec.created.as_ref().is_some_and(|c| c.ends_with('Z') && c.len() == 20));
+    assert!(!subject_curves(&rec, StudyTask::Worm(TaskId::Smu)).is_empty());
+
+    // --resume continues from last/ (with Adam's state) to a larger step count.
+    let stdout = ok(&["train", "--arch", "gru", "--preset", "tiny", "--steps", "6", "--resume", "--quiet", "--out", out]);
+    let lines: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 1, "{stdout}");
+    assert_eq!(lines[0]["step"], 6);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn bad_checkpoints_and_backends_give_plain_errors() {
+    let dir = tmp("bad");
+    std::fs::create_dir_all(&dir).unwrap();
+    let missing = dir.join("missing");
+    let err = fails(&["eval", "--checkpoint", missing.to_str().unwrap(), "--n", "1"]);
+    assert!(err.contains("no such checkpoint"), "{err}");
+    let junk = dir.join("junk.bin");
+    std::fs::write(&junk, b"not a checkpoint at all").unwrap();
+    let err = fails(&["eval", "--checkpoint", junk.to_str().unwrap(), "--n", "1"]);
+    assert!(err.contains("not a readable checkpoint"), "{err}");
+    let err = fails(&["eval", "--checkpoint", dir.to_str().unwrap(), "--n", "1"]);
+    assert!(err.contains("not a readable checkpoint"), "{err}");
+    #[cfg(not(feature = "wgpu"))]
+    {
+        let err = fails(&["train", "--arch", "gru", "--backend", "wgpu", "--out", dir.join("w").to_str().unwrap()]);
+        assert!(err.contains("this build has no wgpu backend: rebuild with --features wgpu"), "{err}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
