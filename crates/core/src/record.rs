@@ -140,6 +140,10 @@ pub struct ResultRecord {
     pub summaries: Vec<Summary>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub trials: Vec<TrialRow>,
+    /// Neural analyses of a network subject (`analysis::NetworkAnalysis` as JSON; dropped by
+    /// [`ResultRecord::summary_only`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub analyses: Option<serde_json::Value>,
 }
 
 /// Why a record was refused.
@@ -194,6 +198,7 @@ impl ResultRecord {
             config,
             summaries: Vec::new(),
             trials: Vec::new(),
+            analyses: None,
         }
     }
 
@@ -244,7 +249,7 @@ impl ResultRecord {
 
     /// The same record without per-trial rows (what a share link carries when the full record is too big).
     pub fn summary_only(&self) -> ResultRecord {
-        ResultRecord { trials: Vec::new(), ..self.clone() }
+        ResultRecord { trials: Vec::new(), analyses: None, ..self.clone() }
     }
 
     /// Long-format CSV: a header and one row per trial.

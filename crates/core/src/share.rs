@@ -3,10 +3,16 @@
 //! Format: `#r=1.<payload>` where `1` is the link format and `<payload>` is base64url (no padding) of the
 //! raw-DEFLATE-compressed JSON of the record. The fragment never reaches a server. Links are capped at
 //! [`MAX_LINK_CHARS`]; a record that would be larger is shared without its per-trial rows.
+//!
+//! Comparison links (`#c=1.<payload>`, the same encoding) carry a [`Comparison`]: the chosen task and
+//! the chosen results, each trimmed to its rows of that task ([`crate::compare::trim`]). A comparison
+//! that would be longer than the cap is shared with summaries only, each result carrying its curves for
+//! the task instead of its rows, so the link still draws the same plots and scores.
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
+use crate::compare::Comparison;
 use crate::record::{RecordError, ResultRecord};
 
 /// The link format written before the payload.
@@ -20,6 +26,8 @@ pub const MAX_JSON_BYTES: usize = 4 << 20;
 #[derive(Clone, Debug, PartialEq)]
 pub enum ShareError {
     Empty,
+    /// A comparison link without its comparison.
+    NoComparison,
     UnknownFormat(String),
     TooLong(usize),
     Garbled(String),
@@ -31,6 +39,10 @@ impl std::fmt::Display for ShareError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ShareError::Empty => write!(f, "This link carries no result. Ask for the full link, including the part after #r=."),
+            ShareError::NoComparison => write!(
+                f,
+                "This link carries no comparison. Ask for the full link, including the part after #c=."
+            ),
             ShareError::UnknownFormat(v) => write!(
                 f,
                 "This link was made by a different version of WM Lab (link format “{v}”). Open it with the app that made it."
@@ -53,9 +65,7 @@ impl std::error::Error for ShareError {}
 pub fn encode(record: &ResultRecord) -> Result<String, ShareError> {
     record.validate().map_err(ShareError::Record)?;
     for r in [record.clone(), record.summary_only()] {
-        let json = serde_json::to_vec(&r).expect("a record serialises");
-        let packed = miniz_oxide::deflate::compress_to_vec(&json, 9);
-        let s = format!("{LINK_FORMAT}.{}", URL_SAFE_NO_PAD.encode(packed));
+        let s = pack(&serde_json::to_vec(&r).expect("a record serialises"));
         if s.len() <= MAX_LINK_CHARS {
             return Ok(s);
         }
@@ -78,6 +88,18 @@ pub fn decode(input: &str) -> Result<ResultRecord, ShareError> {
     if s.is_empty() {
         return Err(ShareError::Empty);
     }
+    let text = unpack(s)?;
+    ResultRecord::from_json(&text).map_err(ShareError::Record)
+}
+
+/// Pack JSON as `1.<base64url(deflate)>`.
+fn pack(json: &[u8]) -> String {
+    let packed = miniz_oxide::deflate::compress_to_vec(json, 9);
+    format!("{LINK_FORMAT}.{}", URL_SAFE_NO_PAD.encode(packed))
+}
+
+/// The JSON text of a non-empty `1.<payload>`, or why it cannot be read.
+fn unpack(s: &str) -> Result<String, ShareError> {
     if s.len() > MAX_LINK_CHARS {
         return Err(ShareError::TooLong(s.len()));
     }
@@ -98,8 +120,48 @@ pub fn decode(input: &str) -> Result<ResultRecord, ShareError> {
             _ => ShareError::Garbled("the compressed data is invalid".into()),
         }
     })?;
-    let text = String::from_utf8(json).map_err(|_| ShareError::Garbled("the content is not text".into()))?;
-    ResultRecord::from_json(&text).map_err(ShareError::Record)
+    String::from_utf8(json).map_err(|_| ShareError::Garbled("the content is not text".into()))
+}
+
+/// Encode a comparison as a fragment payload `1.<base64url>` (without the leading `#c=`), and whether
+/// it carries the results' trial rows (`false`: summaries and curves only, because the full comparison
+/// would exceed the cap). Errors if even that is too long (too many results).
+pub fn encode_comparison(comparison: &Comparison) -> Result<(String, bool), ShareError> {
+    comparison.validate().map_err(ShareError::Record)?;
+    let full = comparison.has_rows();
+    for (c, with_rows) in [(comparison.clone(), full), (comparison.summaries_only(), false)] {
+        let s = pack(&serde_json::to_vec(&c).expect("a comparison serialises"));
+        if s.len() <= MAX_LINK_CHARS {
+            return Ok((s, with_rows));
+        }
+    }
+    Err(ShareError::TooLong(MAX_LINK_CHARS + 1))
+}
+
+/// The full fragment, `#c=…`, and whether it carries the trial rows.
+pub fn comparison_fragment(comparison: &Comparison) -> Result<(String, bool), ShareError> {
+    let (s, full) = encode_comparison(comparison)?;
+    Ok((format!("#c={s}"), full))
+}
+
+/// Decode a comparison payload, a fragment (`#c=…`) or a whole URL containing one.
+pub fn decode_comparison(input: &str) -> Result<Comparison, ShareError> {
+    let s = input.trim();
+    let s = match s.find("#c=") {
+        Some(i) => &s[i + 3..],
+        None => s.strip_prefix("c=").unwrap_or(s),
+    };
+    if s.is_empty() {
+        return Err(ShareError::NoComparison);
+    }
+    let text = unpack(s)?;
+    Comparison::from_json(&text).map_err(ShareError::Record)
+}
+
+/// Whether a pasted text is a comparison link rather than a result link.
+pub fn is_comparison_link(input: &str) -> bool {
+    let s = input.trim();
+    s.contains("#c=") || s.starts_with("c=")
 }
 
 #[cfg(test)]
@@ -184,5 +246,101 @@ mod tests {
         let back = decode(&encode(&r).unwrap()).unwrap();
         assert!(back.trials.is_empty());
         assert_eq!(back.summaries, r.summaries);
+    }
+
+    fn comparison() -> Comparison {
+        use crate::compare::Compared;
+        use crate::people::StudyTask;
+        use crate::task::TaskId;
+        let mut person = record();
+        person.subject = Subject::Person { id: "p1".into() };
+        for l in 3..=6u8 {
+            for k in 0..4u64 {
+                person.trials.push(crate::record::TrialRow {
+                    task: "VSR".into(),
+                    trial: k,
+                    conditions: Conditions { list_length: Some(l), ..Default::default() },
+                    targets: vec!["1".into(); l as usize],
+                    responses: vec!["1".into(); l as usize],
+                    correct: (0..l).map(|i| !(i as u64 + k).is_multiple_of(3)).collect(),
+                    rt_ms: vec![612.5; l as usize],
+                    ..Default::default()
+                });
+            }
+        }
+        let mut net = person.clone();
+        net.subject = Subject::Network { arch: "gru".into(), capacity: 16, preset: "tiny".into(), steps: 2, backend: "cpu".into() };
+        net.trials.iter_mut().for_each(|t| t.correct.iter_mut().for_each(|c| *c = !*c));
+        Comparison::new(StudyTask::Worm(TaskId::Vsr), &[Compared::new(person), Compared::new(net)], true, true, false)
+    }
+
+    #[test]
+    fn comparison_round_trip_through_a_url() {
+        let c = comparison();
+        let (frag, full) = comparison_fragment(&c).unwrap();
+        assert!(full);
+        assert!(frag.starts_with("#c=1."));
+        let url = format!("http://127.0.0.1:8080/index.html{frag}");
+        let back = decode_comparison(&url).unwrap();
+        assert_eq!(back, c);
+        assert!(is_comparison_link(&url) && !is_comparison_link("#r=1.abc"));
+        // A result link is not a comparison (and the other way round): plain errors.
+        assert!(decode_comparison(&fragment(&record()).unwrap()).is_err());
+        assert!(decode(&frag).is_err());
+    }
+
+    #[test]
+    fn damaged_and_future_comparison_links_give_errors() {
+        let (good, _) = encode_comparison(&comparison()).unwrap();
+        assert_eq!(decode_comparison(""), Err(ShareError::NoComparison));
+        assert_eq!(decode_comparison("#c="), Err(ShareError::NoComparison));
+        assert!(ShareError::NoComparison.to_string().contains("no comparison"));
+        assert!(matches!(decode_comparison("#c=1.!!!!"), Err(ShareError::Garbled(_))));
+        assert!(matches!(decode_comparison(&format!("#c=2.{}", &good[2..])), Err(ShareError::UnknownFormat(v)) if v == "2"));
+        assert!(matches!(decode_comparison(&good[..good.len() / 2]), Err(ShareError::Truncated | ShareError::Garbled(_))));
+        for cut in (0..good.len()).step_by(7) {
+            let _ = decode_comparison(&good[..cut]);
+        }
+        // A newer comparison version inside a well-formed link.
+        let mut c = comparison();
+        c.schema = crate::compare::COMPARISON_SCHEMA + 1;
+        let s = pack(&serde_json::to_vec(&c).unwrap());
+        let e = decode_comparison(&s).unwrap_err();
+        assert!(e.to_string().contains("newer version"), "{e}");
+        // Valid JSON of the wrong shape.
+        let e = decode_comparison(&pack(b"{\"schema\":1,\"task\":\"VSR\"}")).unwrap_err();
+        assert!(matches!(e, ShareError::Record(RecordError::Invalid(_))), "{e}");
+    }
+
+    #[test]
+    fn long_comparisons_fall_back_to_curves() {
+        use crate::people::StudyTask;
+        use crate::task::TaskId;
+        let vsr = StudyTask::Worm(TaskId::Vsr);
+        let mut c = comparison();
+        // Make the rows incompressible enough to pass the cap.
+        for r in &mut c.results {
+            let rows: Vec<_> = (0..30_000u64)
+                .map(|i| crate::record::TrialRow {
+                    task: "VSR".into(),
+                    trial: i,
+                    conditions: Conditions { list_length: Some(3 + (i % 4) as u8), ..Default::default() },
+                    targets: vec![format!("{}", i * 7919 % 9973); 3],
+                    responses: vec![format!("{}", i * 104_729 % 9967); 3],
+                    correct: vec![i % 3 == 0, i % 5 == 0, i % 7 == 0],
+                    ..Default::default()
+                })
+                .collect();
+            r.record.trials = rows;
+        }
+        let (s, full) = encode_comparison(&c).unwrap();
+        assert!(!full);
+        assert!(s.len() <= MAX_LINK_CHARS);
+        let back = decode_comparison(&s).unwrap();
+        assert!(back.results.iter().all(|r| r.record.trials.is_empty() && !r.curves.is_empty()));
+        for (a, b) in c.results.iter().zip(&back.results) {
+            assert_eq!(a.curves(vsr), b.curves(vsr), "the same curves");
+            assert_eq!(a.record.summaries, b.record.summaries);
+        }
     }
 }

@@ -1,0 +1,699 @@
+//! The comparison page's pure logic: which results hold which tasks, the per-panel series of many
+//! subjects (people, LLMs, networks) beside the published human numbers, published LLM N-back numbers and
+//! the chance model, and Table A3 scores A/B of each subject and of the chance model.
+//!
+//! A subject's curves come from its trial rows through [`crate::people::subject_curves`], so a person, an
+//! LLM and a network are put on the axes by the same code. LLM N-back rows (task `<variant>-<N>back`, the
+//! text suite's names) are read as the people's N-back kinds when their stimuli are the same kind:
+//! `letters` and `letters_30` blocks as `nback-verbal`, `grids_3x3` (identity rule) as `nback-spatial`;
+//! other variants (larger grids, the abstraction rules) have no people's counterpart and are left out.
+//! A sample that failed (an `error` in its row, or an answer string of the wrong length) is left out too.
+//!
+//! Panels: one per behavioural panel of [`crate::people::reference`] (VSR: serial position with one curve
+//! per list length; VIR and VSRec: one panel per list length; CD and SMU: set size; CS: distractor count;
+//! SFR, SC, SI: list length; STS: switches). The N-back panel is split into one panel per measure
+//! (accuracy, hit rate, false-alarm rate, d′) on N, since d′ is not on the 0–1 scale of the others.
+//!
+//! The chance model: where the task has human curves, [`crate::analysis::chance_curves`] (flat at
+//! [`crate::analysis::chance_level`] on the human x values); elsewhere flat at the chance level on the x
+//! values the chosen subjects have; for N-back a coin-flip responder (accuracy, hit and false-alarm rate
+//! ½, d′ 0).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::analysis::scores::{chance_curves, chance_level, table_a3, ScoreRow};
+use crate::hash::Fnv64;
+use crate::llm::nback::reported_summary;
+use crate::people::reference::{human_curves, subject_curves, Curve};
+use crate::people::{NbackKind, StudyTask};
+use crate::record::{RecordError, ResultRecord, Setting, TrialRow};
+
+/// Version of the [`Comparison`] JSON (inside the `#c=1.` link format).
+pub const COMPARISON_SCHEMA: u32 = 1;
+
+/// Extras of a trial row that the curves read; a comparison link keeps only these.
+pub const CURVE_EXTRAS: [&str; 4] = ["serial_positions", "block_kind", "n_back", "error"];
+
+/// A stable id of a record's content (FNV-1a 64 of its JSON without the `created` time), so the same
+/// result saved twice is recognised.
+pub fn content_id(record: &ResultRecord) -> String {
+    let mut r = record.clone();
+    r.created = None;
+    let json = serde_json::to_vec(&r).expect("a record serialises");
+    let mut h = Fnv64::default();
+    h.write(&json);
+    format!("{:016x}", h.finish())
+}
+
+/// The people's N-back kind an LLM N-back row stands for (see the module doc), or `None`.
+pub fn llm_nback_kind(row: &TrialRow) -> Option<NbackKind> {
+    if !row.task.ends_with("back") {
+        return None;
+    }
+    match row.conditions.other.get("variant").map(|s| s.as_str()) {
+        Some("letters" | "letters_30") => Some(NbackKind::Verbal),
+        Some("grids_3x3") => Some(NbackKind::Spatial),
+        _ => None,
+    }
+}
+
+/// Whether a row belongs to `task`: its own task id, or an LLM N-back row of the same kind.
+pub fn row_is_task(row: &TrialRow, task: StudyTask) -> bool {
+    row.task == task.as_str() || matches!(task, StudyTask::Nback(k) if llm_nback_kind(row) == Some(k))
+}
+
+fn usable_llm_nback(row: &TrialRow) -> bool {
+    !row.extra.contains_key("error")
+        && !row.targets.is_empty()
+        && row.targets.len() == row.responses.len()
+        && row.targets.iter().all(|t| t == "m" || t == "-")
+}
+
+/// The record's rows for `task`, with LLM N-back rows renamed to the people's kind (and their N in
+/// `n_back`), so [`subject_curves`] reads them. Failed LLM samples are left out.
+pub fn rows_for(record: &ResultRecord, task: StudyTask) -> Vec<TrialRow> {
+    record
+        .trials
+        .iter()
+        .filter_map(|r| {
+            if r.task == task.as_str() {
+                return Some(r.clone());
+            }
+            let StudyTask::Nback(kind) = task else { return None };
+            if llm_nback_kind(r) != Some(kind) || !usable_llm_nback(r) {
+                return None;
+            }
+            let mut row = r.clone();
+            row.task = task.as_str().to_string();
+            if let Some(n) = r.conditions.other.get("n").and_then(|n| n.parse::<i64>().ok()) {
+                row.extra.insert("n_back".into(), Setting::Int(n));
+            }
+            Some(row)
+        })
+        .collect()
+}
+
+/// The tasks a record has rows for (WorM ids, N-back kinds, LLM N-back rows as their kind), in the
+/// order of [`StudyTask::all`].
+pub fn record_tasks(record: &ResultRecord) -> Vec<StudyTask> {
+    StudyTask::all().into_iter().filter(|&t| !rows_for(record, t).is_empty()).collect()
+}
+
+/// One chosen result: the record, and (in a shortened comparison link) its curves for the task when
+/// the record travels without its trial rows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Compared {
+    pub record: ResultRecord,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub curves: Vec<Curve>,
+}
+
+impl Compared {
+    pub fn new(record: ResultRecord) -> Self {
+        Compared { record, curves: Vec::new() }
+    }
+    /// The tasks this result can be compared on.
+    pub fn tasks(&self) -> Vec<StudyTask> {
+        let mut t = record_tasks(&self.record);
+        for task in self.curves.iter().filter_map(curve_task) {
+            if !t.contains(&task) {
+                t.push(task);
+            }
+        }
+        t.sort();
+        t
+    }
+    /// The subject's curves for `task`: from its rows, or the carried curves when it has none.
+    pub fn curves(&self, task: StudyTask) -> Vec<Curve> {
+        let rows = rows_for(&self.record, task);
+        if rows.is_empty() {
+            return self.curves.iter().filter(|c| curve_task(c) == Some(task)).cloned().collect();
+        }
+        let r = ResultRecord { trials: rows, ..self.record.clone() };
+        subject_curves(&r, task)
+    }
+}
+
+/// The task a curve's panel belongs to (`VIR list_length=4` → VIR).
+pub fn curve_task(c: &Curve) -> Option<StudyTask> {
+    StudyTask::parse(c.panel.split(' ').next().unwrap_or(""))
+}
+
+/// The chosen task and results, as carried by a comparison link (`#c=1.`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    pub schema: u32,
+    pub task: StudyTask,
+    pub results: Vec<Compared>,
+    /// Show the published human curves.
+    #[serde(default = "yes")]
+    pub human: bool,
+    /// Show the chance model.
+    #[serde(default)]
+    pub chance: bool,
+    /// Show the published LLM numbers (N-back).
+    #[serde(default = "yes")]
+    pub published: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Comparison {
+    /// A comparison of `results` on `task`, each record trimmed to `task` ([`trim`]).
+    pub fn new(task: StudyTask, results: &[Compared], human: bool, chance: bool, published: bool) -> Self {
+        let results = results
+            .iter()
+            .map(|c| {
+                let record = trim(&c.record, task);
+                let curves = if record.trials.is_empty() { c.curves(task) } else { Vec::new() };
+                Compared { record, curves }
+            })
+            .collect();
+        Comparison { schema: COMPARISON_SCHEMA, task, results, human, chance, published }
+    }
+    /// The same comparison with every record's trial rows replaced by its curves (a shorter link).
+    pub fn summaries_only(&self) -> Self {
+        let results = self
+            .results
+            .iter()
+            .map(|c| Compared { curves: c.curves(self.task), record: c.record.summary_only() })
+            .collect();
+        Comparison { results, ..self.clone() }
+    }
+    /// Whether every result still has its trial rows.
+    pub fn has_rows(&self) -> bool {
+        self.results.iter().all(|c| !c.record.trials.is_empty() || c.curves.is_empty())
+    }
+    pub fn validate(&self) -> Result<(), RecordError> {
+        if self.schema > COMPARISON_SCHEMA {
+            return Err(RecordError::FutureVersion { found: self.schema, supported: COMPARISON_SCHEMA });
+        }
+        if self.schema == 0 {
+            return Err(RecordError::Invalid("its comparison version is 0".into()));
+        }
+        for c in &self.results {
+            c.record.validate()?;
+            if c.curves.iter().flat_map(|c| &c.points).any(|p| !p.0.is_finite() || !p.1.is_finite()) {
+                return Err(RecordError::Invalid("a curve point is not a finite number".into()));
+            }
+        }
+        Ok(())
+    }
+    /// Read a comparison from JSON, refusing future versions before looking further.
+    pub fn from_json(text: &str) -> Result<Comparison, RecordError> {
+        let v: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| RecordError::Invalid(format!("the text is not valid JSON ({e})")))?;
+        let schema = v
+            .get("schema")
+            .and_then(|s| s.as_u64())
+            .ok_or_else(|| RecordError::Invalid("it has no comparison version".into()))?;
+        if schema > COMPARISON_SCHEMA as u64 {
+            return Err(RecordError::FutureVersion { found: schema.min(u32::MAX as u64) as u32, supported: COMPARISON_SCHEMA });
+        }
+        let c: Comparison =
+            serde_json::from_value(v).map_err(|e| RecordError::Invalid(format!("a field is wrong ({e})")))?;
+        c.validate()?;
+        Ok(c)
+    }
+}
+
+/// A record cut down to what a comparison on `task` reads: its rows of that task (with only the
+/// extras the curves use, no response times) and the summaries of that task (no network analyses).
+pub fn trim(record: &ResultRecord, task: StudyTask) -> ResultRecord {
+    let trials: Vec<TrialRow> = record
+        .trials
+        .iter()
+        .filter(|r| row_is_task(r, task))
+        .map(|r| TrialRow {
+            rt_ms: Vec::new(),
+            extra: r.extra.iter().filter(|(k, _)| CURVE_EXTRAS.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect(),
+            ..r.clone()
+        })
+        .collect();
+    let llm_tasks: Vec<&str> = trials.iter().filter(|r| r.task != task.as_str()).map(|r| r.task.as_str()).collect();
+    let summaries = record
+        .summaries
+        .iter()
+        .filter(|s| s.task == task.as_str() || llm_tasks.contains(&s.task.as_str()))
+        .cloned()
+        .collect();
+    // Network analyses (hidden-state figures) are not part of a comparison.
+    ResultRecord { trials, summaries, analyses: None, ..record.clone() }
+}
+
+/// Who a series belongs to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "id", rename_all = "snake_case")]
+pub enum Who {
+    /// The i-th chosen result.
+    Subject(usize),
+    /// The published human numbers (WorM).
+    Human,
+    /// The chance model.
+    Chance,
+    /// Published numbers of a language model (N-back; the model's name).
+    Published(String),
+}
+
+impl Who {
+    /// A stable key for element ids: `s0`, `human`, `chance`, `pub-gpt-4`.
+    pub fn key(&self) -> String {
+        match self {
+            Who::Subject(i) => format!("s{i}"),
+            Who::Human => "human".into(),
+            Who::Chance => "chance".into(),
+            Who::Published(m) => format!("pub-{}", m.to_ascii_lowercase().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect::<String>()),
+        }
+    }
+}
+
+/// One subject's (or reference's) curves on one panel.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Series {
+    pub who: Who,
+    pub curves: Vec<Curve>,
+}
+
+/// One plot.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Panel {
+    pub name: String,
+    pub x_name: String,
+    pub y_name: String,
+    /// The curve labels on this panel (e.g. `list_length=3` …), in natural order; one marker per label.
+    pub labels: Vec<String>,
+    pub series: Vec<Series>,
+}
+
+impl Panel {
+    pub fn subjects(&self) -> Vec<usize> {
+        self.series.iter().filter_map(|s| match s.who { Who::Subject(i) => Some(i), _ => None }).collect()
+    }
+}
+
+fn natural(a: &str, b: &str) -> std::cmp::Ordering {
+    (a.len(), a).cmp(&(b.len(), b))
+}
+
+/// N-back curves (panel = task, label = measure) as one panel per measure, label `all`.
+fn split_measures(task: StudyTask, curves: Vec<Curve>) -> Vec<Curve> {
+    if task.nback().is_none() {
+        return curves;
+    }
+    curves
+        .into_iter()
+        .map(|c| {
+            let x_name = c.x_name.clone();
+            Curve { panel: format!("{} {}", c.panel, c.label), label: "all".into(), x_name, ..c }
+        })
+        .collect()
+}
+
+const MEASURES: [&str; 4] = ["accuracy", "hit_rate", "false_alarm_rate", "dprime"];
+
+fn measure_curve(task: StudyTask, measure: &str, points: Vec<(f64, f64)>) -> Curve {
+    let mut points = points;
+    points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    Curve { panel: task.as_str().into(), label: measure.into(), x_name: "n_back".into(), points, note: None }
+}
+
+/// The published LLM N-back numbers for a kind: (model, curves of the four measures on N). Verbal:
+/// GPT-3.5-turbo and GPT-4 on the letter blocks; spatial: GPT-3.5-turbo on 3×3 grids (Gong et al. 2024).
+pub fn published_llm_curves(task: StudyTask) -> Vec<(String, Vec<Curve>)> {
+    let Some(kind) = task.nback() else { return Vec::new() };
+    let files: &[&str] = match kind {
+        NbackKind::Verbal => &["all_trials_verbal.json", "all_trials_verbal_gpt-4.json"],
+        NbackKind::Spatial => &["all_trials_spatial_3*3.json"],
+    };
+    let rows = reported_summary();
+    files
+        .iter()
+        .filter_map(|f| {
+            let of: Vec<_> = rows.iter().filter(|r| r.results_file == *f).collect();
+            let model = of.first()?.model.clone();
+            let curves = MEASURES
+                .iter()
+                .map(|m| {
+                    let pts = of
+                        .iter()
+                        .map(|r| {
+                            let v = match *m {
+                                "accuracy" => r.accuracy.0 / 100.0,
+                                "hit_rate" => r.hit_rate.0 / 100.0,
+                                "false_alarm_rate" => r.false_alarm_rate.0 / 100.0,
+                                _ => r.dprime.0,
+                            };
+                            (r.n as f64, v)
+                        })
+                        .collect();
+                    measure_curve(task, m, pts)
+                })
+                .collect();
+            Some((model, curves))
+        })
+        .collect()
+}
+
+/// The chance model's curves for `task` (see the module doc); `subjects` give the x values where the
+/// task has no human curves.
+pub fn chance_model(task: StudyTask, subjects: &[Vec<Curve>]) -> Vec<Curve> {
+    let human = chance_curves(task);
+    if !human.is_empty() {
+        return human;
+    }
+    let Some(level) = chance_level(task) else { return Vec::new() };
+    let mut xs: BTreeMap<(String, String, String), Vec<f64>> = BTreeMap::new();
+    for c in subjects.iter().flatten() {
+        let e = xs.entry((c.panel.clone(), c.label.clone(), c.x_name.clone())).or_default();
+        for p in &c.points {
+            if !e.iter().any(|x| (x - p.0).abs() < 1e-9) {
+                e.push(p.0);
+            }
+        }
+    }
+    xs.into_iter()
+        .map(|((panel, label, x_name), mut x)| {
+            x.sort_by(|a, b| a.total_cmp(b));
+            let y = if task.nback().is_some() && label == "dprime" { 0.0 } else { level };
+            let what = if task.nback().is_some() { "a coin-flip responder".to_string() } else { format!("accuracy {level:.4}") };
+            Curve { panel, label, x_name, points: x.into_iter().map(|x| (x, y)).collect(), note: Some(format!("chance model: {what}")) }
+        })
+        .collect()
+}
+
+/// What to draw besides the subjects.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Extras {
+    pub human: bool,
+    pub chance: bool,
+    pub published: bool,
+}
+
+/// The plots of a comparison: one per panel on which at least one subject has points, each with one
+/// series per subject that has points there, then the references asked for.
+pub fn panels(task: StudyTask, subjects: &[Vec<Curve>], extras: Extras) -> Vec<Panel> {
+    let mut series: Vec<(Who, Vec<Curve>)> = subjects.iter().enumerate().map(|(i, c)| (Who::Subject(i), c.clone())).collect();
+    if extras.human {
+        series.push((Who::Human, human_curves(task)));
+    }
+    if extras.published {
+        for (model, c) in published_llm_curves(task) {
+            series.push((Who::Published(model), c));
+        }
+    }
+    if extras.chance {
+        series.push((Who::Chance, chance_model(task, subjects)));
+    }
+    let mut out: Vec<Panel> = Vec::new();
+    for (who, curves) in series {
+        let is_subject = matches!(who, Who::Subject(_));
+        let mut by_panel: Vec<(String, Vec<Curve>)> = Vec::new();
+        for c in split_measures(task, curves) {
+            if c.points.is_empty() {
+                continue;
+            }
+            match by_panel.iter_mut().find(|(p, _)| *p == c.panel) {
+                Some((_, v)) => v.push(c),
+                None => by_panel.push((c.panel.clone(), vec![c])),
+            }
+        }
+        for (name, curves) in by_panel {
+            let i = match out.iter().position(|p| p.name == name) {
+                Some(i) => i,
+                None if is_subject => {
+                    let y_name = if name.ends_with("dprime") { "d′" } else if name.ends_with("_rate") { "rate" } else { "accuracy" };
+                    out.push(Panel { name: name.clone(), x_name: curves[0].x_name.clone(), y_name: y_name.into(), labels: Vec::new(), series: Vec::new() });
+                    out.len() - 1
+                }
+                // References only on panels some subject has.
+                None => continue,
+            };
+            let p = &mut out[i];
+            for c in &curves {
+                if !p.labels.contains(&c.label) {
+                    p.labels.push(c.label.clone());
+                }
+            }
+            p.series.push(Series { who: who.clone(), curves });
+        }
+    }
+    for p in &mut out {
+        p.labels.sort_by(|a, b| natural(a, b));
+    }
+    // Panels in the natural order of their names (VIR list_length=4 before …=10; N-back in MEASURES order).
+    let order = |p: &Panel| MEASURES.iter().position(|m| p.name.ends_with(m)).unwrap_or(0);
+    out.sort_by(|a, b| order(a).cmp(&order(b)).then_with(|| natural(&a.name, &b.name)));
+    out
+}
+
+/// Table A3 rows of every subject with points on the task and of the chance model (in that order)
+/// against the human curves. Empty when the task has no human curves (SFR, SC, SI, STS, N-back).
+pub fn score_table(task: StudyTask, subjects: &[Vec<Curve>]) -> Vec<(Who, Vec<ScoreRow>)> {
+    let human = human_curves(task);
+    if human.is_empty() {
+        return Vec::new();
+    }
+    let mut out: Vec<(Who, Vec<ScoreRow>)> = subjects
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.iter().any(|c| !c.points.is_empty()))
+        .map(|(i, s)| (Who::Subject(i), table_a3(task, s, &human)))
+        .collect();
+    out.push((Who::Chance, table_a3(task, &chance_curves(task), &human)));
+    out
+}
+
+/// The task most of the results share (ties: the first in [`StudyTask::all`] order), if any.
+pub fn common_task(results: &[Compared]) -> Option<StudyTask> {
+    let mut best: Option<(StudyTask, usize)> = None;
+    for t in StudyTask::all() {
+        let n = results.iter().filter(|c| c.tasks().contains(&t)).count();
+        if n > 0 && best.is_none_or(|(_, m)| n > m) {
+            best = Some((t, n));
+        }
+    }
+    best.map(|b| b.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{summarise, RunConfig, Subject};
+    use crate::task::{Conditions, TaskId};
+
+    const VSR: StudyTask = StudyTask::Worm(TaskId::Vsr);
+    const VERBAL: StudyTask = StudyTask::Nback(NbackKind::Verbal);
+
+    /// A VSR record whose accuracy at each serial position follows the human curves exactly.
+    pub(crate) fn vsr_person(id: &str) -> ResultRecord {
+        let mut r = ResultRecord::new(Subject::Person { id: id.into() }, "VSR+nback-verbal", RunConfig::default());
+        let mut trial = 0;
+        for h in human_curves(VSR) {
+            let l: u8 = h.label.trim_start_matches("list_length=").parse().unwrap();
+            // 200 trials per list length; position p is right in round(200·acc) of them.
+            for k in 0..200 {
+                let correct: Vec<bool> = h.points.iter().map(|&(_, acc)| (k as f64) < (acc * 200.0).round()).collect();
+                r.trials.push(TrialRow {
+                    task: "VSR".into(),
+                    trial,
+                    conditions: Conditions { list_length: Some(l), ..Default::default() },
+                    targets: correct.iter().map(|_| "1".into()).collect(),
+                    responses: correct.iter().map(|&c| if c { "1" } else { "2" }.into()).collect(),
+                    correct,
+                    rt_ms: vec![500.0; l as usize],
+                    extra: [
+                        ("block_kind".to_string(), Setting::Text("main".into())),
+                        ("frame_durations".to_string(), Setting::Text("16.7/16.7 ".repeat(40))),
+                    ]
+                    .into_iter()
+                    .collect(),
+                });
+                trial += 1;
+            }
+        }
+        // Two people's N-back blocks, N = 1 and 2.
+        for (n, answers) in [(1u8, "m-m--m-"), (2, "m--m--m")] {
+            let cond = "m-m---m";
+            r.trials.push(TrialRow {
+                task: "nback-verbal".into(),
+                trial,
+                targets: cond.chars().map(String::from).collect(),
+                responses: answers.chars().map(String::from).collect(),
+                correct: cond.chars().zip(answers.chars()).map(|(a, b)| a == b).collect(),
+                extra: [("n_back".to_string(), Setting::Int(n as i64))].into_iter().collect(),
+                ..Default::default()
+            });
+            trial += 1;
+        }
+        r.summaries = summarise(&r.trials);
+        r
+    }
+
+    fn llm_row(task: &str, variant: &str, n: u8, cond: &str, answers: &str, error: bool) -> TrialRow {
+        let mut extra: std::collections::BTreeMap<String, Setting> = [("sample_id".to_string(), Setting::Text(format!("nback/{task}/0")))].into_iter().collect();
+        if error {
+            extra.insert("error".into(), Setting::Text("timeout".into()));
+        }
+        TrialRow {
+            task: task.into(),
+            trial: 0,
+            conditions: Conditions {
+                other: [("n", n.to_string()), ("variant", variant.to_string()), ("protocol", "readme".into()), ("block", "0".into())]
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v))
+                    .collect(),
+                ..Default::default()
+            },
+            targets: cond.chars().map(String::from).collect(),
+            responses: answers.chars().map(String::from).collect(),
+            correct: cond.chars().zip(answers.chars()).map(|(a, b)| a == b).collect(),
+            extra,
+            ..Default::default()
+        }
+    }
+
+    pub(crate) fn llm() -> ResultRecord {
+        let mut r = ResultRecord::new(Subject::Llm { provider: "openai".into(), model: "smollm2".into() }, "nback+lrt", RunConfig::default());
+        r.trials = vec![
+            llm_row("letters_30-1back", "letters_30", 1, "m-m---m", "m-m---m", false),
+            llm_row("letters_30-2back", "letters_30", 2, "m-m---m", "-------", false),
+            llm_row("letters_30-2back", "letters_30", 2, "m-m---m", "", true),
+            llm_row("grids_4x4-1back", "grids_4x4", 1, "m-m---m", "m-m---m", false),
+            TrialRow { task: "lrt-ordered".into(), targets: vec!["x".into()], responses: vec!["y".into()], correct: vec![false], ..Default::default() },
+        ];
+        r
+    }
+
+    #[test]
+    fn content_ids_ignore_the_time_only() {
+        let a = vsr_person("p1");
+        let mut b = a.clone();
+        b.created = Some("2025-01-01T00:00:00Z".into());
+        assert_eq!(content_id(&a), content_id(&b));
+        assert_ne!(content_id(&a), content_id(&vsr_person("p2")));
+        assert_eq!(content_id(&a).len(), 16);
+    }
+
+    #[test]
+    fn tasks_of_people_llms_and_rows() {
+        assert_eq!(record_tasks(&vsr_person("p")), vec![VSR, VERBAL]);
+        // The LLM's letter blocks count as verbal N-back; 4×4 grids and LRT as nothing.
+        assert_eq!(record_tasks(&llm()), vec![VERBAL]);
+        let rows = rows_for(&llm(), VERBAL);
+        assert_eq!(rows.len(), 2, "the failed sample is left out");
+        assert!(rows.iter().all(|r| r.task == "nback-verbal"));
+        assert_eq!(rows[1].extra.get("n_back"), Some(&Setting::Int(2)));
+        assert!(rows_for(&llm(), StudyTask::Nback(NbackKind::Spatial)).is_empty());
+        let results = [Compared::new(vsr_person("p")), Compared::new(llm())];
+        assert_eq!(common_task(&results), Some(VERBAL));
+        assert_eq!(common_task(&results[..1]), Some(VSR));
+        assert_eq!(common_task(&[]), None);
+    }
+
+    #[test]
+    fn person_and_llm_share_the_nback_axes() {
+        let p = Compared::new(vsr_person("p")).curves(VERBAL);
+        let l = Compared::new(llm()).curves(VERBAL);
+        let acc = |cs: &[Curve]| cs.iter().find(|c| c.label == "accuracy").unwrap().points.clone();
+        assert_eq!(acc(&l), vec![(1.0, 1.0), (2.0, 4.0 / 7.0)]);
+        assert_eq!(acc(&p).len(), 2);
+        let ps = panels(VERBAL, &[p, l], Extras { human: true, chance: true, published: true });
+        let names: Vec<&str> = ps.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["nback-verbal accuracy", "nback-verbal hit_rate", "nback-verbal false_alarm_rate", "nback-verbal dprime"]);
+        for p in &ps {
+            // two subjects, GPT-3.5 and GPT-4, chance; no human N-back numbers
+            let who: Vec<String> = p.series.iter().map(|s| s.who.key()).collect();
+            assert_eq!(who, ["s0", "s1", "pub-gpt-3-5-turbo", "pub-gpt-4", "chance"], "{}", p.name);
+            assert_eq!(p.labels, ["all"]);
+        }
+        let chance = &ps[3].series[4].curves[0];
+        assert!(chance.points.iter().all(|p| p.1 == 0.0) && chance.points.len() == 2);
+        let gpt4 = &ps[0].series[3].curves[0];
+        assert_eq!(gpt4.points[0], (1.0, 0.99));
+        assert_eq!(ps[3].y_name, "d′");
+        assert!(score_table(VERBAL, &[]).is_empty());
+    }
+
+    #[test]
+    fn vsr_panel_and_scores_of_many_subjects() {
+        let human_like = Compared::new(vsr_person("p")).curves(VSR);
+        let flat: Vec<Curve> = human_like.iter().map(|c| Curve { points: c.points.iter().map(|p| (p.0, 0.2)).collect(), ..c.clone() }).collect();
+        let ps = panels(VSR, &[human_like.clone(), flat.clone()], Extras { human: true, chance: false, published: true });
+        assert_eq!(ps.len(), 1);
+        assert_eq!(ps[0].name, "VSR");
+        assert_eq!(ps[0].labels, ["list_length=3", "list_length=4", "list_length=5", "list_length=6"]);
+        assert_eq!(ps[0].series.iter().map(|s| s.who.key()).collect::<Vec<_>>(), ["s0", "s1", "human"]);
+        assert_eq!(ps[0].subjects(), [0, 1]);
+        let none = panels(VSR, std::slice::from_ref(&human_like), Extras { human: false, chance: false, published: false });
+        assert_eq!(none[0].series.len(), 1);
+        // Nothing of the task: no panels, no human-only panels.
+        assert!(panels(VSR, &[vec![]], Extras { human: true, chance: true, published: true }).is_empty());
+
+        let table = score_table(VSR, &[human_like, vec![], flat]);
+        assert_eq!(table.iter().map(|t| t.0.key()).collect::<Vec<_>>(), ["s0", "s2", "chance"], "a subject without the task has no rows");
+        for (who, rows) in &table {
+            assert_eq!(rows.iter().map(|r| r.effect.as_str()).collect::<Vec<_>>(), ["primacy", "recency", "list_length"]);
+            match who {
+                // Rounded to whole trials, so close to 0 rather than 0.
+                Who::Subject(0) => assert!(rows.iter().all(|r| r.a.unwrap_or(0.0).abs() < 0.1 && r.b.unwrap_or(0.0).abs() < 0.01), "{rows:?}"),
+                _ => {
+                    assert!((rows[0].a.unwrap() - 1.0).abs() < 1e-9, "a flat curve: A = 1");
+                    assert!(rows[2].b.unwrap() > 0.2);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn chance_model_without_human_curves_uses_subject_xs() {
+        let sfr = StudyTask::Worm(TaskId::Sfr);
+        let c = Curve { panel: "SFR".into(), label: "all".into(), x_name: "list_length".into(), points: vec![(2.0, 0.9), (4.0, 0.5)], note: None };
+        let m = chance_model(sfr, &[vec![c]]);
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0].points.iter().map(|p| p.0).collect::<Vec<_>>(), [2.0, 4.0]);
+        assert_eq!(chance_model(VSR, &[]), chance_curves(VSR));
+    }
+
+    #[test]
+    fn trimming_keeps_the_task_rows_and_the_curves() {
+        let mut p = vsr_person("p");
+        p.analyses = Some(serde_json::json!({ "tv": [[1.0, 0.5]] }));
+        let t = trim(&p, VSR);
+        assert_eq!(t.analyses, None);
+        assert!(t.trials.iter().all(|r| r.task == "VSR" && r.rt_ms.is_empty()));
+        assert!(t.trials.iter().all(|r| r.extra.keys().all(|k| CURVE_EXTRAS.contains(&k.as_str()))));
+        assert!(t.summaries.iter().all(|s| s.task == "VSR"));
+        assert_eq!(Compared::new(t).curves(VSR), Compared::new(p.clone()).curves(VSR));
+        let l = trim(&llm(), VERBAL);
+        assert_eq!(l.trials.len(), 3, "rows kept as they were (the failed one too), renamed only when read");
+        assert_eq!(Compared::new(l).curves(VERBAL), Compared::new(llm()).curves(VERBAL));
+
+        let c = Comparison::new(VSR, &[Compared::new(p.clone()), Compared::new(llm())], true, false, true);
+        assert!(c.has_rows());
+        assert!(c.results[1].record.trials.is_empty(), "the LLM has no VSR rows");
+        let s = c.summaries_only();
+        assert!(!s.has_rows());
+        assert!(s.results[0].record.trials.is_empty());
+        assert_eq!(s.results[0].curves(VSR), Compared::new(p).curves(VSR));
+        assert_eq!(s.results[0].tasks(), vec![VSR]);
+        assert!(s.validate().is_ok());
+        let back = Comparison::from_json(&serde_json::to_string(&s).unwrap()).unwrap();
+        assert_eq!(back, s);
+    }
+
+    #[test]
+    fn comparison_json_refuses_future_and_bad_input() {
+        let mut c = Comparison::new(VSR, &[Compared::new(vsr_person("p"))], true, true, false);
+        c.schema = COMPARISON_SCHEMA + 1;
+        let e = Comparison::from_json(&serde_json::to_string(&c).unwrap()).unwrap_err();
+        assert!(matches!(e, RecordError::FutureVersion { .. }), "{e}");
+        assert!(Comparison::from_json("{").is_err());
+        assert!(Comparison::from_json("{\"schema\":1,\"task\":\"XYZ\",\"results\":[]}").is_err());
+        let ok = Comparison::from_json("{\"schema\":1,\"task\":\"VSR\",\"results\":[]}").unwrap();
+        assert!(ok.human && !ok.chance && ok.published);
+    }
+}
