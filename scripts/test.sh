@@ -25,7 +25,8 @@ if [ -n "$started_llm" ]; then trap 'kill "$llm_pid" 2>/dev/null || true' EXIT; 
 export WMLAB_LLM_URL=http://127.0.0.1:18080/v1
 
 stage "native tests: cargo test"
-cargo test --locked 2>&1
+# The CLI with its networks commands (`wmlab train` / `wmlab eval`, feature `nn`): same burn build as wmlab-nn.
+cargo test --locked --features wmlab-cli/nn 2>&1
 
 stage "wasm32 determinism: the core's golden hashes under Node"
 cargo test --locked -p wmlab-core --target wasm32-unknown-unknown --test determinism 2>&1

@@ -1,12 +1,15 @@
 //! Routing and navigation. Routes live in the URL fragment so the app works on any static host
-//! (GitHub Pages, JATOS, `python3 -m http.server`): `#/`, `#/gallery`, `#/results`, and a share link
-//! `#r=1.<payload>` opens Results with the record it carries.
+//! (GitHub Pages, JATOS, `python3 -m http.server`): `#/`, `#/gallery`, `#/results`, `#/compare`, a share
+//! link `#r=1.<payload>` opens Results with the record it carries, and a comparison link `#c=1.<payload>`
+//! opens the comparison page with the results it carries.
 
 use leptos::prelude::*;
 use wmlab_core::record::ResultRecord;
 use wmlab_core::{share, TaskId};
 
-use crate::pages::{gallery::Gallery, home::Home, llm::Llm, results::Results, study::Study, take::Take};
+use crate::components::history;
+use crate::pages::compare::{Compare, CompareState};
+use crate::pages::{gallery::Gallery, home::Home, llm::Llm, networks::Networks, results::Results, study::Study, take::Take};
 use crate::web;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -20,8 +23,14 @@ pub enum Route {
     Take(String),
     /// Language models: run the text suites against a provider.
     Llm,
+    /// Networks: train and evaluate the WorM models in the tab.
+    Networks,
     /// A share link: the fragment after `#`.
     Share(String),
+    /// Compare results side by side.
+    Compare,
+    /// A comparison link: the fragment after `#`.
+    CompareLink(String),
 }
 
 impl Route {
@@ -29,6 +38,9 @@ impl Route {
         let h = hash.strip_prefix('#').unwrap_or(hash);
         if h.starts_with("r=") {
             return Route::Share(h.to_string());
+        }
+        if h.starts_with("c=") {
+            return Route::CompareLink(h.to_string());
         }
         let path = h.trim_start_matches('/');
         let query = path.split_once('?').map(|(_, q)| q.to_string()).unwrap_or_default();
@@ -38,6 +50,8 @@ impl Route {
             "study" => Route::Study,
             "take" => Route::Take(query),
             "llm" => Route::Llm,
+            "networks" => Route::Networks,
+            "compare" => Route::Compare,
             _ => Route::Home,
         }
     }
@@ -48,6 +62,8 @@ impl Route {
             Route::Results | Route::Share(_) => "results",
             Route::Study | Route::Take(_) => "people",
             Route::Llm => "llm",
+            Route::Networks => "networks",
+            Route::Compare | Route::CompareLink(_) => "compare",
         }
     }
 }
@@ -59,6 +75,11 @@ pub struct AppState {
     /// A plain-words error from the last link or file that could not be opened.
     pub error: RwSignal<Option<String>>,
     pub gallery: GalleryState,
+    /// The comparison page's choices (kept while moving between pages).
+    pub compare: CompareState,
+    /// Bumped whenever the results history changes; the last history storage error.
+    pub history_rev: RwSignal<u32>,
+    pub history_error: RwSignal<Option<String>>,
 }
 
 #[derive(Clone, Copy)]
@@ -76,6 +97,7 @@ impl AppState {
     pub fn open_link(&self, link: &str) {
         match share::decode(link) {
             Ok(r) => {
+                history::add_later(r.clone());
                 self.result.set(Some(r));
                 self.error.set(None);
             }
@@ -85,6 +107,7 @@ impl AppState {
     pub fn open_json(&self, text: &str) {
         match ResultRecord::from_json(text) {
             Ok(r) => {
+                history::add_later(r.clone());
                 self.result.set(Some(r));
                 self.error.set(None);
             }
@@ -104,7 +127,11 @@ pub fn App() -> impl IntoView {
             seed: RwSignal::new(1),
             step: RwSignal::new(0),
         },
+        compare: CompareState::new(),
+        history_rev: RwSignal::new(0),
+        history_error: RwSignal::new(None),
     };
+    history::install(state.history_rev, state.history_error);
     provide_context(state);
 
     let route = RwSignal::new(Route::parse(&web::hash()));
@@ -137,10 +164,12 @@ pub fn App() -> impl IntoView {
                 {link("#/gallery", "gallery", "Gallery")}
                 {link("#/study", "people", "People")}
                 {link("#/llm", "llm", "LLMs")}
+                {link("#/networks", "networks", "Networks")}
                 {link("#/results", "results", "Results")}
+                {link("#/compare", "compare", "Compare")}
             </nav>
         </header>
-        <main id="page" data-route=move || route.with(|r| r.nav())>
+        <main id="page" data-route=move || route.with(|r| r.nav()) data-history=move || state.history_rev.get()>
             {move || match route.get() {
                 Route::Home => view! { <Home/> }.into_any(),
                 Route::Gallery => view! { <Gallery/> }.into_any(),
@@ -148,6 +177,9 @@ pub fn App() -> impl IntoView {
                 Route::Study => view! { <Study/> }.into_any(),
                 Route::Take(query) => view! { <Take query=query/> }.into_any(),
                 Route::Llm => view! { <Llm/> }.into_any(),
+                Route::Networks => view! { <Networks/> }.into_any(),
+                Route::Compare => view! { <Compare link=None/> }.into_any(),
+                Route::CompareLink(l) => view! { <Compare link=Some(l)/> }.into_any(),
             }}
         </main>
         <footer class="foot">

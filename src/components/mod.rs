@@ -7,3 +7,8 @@ pub mod responses;
 pub mod llm_log;
 pub mod llm_plot;
 pub mod llm_store;
+pub mod line_chart;
+pub mod nn_worker;
+pub mod nn_analysis;
+pub mod idb;
+pub mod history;

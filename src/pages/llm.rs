@@ -65,7 +65,8 @@ fn num<T: std::str::FromStr>(s: &str, what: &str) -> Result<T, String> {
     s.trim().parse::<T>().map_err(|_| format!("{what}: \"{}\" is not a valid number.", s.trim()))
 }
 
-fn fmt_ms(ms: f64) -> String {
+/// A duration in words (`42s`, `3m 05s`, `1h 02m`), also used by the Networks page.
+pub(crate) fn fmt_ms(ms: f64) -> String {
     let s = (ms / 1000.0).round() as i64;
     if s >= 3600 {
         format!("{}h {:02}m", s / 3600, s % 3600 / 60)
@@ -515,6 +516,10 @@ pub fn Llm() -> impl IntoView {
                 let _ = notice.try_set(Some(
                     "The browser's storage is full: this run's log could not be saved, so a reload cannot resume it.".into(),
                 ));
+            }
+            if !result.cancelled {
+                // A finished run goes into this browser's results history.
+                crate::components::history::add_later(record_of(&spec, &result.outcomes));
             }
             let _ = outcomes.try_set(result.outcomes);
             let _ = progress.try_set(Some(result.progress));

@@ -4,3 +4,5 @@ pub mod llm;
 pub mod results;
 pub mod study;
 pub mod take;
+pub mod networks;
+pub mod compare;

@@ -1,6 +1,7 @@
 //! Results: open a share link or an exported JSON file and show the record; download it as JSON or
 //! CSV; copy its share link. A link or file that cannot be read shows a plain message and leaves the
-//! result shown before in place.
+//! result shown before in place. Below, this browser's results history (`components::history`): open or
+//! delete saved results; a storage error is reported there and never replaces the result shown.
 
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
@@ -9,6 +10,7 @@ use wmlab_core::record::{ResultRecord, Summary};
 use wmlab_core::share;
 
 use crate::app::AppState;
+use crate::components::history;
 use crate::components::plot::Charts;
 use crate::web;
 
@@ -127,6 +129,77 @@ fn record_view(state: AppState, r: ResultRecord) -> impl IntoView {
     }
 }
 
+/// The saved results of this browser, newest first, with open and delete.
+#[component]
+fn History() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let list = history::use_list();
+    let failure = RwSignal::new(None::<String>);
+    let open = move |id: String| {
+        wasm_bindgen_futures::spawn_local(async move {
+            match history::load(&id).await {
+                Ok(r) => {
+                    let _ = state.result.try_set(Some(r));
+                    let _ = state.error.try_set(None);
+                    let _ = failure.try_set(None);
+                    web::window().scroll_to_with_x_and_y(0.0, 0.0);
+                }
+                Err(e) => {
+                    let _ = failure.try_set(Some(format!("This result could not be read from the history: {e}")));
+                }
+            }
+        });
+    };
+    let delete = move |id: String| {
+        wasm_bindgen_futures::spawn_local(async move {
+            if let Err(e) = history::remove(&id).await {
+                let _ = failure.try_set(Some(format!("This result could not be deleted: {e}")));
+            }
+        });
+    };
+    view! {
+        <section class="history" id="history-section">
+            <h2>"Saved in this browser"</h2>
+            <p class="small">{format!(
+                "Finished participant sessions, LLM runs, evaluated networks and results opened here are kept in this browser                  (the last {} of them; older ones are dropped). Choose several to ", history::CAP)}
+                <a href="#/compare" id="to-compare">"compare them"</a> "."</p>
+            {move || state.history_error.get().map(|e| view! { <p class="error" id="history-error">{e}</p> })}
+            {move || failure.get().map(|e| view! { <p class="error" id="history-failure">{e}</p> })}
+            {move || match list.get() {
+                None => view! { <p class="small">"Reading the history…"</p> }.into_any(),
+                Some(Err(e)) => view! { <p class="error" id="history-read-error">{format!("The history could not be read: {e}")}</p> }.into_any(),
+                Some(Ok(entries)) if entries.is_empty() => view! { <p class="small" id="history-empty">"Nothing saved yet."</p> }.into_any(),
+                Some(Ok(entries)) => {
+                    let n = entries.len();
+                    view! {
+                        <table class="summary" id="history" data-count=n>
+                            <thead><tr><th>"Subject"</th><th>"Kind"</th><th>"Task"</th><th>"Made"</th><th></th></tr></thead>
+                            <tbody>
+                                {entries.into_iter().map(|e| {
+                                    let (a, b) = (e.id.clone(), e.id.clone());
+                                    view! {
+                                        <tr class="history-row" data-id=e.id.clone() data-kind=e.kind.clone()>
+                                            <td>{e.label.clone()}</td>
+                                            <td>{e.kind.clone()}</td>
+                                            <td>{e.task.clone()}</td>
+                                            <td class="small">{e.created.clone().unwrap_or_else(|| "—".into())}</td>
+                                            <td>
+                                                <button class="history-open" on:click=move |_| open(a.clone())>"Open"</button>
+                                                " "
+                                                <button class="history-delete" on:click=move |_| delete(b.clone())>"Delete"</button>
+                                            </td>
+                                        </tr>
+                                    }
+                                }).collect_view()}
+                            </tbody>
+                        </table>
+                    }.into_any()
+                }
+            }}
+        </section>
+    }
+}
+
 #[component]
 pub fn Results() -> impl IntoView {
     let state = expect_context::<AppState>();
@@ -197,6 +270,7 @@ pub fn Results() -> impl IntoView {
                     </div>
                 }.into_any(),
             }}
+            <History/>
         </section>
     }
 }

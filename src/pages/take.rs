@@ -555,6 +555,8 @@ impl Ctl {
     fn done(&mut self) {
         self.run = None;
         let r = self.record();
+        // Into this browser's results history (the same result again is not added twice).
+        crate::components::history::add_later(r.clone());
         let first = self.ui.record.get_untracked().is_none();
         self.ui.timing.set(self.session.timing());
         self.ui.record.set(Some(r));

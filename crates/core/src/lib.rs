@@ -16,6 +16,7 @@ pub mod compare;
 pub mod display;
 pub mod hash;
 pub mod llm;
+pub mod nn_messages;
 pub mod people;
 pub mod raster;
 pub mod record;

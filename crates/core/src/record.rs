@@ -374,6 +374,16 @@ mod tests {
     }
 
     #[test]
+    fn analyses_travel_in_json_and_are_dropped_from_summaries() {
+        let mut r = sample();
+        assert!(!r.to_json().unwrap().contains("analyses"));
+        r.analyses = Some(serde_json::json!({ "k": 3 }));
+        let back: ResultRecord = serde_json::from_str(&r.to_json().unwrap()).unwrap();
+        assert_eq!(back.analyses, Some(serde_json::json!({ "k": 3 })));
+        assert_eq!(r.summary_only().analyses, None);
+    }
+
+    #[test]
     fn json_round_trip() {
         let r = sample();
         let back = ResultRecord::from_json(&r.to_json().unwrap()).unwrap();

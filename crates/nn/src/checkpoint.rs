@@ -18,6 +18,8 @@ use crate::model::WormModel;
 use crate::train::{TrainConfig, TrainState};
 
 const MAGIC: &[u8; 8] = b"WMLABNN1";
+/// The one-file copy of a checkpoint directory (what the app loads and downloads).
+pub const BUNDLE_FILE: &str = "checkpoint.wmlabnn";
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Checkpoint {
@@ -59,7 +61,7 @@ impl Checkpoint {
         let mut values = Vec::with_capacity(collect.0.len());
         for (id, shape, t) in collect.0 {
             let data = t.into_data_async().await.map_err(|e| format!("{e:?}"))?;
-            values.push((id, TensorData::new(data.to_vec::<f32>().map_err(|e| format!("{e:?}"))?, shape)));
+            values.push((id, TensorData::new(data.try_to_vec::<f32>().map_err(|e| format!("{e:?}"))?, shape)));
         }
         let cpu = Device::flex();
         let mut fill = Fill { values: values.into_iter(), device: cpu.clone(), missing: false };
@@ -144,6 +146,10 @@ impl Checkpoint {
             None if opt.exists() => std::fs::remove_file(&opt)?,
             None => {}
         }
+        // The same checkpoint as one file, for the app's "Load a checkpoint file".
+        let tmp = dir.join("checkpoint.wmlabnn.tmp");
+        std::fs::write(&tmp, self.to_bundle())?;
+        std::fs::rename(tmp, dir.join(BUNDLE_FILE))?;
         // Write the weights last, via a temporary name, so a crash never leaves a torn checkpoint.
         let tmp = dir.join("weights.bpk.tmp");
         std::fs::write(&tmp, &self.weights)?;

@@ -200,8 +200,11 @@ fn checkpoint_roundtrip_identical_outputs() {
         let dir = std::env::temp_dir().join(format!("wmlab-nn-test-{}-{}", std::process::id(), arch.as_str()));
         ck.save_dir(&dir).unwrap();
         let from_dir = Checkpoint::load_path(&dir).unwrap();
+        // The directory also holds the one-file bundle the app loads.
+        let from_file = Checkpoint::load_path(&dir.join(wmlab_nn::checkpoint::BUNDLE_FILE)).unwrap();
         std::fs::remove_dir_all(&dir).ok();
         assert_eq!(from_dir, ck);
+        assert_eq!(from_file, ck);
 
         device.seed(999); // a different init, overwritten by the load
         let loaded = from_dir.model(&device).unwrap();

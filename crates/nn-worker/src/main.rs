@@ -1,0 +1,29 @@
+//! The networks Web Worker: trains and evaluates the WorM models off the page's thread, on WebGPU
+//! (burn-wgpu) when the browser offers it and on burn's pure-Rust `flex` CPU backend otherwise.
+//!
+//! The page (`src/components/nn_worker.rs`) and this worker exchange plain messages
+//! `{ json: "<Cmd or Event as JSON>", bytes?: Uint8Array }`; `bytes` carries checkpoint bundles
+//! (`wmlab_nn::Checkpoint::to_bundle`). The worker holds no storage of its own: every checkpoint goes to
+//! the page, which keeps it in IndexedDB, so a reload (or a crash of the worker) loses at most the steps
+//! since the last checkpoint. The messages are `wmlab_core::nn_messages`.
+//!
+//! Between training steps the loop yields to the worker's event loop (`setTimeout(0)`), so pause, stop and
+//! evaluation requests are seen within one step.
+
+#[cfg(target_arch = "wasm32")]
+mod analyse;
+#[cfg(target_arch = "wasm32")]
+pub(crate) use wmlab_core::nn_messages as protocol;
+#[cfg(target_arch = "wasm32")]
+mod worker;
+
+#[cfg(target_arch = "wasm32")]
+fn main() {
+    console_error_panic_hook::set_once();
+    worker::start();
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() {
+    eprintln!("wmlab-nn-worker runs in the browser (Trunk builds it for wasm32); use `wmlab train` natively.");
+}

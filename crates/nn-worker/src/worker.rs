@@ -1,0 +1,322 @@
+//! The worker's loop: commands arrive on a channel fed by `onmessage`; training advances one step at a
+//! time and yields to the event loop between steps.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use burn::prelude::Device;
+use futures::StreamExt;
+use futures::channel::mpsc;
+use js_sys::{Object, Reflect, Uint8Array};
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+use wmlab_nn::{Checkpoint, TrainConfig, Trainer};
+
+use crate::protocol::{Cmd, Event};
+
+/// A command with its optional checkpoint bytes.
+struct Msg {
+    cmd: Result<Cmd, String>,
+    bytes: Option<Vec<u8>>,
+}
+
+fn scope() -> DedicatedWorkerGlobalScope {
+    js_sys::global().unchecked_into()
+}
+
+pub(crate) fn post(ev: &Event, bytes: Option<&[u8]>) {
+    let obj = Object::new();
+    let json = serde_json::to_string(ev).unwrap_or_else(|e| format!("{{\"ev\":\"error\",\"message\":\"{e}\",\"fatal\":true}}"));
+    let _ = Reflect::set(&obj, &"json".into(), &json.into());
+    if let Some(b) = bytes {
+        let arr = Uint8Array::from(b);
+        let _ = Reflect::set(&obj, &"bytes".into(), &arr);
+        let transfer = js_sys::Array::of1(&arr.buffer());
+        let _ = scope().post_message_with_transfer(&obj, &transfer);
+    } else {
+        let _ = scope().post_message(&obj);
+    }
+}
+
+pub(crate) fn error(message: impl Into<String>, fatal: bool) {
+    post(&Event::Error { message: message.into(), fatal }, None);
+}
+
+fn now_ms() -> f64 {
+    scope().performance().map(|p| p.now()).unwrap_or(0.0)
+}
+
+/// Let the worker's event loop run (deliver messages) before the next step.
+async fn yield_now() {
+    let p = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = scope().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(p).await;
+}
+
+fn parse(data: &JsValue) -> Msg {
+    let json = Reflect::get(data, &"json".into()).ok().and_then(|v| v.as_string());
+    let bytes = Reflect::get(data, &"bytes".into())
+        .ok()
+        .filter(|v| v.is_instance_of::<Uint8Array>())
+        .map(|v| v.unchecked_into::<Uint8Array>().to_vec());
+    let cmd = match json {
+        Some(j) => serde_json::from_str::<Cmd>(&j).map_err(|e| format!("unknown command {j}: {e}")),
+        None => Err("a message without a `json` field".to_string()),
+    };
+    Msg { cmd, bytes }
+}
+
+pub fn start() {
+    let (tx, rx) = mpsc::unbounded::<Msg>();
+    let tx = Rc::new(RefCell::new(tx));
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+        let _ = tx.borrow_mut().unbounded_send(parse(&e.data()));
+    });
+    scope().set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    on_message.forget();
+    wasm_bindgen_futures::spawn_local(run(rx));
+    post(&Event::Loaded, None);
+}
+
+async fn init_device(backend: &str) -> Result<(Device, String), String> {
+    let want_gpu = backend != "cpu";
+    if want_gpu {
+        match Device::wgpu_options().init_async().await {
+            Ok(d) => return Ok((d, "webgpu".into())),
+            Err(e) if backend == "webgpu" => return Err(format!("WebGPU is not available in this browser: {e:?}")),
+            Err(_) => {}
+        }
+    }
+    Ok((Device::flex(), "cpu".into()))
+}
+
+struct State {
+    device: Option<(Device, String)>,
+    trainer: Option<Trainer>,
+    running: bool,
+    /// Steps between `latest` checkpoints sent to the page.
+    checkpoint_every: usize,
+}
+
+impl State {
+    async fn send_checkpoint(&self, kind: &str) {
+        let Some(t) = &self.trainer else { return };
+        let ck = if kind == "best" { t.best.clone().ok_or_else(|| "no best model yet".to_string()) } else { t.checkpoint_async().await };
+        match ck {
+            Ok(ck) => post(&Event::Checkpoint { kind: kind.into(), step: ck.state.step }, Some(&ck.to_bundle())),
+            Err(e) => error(format!("could not save a checkpoint: {e}"), false),
+        }
+    }
+
+    /// Answer with a config and its parameter count (the model is built once on the CPU to count).
+    fn send_config(&self, c: TrainConfig) {
+        let params = wmlab_nn::model::param_count(&c.model, &Device::flex());
+        match serde_json::to_value(&c) {
+            Ok(config) => post(&Event::Config { config, params }, None),
+            Err(e) => error(e.to_string(), false),
+        }
+    }
+
+    fn device(&self) -> Result<Device, String> {
+        self.device.as_ref().map(|d| d.0.clone()).ok_or_else(|| "the backend is not initialised".to_string())
+    }
+
+    async fn handle(&mut self, msg: Msg) {
+        let cmd = match msg.cmd {
+            Ok(c) => c,
+            Err(e) => return error(e, false),
+        };
+        match cmd {
+            Cmd::Init { backend } => match init_device(&backend).await {
+                Ok((d, name)) => {
+                    let device = format!("{d:?}");
+                    self.device = Some((d, name.clone()));
+                    post(&Event::Ready { backend: name, device }, None);
+                }
+                Err(e) => error(e, true),
+            },
+            Cmd::Preset { name, arch, capacity } => {
+                let Some(a) = wmlab_nn::Arch::parse(&arch) else { return error(format!("unknown architecture {arch}"), false) };
+                match TrainConfig::preset(&name, a, capacity) {
+                    Some(c) => self.send_config(c),
+                    None => error(format!("unknown preset {name}"), false),
+                }
+            }
+            Cmd::Check { config } => match serde_json::from_value::<TrainConfig>(config) {
+                Ok(c) => match c.model.validate() {
+                    Ok(()) => self.send_config(c),
+                    Err(e) => error(e, false),
+                },
+                Err(e) => error(format!("the training settings are not valid: {e}"), false),
+            },
+            Cmd::Start { config } => {
+                let config: TrainConfig = match serde_json::from_value(config) {
+                    Ok(c) => c,
+                    Err(e) => return error(format!("the training settings are not valid: {e}"), true),
+                };
+                if let Err(e) = config.model.validate() {
+                    return error(e, true);
+                }
+                let Ok(device) = self.device() else { return error("the backend is not initialised", true) };
+                self.checkpoint_every = config.val_every.max(1);
+                self.trainer = Some(Trainer::new(config, device.autodiff()));
+                self.running = true;
+            }
+            Cmd::Resume { run } => {
+                let Some(bytes) = msg.bytes else { return error("no checkpoint to resume from", true) };
+                let ck = match Checkpoint::from_bundle(&bytes) {
+                    // Adam's state is left out on resume in the browser: burn restores it on its
+                    // default device (WebGPU when present) and moving it to the training device needs a
+                    // blocking readback, which the browser forbids. The run continues with fresh
+                    // moments (weights, schedule and step count are kept); `wmlab train --resume`
+                    // restores Adam's state exactly.
+                    Ok(c) => c.with_optimizer(None),
+                    Err(e) => return error(format!("the checkpoint could not be read: {e}"), true),
+                };
+                let Ok(device) = self.device() else { return error("the backend is not initialised", true) };
+                match Trainer::resume(&ck, device.autodiff()) {
+                    Ok(t) => {
+                        self.checkpoint_every = t.config.val_every.max(1);
+                        self.trainer = Some(t);
+                        self.running = run && !self.trainer.as_ref().is_some_and(|t| t.done());
+                        if !self.running {
+                            let step = self.trainer.as_ref().map(|t| t.state.step).unwrap_or(0);
+                            post(&Event::Paused { step }, None);
+                        }
+                    }
+                    Err(e) => error(format!("the checkpoint does not fit its model: {e}"), true),
+                }
+            }
+            Cmd::Pause => {
+                self.running = false;
+                self.send_checkpoint("latest").await;
+                let step = self.trainer.as_ref().map(|t| t.state.step).unwrap_or(0);
+                post(&Event::Paused { step }, None);
+            }
+            Cmd::Continue => {
+                if self.trainer.as_ref().is_some_and(|t| !t.done()) {
+                    self.running = true;
+                }
+            }
+            Cmd::Stop => {
+                self.running = false;
+                self.send_checkpoint("latest").await;
+                let step = self.trainer.as_ref().map(|t| t.state.step).unwrap_or(0);
+                post(&Event::Stopped { step }, None);
+            }
+            Cmd::Evaluate { n } => self.evaluate(n, msg.bytes).await,
+            Cmd::Analyse { n } => self.analyse(n, msg.bytes).await,
+        }
+    }
+
+    async fn evaluate(&mut self, n: usize, bytes: Option<Vec<u8>>) {
+        let Ok(device) = self.device() else { return error("the backend is not initialised", false) };
+        let (model, train) = match bytes {
+            Some(b) => match Checkpoint::from_bundle(&b).and_then(|ck| Ok((ck.model(&device)?, ck))) {
+                Ok((m, ck)) => (m, ck.train.with_steps(ck.state.step)),
+                Err(e) => return error(format!("the checkpoint could not be read: {e}"), false),
+            },
+            None => match &self.trainer {
+                Some(t) => (t.model().clone(), t.config.clone().with_steps(t.state.step)),
+                None => return error("nothing to evaluate: train a model or load a checkpoint first", false),
+            },
+        };
+        let backend = self.device.as_ref().map(|d| d.1.clone()).unwrap_or_default();
+        let mut progress = |done: usize, total: usize| {
+            post(&Event::EvalProgress { done, total }, None);
+            true
+        };
+        let chunk = 8;
+        match wmlab_nn::eval::evaluate_record(&model, &train, &backend, n.max(1), chunk, &device, &mut progress).await {
+            Ok(Some(record)) => match serde_json::to_value(&record) {
+                Ok(v) => post(&Event::Record { record: v }, None),
+                Err(e) => error(format!("the evaluation could not be saved: {e}"), false),
+            },
+            Ok(None) => error("evaluation cancelled", false),
+            Err(e) => error(format!("evaluation failed: {e}"), false),
+        }
+    }
+
+    /// The neural analyses of the checkpoint in `bytes` (or the current model): `crate::analyse`.
+    async fn analyse(&mut self, n: usize, bytes: Option<Vec<u8>>) {
+        let Ok(device) = self.device() else { return error("the backend is not initialised", false) };
+        let (model, train) = match bytes {
+            Some(b) => match Checkpoint::from_bundle(&b).and_then(|ck| Ok((ck.model(&device)?, ck))) {
+                Ok((m, ck)) => (m, ck.train.with_steps(ck.state.step)),
+                Err(e) => return error(format!("the checkpoint could not be read: {e}"), false),
+            },
+            None => match &self.trainer {
+                Some(t) => (t.model().clone(), t.config.clone().with_steps(t.state.step)),
+                None => return error("nothing to analyse: train a model or load a checkpoint first", false),
+            },
+        };
+        crate::analyse::analyse(&model, &train, n, &device).await;
+    }
+
+    /// One training step (and a validation check when due).
+    async fn step(&mut self) {
+        let Some(t) = self.trainer.as_mut() else {
+            self.running = false;
+            return;
+        };
+        let t0 = now_ms();
+        match t.train_step().await {
+            Ok(loss) => {
+                let (step, steps) = (t.state.step, t.config.steps);
+                post(&Event::Step { step, steps, loss, ms: now_ms() - t0 }, None);
+            }
+            Err(e) => {
+                self.running = false;
+                return error(format!("{e}"), true);
+            }
+        }
+        let t = self.trainer.as_mut().expect("trainer");
+        if t.check_due() {
+            match t.validate().await {
+                Ok(report) => {
+                    let best = report.best;
+                    post(&Event::Val { report: serde_json::to_value(&report).unwrap_or_default() }, None);
+                    if best {
+                        self.send_checkpoint("best").await;
+                    }
+                }
+                Err(e) => {
+                    self.running = false;
+                    return error(format!("{e}"), true);
+                }
+            }
+        }
+        let t = self.trainer.as_ref().expect("trainer");
+        let step = t.state.step;
+        if t.done() {
+            self.running = false;
+            self.send_checkpoint("latest").await;
+            post(&Event::Done { step }, None);
+        } else if step % self.checkpoint_every == 0 {
+            self.send_checkpoint("latest").await;
+        }
+    }
+}
+
+async fn run(mut rx: mpsc::UnboundedReceiver<Msg>) {
+    let mut st = State { device: None, trainer: None, running: false, checkpoint_every: 50 };
+    loop {
+        if st.running {
+            // Handle whatever arrived during the last step, then step.
+            while let Ok(msg) = rx.try_recv() {
+                st.handle(msg).await;
+            }
+            if st.running {
+                st.step().await;
+            }
+            yield_now().await;
+        } else {
+            match rx.next().await {
+                Some(msg) => st.handle(msg).await,
+                None => return,
+            }
+        }
+    }
+}

@@ -1,0 +1,108 @@
+//! A small key-value store in IndexedDB (one database `wmlab`, one object store `kv`) for what is too big
+//! for localStorage: network checkpoints and the results history. Values are bytes or text; keys can be
+//! listed by prefix ([`keys`], [`text_entries`]).
+
+use js_sys::{Reflect, Uint8Array};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+#[wasm_bindgen(inline_js = r#"
+const DB = 'wmlab', STORE = 'kv';
+function open() {
+  return new Promise((res, rej) => {
+    const r = indexedDB.open(DB, 1);
+    r.onupgradeneeded = () => r.result.createObjectStore(STORE);
+    r.onsuccess = () => res(r.result);
+    r.onerror = () => rej(r.error);
+  });
+}
+function run(mode, f) {
+  return open().then(db => new Promise((res, rej) => {
+    const tx = db.transaction(STORE, mode);
+    let out = null;
+    const req = f(tx.objectStore(STORE));
+    req.onsuccess = () => { out = req.result === undefined ? null : req.result; };
+    tx.oncomplete = () => { db.close(); res(out); };
+    tx.onerror = () => { db.close(); rej(tx.error); };
+    tx.onabort = () => { db.close(); rej(tx.error || new Error('aborted')); };
+  }));
+}
+export function idb_put(key, value) { return run('readwrite', s => s.put(value, key)); }
+export function idb_get(key) { return run('readonly', s => s.get(key)); }
+export function idb_delete(key) { return run('readwrite', s => s.delete(key)); }
+function range(prefix) { return IDBKeyRange.bound(prefix, prefix + '\uffff'); }
+export function idb_keys(prefix) { return run('readonly', s => s.getAllKeys(range(prefix))); }
+export function idb_entries(prefix) {
+  return open().then(db => new Promise((res, rej) => {
+    const tx = db.transaction(STORE, 'readonly');
+    const out = [];
+    const req = tx.objectStore(STORE).openCursor(range(prefix));
+    req.onsuccess = () => { const c = req.result; if (c) { out.push([String(c.key), c.value]); c.continue(); } };
+    tx.oncomplete = () => { db.close(); res(out); };
+    tx.onerror = () => { db.close(); rej(tx.error); };
+    tx.onabort = () => { db.close(); rej(tx.error || new Error('aborted')); };
+  }));
+}
+"#)]
+extern "C" {
+    #[wasm_bindgen(catch)]
+    async fn idb_put(key: &str, value: JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch)]
+    async fn idb_get(key: &str) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch)]
+    async fn idb_delete(key: &str) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch)]
+    async fn idb_keys(prefix: &str) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch)]
+    async fn idb_entries(prefix: &str) -> Result<JsValue, JsValue>;
+}
+
+pub fn js_err(e: JsValue) -> String {
+    e.as_string()
+        .or_else(|| Reflect::get(&e, &"message".into()).ok().and_then(|m| m.as_string()))
+        .unwrap_or_else(|| format!("{e:?}"))
+}
+
+/// Store bytes under a key.
+pub async fn store_bytes(key: &str, bytes: &[u8]) -> Result<(), String> {
+    idb_put(key, Uint8Array::from(bytes).into()).await.map(|_| ()).map_err(js_err)
+}
+
+/// Store text under a key.
+pub async fn store_text(key: &str, text: &str) -> Result<(), String> {
+    idb_put(key, JsValue::from_str(text)).await.map(|_| ()).map_err(js_err)
+}
+
+pub async fn load_bytes(key: &str) -> Result<Option<Vec<u8>>, String> {
+    let v = idb_get(key).await.map_err(js_err)?;
+    Ok(v.dyn_into::<Uint8Array>().ok().map(|a| a.to_vec()))
+}
+
+pub async fn load_text(key: &str) -> Result<Option<String>, String> {
+    Ok(idb_get(key).await.map_err(js_err)?.as_string())
+}
+
+pub async fn delete(key: &str) -> Result<(), String> {
+    idb_delete(key).await.map(|_| ()).map_err(js_err)
+}
+
+
+/// The keys that start with `prefix`, in key order.
+#[allow(dead_code)]
+pub async fn keys(prefix: &str) -> Result<Vec<String>, String> {
+    let v = idb_keys(prefix).await.map_err(js_err)?;
+    Ok(js_sys::Array::from(&v).iter().filter_map(|k| k.as_string()).collect())
+}
+
+/// The (key, text) pairs whose key starts with `prefix`, in key order (values that are not text are
+/// left out), read in one transaction.
+pub async fn text_entries(prefix: &str) -> Result<Vec<(String, String)>, String> {
+    let v = idb_entries(prefix).await.map_err(js_err)?;
+    Ok(js_sys::Array::from(&v)
+        .iter()
+        .filter_map(|pair| {
+            let pair = js_sys::Array::from(&pair);
+            Some((pair.get(0).as_string()?, pair.get(1).as_string()?))
+        })
+        .collect())
+}

@@ -1,0 +1,110 @@
+//! The page's side of the networks worker (`crates/nn-worker`): start it, send commands, receive events.
+//! Checkpoints are kept across reloads in IndexedDB (`components::idb`; the paper's models are megabytes,
+//! beyond what localStorage holds).
+//!
+//! Messages are `{ json, bytes? }` objects; the JSON is `wmlab_core::nn_messages::{Cmd, Event}`, the
+//! one definition the worker uses too.
+//! The page reads a checkpoint bundle's header itself (magic, length, JSON) to show what a file or a
+//! stored run holds without loading burn into the page's own wasm.
+
+use js_sys::{Object, Reflect, Uint8Array};
+
+pub use super::idb::{delete, load_bytes, load_text, store_bytes, store_text};
+use super::idb::js_err;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{MessageEvent, Worker};
+
+/// The worker script Trunk writes for `data-type="worker" data-loader-shim` (index.html).
+pub const WORKER_URL: &str = "./wmlab-nn-worker_loader.js";
+
+pub use wmlab_core::nn_messages::{Cmd, Event};
+
+/// A running worker.
+#[derive(Clone)]
+pub struct NnWorker {
+    worker: Worker,
+}
+
+impl NnWorker {
+    /// Start the worker; `on_event` gets every event (with checkpoint bytes where the event has them).
+    pub fn spawn(on_event: impl Fn(Event, Option<Vec<u8>>) + 'static) -> Result<NnWorker, String> {
+        let worker = Worker::new(WORKER_URL).map_err(|e| format!("the networks worker could not start: {}", js_err(e)))?;
+        let handler = Closure::<dyn Fn(MessageEvent)>::new(move |e: MessageEvent| {
+            let data = e.data();
+            let json = Reflect::get(&data, &"json".into()).ok().and_then(|v| v.as_string()).unwrap_or_default();
+            let bytes = Reflect::get(&data, &"bytes".into())
+                .ok()
+                .filter(|v| v.is_instance_of::<Uint8Array>())
+                .map(|v| v.unchecked_into::<Uint8Array>().to_vec());
+            match serde_json::from_str::<Event>(&json) {
+                Ok(ev) => on_event(ev, bytes),
+                Err(e) => on_event(Event::Error { message: format!("unreadable message from the worker: {e}"), fatal: false }, None),
+            }
+        });
+        worker.set_onmessage(Some(handler.as_ref().unchecked_ref()));
+        handler.forget();
+        Ok(NnWorker { worker })
+    }
+
+    /// Also report a worker that fails to load (missing file, wasm that will not compile).
+    pub fn on_error(&self, f: impl Fn(String) + 'static) {
+        let h = Closure::<dyn Fn(web_sys::ErrorEvent)>::new(move |e: web_sys::ErrorEvent| {
+            let m = e.message();
+            f(if m.is_empty() { "the networks worker failed to load".to_string() } else { m })
+        });
+        self.worker.set_onerror(Some(h.as_ref().unchecked_ref()));
+        h.forget();
+    }
+
+    pub fn send(&self, cmd: &Cmd, bytes: Option<&[u8]>) {
+        let obj = Object::new();
+        let json = serde_json::to_string(cmd).unwrap_or_default();
+        let _ = Reflect::set(&obj, &"json".into(), &json.into());
+        if let Some(b) = bytes {
+            let _ = Reflect::set(&obj, &"bytes".into(), &Uint8Array::from(b));
+        }
+        let _ = self.worker.post_message(&obj);
+    }
+
+    pub fn terminate(&self) {
+        self.worker.terminate();
+    }
+}
+
+/// What a checkpoint bundle holds, read from its header: `WMLABNN1`, a little-endian u32 length, JSON
+/// `{format, train, state}`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BundleInfo {
+    pub train: serde_json::Value,
+    pub state: serde_json::Value,
+}
+
+impl BundleInfo {
+    pub fn read(bytes: &[u8]) -> Result<BundleInfo, String> {
+        if bytes.len() < 12 || &bytes[..8] != b"WMLABNN1" {
+            return Err("this file is not a WM Lab network checkpoint (it should start with WMLABNN1; download one from this page or write one with `wmlab train`)".into());
+        }
+        let n = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize;
+        let json = bytes.get(12..12 + n).ok_or("the checkpoint file is truncated")?;
+        let v: serde_json::Value = serde_json::from_slice(json).map_err(|e| format!("the checkpoint's header is damaged: {e}"))?;
+        Ok(BundleInfo { train: v["train"].clone(), state: v["state"].clone() })
+    }
+    pub fn step(&self) -> usize {
+        self.state["step"].as_u64().unwrap_or(0) as usize
+    }
+    pub fn steps(&self) -> usize {
+        self.train["steps"].as_u64().unwrap_or(0) as usize
+    }
+    pub fn label(&self) -> String {
+        let m = &self.train["model"];
+        format!(
+            "{}-{} ({} preset), step {} of {}",
+            m["arch"].as_str().unwrap_or("?").to_uppercase(),
+            m["capacity"].as_u64().unwrap_or(0),
+            self.train["preset"].as_str().unwrap_or("custom"),
+            self.step(),
+            self.steps()
+        )
+    }
+}

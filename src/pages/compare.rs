@@ -1,0 +1,723 @@
+//! Compare: people, LLMs and networks side by side on one task. Results come from this browser's
+//! history, from JSON files or from pasted share links (`#r=1.…`, or a whole comparison `#c=1.…`). The
+//! core (`wmlab_core::compare`) puts every result on the paper's axes with the same code, adds the
+//! published human (and LLM N-back) numbers and the chance model, and scores each subject with Table A3's
+//! A and B; this page only collects the choices and draws. A comparison link carries the task and the
+//! chosen results (trimmed to that task), so it opens the same comparison anywhere.
+//!
+//! Bad input (a damaged link or file, a result without rows of any task the page can draw) gives a
+//! plain message and leaves what was already chosen in place.
+
+use leptos::html::Canvas;
+use leptos::prelude::*;
+use plotters::prelude::*;
+use plotters_canvas::CanvasBackend;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use wmlab_core::analysis::ScoreRow;
+use wmlab_core::compare::{self as cmp, common_task, content_id, Compared, Comparison, Extras, Panel, Who};
+use wmlab_core::people::StudyTask;
+use wmlab_core::record::ResultRecord;
+use wmlab_core::share;
+
+use crate::app::AppState;
+use crate::components::history;
+use crate::components::plot::COLOURS;
+use crate::web;
+
+/// One chosen result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Chosen {
+    /// Content id (the history's id for the same result).
+    pub id: String,
+    /// Where it came from: `history`, a file name, `link`.
+    pub source: String,
+    pub item: Compared,
+}
+
+/// The page's choices, kept in the app state so they survive a visit to another page.
+#[derive(Clone, Copy)]
+pub struct CompareState {
+    pub chosen: RwSignal<Vec<Chosen>>,
+    pub task: RwSignal<Option<StudyTask>>,
+    pub human: RwSignal<bool>,
+    pub chance: RwSignal<bool>,
+    pub published: RwSignal<bool>,
+}
+
+impl CompareState {
+    pub fn new() -> Self {
+        CompareState {
+            chosen: RwSignal::new(Vec::new()),
+            task: RwSignal::new(None),
+            human: RwSignal::new(true),
+            chance: RwSignal::new(false),
+            published: RwSignal::new(true),
+        }
+    }
+    fn items(&self) -> Vec<Compared> {
+        self.chosen.with(|c| c.iter().map(|x| x.item.clone()).collect())
+    }
+    /// Keep the task if some chosen result has it, else the one most of them share.
+    fn fix_task(&self) {
+        let items = self.items();
+        let ok = self.task.get_untracked().is_some_and(|t| items.iter().any(|c| c.tasks().contains(&t)));
+        if !ok {
+            self.task.set(common_task(&items));
+        }
+    }
+}
+
+impl Default for CompareState {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn subject_colour(i: usize) -> RGBColor {
+    COLOURS[i % COLOURS.len()]
+}
+
+fn who_colour(who: &Who, published_index: usize) -> RGBColor {
+    match who {
+        Who::Subject(i) => subject_colour(*i),
+        Who::Human => RGBColor(0x22, 0x22, 0x22),
+        Who::Chance => RGBColor(0x99, 0x99, 0x99),
+        Who::Published(_) => [RGBColor(0x7f, 0x7f, 0x00), RGBColor(0x55, 0x55, 0x55)][published_index % 2],
+    }
+}
+
+fn hex(c: RGBColor) -> String {
+    format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
+}
+
+fn who_name(who: &Who, names: &[String]) -> String {
+    match who {
+        Who::Subject(i) => names.get(*i).cloned().unwrap_or_else(|| format!("result {}", i + 1)),
+        Who::Human => "people (WorM)".into(),
+        Who::Chance => "chance model".into(),
+        Who::Published(m) => format!("{m} (published)"),
+    }
+}
+
+/// Marker shapes, one per curve label of a panel (filled for the chosen results, hollow for references).
+const MARKS: [&str; 8] = ["●", "▲", "■", "✕", "◆", "▼", "+", "⬟"];
+/// Canvas size: the plot, then the legend to its right.
+const PLOT_W: u32 = 560;
+const CANVAS_W: u32 = 780;
+const CANVAS_H: u32 = 360;
+
+fn draw(canvas: web_sys::HtmlCanvasElement, panel: &Panel, names: &[String]) -> Result<usize, String> {
+    let backend = CanvasBackend::with_canvas_object(canvas).ok_or("no canvas")?;
+    let root = backend.into_drawing_area();
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    // The plot on the left, the legend on the right (so it never hides a point).
+    let (area, legend) = root.split_horizontally(PLOT_W);
+    let pts = panel.series.iter().flat_map(|s| s.curves.iter().flat_map(|c| c.points.iter().copied()));
+    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, 0.0f64, 1.0f64);
+    for (x, y) in pts {
+        x0 = x0.min(x);
+        x1 = x1.max(x);
+        y0 = y0.min(y);
+        y1 = y1.max(y);
+    }
+    if x0 > x1 {
+        (x0, x1) = (0.0, 1.0);
+    }
+    if (x1 - x0).abs() < 1e-9 {
+        x0 -= 1.0;
+        x1 += 1.0;
+    }
+    let pad = (x1 - x0) * 0.08;
+    let ypad = (y1 - y0) * 0.04;
+    // Every x of these panels is a whole number (positions, sizes, counts, N): label whole numbers only.
+    let x_labels = ((x1 - x0).round() as usize + 1).clamp(2, 12);
+    let mut chart = ChartBuilder::on(&area)
+        .caption(&panel.name, ("sans-serif", 16))
+        .margin(8)
+        .x_label_area_size(36)
+        .y_label_area_size(44)
+        .build_cartesian_2d((x0 - pad)..(x1 + pad), (y0 - ypad)..(y1 + ypad * 2.0))
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .x_desc(panel.x_name.replace('_', " "))
+        .y_desc(panel.y_name.as_str())
+        .x_labels(x_labels)
+        .x_label_formatter(&|v| if (v - v.round()).abs() < 1e-6 { format!("{}", v.round() as i64) } else { String::new() })
+        .light_line_style(WHITE.mix(0.0))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    let mut drawn = 0;
+    let mut published = 0;
+    let mut entries: Vec<(String, RGBColor, u32, bool)> = Vec::new();
+    for s in &panel.series {
+        let colour = who_colour(&s.who, published);
+        if matches!(s.who, Who::Published(_)) {
+            published += 1;
+        }
+        let reference = !matches!(s.who, Who::Subject(_));
+        let width = if reference { 1 } else { 2 };
+        let style = colour.stroke_width(width);
+        let name = who_name(&s.who, names);
+        let mut labelled = false;
+        for c in &s.curves {
+            if c.points.is_empty() {
+                continue;
+            }
+            let pts = c.points.clone();
+            if s.who == Who::Chance {
+                chart.draw_series(DashedLineSeries::new(pts.iter().copied(), 6, 4, style)).map_err(|e| e.to_string())?;
+            } else {
+                chart.draw_series(LineSeries::new(pts.iter().copied(), style)).map_err(|e| e.to_string())?;
+            }
+            if !labelled {
+                entries.push((name.clone(), colour, width, s.who == Who::Chance));
+                labelled = true;
+            }
+            let k = panel.labels.iter().position(|l| *l == c.label).unwrap_or(0) % MARKS.len();
+            let fill = if reference { colour.stroke_width(1) } else { colour.filled() };
+            let line = colour.stroke_width(if reference { 1 } else { 2 });
+            // Outline points of the polygon shapes (pixels around the point).
+            let shape = |pts: &[(i32, i32)]| -> Vec<(i32, i32)> { pts.iter().copied().chain(pts.first().copied()).collect() };
+            let poly = move |x: f64, y: f64, pts: Vec<(i32, i32)>| {
+                if reference {
+                    (EmptyElement::at((x, y)) + PathElement::new(shape(&pts), line)).into_dyn()
+                } else {
+                    (EmptyElement::at((x, y)) + Polygon::new(pts, fill)).into_dyn()
+                }
+            };
+            chart
+                .draw_series(pts.iter().map(|&(x, y)| match k {
+                    0 => Circle::new((x, y), 4, fill).into_dyn(),
+                    1 => poly(x, y, vec![(0, -5), (5, 4), (-5, 4)]),
+                    2 => poly(x, y, vec![(-4, -4), (4, -4), (4, 4), (-4, 4)]),
+                    3 => Cross::new((x, y), 4, line).into_dyn(),
+                    4 => poly(x, y, vec![(0, -5), (5, 0), (0, 5), (-5, 0)]),
+                    5 => poly(x, y, vec![(-5, -4), (5, -4), (0, 5)]),
+                    6 => (EmptyElement::at((x, y)) + PathElement::new(vec![(-5, 0), (5, 0)], line) + PathElement::new(vec![(0, -5), (0, 5)], line)).into_dyn(),
+                    _ => poly(x, y, vec![(0, -5), (5, -1), (3, 5), (-3, 5), (-5, -1)]),
+                }))
+                .map_err(|e| e.to_string())?;
+        }
+        if labelled {
+            drawn += 1;
+        }
+    }
+    let font = ("sans-serif", 12).into_font().color(&BLACK);
+    for (i, (name, colour, width, dashed)) in entries.into_iter().enumerate() {
+        let y = 44 + 22 * i as i32;
+        let style = colour.stroke_width(width.max(2));
+        if dashed {
+            for x in [4, 14, 24] {
+                legend.draw(&PathElement::new(vec![(x, y), (x + 6, y)], style)).map_err(|e| e.to_string())?;
+            }
+        } else {
+            legend.draw(&PathElement::new(vec![(4, y), (30, y)], style)).map_err(|e| e.to_string())?;
+        }
+        let short: String = if name.chars().count() > 28 { name.chars().take(27).chain(['…']).collect() } else { name };
+        legend.draw(&Text::new(short, (36, y - 7), font.clone())).map_err(|e| e.to_string())?;
+    }
+    root.present().map_err(|e| e.to_string())?;
+    Ok(drawn)
+}
+
+#[component]
+fn CmpChart(panel: Panel, index: usize, names: Vec<String>) -> impl IntoView {
+    let canvas = NodeRef::<Canvas>::new();
+    let p = panel.clone();
+    Effect::new(move |_| {
+        if let Some(c) = canvas.get() {
+            match draw(c.clone(), &p, &names) {
+                Ok(n) => {
+                    let _ = c.set_attribute("data-series", &n.to_string());
+                    let _ = c.set_attribute("data-drawn", "true");
+                }
+                Err(e) => {
+                    let _ = c.set_attribute("data-drawn", "error");
+                    let _ = c.set_attribute("data-error", &e);
+                }
+            }
+        }
+    });
+    let who = panel.series.iter().map(|s| s.who.key()).collect::<Vec<_>>().join(" ");
+    let subjects = panel.subjects().iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",");
+    let key = (panel.labels.len() > 1 || panel.labels.first().is_some_and(|l| l != "all")).then(|| {
+        panel
+            .labels
+            .iter()
+            .enumerate()
+            .map(|(i, l)| format!("{} {}", MARKS[i % MARKS.len()], l.replace('_', " ")))
+            .collect::<Vec<_>>()
+            .join("   ")
+    });
+    view! {
+        <figure class="chart cmp-chart">
+            <canvas node_ref=canvas class="plot cmp-plot" id=format!("cmp-plot-{index}") data-panel=panel.name.clone()
+                data-who=who data-subjects=subjects width=CANVAS_W height=CANVAS_H role="img"
+                aria-label=format!("comparison chart: {}", panel.name)></canvas>
+            {key.map(|k| view! { <figcaption class="small cmp-key">"Markers: " {k}</figcaption> })}
+        </figure>
+    }
+}
+
+fn fmt(x: Option<f64>) -> String {
+    x.map(|v| format!("{v:.3}")).unwrap_or_else(|| "—".into())
+}
+
+fn pair(m: Option<f64>, h: Option<f64>) -> String {
+    if m.is_none() && h.is_none() { "—".into() } else { format!("{} / {}", fmt(m), fmt(h)) }
+}
+
+fn score_rows(who: Who, rows: Vec<ScoreRow>, name: String, kind: String) -> impl IntoView {
+    let colour = match &who {
+        Who::Subject(i) => hex(subject_colour(*i)),
+        other => hex(who_colour(other, 0)),
+    };
+    let key = who.key();
+    rows.into_iter()
+        .map(|r| {
+            let id = format!("cmp-score-{key}-{}", r.effect);
+            view! {
+                <tr class="cmp-score-row" id=id data-who=key.clone() data-effect=r.effect.clone()
+                    data-a=r.a.map(|v| v.to_string()).unwrap_or_default() data-b=r.b.map(|v| v.to_string()).unwrap_or_default()>
+                    <td><span class="swatch" style=format!("background:{colour}")></span>{name.clone()}</td>
+                    <td>{kind.clone()}</td>
+                    <td>{r.effect.replace('_', " ")}</td>
+                    <td class="num cmp-a">{fmt(r.a)}</td>
+                    <td class="num cmp-b">{fmt(r.b)}</td>
+                    <td class="num">{pair(r.m_a, r.h_a)}</td>
+                    <td class="num">{pair(r.m_b, r.h_b)}</td>
+                    <td class="small">{r.note.clone()}</td>
+                </tr>
+            }
+        })
+        .collect_view()
+}
+
+fn task_names(tasks: &[StudyTask]) -> String {
+    tasks.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(", ")
+}
+
+#[component]
+pub fn Compare(link: Option<String>) -> impl IntoView {
+    let app = expect_context::<AppState>();
+    let st = app.compare;
+    let error = RwSignal::new(None::<String>);
+    let notice = RwSignal::new(None::<String>);
+    let pasted = RwSignal::new(String::new());
+    let copied = RwSignal::new(false);
+    let list = history::use_list();
+    let loading = RwSignal::new(0u32);
+
+    // Add one result; refuses results with nothing to draw. Returns a note about it, if any.
+    let add = move |item: Compared, source: String| -> Result<Option<String>, String> {
+        let label = item.record.subject.label();
+        let tasks = item.tasks();
+        if tasks.is_empty() {
+            return Err(format!(
+                "“{label}” ({}) has no trial rows of a task this page can draw (a WorM task or N-back), so it was not added.",
+                item.record.task
+            ));
+        }
+        let id = content_id(&item.record);
+        if st.chosen.with_untracked(|c| c.iter().any(|x| x.id == id)) {
+            return Ok(Some(format!("“{label}” is already chosen.")));
+        }
+        st.chosen.update(|c| c.push(Chosen { id, source, item }));
+        st.fix_task();
+        let t = st.task.get_untracked();
+        Ok(t.filter(|t| !tasks.contains(t)).map(|t| {
+            format!("“{label}” has no rows of {t}: it is listed but not drawn. It has {}.", task_names(&tasks))
+        }))
+    };
+
+    // A comparison link: replace (opened as a page) or add to (pasted) the current choice.
+    let apply_comparison = move |text: &str, replace: bool| match share::decode_comparison(text) {
+        Ok(c) => {
+            let items: Vec<Chosen> = c
+                .results
+                .iter()
+                .map(|r| Chosen { id: content_id(&r.record), source: "link".into(), item: r.clone() })
+                .collect();
+            if replace {
+                st.chosen.set(items);
+            } else {
+                st.chosen.update(|v| {
+                    for i in items {
+                        if !v.iter().any(|x| x.id == i.id) {
+                            v.push(i);
+                        }
+                    }
+                });
+            }
+            st.task.set(Some(c.task));
+            st.human.set(c.human);
+            st.chance.set(c.chance);
+            st.published.set(c.published);
+            error.set(None);
+            notice.set((!c.has_rows()).then(|| {
+                "This comparison link carries summaries and curves only (the full results were too long for a link); the plots and scores are the same.".to_string()
+            }));
+        }
+        Err(e) => error.set(Some(format!("The comparison link could not be opened: {e}"))),
+    };
+
+    if let Some(l) = link {
+        apply_comparison(&l, true);
+    }
+
+    let add_pasted = move || {
+        let text = pasted.get_untracked();
+        let text = text.trim();
+        if text.is_empty() {
+            error.set(Some("Paste a share link (with #r=…) or a comparison link (with #c=…) first.".into()));
+            return;
+        }
+        if share::is_comparison_link(text) {
+            apply_comparison(text, false);
+            if error.get_untracked().is_none() {
+                pasted.set(String::new());
+            }
+            return;
+        }
+        match share::decode(text) {
+            Ok(r) => match add(Compared::new(r), "link".into()) {
+                Ok(n) => {
+                    error.set(None);
+                    notice.set(n);
+                    pasted.set(String::new());
+                }
+                Err(e) => error.set(Some(e)),
+            },
+            Err(e) => error.set(Some(format!("The link could not be opened: {e}"))),
+        }
+    };
+
+    let on_files = move |ev: leptos::ev::Event| {
+        let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
+        let Some(files) = input.files() else { return };
+        let files: Vec<web_sys::File> = (0..files.length()).filter_map(|i| files.get(i)).collect();
+        input.set_value("");
+        loading.update(|n| *n += 1);
+        wasm_bindgen_futures::spawn_local(async move {
+            let mut errors = Vec::new();
+            let mut notes = Vec::new();
+            for f in files {
+                let name = f.name();
+                if f.size() > 64.0 * 1024.0 * 1024.0 {
+                    errors.push(format!("“{name}” is too large to be a WM Lab result (more than 64 MB)."));
+                    continue;
+                }
+                let text = match JsFuture::from(f.text()).await {
+                    Ok(v) => v.as_string().unwrap_or_default(),
+                    Err(_) => {
+                        errors.push(format!("“{name}” could not be read."));
+                        continue;
+                    }
+                };
+                match ResultRecord::from_json(&text) {
+                    Ok(r) => match add(Compared::new(r), name.clone()) {
+                        Ok(Some(n)) => notes.push(n),
+                        Ok(None) => {}
+                        Err(e) => errors.push(format!("“{name}”: {e}")),
+                    },
+                    Err(e) => errors.push(format!("“{name}”: {e}")),
+                }
+            }
+            let _ = error.try_set((!errors.is_empty()).then(|| errors.join(" ")));
+            let _ = notice.try_set((!notes.is_empty()).then(|| notes.join(" ")));
+            let _ = loading.try_update(|n| *n -= 1);
+        });
+    };
+
+    let toggle_history = move |id: String, on: bool| {
+        if !on {
+            st.chosen.update(|c| c.retain(|x| x.id != id));
+            st.fix_task();
+            return;
+        }
+        loading.update(|n| *n += 1);
+        wasm_bindgen_futures::spawn_local(async move {
+            match history::load(&id).await {
+                Ok(r) => match add(Compared::new(r), "history".into()) {
+                    Ok(n) => {
+                        let _ = error.try_set(None);
+                        let _ = notice.try_set(n);
+                    }
+                    Err(e) => {
+                        let _ = error.try_set(Some(e));
+                    }
+                },
+                Err(e) => {
+                    let _ = error.try_set(Some(format!("This result could not be read from the history: {e}")));
+                }
+            }
+            let _ = loading.try_update(|n| *n -= 1);
+        });
+    };
+
+    let names = Memo::new(move |_| {
+        st.chosen.with(|c| c.iter().map(|x| format!("{} ({})", x.item.record.subject.label(), x.item.record.subject.kind())).collect::<Vec<_>>())
+    });
+    let all_tasks = Memo::new(move |_| {
+        let items = st.chosen.with(|c| c.iter().map(|x| x.item.tasks()).collect::<Vec<_>>());
+        StudyTask::all()
+            .into_iter()
+            .filter_map(|t| {
+                let n = items.iter().filter(|ts| ts.contains(&t)).count();
+                (n > 0).then_some((t, n))
+            })
+            .collect::<Vec<_>>()
+    });
+    let curves = Memo::new(move |_| {
+        let t = st.task.get()?;
+        Some((t, st.chosen.with(|c| c.iter().map(|x| x.item.curves(t)).collect::<Vec<_>>())))
+    });
+    let extras = move || Extras { human: st.human.get(), chance: st.chance.get(), published: st.published.get() };
+    let panels = Memo::new(move |_| curves.get().map(|(t, cs)| cmp::panels(t, &cs, extras())).unwrap_or_default());
+    let scores = Memo::new(move |_| curves.get().map(|(t, cs)| cmp::score_table(t, &cs)).unwrap_or_default());
+    let missing = move || {
+        let (t, cs) = curves.get()?;
+        let names = names.get();
+        let without: Vec<String> =
+            cs.iter().enumerate().filter(|(_, c)| c.iter().all(|c| c.points.is_empty())).map(|(i, _)| names[i].clone()).collect();
+        (!without.is_empty()).then(|| format!("Not drawn (no rows of {t}): {}.", without.join("; ")))
+    };
+    let share_link = Memo::new(move |_| {
+        let t = st.task.get()?;
+        let items = st.chosen.with(|c| c.iter().map(|x| x.item.clone()).collect::<Vec<_>>());
+        if items.is_empty() {
+            return None;
+        }
+        let c = Comparison::new(t, &items, st.human.get(), st.chance.get(), st.published.get());
+        Some(share::comparison_fragment(&c).map(|(f, full)| (format!("{}{}", web::base_url(), f), full)).map_err(|e| e.to_string()))
+    });
+
+    let history_view = move || match list.get() {
+        None => view! { <p class="small">"Reading the history…"</p> }.into_any(),
+        Some(Err(e)) => view! { <p class="error">{format!("The history could not be read: {e}")}</p> }.into_any(),
+        Some(Ok(entries)) if entries.is_empty() => view! {
+            <p class="small" id="cmp-history-empty">"No saved results yet. Finished sessions, LLM runs, evaluated networks and results opened in "
+                <a href="#/results">"Results"</a> " are saved here."</p>
+        }
+        .into_any(),
+        Some(Ok(entries)) => {
+            let n = entries.len();
+            view! {
+                <ul class="cmp-history" id="cmp-history" data-count=n>
+                    {entries.into_iter().map(|e| {
+                        let id = e.id.clone();
+                        let id2 = e.id.clone();
+                        let checked = move || st.chosen.with(|c| c.iter().any(|x| x.id == id2));
+                        let tasks = if e.tasks.is_empty() { "nothing to draw".to_string() } else { e.tasks.join(", ") };
+                        view! {
+                            <li class="cmp-history-item" data-id=e.id.clone() data-kind=e.kind.clone()>
+                                <label>
+                                    <input type="checkbox" class="cmp-pick" id=format!("cmp-pick-{}", e.id) data-id=e.id.clone()
+                                        disabled=e.tasks.is_empty()
+                                        prop:checked=checked
+                                        on:change=move |ev| toggle_history(id.clone(), event_target_checked(&ev))/>
+                                    " " <strong>{e.label.clone()}</strong> " (" {e.kind.clone()} ") · " {tasks}
+                                    <span class="small">" · " {e.created.clone().unwrap_or_default()}</span>
+                                </label>
+                            </li>
+                        }
+                    }).collect_view()}
+                </ul>
+            }
+            .into_any()
+        }
+    };
+
+    let chosen_view = move || {
+        let chosen = st.chosen.get();
+        if chosen.is_empty() {
+            return view! { <p class="small" id="cmp-none">"Nothing chosen yet."</p> }.into_any();
+        }
+        let task = st.task.get();
+        let n = chosen.len();
+        view! {
+            <table class="summary" id="cmp-chosen" data-count=n>
+                <thead><tr><th>"Result"</th><th>"Kind"</th><th>"Tasks"</th><th>"From"</th><th></th></tr></thead>
+                <tbody>
+                    {chosen.into_iter().enumerate().map(|(i, c)| {
+                        let r = &c.item.record;
+                        let tasks = c.item.tasks();
+                        let has = task.is_some_and(|t| tasks.contains(&t));
+                        let id = c.id.clone();
+                        view! {
+                            <tr class="cmp-chosen-row" data-who=format!("s{i}") data-id=c.id.clone() class:missing=!has>
+                                <td><span class="swatch" style=format!("background:{}", hex(subject_colour(i)))></span>{r.subject.label()}</td>
+                                <td>{r.subject.kind()}</td>
+                                <td>{task_names(&tasks)}</td>
+                                <td>{c.source.clone()}</td>
+                                <td><button class="cmp-remove" on:click=move |_| {
+                                    st.chosen.update(|v| v.retain(|x| x.id != id));
+                                    st.fix_task();
+                                }>"Remove"</button></td>
+                            </tr>
+                        }
+                    }).collect_view()}
+                </tbody>
+            </table>
+        }
+        .into_any()
+    };
+
+    let plots_view = move || {
+        let ps = panels.get();
+        if st.task.get().is_none() {
+            return view! { <p class="small" id="cmp-plots-empty">"Choose results above to draw them."</p> }.into_any();
+        }
+        if ps.is_empty() {
+            return view! { <p class="small" id="cmp-plots-empty">"None of the chosen results has trial rows of this task."</p> }.into_any();
+        }
+        let names = names.get();
+        let n = ps.len();
+        view! {
+            <div class="charts cmp-plots" id="cmp-plots" data-panels=n>
+                {ps.into_iter().enumerate().map(|(i, p)| view! { <CmpChart panel=p index=i names=names.clone()/> }).collect_view()}
+            </div>
+        }
+        .into_any()
+    };
+
+    let scores_view = move || {
+        let table = scores.get();
+        let Some(task) = st.task.get() else { return ().into_any() };
+        if table.is_empty() {
+            return view! {
+                <p class="small" id="cmp-scores-none">{format!(
+                    "Table A3 compares a subject with the WorM human curves, and {task} has none, so there are no A/B scores for it; compare the plotted curves instead.")}</p>
+            }
+            .into_any();
+        }
+        let names = names.get();
+        let kinds: Vec<String> = st.chosen.with(|c| c.iter().map(|x| x.item.record.subject.kind().to_string()).collect());
+        view! {
+            <table class="summary cmp-scores" id="cmp-scores" data-task=task.as_str()>
+                <thead><tr>
+                    <th>"Subject"</th><th>"Kind"</th><th>"Effect"</th><th class="num">"A"</th><th class="num">"B"</th>
+                    <th class="num">"slope: subject / people"</th><th class="num">"mean: subject / people"</th><th>"Note"</th>
+                </tr></thead>
+                <tbody>
+                    {table.into_iter().map(|(who, rows)| {
+                        let (name, kind) = match &who {
+                            Who::Subject(i) => (names.get(*i).cloned().unwrap_or_default(), kinds.get(*i).cloned().unwrap_or_default()),
+                            Who::Chance => ("chance model".to_string(), "model".to_string()),
+                            other => (who_name(other, &names), "reference".to_string()),
+                        };
+                        score_rows(who, rows, name, kind)
+                    }).collect_view()}
+                </tbody>
+            </table>
+        }
+        .into_any()
+    };
+
+    let on_task = move |ev: leptos::ev::Event| {
+        if let Some(t) = StudyTask::parse(&event_target_value(&ev)) {
+            st.task.set(Some(t));
+            notice.set(None);
+        }
+    };
+    let link_input = NodeRef::<leptos::html::Input>::new();
+    let copy = move |_| {
+        if let Some(Ok((l, _))) = share_link.get_untracked() {
+            if let Some(i) = link_input.get() {
+                i.select();
+            }
+            let _ = web::window().navigator().clipboard().write_text(&l);
+            copied.set(true);
+        }
+    };
+    let is_nback = move || st.task.get().is_some_and(|t| t.nback().is_some());
+
+    view! {
+        <section class="compare" id="compare"
+            data-state=move || { if error.get().is_some() { "error" } else if loading.get() > 0 { "loading" } else { "ready" } }
+            data-chosen=move || st.chosen.with(|c| c.len())
+            data-task=move || st.task.get().map(|t| t.as_str()).unwrap_or("")>
+            <h1>"Compare"</h1>
+            <p class="lead">"People, language models and networks on one task: each result is put on the paper's axes by the same \
+                code, drawn beside the published human numbers, and scored against them."</p>
+            {move || error.get().map(|e| view! { <p class="error" id="cmp-error" role="alert">{e}</p> })}
+            {move || notice.get().map(|n| view! { <p class="notice" id="cmp-notice">{n}</p> })}
+
+            <div class="cmp-sources">
+                <fieldset>
+                    <legend>"From this browser's history"</legend>
+                    {history_view}
+                    <p class="small">{format!("The history keeps the last {} results in this browser; older ones are dropped. ", history::CAP)}
+                        <a href="#/results">"Manage it in Results"</a> "."</p>
+                </fieldset>
+                <fieldset>
+                    <legend>"From files or links"</legend>
+                    <label for="cmp-file">"JSON results exported by WM Lab "</label>
+                    <input id="cmp-file" type="file" multiple accept=".json,application/json" on:change=on_files/>
+                    <form class="paste" on:submit=move |ev| { ev.prevent_default(); add_pasted(); }>
+                        <label for="cmp-link">"Share link"</label>
+                        <input id="cmp-link" type="text" placeholder="Paste a link with #r=… or #c=…"
+                            prop:value=move || pasted.get() on:input=move |ev| pasted.set(event_target_value(&ev))/>
+                        <button id="cmp-add-link" type="submit">"Add"</button>
+                    </form>
+                </fieldset>
+            </div>
+
+            <h2>"Chosen results"</h2>
+            {chosen_view}
+
+            <div class="cmp-options">
+                <label>"Task "
+                    <select id="cmp-task" on:change=on_task prop:value=move || st.task.get().map(|t| t.as_str()).unwrap_or("")>
+                        {move || all_tasks.get().into_iter().map(|(t, n)| view! {
+                            <option value=t.as_str() selected=move || st.task.get() == Some(t)>
+                                {format!("{} — {} ({n} of {})", t.as_str(), t.title(), st.chosen.with(|c| c.len()))}
+                            </option>
+                        }).collect_view()}
+                    </select>
+                </label>
+                <label><input type="checkbox" id="cmp-human" prop:checked=move || st.human.get()
+                    on:change=move |ev| st.human.set(event_target_checked(&ev))/>" people (WorM, where published)"</label>
+                <label class:hidden=move || !is_nback()><input type="checkbox" id="cmp-published" prop:checked=move || st.published.get()
+                    on:change=move |ev| st.published.set(event_target_checked(&ev))/>" published LLM numbers (N-back)"</label>
+                <label><input type="checkbox" id="cmp-chance" prop:checked=move || st.chance.get()
+                    on:change=move |ev| st.chance.set(event_target_checked(&ev))/>" chance model"</label>
+            </div>
+
+            {plots_view}
+            {move || missing().map(|m| view! { <p class="small" id="cmp-missing">{m}</p> })}
+            <p class="small">"Thick lines with filled markers: the chosen results, one colour each. Thin lines: people in the WorM \
+                study (dark), published LLM numbers, and the chance model (dashed grey). The marker shape tells the curves of one \
+                panel apart (e.g. list lengths)."</p>
+
+            <h2>"Scores A and B (Table A3)"</h2>
+            <p class="small" id="cmp-scores-explained">"For each effect, A = |(M_A − H_A) / H_A| compares the slope of the subject's \
+                accuracy along the effect's axis (serial position, set size, distractors …) with the humans' slope H_A, and \
+                B = |(M_B − H_B) / H_B| compares the subject's mean accuracy over the same conditions with the humans' mean H_B. \
+                0 means the same as people; larger means further from them. The chance model answers at random, so its scores show \
+                how far \"not remembering at all\" is."</p>
+            {scores_view}
+
+            <h2>"Share this comparison"</h2>
+            {move || match share_link.get() {
+                None => view! { <p class="small">"Choose results to get a link."</p> }.into_any(),
+                Some(Err(e)) => view! { <p class="error" id="cmp-share-error">{e}</p> }.into_any(),
+                Some(Ok((l, full))) => view! {
+                    <div class="share">
+                        <input id="cmp-share-link" type="text" readonly node_ref=link_input prop:value=l.clone()
+                            on:focus=move |ev| {
+                                if let Some(i) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) { i.select(); }
+                            }/>
+                        <button id="cmp-copy" on:click=copy>{move || if copied.get() { "Copied" } else { "Copy link" }}</button>
+                    </div>
+                    <p class="small" id="cmp-share-note" data-full=full.to_string()>
+                        "The chosen results travel inside the link (after the #), cut to this task's rows; no server sees them."
+                        {(!full).then_some(" They are too long for a link, so it carries their summaries and curves only.")}
+                    </p>
+                }.into_any(),
+            }}
+        </section>
+    }
+}

@@ -1,0 +1,708 @@
+//! Networks: train the WorM models in the tab and evaluate them against the human numbers.
+//!
+//! Training runs in a dedicated Web Worker (`crates/nn-worker`: burn on WebGPU, or the flex CPU backend
+//! when the browser has no WebGPU), so the page never freezes and the participant pages never download
+//! burn. This page only turns form input into a `TrainConfig` (JSON; the presets come from the worker,
+//! i.e. from `wmlab_nn::TrainConfig::preset`), worker events into pixels, and checkpoints into IndexedDB
+//! (`latest` = the resume point, `best` = the best validation accuracy so far, `run` = the curves).
+//! Evaluation returns a `ResultRecord` whose behavioural curves are computed by the core, exactly as for
+//! a person, and drawn over the WorM human curves.
+
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use wasm_bindgen::JsCast;
+use wmlab_core::record::ResultRecord;
+
+use crate::app::AppState;
+use crate::components::line_chart::{Line, LineChart, LiveChart};
+use crate::components::nn_analysis::NnAnalysis;
+use crate::components::nn_worker::{self as nnw, BundleInfo, Cmd, Event, NnWorker};
+use crate::components::plot::Charts;
+use crate::web;
+
+/// The 14 task ids in the order the networks crate reports them.
+const TASK_IDS: [&str; 14] = [
+    "SC", "SFR", "SI", "SMU", "STS", "VIR", "VSR", "VSRec", "CD-Color", "CD-Orientation", "CD-Size", "CD-Gap", "CD-Conjunction", "CS",
+];
+/// Kept points of the per-step loss curve (older points are thinned by half when exceeded).
+const MAX_LOSS_POINTS: usize = 3000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// The worker is loading or initialising its backend.
+    Starting,
+    Ready,
+    Training,
+    Paused,
+    Stopped,
+    Done,
+    Failed,
+}
+
+impl Phase {
+    fn as_str(self) -> &'static str {
+        match self {
+            Phase::Starting => "starting",
+            Phase::Ready => "ready",
+            Phase::Training => "training",
+            Phase::Paused => "paused",
+            Phase::Stopped => "stopped",
+            Phase::Done => "done",
+            Phase::Failed => "failed",
+        }
+    }
+}
+
+/// What is saved beside the checkpoints so a reload redraws the curves.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct RunCurves {
+    losses: Vec<(f64, f64)>,
+    vals: Vec<Value>,
+    backend: String,
+}
+
+fn thin(v: &mut Vec<(f64, f64)>) {
+    if v.len() > MAX_LOSS_POINTS {
+        *v = v.chunks(2).map(|c| (c[0].0, c.iter().map(|p| p.1).sum::<f64>() / c.len() as f64)).collect();
+    }
+}
+
+fn download_bytes(name: &str, bytes: &[u8]) -> Result<(), String> {
+    let arr = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type("application/octet-stream");
+    let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&arr, &opts).map_err(|e| format!("{e:?}"))?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| format!("{e:?}"))?;
+    let a: web_sys::HtmlAnchorElement =
+        web::window().document().ok_or("no document")?.create_element("a").map_err(|e| format!("{e:?}"))?.unchecked_into();
+    a.set_href(&url);
+    a.set_download(name);
+    a.click();
+    let _ = web_sys::Url::revoke_object_url(&url);
+    Ok(())
+}
+
+#[component]
+pub fn Networks() -> impl IntoView {
+    let state = expect_context::<AppState>();
+    let phase = RwSignal::new(Phase::Starting);
+    let error = RwSignal::new(None::<String>);
+    let notice = RwSignal::new(None::<String>);
+    let backend_pick = RwSignal::new(String::from("auto"));
+    let backend = RwSignal::new(String::new());
+    let device = RwSignal::new(String::new());
+    let arch = RwSignal::new(String::from("gru"));
+    let capacity = RwSignal::new(String::from("96"));
+    let preset = RwSignal::new(String::from("tiny"));
+    let config = RwSignal::new(Value::Null);
+    let params = RwSignal::new(None::<usize>);
+    let config_text = RwSignal::new(String::new());
+    let step = RwSignal::new(0usize);
+    let steps = RwSignal::new(0usize);
+    let ms_per_step = RwSignal::new(None::<f64>);
+    let curves = RwSignal::new(RunCurves::default());
+    let saved = RwSignal::new(None::<BundleInfo>);
+    let has_best = RwSignal::new(false);
+    let eval_n = RwSignal::new(String::from("20"));
+    let eval_progress = RwSignal::new(None::<(usize, usize)>);
+    let record = RwSignal::new(None::<ResultRecord>);
+    // Neural analyses (Fig. 5, A5, A6, A13): trials per task, progress (stage, done, total), the report.
+    let analyse_n = RwSignal::new(String::from("10"));
+    let analyse_progress = RwSignal::new(None::<(String, usize, usize)>);
+    let analysis = RwSignal::new(None::<Value>);
+    let worker = StoredValue::new(None::<NnWorker>);
+
+    let send = move |cmd: Cmd, bytes: Option<&[u8]>| {
+        worker.with_value(|w| {
+            if let Some(w) = w {
+                w.send(&cmd, bytes)
+            }
+        })
+    };
+    let request_preset = move || {
+        let cap = capacity.get_untracked().trim().parse::<usize>().unwrap_or(0);
+        if cap == 0 {
+            error.set(Some("Capacity must be a whole number above 0 (the paper uses 96, 256 and 1024).".into()));
+            return;
+        }
+        send(Cmd::Preset { name: preset.get_untracked(), arch: arch.get_untracked(), capacity: cap }, None);
+    };
+
+    // Persist a checkpoint and the curves; a failure (storage full, private mode) is reported, not fatal.
+    let persist = move |kind: String, bytes: Vec<u8>| {
+        if kind == "best" {
+            has_best.set(true);
+        } else if let Ok(info) = BundleInfo::read(&bytes) {
+            saved.set(Some(info));
+        }
+        let c = curves.get_untracked();
+        wasm_bindgen_futures::spawn_local(async move {
+            let text = serde_json::to_string(&c).unwrap_or_default();
+            let r = async {
+                nnw::store_bytes(&format!("nn/{kind}"), &bytes).await?;
+                nnw::store_text("nn/run", &text).await
+            }
+            .await;
+            if let Err(e) = r {
+                let _ = notice.try_set(Some(format!("The checkpoint could not be saved in this browser ({e}); download it to keep it.")));
+            }
+        });
+    };
+
+    let on_event = move |ev: Event, bytes: Option<Vec<u8>>| match ev {
+        Event::Loaded => {
+            send(Cmd::Init { backend: backend_pick.get_untracked() }, None);
+        }
+        Event::Ready { backend: b, device: d } => {
+            backend.set(b);
+            device.set(d);
+            if phase.get_untracked() == Phase::Starting {
+                phase.set(Phase::Ready);
+                request_preset();
+            }
+        }
+        Event::Config { config: c, params: p } => {
+            steps.set(c["steps"].as_u64().unwrap_or(0) as usize);
+            config_text.set(serde_json::to_string_pretty(&c).unwrap_or_default());
+            config.set(c);
+            params.set(Some(p));
+        }
+        Event::Step { step: s, steps: n, loss, ms } => {
+            step.set(s);
+            steps.set(n);
+            ms_per_step.update(|m| *m = Some(m.map_or(ms, |old| 0.9 * old + 0.1 * ms)));
+            curves.update(|c| {
+                c.losses.push((s as f64, loss as f64));
+                thin(&mut c.losses);
+            });
+        }
+        Event::Val { report } => curves.update(|c| c.vals.push(report)),
+        Event::Checkpoint { kind, .. } => {
+            if let Some(b) = bytes {
+                persist(kind, b);
+            }
+        }
+        Event::Paused { step: s } => {
+            step.set(s);
+            phase.set(Phase::Paused);
+        }
+        Event::Stopped { step: s } => {
+            step.set(s);
+            phase.set(Phase::Stopped);
+        }
+        Event::Done { step: s } => {
+            step.set(s);
+            phase.set(Phase::Done);
+            notice.set(Some("Training finished. Evaluate the best model below.".into()));
+        }
+        Event::EvalProgress { done, total } => eval_progress.set(Some((done, total))),
+        Event::Record { record: r } => {
+            eval_progress.set(None);
+            match serde_json::from_value::<ResultRecord>(r) {
+                Ok(mut r) => {
+                    r.created = Some(web::now_iso());
+                    crate::components::history::add_later(r.clone());
+                    record.set(Some(r));
+                }
+                Err(e) => error.set(Some(format!("The evaluation result could not be read: {e}"))),
+            }
+        }
+        Event::AnalysisProgress { stage, done, total } => analyse_progress.set(Some((stage, done, total))),
+        Event::Analysis { report } => {
+            analyse_progress.set(None);
+            // Saved into the evaluation's record too (travels in exports; dropped from share links).
+            if record.with_untracked(|r| r.is_some()) {
+                record.update(|r| {
+                    if let Some(r) = r {
+                        r.analyses = Some(report.clone());
+                    }
+                });
+            }
+            analysis.set(Some(report));
+        }
+        Event::Error { message, fatal } => {
+            eval_progress.set(None);
+            analyse_progress.set(None);
+            if fatal && matches!(phase.get_untracked(), Phase::Training | Phase::Starting) {
+                phase.set(if phase.get_untracked() == Phase::Starting { Phase::Failed } else { Phase::Stopped });
+            }
+            error.set(Some(message));
+        }
+    };
+
+    // Start the worker and look for a saved run.
+    match NnWorker::spawn(on_event) {
+        Ok(w) => {
+            w.on_error(move |m| {
+                error.set(Some(format!("The networks worker stopped: {m}")));
+                phase.set(Phase::Failed);
+            });
+            worker.set_value(Some(w));
+        }
+        Err(e) => {
+            error.set(Some(e));
+            phase.set(Phase::Failed);
+        }
+    }
+    wasm_bindgen_futures::spawn_local(async move {
+        if let Ok(Some(b)) = nnw::load_bytes("nn/latest").await {
+            if let Ok(info) = BundleInfo::read(&b) {
+                let _ = saved.try_set(Some(info));
+            }
+        }
+        if let Ok(Some(_)) = nnw::load_bytes("nn/best").await {
+            let _ = has_best.try_set(true);
+        }
+        if let Ok(Some(t)) = nnw::load_text("nn/run").await {
+            if let Ok(c) = serde_json::from_str::<RunCurves>(&t) {
+                let _ = curves.try_set(c);
+            }
+        }
+    });
+    on_cleanup(move || {
+        if let Some(Some(w)) = worker.try_get_value() {
+            w.terminate();
+        }
+    });
+
+    // Form field helpers: a number field bound to a path in the config JSON.
+    let set_field = move |path: &'static [&'static str], v: Value| {
+        config.update(|c| {
+            let mut node = c;
+            for (i, k) in path.iter().enumerate() {
+                if i + 1 == path.len() {
+                    node[*k] = v.clone();
+                } else {
+                    node = &mut node[*k];
+                }
+            }
+        });
+        config_text.set(serde_json::to_string_pretty(&config.get_untracked()).unwrap_or_default());
+        if path == ["steps"] {
+            steps.set(v.as_u64().unwrap_or(0) as usize);
+        }
+    };
+    let field = move |id: &'static str, label: &'static str, path: &'static [&'static str], float: bool| {
+        let shown = move || {
+            config.with(|c| {
+                let mut node = c;
+                for k in path {
+                    node = &node[*k];
+                }
+                match node {
+                    Value::Number(n) => n.to_string(),
+                    _ => String::new(),
+                }
+            })
+        };
+        let on = move |ev: leptos::ev::Event| {
+            let t = event_target_value(&ev);
+            let v = if float {
+                t.trim().parse::<f64>().ok().filter(|x| x.is_finite() && *x > 0.0).map(|x| json!(x))
+            } else {
+                t.trim().parse::<u64>().ok().map(|x| json!(x))
+            };
+            match v {
+                Some(v) => {
+                    error.set(None);
+                    set_field(path, v);
+                }
+                None => error.set(Some(format!("{label}: \"{}\" is not a valid {}.", t.trim(), if float { "positive number" } else { "whole number" }))),
+            }
+        };
+        view! {
+            <label>{label} " " <input type="text" class="short" id=id prop:value=shown on:change=on/></label>
+        }
+    };
+
+    let busy = move || matches!(phase.get(), Phase::Training | Phase::Starting);
+    let start = move |_| {
+        error.set(None);
+        notice.set(None);
+        record.set(None);
+        let c = config.get_untracked();
+        if c.is_null() {
+            error.set(Some("The settings are not loaded yet.".into()));
+            return;
+        }
+        curves.set(RunCurves { backend: backend.get_untracked(), ..Default::default() });
+        has_best.set(false);
+        step.set(0);
+        ms_per_step.set(None);
+        phase.set(Phase::Training);
+        wasm_bindgen_futures::spawn_local(async move {
+            let _ = nnw::delete("nn/best").await;
+        });
+        send(Cmd::Start { config: c }, None);
+    };
+    let pause = move |_| send(Cmd::Pause, None);
+    let cont = move |_| {
+        error.set(None);
+        phase.set(Phase::Training);
+        send(Cmd::Continue, None);
+    };
+    let stop = move |_| send(Cmd::Stop, None);
+    let resume_saved = move |_| {
+        error.set(None);
+        wasm_bindgen_futures::spawn_local(async move {
+            match nnw::load_bytes("nn/latest").await {
+                Ok(Some(b)) => {
+                    if let Ok(info) = BundleInfo::read(&b) {
+                        steps.set(info.steps());
+                        step.set(info.step());
+                        config_text.set(serde_json::to_string_pretty(&info.train).unwrap_or_default());
+                        config.set(info.train.clone());
+                    }
+                    phase.set(Phase::Training);
+                    send(Cmd::Resume { run: true }, Some(&b));
+                }
+                Ok(None) => error.set(Some("No saved run in this browser.".into())),
+                Err(e) => error.set(Some(format!("The saved run could not be read: {e}"))),
+            }
+        });
+    };
+    let discard = move |_| {
+        wasm_bindgen_futures::spawn_local(async move {
+            for k in ["nn/latest", "nn/best", "nn/run"] {
+                let _ = nnw::delete(k).await;
+            }
+            saved.set(None);
+            has_best.set(false);
+            curves.set(RunCurves::default());
+        });
+    };
+    let download = move |kind: &'static str| {
+        move |_| {
+            wasm_bindgen_futures::spawn_local(async move {
+                match nnw::load_bytes(&format!("nn/{kind}")).await {
+                    Ok(Some(b)) => {
+                        let name = BundleInfo::read(&b)
+                            .map(|i| {
+                                format!(
+                                    "wmlab-{}{}-{}-step{}.wmlabnn",
+                                    i.train["model"]["arch"].as_str().unwrap_or("net"),
+                                    i.train["model"]["capacity"].as_u64().unwrap_or(0),
+                                    kind,
+                                    i.step()
+                                )
+                            })
+                            .unwrap_or_else(|_| format!("wmlab-{kind}.wmlabnn"));
+                        if let Err(e) = download_bytes(&name, &b) {
+                            error.set(Some(format!("The download failed: {e}")));
+                        }
+                    }
+                    Ok(None) => error.set(Some(format!("There is no {kind} checkpoint yet."))),
+                    Err(e) => error.set(Some(format!("The checkpoint could not be read: {e}"))),
+                }
+            });
+        }
+    };
+    let on_upload = move |ev: leptos::ev::Event| {
+        let input: web_sys::HtmlInputElement = event_target(&ev);
+        let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
+        input.set_value("");
+        error.set(None);
+        wasm_bindgen_futures::spawn_local(async move {
+            let buf = match wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await {
+                Ok(b) => js_sys::Uint8Array::new(&b).to_vec(),
+                Err(e) => return error.set(Some(format!("The file could not be read: {e:?}"))),
+            };
+            let info = match BundleInfo::read(&buf) {
+                Ok(i) => i,
+                Err(e) => return error.set(Some(format!("{}: {e}", file.name()))),
+            };
+            // The file replaces the stored run (the one shown before stays until this succeeds).
+            let r = async {
+                nnw::store_bytes("nn/latest", &buf).await?;
+                nnw::delete("nn/best").await?;
+                let c = RunCurves { vals: info.state["history"].as_array().cloned().unwrap_or_default(), ..Default::default() };
+                nnw::store_text("nn/run", &serde_json::to_string(&c).unwrap_or_default()).await?;
+                Ok::<RunCurves, String>(c)
+            }
+            .await;
+            match r {
+                Ok(c) => {
+                    curves.set(c);
+                    has_best.set(false);
+                    notice.set(Some(format!("Loaded {}: {}. Resume its training or evaluate it.", file.name(), info.label())));
+                    saved.set(Some(info));
+                }
+                Err(e) => error.set(Some(format!("The checkpoint could not be stored in this browser: {e}"))),
+            }
+        });
+    };
+    let evaluate = move |_| {
+        error.set(None);
+        let n = match eval_n.get_untracked().trim().parse::<usize>() {
+            Ok(n) if (1..=10_000).contains(&n) => n,
+            _ => return error.set(Some("Test trials per task: a whole number from 1 to 10000.".into())),
+        };
+        record.set(None);
+        eval_progress.set(Some((0, n * TASK_IDS.len())));
+        wasm_bindgen_futures::spawn_local(async move {
+            let best = nnw::load_bytes("nn/best").await.ok().flatten();
+            let bytes = match best {
+                Some(b) => Some(b),
+                None => nnw::load_bytes("nn/latest").await.ok().flatten(),
+            };
+            send(Cmd::Evaluate { n }, bytes.as_deref());
+        });
+    };
+    let analyse = move |_| {
+        error.set(None);
+        let n = match analyse_n.get_untracked().trim().parse::<usize>() {
+            Ok(n) if (2..=1000).contains(&n) => n,
+            _ => return error.set(Some("Analysis trials per task: a whole number from 2 to 1000.".into())),
+        };
+        analysis.set(None);
+        analyse_progress.set(Some(("hidden".into(), 0, n * TASK_IDS.len())));
+        wasm_bindgen_futures::spawn_local(async move {
+            let bytes = match nnw::load_bytes("nn/best").await.ok().flatten() {
+                Some(b) => Some(b),
+                None => nnw::load_bytes("nn/latest").await.ok().flatten(),
+            };
+            send(Cmd::Analyse { n }, bytes.as_deref());
+        });
+    };
+    let apply_json = move |ev: leptos::ev::Event| {
+        let t = event_target_value(&ev);
+        match serde_json::from_str::<Value>(&t) {
+            Ok(v) if v.is_object() => {
+                error.set(None);
+                send(Cmd::Check { config: v }, None);
+            }
+            _ => error.set(Some("The settings JSON is not valid; the previous settings are kept.".into())),
+        }
+    };
+
+    // Charts.
+    let loss_chart = Signal::derive(move || {
+        curves.with(|c| {
+            let val: Vec<(f64, f64)> = c
+                .vals
+                .iter()
+                .filter_map(|r| Some((r["step"].as_f64()?, r["val_loss"].as_f64()?)))
+                .collect();
+            LineChart {
+                title: "Loss".into(),
+                x_desc: "step".into(),
+                y_desc: "joint loss".into(),
+                y_range: None,
+                lines: vec![
+                    Line { label: "training (per step)".into(), points: c.losses.clone(), thin: true },
+                    Line { label: "validation".into(), points: val, thin: false },
+                ],
+            }
+        })
+    });
+    let acc_chart = Signal::derive(move || {
+        curves.with(|c| {
+            let mut lines: Vec<Line> = vec![Line {
+                label: "mean of 14".into(),
+                points: c.vals.iter().filter_map(|r| Some((r["step"].as_f64()?, r["mean_accuracy"].as_f64()?))).collect(),
+                thin: false,
+            }];
+            for id in TASK_IDS {
+                lines.push(Line {
+                    label: id.into(),
+                    points: c.vals.iter().filter_map(|r| Some((r["step"].as_f64()?, r["accuracy"][id].as_f64()?))).collect(),
+                    thin: true,
+                });
+            }
+            LineChart {
+                title: "Validation accuracy per task".into(),
+                x_desc: "step".into(),
+                y_desc: "accuracy".into(),
+                y_range: Some((0.0, 1.0)),
+                lines,
+            }
+        })
+    });
+
+    let status_text = move || {
+        let (s, n) = (step.get(), steps.get());
+        let mut t = format!("step {s} of {n}");
+        if let (Some(ms), Some(per)) = (ms_per_step.get(), config.with(|c| c["per_task"].as_f64())) {
+            t.push_str(&format!(" · {:.0} ms/step · {:.1} trials/s", ms, per * 14.0 * 1000.0 / ms.max(1e-3)));
+            if phase.get() == Phase::Training && n > s {
+                t.push_str(&format!(" · about {} left", crate::pages::llm::fmt_ms(ms * (n - s) as f64)));
+            }
+        }
+        t
+    };
+    let open_results = move |_| {
+        if let Some(r) = record.get_untracked() {
+            match r.to_json() {
+                Ok(j) => {
+                    state.open_json(&j);
+                    web::set_hash("#/results");
+                }
+                Err(e) => error.set(Some(e.to_string())),
+            }
+        }
+    };
+    let acc_rows = move || {
+        record.with(|r| {
+            r.as_ref().map(|r| {
+                TASK_IDS
+                    .iter()
+                    .filter_map(|id| {
+                        let s = r.summaries.iter().find(|s| s.task == *id && s.metric == "accuracy" && s.conditions.all_pairs().is_empty())?;
+                        Some(view! { <tr><td>{id.to_string()}</td><td class="num">{format!("{:.3}", s.value)}</td><td class="num">{s.n}</td></tr> })
+                    })
+                    .collect_view()
+            })
+        })
+    };
+
+    view! {
+        <section class="page networks" id="networks" data-phase=move || phase.get().as_str()>
+            <h1>"Networks"</h1>
+            <p class="lead">"Train the WorM models (a convolutional encoder, a task embedding, an RNN, GRU, LSTM or causal \
+                Transformer memory and one head per task) jointly on all 14 task ids, in this tab, then evaluate them \
+                on the test trials and compare their curves with people's. Training runs in a background worker on \
+                WebGPU when your browser has it, otherwise on the CPU. The paper-scale settings are meant for a GPU \
+                machine with " <code>"wmlab train"</code> "; its checkpoints open here."</p>
+            <p class="status" id="nn-status">
+                <strong>{move || match phase.get() {
+                    Phase::Starting => "Starting the training worker…",
+                    Phase::Ready => "Ready.",
+                    Phase::Training => "Training…",
+                    Phase::Paused => "Paused.",
+                    Phase::Stopped => "Stopped.",
+                    Phase::Done => "Finished.",
+                    Phase::Failed => "The training worker is not available.",
+                }}</strong>
+                " Backend: " <span id="nn-backend">{move || { let b = backend.get(); if b.is_empty() { "—".to_string() } else if b == "webgpu" { "WebGPU".into() } else { "CPU (flex, in wasm)".into() } }}</span>
+                <span class="small" id="nn-device" title=move || device.get()>{move || if device.get().is_empty() { String::new() } else { " · device ready".to_string() }}</span>
+            </p>
+            {move || error.get().map(|e| view! { <p class="error" id="nn-error" role="alert">{e}</p> })}
+            {move || notice.get().map(|n| view! { <p class="notice" id="nn-notice">{n}</p> })}
+            {move || (saved.get().is_some() && matches!(phase.get(), Phase::Ready | Phase::Failed)).then(|| {
+                let label = saved.get().map(|i| i.label()).unwrap_or_default();
+                view! {
+                    <div class="notice" id="nn-saved">
+                        "A saved run is in this browser: " <strong>{label}</strong> ". "
+                        <button id="nn-resume-saved" on:click=resume_saved disabled=move || phase.get() != Phase::Ready>"Resume training"</button>
+                        " " <button id="nn-discard" class="secondary" on:click=discard>"Discard it"</button>
+                    </div>
+                }
+            })}
+
+            <fieldset class="form" disabled=busy>
+                <legend>"Model and training"</legend>
+                <label>"Backend "
+                    <select id="nn-backend-pick" prop:value=move || backend_pick.get() on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        backend_pick.set(v.clone());
+                        send(Cmd::Init { backend: v }, None);
+                    }>
+                        <option value="auto">"WebGPU if available, else CPU"</option>
+                        <option value="webgpu">"WebGPU"</option>
+                        <option value="cpu">"CPU"</option>
+                    </select>
+                </label>
+                <label>"Memory "
+                    <select id="nn-arch" prop:value=move || arch.get() on:change=move |ev| { arch.set(event_target_value(&ev)); request_preset(); }>
+                        <option value="rnn">"RNN"</option>
+                        <option value="gru">"GRU"</option>
+                        <option value="lstm">"LSTM"</option>
+                        <option value="trf">"Transformer (causal)"</option>
+                    </select>
+                </label>
+                <label>"Capacity "
+                    <input type="text" class="short" id="nn-capacity" list="nn-capacities" prop:value=move || capacity.get()
+                        on:change=move |ev| { capacity.set(event_target_value(&ev)); request_preset(); }/>
+                    <datalist id="nn-capacities"><option value="96"/><option value="256"/><option value="1024"/></datalist>
+                </label>
+                <label>"Preset "
+                    <select id="nn-preset" prop:value=move || preset.get() on:change=move |ev| { preset.set(event_target_value(&ev)); request_preset(); }>
+                        <option value="tiny">"tiny (about a minute on a CPU)"</option>
+                        <option value="small">"small (minutes on a GPU)"</option>
+                        <option value="paper">"paper (Table A1; days)"</option>
+                    </select>
+                </label>
+                <span class="small" id="nn-params">{move || params.get().map(|p| format!("{p} parameters")).unwrap_or_default()}</span>
+                <div class="row">
+                    {field("nn-steps", "Steps", &["steps"], false)}
+                    {field("nn-per-task", "Trials per task per step", &["per_task"], false)}
+                    {field("nn-lr", "Learning rate", &["lr"], true)}
+                    {field("nn-seed", "Seed", &["seed"], false)}
+                    {field("nn-val-every", "Validate every (steps)", &["val_every"], false)}
+                    {field("nn-val-n", "Validation trials per task", &["val_per_task"], false)}
+                </div>
+                <details>
+                    <summary id="nn-json-summary">"All settings (JSON)"</summary>
+                    <p class="small">"Every field of the training and model configuration; edits are checked by the worker."</p>
+                    <textarea id="nn-config-json" rows="14" cols="70" prop:value=move || config_text.get() on:change=apply_json></textarea>
+                </details>
+            </fieldset>
+
+            <div class="buttons">
+                <button id="nn-train" on:click=start disabled=move || busy() || config.with(|c| c.is_null())>"Train a new model"</button>
+                <button id="nn-pause" on:click=pause disabled=move || phase.get() != Phase::Training>"Pause"</button>
+                <button id="nn-continue" on:click=cont disabled=move || phase.get() != Phase::Paused>"Resume"</button>
+                <button id="nn-stop" class="secondary" on:click=stop disabled=move || !matches!(phase.get(), Phase::Training | Phase::Paused)>"Stop"</button>
+            </div>
+            <div class="progress-line">
+                <progress id="nn-progress" max=move || steps.get().max(1) value=move || step.get()></progress>
+                <span id="nn-step" data-step=move || step.get()>{status_text}</span>
+            </div>
+            <div class="charts">
+                <LiveChart id="nn-loss-chart" data=loss_chart/>
+                <LiveChart id="nn-acc-chart" data=acc_chart/>
+            </div>
+
+            <h2>"Checkpoints"</h2>
+            <p class="small">"Saved in this browser at every validation check and on pause, so a reload can resume. \
+                Downloads open in the app and in the CLI (" <code>"wmlab eval --checkpoint FILE"</code> ")."</p>
+            <div class="buttons">
+                <button id="nn-download-latest" on:click=download("latest") disabled=move || saved.get().is_none()>"Download latest"</button>
+                <button id="nn-download-best" on:click=download("best") disabled=move || !has_best.get()>"Download best"</button>
+                <label class="file">"Load a checkpoint file "
+                    <input type="file" id="nn-upload" accept=".wmlabnn,application/octet-stream" on:change=on_upload disabled=busy/></label>
+            </div>
+
+            <h2>"Evaluate"</h2>
+            <p class="small">"Runs the best checkpoint (or the latest) on the test trials of every task id and scores it like a \
+                participant: per-task accuracy and the paper's behavioural curves (Fig. 4) over the human curves."</p>
+            <div class="buttons">
+                <label>"Test trials per task " <input type="text" class="short" id="nn-eval-n" prop:value=move || eval_n.get()
+                    on:input=move |ev| eval_n.set(event_target_value(&ev))/></label>
+                <button id="nn-evaluate" on:click=evaluate disabled=move || busy() || eval_progress.get().is_some() || (saved.get().is_none() && !has_best.get())>"Evaluate"</button>
+            </div>
+            {move || eval_progress.get().map(|(d, t)| view! {
+                <div class="progress-line"><progress id="nn-eval-progress" max=t.max(1) value=d></progress>
+                    <span>{format!("{d} of {t} test trials")}</span></div>
+            })}
+            {move || record.get().map(|r| {
+                let label = r.subject.label();
+                view! {
+                    <div id="nn-eval" class="eval">
+                        <h3>{format!("{label}: test accuracy")}</h3>
+                        <table class="summary" id="nn-eval-table"><thead><tr><th>"task"</th><th>"accuracy"</th><th>"trials"</th></tr></thead>
+                            <tbody>{acc_rows}</tbody></table>
+                        <Charts record=r.clone()/>
+                        <div class="buttons"><button id="nn-open-results" on:click=open_results>"Open in Results (downloads, share link)"</button></div>
+                    </div>
+                }
+            })}
+
+            <h3>"Analyse"</h3>
+            <p class="small">"Neural analyses of the best checkpoint (or the latest) on the test trials: task variance and \
+                clusters of hidden units, fractional task variance, cluster lesions, the STS probe-state embedding and \
+                the similarity matrices (paper Fig. 5, A5, A6, A13)."</p>
+            <div class="buttons">
+                <label>"Trials per task " <input type="text" class="short" id="nn-analyse-n" prop:value=move || analyse_n.get()
+                    on:input=move |ev| analyse_n.set(event_target_value(&ev))/></label>
+                <button id="nn-analyse" on:click=analyse disabled=move || busy() || analyse_progress.get().is_some() || eval_progress.get().is_some() || (saved.get().is_none() && !has_best.get())>"Analyse"</button>
+            </div>
+            {move || analyse_progress.get().map(|(stage, d, t)| view! {
+                <div class="progress-line"><progress max=t.max(1) value=d></progress>
+                    <span id="nn-analyse-progress">{format!("{stage}: {d} of {t}")}</span></div>
+            })}
+            {move || analysis.get().map(|r| view! { <div id="nn-analysis" class="eval"><NnAnalysis report=r/></div> })}
+        </section>
+    }
+}

@@ -1,0 +1,311 @@
+// Compare: three real results made in the browser — a scripted participant (VSR and verbal N-back, real
+// clicks), an LLM run against the local model (WMLAB_LLM_URL, started by scripts/llm-server.sh) and a
+// small network trained and evaluated on the Networks page (CPU backend) — each land in this browser's
+// results history; the comparison page draws them on one task with the human curves and the chance
+// model, scores them with Table A3's A and B, and its share link opens the same comparison in a fresh
+// browser; a garbled link or file shows an error and the page stays usable.
+//
+// Which tasks the three share: the LLM suites are text (N-back, LRT, Minerva) and never take a WorM task,
+// so the LLM cannot be on the VSR plot (its run here is one 30-trial 1-back block: the small local model
+// answers about one trial a second on this machine). The check is therefore in two parts on the same three results:
+// person + network on VSR (human curves, chance model, A/B rows for both and for chance; the LLM listed as
+// "not drawn"), then person + LLM on verbal N-back (the LLM's letter blocks are read as the people's
+// verbal N-back by the core; published GPT-3.5/GPT-4 numbers and the chance model drawn; no A/B, as the
+// WorM paper has no human N-back numbers — the page says so).
+//
+// Test-only switches as in people.test.mjs (localStorage wmlab_fast / wmlab_test before the app loads).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, openPage } from './helpers.mjs';
+
+const LLM_URL = process.env.WMLAB_LLM_URL;
+const LONG = { timeout: 600_000 };
+
+let server, browser;
+before(async () => {
+  server = await serve();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+// ---- a scripted participant (as people.test.mjs) ----
+
+async function participantPage(hash) {
+  const p = await openPage(browser.context, server.url + '#/');
+  await p.evaluate(() => {
+    localStorage.setItem('wmlab_fast', '1');
+    localStorage.setItem('wmlab_test', '1');
+  });
+  await p.goto(server.url + 'index.html?x=' + Math.random() + hash);
+  await p.waitForSelector('body[data-app-ready="true"]');
+  await p.waitForSelector('#take');
+  return p;
+}
+
+const takeState = (page) => page.$eval('#take', (t) => t.dataset.state);
+
+async function nextScreen(page) {
+  await page.waitForFunction(() => {
+    const s = document.querySelector('#take')?.dataset.state;
+    if (['instructions', 'feedback', 'done', 'error', 'offer', 'paused'].includes(s)) return true;
+    const h = window.__wmlab_test;
+    return (s === 'trial' || s === 'practice') && h && h.awaiting;
+  }, null, { timeout: 30_000, polling: 'raf' });
+  return takeState(page);
+}
+
+async function answer(page, h, right) {
+  const t = h.target;
+  switch (h.awaiting) {
+    case 'binary': await page.click(`#btn-${right ? t : 1 - t}`); return;
+    case 'choice': {
+      const n = await page.$$eval('#take .overlay button.opt', (b) => b.length);
+      await page.click(`#opt-${right ? t : (t + 1) % n}`);
+      return;
+    }
+    case 'cells': {
+      let cells = t.slice();
+      if (!right) {
+        cells = t.length > 1 ? [t[0]] : [];
+        for (let c = 0; cells.length < t.length; c++) if (!t.includes(c)) cells.push(c);
+      }
+      for (const c of cells) await page.click(`#cell-${c}`);
+      await page.click('#confirm');
+      return;
+    }
+    case 'match': {
+      if (right ? t === 1 : t !== 1) await page.click('#match');
+      else await page.click('#nomatch');
+      return;
+    }
+    default: throw new Error('unknown awaiting ' + h.awaiting);
+  }
+}
+
+async function takeStudy(page, right) {
+  for (;;) {
+    const s = await nextScreen(page);
+    if (s === 'done' || s === 'error') return s;
+    if (s === 'instructions' || s === 'feedback' || s === 'paused') {
+      await page.click(s === 'instructions' ? '#start' : '#continue');
+      continue;
+    }
+    const h = await page.evaluate(() => window.__wmlab_test ? { ...window.__wmlab_test } : null);
+    if (!h?.awaiting) continue;
+    await answer(page, h, right(h.global, h.step));
+    await page.waitForFunction((seq) => (window.__wmlab_test?.seq ?? 0) > seq, h.seq, { timeout: 30_000, polling: 'raf' });
+  }
+}
+
+/** The history save of this page has finished (main[data-history] counts finished saves). */
+const saved = (page) => page.waitForFunction(() => Number(document.querySelector('#page')?.dataset.history) >= 1, null, { timeout: 30_000 });
+
+// ---- the three subjects ----
+
+async function participant() {
+  const t0 = Date.now();
+  const page = await participantPage('#/take?tasks=VSR,nback-verbal&tpc=1&practice=0&n=1,2&nbb=1&seed=11&pid=cmp-1');
+  // Right on two of three VSR trials and on three of four N-back stimuli.
+  const end = await takeStudy(page, (g, step) => g % 3 !== 1 && step % 4 !== 3);
+  assert.equal(end, 'done');
+  await saved(page);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+  return Date.now() - t0;
+}
+
+async function llmRun() {
+  assert.ok(LLM_URL, 'WMLAB_LLM_URL is not set: start the local model server with ./scripts/llm-server.sh and export WMLAB_LLM_URL=http://127.0.0.1:18080/v1 (scripts/test.sh does both)');
+  const t0 = Date.now();
+  const page = await openPage(browser.context, server.url + '#/llm');
+  await page.waitForSelector('#llm');
+  await page.selectOption('#llm-kind', 'openai');
+  await page.fill('#llm-base-url', LLM_URL);
+  await page.fill('#llm-model', 'smollm2');
+  await page.fill('#llm-key', '');
+  await page.fill('#llm-max-tokens', '2'); // the answer is one token, m or -
+  await page.fill('#llm-concurrency', '2');
+  await page.fill('#llm-timeout', '120');
+  await page.fill('#llm-retries', '4');
+  await page.fill('#llm-backoff', '500');
+  await page.setChecked('#llm-use-cache', false);
+  await page.fill('#llm-slice', '0');
+  for (const s of ['nback', 'lrt', 'snap', 'gen']) await page.setChecked(`#llm-${s}-on`, s === 'nback');
+  await page.selectOption('#llm-nback-variant', 'letters_30');
+  await page.fill('#llm-nback-ns', '1');
+  await page.selectOption('#llm-nback-protocol', 'readme');
+  await page.fill('#llm-nback-blocks', '1');
+  await page.click('#llm-start');
+  await page.waitForSelector('#llm:is([data-run="done"], [data-run="failed"])', LONG);
+  assert.equal(await page.getAttribute('#llm', 'data-run'), 'done', await page.textContent('#llm-error').catch(() => ''));
+  const rows = await page.$$eval('#llm-log tbody tr.llm-row', (trs) => trs.map((tr) => ({ task: tr.dataset.task, error: tr.dataset.error })));
+  assert.equal(rows.length, 1);
+  for (const r of rows) assert.equal(r.error, '', `${r.task} failed: ${r.error}`);
+  await saved(page);
+  await page.close();
+  return Date.now() - t0;
+}
+
+async function network() {
+  const t0 = Date.now();
+  const page = await openPage(browser.context, server.url + '#/networks');
+  await page.waitForSelector('#networks[data-phase="ready"]', LONG);
+  await page.selectOption('#nn-backend-pick', 'cpu');
+  await page.waitForFunction(() => /CPU/.test(document.querySelector('#nn-backend').textContent), null, LONG);
+  await page.selectOption('#nn-arch', 'gru');
+  await page.fill('#nn-capacity', '16');
+  await page.dispatchEvent('#nn-capacity', 'change');
+  await page.waitForFunction(() => document.querySelector('#nn-config-json').value.includes('"capacity": 16'), null, LONG);
+  for (const [id, v] of [['#nn-steps', 2], ['#nn-per-task', 1], ['#nn-val-every', 2], ['#nn-val-n', 2]]) {
+    await page.fill(id, String(v));
+    await page.dispatchEvent(id, 'change');
+  }
+  await page.click('#nn-train');
+  await page.waitForSelector('#networks[data-phase="done"]', LONG);
+  await page.fill('#nn-eval-n', '2');
+  await page.click('#nn-evaluate');
+  await page.waitForSelector('#nn-eval #charts canvas[data-drawn="true"]', LONG);
+  // Opening the record in Results saves it in the history too (the Networks page may save it itself).
+  await page.click('#nn-open-results');
+  await page.waitForSelector('#results[data-state="shown"]', LONG);
+  assert.match(await page.textContent('#subject'), /GRU-16/);
+  await saved(page);
+  await page.close();
+  return Date.now() - t0;
+}
+
+// ---- the comparison page ----
+
+/** Every comparison chart once drawn: [{panel, who, series, subjects}]. */
+async function charts(page) {
+  await page.waitForFunction(() => {
+    const cs = [...document.querySelectorAll('#cmp-plots canvas.cmp-plot')];
+    return cs.length > 0 && cs.every((c) => c.dataset.drawn === 'true');
+  }, null, { timeout: 30_000 });
+  return page.$$eval('#cmp-plots canvas.cmp-plot', (cs) => cs.map((c) => ({
+    panel: c.dataset.panel, who: c.dataset.who.split(' '), series: Number(c.dataset.series), subjects: c.dataset.subjects,
+  })));
+}
+
+const scoreRows = (page) => page.$$eval('#cmp-scores tr.cmp-score-row', (trs) => trs.map((tr) => ({
+  id: tr.id, who: tr.dataset.who, effect: tr.dataset.effect, a: tr.dataset.a, b: tr.dataset.b,
+})));
+
+const chosenRows = (page) => page.$$eval('#cmp-chosen tr.cmp-chosen-row', (trs) => trs.map((tr) => ({
+  who: tr.dataset.who, id: tr.dataset.id, text: tr.textContent,
+})));
+
+test('a person, an LLM and a network made here are compared on one page and by link', LONG, async (t) => {
+  const t0 = Date.now();
+  // The LLM and the network run in their own tabs while the participant takes the study.
+  const [msLlm, msNet, msPerson] = await Promise.all([llmRun(), network(), participant()]);
+  t.diagnostic(`made the three results in ${((Date.now() - t0) / 1000).toFixed(1)} s (LLM ${(msLlm / 1000).toFixed(1)} s, network ${(msNet / 1000).toFixed(1)} s, participant ${(msPerson / 1000).toFixed(1)} s)`);
+
+  // Each landed in the history (Results lists it).
+  const page = await openPage(browser.context, server.url + '#/results');
+  await page.waitForSelector('#history[data-count="3"]', { timeout: 30_000 });
+  const kinds = await page.$$eval('#history tr.history-row', (trs) => trs.map((tr) => tr.dataset.kind).sort());
+  assert.deepEqual(kinds, ['llm', 'network', 'person']);
+
+  // Compare: pick the three from the history.
+  await page.click('#to-compare');
+  await page.waitForSelector('#cmp-history[data-count="3"]');
+  const byKind = Object.fromEntries(await page.$$eval('#cmp-history li.cmp-history-item', (lis) => lis.map((li) => [li.dataset.kind, li.dataset.id])));
+  for (const kind of ['person', 'network', 'llm']) {
+    await page.check(`#cmp-pick-${byKind[kind]}`);
+    await page.waitForSelector(`#cmp-chosen tr.cmp-chosen-row[data-id="${byKind[kind]}"]`);
+  }
+  await page.waitForSelector('#compare[data-chosen="3"][data-state="ready"]');
+  const chosen = await chosenRows(page);
+  const who = Object.fromEntries(Object.entries(byKind).map(([k, id]) => [k, chosen.find((c) => c.id === id).who]));
+  assert.deepEqual(who, { person: 's0', network: 's1', llm: 's2' });
+
+  // Part 1: VSR — the person and the network with the human curves and the chance model.
+  await page.selectOption('#cmp-task', 'VSR');
+  await page.check('#cmp-chance');
+  await page.waitForSelector('#compare[data-task="VSR"]');
+  let cs = await charts(page);
+  assert.deepEqual(cs.map((c) => c.panel), ['VSR']);
+  assert.deepEqual(cs[0].who, ['s0', 's1', 'human', 'chance']);
+  assert.equal(cs[0].series, 4, 'two subjects + people + chance');
+  assert.match(await page.textContent('#cmp-missing'), /smollm2/, 'the LLM is listed as not drawn on VSR');
+  let rows = await scoreRows(page);
+  for (const w of ['s0', 's1', 'chance']) {
+    assert.deepEqual(rows.filter((r) => r.who === w).map((r) => r.effect), ['primacy', 'recency', 'list_length'], `A/B rows of ${w}`);
+  }
+  assert.ok(!rows.some((r) => r.who === 's2'), 'no A/B rows for the LLM on VSR');
+  // The chance model's slopes are flat: A = 1; the person's B is a number.
+  assert.equal(Number(rows.find((r) => r.id === 'cmp-score-chance-primacy').a), 1);
+  assert.ok(Number.isFinite(Number(rows.find((r) => r.id === 'cmp-score-s0-list_length').b)));
+  assert.match(await page.textContent('#cmp-scores-explained'), /A = \|\(M_A − H_A\) \/ H_A\|/);
+
+  // The comparison link, opened in a fresh browser (empty history), shows the same comparison.
+  const link = await page.inputValue('#cmp-share-link');
+  assert.match(link, /#c=1\.[A-Za-z0-9_-]+$/);
+  assert.equal(await page.getAttribute('#cmp-share-note', 'data-full'), 'true');
+  const vsrRows = rows;
+  const fresh = await launch();
+  try {
+    const other = await openPage(fresh.context, link);
+    await other.waitForSelector('#compare[data-chosen="3"][data-task="VSR"]');
+    assert.deepEqual(await charts(other), cs, 'the same plots');
+    assert.deepEqual(await scoreRows(other), vsrRows, 'the same scores');
+    assert.equal(await other.isChecked('#cmp-chance'), true);
+
+    // A garbled comparison link: a plain error, and the page stays usable.
+    await other.goto(server.url + 'index.html#c=1.AAAA!!not-a-link');
+    await other.waitForSelector('#cmp-error');
+    assert.match(await other.textContent('#cmp-error'), /comparison link could not be opened.*damaged/);
+    await other.fill('#cmp-link', link);
+    await other.click('#cmp-add-link');
+    await other.waitForSelector('#compare[data-chosen="3"][data-state="ready"]');
+    assert.equal(await other.$('#cmp-error'), null);
+    assert.deepEqual((await charts(other)).map((c) => c.series), [4]);
+    // A garbled result link and a file that is not a result: errors, nothing chosen is lost.
+    await other.fill('#cmp-link', server.url + '#r=1.zzzz');
+    await other.click('#cmp-add-link');
+    await other.waitForSelector('#cmp-error');
+    await other.setInputFiles('#cmp-file', { name: 'notes.json', mimeType: 'application/json', buffer: Buffer.from('{"hello": 1}') });
+    await other.waitForFunction(() => /notes\.json.*not a WM Lab result/.test(document.querySelector('#cmp-error')?.textContent || ''));
+    assert.equal(await other.getAttribute('#compare', 'data-chosen'), '3');
+    assert.deepEqual((await charts(other)).map((c) => c.series), [4]);
+    assert.deepEqual(other.errors, []);
+  } finally {
+    await fresh.close();
+  }
+
+  // Part 2: verbal N-back — the person and the LLM (the network never takes N-back).
+  await page.selectOption('#cmp-task', 'nback-verbal');
+  await page.waitForSelector('#compare[data-task="nback-verbal"]');
+  await page.waitForFunction(() => document.querySelector('#cmp-plots canvas.cmp-plot')?.dataset.panel?.startsWith('nback-verbal'));
+  cs = await charts(page);
+  assert.deepEqual(cs.map((c) => c.panel), ['nback-verbal accuracy', 'nback-verbal hit_rate', 'nback-verbal false_alarm_rate', 'nback-verbal dprime']);
+  for (const c of cs) {
+    assert.deepEqual(c.who, ['s0', 's2', 'pub-gpt-3-5-turbo', 'pub-gpt-4', 'chance'], c.panel);
+    assert.equal(c.series, 5);
+  }
+  assert.match(await page.textContent('#cmp-missing'), /GRU-16/);
+  assert.match(await page.textContent('#cmp-scores-none'), /no A\/B scores/);
+  assert.equal(await page.$('#cmp-scores'), null);
+  // Published numbers and the chance model can be switched off.
+  await page.uncheck('#cmp-published');
+  await page.uncheck('#cmp-chance');
+  await page.waitForFunction(() => document.querySelector('#cmp-plots canvas.cmp-plot')?.dataset.who === 's0 s2');
+  cs = await charts(page);
+  assert.ok(cs.every((c) => c.series === 2));
+
+  // The history in Results: open a saved result, delete another (the comparison keeps its copy).
+  await page.click('#nav-results');
+  await page.click(`#history tr.history-row[data-id="${byKind.person}"] .history-open`);
+  await page.waitForSelector('#results[data-state="shown"]');
+  assert.match(await page.textContent('#subject'), /participant cmp-1/);
+  await page.click(`#history tr.history-row[data-id="${byKind.llm}"] .history-delete`);
+  await page.waitForSelector('#history[data-count="2"]');
+  await page.click('#nav-compare');
+  await page.waitForSelector('#compare[data-chosen="3"] #cmp-history[data-count="2"]');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

@@ -1,0 +1,190 @@
+// Networks page: a small WorM model trains in the tab (WebGPU through SwiftShader; the CPU backend too),
+// the live curves draw, pause/resume works, a reload resumes from the checkpoint in IndexedDB, a
+// downloaded checkpoint loads back, a bad file is refused with the run kept, and the evaluation draws
+// the behavioural curves over the human ones.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { serve, launch, openPage } from './helpers.mjs';
+
+let server, browser;
+before(async () => {
+  server = await serve();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const LONG = { timeout: Number(process.env.WMLAB_E2E_WAIT || 600_000) };
+
+async function openNetworks(url = server.url + '#/networks') {
+  const page = await openPage(browser.context, url);
+  await page.waitForSelector('#networks[data-phase="ready"]', LONG);
+  await page.waitForFunction(() => /parameters/.test(document.querySelector('#nn-params')?.textContent || ''), null, LONG);
+  return page;
+}
+
+/** A small run: GRU-16 with the tiny preset's encoder, few steps, few validation trials. */
+async function configure(page, { arch = 'gru', steps = 8, valEvery = 3 } = {}) {
+  await page.selectOption('#nn-arch', arch);
+  // Tab out of each field: the browser's own change event (one per edit, as for a person typing).
+  await page.fill('#nn-capacity', '16');
+  await page.press('#nn-capacity', 'Tab');
+  await page.waitForFunction(() => document.querySelector('#nn-config-json').value.includes('"capacity": 16'), null, LONG);
+  for (const [id, v] of [['#nn-steps', steps], ['#nn-per-task', 1], ['#nn-val-every', valEvery], ['#nn-val-n', 2]]) {
+    await page.fill(id, String(v));
+    await page.press(id, 'Tab');
+  }
+  const cfg = JSON.parse(await page.inputValue('#nn-config-json'));
+  assert.equal(cfg.steps, steps);
+  assert.equal(cfg.per_task, 1);
+  assert.equal(cfg.model.arch, arch);
+}
+
+const step = (name) => { if (process.env.WMLAB_E2E_TRACE) console.log(`[networks] ${new Date().toISOString()} ${name}`); };
+const stepOf = (page) => page.$eval('#nn-step', (e) => Number(e.dataset.step));
+
+test('trains on the browser\'s backend (WebGPU through SwiftShader here) and saves a GPU checkpoint', LONG, async () => {
+  const page = await openNetworks();
+  const backend = await page.textContent('#nn-backend');
+  console.log(`[networks] default backend: ${backend}`);
+  assert.match(backend, /WebGPU|CPU/);
+  await configure(page, { steps: 2, valEvery: 2 });
+  await page.click('#nn-train');
+  await page.waitForSelector('#networks[data-phase="done"]', LONG);
+  assert.equal(await stepOf(page), 2);
+  console.log(`[networks] ${backend}: ${await page.textContent('#nn-step')}`);
+  await page.waitForFunction(() => Number(document.querySelector('#nn-acc-chart').dataset.series) >= 14, null, LONG);
+  // The checkpoint was read back from the device asynchronously and stored.
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#nn-download-best')]);
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wmlab-nn-')), 'best.wmlabnn');
+  await dl.saveAs(file);
+  assert.equal(fs.readFileSync(file).subarray(0, 8).toString(), 'WMLABNN1');
+  assert.deepEqual(page.errors.filter((e) => !/XDG|powerPreference/i.test(e)), []);
+  await page.close();
+});
+
+test('CPU backend: live curves, pause/resume, reload resume, download/upload, bad input, evaluation', LONG, async () => {
+  const page = await openNetworks();
+  await page.selectOption('#nn-backend-pick', 'cpu');
+  await page.waitForFunction(() => /CPU/.test(document.querySelector('#nn-backend').textContent), null, LONG);
+  step('1');
+  await configure(page);
+  // A settings JSON that does not parse is refused and the settings stay.
+  await page.click('#nn-json-summary');
+  await page.fill('#nn-config-json', '{ not json');
+  await page.press('#nn-config-json', 'Tab');
+  await page.waitForSelector('#nn-error');
+  assert.match(await page.textContent('#nn-error'), /not valid/);
+  // The text stays for the user to fix; the settings in use are the previous ones.
+  assert.equal(await page.inputValue('#nn-steps'), '8');
+  await page.click('#nn-train');
+  await page.waitForSelector('#networks[data-phase="training"]');
+  // A validation check at step 3 draws the accuracy chart and saves a checkpoint.
+  await page.waitForFunction(() => Number(document.querySelector('#nn-step').dataset.step) >= 3, null, LONG);
+  step('2');
+  await page.waitForFunction(() => Number(document.querySelector('#nn-acc-chart').dataset.series) >= 14, null, LONG);
+  step('3');
+  await page.click('#nn-pause');
+  await page.waitForSelector('#networks[data-phase="paused"]', LONG);
+  step('4');
+  const paused = await stepOf(page);
+  assert.ok(paused >= 3 && paused < 8, `paused at ${paused}`);
+  assert.equal(await page.$eval('#nn-loss-chart', (c) => c.dataset.drawn), 'true');
+  assert.match(await page.textContent('#nn-step'), /trials\/s/);
+  await new Promise((r) => setTimeout(r, 1500));
+  assert.equal(await stepOf(page), paused, 'no steps while paused');
+  await page.click('#nn-continue');
+  await page.waitForFunction((p) => Number(document.querySelector('#nn-step').dataset.step) > p, paused, LONG);
+  step('5');
+  await page.click('#nn-pause');
+  await page.waitForSelector('#networks[data-phase="paused"]', LONG);
+  step('6');
+  const before = await stepOf(page);
+
+  // Reload: the saved run is offered at the step of the pause checkpoint and resumes to the end.
+  await page.reload();
+  await page.waitForSelector('#networks[data-phase="ready"]', LONG);
+  step('7');
+  await page.waitForSelector('#nn-saved', LONG);
+  step('8');
+  assert.match(await page.textContent('#nn-saved'), new RegExp(`step ${before} of 8`));
+  assert.equal(await page.$eval('#nn-loss-chart', (c) => c.dataset.drawn), 'true');
+  await page.selectOption('#nn-backend-pick', 'cpu');
+  await page.waitForFunction(() => /CPU/.test(document.querySelector('#nn-backend').textContent), null, LONG);
+  step('9');
+  await page.click('#nn-resume-saved');
+  await page.waitForSelector('#networks[data-phase="done"], #networks[data-phase="stopped"], #nn-error', LONG);
+  assert.equal(await page.$eval('body', (b) => b.querySelector('#nn-error')?.textContent ?? null), null, page.errors.join('\n').slice(0, 1500));
+  await page.waitForSelector('#networks[data-phase="done"]', LONG);
+  step('10');
+  assert.equal(await stepOf(page), 8);
+
+  // Download the latest checkpoint; it starts with the bundle magic.
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#nn-download-latest')]);
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wmlab-nn-')), 'latest.wmlabnn');
+  await dl.saveAs(file);
+  assert.equal(fs.readFileSync(file).subarray(0, 8).toString(), 'WMLABNN1');
+
+  // A garbage file is refused with a plain message; the stored run is kept.
+  await page.setInputFiles('#nn-upload', { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not a checkpoint') });
+  await page.waitForSelector('#nn-error');
+  assert.match(await page.textContent('#nn-error'), /not a WM Lab network checkpoint/);
+  assert.equal(await page.$eval('#nn-download-latest', (b) => b.disabled), false);
+  // The downloaded file loads back.
+  await page.setInputFiles('#nn-upload', file);
+  await page.waitForFunction(() => /Loaded latest\.wmlabnn/.test(document.querySelector('#nn-notice')?.textContent || ''), null, LONG);
+  step('11');
+
+  // Evaluate: 14 task rows, Fig. 4 curves with the human overlay.
+  await page.fill('#nn-eval-n', '3');
+  await page.click('#nn-evaluate');
+  await page.waitForSelector('#nn-eval #nn-eval-table tbody tr', LONG);
+  step('12');
+  const rows = await page.$$eval('#nn-eval-table tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+  assert.equal(rows.length, 14, JSON.stringify(rows));
+  for (const [, acc] of rows) assert.ok(Number(acc) >= 0 && Number(acc) <= 1);
+  await page.waitForSelector('#nn-eval #charts canvas[data-drawn="true"]', LONG);
+  step('13');
+  const panels = await page.$$eval('#nn-eval #charts canvas', (cs) => cs.map((c) => [c.dataset.panel, c.dataset.drawn]));
+  for (const name of ['VSR', 'SMU', 'CS', 'CD-Color']) {
+    assert.ok(panels.some(([p, d]) => p === name && d === 'true'), `${name} panel drawn: ${JSON.stringify(panels)}`);
+  }
+  // The record opens in Results (downloads and share link live there).
+  await page.click('#nn-open-results');
+  await page.waitForSelector('#results[data-state="shown"]', LONG);
+  step('14');
+  assert.match(await page.textContent('#subject'), /GRU-16/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('CPU backend: analyses of a tiny trained network draw every figure (Fig. 5, A5, A6, A13)', LONG, async () => {
+  const page = await openNetworks();
+  page.on('dialog', (d) => d.accept());
+  await page.selectOption('#nn-backend-pick', 'cpu');
+  await page.waitForFunction(() => /CPU/.test(document.querySelector('#nn-backend').textContent), null, LONG);
+  await configure(page, { steps: 2, valEvery: 2 });
+  await page.click('#nn-train');
+  await page.waitForSelector('#networks[data-phase="done"]', LONG);
+  await page.fill('#nn-analyse-n', '4');
+  await page.waitForFunction(() => !document.querySelector('#nn-analyse').disabled, null, LONG);
+  await page.click('#nn-analyse');
+  await page.waitForSelector('#nn-analyse-progress', LONG);
+  console.log(`[networks] analysis: ${await page.textContent('#nn-analyse-progress')}`);
+  await page.waitForSelector('#nn-analysis', LONG);
+  const ids = ['nn-an-tv', 'nn-an-tsne', 'nn-an-ftv', 'nn-an-lesion', 'nn-an-sts', 'nn-an-emb', 'nn-an-first'];
+  await page.waitForFunction((ids) => ids.every((id) => document.getElementById(id)?.dataset.drawn), ids, LONG);
+  const drawn = await page.$$eval('#nn-analysis canvas', (cs) => cs.map((c) => [c.id, c.dataset.drawn, c.dataset.error || '']));
+  for (const id of ids) {
+    assert.ok(drawn.some(([i, d]) => i === id && d === 'true'), `${id} drawn: ${JSON.stringify(drawn)}`);
+  }
+  assert.ok(await page.$$eval('#nn-an-clusters li', (lis) => lis.length) >= 1);
+  assert.equal(await page.$('#nn-analyse-progress'), null);
+  assert.deepEqual(page.errors.filter((e) => !/XDG|powerPreference/i.test(e)), []);
+  await page.close();
+});
