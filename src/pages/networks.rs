@@ -68,6 +68,15 @@ fn thin(v: &mut Vec<(f64, f64)>) {
     }
 }
 
+/// The stored checkpoint to evaluate or analyse: the best one, else the latest (None: the worker uses
+/// the run in memory).
+async fn stored_model() -> Option<Vec<u8>> {
+    match nnw::load_bytes("nn/best").await.ok().flatten() {
+        Some(b) => Some(b),
+        None => nnw::load_bytes("nn/latest").await.ok().flatten(),
+    }
+}
+
 fn download_bytes(name: &str, bytes: &[u8]) -> Result<(), String> {
     let arr = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
     let opts = web_sys::BlobPropertyBag::new();
@@ -441,12 +450,7 @@ pub fn Networks() -> impl IntoView {
         record.set(None);
         eval_progress.set(Some((0, n * TASK_IDS.len())));
         wasm_bindgen_futures::spawn_local(async move {
-            let best = nnw::load_bytes("nn/best").await.ok().flatten();
-            let bytes = match best {
-                Some(b) => Some(b),
-                None => nnw::load_bytes("nn/latest").await.ok().flatten(),
-            };
-            send(Cmd::Evaluate { n }, bytes.as_deref());
+            send(Cmd::Evaluate { n }, stored_model().await.as_deref());
         });
     };
     let analyse = move |_| {
@@ -458,11 +462,7 @@ pub fn Networks() -> impl IntoView {
         analysis.set(None);
         analyse_progress.set(Some(("hidden".into(), 0, n * TASK_IDS.len())));
         wasm_bindgen_futures::spawn_local(async move {
-            let bytes = match nnw::load_bytes("nn/best").await.ok().flatten() {
-                Some(b) => Some(b),
-                None => nnw::load_bytes("nn/latest").await.ok().flatten(),
-            };
-            send(Cmd::Analyse { n }, bytes.as_deref());
+            send(Cmd::Analyse { n }, stored_model().await.as_deref());
         });
     };
     let apply_json = move |ev: leptos::ev::Event| {

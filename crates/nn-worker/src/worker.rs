@@ -11,7 +11,7 @@ use js_sys::{Object, Reflect, Uint8Array};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
-use wmlab_nn::{Checkpoint, TrainConfig, Trainer};
+use wmlab_nn::{Checkpoint, TrainConfig, Trainer, WormModel};
 
 use crate::protocol::{Cmd, Event};
 
@@ -211,17 +211,27 @@ impl State {
         }
     }
 
-    async fn evaluate(&mut self, n: usize, bytes: Option<Vec<u8>>) {
-        let Ok(device) = self.device() else { return error("the backend is not initialised", false) };
-        let (model, train) = match bytes {
-            Some(b) => match Checkpoint::from_bundle(&b).and_then(|ck| Ok((ck.model(&device)?, ck))) {
-                Ok((m, ck)) => (m, ck.train.with_steps(ck.state.step)),
-                Err(e) => return error(format!("the checkpoint could not be read: {e}"), false),
-            },
+    /// The model to evaluate or analyse: the checkpoint in `bytes`, else the run in memory; with its
+    /// config (steps = the trained steps) and the device. `what` names the action in messages.
+    fn subject_model(&self, bytes: Option<Vec<u8>>, what: &str) -> Result<(Device, WormModel, TrainConfig), String> {
+        let device = self.device()?;
+        match bytes {
+            Some(b) => {
+                let ck = Checkpoint::from_bundle(&b).map_err(|e| format!("the checkpoint could not be read: {e}"))?;
+                let model = ck.model(&device).map_err(|e| format!("the checkpoint could not be read: {e}"))?;
+                Ok((device, model, ck.train.with_steps(ck.state.step)))
+            }
             None => match &self.trainer {
-                Some(t) => (t.model().clone(), t.config.clone().with_steps(t.state.step)),
-                None => return error("nothing to evaluate: train a model or load a checkpoint first", false),
+                Some(t) => Ok((device, t.model().clone(), t.config.clone().with_steps(t.state.step))),
+                None => Err(format!("nothing to {what}: train a model or load a checkpoint first")),
             },
+        }
+    }
+
+    async fn evaluate(&mut self, n: usize, bytes: Option<Vec<u8>>) {
+        let (device, model, train) = match self.subject_model(bytes, "evaluate") {
+            Ok(m) => m,
+            Err(e) => return error(e, false),
         };
         let backend = self.device.as_ref().map(|d| d.1.clone()).unwrap_or_default();
         let mut progress = |done: usize, total: usize| {
@@ -241,16 +251,9 @@ impl State {
 
     /// The neural analyses of the checkpoint in `bytes` (or the current model): `crate::analyse`.
     async fn analyse(&mut self, n: usize, bytes: Option<Vec<u8>>) {
-        let Ok(device) = self.device() else { return error("the backend is not initialised", false) };
-        let (model, train) = match bytes {
-            Some(b) => match Checkpoint::from_bundle(&b).and_then(|ck| Ok((ck.model(&device)?, ck))) {
-                Ok((m, ck)) => (m, ck.train.with_steps(ck.state.step)),
-                Err(e) => return error(format!("the checkpoint could not be read: {e}"), false),
-            },
-            None => match &self.trainer {
-                Some(t) => (t.model().clone(), t.config.clone().with_steps(t.state.step)),
-                None => return error("nothing to analyse: train a model or load a checkpoint first", false),
-            },
+        let (device, model, train) = match self.subject_model(bytes, "analyse") {
+            Ok(m) => m,
+            Err(e) => return error(e, false),
         };
         crate::analyse::analyse(&model, &train, n, &device).await;
     }
