@@ -229,6 +229,21 @@ pub fn table_a3(task: StudyTask, subject: &[Curve], human: &[Curve]) -> Vec<Scor
     }
 }
 
+/// Table A3 of one result record over every WorM task that has human curves (VSR, VIR, VSRec, CS, SMU
+/// and the five CD ids, in [`TaskId::ALL`] order): the subject's curves from the record's trial rows
+/// ([`crate::people::subject_curves`]) against the human curves. A network's evaluation covers them all;
+/// a participant's record gives rows with `None` scores for the tasks it did not take.
+pub fn record_table_a3(record: &crate::record::ResultRecord) -> Vec<ScoreRow> {
+    TaskId::ALL
+        .into_iter()
+        .map(StudyTask::Worm)
+        .flat_map(|t| {
+            let human = human_curves(t);
+            if human.is_empty() { Vec::new() } else { table_a3(t, &crate::people::subject_curves(record, t), &human) }
+        })
+        .collect()
+}
+
 /// Chance accuracy of a task's answer, from the response kind of its (last) scored probe step:
 /// 2-AFC 1/2, a choice of n 1/n (VSR and SMU 1/9, CS recall 1/8), a multi-select of `picks` of `n`
 /// picks/n. N-back answers match / no match: 1/2.
@@ -267,6 +282,20 @@ mod tests {
             .into_iter()
             .map(StudyTask::Worm)
             .collect()
+    }
+
+    #[test]
+    fn record_table_covers_every_task_with_human_curves() {
+        use crate::record::{ResultRecord, RunConfig, Subject};
+        let empty = ResultRecord::new(Subject::Person { id: "p1".into() }, "all", RunConfig::default());
+        let rows = record_table_a3(&empty);
+        // VSR has three effects; VIR, VSRec, CS, SMU and each CD id one.
+        assert_eq!(rows.len(), 3 + 4 + 5, "{rows:?}");
+        let names: Vec<&str> = rows.iter().map(|r| r.task.as_str()).collect();
+        for t in tasks() {
+            assert!(names.contains(&t.as_str()), "{t:?} missing from {names:?}");
+        }
+        assert!(rows.iter().all(|r| r.a.is_none() && r.b.is_none()), "no trial rows, no scores");
     }
 
     fn scores(r: &ScoreRow) -> Vec<f64> {
