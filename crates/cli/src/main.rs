@@ -89,6 +89,9 @@ enum Cmd {
     /// Test a network checkpoint: per-task accuracies, Fig. 4 curves beside the human ones and Table A3
     /// scores as one JSON document; --record writes the result record.
     Eval(train::EvalArgs),
+    /// Neural analyses of a network checkpoint (paper Fig. 5, A5, A6, A13: task variance, clusters, FTV,
+    /// lesions, STS embedding, similarity) as one JSON document; --record stores them in a result record.
+    Analyse(train::AnalyseArgs),
 }
 
 /// A task id, or `all`.
@@ -291,6 +294,7 @@ fn main() -> ExitCode {
         Cmd::Score => score::run(),
         Cmd::Train(a) => train::run_train(a),
         Cmd::Eval(a) => train::run_eval(a),
+        Cmd::Analyse(a) => train::run_analyse(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 #[cfg(feature = "nn")]
-pub use imp::{run_eval, run_train};
+pub use imp::{run_analyse, run_eval, run_train};
 
 #[cfg(not(feature = "nn"))]
 pub fn run_train(_: &TrainArgs) -> Result<(), String> {
@@ -19,6 +19,11 @@ pub fn run_train(_: &TrainArgs) -> Result<(), String> {
 }
 #[cfg(not(feature = "nn"))]
 pub fn run_eval(_: &EvalArgs) -> Result<(), String> {
+    Err("this wmlab was built without networks; rebuild with `cargo build -p wmlab-cli --features nn`".into())
+}
+
+#[cfg(not(feature = "nn"))]
+pub fn run_analyse(_: &AnalyseArgs) -> Result<(), String> {
     Err("this wmlab was built without networks; rebuild with `cargo build -p wmlab-cli --features nn`".into())
 }
 
@@ -93,9 +98,31 @@ pub struct EvalArgs {
     pub quiet: bool,
 }
 
+#[derive(Args, Debug)]
+pub struct AnalyseArgs {
+    /// A checkpoint directory, a run directory (its best/ is used), or a bundle file from the app.
+    #[arg(long)]
+    pub checkpoint: PathBuf,
+    /// Test trials per task id (at least 2).
+    #[arg(long = "n", visible_alias = "count", value_name = "N", default_value_t = 20)]
+    pub count: usize,
+    #[arg(long, value_enum, default_value = "cpu")]
+    pub backend: BackendArg,
+    /// t-SNE iterations of both embeddings.
+    #[arg(long, default_value_t = 1000)]
+    pub tsne_iterations: usize,
+    /// Also store the analyses in this result record (JSON, e.g. written by `wmlab eval --record`):
+    /// the file is read, its `analyses` field set, and written back. The app's Results page draws them.
+    #[arg(long, value_name = "PATH")]
+    pub record: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
 #[cfg(feature = "nn")]
 mod imp {
-    use std::path::Path;
+    use std::path::{Path, PathBuf};
 
     use burn::prelude::Device;
     use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -105,7 +132,7 @@ mod imp {
     use wmlab_nn::train::{TrainConfig, Trainer};
     use wmlab_nn::{Arch, Checkpoint};
 
-    use super::{ArchArg, BackendArg, EvalArgs, TrainArgs};
+    use super::{AnalyseArgs, ArchArg, BackendArg, EvalArgs, TrainArgs};
 
     fn device(b: BackendArg) -> Result<Device, String> {
         match b {
@@ -253,8 +280,9 @@ mod imp {
         ck.save_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))
     }
 
-    pub fn run_eval(a: &EvalArgs) -> Result<(), String> {
-        let mut path = a.checkpoint.clone();
+    /// The checkpoint at `path`: a checkpoint directory, a run directory (its `best/`), or a bundle file.
+    fn open_checkpoint(path: &Path) -> Result<(PathBuf, Checkpoint), String> {
+        let mut path = path.to_path_buf();
         if !path.exists() {
             return Err(format!("{}: no such checkpoint directory or bundle file", path.display()));
         }
@@ -262,6 +290,47 @@ mod imp {
             path = path.join("best");
         }
         let ck = Checkpoint::load_path(&path).map_err(|e| format!("{}: not a readable checkpoint ({e})", path.display()))?;
+        Ok((path, ck))
+    }
+
+    pub fn run_analyse(a: &AnalyseArgs) -> Result<(), String> {
+        // Read the record first: a bad file is reported before minutes of work.
+        let mut record = match &a.record {
+            Some(p) => {
+                let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
+                Some(wmlab_core::record::ResultRecord::from_json(&text).map_err(|e| format!("{}: not a result record ({e})", p.display()))?)
+            }
+            None => None,
+        };
+        let (path, ck) = open_checkpoint(&a.checkpoint)?;
+        let dev = device(a.backend)?.without_autodiff();
+        let model = ck.model(&dev)?;
+        let train = ck.train.clone().with_steps(ck.state.step);
+        let bar = if a.quiet { ProgressBar::hidden() } else { ProgressBar::with_draw_target(Some(1), ProgressDrawTarget::stderr()) };
+        bar.set_style(ProgressStyle::with_template("{elapsed_precise} {msg:>14} [{bar:30}] {pos}/{len}").unwrap().progress_chars("=> "));
+        let mut progress = |stage: &str, done: usize, total: usize| {
+            bar.set_message(stage.to_string());
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+            true
+        };
+        let chunk = ck.train.per_task.max(1);
+        let report = pollster::block_on(wmlab_nn::analyse::analyse_network(&model, &train, a.count, chunk, a.tsne_iterations, &dev, &mut progress))
+            .map_err(|e| e.to_string())?;
+        bar.finish_and_clear();
+        let value = serde_json::to_value(&report).map_err(|e| e.to_string())?;
+        if let (Some(p), Some(r)) = (&a.record, record.as_mut()) {
+            r.analyses = Some(value.clone());
+            std::fs::write(p, r.to_json().map_err(|e| e.to_string())?).map_err(|e| format!("{}: {e}", p.display()))?;
+            eprintln!("analyses stored in {}", p.display());
+        }
+        eprintln!("{} from {}: {} test trials per task id", ck.train.model.label(), path.display(), a.count.max(2));
+        println!("{value}");
+        Ok(())
+    }
+
+    pub fn run_eval(a: &EvalArgs) -> Result<(), String> {
+        let (path, ck) = open_checkpoint(&a.checkpoint)?;
         let dev = device(a.backend)?;
         let backend = backend_name(a.backend);
         let total = (a.count * 14) as u64;

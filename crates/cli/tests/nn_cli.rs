@@ -75,12 +75,34 @@ fn train_then_eval_writes_a_record() {
     assert!(rec.created.as_ref().is_some_and(|c| c.ends_with('Z') && c.len() == 20));
     assert!(!subject_curves(&rec, StudyTask::Worm(TaskId::Smu)).is_empty());
 
+    // `wmlab analyse` reads the same checkpoint: one JSON report with every figure's data, stored into
+    // the record (the app's Results page draws it).
+    let stdout = ok(&[
+        "analyse", "--checkpoint", out, "--n", "3", "--tsne-iterations", "60", "--quiet", "--record", rec_path.to_str().unwrap(),
+    ]);
+    let report: serde_json::Value = serde_json::from_str(stdout.trim()).expect("one JSON document");
+    let rec = ResultRecord::from_json(&std::fs::read_to_string(&rec_path).unwrap()).expect("the record still loads");
+    assert_eq!(rec.analyses.as_ref(), Some(&report), "the record holds the printed report");
+    assert_eq!(rec.trials.len(), 14 * 4, "the rest of the record is unchanged");
+    for key in ["tv_sorted", "clusters", "ftv", "sts", "task_embedding_cos", "first_item_cos"] {
+        assert!(report.get(key).is_some(), "{key} missing from the report");
+    }
+    assert_eq!(report["units"], 16);
+    let err = fails(&["analyse", "--checkpoint", out, "--record", junk_record(&dir).to_str().unwrap()]);
+    assert!(err.contains("not a result record"), "{err}");
+
     // --resume continues from last/ (with Adam's state) to a larger step count.
     let stdout = ok(&["train", "--arch", "gru", "--preset", "tiny", "--steps", "6", "--resume", "--quiet", "--out", out]);
     let lines: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 1, "{stdout}");
     assert_eq!(lines[0]["step"], 6);
     std::fs::remove_dir_all(&dir).ok();
+}
+
+fn junk_record(dir: &std::path::Path) -> PathBuf {
+    let p = dir.join("junk-record.json");
+    std::fs::write(&p, "{ not a record").unwrap();
+    p
 }
 
 #[test]

@@ -320,3 +320,81 @@ pub fn family_accuracy(acc: &Accuracy) -> Vec<Option<f64>> {
     }
     (0..N_FAMILIES).map(|f| (n[f] > 0).then(|| k[f] as f64 / n[f] as f64)).collect()
 }
+
+/// Why [`analyse_network`] did not give a report.
+#[derive(Debug)]
+pub enum AnalyseError {
+    /// `progress` returned false.
+    Cancelled,
+    /// A stage failed (its name, the error).
+    Failed(&'static str, String),
+}
+
+impl std::fmt::Display for AnalyseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AnalyseError::Cancelled => write!(f, "analysis cancelled"),
+            AnalyseError::Failed(stage, e) => write!(f, "analysis failed ({stage}): {e}"),
+        }
+    }
+}
+
+/// Every neural analysis of the paper (Fig. 5A–D, A5, A6, A13) for `model` on `n` test trials per task
+/// id (at least 2): hidden states ([`collect_hidden`]) → the core's report
+/// ([`wmlab_core::analysis::network_analysis`]: TV, clusters, t-SNE, FTV, STS embedding, similarity) →
+/// accuracies of the intact network and with each cluster lesioned ([`lesion_accuracies`]).
+/// `progress(stage, done, total)` is called during every stage (`hidden`, the t-SNE stages every 50
+/// iterations, `lesions`); returning false cancels. One function for the app's worker and `wmlab analyse`.
+pub async fn analyse_network(
+    model: &WormModel,
+    train: &TrainConfig,
+    n: usize,
+    chunk: usize,
+    tsne_iterations: usize,
+    device: &Device,
+    progress: &mut dyn FnMut(&str, usize, usize) -> bool,
+) -> Result<wmlab_core::analysis::NetworkAnalysis, AnalyseError> {
+    use wmlab_core::analysis::{AnalysisInput, network_analysis};
+    let n = n.max(2);
+    let stats = {
+        let mut p = |d: usize, t: usize| progress("hidden", d, t);
+        match collect_hidden(model, train, n, chunk, device, &mut p).await {
+            Ok(Some(s)) => s,
+            Ok(None) => return Err(AnalyseError::Cancelled),
+            Err(e) => return Err(AnalyseError::Failed("hidden states", e.to_string())),
+        }
+    };
+    let emb: Vec<Vec<f64>> = stats.task_embedding.iter().map(|r| r.iter().map(|&x| x as f64).collect()).collect();
+    let input = AnalysisInput {
+        families: &stats.families,
+        tv: &stats.tv,
+        sts_units: stats.sts.units,
+        sts_states: &stats.sts.states,
+        sts_answer: &stats.sts.answer,
+        sts_rule: &stats.sts.rule,
+        tasks: &stats.first_item_tasks,
+        first_item: &stats.first_item,
+        task_embedding: &emb,
+        vsr_position_similarity: &stats.vsr_position_similarity,
+        seed: train.seed,
+        tsne_iterations,
+    };
+    let mut report = {
+        let mut tp = |stage: &str, d: usize, t: usize| if d % 50 == 0 || d + 1 == t { progress(stage, d, t) } else { true };
+        network_analysis(&input, &mut tp).ok_or(AnalyseError::Cancelled)?
+    };
+    // Lesions: the intact network first, then one mask per cluster.
+    let mut masks = vec![vec![1.0f32; train.model.capacity]];
+    masks.extend(report.lesion_masks());
+    let mut lp = |d: usize, t: usize| progress("lesions", d, t);
+    match lesion_accuracies(model, train, &masks, n, chunk, device, &mut lp).await {
+        Ok(Some(accs)) => {
+            let mut fam: Vec<Vec<Option<f64>>> = accs.iter().map(family_accuracy).collect();
+            let base = fam.remove(0);
+            report.add_lesions(base, fam);
+            Ok(report)
+        }
+        Ok(None) => Err(AnalyseError::Cancelled),
+        Err(e) => Err(AnalyseError::Failed("lesions", e.to_string())),
+    }
+}
