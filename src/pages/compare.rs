@@ -261,11 +261,13 @@ fn CmpChart(panel: Panel, index: usize, names: Vec<String>) -> impl IntoView {
     }
 }
 
-fn fmt(x: Option<f64>) -> String {
+/// A score to 3 decimals, or a dash.
+pub(crate) fn fmt(x: Option<f64>) -> String {
     x.map(|v| format!("{v:.3}")).unwrap_or_else(|| "—".into())
 }
 
-fn pair(m: Option<f64>, h: Option<f64>) -> String {
+/// "subject / human" of a score's two quantities.
+pub(crate) fn pair(m: Option<f64>, h: Option<f64>) -> String {
     if m.is_none() && h.is_none() { "—".into() } else { format!("{} / {}", fmt(m), fmt(h)) }
 }
 

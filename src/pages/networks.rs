@@ -168,7 +168,10 @@ pub fn Networks() -> impl IntoView {
             device.set(d);
             if phase.get_untracked() == Phase::Starting {
                 phase.set(Phase::Ready);
-                request_preset();
+                // The first start asks for the preset; a restarted worker (after Cancel) keeps the settings.
+                if config.with_untracked(|c| c.is_null()) {
+                    request_preset();
+                }
             }
         }
         Event::Config { config: c, params: p } => {
@@ -211,6 +214,8 @@ pub fn Networks() -> impl IntoView {
             match serde_json::from_value::<ResultRecord>(r) {
                 Ok(mut r) => {
                     r.created = Some(web::now_iso());
+                    // Analyses of the same model made before this evaluation stay with its record.
+                    r.analyses = analysis.get_untracked();
                     crate::components::history::add_later(r.clone());
                     record.set(Some(r));
                 }
@@ -241,7 +246,7 @@ pub fn Networks() -> impl IntoView {
     };
 
     // Start the worker and look for a saved run.
-    match NnWorker::spawn(on_event) {
+    let start_worker = move || match NnWorker::spawn(on_event) {
         Ok(w) => {
             w.on_error(move |m| {
                 error.set(Some(format!("The networks worker stopped: {m}")));
@@ -253,7 +258,23 @@ pub fn Networks() -> impl IntoView {
             error.set(Some(e));
             phase.set(Phase::Failed);
         }
-    }
+    };
+    start_worker();
+    // Cancel a running evaluation or analysis: the worker computes without reading messages until it is
+    // done, so it is stopped and a fresh one started (it loads from the wasm cache); the checkpoints live
+    // in IndexedDB and are untouched. The page waits for the new worker's `Ready` (phase `Starting`).
+    let cancel_work = move |_| {
+        worker.with_value(|w| {
+            if let Some(w) = w {
+                w.terminate();
+            }
+        });
+        eval_progress.set(None);
+        analyse_progress.set(None);
+        phase.set(Phase::Starting);
+        notice.set(Some("Cancelled. The saved checkpoints are kept.".into()));
+        start_worker();
+    };
     wasm_bindgen_futures::spawn_local(async move {
         if let Ok(Some(b)) = nnw::load_bytes("nn/latest").await {
             if let Ok(info) = BundleInfo::read(&b) {
@@ -330,6 +351,7 @@ pub fn Networks() -> impl IntoView {
         error.set(None);
         notice.set(None);
         record.set(None);
+        analysis.set(None);
         let c = config.get_untracked();
         if c.is_null() {
             error.set(Some("The settings are not loaded yet.".into()));
@@ -674,7 +696,8 @@ pub fn Networks() -> impl IntoView {
             </div>
             {move || eval_progress.get().map(|(d, t)| view! {
                 <div class="progress-line"><progress id="nn-eval-progress" max=t.max(1) value=d></progress>
-                    <span>{format!("{d} of {t} test trials")}</span></div>
+                    <span>{format!("{d} of {t} test trials")}</span>
+                    <button id="nn-cancel-eval" class="secondary" on:click=cancel_work>"Cancel"</button></div>
             })}
             {move || record.get().map(|r| {
                 let label = r.subject.label();
@@ -684,6 +707,7 @@ pub fn Networks() -> impl IntoView {
                         <table class="summary" id="nn-eval-table"><thead><tr><th>"task"</th><th>"accuracy"</th><th>"trials"</th></tr></thead>
                             <tbody>{acc_rows}</tbody></table>
                         <Charts record=r.clone()/>
+                        {a3_table(&r)}
                         <div class="buttons"><button id="nn-open-results" on:click=open_results>"Open in Results (downloads, share link)"</button></div>
                     </div>
                 }
@@ -700,9 +724,41 @@ pub fn Networks() -> impl IntoView {
             </div>
             {move || analyse_progress.get().map(|(stage, d, t)| view! {
                 <div class="progress-line"><progress max=t.max(1) value=d></progress>
-                    <span id="nn-analyse-progress">{format!("{stage}: {d} of {t}")}</span></div>
+                    <span id="nn-analyse-progress">{format!("{stage}: {d} of {t}")}</span>
+                    <button id="nn-cancel-analyse" class="secondary" on:click=cancel_work>"Cancel"</button></div>
             })}
             {move || analysis.get().map(|r| view! { <div id="nn-analysis" class="eval"><NnAnalysis report=r/></div> })}
         </section>
+    }
+}
+
+/// Table A3 of an evaluation: slope (A) and average-accuracy (B) difference scores against the humans for
+/// every task with human curves (rows from [`wmlab_core::analysis::record_table_a3`]).
+fn a3_table(r: &ResultRecord) -> impl IntoView + use<> {
+    use crate::pages::compare::{fmt, pair};
+    let rows = wmlab_core::analysis::record_table_a3(r)
+        .into_iter()
+        .map(|row| {
+            view! {
+                <tr data-task=row.task.clone() data-effect=row.effect.clone()
+                    data-a=row.a.map(|v| v.to_string()).unwrap_or_default() data-b=row.b.map(|v| v.to_string()).unwrap_or_default()>
+                    <td>{row.task.clone()}</td>
+                    <td>{row.effect.replace('_', " ")}</td>
+                    <td class="num">{fmt(row.a)}</td>
+                    <td class="num">{fmt(row.b)}</td>
+                    <td class="num">{pair(row.m_a, row.h_a)}</td>
+                    <td class="num">{pair(row.m_b, row.h_b)}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <h3>"Difference from the humans (Table A3)"</h3>
+        <p class="small">"A = |(M_A − H_A) / H_A| compares the slopes of the behavioural effect, B = |(M_B − H_B) / H_B| the mean \
+            accuracies (WorM appendix A2.3); 0 means human-like. The Compare page puts these beside other subjects and chance."</p>
+        <table class="summary" id="nn-a3-table">
+            <thead><tr><th>"task"</th><th>"effect"</th><th>"A"</th><th>"B"</th><th>"slope M_A / H_A"</th><th>"mean M_B / H_B"</th></tr></thead>
+            <tbody>{rows}</tbody>
+        </table>
     }
 }

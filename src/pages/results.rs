@@ -104,6 +104,10 @@ fn record_view(state: AppState, r: ResultRecord) -> impl IntoView {
             }}
             <h2>"Accuracy per condition"</h2>
             <Charts record=r.clone()/>
+            {r.analyses.clone().map(|a| view! {
+                <h2>"Neural analyses"</h2>
+                <div id="record-analyses" class="eval"><crate::components::nn_analysis::NnAnalysis report=a/></div>
+            })}
             <div class="actions">
                 <button id="download-json" on:click=download_json>"Download JSON"</button>
                 <button id="download-csv" on:click=download_csv>"Download CSV"</button>

@@ -29,12 +29,15 @@ async function openNetworks(url = server.url + '#/networks') {
 }
 
 /** A small run: GRU-16 with the tiny preset's encoder, few steps, few validation trials. */
-async function configure(page, { arch = 'gru', steps = 8, valEvery = 3 } = {}) {
+async function configure(page, { arch = 'gru', capacity = 16, steps = 8, valEvery = 3 } = {}) {
   await page.selectOption('#nn-arch', arch);
   // Tab out of each field: the browser's own change event (one per edit, as for a person typing).
-  await page.fill('#nn-capacity', '16');
+  await page.fill('#nn-capacity', String(capacity));
   await page.press('#nn-capacity', 'Tab');
-  await page.waitForFunction(() => document.querySelector('#nn-config-json').value.includes('"capacity": 16'), null, LONG);
+  await page.waitForFunction(([a, c]) => {
+    const v = document.querySelector('#nn-config-json').value;
+    return v.includes(`"capacity": ${c}`) && v.includes(`"arch": "${a}"`);
+  }, [arch, capacity], LONG);
   for (const [id, v] of [['#nn-steps', steps], ['#nn-per-task', 1], ['#nn-val-every', valEvery], ['#nn-val-n', 2]]) {
     await page.fill(id, String(v));
     await page.press(id, 'Tab');
@@ -64,6 +67,39 @@ test('trains on the browser\'s backend (WebGPU through SwiftShader here) and sav
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wmlab-nn-')), 'best.wmlabnn');
   await dl.saveAs(file);
   assert.equal(fs.readFileSync(file).subarray(0, 8).toString(), 'WMLABNN1');
+  assert.deepEqual(page.errors.filter((e) => !/XDG|powerPreference/i.test(e)), []);
+  await page.close();
+});
+
+// Every memory type trains in the tab on both backends (one step and a validation check each), and every
+// capacity of the paper (96, 256, 1024) on the CPU backend (the tiny preset's encoder keeps it quick).
+test('every architecture trains in the tab: RNN, LSTM, TRF on WebGPU and on the CPU, capacities 96/256/1024', LONG, async () => {
+  const page = await openNetworks();
+  page.on('dialog', (d) => d.accept());
+  const runs = [
+    // Each run changes the capacity: the form's last request to the worker is then the capacity's, and
+    // `configure` waits for its answer before typing the other fields.
+    ['webgpu', 'rnn', 16], ['webgpu', 'lstm', 24], ['webgpu', 'trf', 32],
+    ['cpu', 'rnn', 1024], ['cpu', 'lstm', 96], ['cpu', 'trf', 256],
+  ];
+  for (const [backend, arch, capacity] of runs) {
+    const options = await page.$$eval('#nn-backend-pick option', (os) => os.map((o) => o.value));
+    if (!options.includes(backend)) { console.log(`[networks] ${backend} not offered: ${options}`); continue; }
+    await page.selectOption('#nn-backend-pick', backend);
+    const want = backend === 'cpu' ? /CPU/ : /WebGPU/;
+    await page.waitForFunction((w) => new RegExp(w).test(document.querySelector('#nn-backend').textContent), want.source, LONG);
+    await page.selectOption('#nn-preset', 'tiny');
+    await configure(page, { arch, capacity, steps: 1, valEvery: 1 });
+    const t0 = Date.now();
+    await page.click('#nn-train');
+    await page.waitForSelector('#networks[data-phase="done"], #nn-error', LONG);
+    assert.equal(await page.$eval('body', (b) => b.querySelector('#nn-error')?.textContent ?? null), null, `${backend} ${arch}-${capacity}`);
+    assert.equal(await stepOf(page), 1);
+    await page.waitForFunction(() => Number(document.querySelector('#nn-acc-chart').dataset.series) >= 14, null, LONG);
+    const cfg = JSON.parse(await page.inputValue('#nn-config-json'));
+    assert.deepEqual([cfg.model.arch, cfg.model.capacity], [arch, capacity]);
+    console.log(`[networks] ${backend} ${arch}-${capacity}: one step + validation in ${Date.now() - t0} ms`);
+  }
   assert.deepEqual(page.errors.filter((e) => !/XDG|powerPreference/i.test(e)), []);
   await page.close();
 });
@@ -171,6 +207,16 @@ test('CPU backend: analyses of a tiny trained network draw every figure (Fig. 5,
   await configure(page, { steps: 2, valEvery: 2 });
   await page.click('#nn-train');
   await page.waitForSelector('#networks[data-phase="done"]', LONG);
+  // A long evaluation can be cancelled: the worker restarts, the settings and checkpoints stay.
+  const settings = await page.inputValue('#nn-config-json');
+  await page.fill('#nn-eval-n', '400');
+  await page.click('#nn-evaluate');
+  await page.waitForSelector('#nn-cancel-eval', LONG);
+  await page.click('#nn-cancel-eval');
+  await page.waitForSelector('#networks[data-phase="ready"]', LONG);
+  assert.match(await page.textContent('#nn-notice'), /Cancelled/);
+  assert.equal(await page.$('#nn-eval'), null);
+  assert.equal(await page.inputValue('#nn-config-json'), settings);
   await page.fill('#nn-analyse-n', '4');
   await page.waitForFunction(() => !document.querySelector('#nn-analyse').disabled, null, LONG);
   await page.click('#nn-analyse');
@@ -185,6 +231,25 @@ test('CPU backend: analyses of a tiny trained network draw every figure (Fig. 5,
   }
   assert.ok(await page.$$eval('#nn-an-clusters li', (lis) => lis.length) >= 1);
   assert.equal(await page.$('#nn-analyse-progress'), null);
+  // Evaluating after the analysis keeps the analyses in the record; Table A3 is under the curves, and
+  // Results shows the analyses of the stored record.
+  // 30 test trials per task id reach every condition cell of every task (trial i is cell i mod K).
+  await page.fill('#nn-eval-n', '30');
+  await page.click('#nn-evaluate');
+  await page.waitForSelector('#nn-eval #nn-a3-table tbody tr', LONG);
+  const a3 = await page.$$eval('#nn-a3-table tbody tr', (trs) => trs.map((tr) => [tr.dataset.task, tr.dataset.effect, tr.dataset.b, tr.dataset.a]));
+  assert.ok(a3.some(([, , , a]) => a !== '' && Number(a) >= 0), `some slope score A: ${JSON.stringify(a3)}`);
+  assert.equal(a3.length, 12, JSON.stringify(a3));
+  assert.ok(a3.some(([t, e]) => t === 'VSR' && e === 'primacy'), JSON.stringify(a3));
+  // Every effect but VSR's primacy and recency (slope scores only) has a B score: the network answered
+  // every task, so each has a mean accuracy to compare with the humans'.
+  for (const [t, e, b] of a3) {
+    if (['primacy', 'recency'].includes(e)) continue;
+    assert.ok(b !== '' && Number(b) >= 0, `B of ${t} ${e}: ${b}`);
+  }
+  await page.click('#nn-open-results');
+  await page.waitForSelector('#results[data-state="shown"]', LONG);
+  await page.waitForFunction(() => document.querySelector('#record-analyses #nn-an-tv')?.dataset.drawn === 'true', null, LONG);
   assert.deepEqual(page.errors.filter((e) => !/XDG|powerPreference/i.test(e)), []);
   await page.close();
 });
