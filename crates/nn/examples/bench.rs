@@ -2,6 +2,8 @@
 //! `cargo run --release -p wmlab-nn --example bench [-- STEPS [PER_TASK]]`
 //! Training throughput (trials/s) for LSTM-256 and TRF-256 (paper models) at the paper's batch (10 per
 //! task id = 140), and inference latency per trial, on the flex CPU backend.
+//! `WMLAB_BENCH_LENS=FILE` also writes the first batch's trial lengths for the PyTorch-eager baseline
+//! `scripts/bench_torch.py --lens FILE` (same models, batch and conv work); `scripts/bench.sh` runs both.
 
 use std::time::Instant;
 
@@ -16,7 +18,9 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let steps: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(3);
     let per_task: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(10);
-    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|s| {
@@ -25,15 +29,28 @@ fn main() {
                 .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
         })
         .unwrap_or_else(|| "unknown CPU".into());
-    println!("machine: {cpu}, {threads} threads available; backend: burn 0.22.1 flex (rayon + simd), f32");
+    println!(
+        "machine: {cpu}, {threads} threads available; burn 0.22.1, f32; flex = CPU (rayon + simd), wgpu = burn-wgpu (with --features wgpu)"
+    );
     let specs = all_specs();
     let b = per_task * specs.len();
 
     // Batch building alone (rasterising 140 trials).
     let t0 = Instant::now();
-    let batches: Vec<_> = (0..steps).map(|s| joint_batch(&specs, 86, Split::Train, s as u64, per_task, None)).collect();
+    let batches: Vec<_> = (0..steps)
+        .map(|s| joint_batch(&specs, 86, Split::Train, s as u64, per_task, None))
+        .collect();
     let build = t0.elapsed().as_secs_f64() / steps as f64;
-    let real: usize = batches.iter().map(|x| x.seq_len.iter().sum::<usize>()).sum();
+    // The trial lengths of the first batch, for the PyTorch baseline (`scripts/bench_torch.py --lens`).
+    if let Ok(path) = std::env::var("WMLAB_BENCH_LENS") {
+        std::fs::write(&path, serde_json::to_string(&batches[0].seq_len).unwrap())
+            .expect("write lens");
+        println!("trial lengths of the first batch written to {path}");
+    }
+    let real: usize = batches
+        .iter()
+        .map(|x| x.seq_len.iter().sum::<usize>())
+        .sum();
     println!(
         "batch building (1 thread, rasterising): {:.3} s per batch of {b} trials ({:.0} trials/s); mean trial length {:.1} of 20 steps",
         build,
@@ -41,63 +58,83 @@ fn main() {
         real as f64 / (b * batches.len()) as f64
     );
 
-    for (arch, c) in [(Arch::Lstm, 256), (Arch::Trf, 256)] {
-        let cfg = ModelConfig::paper(arch, c);
-        let device = Device::flex().autodiff();
-        device.seed(86);
-        let mut model = cfg.init(&device);
-        let params = burn::module::Module::num_params(&model);
-        let mut optim = AdamConfig::new().init();
-        let mut times = Vec::new();
-        for batch in &batches {
-            let t = Instant::now();
-            let input = ModelInput::from_batch(batch, &device);
-            let targets = Targets::from_batch(batch, &device);
-            let loss = joint_loss(&model.forward(&input), &targets);
-            let v = loss.clone().into_scalar::<f32>();
-            let grads = GradientsParams::from_grads(loss.backward(), &model);
-            model = optim.step(1e-4, model, grads);
-            let dt = t.elapsed().as_secs_f64();
-            eprintln!("  {} step: {:.2} s, loss {v:.4}", cfg.label(), dt);
-            times.push(dt);
+    // Backends: flex always; wgpu too when built with `--features wgpu` (and WMLAB_BENCH_WGPU is not 0).
+    #[allow(unused_mut)] // wgpu is added only with the `wgpu` feature
+    let mut devices: Vec<(&str, Device)> = vec![("flex", Device::flex())];
+    #[cfg(feature = "wgpu")]
+    if std::env::var("WMLAB_BENCH_WGPU").map_or(true, |v| v != "0") {
+        match wmlab_nn::wgpu_device() {
+            Ok(d) => devices.push(("wgpu", d)),
+            Err(e) => println!("wgpu: {e}"),
         }
-        // First step includes warm-up; report the rest when there are more.
-        let steady: Vec<f64> = if times.len() > 1 { times[1..].to_vec() } else { times.clone() };
-        let per_step = steady.iter().sum::<f64>() / steady.len() as f64;
-        println!(
-            "{} ({:.2}M params) training: {:.2} s/step at batch {b} → {:.1} trials/s (mean of {} steps after the first; first {:.2} s; excludes batch building)",
-            cfg.label(),
-            params as f64 / 1e6,
-            per_step,
-            b as f64 / per_step,
-            steady.len(),
-            times[0]
-        );
+    }
+    for (name, plain) in devices {
+        println!("backend {name}: {plain:?}");
+        for (arch, c) in [(Arch::Lstm, 256), (Arch::Trf, 256)] {
+            let cfg = ModelConfig::paper(arch, c);
+            let device = plain.clone().autodiff();
+            device.seed(86);
+            let mut model = cfg.init(&device);
+            let params = burn::module::Module::num_params(&model);
+            let mut optim = AdamConfig::new().init();
+            let mut times = Vec::new();
+            for batch in &batches {
+                let t = Instant::now();
+                let input = ModelInput::from_batch(batch, &device);
+                let targets = Targets::from_batch(batch, &device);
+                let loss = joint_loss(&model.forward(&input), &targets);
+                let v = loss.clone().into_scalar::<f32>();
+                let grads = GradientsParams::from_grads(loss.backward(), &model);
+                model = optim.step(1e-4, model, grads);
+                let dt = t.elapsed().as_secs_f64();
+                eprintln!("  {} step: {:.2} s, loss {v:.4}", cfg.label(), dt);
+                times.push(dt);
+            }
+            // First step includes warm-up; report the rest when there are more.
+            let steady: Vec<f64> = if times.len() > 1 {
+                times[1..].to_vec()
+            } else {
+                times.clone()
+            };
+            let per_step = steady.iter().sum::<f64>() / steady.len() as f64;
+            println!(
+                "[{name}] {} ({:.2}M params) training: {:.2} s/step at batch {b} → {:.1} trials/s (mean of {} steps after the first; first {:.2} s; excludes batch building)",
+                cfg.label(),
+                params as f64 / 1e6,
+                per_step,
+                b as f64 / per_step,
+                steady.len(),
+                times[0]
+            );
 
-        // Inference: forward only, plain device, whole batch and single trial.
-        let plain = Device::flex();
-        let m = burn::module::Module::valid(&model);
-        let batch = &batches[0];
-        let input = ModelInput::from_batch(batch, &plain);
-        let _ = m.forward(&input)[0].clone().into_data();
-        let t = Instant::now();
-        let out = m.forward(&input);
-        let _ = out.into_iter().map(|o| o.into_data()).count();
-        let dt = t.elapsed().as_secs_f64();
-        let one = wmlab_nn::Batch::from_trials(&[specs[6].trial(86, Split::Test, 0)]);
-        let input1 = ModelInput::from_batch(&one, &plain);
-        let t = Instant::now();
-        let reps = 5;
-        for _ in 0..reps {
-            let _ = m.forward(&input1).into_iter().map(|o| o.into_data()).count();
+            // Inference: forward only, plain device, whole batch and single trial.
+            let m = burn::module::Module::valid(&model);
+            let batch = &batches[0];
+            let input = ModelInput::from_batch(batch, &plain);
+            let _ = m.forward(&input)[0].clone().into_data();
+            let t = Instant::now();
+            let out = m.forward(&input);
+            let _ = out.into_iter().map(|o| o.into_data()).count();
+            let dt = t.elapsed().as_secs_f64();
+            let one = wmlab_nn::Batch::from_trials(&[specs[6].trial(86, Split::Test, 0)]);
+            let input1 = ModelInput::from_batch(&one, &plain);
+            let t = Instant::now();
+            let reps = 5;
+            for _ in 0..reps {
+                let _ = m
+                    .forward(&input1)
+                    .into_iter()
+                    .map(|o| o.into_data())
+                    .count();
+            }
+            let dt1 = t.elapsed().as_secs_f64() / reps as f64;
+            println!(
+                "[{name}] {} inference: {:.1} ms per trial in a batch of {b} ({:.0} trials/s); {:.1} ms for a single trial alone",
+                cfg.label(),
+                dt * 1e3 / b as f64,
+                b as f64 / dt,
+                dt1 * 1e3
+            );
         }
-        let dt1 = t.elapsed().as_secs_f64() / reps as f64;
-        println!(
-            "{} inference: {:.1} ms per trial in a batch of {b} ({:.0} trials/s); {:.1} ms for a single trial alone",
-            cfg.label(),
-            dt * 1e3 / b as f64,
-            b as f64 / dt,
-            dt1 * 1e3
-        );
     }
 }
