@@ -10,7 +10,8 @@ k-way heads), on the CPU with as many threads as the Rust run.
 
 Two ways to run the conv stack, printed separately:
   * `same-work`: only the trials' real frames plus one black padding frame, as `wmlab_nn` does
-    (`WormModel::step_features`), with the trial lengths the Rust bench wrote to --lens;
+    (`WormModel::step_features`), with the trial lengths of the Rust bench's batches (--lens; step i
+    uses batch i, so both do the same work step by step);
   * `reference`: all 20 frames of every trial, as the published code does.
 
 Usage: scripts/bench_torch.py --lens /tmp/wmlab-bench-lens.json [--steps 3] [--threads 2]
@@ -101,7 +102,10 @@ def main():
     a = p.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(86)
-    lens = json.load(open(a.lens))
+    all_lens = json.load(open(a.lens))
+    if all_lens and isinstance(all_lens[0], int):
+        all_lens = [all_lens]
+    lens = all_lens[0]
     b = len(lens)
     tasks = torch.tensor([i // (b // N_TASKS) for i in range(b)])
     frames = torch.rand(b, T, 3, 32, 32)
@@ -113,7 +117,8 @@ def main():
             targets.append(torch.randint(0, u, (b, T)))
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor())
     print(f"machine: {cpu}, {a.threads} threads; backend: PyTorch {torch.__version__} eager, CPU, f32")
-    print(f"batch {b} trials, mean trial length {sum(lens) / b:.1f} of {T} steps")
+    mean_len = sum(map(sum, all_lens)) / (b * len(all_lens))
+    print(f"batch {b} trials, {len(all_lens)} batches cycled, mean trial length {mean_len:.1f} of {T} steps")
     for arch in ["lstm", "trf"]:
         for same_work in [True, False]:
             torch.manual_seed(86)
@@ -121,7 +126,8 @@ def main():
             model.train()
             opt = torch.optim.Adam(model.parameters(), lr=1e-4)
             times = []
-            for _ in range(a.steps):
+            for i in range(a.steps):
+                lens = all_lens[i % len(all_lens)]
                 t = time.perf_counter()
                 opt.zero_grad()
                 loss = joint_loss(model(frames, tasks, lens, same_work), tasks, lens, targets)
@@ -135,6 +141,7 @@ def main():
             mode = "same-work" if same_work else "reference"
             print(f"{label} ({params:.2f}M params) training [{mode}]: {per:.2f} s/step at batch {b} → "
                   f"{b / per:.1f} trials/s (mean of {len(steady)} steps after the first; first {times[0]:.2f} s)")
+            lens = all_lens[0]
             if same_work:
                 model.eval()
                 with torch.no_grad():

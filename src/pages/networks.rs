@@ -640,7 +640,7 @@ pub fn Networks() -> impl IntoView {
                 </label>
                 <label>"Preset "
                     <select id="nn-preset" prop:value=move || preset.get() on:change=move |ev| { preset.set(event_target_value(&ev)); request_preset(); }>
-                        <option value="tiny">"tiny (about a minute on a CPU)"</option>
+                        <option value="tiny">"tiny (a few minutes on a CPU)"</option>
                         <option value="small">"small (minutes on a GPU)"</option>
                         <option value="paper">"paper (Table A1; days)"</option>
                     </select>

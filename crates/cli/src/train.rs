@@ -51,7 +51,7 @@ pub struct TrainArgs {
     /// Memory capacity C (hidden size; d_model for trf). Paper: 96, 256, 1024.
     #[arg(long, default_value_t = 256)]
     pub capacity: usize,
-    /// Preset: paper (Table A1), small, tiny (about a minute on 2 CPU cores).
+    /// Preset: paper (Table A1), small, tiny (about 1.5 minutes on 2 CPU cores with --profile native).
     #[arg(long, default_value = "tiny")]
     pub preset: String,
     /// Optimisation steps (default: the preset's; with --resume, the new total).
@@ -63,6 +63,12 @@ pub struct TrainArgs {
     /// Steps between validation checks (default: the preset's).
     #[arg(long)]
     pub val_every: Option<usize>,
+    /// Trials of each of the 14 task ids per step (default: the preset's; the paper's 10 = 140 per step).
+    #[arg(long)]
+    pub per_task: Option<usize>,
+    /// Validation trials per task id at each check (default: the preset's).
+    #[arg(long)]
+    pub val_per_task: Option<usize>,
     #[arg(long, value_enum, default_value = "cpu")]
     pub backend: BackendArg,
     /// Master seed (trial streams and initialisation).
@@ -207,6 +213,12 @@ mod imp {
             }
             if let Some(v) = a.val_every {
                 cfg.val_every = v;
+            }
+            if let Some(n) = a.per_task {
+                cfg.per_task = n.max(1);
+            }
+            if let Some(n) = a.val_per_task {
+                cfg.val_per_task = n.max(1);
             }
             cfg.model.validate()?;
             Trainer::new(cfg, dev)

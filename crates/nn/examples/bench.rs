@@ -2,7 +2,7 @@
 //! `cargo run --release -p wmlab-nn --example bench [-- STEPS [PER_TASK]]`
 //! Training throughput (trials/s) for LSTM-256 and TRF-256 (paper models) at the paper's batch (10 per
 //! task id = 140), and inference latency per trial, on the flex CPU backend.
-//! `WMLAB_BENCH_LENS=FILE` also writes the first batch's trial lengths for the PyTorch-eager baseline
+//! `WMLAB_BENCH_LENS=FILE` also writes the batches' trial lengths for the PyTorch-eager baseline
 //! `scripts/bench_torch.py --lens FILE` (same models, batch and conv work); `scripts/bench.sh` runs both.
 
 use std::time::Instant;
@@ -41,11 +41,12 @@ fn main() {
         .map(|s| joint_batch(&specs, 86, Split::Train, s as u64, per_task, None))
         .collect();
     let build = t0.elapsed().as_secs_f64() / steps as f64;
-    // The trial lengths of the first batch, for the PyTorch baseline (`scripts/bench_torch.py --lens`).
+    // The trial lengths of every batch, for the PyTorch baseline (`scripts/bench_torch.py --lens`), so
+    // both run the same conv work step by step.
     if let Ok(path) = std::env::var("WMLAB_BENCH_LENS") {
-        std::fs::write(&path, serde_json::to_string(&batches[0].seq_len).unwrap())
-            .expect("write lens");
-        println!("trial lengths of the first batch written to {path}");
+        let lens: Vec<&Vec<usize>> = batches.iter().map(|b| &b.seq_len).collect();
+        std::fs::write(&path, serde_json::to_string(&lens).unwrap()).expect("write lens");
+        println!("trial lengths of the {} batches written to {path}", lens.len());
     }
     let real: usize = batches
         .iter()

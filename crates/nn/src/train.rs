@@ -64,8 +64,10 @@ impl TrainConfig {
     /// A named preset for an architecture and capacity (None for an unknown name).
     /// - `paper`: Table A1 (conv 64/128/256/512, 140 trials/step, Adam 1e-4, 200 epochs of 8,640 steps,
     ///   one full validation per epoch).
-    /// - `small`: paper model widths halved, 70 trials/step, lr 3e-4: minutes on a GPU.
-    /// - `tiny`: conv 8/16/16/32, 70 trials/step, lr 1e-3, 300 steps: about a minute on 2 CPU cores.
+    /// - `small`: conv 16/32/64/128 (a quarter of the paper's widths), memory input 128, Transformer FF 512,
+    ///   70 trials/step, lr 3e-4, 3,000 steps: minutes on a GPU.
+    /// - `tiny`: conv 8/16/16/32, 28 trials/step (2 per task id), lr 1e-3, 300 steps: GRU-96 took 89 s
+    ///   natively on 2 CPU cores (flex, `--profile native`; 70 trials/step took 0.89 s/step, 4.5 min).
     pub fn preset(name: &str, arch: Arch, capacity: usize) -> Option<TrainConfig> {
         Some(match name {
             "paper" => TrainConfig::new(ModelConfig::paper(arch, capacity))
@@ -84,7 +86,7 @@ impl TrainConfig {
             .with_val_per_task(50),
             "tiny" => TrainConfig::new(ModelConfig::tiny(arch, capacity))
                 .with_preset("tiny".into())
-                .with_per_task(5)
+                .with_per_task(2)
                 .with_lr(1e-3)
                 .with_steps(300)
                 .with_val_every(50)
