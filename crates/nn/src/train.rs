@@ -141,11 +141,30 @@ impl std::fmt::Display for TrainError {
             TrainError::NonFinite { step, loss } => {
                 write!(f, "loss became {loss} at step {step}: training stopped, the last good checkpoint is kept")
             }
+            TrainError::Device(e) if e.contains("can't allocate buffer") => write!(
+                f,
+                "the device could not allocate a buffer this large: use fewer trials per step (per_task; \
+                 `--per-task` in the CLI) or a smaller model. Device error: {e}"
+            ),
             TrainError::Device(e) => write!(f, "device error: {e}"),
         }
     }
 }
 impl std::error::Error for TrainError {}
+
+#[cfg(test)]
+mod error_tests {
+    use super::TrainError;
+
+    #[test]
+    fn out_of_device_memory_says_what_to_change() {
+        // What burn-wgpu reported on lavapipe for the paper's LSTM-256 at 140 trials per step.
+        let e = TrainError::Device("An IO error happened\nCaused by:\n  can't allocate buffer of size: 214827008".into());
+        let m = e.to_string();
+        assert!(m.contains("fewer trials per step") && m.contains("214827008"), "{m}");
+        assert_eq!(TrainError::Device("lost".into()).to_string(), "device error: lost");
+    }
+}
 
 /// A training run, advanced one step at a time.
 pub struct Trainer {
