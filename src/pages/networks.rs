@@ -25,6 +25,17 @@ use crate::web;
 const TASK_IDS: [&str; 14] = [
     "SC", "SFR", "SI", "SMU", "STS", "VIR", "VSR", "VSRec", "CD-Color", "CD-Orientation", "CD-Size", "CD-Gap", "CD-Conjunction", "CS",
 ];
+/// The list of shipped pretrained models and their cards.
+const PRETRAINED_INDEX: &str = "models/index.json";
+
+/// Level of the one-sided test that marks a task id "above chance".
+const SIGNIFICANCE: f64 = 0.01;
+
+/// A p-value for a table: 3 significant digits, or "< 1e-12".
+fn fmt_p(p: f64) -> String {
+    if p < 1e-12 { "< 1e-12".into() } else if p < 0.001 { format!("{p:.1e}") } else { format!("{p:.3}") }
+}
+
 /// Kept points of the per-step loss curve (older points are thinned by half when exceeded).
 const MAX_LOSS_POINTS: usize = 3000;
 
@@ -60,6 +71,24 @@ struct RunCurves {
     losses: Vec<(f64, f64)>,
     vals: Vec<Value>,
     backend: String,
+}
+
+/// A comma list of task ids as the config's `tasks` (null for all 14), or a message naming the bad id.
+fn parse_task_list(text: &str) -> Result<Value, String> {
+    let mut ids: Vec<&'static str> = Vec::new();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        if part.eq_ignore_ascii_case("all") {
+            return Ok(Value::Null);
+        }
+        let id = wmlab_core::TaskId::ALL
+            .into_iter()
+            .find(|t| t.as_str().eq_ignore_ascii_case(part))
+            .ok_or_else(|| format!("Task ids: \"{part}\" is not a task id. Use a comma list of {}.", TASK_IDS.join(", ")))?;
+        if !ids.contains(&id.as_str()) {
+            ids.push(id.as_str());
+        }
+    }
+    Ok(if ids.is_empty() || ids.len() == TASK_IDS.len() { Value::Null } else { json!(ids) })
 }
 
 fn thin(v: &mut Vec<(f64, f64)>) {
@@ -103,7 +132,7 @@ pub fn Networks() -> impl IntoView {
     let device = RwSignal::new(String::new());
     let arch = RwSignal::new(String::from("gru"));
     let capacity = RwSignal::new(String::from("96"));
-    let preset = RwSignal::new(String::from("tiny"));
+    let preset = RwSignal::new(String::from("quick"));
     let config = RwSignal::new(Value::Null);
     let params = RwSignal::new(None::<usize>);
     let config_text = RwSignal::new(String::new());
@@ -346,6 +375,24 @@ pub fn Networks() -> impl IntoView {
         }
     };
 
+    // The trained task ids: `tasks` in the config (null = all 14), shown and edited as a comma list.
+    let tasks_shown = move || {
+        config.with(|c| match c["tasks"].as_array() {
+            Some(v) => v.iter().filter_map(|t| t.as_str()).collect::<Vec<_>>().join(","),
+            None => String::new(),
+        })
+    };
+    let on_tasks = move |ev: leptos::ev::Event| {
+        let text = event_target_value(&ev);
+        match parse_task_list(&text) {
+            Ok(v) => {
+                error.set(None);
+                set_field(&["tasks"], v);
+            }
+            Err(e) => error.set(Some(e)),
+        }
+    };
+
     let busy = move || matches!(phase.get(), Phase::Training | Phase::Starting);
     let start = move |_| {
         error.set(None);
@@ -429,21 +476,14 @@ pub fn Networks() -> impl IntoView {
             });
         }
     };
-    let on_upload = move |ev: leptos::ev::Event| {
-        let input: web_sys::HtmlInputElement = event_target(&ev);
-        let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
-        input.set_value("");
-        error.set(None);
+    // A checkpoint bundle (a file or a shipped pretrained model) replaces the stored run; the one shown
+    // before stays until the new one is read and stored.
+    let load_bundle = move |name: String, buf: Vec<u8>| {
         wasm_bindgen_futures::spawn_local(async move {
-            let buf = match wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await {
-                Ok(b) => js_sys::Uint8Array::new(&b).to_vec(),
-                Err(e) => return error.set(Some(format!("The file could not be read: {e:?}"))),
-            };
             let info = match BundleInfo::read(&buf) {
                 Ok(i) => i,
-                Err(e) => return error.set(Some(format!("{}: {e}", file.name()))),
+                Err(e) => return error.set(Some(format!("{name}: {e}"))),
             };
-            // The file replaces the stored run (the one shown before stays until this succeeds).
             let r = async {
                 nnw::store_bytes("nn/latest", &buf).await?;
                 nnw::delete("nn/best").await?;
@@ -456,10 +496,58 @@ pub fn Networks() -> impl IntoView {
                 Ok(c) => {
                     curves.set(c);
                     has_best.set(false);
-                    notice.set(Some(format!("Loaded {}: {}. Resume its training or evaluate it.", file.name(), info.label())));
+                    record.set(None);
+                    analysis.set(None);
+                    notice.set(Some(format!("Loaded {name}: {}. Evaluate or analyse it below, or resume its training.", info.label())));
                     saved.set(Some(info));
                 }
                 Err(e) => error.set(Some(format!("The checkpoint could not be stored in this browser: {e}"))),
+            }
+        });
+    };
+    let on_upload = move |ev: leptos::ev::Event| {
+        let input: web_sys::HtmlInputElement = event_target(&ev);
+        let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
+        input.set_value("");
+        error.set(None);
+        wasm_bindgen_futures::spawn_local(async move {
+            match wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await {
+                Ok(b) => load_bundle(file.name(), js_sys::Uint8Array::new(&b).to_vec()),
+                Err(e) => error.set(Some(format!("The file could not be read: {e:?}"))),
+            }
+        });
+    };
+    // Pretrained models shipped under public/models: the list (index.json, the cards) is read when this
+    // page opens; a model's weights are fetched only when it is loaded.
+    let pretrained = RwSignal::new(Vec::<Value>::new());
+    let pretrained_pick = RwSignal::new(0usize);
+    let pretrained_loading = RwSignal::new(false);
+    wasm_bindgen_futures::spawn_local(async move {
+        match crate::components::llm_store::fetch_bytes(PRETRAINED_INDEX).await {
+            Ok(b) => match serde_json::from_slice::<Vec<Value>>(&b) {
+                Ok(v) => {
+                    let _ = pretrained.try_set(v);
+                }
+                Err(e) => {
+                    let _ = notice.try_set(Some(format!("The list of pretrained models could not be read ({e}).")));
+                }
+            },
+            Err(e) => {
+                let _ = notice.try_set(Some(format!("No pretrained models are available here: {e}")));
+            }
+        }
+    });
+    let load_pretrained = move |_| {
+        let Some(card) = pretrained.with_untracked(|v| v.get(pretrained_pick.get_untracked()).cloned()) else { return };
+        let Some(file) = card["file"].as_str().map(str::to_string) else { return };
+        error.set(None);
+        pretrained_loading.set(true);
+        wasm_bindgen_futures::spawn_local(async move {
+            let r = crate::components::llm_store::fetch_bytes(&format!("models/{file}")).await;
+            pretrained_loading.set(false);
+            match r {
+                Ok(b) => load_bundle(file, b),
+                Err(e) => error.set(Some(e)),
             }
         });
     };
@@ -567,13 +655,32 @@ pub fn Networks() -> impl IntoView {
     let acc_rows = move || {
         record.with(|r| {
             r.as_ref().map(|r| {
-                TASK_IDS
-                    .iter()
-                    .filter_map(|id| {
-                        let s = r.summaries.iter().find(|s| s.task == *id && s.metric == "accuracy" && s.conditions.all_pairs().is_empty())?;
-                        Some(view! { <tr><td>{id.to_string()}</td><td class="num">{format!("{:.3}", s.value)}</td><td class="num">{s.n}</td></tr> })
+                wmlab_core::chance::record_significance(r)
+                    .into_iter()
+                    .map(|s| {
+                        let above = s.above_chance(SIGNIFICANCE);
+                        view! {
+                            <tr data-task=s.task.clone() data-above=above.to_string() class:above=above>
+                                <td>{s.task.clone()}</td>
+                                <td class="num">{format!("{:.3}", s.accuracy)}</td>
+                                <td class="num">{format!("{:.3}", s.chance)}</td>
+                                <td class="num">{s.responses}</td>
+                                <td class="num">{fmt_p(s.p_above_chance)}</td>
+                                <td class="mark" title=if above { "above chance (one-sided exact test, p < 0.01)" } else { "not distinguishable from guessing at p < 0.01" }>
+                                    {if above { "✓ above chance" } else { "– chance" }}</td>
+                            </tr>
+                        }
                     })
                     .collect_view()
+            })
+        })
+    };
+    let above_count = move || {
+        record.with(|r| {
+            r.as_ref().map(|r| {
+                let sig = wmlab_core::chance::record_significance(r);
+                let k = sig.iter().filter(|s| s.above_chance(SIGNIFICANCE)).count();
+                format!("{k} of {} task ids above chance (one-sided exact binomial test, p < 0.01).", sig.len())
             })
         })
     };
@@ -640,7 +747,8 @@ pub fn Networks() -> impl IntoView {
                 </label>
                 <label>"Preset "
                     <select id="nn-preset" prop:value=move || preset.get() on:change=move |ev| { preset.set(event_target_value(&ev)); request_preset(); }>
-                        <option value="tiny">"tiny (a few minutes on a CPU)"</option>
+                        <option value="quick">"quick (learns in minutes on a CPU)"</option>
+                        <option value="tiny">"tiny (a smoke test: stays near chance)"</option>
                         <option value="small">"small (minutes on a GPU)"</option>
                         <option value="paper">"paper (Table A1; days)"</option>
                     </select>
@@ -653,6 +761,12 @@ pub fn Networks() -> impl IntoView {
                     {field("nn-seed", "Seed", &["seed"], false)}
                     {field("nn-val-every", "Validate every (steps)", &["val_every"], false)}
                     {field("nn-val-n", "Validation trials per task", &["val_per_task"], false)}
+                </div>
+                <div class="row">
+                    <label>"Task ids "
+                        <input type="text" id="nn-tasks" placeholder="all 14" size="40" prop:value=tasks_shown on:change=on_tasks/></label>
+                    <span class="small">"Train a subset, e.g. " <code>"VSR"</code> " (the paper's VSR-alone ablation) or "
+                        <code>"CD-Color,VIR,SC"</code> "; empty = all 14. Only these ids get a loss; evaluation tests these ids."</span>
                 </div>
                 <details>
                     <summary id="nn-json-summary">"All settings (JSON)"</summary>
@@ -675,6 +789,26 @@ pub fn Networks() -> impl IntoView {
                 <LiveChart id="nn-loss-chart" data=loss_chart/>
                 <LiveChart id="nn-acc-chart" data=acc_chart/>
             </div>
+
+            <h2>"Pretrained models"</h2>
+            <p class="small">"Models trained with " <code>"wmlab train"</code> " and shipped with the app: load one to evaluate, \
+                analyse and compare it without training. Its card says how it was trained and how it did on the test trials."</p>
+            {move || pretrained.with(|v| v.is_empty()).then(|| view! { <p class="small">"None loaded yet."</p> })}
+            {move || (!pretrained.with(|v| v.is_empty())).then(|| view! {
+                <div class="buttons">
+                    <label>"Model "
+                        <select id="nn-pretrained" prop:value=move || pretrained_pick.get().to_string()
+                            on:change=move |ev| pretrained_pick.set(event_target_value(&ev).parse().unwrap_or(0))>
+                            {move || pretrained.get().into_iter().enumerate().map(|(i, c)| view! {
+                                <option value=i.to_string()>{c["title"].as_str().unwrap_or("model").to_string()}</option>
+                            }).collect_view()}
+                        </select>
+                    </label>
+                    <button id="nn-load-pretrained" on:click=load_pretrained disabled=move || busy() || pretrained_loading.get()>
+                        {move || if pretrained_loading.get() { "Loading…" } else { "Load this pretrained model" }}</button>
+                </div>
+                {move || pretrained.with(|v| v.get(pretrained_pick.get()).cloned()).map(model_card)}
+            })}
 
             <h2>"Checkpoints"</h2>
             <p class="small">"Saved in this browser at every validation check and on pause, so a reload can resume. \
@@ -704,8 +838,13 @@ pub fn Networks() -> impl IntoView {
                 view! {
                     <div id="nn-eval" class="eval">
                         <h3>{format!("{label}: test accuracy")}</h3>
-                        <table class="summary" id="nn-eval-table"><thead><tr><th>"task"</th><th>"accuracy"</th><th>"trials"</th></tr></thead>
+                        <p id="nn-above-count">{above_count}</p>
+                        <table class="summary" id="nn-eval-table"><thead><tr><th>"task"</th><th>"accuracy"</th><th>"chance"</th>
+                            <th title="scored responses the accuracy is over">"responses"</th><th>"p (above chance)"</th><th></th></tr></thead>
                             <tbody>{acc_rows}</tbody></table>
+                        <p class="small">"Chance is the accuracy of guessing among the answers each step offers (½ for the yes/no \
+                            tasks, 1/9 for VSR and SMU, 1/8 for CS recall, L/100 for SFR); p is the one-sided exact probability of \
+                            doing at least this well by guessing."</p>
                         <Charts record=r.clone()/>
                         {a3_table(&r)}
                         <div class="buttons"><button id="nn-open-results" on:click=open_results>"Open in Results (downloads, share link)"</button></div>
@@ -760,5 +899,51 @@ fn a3_table(r: &ResultRecord) -> impl IntoView + use<> {
             <thead><tr><th>"task"</th><th>"effect"</th><th>"A"</th><th>"B"</th><th>"slope M_A / H_A"</th><th>"mean M_B / H_B"</th></tr></thead>
             <tbody>{rows}</tbody>
         </table>
+    }
+}
+
+/// A pretrained model's card (an entry of `models/index.json`, written by `scripts/model-card.py`):
+/// how it was trained and its test accuracy per task id beside chance.
+fn model_card(c: Value) -> impl IntoView {
+    let s = |k: &str| c[k].as_str().unwrap_or("").to_string();
+    let tests = c["test"].as_array().cloned().unwrap_or_default();
+    let rows = tests
+        .into_iter()
+        .map(|t| {
+            let p = t["p_above_chance"].as_f64().unwrap_or(1.0);
+            let above = p < SIGNIFICANCE;
+            view! {
+                <tr data-task=t["task"].as_str().unwrap_or("").to_string() class:above=above>
+                    <td>{t["task"].as_str().unwrap_or("").to_string()}</td>
+                    <td class="num">{format!("{:.3}", t["accuracy"].as_f64().unwrap_or(0.0))}</td>
+                    <td class="num">{format!("{:.3}", t["chance"].as_f64().unwrap_or(0.0))}</td>
+                    <td class="num">{t["responses"].as_u64().unwrap_or(0)}</td>
+                    <td class="num">{fmt_p(p)}</td>
+                    <td class="mark">{if above { "✓" } else { "–" }}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let effects = c["effects"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|e| {
+            let shown = e["shown"].as_bool().unwrap_or(false);
+            view! { <li class:shown=shown>{if shown { "✓ " } else { "✗ " }}<strong>{e["effect"].as_str().unwrap_or("").to_string()}</strong>
+                ": " {e["detail"].as_str().unwrap_or("").to_string()}</li> }
+        })
+        .collect_view();
+    view! {
+        <div class="card" id="nn-model-card">
+            <p><strong>{s("title")}</strong> " · " {s("model")} " · " {c["params"].as_u64().unwrap_or(0)} " parameters · preset " {s("preset")}
+                " · " {c["trials_seen"].as_u64().unwrap_or(0)} " trials seen in " {format!("{:.0}", c["wall_time_s"].as_f64().unwrap_or(0.0) / 60.0)}
+                " min on " {s("hardware")} " · " {s("storage")}</p>
+            <p class="small">{s("notes")}</p>
+            <table class="summary"><thead><tr><th>"task"</th><th>"test accuracy"</th><th>"chance"</th><th>"responses"</th><th>"p"</th><th></th></tr></thead>
+                <tbody>{rows}</tbody></table>
+            <ul class="effects">{effects}</ul>
+        </div>
     }
 }

@@ -253,3 +253,42 @@ test('CPU backend: analyses of a tiny trained network draw every figure (Fig. 5,
   assert.deepEqual(page.errors.filter((e) => !/XDG|powerPreference/i.test(e)), []);
   await page.close();
 });
+
+// A shipped pretrained model: its card lists every trained id with chance and p; loading it fetches the
+// weights (only then), and its evaluation marks the ids above chance beside the Fig. 4 panels.
+test('pretrained model: card, load, evaluation with chance marks', LONG, async () => {
+  const page = await openNetworks();
+  await page.selectOption('#nn-backend-pick', 'cpu');
+  await page.waitForFunction(() => /CPU/.test(document.querySelector('#nn-backend').textContent), null, LONG);
+  const index = JSON.parse(fs.readFileSync(path.join(process.env.WMLAB_DIST, 'models', 'index.json'), 'utf8'));
+  const joint = index.findIndex((c) => c.tasks.length === 14);
+  assert.ok(joint >= 0, 'a joint model over the 14 ids is shipped');
+  const fetched = [];
+  page.on('request', (r) => { if (r.url().endsWith('.wmlabnn')) fetched.push(r.url()); });
+  await page.waitForSelector('#nn-pretrained', LONG);
+  await page.selectOption('#nn-pretrained', String(joint));
+  await page.waitForSelector('#nn-model-card tbody tr');
+  const card = await page.$$eval('#nn-model-card tbody tr', (trs) => trs.map((tr) => tr.dataset.task));
+  assert.equal(card.length, 14, JSON.stringify(card));
+  assert.deepEqual(fetched, [], 'no weights are fetched before the model is loaded');
+  await page.click('#nn-load-pretrained');
+  await page.waitForFunction((f) => (document.querySelector('#nn-notice')?.textContent || '').includes(`Loaded ${f}`), index[joint].file, LONG);
+  assert.equal(fetched.length, 1);
+  await page.fill('#nn-eval-n', '20');
+  await page.click('#nn-evaluate');
+  await page.waitForSelector('#nn-eval #nn-eval-table tbody tr', LONG);
+  const rows = await page.$$eval('#nn-eval-table tbody tr', (trs) => trs.map((tr) => [tr.dataset.task, tr.dataset.above, ...[...tr.children].map((td) => td.textContent)]));
+  assert.equal(rows.length, 14, JSON.stringify(rows));
+  const sts = rows.find((r) => r[0] === 'STS');
+  // STS: the pretrained models answer the task frames well above the 1/2 of guessing (about 0.73).
+  assert.equal(sts[1], 'true', JSON.stringify(sts));
+  assert.equal(Number(sts[4]), 0.5);
+  assert.match(sts[7], /above chance/);
+  for (const r of rows) assert.ok(Number(r[3]) >= 0 && Number(r[3]) <= 1, JSON.stringify(r));
+  assert.match(await page.textContent('#nn-above-count'), /of 14 task ids above chance/);
+  await page.waitForSelector('#nn-eval #charts canvas[data-drawn="true"]', LONG);
+  const panels = await page.$$eval('#nn-eval #charts canvas', (cs) => cs.map((c) => c.dataset.panel));
+  assert.ok(panels.includes('VSR'), JSON.stringify(panels));
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

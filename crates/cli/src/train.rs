@@ -51,8 +51,9 @@ pub struct TrainArgs {
     /// Memory capacity C (hidden size; d_model for trf). Paper: 96, 256, 1024.
     #[arg(long, default_value_t = 256)]
     pub capacity: usize,
-    /// Preset: paper (Table A1), small, tiny (about 1.5 minutes on 2 CPU cores with --profile native).
-    #[arg(long, default_value = "tiny")]
+    /// Preset: quick (learns within 10 minutes on 2 CPU cores with --profile native; the pixel encoder,
+    /// not the paper's ConvNet: docs/learning.md), paper (Table A1), small, tiny (a smoke test).
+    #[arg(long, default_value = "quick")]
     pub preset: String,
     /// Optimisation steps (default: the preset's; with --resume, the new total).
     #[arg(long)]
@@ -69,6 +70,31 @@ pub struct TrainArgs {
     /// Validation trials per task id at each check (default: the preset's).
     #[arg(long)]
     pub val_per_task: Option<usize>,
+    /// Train only these task ids (comma list, e.g. VSR or CD-Color,VIR,SC; default all 14). The other
+    /// ids' heads get no loss and no gradient; validation and `wmlab eval` cover the chosen ids.
+    #[arg(long, value_name = "IDS")]
+    pub tasks: Option<String>,
+    /// Conv channels c1,c2,c3,c4 (default: the preset's; paper 64,128,256,512).
+    #[arg(long, value_name = "C1,C2,C3,C4")]
+    pub conv: Option<String>,
+    /// Visual encoder: conv (the paper's ConvNet) or pixels (a linear map of the raw 32×32×3 frame;
+    /// default: the preset's).
+    #[arg(long, value_name = "KIND")]
+    pub encoder: Option<String>,
+    /// Pool the last conv map to an N×N grid before the projection (1 = the paper's global average pool;
+    /// default: the preset's).
+    #[arg(long, value_name = "N")]
+    pub spatial: Option<usize>,
+    /// Clip each parameter's gradient to this L2 norm (default: the preset's; 0 = none).
+    #[arg(long, value_name = "NORM")]
+    pub grad_clip: Option<f64>,
+    /// Curriculum: the first N steps draw trials from the easier half of each task's condition grid
+    /// (default: the preset's; 0 = none).
+    #[arg(long, value_name = "N")]
+    pub curriculum: Option<usize>,
+    /// Multiply SFR's loss (the mean BCE over its 100 units) by this (default: the preset's; 1 = the paper).
+    #[arg(long, value_name = "X")]
+    pub sfr_scale: Option<f64>,
     #[arg(long, value_enum, default_value = "cpu")]
     pub backend: BackendArg,
     /// Master seed (trial streams and initialisation).
@@ -132,7 +158,6 @@ mod imp {
 
     use burn::prelude::Device;
     use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-    use wmlab_core::TaskId;
     use wmlab_core::analysis::scores::table_a3;
     use wmlab_core::people::{StudyTask, human_curves, subject_curves};
     use wmlab_nn::train::{TrainConfig, Trainer};
@@ -186,6 +211,11 @@ mod imp {
         let last = a.out.join("last");
         let mut tr = if a.resume && last.join("weights.bpk").exists() {
             let ck = Checkpoint::load_path(&last)?;
+            if let Some(list) = &a.tasks {
+                if TrainConfig::parse_tasks(list)? != ck.train.tasks {
+                    return Err("--tasks differs from the run being resumed: start a new run (another --out) to train other ids".into());
+                }
+            }
             eprintln!(
                 "resuming {} at step {}{}",
                 last.display(),
@@ -220,6 +250,41 @@ mod imp {
             if let Some(n) = a.val_per_task {
                 cfg.val_per_task = n.max(1);
             }
+            if let Some(list) = &a.tasks {
+                cfg.tasks = TrainConfig::parse_tasks(list)?;
+            }
+            if let Some(text) = &a.conv {
+                let v: Vec<usize> = text
+                    .split(',')
+                    .map(|x| x.trim().parse::<usize>())
+                    .collect::<Result<_, _>>()
+                    .map_err(|_| format!("--conv {text:?}: four positive whole numbers, e.g. 8,16,16,32"))?;
+                cfg.model.conv = v
+                    .try_into()
+                    .map_err(|_| format!("--conv {text:?}: give exactly four channel counts, e.g. 8,16,16,32"))?;
+            }
+            if let Some(e) = &a.encoder {
+                cfg.model.encoder = Some(match e.to_ascii_lowercase().as_str() {
+                    "conv" => wmlab_nn::Encoder::Conv,
+                    "pixels" => wmlab_nn::Encoder::Pixels,
+                    other => return Err(format!("--encoder {other:?}: conv or pixels")),
+                });
+            }
+            if let Some(n) = a.spatial {
+                cfg.model.spatial = (n > 1).then_some(n);
+            }
+            if let Some(c) = a.grad_clip {
+                cfg.grad_clip = (c > 0.0).then_some(c);
+            }
+            if let Some(n) = a.curriculum {
+                cfg.curriculum = (n > 0).then_some(n);
+            }
+            if let Some(x) = a.sfr_scale {
+                if !(x.is_finite() && x > 0.0) {
+                    return Err(format!("--sfr-scale {x}: a positive number (1 = the paper's loss)"));
+                }
+                cfg.multilabel_scale = (x != 1.0).then_some(x);
+            }
             cfg.model.validate()?;
             Trainer::new(cfg, dev)
         };
@@ -227,15 +292,25 @@ mod imp {
         let cfg_json = serde_json::to_string_pretty(&tr.config).unwrap();
         std::fs::write(a.out.join("train.json"), cfg_json).map_err(|e| e.to_string())?;
         let params = burn::module::Module::num_params(tr.model());
+        let ids = tr.config.task_ids();
         eprintln!(
-            "{} ({:.2}M parameters), preset {}, {} steps of {} trials, backend {}",
+            "{} ({:.2}M parameters), preset {}, {} steps of {} trials ({} task ids{}), backend {}",
             tr.config.model.label(),
             params as f64 / 1e6,
             tr.config.preset,
             tr.config.steps,
-            tr.config.per_task * 14,
+            tr.config.trials_per_step(),
+            ids.len(),
+            if tr.config.is_subset() {
+                format!(": {}", ids.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(","))
+            } else {
+                String::new()
+            },
             backend_name(a.backend)
         );
+        let t0 = std::time::Instant::now();
+        // Wall time of the steps done before a resume, so `elapsed_s` continues across sessions.
+        let elapsed_before = tr.state.history.last().and_then(|h| h.elapsed_s).unwrap_or(0.0);
         let bar = if a.quiet {
             ProgressBar::hidden()
         } else {
@@ -253,13 +328,18 @@ mod imp {
                 bar.set_position(tr.state.step as u64);
                 bar.set_message(format!("loss {loss:.4}"));
                 if tr.check_due() {
+                    tr.elapsed_s = Some(elapsed_before + t0.elapsed().as_secs_f64());
                     let rep = tr.validate().await.map_err(|e| e.to_string())?;
                     let line = serde_json::json!({
                         "step": rep.step,
+                        "trials": rep.step * tr.config.trials_per_step(),
+                        "elapsed_s": rep.elapsed_s,
                         "loss": rep.train_loss,
                         "val_loss": rep.val_loss,
                         "accuracy": rep.accuracy,
                         "mean_accuracy": rep.mean_accuracy,
+                        "scored_accuracy": rep.scored_accuracy,
+                        "above_chance": rep.above_chance,
                         "lr": rep.lr,
                         "best": rep.best,
                     });
@@ -345,7 +425,7 @@ mod imp {
         let (path, ck) = open_checkpoint(&a.checkpoint)?;
         let dev = device(a.backend)?;
         let backend = backend_name(a.backend);
-        let total = (a.count * 14) as u64;
+        let total = (a.count * ck.train.task_ids().len()) as u64;
         let bar = if a.quiet { ProgressBar::hidden() } else { ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr()) };
         bar.set_style(
             ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} test trials (eta {eta})")
@@ -373,7 +453,8 @@ mod imp {
         };
         let mut accuracy = serde_json::Map::new();
         let mut tasks = Vec::new();
-        for t in TaskId::ALL {
+        let significance = wmlab_core::chance::record_significance(&record);
+        for t in ck.train.task_ids() {
             let st = StudyTask::Worm(t);
             let subject = subject_curves(&record, st);
             let human = human_curves(st);
@@ -381,14 +462,20 @@ mod imp {
             if let Some(v) = accuracy_of(t.as_str()) {
                 accuracy.insert(t.as_str().into(), serde_json::json!(v));
             }
+            let sig = significance.iter().find(|s| s.task == t.as_str());
             tasks.push(serde_json::json!({
                 "task": t.as_str(),
                 "accuracy": accuracy_of(t.as_str()),
+                "chance": sig.map(|s| s.chance),
+                "responses": sig.map(|s| s.responses),
+                "p_above_chance": sig.map(|s| s.p_above_chance),
+                "above_chance": sig.map(|s| s.above_chance(0.01)),
                 "subject_curves": subject,
                 "human_curves": human,
                 "table_a3": a3,
             }));
         }
+        let above = significance.iter().filter(|s| s.above_chance(0.01)).count();
         let mean = record.summaries.iter().find(|s| s.metric == "mean_accuracy").map(|s| s.value);
         if let Some(out) = &a.record {
             let json = record.to_json().map_err(|e| e.to_string())?;
@@ -397,14 +484,21 @@ mod imp {
         let out = serde_json::json!({
             "checkpoint": path.display().to_string(),
             "model": ck.train.model.label(),
+            "params": wmlab_nn::model::param_count(&ck.train.model, &dev.clone().without_autodiff()),
+            "preset": ck.train.preset,
             "step": ck.state.step,
+            "trials_seen": ck.state.step * ck.train.trials_per_step(),
+            "train_seconds": ck.state.history.iter().rev().find(|h| h.step == ck.state.step).and_then(|h| h.elapsed_s),
             "split": "test",
             "trials_per_task": a.count,
             "backend": backend,
             "seconds": secs,
             "trials_per_second": if secs > 0.0 { total as f64 / secs } else { 0.0 },
+            "trained_tasks": ck.train.task_ids().iter().map(|t| t.as_str()).collect::<Vec<_>>(),
             "accuracy": accuracy,
             "mean_accuracy": mean,
+            "above_chance_ids": above,
+            "significance_level": 0.01,
             "tasks": tasks,
             "record": a.record.as_ref().map(|p| p.display().to_string()),
         });

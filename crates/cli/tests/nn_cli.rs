@@ -65,6 +65,17 @@ fn train_then_eval_writes_a_record() {
     let tasks = doc["tasks"].as_array().unwrap();
     assert_eq!(tasks.len(), 14);
     let vsr = tasks.iter().find(|t| t["task"] == "VSR").unwrap();
+    // Chance and significance beside every accuracy (VSR: 4 trials of 2–9 probes over 9 cells).
+    assert!((vsr["chance"].as_f64().unwrap() - 1.0 / 9.0).abs() < 1e-12);
+    assert!(vsr["responses"].as_u64().unwrap() >= 8);
+    let p = vsr["p_above_chance"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&p));
+    for t in tasks {
+        let chance = t["chance"].as_f64().unwrap();
+        assert!(chance > 0.0 && chance <= 0.5, "{}", t["task"]);
+    }
+    assert_eq!(doc["trials_seen"], 4 * 28);
+    assert!(doc["above_chance_ids"].as_u64().unwrap() <= 14);
     assert!(!vsr["subject_curves"].as_array().unwrap().is_empty());
     assert!(!vsr["human_curves"].as_array().unwrap().is_empty());
     assert!(!vsr["table_a3"].as_array().unwrap().is_empty());
@@ -96,6 +107,36 @@ fn train_then_eval_writes_a_record() {
     let lines: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 1, "{stdout}");
     assert_eq!(lines[0]["step"], 6);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `--tasks` trains a subset: validation lines, the evaluation and the record cover those ids only; a bad
+/// id and a resume with other ids are refused in plain words.
+#[test]
+fn task_subset_train_and_eval() {
+    let dir = tmp("subset");
+    let out = dir.to_str().unwrap();
+    let err = fails(&["train", "--arch", "gru", "--preset", "tiny", "--tasks", "VSR,XYZ", "--quiet", "--out", out]);
+    assert!(err.contains("XYZ") && err.contains("CD-Color"), "{err}");
+    let stdout = ok(&[
+        "train", "--arch", "gru", "--capacity", "16", "--preset", "tiny", "--tasks", "vsr,CD-Color", "--steps", "2",
+        "--val-every", "2", "--quiet", "--out", out,
+    ]);
+    let line: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    let ids: Vec<&String> = line["accuracy"].as_object().unwrap().keys().collect();
+    assert_eq!(ids, vec!["CD-Color", "VSR"]);
+    assert_eq!(line["trials"], 2 * 2 * 2, "2 steps of 2 trials of 2 ids");
+    let rec_path = dir.join("rec.json");
+    let stdout = ok(&["eval", "--checkpoint", out, "--n", "3", "--quiet", "--record", rec_path.to_str().unwrap()]);
+    let doc: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(doc["trained_tasks"], serde_json::json!(["VSR", "CD-Color"]));
+    let tasks: Vec<&str> = doc["tasks"].as_array().unwrap().iter().map(|t| t["task"].as_str().unwrap()).collect();
+    assert_eq!(tasks, vec!["VSR", "CD-Color"]);
+    let rec = ResultRecord::from_json(&std::fs::read_to_string(&rec_path).unwrap()).unwrap();
+    assert_eq!(rec.trials.len(), 2 * 3);
+    assert!(rec.trials.iter().all(|t| t.task == "VSR" || t.task == "CD-Color"));
+    let err = fails(&["train", "--arch", "gru", "--preset", "tiny", "--tasks", "SMU", "--steps", "4", "--resume", "--quiet", "--out", out]);
+    assert!(err.contains("--tasks differs"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
 

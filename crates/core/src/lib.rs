@@ -12,6 +12,7 @@
 //! - [`rng`]: seeded randomness.
 
 pub mod analysis;
+pub mod chance;
 pub mod compare;
 pub mod display;
 pub mod hash;

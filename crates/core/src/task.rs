@@ -463,6 +463,52 @@ impl TaskSpec {
         self.trial_in(cell, &mut rng, balanced_flip(index, k))
     }
 
+    /// The easier half of the condition grid (cell indices, ascending), for a training curriculum: each
+    /// cell's difficulty is the sum of its ranks (0 = the grid's smallest value, 1 = the largest) on the
+    /// factors that make a trial harder (list length, set size, retention, distractors per phase) minus
+    /// its rank on the one that makes it easier (pattern difference); the cells at or below the median
+    /// difficulty are kept. A grid without such factors is kept whole.
+    pub fn easy_cells(&self) -> Vec<usize> {
+        let grid = self.grid();
+        type Get = fn(&Conditions) -> Option<u8>;
+        let factors: [(Get, f64); 5] = [
+            (|c| c.list_length, 1.0),
+            (|c| c.set_size, 1.0),
+            (|c| c.retention, 1.0),
+            (|c| c.distractor_count, 1.0),
+            (|c| c.pattern_difference, -1.0),
+        ];
+        let mut score = vec![0.0f64; grid.len()];
+        for (get, sign) in factors {
+            let vals: Vec<Option<u8>> = grid.iter().map(get).collect();
+            let (Some(lo), Some(hi)) = (vals.iter().flatten().min(), vals.iter().flatten().max()) else { continue };
+            if hi == lo {
+                continue;
+            }
+            for (s, v) in score.iter_mut().zip(&vals) {
+                if let Some(v) = v {
+                    *s += sign * (v - lo) as f64 / (hi - lo) as f64;
+                }
+            }
+        }
+        let mut sorted = score.clone();
+        sorted.sort_by(f64::total_cmp);
+        let median = sorted[(sorted.len() - 1) / 2];
+        (0..grid.len()).filter(|&i| score[i] <= median + 1e-12).collect()
+    }
+
+    /// Trial index `index` moved into the easier half of the grid ([`TaskSpec::easy_cells`]): the same
+    /// pass over the grid (`index div K`), the cell replaced by an easy one. Consecutive indices still
+    /// spread over the easy cells and balance the coin-flip answer; distinct indices may give the same
+    /// trial (there are fewer easy cells than cells).
+    pub fn easy_index(&self, index: u64, easy: &[usize]) -> u64 {
+        let k = self.grid().len() as u64;
+        if easy.is_empty() {
+            return index;
+        }
+        (index / k) * k + easy[((index % k) as usize) % easy.len()] as u64
+    }
+
     /// A trial in a chosen condition cell (for the gallery and for people's blocks).
     pub fn trial_in(&self, cell: &Conditions, rng: &mut Rng, flip: bool) -> Trial {
         let mut ctx = TrialCtx { rng, cell, flip };

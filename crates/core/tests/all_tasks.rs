@@ -122,3 +122,30 @@ fn short_runs_of_trials_mix_both_answers() {
         }
     }
 }
+
+/// The curriculum's easier half of each grid: never empty, VSR keeps the short lists, and the moved
+/// indices stay in easy cells with balanced answers.
+#[test]
+fn easy_cells_are_the_easier_half() {
+    use wmlab_core::task::{TaskId, TaskSpec, balanced_flip};
+    for id in TaskId::ALL {
+        let spec = TaskSpec::new(id);
+        let grid = spec.grid();
+        let easy = spec.easy_cells();
+        assert!(!easy.is_empty() && easy.len() <= grid.len(), "{id}");
+        if grid.len() > 1 && easy.len() < grid.len() {
+            assert!(easy.len() * 3 >= grid.len(), "{id}: {} of {}", easy.len(), grid.len());
+        }
+        let k = grid.len() as u64;
+        let mut flips = 0;
+        for i in 0..(4 * k) {
+            let j = spec.easy_index(i, &easy);
+            assert!(easy.contains(&((j % k) as usize)), "{id}: index {i} → {j}");
+            flips += balanced_flip(j, k) as u64;
+        }
+        assert!(flips.abs_diff(2 * k) <= k / 2 + 1, "{id}: {flips} of {}", 4 * k);
+    }
+    let vsr = TaskSpec::new(TaskId::Vsr);
+    let lens: Vec<u8> = vsr.easy_cells().iter().map(|&i| vsr.grid()[i].list_length.unwrap()).collect();
+    assert_eq!(lens, vec![2, 3, 4, 5]);
+}

@@ -164,14 +164,31 @@ pub fn joint_trials(
     per_task: usize,
     split_size: Option<u64>,
 ) -> Vec<Trial> {
+    joint_trials_in(specs, seed, split, step, per_task, split_size, None)
+}
+
+/// [`joint_trials`], with each spec's trial indices moved into its `easy` cells
+/// ([`TaskSpec::easy_index`]) when given (one list per spec): the curriculum's first steps.
+pub fn joint_trials_in(
+    specs: &[TaskSpec],
+    seed: u64,
+    split: Split,
+    step: u64,
+    per_task: usize,
+    split_size: Option<u64>,
+    easy: Option<&[Vec<usize>]>,
+) -> Vec<Trial> {
     let mut out = Vec::with_capacity(specs.len() * per_task);
-    for spec in specs {
+    for (s, spec) in specs.iter().enumerate() {
         for j in 0..per_task as u64 {
             let k = step * per_task as u64 + j;
-            let idx = match split_size.filter(|&n| n > 0) {
+            let mut idx = match split_size.filter(|&n| n > 0) {
                 Some(n) => spread_index(k, n),
                 None => k,
             };
+            if let Some(cells) = easy.and_then(|e| e.get(s)) {
+                idx = spec.easy_index(idx, cells);
+            }
             out.push(spec.trial(seed, split, idx));
         }
     }

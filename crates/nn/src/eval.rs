@@ -31,12 +31,13 @@ use std::collections::BTreeMap;
 
 use burn::prelude::*;
 use wmlab_core::Split;
+use wmlab_core::chance::accuracy_items;
 use wmlab_core::people::score::{Answer, answer_class, score_trial};
 use wmlab_core::people::timing::answerable;
 use wmlab_core::record::{ResultRecord, RunConfig, Setting, Subject, Summary, TrialRow, summarise};
 use wmlab_core::task::{Conditions, HeadKind, MAX_STEPS, Response, Step, Target, TaskId, Trial};
 
-use crate::batch::{Batch, N_TASKS, all_specs};
+use crate::batch::Batch;
 use crate::checkpoint::Checkpoint;
 use crate::loss::logits_to_host;
 use crate::model::{ModelInput, WormModel};
@@ -134,22 +135,11 @@ pub fn trial_row(trial: &Trial, trial_no: u64, index: u64, logits: &[Vec<f32>], 
     })
 }
 
-/// The scored items of a row that count in the task's accuracy (CS: the recall probes, classes 4–19).
-fn accuracy_items(task: TaskId, row: &TrialRow) -> impl Iterator<Item = bool> + '_ {
-    row.targets.iter().zip(&row.correct).filter_map(move |(t, &ok)| {
-        if task == TaskId::Cs && !t.parse::<u16>().map(|c| (4..20).contains(&c)).unwrap_or(false) {
-            None
-        } else {
-            Some(ok)
-        }
-    })
-}
-
 /// The task's accuracy as the reference scores it (see the module notes), from its rows.
 pub fn task_accuracy(task: TaskId, rows: &[TrialRow]) -> Option<Summary> {
     let (mut k, mut n) = (0u64, 0u64);
     for r in rows.iter().filter(|r| r.task == task.as_str()) {
-        for ok in accuracy_items(task, r) {
+        for (ok, _) in accuracy_items(r) {
             n += 1;
             k += ok as u64;
         }
@@ -184,8 +174,11 @@ pub fn network_record(train: &TrainConfig, backend: &str, n_per_task: usize, row
     settings.insert("n_per_task".into(), Setting::Int(n_per_task as i64));
     settings.insert("split".into(), Setting::Text(Split::Test.as_str().into()));
     settings.insert("backend".into(), Setting::Text(backend.into()));
-    let config = RunConfig { seed: train.seed, tasks: all_specs(), settings };
-    let task = TaskId::ALL.iter().map(|t| t.as_str()).collect::<Vec<_>>().join("+");
+    let ids = train.task_ids();
+    // The ids the network was trained on (all 14 unless a subset was chosen).
+    settings.insert("trained_tasks".into(), Setting::Text(ids.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(",")));
+    let config = RunConfig { seed: train.seed, tasks: train.specs(), settings };
+    let task = ids.iter().map(|t| t.as_str()).collect::<Vec<_>>().join("+");
     let subject = Subject::Network {
         arch: m.arch.as_str().into(),
         capacity: m.capacity.min(u32::MAX as usize) as u32,
@@ -194,15 +187,16 @@ pub fn network_record(train: &TrainConfig, backend: &str, n_per_task: usize, row
         backend: backend.into(),
     };
     let mut r = ResultRecord::new(subject, task, config);
-    let per_task: Vec<Summary> = TaskId::ALL.iter().filter_map(|&t| task_accuracy(t, &rows)).collect();
+    let per_task: Vec<Summary> = ids.iter().filter_map(|&t| task_accuracy(t, &rows)).collect();
     if !per_task.is_empty() {
         let mean = per_task.iter().map(|s| s.value).sum::<f64>() / per_task.len() as f64;
+        let count = per_task.len() as u32;
         r.summaries.extend(per_task);
         r.summaries.push(Summary {
             task: "all".into(),
             conditions: Conditions::default(),
             metric: "mean_accuracy".into(),
-            n: N_TASKS as u32,
+            n: count,
             value: mean,
             se: None,
         });
@@ -212,7 +206,7 @@ pub fn network_record(train: &TrainConfig, backend: &str, n_per_task: usize, row
     r
 }
 
-/// Evaluate `model` on the test split (`n_per_task` trials of each task id, `chunk` trials per id per
+/// Evaluate `model` on the test split (`n_per_task` trials of each trained task id, `chunk` trials per id per
 /// batch) and return its result record (see the module notes); `Ok(None)` when `progress(done, total)`
 /// (trials) returns false. `backend` names the device for the record (`flex`, `wgpu`, …). The subject's
 /// `steps` is `train.steps`: for a checkpoint pass its trained steps (as [`evaluate_checkpoint`] does).
@@ -225,7 +219,7 @@ pub async fn evaluate_record(
     device: &Device,
     progress: &mut dyn FnMut(usize, usize) -> bool,
 ) -> Result<Option<ResultRecord>, TrainError> {
-    let specs = all_specs();
+    let specs = train.specs();
     let dev = device.clone().without_autodiff();
     let model = model.valid();
     let n = n_per_task;

@@ -24,7 +24,7 @@ pub mod train;
 
 pub use batch::Batch;
 pub use checkpoint::Checkpoint;
-pub use model::{Arch, ModelConfig, WormModel};
+pub use model::{Arch, Encoder, ModelConfig, WormModel};
 pub use train::{TrainConfig, Trainer, ValReport};
 
 /// The native CPU device used by tests, the CLI and the benchmark.

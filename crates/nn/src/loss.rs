@@ -88,10 +88,20 @@ pub fn head_step_loss(logits: Tensor<3>, h: &HeadTensors) -> Tensor<2> {
 
 /// The joint loss (a scalar `[1]`): Σ over task ids of the mean loss over that id's scored steps.
 pub fn joint_loss(logits: &[Tensor<3>], targets: &Targets) -> Tensor<1> {
+    joint_loss_scaled(logits, targets, 1.0)
+}
+
+/// [`joint_loss`] with the multi-label (SFR) head's loss multiplied by `multilabel_scale`: 1 is the
+/// reference (the mean BCE over its 100 units, so each unit weighs 1/100 of a one-logit probe in the
+/// shared layers' gradient); 100 makes it the sum over the units.
+pub fn joint_loss_scaled(logits: &[Tensor<3>], targets: &Targets, multilabel_scale: f64) -> Tensor<1> {
     let mut total: Option<Tensor<1>> = None;
     for (l, h) in logits.iter().zip(&targets.heads) {
         let Some(h) = h else { continue };
-        let part = (head_step_loss(l.clone(), h) * h.weight.clone()).sum();
+        let mut part = (head_step_loss(l.clone(), h) * h.weight.clone()).sum();
+        if matches!(h.kind, HeadKind::MultiLabel(_)) && multilabel_scale != 1.0 {
+            part = part * multilabel_scale;
+        }
         total = Some(match total {
             Some(t) => t + part,
             None => part,

@@ -41,6 +41,18 @@ impl Arch {
     }
 }
 
+/// The visual encoder in front of the memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Encoder {
+    /// The paper's 4-layer ConvNet (Table A1) and a linear projection.
+    Conv,
+    /// No convolutions: the linear projection reads the raw 32×32×3 frame (3,072 values). Positions and
+    /// colours reach the memory unchanged, and a frame costs a fifth of the tiny ConvNet's arithmetic; not
+    /// the paper's model (used by the `quick` preset, which says so).
+    Pixels,
+}
+
 /// The model's hyper-parameters (saved beside the weights as `model.json`).
 #[derive(Config, Debug, PartialEq)]
 pub struct ModelConfig {
@@ -73,6 +85,13 @@ pub struct ModelConfig {
     /// recurrent models only).
     #[config(default = true)]
     pub xavier: bool,
+    /// Side of the grid the last conv map is average-pooled to before the projection. `None` or 1 is the
+    /// paper's global average pool (K = c4 features, no position but what padding leaks); `s > 1` keeps
+    /// an s×s grid (K = c4·s²), so where a thing is reaches the memory directly. Optional so configs
+    /// saved before it existed load unchanged.
+    pub spatial: Option<usize>,
+    /// The visual encoder (`None` = [`Encoder::Conv`], the paper's). Optional so older configs load.
+    pub encoder: Option<Encoder>,
 }
 
 impl ModelConfig {
@@ -98,6 +117,21 @@ impl ModelConfig {
             _ => self.mem_input,
         }
     }
+    /// The visual encoder (the paper's ConvNet unless set).
+    pub fn encoder_kind(&self) -> Encoder {
+        self.encoder.unwrap_or(Encoder::Conv)
+    }
+    /// Width K of the visual features before the projection.
+    pub fn visual_width(&self) -> usize {
+        match self.encoder_kind() {
+            Encoder::Conv => self.conv[3] * self.spatial_side().pow(2),
+            Encoder::Pixels => wmlab_core::raster::TENSOR_LEN,
+        }
+    }
+    /// Side of the pooled grid (1 = the paper's global average pool).
+    pub fn spatial_side(&self) -> usize {
+        self.spatial.unwrap_or(1).max(1)
+    }
     /// Width of the projected visual features D.
     pub fn feature_dim(&self) -> usize {
         self.memory_input().checked_sub(N_TASKS).filter(|&d| d > 0).expect("memory input must exceed 14")
@@ -108,6 +142,9 @@ impl ModelConfig {
         }
         if self.arch == Arch::Trf && self.capacity % self.trf_heads != 0 {
             return Err(format!("d_model {} must be divisible by the {} heads", self.capacity, self.trf_heads));
+        }
+        if !(1..=8).contains(&self.spatial.unwrap_or(1)) {
+            return Err(format!("spatial grid {} must be 1 (global pool) to 8 (the last conv map is 8×8)", self.spatial.unwrap_or(1)));
         }
         if self.capacity == 0 || self.conv.contains(&0) {
             return Err("sizes must be positive".into());
@@ -163,15 +200,16 @@ impl ModelConfig {
                     .init(device),
             )
         };
+        let convs = self.encoder_kind() == Encoder::Conv;
         WormModel {
-            conv1: conv(3, c1),
-            conv2: conv(c1, c2),
-            conv3: conv(c2, c3),
-            conv4: conv(c3, c4),
+            conv1: convs.then(|| conv(3, c1)),
+            conv2: convs.then(|| conv(c1, c2)),
+            conv3: convs.then(|| conv(c2, c3)),
+            conv4: convs.then(|| conv(c3, c4)),
             pool: MaxPool2dConfig::new([2, 2]).init(),
-            gap: AdaptiveAvgPool2dConfig::new([1, 1]).init(),
+            gap: AdaptiveAvgPool2dConfig::new([self.spatial_side(); 2]).init(),
             act: Relu::new(),
-            proj: lin(c4, self.feature_dim()),
+            proj: lin(self.visual_width(), self.feature_dim()),
             task_embedding,
             memory,
             heads,
@@ -197,10 +235,12 @@ pub enum Memory {
 
 #[derive(Module, Debug)]
 pub struct WormModel {
-    pub conv1: Conv2d,
-    pub conv2: Conv2d,
-    pub conv3: Conv2d,
-    pub conv4: Conv2d,
+    /// The ConvNet (`None` for the pixel encoder; an `Option` is transparent in parameter names, so
+    /// checkpoints of the conv models read as before).
+    pub conv1: Option<Conv2d>,
+    pub conv2: Option<Conv2d>,
+    pub conv3: Option<Conv2d>,
+    pub conv4: Option<Conv2d>,
     pub pool: MaxPool2d,
     pub gap: AdaptiveAvgPool2d,
     pub act: Relu,
@@ -236,15 +276,21 @@ impl ModelInput {
 impl WormModel {
     /// Visual features of frames `[N, 3, 32, 32]` → `[N, D]`.
     pub fn features(&self, x: Tensor<4>) -> Tensor<2> {
-        let x = self.act.forward(self.conv1.forward(x));
-        let x = self.act.forward(self.conv2.forward(x));
+        let (Some(conv1), Some(conv2), Some(conv3), Some(conv4)) = (&self.conv1, &self.conv2, &self.conv3, &self.conv4)
+        else {
+            // Pixel encoder: the frame itself, flattened.
+            let [n, c, h, w] = x.dims();
+            return self.proj.forward(x.reshape([n, c * h * w]));
+        };
+        let x = self.act.forward(conv1.forward(x));
+        let x = self.act.forward(conv2.forward(x));
         let x = self.pool.forward(x);
-        let x = self.act.forward(self.conv3.forward(x));
+        let x = self.act.forward(conv3.forward(x));
         let x = self.pool.forward(x);
-        let x = self.act.forward(self.conv4.forward(x));
-        let x = self.gap.forward(x); // [N, c4, 1, 1]
-        let n = x.dims()[0];
-        self.proj.forward(x.reshape([n, self.c4]))
+        let x = self.act.forward(conv4.forward(x));
+        let x = self.gap.forward(x); // [N, c4, s, s]
+        let [n, c, s1, s2] = x.dims();
+        self.proj.forward(x.reshape([n, c * s1 * s2]))
     }
 
     /// Features of every step `[B * T, D]`. Padding steps (at or after a trial's `seq_len`) are the black

@@ -8,17 +8,20 @@
 //! the event loop between steps) and natively (`pollster::block_on`).
 
 use burn::module::Module;
+use burn::optim::grad_clipping::GradientClippingConfig;
 use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
 use burn::prelude::*;
 use burn::tensor::Bytes;
 use serde::{Deserialize, Serialize};
 use wmlab_core::Split;
+use wmlab_core::TaskId;
+use wmlab_core::record::TrialRow;
 use wmlab_core::task::TaskSpec;
 
-use crate::batch::{Batch, all_specs, joint_batch, spread_index};
+use crate::batch::{Batch, joint_trials_in, spread_index};
 use crate::checkpoint::Checkpoint;
-use crate::loss::{Accuracy, Targets, accuracy, joint_loss, logits_to_host};
-use crate::model::{Arch, ModelConfig, ModelInput, WormModel};
+use crate::loss::{Accuracy, Targets, accuracy, joint_loss_scaled, logits_to_host};
+use crate::model::{Arch, Encoder, ModelConfig, ModelInput, WormModel};
 
 /// Training hyper-parameters (saved beside the weights as `train.json`).
 #[derive(Config, Debug, PartialEq)]
@@ -55,11 +58,75 @@ pub struct TrainConfig {
     pub plateau_patience: usize,
     #[config(default = 0.005)]
     pub plateau_threshold: f64,
+    /// The task ids trained (a subset, as the paper's VSR-alone ablation A3.3); `None` = all 14. The
+    /// model keeps all 10 heads (checkpoints look alike), but only the chosen ids' heads get a loss and
+    /// a gradient, and validation, evaluation and analyses cover these ids.
+    pub tasks: Option<Vec<TaskId>>,
+    /// Clip each parameter's gradient to this L2 norm before Adam (`None` = no clipping, as the paper).
+    pub grad_clip: Option<f64>,
+    /// Curriculum: during the first `curriculum` steps, trials come from the easier half of each task's
+    /// condition grid ([`wmlab_core::TaskSpec::easy_cells`]: shorter lists, smaller sets, shorter
+    /// retention); `None` = none, as the paper. Validation always covers the whole grid.
+    pub curriculum: Option<usize>,
+    /// Multiply the SFR (multi-label) loss by this (`None` = 1, the reference's mean over its 100 units;
+    /// see [`crate::loss::joint_loss_scaled`]).
+    pub multilabel_scale: Option<f64>,
 }
 
 impl TrainConfig {
+    /// The trained task ids, in [`TaskId::ALL`] order (all 14 unless [`TrainConfig::tasks`] names a subset).
+    pub fn task_ids(&self) -> Vec<TaskId> {
+        match &self.tasks {
+            Some(v) if !v.is_empty() => TaskId::ALL.into_iter().filter(|t| v.contains(t)).collect(),
+            _ => TaskId::ALL.to_vec(),
+        }
+    }
+
+    /// The trained ids' task specs (reference parameters), in [`TaskId::ALL`] order.
+    pub fn specs(&self) -> Vec<TaskSpec> {
+        self.task_ids().into_iter().map(TaskSpec::new).collect()
+    }
+
+    /// Whether this run trains a subset of the 14 ids.
+    pub fn is_subset(&self) -> bool {
+        self.task_ids().len() < TaskId::ALL.len()
+    }
+
+    /// Trials in one training step (`per_task` × trained ids).
+    pub fn trials_per_step(&self) -> usize {
+        self.per_task * self.task_ids().len()
+    }
+
+    /// Parse a comma list of task ids (`VSR`, `CD-Color,VIR`, or `all`) into [`TrainConfig::tasks`].
+    pub fn parse_tasks(list: &str) -> Result<Option<Vec<TaskId>>, String> {
+        let list = list.trim();
+        if list.is_empty() || list.eq_ignore_ascii_case("all") {
+            return Ok(None);
+        }
+        let mut out = Vec::new();
+        for part in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            // Case does not matter (`vsr`, `cd-color`).
+            let t = TaskId::ALL.into_iter().find(|t| t.as_str().eq_ignore_ascii_case(part)).ok_or_else(|| {
+                let ids: Vec<&str> = TaskId::ALL.iter().map(|t| t.as_str()).collect();
+                format!("unknown task id {part:?}: use a comma list of {} (or all)", ids.join(", "))
+            })?;
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        }
+        if out.is_empty() {
+            return Ok(None);
+        }
+        Ok((out.len() < TaskId::ALL.len()).then_some(out))
+    }
+
+    /// The optimizer of this config (Adam, with the configured gradient clipping).
+    pub fn optimizer(&self) -> ModuleOptimizer {
+        AdamConfig::new().with_grad_clipping(self.grad_clip.map(|c| GradientClippingConfig::Norm(c as f32))).init()
+    }
+
     /// Preset names.
-    pub const PRESETS: [&'static str; 3] = ["paper", "small", "tiny"];
+    pub const PRESETS: [&'static str; 4] = ["quick", "paper", "small", "tiny"];
 
     /// A named preset for an architecture and capacity (None for an unknown name).
     /// - `paper`: Table A1 (conv 64/128/256/512, 140 trials/step, Adam 1e-4, 200 epochs of 8,640 steps,
@@ -68,6 +135,13 @@ impl TrainConfig {
     ///   70 trials/step, lr 3e-4, 3,000 steps: minutes on a GPU.
     /// - `tiny`: conv 8/16/16/32, 28 trials/step (2 per task id), lr 1e-3, 300 steps: GRU-96 took 89 s
     ///   natively on 2 CPU cores (flex, `--profile native`; 70 trials/step took 0.89 s/step, 4.5 min).
+    ///   A smoke test: it ends at chance on most ids (docs/learning.md).
+    /// - `quick`: chosen from the learning curves in docs/learning.md. Not the paper's model: the pixel
+    ///   encoder (a linear map of the raw 32×32×3 frame instead of the ConvNet, about 8× the training
+    ///   speed of `tiny`), the tiny memory sizes, lr 1e-3 with each gradient clipped to norm 1, 28 trials
+    ///   per step, 10,000 steps (about 8 minutes natively on 2 CPU cores for TRF-96) with 30 validation
+    ///   trials per id every 500. Meant for the causal Transformer (TRF-96), which learned fastest per
+    ///   minute. A curriculum (`curriculum`) was measured and gave nothing here, so it is off.
     pub fn preset(name: &str, arch: Arch, capacity: usize) -> Option<TrainConfig> {
         Some(match name {
             "paper" => TrainConfig::new(ModelConfig::paper(arch, capacity))
@@ -84,6 +158,14 @@ impl TrainConfig {
             .with_steps(3000)
             .with_val_every(250)
             .with_val_per_task(50),
+            "quick" => TrainConfig::new(ModelConfig::tiny(arch, capacity).with_encoder(Some(Encoder::Pixels)))
+                .with_preset("quick".into())
+                .with_per_task(2)
+                .with_lr(1e-3)
+                .with_grad_clip(Some(1.0))
+                .with_steps(10_000)
+                .with_val_every(500)
+                .with_val_per_task(30),
             "tiny" => TrainConfig::new(ModelConfig::tiny(arch, capacity))
                 .with_preset("tiny".into())
                 .with_per_task(2)
@@ -113,6 +195,17 @@ pub struct ValReport {
     pub lr: f64,
     /// Whether this check gave the best mean accuracy so far.
     pub best: bool,
+    /// Wall-clock seconds of training when the check ran (set by the caller through
+    /// [`Trainer::elapsed_s`]; the trainer reads no clock). Absent in older checkpoints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elapsed_s: Option<f64>,
+    /// Accuracy per task id as the test scores it (a person's scoring, [`wmlab_core::chance`]), which
+    /// for SFR, STS and CS differs from `accuracy` (the reference's training-time measure).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scored_accuracy: Option<serde_json::Value>,
+    /// Task ids whose scored validation accuracy is above chance (one-sided exact test, p < 0.01).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub above_chance: Option<usize>,
 }
 
 /// Training progress that goes into a checkpoint.
@@ -180,6 +273,9 @@ pub struct Trainer {
     pub best: Option<Checkpoint>,
     loss_sum: f64,
     loss_n: usize,
+    /// Wall-clock seconds of training so far, as the caller measures it; copied into the next
+    /// validation report.
+    pub elapsed_s: Option<f64>,
 }
 
 impl Trainer {
@@ -197,7 +293,7 @@ impl Trainer {
         let model = ck.model(&device)?;
         let mut tr = Self::with_model(ck.train.clone(), device, model, Some(ck.state.clone()));
         if let Some(bytes) = &ck.optimizer {
-            let optim = std::mem::replace(&mut tr.optim, AdamConfig::new().init());
+            let optim = std::mem::replace(&mut tr.optim, tr.config.optimizer());
             tr.optim = optim
                 .from_bytes(Bytes::from_bytes_vec(bytes.clone()))
                 .map_err(|e| format!("the checkpoint's optimizer state is unreadable: {e}"))?;
@@ -214,8 +310,8 @@ impl Trainer {
     fn with_model(config: TrainConfig, device: Device, model: WormModel, state: Option<TrainState>) -> Trainer {
         let state = state.unwrap_or(TrainState { lr: config.lr, ..Default::default() });
         Trainer {
-            optim: AdamConfig::new().init(),
-            specs: all_specs(),
+            optim: config.optimizer(),
+            specs: config.specs(),
             model: Some(model),
             device,
             state,
@@ -223,6 +319,7 @@ impl Trainer {
             config,
             loss_sum: 0.0,
             loss_n: 0,
+            elapsed_s: None,
         }
     }
 
@@ -237,14 +334,20 @@ impl Trainer {
 
     /// The training batch of a step.
     pub fn train_batch(&self, step: usize) -> Batch {
-        joint_batch(
+        let easy: Option<Vec<Vec<usize>>> = self
+            .config
+            .curriculum
+            .filter(|&n| step < n)
+            .map(|_| self.specs.iter().map(|s| s.easy_cells()).collect());
+        Batch::from_trials(&joint_trials_in(
             &self.specs,
             self.config.seed,
             Split::Train,
             step as u64,
             self.config.per_task,
             Some(self.config.train_size),
-        )
+            easy.as_deref(),
+        ))
     }
 
     /// One optimisation step on a given batch; returns the loss. The model is not updated when the loss
@@ -252,7 +355,7 @@ impl Trainer {
     pub async fn step_on(&mut self, batch: &Batch) -> Result<f32, TrainError> {
         let input = ModelInput::from_batch(batch, &self.device);
         let targets = Targets::from_batch(batch, &self.device);
-        let loss = joint_loss(&self.model().forward(&input), &targets);
+        let loss = joint_loss_scaled(&self.model().forward(&input), &targets, self.config.multilabel_scale.unwrap_or(1.0));
         let value: f32 =
             loss.clone().into_scalar_async::<f32>().await.map_err(|e| TrainError::Device(format!("{e:?}")))?;
         if !value.is_finite() {
@@ -284,8 +387,17 @@ impl Trainer {
     pub async fn validate(&mut self) -> Result<ValReport, TrainError> {
         let chunk = self.config.per_task.max(1);
         let n = self.config.val_per_task.max(1);
-        let (val_loss, acc) =
-            evaluate(self.model(), &self.specs, self.config.seed, Split::Val, n, chunk, &self.device).await?;
+        let (val_loss, acc, rows) = evaluate_rows(
+            self.model(),
+            &self.specs,
+            self.config.seed,
+            Split::Val,
+            n,
+            chunk,
+            self.config.multilabel_scale.unwrap_or(1.0),
+            &self.device,
+        )
+        .await?;
         // Plateau on the validation loss (mode min, relative threshold).
         let st = &mut self.state;
         match st.plateau_best_loss {
@@ -302,6 +414,11 @@ impl Trainer {
             }
         }
         let mean = acc.mean();
+        let significance: Vec<_> =
+            self.config.task_ids().into_iter().filter_map(|t| wmlab_core::chance::task_significance(t, &rows)).collect();
+        let scored: serde_json::Map<String, serde_json::Value> =
+            significance.iter().map(|s| (s.task.clone(), serde_json::json!(s.accuracy))).collect();
+        let above = significance.iter().filter(|s| s.above_chance(0.01)).count();
         let best = st.best_mean_accuracy.is_none_or(|b| mean > b);
         if best {
             st.best_mean_accuracy = Some(mean);
@@ -315,6 +432,9 @@ impl Trainer {
             mean_accuracy: mean,
             lr: st.lr,
             best,
+            elapsed_s: self.elapsed_s,
+            scored_accuracy: Some(serde_json::Value::Object(scored)),
+            above_chance: Some(above),
         };
         st.history.push(report.clone());
         self.loss_sum = 0.0;
@@ -349,7 +469,8 @@ impl Trainer {
 }
 
 /// Loss and accuracy of a model on `n` trials per task id of a split (evaluated in chunks of
-/// `chunk` trials per task id), without gradients.
+/// `chunk` trials per task id), without gradients; the loss weighs SFR by `multilabel_scale` as the
+/// training loss does.
 pub async fn evaluate(
     model: &WormModel,
     specs: &[TaskSpec],
@@ -357,9 +478,27 @@ pub async fn evaluate(
     split: Split,
     n: usize,
     chunk: usize,
+    multilabel_scale: f64,
     device: &Device,
 ) -> Result<(f64, Accuracy), TrainError> {
+    evaluate_rows(model, specs, seed, split, n, chunk, multilabel_scale, device).await.map(|(l, a, _)| (l, a))
+}
+
+/// [`evaluate`], plus every trial scored as a person's (the rows of [`crate::eval::trial_row`]), so the
+/// caller can set accuracies beside chance ([`wmlab_core::chance`]).
+#[allow(clippy::too_many_arguments)]
+pub async fn evaluate_rows(
+    model: &WormModel,
+    specs: &[TaskSpec],
+    seed: u64,
+    split: Split,
+    n: usize,
+    chunk: usize,
+    multilabel_scale: f64,
+    device: &Device,
+) -> Result<(f64, Accuracy, Vec<TrialRow>), TrainError> {
     let model = model.valid();
+    let mut rows = Vec::with_capacity(specs.len() * n);
     let mut acc = Accuracy::default();
     let mut loss_sum = 0.0;
     let mut batches = 0usize;
@@ -383,7 +522,7 @@ pub async fn evaluate(
         let input = ModelInput::from_batch(&batch, &dev);
         let targets = Targets::from_batch(&batch, &dev);
         let logits = model.forward(&input);
-        let l: f32 = joint_loss(&logits, &targets)
+        let l: f32 = joint_loss_scaled(&logits, &targets, multilabel_scale)
             .into_scalar_async::<f32>()
             .await
             .map_err(|e| TrainError::Device(format!("{e:?}")))?;
@@ -391,7 +530,13 @@ pub async fn evaluate(
         batches += 1;
         let host = logits_to_host(logits).await.map_err(TrainError::Device)?;
         acc.add(&accuracy(&batch, &host));
+        for (b, tr) in trials.iter().enumerate() {
+            rows.push(
+                crate::eval::trial_row(tr, rows.len() as u64, 0, &host, b)
+                    .map_err(|e| TrainError::Device(format!("scoring the model's answers: {e}")))?,
+            );
+        }
         start += m;
     }
-    Ok((loss_sum / batches.max(1) as f64, acc))
+    Ok((loss_sum / batches.max(1) as f64, acc, rows))
 }

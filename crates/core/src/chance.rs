@@ -1,0 +1,246 @@
+//! Chance and significance of a WorM task's accuracy, for any result record (people, LLMs, networks):
+//! the same scored items the task's accuracy is over, the accuracy a guesser would expect on them, and
+//! the one-sided exact probability of doing at least as well by guessing.
+//!
+//! The scored items are those of the reference's accuracy (see [`accuracy_items`]): every entry of a
+//! row's `correct`, except for CS, where only the recall probes count (classes 4–19, as
+//! `bench_cs_task.ipynb` scores it). An item's chance is that of a uniform guess among the answers the
+//! step offers:
+//!
+//! | ids | item | chance |
+//! |---|---|---|
+//! | SC, SI, VIR, VSRec, CD×5 | the one binary probe | 1/2 |
+//! | STS | a task frame (up/down or left/right) | 1/2 |
+//! | VSR, SMU | a probe over the 9 cells | 1/9 |
+//! | CS | a recall probe over the 8 slots | 1/8 |
+//! | SFR | a target cell, recalled by choosing L of the 100 cells | L/100 |
+//!
+//! SFR's chance is that of choosing L cells at random among all 100, as the network and the scoring do;
+//! a guesser who knew which 30 cells were on the board would expect L/30, so an SFR accuracy between
+//! the two shows only that the board was seen.
+//!
+//! The p-value is exact under independent items: `P(X ≥ correct)` for X the number of successes of
+//! independent Bernoulli trials with the items' chances (a Poisson-binomial; a plain binomial when all
+//! chances are equal). SFR's cells within one trial are not independent (L cells chosen without
+//! replacement), so there it is an approximation.
+
+use serde::{Deserialize, Serialize};
+
+use crate::record::{ResultRecord, TrialRow};
+use crate::task::{Conditions, TaskId};
+use crate::tasks::sfr::SfrParams;
+
+/// CS classes of the recall probes (4 + slot); the other CS classes are the processing judgements.
+const CS_RECALL: std::ops::Range<u16> = 4..20;
+
+/// Chance of one scored item of `task` in a trial with `conditions` (see the module table).
+pub fn item_chance(task: TaskId, conditions: &Conditions) -> f64 {
+    match task {
+        TaskId::Vsr | TaskId::Smu => 1.0 / 9.0,
+        TaskId::Cs => 1.0 / 8.0,
+        TaskId::Sfr => {
+            let p = SfrParams::default();
+            let cells = (p.grid as f64).powi(2);
+            let l = conditions.list_length.unwrap_or(1).max(1) as f64;
+            (l / cells).min(1.0)
+        }
+        _ => 0.5,
+    }
+}
+
+/// The scored items of a row that count in its task's accuracy, as `(correct, chance)`; none for a row
+/// whose task is not a WorM task id.
+pub fn accuracy_items(row: &TrialRow) -> Vec<(bool, f64)> {
+    let Some(task) = TaskId::parse(&row.task) else { return Vec::new() };
+    let chance = item_chance(task, &row.conditions);
+    row.targets
+        .iter()
+        .zip(&row.correct)
+        .filter(|(t, _)| task != TaskId::Cs || t.parse::<u16>().is_ok_and(|c| CS_RECALL.contains(&c)))
+        .map(|(_, &ok)| (ok, chance))
+        .collect()
+}
+
+/// A task's accuracy beside chance.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TaskSignificance {
+    pub task: String,
+    /// Proportion correct over the scored items.
+    pub accuracy: f64,
+    /// Expected accuracy of a uniform guesser on the same items.
+    pub chance: f64,
+    /// Scored items (responses) the accuracy is over.
+    pub responses: u64,
+    /// Items answered correctly.
+    pub correct: u64,
+    /// One-sided exact `P(X ≥ correct)` under guessing (see the module notes).
+    pub p_above_chance: f64,
+}
+
+impl TaskSignificance {
+    /// Above chance at level `alpha` (one-sided).
+    pub fn above_chance(&self, alpha: f64) -> bool {
+        self.p_above_chance < alpha
+    }
+}
+
+/// Accuracy, chance and p of `task` over the rows of that task (None when it has no scored item).
+pub fn task_significance(task: TaskId, rows: &[TrialRow]) -> Option<TaskSignificance> {
+    let items: Vec<(bool, f64)> =
+        rows.iter().filter(|r| r.task == task.as_str()).flat_map(accuracy_items).collect();
+    if items.is_empty() {
+        return None;
+    }
+    let n = items.len() as u64;
+    let k = items.iter().filter(|(ok, _)| *ok).count() as u64;
+    let chances: Vec<f64> = items.iter().map(|&(_, p)| p).collect();
+    Some(TaskSignificance {
+        task: task.as_str().to_string(),
+        accuracy: k as f64 / n as f64,
+        chance: chances.iter().sum::<f64>() / n as f64,
+        responses: n,
+        correct: k,
+        p_above_chance: poisson_binomial_tail(&chances, k),
+    })
+}
+
+/// [`task_significance`] of every WorM task id that has scored rows in the record, in
+/// [`TaskId::ALL`] order. Works on any record: a person's session, an LLM run, a network's test.
+pub fn record_significance(record: &ResultRecord) -> Vec<TaskSignificance> {
+    TaskId::ALL.iter().filter_map(|&t| task_significance(t, &record.trials)).collect()
+}
+
+/// `P(X ≥ k)` for X ~ Binomial(n, p), exact (summed in log space).
+pub fn binomial_tail(n: u64, p: f64, k: u64) -> f64 {
+    if k == 0 {
+        return 1.0;
+    }
+    if k > n {
+        return 0.0;
+    }
+    if p <= 0.0 {
+        return 0.0;
+    }
+    if p >= 1.0 {
+        return 1.0;
+    }
+    let (lp, lq) = (p.ln(), (1.0 - p).ln());
+    // log C(n, i) by a running sum, from i = k upward.
+    let mut log_c = ln_choose(n, k);
+    let mut total = 0.0;
+    for i in k..=n {
+        total += (log_c + i as f64 * lp + (n - i) as f64 * lq).exp();
+        if i < n {
+            log_c += ((n - i) as f64).ln() - ((i + 1) as f64).ln();
+        }
+    }
+    total.min(1.0)
+}
+
+fn ln_choose(n: u64, k: u64) -> f64 {
+    let k = k.min(n - k);
+    (0..k).map(|i| ((n - i) as f64).ln() - ((i + 1) as f64).ln()).sum()
+}
+
+/// `P(X ≥ k)` for X the number of successes of independent Bernoulli trials with probabilities
+/// `chances` (exact; O(n²) by dynamic programming, a binomial when all are equal).
+pub fn poisson_binomial_tail(chances: &[f64], k: u64) -> f64 {
+    let n = chances.len();
+    if k == 0 {
+        return 1.0;
+    }
+    if k as usize > n {
+        return 0.0;
+    }
+    if chances.iter().all(|&p| p == chances[0]) {
+        return binomial_tail(n as u64, chances[0], k);
+    }
+    // dist[j] = P(j successes so far).
+    let mut dist = vec![0.0f64; n + 1];
+    dist[0] = 1.0;
+    for (i, &p) in chances.iter().enumerate() {
+        let p = p.clamp(0.0, 1.0);
+        for j in (0..=i + 1).rev() {
+            let stay = dist[j] * (1.0 - p);
+            let up = if j > 0 { dist[j - 1] * p } else { 0.0 };
+            dist[j] = stay + up;
+        }
+    }
+    dist[k as usize..].iter().sum::<f64>().min(1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(task: &str, conditions: Conditions, targets: &[&str], correct: &[bool]) -> TrialRow {
+        TrialRow {
+            task: task.into(),
+            trial: 0,
+            conditions,
+            targets: targets.iter().map(|s| s.to_string()).collect(),
+            responses: targets.iter().map(|s| s.to_string()).collect(),
+            correct: correct.to_vec(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn binomial_tail_matches_hand_worked_values() {
+        // n = 10, p = 1/2: P(X ≥ 8) = (45 + 10 + 1) / 1024.
+        assert!((binomial_tail(10, 0.5, 8) - 56.0 / 1024.0).abs() < 1e-12);
+        // P(X ≥ 0) = 1; P(X ≥ n + 1) = 0; P(X ≥ n) = p^n.
+        assert_eq!(binomial_tail(10, 0.5, 0), 1.0);
+        assert_eq!(binomial_tail(10, 0.5, 11), 0.0);
+        assert!((binomial_tail(3, 1.0 / 9.0, 3) - 1.0 / 729.0).abs() < 1e-15);
+        // n = 4, p = 1/9: P(X ≥ 2) = 1 − (8/9)^4 − 4 (1/9)(8/9)^3.
+        let want = 1.0 - (8.0f64 / 9.0).powi(4) - 4.0 * (1.0 / 9.0) * (8.0f64 / 9.0).powi(3);
+        assert!((binomial_tail(4, 1.0 / 9.0, 2) - want).abs() < 1e-12);
+        // The bar of the quick preset: 200 binary trials need 117 correct (58.5 %) for p < 0.01.
+        assert!(binomial_tail(200, 0.5, 117) < 0.01 && binomial_tail(200, 0.5, 116) >= 0.01);
+        assert!((binomial_tail(200, 0.5, 117) - 0.009698472270169187).abs() < 1e-12);
+    }
+
+    #[test]
+    fn poisson_binomial_matches_hand_worked_values() {
+        let p = [0.5, 0.25, 0.1];
+        // All three: 0.5 · 0.25 · 0.1.
+        assert!((poisson_binomial_tail(&p, 3) - 0.0125).abs() < 1e-12);
+        // At least two: 0.1125 + 0.0375 + 0.0125 + 0.0125.
+        assert!((poisson_binomial_tail(&p, 2) - 0.175).abs() < 1e-12);
+        assert_eq!(poisson_binomial_tail(&p, 0), 1.0);
+        assert_eq!(poisson_binomial_tail(&p, 4), 0.0);
+        // Equal chances reduce to the binomial.
+        assert!((poisson_binomial_tail(&[0.5; 10], 8) - 56.0 / 1024.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn items_chance_and_p_per_task() {
+        let l3 = Conditions { list_length: Some(3), ..Default::default() };
+        // VSR: 3 probes of 1/9 each, all right.
+        let rows = vec![row("VSR", l3.clone(), &["1", "4", "7"], &[true, true, true])];
+        let s = task_significance(TaskId::Vsr, &rows).unwrap();
+        assert_eq!((s.responses, s.correct), (3, 3));
+        assert!((s.chance - 1.0 / 9.0).abs() < 1e-12);
+        assert!((s.p_above_chance - 1.0 / 729.0).abs() < 1e-15);
+        // CS: the judgement steps (classes 0–3, 20) do not count; the recall probes (4–19) are 1/8.
+        let rows = vec![row("CS", Conditions::default(), &["0", "3", "5", "12"], &[true, true, false, true])];
+        let s = task_significance(TaskId::Cs, &rows).unwrap();
+        assert_eq!((s.responses, s.correct), (2, 1));
+        assert!((s.chance - 0.125).abs() < 1e-12);
+        assert!((s.p_above_chance - (1.0 - 0.875f64.powi(2))).abs() < 1e-12);
+        // SFR: L/100 per target cell, mixed list lengths average.
+        let l1 = Conditions { list_length: Some(1), ..Default::default() };
+        let rows = vec![row("SFR", l3, &["1", "2", "3"], &[true, false, false]), row("SFR", l1, &["9"], &[false])];
+        let s = task_significance(TaskId::Sfr, &rows).unwrap();
+        assert!((s.chance - (3.0 * 0.03 + 0.01) / 4.0).abs() < 1e-12);
+        // Binary ids; a task with no rows has no entry.
+        let rows: Vec<TrialRow> =
+            (0..10).map(|i| row("CD-Color", Conditions::default(), &["1"], &[i < 8])).collect();
+        let s = task_significance(TaskId::CdColor, &rows).unwrap();
+        assert!((s.p_above_chance - 56.0 / 1024.0).abs() < 1e-12 && !s.above_chance(0.01));
+        assert!(task_significance(TaskId::Sc, &rows).is_none());
+        // Non-WorM rows (an LLM suite) give no items.
+        assert!(accuracy_items(&row("nback", Conditions::default(), &["m"], &[true])).is_empty());
+    }
+}
