@@ -6,6 +6,7 @@ accuracy against trials seen, the same against minutes of training, and task ids
 
     python3 scripts/learning-plot.py OUT.svg RUN_DIR[=LABEL] ...
 """
+import html
 import json
 import sys
 
@@ -68,12 +69,12 @@ def main():
     svg += panel(60, 30, pw, ph, "Mean validation accuracy (as scored)", "trials seen", "accuracy", series, "trials", "mean")
     svg += panel(60 + pw + 70, 30, pw, ph, "… against wall time", "minutes (2 CPU cores)", "accuracy", series, "minutes", "mean")
     most = max((p["ids"] for _, pts in series for p in pts), default=14)
-    svg += panel(60 + 2 * (pw + 70), 30, pw, ph, "Task ids above chance (p < 0.01)", "minutes (2 CPU cores)", "ids", series,
+    svg += panel(60 + 2 * (pw + 70), 30, pw, ph, "Task ids above chance (p &lt; 0.01)", "minutes (2 CPU cores)", "ids", series,
                  "minutes", "above", ymax=most)
     for k, (label, _) in enumerate(series):
         y = ph + 80 + 18 * k
         svg.append(f'<line x1="60" x2="85" y1="{y-4}" y2="{y-4}" stroke="{COLORS[k % len(COLORS)]}" stroke-width="3"/>')
-        svg.append(f'<text x="92" y="{y}">{label}</text>')
+        svg.append(f'<text x="92" y="{y}">{html.escape(label)}</text>')
     svg.append("</svg>")
     open(out_path, "w").write("\n".join(svg))
 

@@ -130,7 +130,8 @@ pub fn Networks() -> impl IntoView {
     let backend_pick = RwSignal::new(String::from("auto"));
     let backend = RwSignal::new(String::new());
     let device = RwSignal::new(String::new());
-    let arch = RwSignal::new(String::from("gru"));
+    // The quick preset's measured best (docs/learning.md): the causal Transformer, 96 units.
+    let arch = RwSignal::new(String::from("trf"));
     let capacity = RwSignal::new(String::from("96"));
     let preset = RwSignal::new(String::from("quick"));
     let config = RwSignal::new(Value::Null);
@@ -633,8 +634,9 @@ pub fn Networks() -> impl IntoView {
     let status_text = move || {
         let (s, n) = (step.get(), steps.get());
         let mut t = format!("step {s} of {n}");
+        let ids = config.with(|c| c["tasks"].as_array().map_or(TASK_IDS.len(), |v| v.len().max(1))) as f64;
         if let (Some(ms), Some(per)) = (ms_per_step.get(), config.with(|c| c["per_task"].as_f64())) {
-            t.push_str(&format!(" · {:.0} ms/step · {:.1} trials/s", ms, per * 14.0 * 1000.0 / ms.max(1e-3)));
+            t.push_str(&format!(" · {:.0} ms/step · {:.1} trials/s", ms, per * ids * 1000.0 / ms.max(1e-3)));
             if phase.get() == Phase::Training && n > s {
                 t.push_str(&format!(" · about {} left", crate::pages::llm::fmt_ms(ms * (n - s) as f64)));
             }
@@ -689,8 +691,10 @@ pub fn Networks() -> impl IntoView {
         <section class="page networks" id="networks" data-phase=move || phase.get().as_str()>
             <h1>"Networks"</h1>
             <p class="lead">"Train the WorM models (a convolutional encoder, a task embedding, an RNN, GRU, LSTM or causal \
-                Transformer memory and one head per task) jointly on all 14 task ids, in this tab, then evaluate them \
-                on the test trials and compare their curves with people's. Training runs in a background worker on \
+                Transformer memory and one head per task) jointly on all 14 task ids (or a subset), in this tab, then \
+                evaluate them on the test trials and compare their curves with people's. The default preset, quick, \
+                learns within minutes on a CPU (docs/learning.md says what it does and does not learn); or load a \
+                pretrained model below. Training runs in a background worker on \
                 WebGPU when your browser has it, otherwise on the CPU. The paper-scale settings are meant for a GPU \
                 machine with " <code>"wmlab train"</code> "; its checkpoints open here."</p>
             <p class="status" id="nn-status">

@@ -7,7 +7,7 @@
 //! - [`batch`]: trials → flat arrays (frames, task ids, per-head targets, weights and masks). No burn.
 //! - [`model`]: [`model::ModelConfig`] (`#[derive(Config)]`) and [`model::WormModel`].
 //! - [`loss`]: the joint loss and per-task accuracies.
-//! - [`train`]: [`train::TrainConfig`], presets, the async [`train::Trainer`] and [`train::evaluate`].
+//! - [`train`]: [`train::TrainConfig`], presets, the async [`train::Trainer`] and [`train::evaluate_rows`].
 //! - [`checkpoint`]: weights + configs + state, as a directory or one bundle file.
 //! - [`analyse`]: hidden states (task variance, STS probe states, Fig. A5 similarity) and lesions.
 //! - [`eval`]: test evaluation as a result record (people encoding, Fig. 4 curves).

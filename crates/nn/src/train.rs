@@ -468,24 +468,10 @@ impl Trainer {
     }
 }
 
-/// Loss and accuracy of a model on `n` trials per task id of a split (evaluated in chunks of
-/// `chunk` trials per task id), without gradients; the loss weighs SFR by `multilabel_scale` as the
-/// training loss does.
-pub async fn evaluate(
-    model: &WormModel,
-    specs: &[TaskSpec],
-    seed: u64,
-    split: Split,
-    n: usize,
-    chunk: usize,
-    multilabel_scale: f64,
-    device: &Device,
-) -> Result<(f64, Accuracy), TrainError> {
-    evaluate_rows(model, specs, seed, split, n, chunk, multilabel_scale, device).await.map(|(l, a, _)| (l, a))
-}
-
-/// [`evaluate`], plus every trial scored as a person's (the rows of [`crate::eval::trial_row`]), so the
-/// caller can set accuracies beside chance ([`wmlab_core::chance`]).
+/// Loss and accuracy of a model on `n` trials per task id of a split (evaluated in chunks of `chunk`
+/// trials per task id), without gradients (the loss weighs SFR by `multilabel_scale` as the training loss
+/// does), plus every trial scored as a person's (the rows of [`crate::eval::trial_row`]), so the caller
+/// can set accuracies beside chance ([`wmlab_core::chance`]).
 #[allow(clippy::too_many_arguments)]
 pub async fn evaluate_rows(
     model: &WormModel,

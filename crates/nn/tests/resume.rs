@@ -94,3 +94,34 @@ fn async_checkpoint_resumes_like_the_sync_one() {
     losses.extend(run(&mut resumed, 2));
     assert_eq!(losses, straight);
 }
+
+/// Every preset resumes exactly, with its own options (the quick preset's pixel encoder and clipping, a
+/// curriculum that spans the stop) and its schedule state: the resumed run equals the straight one, and
+/// the best-model record carries over. The ConvNet widths are shrunk so the test takes seconds.
+#[test]
+fn every_preset_resumes_exactly() {
+    let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    for name in TrainConfig::PRESETS {
+        let mut cfg = TrainConfig::preset(name, Arch::Trf, 16).unwrap();
+        cfg.model = cfg.model.with_conv([4, 4, 8, 8]).with_trf_heads(2).with_trf_ff(16).with_trf_layers(1).with_trf_dropout(0.0);
+        let cfg = cfg.with_steps(4).with_per_task(1).with_val_every(2).with_val_per_task(1).with_curriculum(Some(3));
+        let straight = {
+            let mut tr = Trainer::new(cfg.clone(), cpu_device().autodiff());
+            let mut l = run(&mut tr, 2);
+            pollster::block_on(tr.validate()).unwrap();
+            l.extend(run(&mut tr, 2));
+            l
+        };
+        let mut first = Trainer::new(cfg.clone(), cpu_device().autodiff());
+        let mut losses = run(&mut first, 2);
+        pollster::block_on(first.validate()).unwrap();
+        let ck = Checkpoint::from_bundle(&first.checkpoint().unwrap().to_bundle()).unwrap();
+        assert_eq!(ck.train, cfg, "{name}: the config travels whole");
+        let mut second = Trainer::resume(&ck, cpu_device().autodiff()).unwrap();
+        assert_eq!(second.state.best_step, Some(2), "{name}");
+        assert_eq!(second.state.history.len(), 1, "{name}");
+        losses.extend(run(&mut second, 2));
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&losses), bits(&straight), "{name}: resumed {losses:?} vs straight {straight:?}");
+    }
+}
