@@ -98,7 +98,8 @@ def main():
         md += [a.notes, ""]
     md += ["| task | test accuracy | chance | responses | p (above chance) |", "|---|---|---|---|---|"]
     for t in tests:
-        md.append(f"| {t['task']} | {t['accuracy']:.3f} | {t['chance']:.3f} | {t['responses']} | {t['p_above_chance']:.2g} |")
+        p = t['p_above_chance']
+        md.append(f"| {t['task']} | {t['accuracy']:.3f} | {t['chance']:.3f} | {t['responses']} | {'< 1e-300' if p == 0 else f'{p:.2g}'} |")
     md += ["", "Fig. 4 effects (network slope against the human slope, Table A3):", ""]
     md += [f"- {'✓' if x['shown'] else '✗'} {x['effect']}: {x['detail']}" for x in effects] or ["- none measurable"]
     md += ["", "Training configuration:", "", "```json", json.dumps(train, indent=1), "```", ""]
