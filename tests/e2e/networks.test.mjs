@@ -30,6 +30,10 @@ async function openNetworks(url = server.url + '#/networks') {
 
 /** A small run: GRU-16 with the tiny preset's encoder, few steps, few validation trials. */
 async function configure(page, { arch = 'gru', capacity = 16, steps = 8, valEvery = 3 } = {}) {
+  // The tiny preset's ConvNet: its steps are slow enough for the pause/resume timing below (the default
+  // preset, quick, trains 8 steps in about 2 s, before a pause could land).
+  await page.selectOption('#nn-preset', 'tiny');
+  await page.waitForFunction(() => document.querySelector('#nn-config-json').value.includes('"preset": "tiny"'), null, LONG);
   await page.selectOption('#nn-arch', arch);
   // Tab out of each field: the browser's own change event (one per edit, as for a person typing).
   await page.fill('#nn-capacity', String(capacity));

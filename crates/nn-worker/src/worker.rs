@@ -180,10 +180,12 @@ impl State {
                     Ok(t) => {
                         self.checkpoint_every = t.config.val_every.max(1);
                         self.trainer = Some(t);
-                        self.running = run && !self.trainer.as_ref().is_some_and(|t| t.done());
+                        let done = self.trainer.as_ref().is_some_and(|t| t.done());
+                        self.running = run && !done;
                         if !self.running {
                             let step = self.trainer.as_ref().map(|t| t.state.step).unwrap_or(0);
-                            post(&Event::Paused { step }, None);
+                            // A finished run has nothing to resume: say so, rather than "paused".
+                            post(&if done { Event::Done { step } } else { Event::Paused { step } }, None);
                         }
                     }
                     Err(e) => error(format!("the checkpoint does not fit its model: {e}"), true),
