@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmarks that print numbers (never part of the tests). Run on a quiet machine:
-#   scripts/bench.sh [frames] [nn] [torch] [browser]     (default: all four)
+#   scripts/bench.sh [frames] [nn] [torch] [browser] [learn]   (default: the first four)
 #   frames   stimulus generation, frames/s per task id (`wmlab bench`)
 #   nn       native training throughput of LSTM-256 / TRF-256 at the paper's batch (140) and inference
 #            latency, burn flex CPU backend, `--profile native` (crates/nn/examples/bench.rs)
@@ -8,6 +8,9 @@
 #            installs torch into ~/.cache/wmlab/venv-torch the first time (several GB)
 #   browser  training/inference in headless Chromium on WebGPU (SwiftShader) and the CPU backend
 #            (tests/e2e/bench-networks.mjs; builds dist/ first if missing; WMLAB_BENCH_* variables there)
+#   learn    learning speed of the presets: `quick` (TRF-96) through scripts/learning.sh — trials/s, wall
+#            time, and task ids above chance on 200 test trials per id (about 8 minutes); the curves and
+#            the other variants are in docs/learning.md. WMLAB_BENCH_LEARN="quick tiny" picks presets.
 # WMLAB_BENCH_NN_STEPS (default 3) sets the native/torch steps per model; WMLAB_BENCH_WGPU=1 also runs the
 # native models on burn-wgpu (Vulkan/Metal/DX12; a long first build; Debian: apt install mesa-vulkan-drivers
 # gives lavapipe, a CPU Vulkan driver, when there is no GPU).
@@ -22,6 +25,27 @@ lens="$(mktemp /tmp/wmlab-bench-lens.XXXXXX.json)"
 has() { local w; for w in "${what[@]}"; do [ "$w" = "$1" ] && return 0; done; return 1; }
 echo "== $(date -u +%FT%TZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
+if has learn; then
+  echo "== learning speed of the presets (scripts/learning.sh; test: wmlab eval --n 200)"
+  for p in ${WMLAB_BENCH_LEARN:-quick}; do
+    case "$p" in
+      quick) arch=(--arch trf --capacity 96) ;;
+      *) arch=(--arch gru --capacity 96) ;;
+    esac
+    dir="$(mktemp -d /tmp/wmlab-bench-learn.XXXXXX)"
+    WMLAB_LEARN_DIR="$dir" ./scripts/learning.sh "$p" "${arch[@]}" --preset "$p"
+    python3 - "$dir/$p" <<'PY'
+import json, sys
+d = sys.argv[1]
+last = [json.loads(l) for l in open(d + "/curve.jsonl")][-1]
+e = json.load(open(d + "/eval.json"))
+mins = (last.get("elapsed_s") or 0) / 60
+above = sum(1 for t in e["tasks"] if t["accuracy"] is not None and t["p_above_chance"] < 0.01)
+print(f"  {last['trials']:,} trials in {mins:.1f} min = {last['trials'] / max(mins * 60, 1e-9):.0f} trials/s; "
+      f"{above} ids above chance ({above / max(mins, 1e-9):.2f} per minute of training)")
+PY
+  done
+fi
 if has frames; then
   echo "== stimulus generation (wmlab bench)"
   cargo run -q --profile native -p wmlab-cli -- bench --seconds 1
