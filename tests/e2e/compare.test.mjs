@@ -101,7 +101,7 @@ async function takeStudy(page, right) {
 }
 
 /** The history save of this page has finished (main[data-history] counts finished saves). */
-const saved = (page) => page.waitForFunction(() => Number(document.querySelector('#page')?.dataset.history) >= 1, null, { timeout: 30_000 });
+const saved = (page) => page.waitForFunction(() => Number(document.querySelector('#page')?.dataset.history) >= 1, null, { timeout: 90_000 });
 
 // ---- the three subjects ----
 
