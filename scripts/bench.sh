@@ -40,7 +40,7 @@ d = sys.argv[1]
 last = [json.loads(l) for l in open(d + "/curve.jsonl")][-1]
 e = json.load(open(d + "/eval.json"))
 mins = (last.get("elapsed_s") or 0) / 60
-above = sum(1 for t in e["tasks"] if t["accuracy"] is not None and t["p_above_chance"] < 0.01)
+above = sum(1 for t in e["tasks"] if t["accuracy"] is not None and t["p_above_chance"] < e["significance_level"])
 print(f"  {last['trials']:,} trials in {mins:.1f} min = {last['trials'] / max(mins * 60, 1e-9):.0f} trials/s; "
       f"{above} ids above chance ({above / max(mins, 1e-9):.2f} per minute of training)")
 PY

@@ -21,7 +21,7 @@ for spec in sys.argv[1:]:
     if enc == "conv":
         enc = f"conv {'/'.join(map(str, m['conv']))}, grid {m.get('spatial') or 1}"
     rows = [x for x in e["tasks"] if x["accuracy"] is not None]
-    above = [x["task"] for x in rows if x["p_above_chance"] < 0.01]
+    above = [x["task"] for x in rows if x["p_above_chance"] < e["significance_level"]]
     secs = last.get("elapsed_s")
     print(f"| {label} | {e['model']} | {enc} | {t['lr']:g} | {t.get('grad_clip') or '–'} | {t.get('curriculum') or '–'} | "
           f"{last['step']} (best {e['step']}) | {last['step'] * t['per_task'] * len(rows):,} | "

@@ -30,8 +30,9 @@ import json, sys
 out, t0, t1 = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
 e = json.load(open(out + "/eval.json"))
 rows = [t for t in e["tasks"] if t["accuracy"] is not None]
-above = [t["task"] for t in rows if t["p_above_chance"] is not None and t["p_above_chance"] < 0.01]
-print(f"{out.rsplit('/', 1)[-1]}: {len(above)}/{len(rows)} ids above chance (p<0.01) after {t1 - t0:.0f} s of training; "
+level = e["significance_level"]
+above = [t["task"] for t in rows if t["p_above_chance"] is not None and t["p_above_chance"] < level]
+print(f"{out.rsplit('/', 1)[-1]}: {len(above)}/{len(rows)} ids above chance (p<{level}) after {t1 - t0:.0f} s of training; "
       f"mean accuracy {e['mean_accuracy']:.3f}; step {e['step']}")
 for t in rows:
     print(f"  {t['task']:15s} acc {t['accuracy']:.3f}  chance {t['chance']:.3f}  n {t['responses']:5d}  p {t['p_above_chance']:.2g}")

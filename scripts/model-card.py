@@ -14,7 +14,6 @@ import json
 import os
 import shutil
 
-LEVEL = 0.01
 EFFECT_NAMES = {
     ("VSR", "primacy"): "VSR primacy", ("VSR", "recency"): "VSR recency",
     ("SMU", "set_size"): "SMU set-size decline", ("VIR", "retention"): "VIR retention effect",
@@ -32,6 +31,7 @@ def main():
     a = ap.parse_args()
 
     e = json.load(open(os.path.join(a.run, "eval.json")))
+    level = e["significance_level"]  # the core's chance::LEVEL, as `wmlab eval` wrote it
     train = json.load(open(os.path.join(a.run, "best", "train.json")))
     bundle = os.path.join(a.run, "best", "checkpoint.wmlabnn")
     os.makedirs(a.models, exist_ok=True)
@@ -44,7 +44,7 @@ def main():
         if t["accuracy"] is None:
             continue
         tests.append({k: t[k] for k in ("task", "accuracy", "chance", "responses", "p_above_chance")})
-        above = t["p_above_chance"] < LEVEL
+        above = t["p_above_chance"] < level
         for row in t["table_a3"]:
             if row.get("m_a") is None or row.get("h_a") is None:
                 continue
@@ -60,7 +60,7 @@ def main():
                 + ("" if above else "; the task is not above chance"),
             })
     ids = e.get("trained_tasks") or [t["task"] for t in tests]
-    n_above = sum(1 for t in tests if t["p_above_chance"] < LEVEL)
+    n_above = sum(1 for t in tests if t["p_above_chance"] < level)
     card = {
         "file": a.name + ".wmlabnn",
         "title": a.title,
@@ -93,7 +93,7 @@ def main():
           f"{(card['wall_time_s'] or 0) / 60:.1f} min on {a.hardware}; seed {card['seed']}.",
           f"- Storage: {card['storage']}.",
           f"- Test: `wmlab eval --n {card['test_trials_per_task']}` (test split); **{card['above_chance']} ids above chance** "
-          f"(one-sided exact test, p < {LEVEL}).", ""]
+          f"(one-sided exact test, p < {level}).", ""]
     if a.notes:
         md += [a.notes, ""]
     md += ["| task | test accuracy | chance | responses | p (above chance) |", "|---|---|---|---|---|"]

@@ -28,8 +28,7 @@ const TASK_IDS: [&str; 14] = [
 /// The list of shipped pretrained models and their cards.
 const PRETRAINED_INDEX: &str = "models/index.json";
 
-/// Level of the one-sided test that marks a task id "above chance".
-const SIGNIFICANCE: f64 = 0.01;
+use wmlab_core::chance::LEVEL as SIGNIFICANCE;
 
 /// A p-value for a table: 3 significant digits, or "< 1e-12".
 fn fmt_p(p: f64) -> String {
@@ -659,20 +658,7 @@ pub fn Networks() -> impl IntoView {
             r.as_ref().map(|r| {
                 wmlab_core::chance::record_significance(r)
                     .into_iter()
-                    .map(|s| {
-                        let above = s.above_chance(SIGNIFICANCE);
-                        view! {
-                            <tr data-task=s.task.clone() data-above=above.to_string() class:above=above>
-                                <td>{s.task.clone()}</td>
-                                <td class="num">{format!("{:.3}", s.accuracy)}</td>
-                                <td class="num">{format!("{:.3}", s.chance)}</td>
-                                <td class="num">{s.responses}</td>
-                                <td class="num">{fmt_p(s.p_above_chance)}</td>
-                                <td class="mark" title=if above { "above chance (one-sided exact test, p < 0.01)" } else { "not distinguishable from guessing at p < 0.01" }>
-                                    {if above { "✓ above chance" } else { "– chance" }}</td>
-                            </tr>
-                        }
-                    })
+                    .map(|s| significance_row(s.task, s.accuracy, s.chance, s.responses, s.p_above_chance))
                     .collect_view()
             })
         })
@@ -906,6 +892,24 @@ fn a3_table(r: &ResultRecord) -> impl IntoView + use<> {
     }
 }
 
+/// One table row of a task's accuracy beside chance (an evaluation, or a model card's test results):
+/// task, accuracy, chance, responses, p and the above-chance mark.
+fn significance_row(task: String, accuracy: f64, chance: f64, responses: u64, p: f64) -> impl IntoView {
+    let above = p < SIGNIFICANCE;
+    let label = task.clone();
+    view! {
+        <tr data-task=task data-above=above.to_string() class:above=above>
+            <td>{label}</td>
+            <td class="num">{format!("{accuracy:.3}")}</td>
+            <td class="num">{format!("{chance:.3}")}</td>
+            <td class="num">{responses}</td>
+            <td class="num">{fmt_p(p)}</td>
+            <td class="mark" title=if above { "above chance (one-sided exact test, p < 0.01)" } else { "not distinguishable from guessing at p < 0.01" }>
+                {if above { "✓ above chance" } else { "– chance" }}</td>
+        </tr>
+    }
+}
+
 /// A pretrained model's card (an entry of `models/index.json`, written by `scripts/model-card.py`):
 /// how it was trained and its test accuracy per task id beside chance.
 fn model_card(c: Value) -> impl IntoView {
@@ -914,18 +918,13 @@ fn model_card(c: Value) -> impl IntoView {
     let rows = tests
         .into_iter()
         .map(|t| {
-            let p = t["p_above_chance"].as_f64().unwrap_or(1.0);
-            let above = p < SIGNIFICANCE;
-            view! {
-                <tr data-task=t["task"].as_str().unwrap_or("").to_string() class:above=above>
-                    <td>{t["task"].as_str().unwrap_or("").to_string()}</td>
-                    <td class="num">{format!("{:.3}", t["accuracy"].as_f64().unwrap_or(0.0))}</td>
-                    <td class="num">{format!("{:.3}", t["chance"].as_f64().unwrap_or(0.0))}</td>
-                    <td class="num">{t["responses"].as_u64().unwrap_or(0)}</td>
-                    <td class="num">{fmt_p(p)}</td>
-                    <td class="mark">{if above { "✓" } else { "–" }}</td>
-                </tr>
-            }
+            significance_row(
+                t["task"].as_str().unwrap_or("").to_string(),
+                t["accuracy"].as_f64().unwrap_or(0.0),
+                t["chance"].as_f64().unwrap_or(0.0),
+                t["responses"].as_u64().unwrap_or(0),
+                t["p_above_chance"].as_f64().unwrap_or(1.0),
+            )
         })
         .collect_view();
     let effects = c["effects"]

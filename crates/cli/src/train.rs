@@ -453,7 +453,8 @@ mod imp {
         };
         let mut accuracy = serde_json::Map::new();
         let mut tasks = Vec::new();
-        let significance = wmlab_core::chance::record_significance(&record);
+        use wmlab_core::chance::{LEVEL, record_significance};
+        let significance = record_significance(&record);
         for t in ck.train.task_ids() {
             let st = StudyTask::Worm(t);
             let subject = subject_curves(&record, st);
@@ -469,13 +470,13 @@ mod imp {
                 "chance": sig.map(|s| s.chance),
                 "responses": sig.map(|s| s.responses),
                 "p_above_chance": sig.map(|s| s.p_above_chance),
-                "above_chance": sig.map(|s| s.above_chance(0.01)),
+                "above_chance": sig.map(|s| s.above_chance(LEVEL)),
                 "subject_curves": subject,
                 "human_curves": human,
                 "table_a3": a3,
             }));
         }
-        let above = significance.iter().filter(|s| s.above_chance(0.01)).count();
+        let above = significance.iter().filter(|s| s.above_chance(LEVEL)).count();
         let mean = record.summaries.iter().find(|s| s.metric == "mean_accuracy").map(|s| s.value);
         if let Some(out) = &a.record {
             let json = record.to_json().map_err(|e| e.to_string())?;
@@ -498,7 +499,7 @@ mod imp {
             "accuracy": accuracy,
             "mean_accuracy": mean,
             "above_chance_ids": above,
-            "significance_level": 0.01,
+            "significance_level": LEVEL,
             "tasks": tasks,
             "record": a.record.as_ref().map(|p| p.display().to_string()),
         });

@@ -30,6 +30,9 @@ use crate::record::{ResultRecord, TrialRow};
 use crate::task::{Conditions, TaskId};
 use crate::tasks::sfr::SfrParams;
 
+/// The level of the one-sided test behind "above chance" everywhere (CLI, trainer, Networks page).
+pub const LEVEL: f64 = 0.01;
+
 /// CS classes of the recall probes (4 + slot); the other CS classes are the processing judgements.
 const CS_RECALL: std::ops::Range<u16> = 4..20;
 

@@ -48,7 +48,7 @@ pub enum Encoder {
     /// The paper's 4-layer ConvNet (Table A1) and a linear projection.
     Conv,
     /// No convolutions: the linear projection reads the raw 32×32×3 frame (3,072 values). Positions and
-    /// colours reach the memory unchanged, and a frame costs a fifth of the tiny ConvNet's arithmetic; not
+    /// colours reach the memory unchanged, and a frame costs about a tenth of the tiny ConvNet's arithmetic; not
     /// the paper's model (used by the `quick` preset, which says so).
     Pixels,
 }

@@ -60,7 +60,7 @@ pub struct TrainConfig {
     pub plateau_threshold: f64,
     /// The task ids trained (a subset, as the paper's VSR-alone ablation A3.3); `None` = all 14. The
     /// model keeps all 10 heads (checkpoints look alike), but only the chosen ids' heads get a loss and
-    /// a gradient, and validation, evaluation and analyses cover these ids.
+    /// a gradient, and validation and evaluation cover these ids (the neural analyses still run over all 14).
     pub tasks: Option<Vec<TaskId>>,
     /// Clip each parameter's gradient to this L2 norm before Adam (`None` = no clipping, as the paper).
     pub grad_clip: Option<f64>,
@@ -268,6 +268,8 @@ pub struct Trainer {
     model: Option<WormModel>,
     optim: ModuleOptimizer,
     specs: Vec<TaskSpec>,
+    /// The easier half of each spec's grid ([`TaskSpec::easy_cells`]), for the curriculum's steps.
+    easy: Vec<Vec<usize>>,
     pub state: TrainState,
     /// The best model so far (by mean validation accuracy), as checkpoint bytes.
     pub best: Option<Checkpoint>,
@@ -309,9 +311,11 @@ impl Trainer {
 
     fn with_model(config: TrainConfig, device: Device, model: WormModel, state: Option<TrainState>) -> Trainer {
         let state = state.unwrap_or(TrainState { lr: config.lr, ..Default::default() });
+        let specs = config.specs();
         Trainer {
             optim: config.optimizer(),
-            specs: config.specs(),
+            easy: specs.iter().map(TaskSpec::easy_cells).collect(),
+            specs,
             model: Some(model),
             device,
             state,
@@ -334,11 +338,7 @@ impl Trainer {
 
     /// The training batch of a step.
     pub fn train_batch(&self, step: usize) -> Batch {
-        let easy: Option<Vec<Vec<usize>>> = self
-            .config
-            .curriculum
-            .filter(|&n| step < n)
-            .map(|_| self.specs.iter().map(|s| s.easy_cells()).collect());
+        let easy = self.config.curriculum.is_some_and(|n| step < n).then_some(self.easy.as_slice());
         Batch::from_trials(&joint_trials_in(
             &self.specs,
             self.config.seed,
@@ -346,7 +346,7 @@ impl Trainer {
             step as u64,
             self.config.per_task,
             Some(self.config.train_size),
-            easy.as_deref(),
+            easy,
         ))
     }
 
@@ -418,7 +418,7 @@ impl Trainer {
             self.config.task_ids().into_iter().filter_map(|t| wmlab_core::chance::task_significance(t, &rows)).collect();
         let scored: serde_json::Map<String, serde_json::Value> =
             significance.iter().map(|s| (s.task.clone(), serde_json::json!(s.accuracy))).collect();
-        let above = significance.iter().filter(|s| s.above_chance(0.01)).count();
+        let above = significance.iter().filter(|s| s.above_chance(wmlab_core::chance::LEVEL)).count();
         let best = st.best_mean_accuracy.is_none_or(|b| mean > b);
         if best {
             st.best_mean_accuracy = Some(mean);
