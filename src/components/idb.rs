@@ -8,39 +8,46 @@ use wasm_bindgen::JsCast;
 
 #[wasm_bindgen(inline_js = r#"
 const DB = 'wmlab', STORE = 'kv';
-function open() {
+// The last operations of this page (window.__wmlab_idb), for a test that finds the store stuck.
+const LOG = (globalThis.__wmlab_idb = globalThis.__wmlab_idb || []);
+let seq = 0;
+function note(s) { LOG.push(Math.round(performance.now()) + ' ' + s); if (LOG.length > 80) LOG.shift(); }
+function open(what) {
+  const n = ++seq;
+  note(n + ' open ' + what);
   return new Promise((res, rej) => {
     const r = indexedDB.open(DB, 1);
-    r.onupgradeneeded = () => r.result.createObjectStore(STORE);
-    r.onsuccess = () => res(r.result);
-    r.onerror = () => rej(r.error);
+    r.onupgradeneeded = () => { note(n + ' upgrade'); r.result.createObjectStore(STORE); };
+    r.onsuccess = () => { note(n + ' opened'); res([n, r.result]); };
+    r.onerror = () => { note(n + ' open error ' + r.error); rej(r.error); };
+    r.onblocked = () => note(n + ' open blocked');
   });
 }
-function run(mode, f) {
-  return open().then(db => new Promise((res, rej) => {
+function run(mode, what, f) {
+  return open(mode + ' ' + what).then(([n, db]) => new Promise((res, rej) => {
     const tx = db.transaction(STORE, mode);
     let out = null;
     const req = f(tx.objectStore(STORE));
-    req.onsuccess = () => { out = req.result === undefined ? null : req.result; };
-    tx.oncomplete = () => { db.close(); res(out); };
-    tx.onerror = () => { db.close(); rej(tx.error); };
-    tx.onabort = () => { db.close(); rej(tx.error || new Error('aborted')); };
+    req.onsuccess = () => { note(n + ' request done'); out = req.result === undefined ? null : req.result; };
+    tx.oncomplete = () => { note(n + ' complete'); db.close(); res(out); };
+    tx.onerror = () => { note(n + ' error ' + tx.error); db.close(); rej(tx.error); };
+    tx.onabort = () => { note(n + ' abort ' + tx.error); db.close(); rej(tx.error || new Error('aborted')); };
   }));
 }
-export function idb_put(key, value) { return run('readwrite', s => s.put(value, key)); }
-export function idb_get(key) { return run('readonly', s => s.get(key)); }
-export function idb_delete(key) { return run('readwrite', s => s.delete(key)); }
+export function idb_put(key, value) { return run('readwrite', 'put ' + key, s => s.put(value, key)); }
+export function idb_get(key) { return run('readonly', 'get ' + key, s => s.get(key)); }
+export function idb_delete(key) { return run('readwrite', 'delete ' + key, s => s.delete(key)); }
 function range(prefix) { return IDBKeyRange.bound(prefix, prefix + '\uffff'); }
-export function idb_keys(prefix) { return run('readonly', s => s.getAllKeys(range(prefix))); }
+export function idb_keys(prefix) { return run('readonly', 'keys ' + prefix, s => s.getAllKeys(range(prefix))); }
 export function idb_entries(prefix) {
-  return open().then(db => new Promise((res, rej) => {
+  return open('entries ' + prefix).then(([n, db]) => new Promise((res, rej) => {
     const tx = db.transaction(STORE, 'readonly');
     const out = [];
     const req = tx.objectStore(STORE).openCursor(range(prefix));
     req.onsuccess = () => { const c = req.result; if (c) { out.push([String(c.key), c.value]); c.continue(); } };
-    tx.oncomplete = () => { db.close(); res(out); };
-    tx.onerror = () => { db.close(); rej(tx.error); };
-    tx.onabort = () => { db.close(); rej(tx.error || new Error('aborted')); };
+    tx.oncomplete = () => { note(n + ' complete'); db.close(); res(out); };
+    tx.onerror = () => { note(n + ' error ' + tx.error); db.close(); rej(tx.error); };
+    tx.onabort = () => { note(n + ' abort ' + tx.error); db.close(); rej(tx.error || new Error('aborted')); };
   }));
 }
 "#)]

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use wasm_bindgen::JsCast;
 use wmlab_core::record::ResultRecord;
+use wmlab_core::nn_messages::SettingsEdits;
 
 use crate::app::AppState;
 use crate::components::line_chart::{Line, LineChart, LiveChart};
@@ -136,6 +137,10 @@ pub fn Networks() -> impl IntoView {
     let config = RwSignal::new(Value::Null);
     let params = RwSignal::new(None::<usize>);
     let config_text = RwSignal::new(String::new());
+    // Fields edited while the worker is still answering a preset / settings request survive its answer.
+    let edits = StoredValue::new(SettingsEdits::new());
+    // Whether a settings request is unanswered (`data-settings="pending"`; tests wait for "settled").
+    let settling = RwSignal::new(false);
     let step = RwSignal::new(0usize);
     let steps = RwSignal::new(0usize);
     let ms_per_step = RwSignal::new(None::<f64>);
@@ -164,7 +169,9 @@ pub fn Networks() -> impl IntoView {
             error.set(Some("Capacity must be a whole number above 0 (the paper uses 96, 256 and 1024).".into()));
             return;
         }
-        send(Cmd::Preset { name: preset.get_untracked(), arch: arch.get_untracked(), capacity: cap }, None);
+        let seq = edits.try_update_value(|e| e.request()).unwrap_or(0);
+        settling.set(true);
+        send(Cmd::Preset { name: preset.get_untracked(), arch: arch.get_untracked(), capacity: cap, seq }, None);
     };
 
     // Persist a checkpoint and the curves; a failure (storage full, private mode) is reported, not fatal.
@@ -203,7 +210,10 @@ pub fn Networks() -> impl IntoView {
                 }
             }
         }
-        Event::Config { config: c, params: p } => {
+        Event::Config { config: c, params: p, seq } => {
+            // An answer to an older request is dropped; fields edited since the latest are kept.
+            let Some(c) = edits.try_update_value(|e| e.answer(seq, c)).flatten() else { return };
+            settling.set(false);
             steps.set(c["steps"].as_u64().unwrap_or(0) as usize);
             config_text.set(serde_json::to_string_pretty(&c).unwrap_or_default());
             config.set(c);
@@ -265,6 +275,8 @@ pub fn Networks() -> impl IntoView {
             analysis.set(Some(report));
         }
         Event::Error { message, fatal } => {
+            edits.update_value(|e| e.settle());
+            settling.set(false);
             eval_progress.set(None);
             analyse_progress.set(None);
             if fatal && matches!(phase.get_untracked(), Phase::Training | Phase::Starting) {
@@ -327,23 +339,16 @@ pub fn Networks() -> impl IntoView {
 
     // Form field helpers: a number field bound to a path in the config JSON.
     let set_field = move |path: &'static [&'static str], v: Value| {
-        config.update(|c| {
-            let mut node = c;
-            for (i, k) in path.iter().enumerate() {
-                if i + 1 == path.len() {
-                    node[*k] = v.clone();
-                } else {
-                    node = &mut node[*k];
-                }
-            }
-        });
+        config.update(|c| edits.update_value(|e| e.edit(c, path, v.clone())));
         config_text.set(serde_json::to_string_pretty(&config.get_untracked()).unwrap_or_default());
         if path == ["steps"] {
             steps.set(v.as_u64().unwrap_or(0) as usize);
         }
     };
     let field = move |id: &'static str, label: &'static str, path: &'static [&'static str], float: bool| {
-        let shown = move || {
+        // A memo: the field is written only when its own value changes, so an answer that leaves it as
+        // it was does not wipe what is being typed there.
+        let shown = Memo::new(move |_| {
             config.with(|c| {
                 let mut node = c;
                 for k in path {
@@ -354,7 +359,7 @@ pub fn Networks() -> impl IntoView {
                     _ => String::new(),
                 }
             })
-        };
+        });
         let on = move |ev: leptos::ev::Event| {
             let t = event_target_value(&ev);
             let v = if float {
@@ -371,17 +376,17 @@ pub fn Networks() -> impl IntoView {
             }
         };
         view! {
-            <label>{label} " " <input type="text" class="short" id=id prop:value=shown on:change=on/></label>
+            <label>{label} " " <input type="text" class="short" id=id prop:value=move || shown.get() on:change=on/></label>
         }
     };
 
     // The trained task ids: `tasks` in the config (null = all 14), shown and edited as a comma list.
-    let tasks_shown = move || {
+    let tasks_shown = Memo::new(move |_| {
         config.with(|c| match c["tasks"].as_array() {
             Some(v) => v.iter().filter_map(|t| t.as_str()).collect::<Vec<_>>().join(","),
             None => String::new(),
         })
-    };
+    });
     let on_tasks = move |ev: leptos::ev::Event| {
         let text = event_target_value(&ev);
         match parse_task_list(&text) {
@@ -430,7 +435,8 @@ pub fn Networks() -> impl IntoView {
                         steps.set(info.steps());
                         step.set(info.step());
                         config_text.set(serde_json::to_string_pretty(&info.train).unwrap_or_default());
-                        config.set(info.train.clone());
+                        let c = edits.try_update_value(|e| e.answer(0, info.train.clone())).flatten().unwrap_or(info.train.clone());
+                        config.set(c);
                     }
                     phase.set(Phase::Training);
                     send(Cmd::Resume { run: true }, Some(&b));
@@ -580,7 +586,9 @@ pub fn Networks() -> impl IntoView {
         match serde_json::from_str::<Value>(&t) {
             Ok(v) if v.is_object() => {
                 error.set(None);
-                send(Cmd::Check { config: v }, None);
+                let seq = edits.try_update_value(|e| e.request()).unwrap_or(0);
+                settling.set(true);
+                send(Cmd::Check { config: v, seq }, None);
             }
             _ => error.set(Some("The settings JSON is not valid; the previous settings are kept.".into())),
         }
@@ -674,7 +682,8 @@ pub fn Networks() -> impl IntoView {
     };
 
     view! {
-        <section class="page networks" id="networks" data-phase=move || phase.get().as_str()>
+        <section class="page networks" id="networks" data-phase=move || phase.get().as_str()
+            data-settings=move || if settling.get() { "pending" } else { "settled" }>
             <h1>"Networks"</h1>
             <p class="lead">"Train the WorM models (a convolutional encoder, a task embedding, an RNN, GRU, LSTM or causal \
                 Transformer memory and one head per task) jointly on all 14 task ids (or a subset), in this tab, then \
@@ -754,7 +763,7 @@ pub fn Networks() -> impl IntoView {
                 </div>
                 <div class="row">
                     <label>"Task ids "
-                        <input type="text" id="nn-tasks" placeholder="all 14" size="40" prop:value=tasks_shown on:change=on_tasks/></label>
+                        <input type="text" id="nn-tasks" placeholder="all 14" size="40" prop:value=move || tasks_shown.get() on:change=on_tasks/></label>
                     <span class="small">"Train a subset, e.g. " <code>"VSR"</code> " (the paper's VSR-alone ablation) or "
                         <code>"CD-Color,VIR,SC"</code> "; empty = all 14. Only these ids get a loss; evaluation tests these ids."</span>
                 </div>

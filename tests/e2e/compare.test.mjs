@@ -101,7 +101,35 @@ async function takeStudy(page, right) {
 }
 
 /** The history save of this page has finished (main[data-history] counts finished saves). */
-const saved = (page) => page.waitForFunction(() => Number(document.querySelector('#page')?.dataset.history) >= 1, null, { timeout: 90_000 });
+async function saved(page) {
+  try {
+    await page.waitForFunction(() => Number(document.querySelector('#page')?.dataset.history) >= 1, null, { timeout: 90_000 });
+  } catch (e) {
+    const state = await page.evaluate(async () => ({
+      history: document.querySelector('#page')?.dataset.history,
+      ops: window.__wmlab_idb,
+      url: location.href,
+      // Whether this page can open the database at all now (a stuck open means another page holds it).
+      idb: await new Promise((res) => {
+        const q = indexedDB.open('wmlab', 1);
+        q.onsuccess = () => {
+          const db = q.result;
+          const k = db.transaction('kv', 'readonly').objectStore('kv').getAllKeys();
+          k.onsuccess = () => { db.close(); res('opens; keys: ' + k.result.join(' ')); };
+          k.onerror = () => { db.close(); res('opens; keys: ' + k.error); };
+        };
+        q.onerror = () => res('error: ' + q.error);
+        q.onblocked = () => res('blocked');
+        setTimeout(() => res('no answer in 5 s'), 5000);
+      }),
+    })).catch((x) => String(x));
+    const others = [];
+    for (const o of page.context().pages()) {
+      if (o !== page) others.push(await o.evaluate(() => ({ url: location.href, ops: window.__wmlab_idb })).catch((x) => String(x)));
+    }
+    throw new Error(`other pages: ${JSON.stringify(others)}; the history save did not finish: ${JSON.stringify(state)}; console: ${JSON.stringify(page.log ?? page.errors)}; network page's storage operations: ${JSON.stringify(networkOps)}`, { cause: e });
+  }
+}
 
 // ---- the three subjects ----
 
@@ -149,6 +177,7 @@ async function llmRun() {
   return Date.now() - t0;
 }
 
+let networkOps = null;
 async function network() {
   const t0 = Date.now();
   const page = await openPage(browser.context, server.url + '#/networks');
@@ -163,6 +192,9 @@ async function network() {
     await page.fill(id, String(v));
     await page.dispatchEvent(id, 'change');
   }
+  await page.waitForSelector('#networks[data-settings="settled"]', LONG);
+  const cfg = JSON.parse(await page.inputValue('#nn-config-json'));
+  assert.deepEqual([cfg.steps, cfg.val_every, cfg.model.capacity], [2, 2, 16], 'the settings of a 2-step GRU-16 run');
   await page.click('#nn-train');
   await page.waitForSelector('#networks[data-phase="done"]', LONG);
   await page.fill('#nn-eval-n', '2');
@@ -173,6 +205,7 @@ async function network() {
   await page.waitForSelector('#results[data-state="shown"]', LONG);
   assert.match(await page.textContent('#subject'), /GRU-16/);
   await saved(page);
+  networkOps = await page.evaluate(() => window.__wmlab_idb);
   await page.close();
   return Date.now() - t0;
 }
@@ -201,7 +234,15 @@ const chosenRows = (page) => page.$$eval('#cmp-chosen tr.cmp-chosen-row', (trs) 
 test('a person, an LLM and a network made here are compared on one page and by link', LONG, async (t) => {
   const t0 = Date.now();
   // The LLM and the network run in their own tabs while the participant takes the study.
-  const [msLlm, msNet, msPerson] = await Promise.all([llmRun(), network(), participant()]);
+  // Every 60 s until the three are made, what each page did last with its storage (window.__wmlab_idb):
+  // written to stderr, for the case where one of them stalls.
+  const watch = setInterval(async () => {
+    for (const o of browser.context.pages()) {
+      const v = await o.evaluate(() => ({ url: location.hash, ops: (window.__wmlab_idb || []).slice(-12) })).catch((x) => String(x));
+      console.error(`[compare] ${((Date.now() - t0) / 1000).toFixed(0)} s: ${JSON.stringify(v)}`);
+    }
+  }, 60_000);
+  const [msLlm, msNet, msPerson] = await Promise.all([llmRun(), network(), participant()]).finally(() => clearInterval(watch));
   t.diagnostic(`made the three results in ${((Date.now() - t0) / 1000).toFixed(1)} s (LLM ${(msLlm / 1000).toFixed(1)} s, network ${(msNet / 1000).toFixed(1)} s, participant ${(msPerson / 1000).toFixed(1)} s)`);
 
   // Each landed in the history (Results lists it).

@@ -80,8 +80,14 @@ export async function openPage(context, url) {
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  const log = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+    if (m.type() === 'error' || m.type() === 'warning') log.push(`${m.type()}: ${m.text()}`);
+  });
   page.errors = errors;
+  // Errors and warnings, for a failing test's message (warnings carry e.g. a history storage error).
+  page.log = log;
   await page.goto(url);
   await page.waitForSelector('body[data-app-ready="true"]', { timeout: 60_000 });
   return page;

@@ -77,6 +77,32 @@ test('trains on the browser\'s backend (WebGPU through SwiftShader here) and sav
 
 // Every memory type trains in the tab on both backends (one step and a validation check each), and every
 // capacity of the paper (96, 256, 1024) on the CPU backend (the tiny preset's encoder keeps it quick).
+test('fields edited while the worker answers a settings request are kept (a run meant for 2 steps takes 2)', LONG, async () => {
+  const page = await openNetworks();
+  await page.selectOption('#nn-preset', 'paper');
+  // Each capacity change asks the worker for the preset's settings twice: once by the change event sent
+  // here and once by the browser's own when the field loses focus to the next one. The first answer is
+  // awaited, the second comes while the steps are typed: it must not put the preset's steps back.
+  for (const capacity of [1024, 256, 1024]) {
+    await page.fill('#nn-capacity', String(capacity));
+    await page.dispatchEvent('#nn-capacity', 'change');
+    await page.waitForFunction((c) => document.querySelector('#nn-config-json').value.includes(`"capacity": ${c}`), capacity, LONG);
+    for (const [id, v] of [['#nn-steps', 2], ['#nn-val-every', 2]]) {
+      await page.fill(id, String(v));
+      await page.dispatchEvent(id, 'change');
+    }
+    await page.waitForSelector('#networks[data-settings="settled"]', LONG);
+    const cfg = JSON.parse(await page.inputValue('#nn-config-json'));
+    assert.equal(cfg.model.capacity, capacity, 'the answer to the capacity change landed');
+    assert.equal(cfg.preset, 'paper');
+    assert.equal(cfg.steps, 2, `capacity ${capacity}: the steps typed while the answer was under way are kept`);
+    assert.equal(cfg.val_every, 2);
+    assert.equal(await page.inputValue('#nn-steps'), '2');
+  }
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('every architecture trains in the tab: RNN, LSTM, TRF on WebGPU and on the CPU, capacities 96/256/1024', LONG, async () => {
   const page = await openNetworks();
   page.on('dialog', (d) => d.accept());

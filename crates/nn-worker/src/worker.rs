@@ -110,11 +110,12 @@ impl State {
         }
     }
 
-    /// Answer with a config and its parameter count (the model is built once on the CPU to count).
-    fn send_config(&self, c: TrainConfig) {
+    /// Answer request `seq` with a config and its parameter count (the model is built once on the CPU
+    /// to count).
+    fn send_config(&self, c: TrainConfig, seq: u64) {
         let params = wmlab_nn::model::param_count(&c.model, &Device::flex());
         match serde_json::to_value(&c) {
-            Ok(config) => post(&Event::Config { config, params }, None),
+            Ok(config) => post(&Event::Config { config, params, seq }, None),
             Err(e) => error(e.to_string(), false),
         }
     }
@@ -137,16 +138,16 @@ impl State {
                 }
                 Err(e) => error(e, true),
             },
-            Cmd::Preset { name, arch, capacity } => {
+            Cmd::Preset { name, arch, capacity, seq } => {
                 let Some(a) = wmlab_nn::Arch::parse(&arch) else { return error(format!("unknown architecture {arch}"), false) };
                 match TrainConfig::preset(&name, a, capacity) {
-                    Some(c) => self.send_config(c),
+                    Some(c) => self.send_config(c, seq),
                     None => error(format!("unknown preset {name}"), false),
                 }
             }
-            Cmd::Check { config } => match serde_json::from_value::<TrainConfig>(config) {
+            Cmd::Check { config, seq } => match serde_json::from_value::<TrainConfig>(config) {
                 Ok(c) => match c.model.validate() {
-                    Ok(()) => self.send_config(c),
+                    Ok(()) => self.send_config(c, seq),
                     Err(e) => error(e, false),
                 },
                 Err(e) => error(format!("the training settings are not valid: {e}"), false),
