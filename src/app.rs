@@ -156,7 +156,10 @@ pub fn App() -> impl IntoView {
         }
     };
 
+    // A participant's page is the study and nothing else: no app navigation or footer to wander off by.
+    let chrome = move || !route.with(|r| matches!(r, Route::Take(_)));
     view! {
+        <Show when=chrome>
         <header class="top">
             <a class="brand" href="#/">"WM Lab"</a>
             <nav>
@@ -169,6 +172,7 @@ pub fn App() -> impl IntoView {
                 {link("#/compare", "compare", "Compare")}
             </nav>
         </header>
+        </Show>
         <main id="page" data-route=move || route.with(|r| r.nav()) data-history=move || state.history_rev.get()>
             {move || match route.get() {
                 Route::Home => view! { <Home/> }.into_any(),
@@ -182,8 +186,10 @@ pub fn App() -> impl IntoView {
                 Route::CompareLink(l) => view! { <Compare link=Some(l)/> }.into_any(),
             }}
         </main>
+        <Show when=chrome>
         <footer class="foot">
             "WM Lab " {wmlab_core::VERSION} " · tasks from the WorM benchmark · everything runs in your browser"
         </footer>
+        </Show>
     }
 }

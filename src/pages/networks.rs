@@ -106,6 +106,48 @@ async fn stored_model() -> Option<Vec<u8>> {
     }
 }
 
+thread_local! {
+    /// Checkpoints waiting to be stored (the newest of each kind, with the curves JSON at that moment)
+    /// and whether a writer is running.
+    static WRITES: std::cell::RefCell<(bool, Vec<(String, Vec<u8>, String)>)> = const { std::cell::RefCell::new((false, Vec::new())) };
+}
+
+/// Store a checkpoint (`nn/<kind>`) and the curves (`nn/run`) in IndexedDB. One writer at a time:
+/// checkpoints that arrive while it writes wait, and only the newest of each kind is written, so a fast
+/// run cannot queue up writes that hold the browser's storage (the results history of another tab
+/// waits on it). Lives outside the page, so a write under way finishes when the page is left.
+fn store_checkpoint(kind: String, bytes: Vec<u8>, curves_json: String, notice: RwSignal<Option<String>>) {
+    let start = WRITES.with_borrow_mut(|(busy, q)| {
+        q.retain(|(k, _, _)| *k != kind);
+        q.push((kind, bytes, curves_json));
+        !std::mem::replace(busy, true)
+    });
+    if !start {
+        return;
+    }
+    wasm_bindgen_futures::spawn_local(async move {
+        loop {
+            let next = WRITES.with_borrow_mut(|(busy, q)| {
+                if q.is_empty() {
+                    *busy = false;
+                    None
+                } else {
+                    Some(q.remove(0))
+                }
+            });
+            let Some((kind, bytes, text)) = next else { break };
+            let r = async {
+                nnw::store_bytes(&format!("nn/{kind}"), &bytes).await?;
+                nnw::store_text("nn/run", &text).await
+            }
+            .await;
+            if let Err(e) = r {
+                let _ = notice.try_set(Some(format!("The checkpoint could not be saved in this browser ({e}); download it to keep it.")));
+            }
+        }
+    });
+}
+
 fn download_bytes(name: &str, bytes: &[u8]) -> Result<(), String> {
     let arr = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
     let opts = web_sys::BlobPropertyBag::new();
@@ -181,20 +223,9 @@ pub fn Networks() -> impl IntoView {
         } else if let Ok(info) = BundleInfo::read(&bytes) {
             saved.set(Some(info));
         }
-        let c = curves.get_untracked();
-        wasm_bindgen_futures::spawn_local(async move {
-            let text = serde_json::to_string(&c).unwrap_or_default();
-            let r = async {
-                nnw::store_bytes(&format!("nn/{kind}"), &bytes).await?;
-                nnw::store_text("nn/run", &text).await
-            }
-            .await;
-            if let Err(e) = r {
-                let _ = notice.try_set(Some(format!("The checkpoint could not be saved in this browser ({e}); download it to keep it.")));
-            }
-        });
+        let curves_json = serde_json::to_string(&curves.get_untracked()).unwrap_or_default();
+        store_checkpoint(kind, bytes, curves_json, notice);
     };
-
     let on_event = move |ev: Event, bytes: Option<Vec<u8>>| match ev {
         Event::Loaded => {
             send(Cmd::Init { backend: backend_pick.get_untracked() }, None);

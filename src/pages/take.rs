@@ -175,6 +175,17 @@ fn on_frame(ts: f64) {
 }
 
 /// The storage key of a study (+ participant): FNV-64 of the canonical query.
+/// A random 64-bit seed for a session of an anonymous link (from the browser's crypto random source,
+/// else Math.random).
+fn fresh_seed() -> u64 {
+    let mut b = [0u8; 8];
+    let crypto = web::window().crypto().ok();
+    if crypto.is_some_and(|c| c.get_random_values_with_u8_array(&mut b).is_ok()) {
+        return u64::from_le_bytes(b);
+    }
+    ((js_sys::Math::random() * 4294967296.0) as u64) << 32 | (js_sys::Math::random() * 4294967296.0) as u64
+}
+
 pub fn session_key(cfg: &StudyConfig) -> String {
     let mut h = wmlab_core::hash::Fnv64::default();
     h.write(cfg.to_query().as_bytes());
@@ -707,9 +718,9 @@ pub fn Take(query: String) -> impl IntoView {
                 }
                 Some(Err(e)) => {
                     ui.note.set(Some(format!("A saved session for this link could not be resumed ({e}); starting afresh.")));
-                    (Session::new(cfg.clone()), Screen::Loading)
+                    (Session::for_link(cfg.clone(), fresh_seed()), Screen::Loading)
                 }
-                _ => (Session::new(cfg.clone()), Screen::Loading),
+                _ => (Session::for_link(cfg.clone(), fresh_seed()), Screen::Loading),
             };
             if outbox::get(&format!("{key}.nonce")).is_none() {
                 let nonce = format!("{:08x}{:08x}", (js_sys::Math::random() * 4294967296.0) as u32, (js_sys::Math::random() * 4294967296.0) as u32);
@@ -932,7 +943,7 @@ pub fn Take(query: String) -> impl IntoView {
                         <div class="actions">
                             <button id="resume" class="primary" on:click=move |_| act(|c| c.calibrate())>"Resume where you left off"</button>
                             <button id="restart" on:click=move |_| act(|c| {
-                                c.session = Session::new(c.session.config.clone());
+                                c.session = Session::for_link(c.session.config.clone(), fresh_seed());
                                 outbox::remove(&format!("{}.sent", c.key));
                                 c.save();
                                 c.calibrate();

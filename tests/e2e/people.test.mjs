@@ -325,6 +325,39 @@ test('practice gives feedback, and a reload resumes at the same trial with earli
   await page.close();
 });
 
+test('an anonymous link (no seed, no participant id) gives each participant other stimuli, kept across a reload', async () => {
+  const link = '#/take?tasks=VSR&tpc=1&practice=0';
+  const seeds = [];
+  for (let who = 0; who < 2; who++) {
+    // A fresh browser storage: another participant.
+    const page = await participantPage(link);
+    assert.equal(await nextScreen(page), 'instructions');
+    assert.equal(await page.$$eval('header.top, nav, footer.foot', (e) => e.length), 0, 'the study and nothing else: no app navigation');
+    await page.click('#start');
+    await nextScreen(page);
+    const s = await savedSession(page);
+    assert.ok(s, 'the session is saved once it starts');
+    assert.equal(s.config.seed ?? null, null, 'the link has no seed');
+    seeds.push(s.seed);
+    if (who === 0) {
+      // The same participant reloading the link continues the same session (same seed, same stimuli).
+      const first = (await hook(page)).target;
+      await participantPage(link, { page, keep: true });
+      assert.equal(await nextScreen(page), 'instructions');
+      assert.equal((await savedSession(page)).seed, seeds[0], 'a reload keeps the seed');
+      await page.click('#start');
+      await nextScreen(page);
+      const h = await hook(page);
+      assert.equal(h.global, 0);
+      assert.deepEqual(h.target, first, 'the same first trial');
+    }
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  }
+  assert.notEqual(seeds[0], seeds[1], 'two anonymous participants get different seeds');
+  assert.ok(seeds.every((x) => x !== 0), 'not the old shared seed 0');
+});
+
 test('losing focus pauses the trial and is recorded', async () => {
   const page = await participantPage('#/take?tasks=SC&tpc=1&practice=0&seed=2');
   await nextScreen(page);

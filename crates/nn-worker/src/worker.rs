@@ -98,10 +98,20 @@ struct State {
     running: bool,
     /// Steps between `latest` checkpoints sent to the page.
     checkpoint_every: usize,
+    /// When the last `latest` checkpoint was sent (ms, the worker's clock).
+    last_latest_ms: f64,
 }
 
+/// Least time between two `latest` checkpoints while training (pause, stop and the end always send one):
+/// a run validated every few steps would otherwise serialise the model and rewrite the page's stored
+/// run many times a second.
+const LATEST_EVERY_MS: f64 = 5_000.0;
+
 impl State {
-    async fn send_checkpoint(&self, kind: &str) {
+    async fn send_checkpoint(&mut self, kind: &str) {
+        if kind == "latest" {
+            self.last_latest_ms = now_ms();
+        }
         let Some(t) = &self.trainer else { return };
         let ck = if kind == "best" { t.best.clone().ok_or_else(|| "no best model yet".to_string()) } else { t.checkpoint_async().await };
         match ck {
@@ -300,14 +310,14 @@ impl State {
             self.running = false;
             self.send_checkpoint("latest").await;
             post(&Event::Done { step }, None);
-        } else if step % self.checkpoint_every == 0 {
+        } else if step % self.checkpoint_every == 0 && now_ms() - self.last_latest_ms >= LATEST_EVERY_MS {
             self.send_checkpoint("latest").await;
         }
     }
 }
 
 async fn run(mut rx: mpsc::UnboundedReceiver<Msg>) {
-    let mut st = State { device: None, trainer: None, running: false, checkpoint_every: 50 };
+    let mut st = State { device: None, trainer: None, running: false, checkpoint_every: 50, last_latest_ms: 0.0 };
     loop {
         if st.running {
             // Handle whatever arrived during the last step, then step.

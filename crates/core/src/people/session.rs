@@ -261,6 +261,23 @@ impl Session {
     /// A new session with its block plan. The seed is [`StudyConfig::effective_seed`].
     pub fn new(config: StudyConfig) -> Session {
         let seed = config.effective_seed();
+        Session::with_seed(config, seed)
+    }
+
+    /// The session a link starts: the link's seed or the participant id's ([`Session::new`]), or, for an
+    /// anonymous link (neither, see [`StudyConfig::anonymous`]), `fresh` — a random number the edge
+    /// draws, so that anonymous participants do not all see the same stimuli. The seed is stored in the
+    /// session and in its result record; the config stays the link's, so a reload resumes the session.
+    pub fn for_link(config: StudyConfig, fresh: u64) -> Session {
+        if config.anonymous() {
+            Session::with_seed(config, fresh)
+        } else {
+            Session::new(config)
+        }
+    }
+
+    /// A new session with its block plan and this stimulus seed.
+    pub fn with_seed(config: StudyConfig, seed: u64) -> Session {
         let mut order = config.tasks.clone();
         let random = config.block_order == BlockOrder::Random;
         if random {
@@ -744,6 +761,25 @@ pub(crate) mod tests {
         let fixed = Session::new(StudyConfig { block_order: BlockOrder::Fixed, ..c });
         assert_eq!(fixed.blocks[0].task, StudyTask::Worm(TaskId::Vir));
         assert_eq!(fixed.blocks.iter().filter_map(|b| b.n).collect::<Vec<_>>(), vec![1, 1, 2, 2, 3, 3]);
+    }
+
+    #[test]
+    fn anonymous_links_draw_their_own_seed_and_named_ones_keep_theirs() {
+        let tasks = vec![StudyTask::Worm(TaskId::Vsr)];
+        let anon = StudyConfig::new(tasks.clone());
+        assert!(anon.anonymous());
+        let (a, b) = (Session::for_link(anon.clone(), 1234), Session::for_link(anon.clone(), 98765));
+        assert_eq!((a.seed, b.seed), (1234, 98765));
+        assert_eq!(a.config, anon, "the config stays the link's, so a reload finds the saved session");
+        let first = Position { block: 0, trial: 0 };
+        assert_ne!(a.trial(first).unwrap().steps, b.trial(first).unwrap().steps, "two anonymous sessions see other stimuli");
+        // A seed or a participant id in the link decides the seed; the fresh number is ignored.
+        let seeded = StudyConfig { seed: Some(7), ..anon.clone() };
+        assert!(!seeded.anonymous());
+        assert_eq!(Session::for_link(seeded, 1234).seed, 7);
+        let named = StudyConfig { participant: Some("P01".into()), ..anon };
+        assert_eq!(Session::for_link(named.clone(), 1234).seed, named.effective_seed());
+        assert_eq!(Session::for_link(named.clone(), 1).seed, Session::for_link(named, 2).seed);
     }
 
     #[test]

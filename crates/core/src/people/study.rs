@@ -231,9 +231,15 @@ impl StudyConfig {
         StudyConfig { tasks, ..Default::default() }
     }
 
+    /// Whether the link names neither a seed nor a participant id: each session then draws its own
+    /// seed ([`crate::people::session::Session::for_link`]).
+    pub fn anonymous(&self) -> bool {
+        self.seed.is_none() && self.participant.is_none()
+    }
+
     /// The seed the session uses: the link's seed, else a hash of the participant id (so participants
-    /// differ but a participant reopening the link gets the same stimuli), else 0. The edge may set
-    /// `seed` to a random value before creating the session; the session stores it.
+    /// differ but a participant reopening the link gets the same stimuli), else 0 (an anonymous link:
+    /// the page starts its session with a random seed instead, see `Session::for_link`).
     pub fn effective_seed(&self) -> u64 {
         if let Some(s) = self.seed {
             return s;
