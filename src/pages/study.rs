@@ -107,7 +107,7 @@ pub fn Study() -> impl IntoView {
                         <option value="fixed" selected=true>"fixed (as listed)"</option>
                         <option value="random">"random (seeded)"</option>
                     </select>
-                    {text_field("seed", "Seed (empty: one per participant id)", "e.g. 7", seed)}
+                    {text_field("seed", "Seed (empty: from the participant id, or a random one per session when there is none)", "e.g. 7", seed)}
                     <span class="field">"Practice"</span>
                     {checkbox("practice".into(), "practice block with feedback before each task".into(), practice)}
                     {text_field("pt", "Practice trials per task (1–10)", "3", pt)}

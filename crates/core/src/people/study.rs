@@ -9,7 +9,7 @@
 //! | `tasks` | tasks in order | comma list of `SC SFR SI SMU STS VIR VSR VSRec CD-Color CD-Orientation CD-Size CD-Gap CD-Conjunction CS nback-verbal nback-spatial`, or `all` (required) |
 //! | `tpc` | trials per condition cell of each WorM task | 1–200 (1) |
 //! | `order` | block order | `fixed` or `random` (fixed) |
-//! | `seed` | stimulus seed | 0–2⁶⁴−1 (none: see [`StudyConfig::effective_seed`]) |
+//! | `seed` | stimulus seed | 0–2⁶⁴−1 (none: a hash of the participant id, or for a link with neither a random seed per session, recorded; see [`StudyConfig::effective_seed`]) |
 //! | `practice` | practice block before each task | `1`/`0`/`true`/`false`/`yes`/`no` (1) |
 //! | `pt` | practice trials per task | 1–10 (3) |
 //! | `n` | N-back levels | comma list of 1–3 (1,2,3) |
