@@ -51,8 +51,8 @@ pub struct TrainArgs {
     /// Memory capacity C (hidden size; d_model for trf). Paper: 96, 256, 1024.
     #[arg(long, default_value_t = 256)]
     pub capacity: usize,
-    /// Preset: quick (learns within 10 minutes on 2 CPU cores with --profile native; the pixel encoder,
-    /// not the paper's ConvNet: docs/learning.md), paper (Table A1), small, tiny (a smoke test).
+    /// Preset: quick (learns within 10 minutes on 2 CPU cores with --profile native; the pixel encoder
+    /// and distance attention, not the paper's ConvNet and dot product: docs/learning.md), paper (Table A1), small, tiny (a smoke test).
     #[arg(long, default_value = "quick")]
     pub preset: String,
     /// Optimisation steps (default: the preset's; with --resume, the new total).
@@ -81,6 +81,10 @@ pub struct TrainArgs {
     /// default: the preset's).
     #[arg(long, value_name = "KIND")]
     pub encoder: Option<String>,
+    /// Transformer attention: dot (the paper's scaled dot product) or distance (negative squared distance
+    /// between content queries and keys, with a "no match" slot; default: the preset's).
+    #[arg(long, value_name = "KIND")]
+    pub attention: Option<String>,
     /// Pool the last conv map to an N×N grid before the projection (1 = the paper's global average pool;
     /// default: the preset's).
     #[arg(long, value_name = "N")]
@@ -268,6 +272,13 @@ mod imp {
                     "conv" => wmlab_nn::Encoder::Conv,
                     "pixels" => wmlab_nn::Encoder::Pixels,
                     other => return Err(format!("--encoder {other:?}: conv or pixels")),
+                });
+            }
+            if let Some(e) = &a.attention {
+                cfg.model.attention = Some(match e.to_ascii_lowercase().as_str() {
+                    "dot" => wmlab_nn::Attention::Dot,
+                    "distance" => wmlab_nn::Attention::Distance,
+                    other => return Err(format!("--attention {other:?}: dot or distance")),
                 });
             }
             if let Some(n) = a.spatial {

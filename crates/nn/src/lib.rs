@@ -17,6 +17,7 @@
 pub mod analyse;
 pub mod batch;
 pub mod checkpoint;
+pub mod dist_attn;
 pub mod eval;
 pub mod loss;
 pub mod model;
@@ -24,7 +25,7 @@ pub mod train;
 
 pub use batch::Batch;
 pub use checkpoint::Checkpoint;
-pub use model::{Arch, Encoder, ModelConfig, WormModel};
+pub use model::{Arch, Attention, Encoder, ModelConfig, WormModel};
 pub use train::{TrainConfig, Trainer, ValReport};
 
 /// The native CPU device used by tests, the CLI and the benchmark.

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use wmlab_core::task::MAX_STEPS;
 
 use crate::batch::{N_HEADS, N_TASKS, head_kinds};
+use crate::dist_attn::DistEncoder;
 
 /// The memory architecture.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -51,6 +52,17 @@ pub enum Encoder {
     /// colours reach the memory unchanged, and a frame costs about a tenth of the tiny ConvNet's arithmetic; not
     /// the paper's model (used by the `quick` preset, which says so).
     Pixels,
+}
+
+/// How the Transformer's attention scores a step against earlier steps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Attention {
+    /// Scaled dot product (the paper's `nn.TransformerEncoder`).
+    Dot,
+    /// Negative squared distance between content queries and keys, with a "no match" slot
+    /// ([`crate::dist_attn`]): a match with memory is a first-order signal. Not the paper's.
+    Distance,
 }
 
 /// The model's hyper-parameters (saved beside the weights as `model.json`).
@@ -92,6 +104,9 @@ pub struct ModelConfig {
     pub spatial: Option<usize>,
     /// The visual encoder (`None` = [`Encoder::Conv`], the paper's). Optional so older configs load.
     pub encoder: Option<Encoder>,
+    /// The Transformer's attention (`None` = [`Attention::Dot`], the paper's). Optional so older configs
+    /// load.
+    pub attention: Option<Attention>,
 }
 
 impl ModelConfig {
@@ -120,6 +135,10 @@ impl ModelConfig {
     /// The visual encoder (the paper's ConvNet unless set).
     pub fn encoder_kind(&self) -> Encoder {
         self.encoder.unwrap_or(Encoder::Conv)
+    }
+    /// The Transformer's attention (the paper's dot product unless set).
+    pub fn attention_kind(&self) -> Attention {
+        self.attention.unwrap_or(Attention::Dot)
     }
     /// Width K of the visual features before the projection.
     pub fn visual_width(&self) -> usize {
@@ -176,6 +195,10 @@ impl ModelConfig {
             Arch::Rnn => Memory::Rnn(RnnConfig::new(m_in, c, true).init(device)),
             Arch::Gru => Memory::Gru(GruConfig::new(m_in, c, true).init(device)),
             Arch::Lstm => Memory::Lstm(LstmConfig::new(m_in, c, true).init(device)),
+            Arch::Trf if self.attention_kind() == Attention::Distance => Memory::DistTrf(DistTrfMemory {
+                pos: EmbeddingConfig::new(MAX_STEPS, c).init(device),
+                encoder: DistEncoder::new(c, self.trf_ff, self.trf_heads, self.trf_layers, self.trf_dropout, device),
+            }),
             Arch::Trf => Memory::Trf(TrfMemory {
                 pos: EmbeddingConfig::new(MAX_STEPS, c).init(device),
                 encoder: TransformerEncoderConfig::new(c, self.trf_ff, self.trf_heads, self.trf_layers)
@@ -225,12 +248,20 @@ pub struct TrfMemory {
     pub encoder: TransformerEncoder,
 }
 
+/// The distance-attention Transformer memory ([`Attention::Distance`]).
+#[derive(Module, Debug)]
+pub struct DistTrfMemory {
+    pub pos: Embedding,
+    pub encoder: DistEncoder,
+}
+
 #[derive(Module, Debug)]
 pub enum Memory {
     Rnn(Rnn),
     Gru(Gru),
     Lstm(Lstm),
     Trf(TrfMemory),
+    DistTrf(DistTrfMemory),
 }
 
 #[derive(Module, Debug)]
@@ -350,6 +381,18 @@ impl WormModel {
                 let pad: Vec<bool> = input.seq_len.iter().flat_map(|&n| (0..t).map(move |s| s >= n.max(1))).collect();
                 let pad = Tensor::<1, Bool>::from_data(TensorData::new(pad, [b * t]), &device).reshape([b, t]);
                 m.encoder.forward(TransformerEncoderInput::new(x).mask_attn(causal).mask_pad(pad))
+            }
+            Memory::DistTrf(m) => {
+                let pos = Tensor::<1, Int>::arange(0..t as i64, &device).reshape([1, t]).expand([b, t]);
+                let content = x.clone();
+                let x = x + m.pos.forward(pos);
+                // Strictly causal: a step compares itself with the steps before it (its own input reaches
+                // the output through the residual path).
+                let causal = Tensor::<2, Bool>::tril_mask([t, t], -1, &device).reshape([1, t, t]).expand([b, t, t]);
+                let pad: Vec<bool> = input.seq_len.iter().flat_map(|&n| (0..t).map(move |s| s >= n.max(1))).collect();
+                let pad = Tensor::<1, Bool>::from_data(TensorData::new(pad, [b * t]), &device).reshape([b, 1, t]);
+                let masked = causal.bool_or(pad.expand([b, t, t]));
+                m.encoder.forward(x, content, masked)
             }
         }
     }
