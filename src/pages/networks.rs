@@ -719,8 +719,9 @@ pub fn Networks() -> impl IntoView {
             <p class="lead">"Train the WorM models (a convolutional encoder, a task embedding, an RNN, GRU, LSTM or causal \
                 Transformer memory and one head per task) jointly on all 14 task ids (or a subset), in this tab, then \
                 evaluate them on the test trials and compare their curves with people's. The default preset, quick, \
-                learns within minutes on a CPU (docs/learning.md says what it does and does not learn); or load a \
-                pretrained model below. Training runs in a background worker on \
+                learns within minutes on a CPU: it is not the paper's model (a linear map of the pixels instead of the \
+                ConvNet, and a Transformer that compares each frame with the earlier ones by distance), and \
+                docs/learning.md says what it does and does not learn; or load a pretrained model below. Training runs in a background worker on \
                 WebGPU when your browser has it, otherwise on the CPU. The paper-scale settings are meant for a GPU \
                 machine with " <code>"wmlab train"</code> "; its checkpoints open here."</p>
             <p class="status" id="nn-status">
