@@ -1,8 +1,9 @@
 //! The neural analyses of a trained network (`wmlab_core::analysis::NetworkAnalysis`, computed in the
 //! networks worker) drawn with plotters-canvas: the sorted task-variance heat map (Fig. 5C), the t-SNE of
 //! the units' TV vectors coloured by cluster (5B), the FTV histograms of every pair of tasks (5D), the
-//! lesion heat map (A6), the STS probe-state embedding by answer and by rule (5A), and the task-embedding
-//! (A13) and first-item (A5) cosine-similarity matrices. Every canvas gets `data-drawn="true"` when drawn.
+//! lesion heat map (A6), the STS probe-state embedding by answer and by rule (5A), the task-embedding
+//! similarity with rows scaled to [0, 1] (A13), the VSR serial-position similarity (A5) and the
+//! first-step state similarity across task ids. Every canvas gets `data-drawn="true"` when drawn.
 
 use std::rc::Rc;
 
@@ -243,23 +244,43 @@ fn draw_sts(r: &NetworkAnalysis, area: &Area) -> Result<(), String> {
     Ok(())
 }
 
-fn draw_cos(area: &Area, name: &str, names: &[String], m: &[Vec<f64>]) -> Result<(), String> {
+fn draw_cos(area: &Area, name: &str, names: &[String], m: &[Vec<f64>], colour: &dyn Fn(f64) -> RGBColor) -> Result<(), String> {
     title(area, name)?;
     let (w, h) = area.dim_in_pixel();
     let m: Vec<Vec<Option<f64>>> = m.iter().map(|r| r.iter().map(|&v| Some(v)).collect()).collect();
     let (left, top) = (110, 28);
     let side = (w as i32 - left - 10).min(h as i32 - top - 110);
-    heat(area, &m, (left, top, side, side), names, Some(names), &diverging, false)
+    heat(area, &m, (left, top, side, side), names, Some(names), colour, false)
 }
 
-/// Fig. A13.
+/// Fig. A13: the task embeddings' cosine similarities, each row scaled to [0, 1] as the paper draws it
+/// (the raw matrix stays in the report).
 fn draw_emb(r: &NetworkAnalysis, area: &Area) -> Result<(), String> {
-    draw_cos(area, "Task-embedding cosine similarity", &r.tasks, &r.task_embedding_cos)
+    let m = wmlab_core::analysis::rows_to_unit(&r.task_embedding_cos);
+    draw_cos(area, "Fig. A13: task-embedding similarity (rows scaled to 0–1)", &r.tasks, &m, &sequential)
 }
 
-/// Fig. A5.
+/// Fig. A5: the VSR serial-position matrix, the mean cosine similarity of the hidden states at the
+/// presentation steps of every pair of serial positions (grey where no trial had both positions).
+fn draw_positions(r: &NetworkAnalysis, area: &Area) -> Result<(), String> {
+    title(area, "Fig. A5: VSR states, similarity between serial positions")?;
+    let m = &r.vsr_position_similarity;
+    if m.is_empty() {
+        return text(area, "No VSR trials in this analysis.", (20, 60), 13, HPos::Left, VPos::Top, false);
+    }
+    let (w, h) = area.dim_in_pixel();
+    let names: Vec<String> = (1..=m.len()).map(|k| k.to_string()).collect();
+    let (left, top) = (60, 40);
+    let side = (w as i32 - left - 20).min(h as i32 - top - 50);
+    heat(area, m, (left, top, side, side), &names, Some(&names), &diverging, true)?;
+    text(area, "serial position", (left + side / 2, top + side + 24), 12, HPos::Center, VPos::Top, false)?;
+    text(area, "serial position", (14, top + side / 2), 12, HPos::Center, VPos::Center, true)
+}
+
+/// The mean state at each task's first step, compared across task ids (not a figure of the paper: it
+/// shows whether the task embedding already sets the tasks apart before anything is seen).
 fn draw_first(r: &NetworkAnalysis, area: &Area) -> Result<(), String> {
-    draw_cos(area, "First-item hidden-state cosine similarity", &r.tasks, &r.first_item_cos)
+    draw_cos(area, "First-step hidden-state cosine similarity", &r.tasks, &r.first_item_cos, &diverging)
 }
 
 #[component]
@@ -311,6 +332,7 @@ pub fn NnAnalysis(report: serde_json::Value) -> impl IntoView {
             <Figure report=r.clone() id="nn-an-lesion" width=720 height=lesion_h draw=draw_lesion/>
             <Figure report=r.clone() id="nn-an-sts" width=720 height=360 draw=draw_sts/>
             <Figure report=r.clone() id="nn-an-emb" width=480 height=480 draw=draw_emb/>
+            <Figure report=r.clone() id="nn-an-a5" width=480 height=480 draw=draw_positions/>
             <Figure report=r.clone() id="nn-an-first" width=480 height=480 draw=draw_first/>
         </div>
     }

@@ -253,7 +253,7 @@ test('CPU backend: analyses of a tiny trained network draw every figure (Fig. 5,
   await page.waitForSelector('#nn-analyse-progress', LONG);
   console.log(`[networks] analysis: ${await page.textContent('#nn-analyse-progress')}`);
   await page.waitForSelector('#nn-analysis', LONG);
-  const ids = ['nn-an-tv', 'nn-an-tsne', 'nn-an-ftv', 'nn-an-lesion', 'nn-an-sts', 'nn-an-emb', 'nn-an-first'];
+  const ids = ['nn-an-tv', 'nn-an-tsne', 'nn-an-ftv', 'nn-an-lesion', 'nn-an-sts', 'nn-an-emb', 'nn-an-a5', 'nn-an-first'];
   await page.waitForFunction((ids) => ids.every((id) => document.getElementById(id)?.dataset.drawn), ids, LONG);
   const drawn = await page.$$eval('#nn-analysis canvas', (cs) => cs.map((c) => [c.id, c.dataset.drawn, c.dataset.error || '']));
   for (const id of ids) {

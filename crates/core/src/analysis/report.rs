@@ -128,6 +128,19 @@ fn subsample(n: usize, max: usize) -> Vec<usize> {
     (0..max).map(|i| i * n / max).collect()
 }
 
+/// Each row scaled to [0, 1] by its own minimum and maximum, as the paper draws Fig. A13 (the task
+/// embeddings' cosine similarities); a row with one value throughout becomes all 0. The report keeps
+/// the raw matrix; this is for drawing.
+pub fn rows_to_unit(m: &[Vec<f64>]) -> Vec<Vec<f64>> {
+    m.iter()
+        .map(|row| {
+            let lo = row.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            row.iter().map(|&v| if hi > lo { (v - lo) / (hi - lo) } else { 0.0 }).collect()
+        })
+        .collect()
+}
+
 /// Build the report. `progress(stage, done, total)` is called during the t-SNE stages (`tsne-units`,
 /// `tsne-sts`); returning false cancels (→ `None`).
 pub fn network_analysis(input: &AnalysisInput, progress: &mut dyn FnMut(&str, usize, usize) -> bool) -> Option<NetworkAnalysis> {
@@ -371,5 +384,15 @@ mod tests {
         assert_eq!(r.sts.xy.len(), STS_MAX_POINTS);
         assert_eq!(r.sts.answer.len(), STS_MAX_POINTS);
         assert!(network_analysis(&inp, &mut |s, d, _| !(s == "tsne-sts" && d > 2)).is_none());
+    }
+
+    #[test]
+    fn rows_to_unit_scales_each_row_by_its_own_range() {
+        let m = vec![vec![1.0, 0.5, -0.5], vec![0.2, 0.2, 0.2], vec![1.0, 0.9, 0.95]];
+        let u = rows_to_unit(&m);
+        assert_eq!(u[0], vec![1.0, 2.0 / 3.0, 0.0]);
+        assert_eq!(u[1], vec![0.0, 0.0, 0.0]);
+        let r2: Vec<f64> = u[2].iter().map(|v| (v * 1e9).round() / 1e9).collect();
+        assert_eq!(r2, vec![1.0, 0.0, 0.5]);
     }
 }
