@@ -71,6 +71,9 @@ for (const backend of backends) {
     await page.waitForSelector('#nn-eval #nn-eval-table tbody tr', WAIT);
     const dt = (Date.now() - e0) / 1000;
     console.log(`${backend} ${arch.toUpperCase()}-${capacity} inference (evaluation of ${14 * evalN} test trials incl. batch building and scoring): ${(dt * 1000 / (14 * evalN)).toFixed(0)} ms per trial`);
+    // What the run learned: ids above chance on the evaluation's test trials, after how long.
+    const above = (await page.textContent('#nn-above-count').catch(() => '')).trim();
+    console.log(`${backend} ${arch.toUpperCase()}-${capacity} after ${steps} steps (${((tn - t0) / 60000).toFixed(1)} min of training in the tab): ${above || 'no chance marks'}`);
   }
 }
 await page.close();
