@@ -2,6 +2,10 @@
 
 use leptos::prelude::*;
 
+/// The People card's one-click first result: one trial per list length (2–9) of VSR, the paper's human
+/// timings, results shown at the end (and kept in this browser's Results history).
+const TRY_LINK: &str = "#/take?tasks=VSR&tpc=1&practice=0&results=1";
+
 #[component]
 pub fn Home() -> impl IntoView {
     view! {
@@ -16,23 +20,30 @@ pub fn Home() -> impl IntoView {
                 "detection, serial recall, updating and complex span. Every trial is generated from a seed, "
                 "so any result can be reproduced exactly."
             </p>
-            <div class="cards">
-                <div class="card soon">
+            <div class="cards" id="home-ways">
+                <a class="card go" href=TRY_LINK id="card-people">
                     <h2>"People"</h2>
-                    <p>"Take the tasks yourself, or run a study with participants."</p>
-                    <span class="badge">"coming soon"</span>
-                </div>
-                <div class="card soon">
+                    <p>"Take a task yourself: eight Visual Serial Recall trials at the paper's timings, about \
+                        three minutes, then your curve beside the published human one."</p>
+                </a>
+                <a class="card go" href="#/llm" id="card-llm">
                     <h2>"LLMs"</h2>
-                    <p>"Give a language model the same trials, as text or images."</p>
-                    <span class="badge">"coming soon"</span>
-                </div>
-                <div class="card soon">
+                    <p>"Give a language model the N-back, Little Retrieval Test and Minerva suites, or the WorM \
+                        frames: with your own API key (it goes to the provider only) or a local server."</p>
+                </a>
+                <a class="card go" href="#/networks" id="card-networks">
                     <h2>"Networks"</h2>
-                    <p>"Train recurrent networks and transformers in the browser."</p>
-                    <span class="badge">"coming soon"</span>
-                </div>
+                    <p>"Load a pretrained WorM model and evaluate it (a result in about a minute), or train one in \
+                        this tab: the quick preset is above chance on 8 of 14 task ids within minutes on a CPU."</p>
+                </a>
+                <a class="card go" href="#/compare" id="card-compare">
+                    <h2>"Compare"</h2>
+                    <p>"People, language models and networks on the same axes, with the published numbers; \
+                        share the comparison as a link."</p>
+                </a>
             </div>
+            <p class="small">"Running a study? " <a href="#/study" id="home-study">"Build a study link"</a>
+                " for participants (tasks, trials per condition, order, timings; results to a file or your server)."</p>
             <div class="cards">
                 <a class="card go" href="#/gallery" id="card-gallery">
                     <h2>"Task gallery"</h2>

@@ -358,6 +358,47 @@ test('an anonymous link (no seed, no participant id) gives each participant othe
   assert.ok(seeds.every((x) => x !== 0), 'not the old shared seed 0');
 });
 
+// A phone: 360 × 740. The participant view fits the width (no horizontal scrolling) on the instructions,
+// on every response screen and at the end; the stimulus is as wide as the screen allows; no app
+// navigation; the answers are clicks on the response buttons and cells as on a desktop.
+test('the participant view fits a 360 px wide phone screen and works there', async () => {
+  const page = await participantPage('#/take?tasks=VSR,SFR,CD-Color&tpc=1&practice=0&seed=5&results=1');
+  await page.setViewportSize({ width: 360, height: 740 });
+  const fits = async (where, stimulus = false) => {
+    const m = await page.evaluate(() => {
+      const c = document.querySelector('#take canvas');
+      const r = c ? c.getBoundingClientRect() : null;
+      return { scroll: document.documentElement.scrollWidth, inner: window.innerWidth, canvas: r && [r.left, r.right, r.width] };
+    });
+    assert.ok(m.scroll <= m.inner, `${where}: page ${m.scroll} px wide in a ${m.inner} px window`);
+    if (stimulus) {
+      assert.ok(m.canvas, `${where}: a stimulus canvas`);
+      assert.ok(m.canvas[0] >= 0 && m.canvas[1] <= m.inner + 0.5, `${where}: stimulus at ${m.canvas} in ${m.inner} px`);
+      assert.ok(m.canvas[2] >= 0.8 * m.inner, `${where}: stimulus only ${m.canvas[2]} px wide of ${m.inner}`);
+    }
+    return m;
+  };
+  assert.equal(await nextScreen(page), 'instructions');
+  await fits('instructions');
+  assert.equal(await page.$$eval('header.top, nav, footer.foot', (e) => e.length), 0);
+  const seen = new Set();
+  for (;;) {
+    const st = await nextScreen(page);
+    if (st === 'done' || st === 'error') { assert.equal(st, 'done'); break; }
+    if (st === 'instructions') { await fits(`instructions`); await page.click('#start'); continue; }
+    if (st === 'feedback' || st === 'paused') { await page.click('#continue'); continue; }
+    const h = await hook(page);
+    if (!h?.awaiting) continue;
+    if (!seen.has(h.task)) { seen.add(h.task); await fits(`${h.task} response (${h.awaiting})`, true); }
+    await answer(page, h, true);
+    await page.waitForFunction((seq) => (window.__wmlab_test?.seq ?? 0) > seq, h.seq, { timeout: 30_000, polling: 'raf' });
+  }
+  assert.deepEqual([...seen].sort(), ['CD-Color', 'SFR', 'VSR']);
+  await fits('the end');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('losing focus pauses the trial and is recorded', async () => {
   const page = await participantPage('#/take?tasks=SC&tpc=1&practice=0&seed=2');
   await nextScreen(page);

@@ -1,0 +1,36 @@
+// Home: every way in leads to a page that works today (nothing "coming soon"), and the People card
+// starts a short study at once, as a participant sees it (no app navigation).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, openPage } from './helpers.mjs';
+
+let server, browser;
+before(async () => {
+  server = await serve();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+test('home: each kind of subject is one click from a working page', async () => {
+  const page = await openPage(browser.context, server.url + '#/');
+  await page.waitForSelector('#home #home-ways');
+  assert.doesNotMatch(await page.textContent('#home'), /coming soon/i);
+  const cards = await page.$$eval('#home-ways a.card', (as) => as.map((a) => [a.id, a.getAttribute('href')]));
+  assert.deepEqual(cards.map((c) => c[0]), ['card-people', 'card-llm', 'card-networks', 'card-compare']);
+  for (const [id, sel] of [['card-llm', '#llm'], ['card-networks', '#networks'], ['card-compare', '#compare']]) {
+    await page.click(`#${id}`);
+    await page.waitForSelector(sel);
+    await page.goBack();
+    await page.waitForSelector('#home-ways');
+  }
+  await page.click('#card-people');
+  await page.waitForFunction(() => location.hash.startsWith('#/take?tasks=VSR'));
+  await page.waitForSelector('#take');
+  assert.equal(await page.$('header.top, nav, footer.foot'), null, 'the participant view has no app navigation');
+  assert.doesNotMatch(await page.textContent('body'), /Study link, parameter/, 'the link is valid');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
