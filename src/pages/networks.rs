@@ -903,29 +903,40 @@ pub fn Networks() -> impl IntoView {
 }
 
 /// Table A3 of an evaluation: slope (A) and average-accuracy (B) difference scores against the humans for
-/// every task with human curves (rows from [`wmlab_core::analysis::record_table_a3`]).
+/// every task with human curves, then CD with the five features pooled (rows from
+/// [`wmlab_core::analysis::record_table_a3_with`]). CD is compared at retention 18 as the paper does,
+/// or pooled over every retention interval when the box is ticked.
 fn a3_table(r: &ResultRecord) -> impl IntoView + use<> {
     use crate::pages::compare::{fmt, pair};
-    let rows = wmlab_core::analysis::record_table_a3(r)
-        .into_iter()
-        .map(|row| {
-            view! {
-                <tr data-task=row.task.clone() data-effect=row.effect.clone()
-                    data-a=row.a.map(|v| v.to_string()).unwrap_or_default() data-b=row.b.map(|v| v.to_string()).unwrap_or_default()>
-                    <td>{row.task.clone()}</td>
-                    <td>{row.effect.replace('_', " ")}</td>
-                    <td class="num">{fmt(row.a)}</td>
-                    <td class="num">{fmt(row.b)}</td>
-                    <td class="num">{pair(row.m_a, row.h_a)}</td>
-                    <td class="num">{pair(row.m_b, row.h_b)}</td>
-                </tr>
-            }
-        })
-        .collect_view();
+    let rec = r.clone();
+    let cd_pooled = RwSignal::new(false);
+    let rows = move || {
+        let opts = wmlab_core::people::CurveOptions { cd_pooled: cd_pooled.get() };
+        wmlab_core::analysis::record_table_a3_with(&rec, opts)
+            .into_iter()
+            .map(|row| {
+                view! {
+                    <tr data-task=row.task.clone() data-effect=row.effect.clone() data-note=row.note.clone() title=row.note.clone()
+                        data-a=row.a.map(|v| v.to_string()).unwrap_or_default() data-b=row.b.map(|v| v.to_string()).unwrap_or_default()>
+                        <td>{row.task.clone()}</td>
+                        <td>{row.effect.replace('_', " ")}</td>
+                        <td class="num">{fmt(row.a)}</td>
+                        <td class="num">{fmt(row.b)}</td>
+                        <td class="num">{pair(row.m_a, row.h_a)}</td>
+                        <td class="num">{pair(row.m_b, row.h_b)}</td>
+                    </tr>
+                }
+            })
+            .collect_view()
+    };
     view! {
         <h3>"Difference from the humans (Table A3)"</h3>
         <p class="small">"A = |(M_A − H_A) / H_A| compares the slopes of the behavioural effect, B = |(M_B − H_B) / H_B| the mean \
-            accuracies (WorM appendix A2.3); 0 means human-like. The Compare page puts these beside other subjects and chance."</p>
+            accuracies (WorM appendix A2.3); 0 means human-like. The last row pools the five CD features, as the paper's table \
+            does. The Compare page puts these beside other subjects and chance."</p>
+        <label class="small"><input type="checkbox" id="nn-a3-cd-pooled" prop:checked=move || cd_pooled.get()
+            on:change=move |ev| cd_pooled.set(event_target_checked(&ev))/>
+            " CD: pool every retention interval (the paper compares the network with people at retention 18)"</label>
         <table class="summary" id="nn-a3-table">
             <thead><tr><th>"task"</th><th>"effect"</th><th>"A"</th><th>"B"</th><th>"slope M_A / H_A"</th><th>"mean M_B / H_B"</th></tr></thead>
             <tbody>{rows}</tbody>

@@ -269,8 +269,16 @@ test('CPU backend: analyses of a tiny trained network draw every figure (Fig. 5,
   await page.waitForSelector('#nn-eval #nn-a3-table tbody tr', LONG);
   const a3 = await page.$$eval('#nn-a3-table tbody tr', (trs) => trs.map((tr) => [tr.dataset.task, tr.dataset.effect, tr.dataset.b, tr.dataset.a]));
   assert.ok(a3.some(([, , , a]) => a !== '' && Number(a) >= 0), `some slope score A: ${JSON.stringify(a3)}`);
-  assert.equal(a3.length, 12, JSON.stringify(a3));
+  assert.equal(a3.length, 13, JSON.stringify(a3));
   assert.ok(a3.some(([t, e]) => t === 'VSR' && e === 'primacy'), JSON.stringify(a3));
+  // The last row pools the five CD features (the paper's table); CD is compared at retention 18 (the
+  // paper's comparison) unless the user pools the retention intervals.
+  assert.equal(a3[12][0], 'CD');
+  const cdNote = () => page.$eval('#nn-a3-table tr[data-task="CD"]', (tr) => tr.dataset.note);
+  assert.match(await cdNote(), /retention 18/);
+  await page.check('#nn-a3-cd-pooled');
+  await page.waitForFunction(() => /pooled over every retention/.test(document.querySelector('#nn-a3-table tr[data-task="CD"]').dataset.note));
+  assert.match(await page.$eval('#nn-a3-table tr[data-task="CD-Color"]', (tr) => tr.dataset.note), /pooled over every retention/);
   // Every effect but VSR's primacy and recency (slope scores only) has a B score: the network answered
   // every task, so each has a mean accuracy to compare with the humans'.
   for (const [t, e, b] of a3) {

@@ -129,6 +129,10 @@ pub struct EvalArgs {
     /// Also write the result record (JSON, as the app exports and opens) to this file.
     #[arg(long, value_name = "PATH")]
     pub record: Option<PathBuf>,
+    /// CD curves and Table A3: pool every retention interval (default: the paper's comparison at
+    /// retention 18).
+    #[arg(long)]
+    pub cd_pooled: bool,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -163,7 +167,7 @@ mod imp {
     use burn::prelude::Device;
     use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
     use wmlab_core::analysis::scores::table_a3;
-    use wmlab_core::people::{StudyTask, human_curves, subject_curves};
+    use wmlab_core::people::{StudyTask, human_curves, subject_curves_with};
     use wmlab_nn::train::{TrainConfig, Trainer};
     use wmlab_nn::{Arch, Checkpoint};
 
@@ -466,9 +470,10 @@ mod imp {
         let mut tasks = Vec::new();
         use wmlab_core::chance::{LEVEL, record_significance};
         let significance = record_significance(&record);
+        let opts = wmlab_core::people::CurveOptions { cd_pooled: a.cd_pooled };
         for t in ck.train.task_ids() {
             let st = StudyTask::Worm(t);
-            let subject = subject_curves(&record, st);
+            let subject = subject_curves_with(&record, st, opts);
             let human = human_curves(st);
             let a3 = if human.is_empty() { Vec::new() } else { table_a3(st, &subject, &human) };
             if let Some(v) = accuracy_of(t.as_str()) {
@@ -512,6 +517,9 @@ mod imp {
             "above_chance_ids": above,
             "significance_level": LEVEL,
             "tasks": tasks,
+            // Every Table A3 row (per task id, then CD with the five features pooled, as the paper).
+            "table_a3": wmlab_core::analysis::record_table_a3_with(&record, opts),
+            "cd_retention": if a.cd_pooled { serde_json::json!("pooled") } else { serde_json::json!(wmlab_core::people::CD_PAPER_RETENTION) },
             "record": a.record.as_ref().map(|p| p.display().to_string()),
         });
         println!("{out}");

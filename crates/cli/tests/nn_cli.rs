@@ -79,6 +79,16 @@ fn train_then_eval_writes_a_record() {
     assert!(!vsr["subject_curves"].as_array().unwrap().is_empty());
     assert!(!vsr["human_curves"].as_array().unwrap().is_empty());
     assert!(!vsr["table_a3"].as_array().unwrap().is_empty());
+    // The whole Table A3, ending with CD's five features pooled as the paper; CD compared at retention
+    // 18 (4 test trials per id reach only retention 0, so the note says the subject was pooled).
+    assert_eq!(doc["cd_retention"], 18);
+    let a3 = doc["table_a3"].as_array().unwrap();
+    let cd = a3.last().unwrap();
+    assert_eq!(cd["task"], "CD");
+    assert!(cd["note"].as_str().unwrap().contains("pooled over every retention interval"), "{cd}");
+    let pooled: serde_json::Value =
+        serde_json::from_str(ok(&["eval", "--checkpoint", out, "--n", "4", "--quiet", "--cd-pooled"]).trim()).unwrap();
+    assert_eq!(pooled["cd_retention"], "pooled");
 
     let rec = ResultRecord::from_json(&std::fs::read_to_string(&rec_path).unwrap()).expect("the record loads");
     assert_eq!(rec.trials.len(), 14 * 4);

@@ -230,18 +230,74 @@ pub fn table_a3(task: StudyTask, subject: &[Curve], human: &[Curve]) -> Vec<Scor
 }
 
 /// Table A3 of one result record over every WorM task that has human curves (VSR, VIR, VSRec, CS, SMU
-/// and the five CD ids, in [`TaskId::ALL`] order): the subject's curves from the record's trial rows
-/// ([`crate::people::subject_curves`]) against the human curves. A network's evaluation covers them all;
-/// a participant's record gives rows with `None` scores for the tasks it did not take.
+/// and the five CD ids, in [`TaskId::ALL`] order), then one row for CD with the five features pooled (as
+/// the paper's table has it): the subject's curves from the record's trial rows
+/// ([`crate::people::subject_curves`]: CD at retention 18, the paper's comparison) against the human
+/// curves. A network's evaluation covers them all; a participant's record gives rows with `None` scores
+/// for the tasks it did not take.
 pub fn record_table_a3(record: &crate::record::ResultRecord) -> Vec<ScoreRow> {
-    TaskId::ALL
+    record_table_a3_with(record, crate::people::CurveOptions::default())
+}
+
+/// [`record_table_a3`] with the curve choices in `opts` (e.g. CD pooled over retention intervals).
+pub fn record_table_a3_with(record: &crate::record::ResultRecord, opts: crate::people::CurveOptions) -> Vec<ScoreRow> {
+    use crate::people::{cd_at_paper_retention, subject_curves_with, CD_PAPER_RETENTION};
+    let cd_note = |t: StudyTask| {
+        if cd_at_paper_retention(record, t, opts) {
+            format!("subject at retention {CD_PAPER_RETENTION} (the paper's comparison)")
+        } else {
+            "subject pooled over every retention interval".to_string()
+        }
+    };
+    let mut rows: Vec<ScoreRow> = TaskId::ALL
         .into_iter()
         .map(StudyTask::Worm)
         .flat_map(|t| {
             let human = human_curves(t);
-            if human.is_empty() { Vec::new() } else { table_a3(t, &crate::people::subject_curves(record, t), &human) }
+            if human.is_empty() {
+                return Vec::new();
+            }
+            let mut rows = table_a3(t, &subject_curves_with(record, t, opts), &human);
+            if matches!(t, StudyTask::Worm(id) if id.is_cd()) {
+                for r in &mut rows {
+                    r.note = format!("{}{}", sep(&r.note), cd_note(t));
+                }
+            }
+            rows
         })
-        .collect()
+        .collect();
+    // CD, the five features pooled: per set size, the mean over the features of each side's accuracy.
+    let cd: Vec<StudyTask> = TaskId::ALL.into_iter().filter(|t| t.is_cd()).map(StudyTask::Worm).collect();
+    let pool = |curves: Vec<Curve>| -> Option<Curve> {
+        let mut by_x: std::collections::BTreeMap<i64, (f64, usize)> = Default::default();
+        for c in &curves {
+            for &(x, y) in &c.points {
+                let e = by_x.entry((x * 1000.0).round() as i64).or_default();
+                e.0 += y;
+                e.1 += 1;
+            }
+        }
+        let first = curves.first()?;
+        Some(Curve {
+            panel: "CD".into(),
+            label: "features pooled".into(),
+            x_name: first.x_name.clone(),
+            points: by_x.into_iter().map(|(x, (sum, n))| (x as f64 / 1000.0, sum / n as f64)).collect(),
+            note: None,
+        })
+    };
+    let subject = pool(cd.iter().flat_map(|&t| subject_curves_with(record, t, opts)).collect());
+    let human = pool(cd.iter().flat_map(|&t| human_curves(t)).collect());
+    if let Some(human) = human {
+        let subject: Vec<Curve> = subject.into_iter().collect();
+        for mut r in table_a3(cd[0], &subject, &[human]) {
+            r.task = "CD".into();
+            let ids = cd.iter().filter(|&&t| !subject_curves_with(record, t, opts).is_empty()).count();
+            r.note = format!("{}the five features pooled ({ids} of 5 with data); {}", sep(&r.note), cd_note(cd[0]));
+            rows.push(r);
+        }
+    }
+    rows
 }
 
 /// Chance accuracy of a task's answer, from the response kind of its (last) scored probe step:
@@ -289,13 +345,52 @@ mod tests {
         use crate::record::{ResultRecord, RunConfig, Subject};
         let empty = ResultRecord::new(Subject::Person { id: "p1".into() }, "all", RunConfig::default());
         let rows = record_table_a3(&empty);
-        // VSR has three effects; VIR, VSRec, CS, SMU and each CD id one.
-        assert_eq!(rows.len(), 3 + 4 + 5, "{rows:?}");
+        // VSR has three effects; VIR, VSRec, CS, SMU and each CD id one; then CD with the features pooled.
+        assert_eq!(rows.len(), 3 + 4 + 5 + 1, "{rows:?}");
+        assert_eq!(rows.last().unwrap().task, "CD");
         let names: Vec<&str> = rows.iter().map(|r| r.task.as_str()).collect();
         for t in tasks() {
             assert!(names.contains(&t.as_str()), "{t:?} missing from {names:?}");
         }
         assert!(rows.iter().all(|r| r.a.is_none() && r.b.is_none()), "no trial rows, no scores");
+    }
+
+    /// A subject perfect at retention 18 and at chance at 0 (set sizes 2, 4, 6, every CD id): at the
+    /// paper's comparison the pooled CD row has B = 1/0.9007 − 1 = 0.110, the value of Table A3 for
+    /// models at 100 %; pooling the retention intervals halves the subject's accuracy instead.
+    #[test]
+    fn cd_rows_compare_at_retention_18_and_pool_the_five_features() {
+        use crate::people::CurveOptions;
+        use crate::record::{ResultRecord, RunConfig, Subject, TrialRow};
+        use crate::task::Conditions;
+        let mut r = ResultRecord::new(Subject::Person { id: "p1".into() }, "all", RunConfig::default());
+        for id in TaskId::ALL.into_iter().filter(|t| t.is_cd()) {
+            for s in [2u8, 4, 6] {
+                for (ri, ok) in [(0u8, false), (18, true)] {
+                    r.trials.push(TrialRow {
+                        task: id.as_str().into(),
+                        conditions: Conditions { set_size: Some(s), retention: Some(ri), ..Default::default() },
+                        targets: vec!["1".into()],
+                        responses: vec![if ok { "1" } else { "0" }.into()],
+                        correct: vec![ok],
+                        ..Default::default()
+                    });
+                }
+            }
+        }
+        let rows = record_table_a3(&r);
+        let pooled = rows.iter().find(|x| x.task == "CD").unwrap();
+        assert!((pooled.h_b.unwrap() - 13.51 / 15.0).abs() < 1e-12, "{pooled:?}");
+        assert_eq!(pooled.m_b, Some(1.0));
+        assert!((pooled.b.unwrap() - (15.0 / 13.51 - 1.0)).abs() < 1e-12, "{pooled:?}");
+        assert!((pooled.b.unwrap() - 0.110).abs() < 5e-4);
+        assert!(pooled.note.contains("retention 18") && pooled.note.contains("5 of 5"), "{}", pooled.note);
+        let color = rows.iter().find(|x| x.task == "CD-Color").unwrap();
+        assert_eq!(color.m_b, Some(1.0));
+        let rows = record_table_a3_with(&r, CurveOptions { cd_pooled: true });
+        let pooled = rows.iter().find(|x| x.task == "CD").unwrap();
+        assert_eq!(pooled.m_b, Some(0.5));
+        assert!(pooled.note.contains("pooled over every retention"), "{}", pooled.note);
     }
 
     fn scores(r: &ScoreRow) -> Vec<f64> {

@@ -24,7 +24,7 @@ pub mod study;
 pub mod text;
 pub mod timing;
 
-pub use reference::{human_curves, subject_curves, Curve};
+pub use reference::{cd_at_paper_retention, human_curves, subject_curves, subject_curves_with, Curve, CurveOptions, CD_PAPER_RETENTION};
 pub use score::Answer;
 pub use session::{Position, RecordOutcome, Session, SessionError, SessionTrial, TrialResult};
 pub use study::{BlockOrder, StudyConfig, StudyError};

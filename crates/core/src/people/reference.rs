@@ -8,7 +8,7 @@
 //!
 //! | task | panel | label | x |
 //! |---|---|---|---|
-//! | CD-* | the task id | `feature=Color` … | set_size (human: 2, 4, 6; retention pooled) |
+//! | CD-* | the task id | `feature=Color` … | set_size (human: 2, 4, 6; a subject at retention 18, the paper's comparison, or pooled: [`CurveOptions`]) |
 //! | CS | `CS` | storage-distractor, e.g. `Spatial-Visual` | distractor_count |
 //! | SMU | `SMU` | `all` | set_size |
 //! | VIR | `VIR list_length=L` | `retention=R` | serial_position (the probed item) |
@@ -207,9 +207,42 @@ fn is_practice(row: &TrialRow) -> bool {
     matches!(row.extra.get("block_kind"), Some(Setting::Text(k)) if k == "practice")
 }
 
-/// The subject's curves for `task` from a record's main trial rows, on the axes of [`human_curves`].
+/// The retention interval (blank frames) at which the paper compares a model's CD curves with the
+/// humans' (`bench_cd_task.ipynb`: "the model is compared at RI = 18").
+pub const CD_PAPER_RETENTION: u8 = 18;
+
+/// Choices in how a subject's curves are built.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CurveOptions {
+    /// CD: pool every retention interval instead of the paper's comparison at
+    /// [`CD_PAPER_RETENTION`]. A record with no CD trial at that interval is pooled either way.
+    #[serde(default)]
+    pub cd_pooled: bool,
+}
+
+/// Whether a CD task's curve from these rows is taken at the paper's retention interval
+/// (false: pooled over every interval, by choice or because no row has that interval).
+pub fn cd_at_paper_retention(record: &ResultRecord, task: StudyTask, opts: CurveOptions) -> bool {
+    !opts.cd_pooled
+        && matches!(task, StudyTask::Worm(id) if id.is_cd())
+        && record.trials.iter().any(|r| r.task == task.as_str() && !is_practice(r) && r.conditions.retention == Some(CD_PAPER_RETENTION))
+}
+
+/// The subject's curves for `task` from a record's main trial rows, on the axes of [`human_curves`],
+/// as the paper builds them (CD at retention 18; [`subject_curves_with`] for the other choices).
 pub fn subject_curves(record: &ResultRecord, task: StudyTask) -> Vec<Curve> {
-    let rows: Vec<&TrialRow> = record.trials.iter().filter(|r| r.task == task.as_str() && !is_practice(r)).collect();
+    subject_curves_with(record, task, CurveOptions::default())
+}
+
+/// [`subject_curves`] with the choices in `opts`.
+pub fn subject_curves_with(record: &ResultRecord, task: StudyTask, opts: CurveOptions) -> Vec<Curve> {
+    let cd_at = cd_at_paper_retention(record, task, opts);
+    let rows: Vec<&TrialRow> = record
+        .trials
+        .iter()
+        .filter(|r| r.task == task.as_str() && !is_practice(r))
+        .filter(|r| !cd_at || r.conditions.retention == Some(CD_PAPER_RETENTION))
+        .collect();
     let mut acc = Acc::default();
     let name = task.as_str();
     match task {
@@ -348,5 +381,35 @@ mod tests {
         assert_eq!(c[0].points, vec![(1.0, 1.0), (2.0, 0.5), (3.0, 0.0)]);
         assert_eq!(c[1].points, vec![(1.0, 1.0), (2.0, 1.0), (3.0, 1.0), (4.0, 1.0)]);
         assert!(subject_curves(&r, StudyTask::Worm(TaskId::Smu)).is_empty());
+    }
+
+    /// CD curves are the paper's comparison at retention 18 unless pooling is chosen (or the record has
+    /// no trial at 18).
+    #[test]
+    fn cd_curves_at_retention_18_or_pooled() {
+        let mut r = ResultRecord::new(Subject::Person { id: "p".into() }, "CD-Color", RunConfig::default());
+        let row = |ri: u8, ok: bool| TrialRow {
+            task: "CD-Color".into(),
+            conditions: Conditions { set_size: Some(4), retention: Some(ri), ..Default::default() },
+            targets: vec!["1".into()],
+            responses: vec![if ok { "1" } else { "0" }.into()],
+            correct: vec![ok],
+            ..Default::default()
+        };
+        r.trials.push(row(0, false));
+        r.trials.push(row(6, false));
+        r.trials.push(row(18, true));
+        r.trials.push(row(18, true));
+        let t = StudyTask::Worm(TaskId::CdColor);
+        assert!(cd_at_paper_retention(&r, t, CurveOptions::default()));
+        assert_eq!(subject_curves(&r, t)[0].points, vec![(4.0, 1.0)]);
+        let pooled = subject_curves_with(&r, t, CurveOptions { cd_pooled: true });
+        assert_eq!(pooled[0].points, vec![(4.0, 0.5)]);
+        // No trial at 18: pooled, and said so.
+        r.trials.retain(|x| x.conditions.retention != Some(18));
+        assert!(!cd_at_paper_retention(&r, t, CurveOptions::default()));
+        assert_eq!(subject_curves(&r, t)[0].points, vec![(4.0, 0.0)]);
+        // Other tasks are not affected.
+        assert!(!cd_at_paper_retention(&r, StudyTask::Worm(TaskId::Smu), CurveOptions::default()));
     }
 }
