@@ -83,6 +83,9 @@ struct Form {
     kind: RwSignal<ProviderKind>,
     base_url: RwSignal<String>,
     model: RwSignal<String>,
+    /// Sample each suite as its paper did (the three fields below are then not used); typing in one of
+    /// them turns it off.
+    paper_sampling: RwSignal<bool>,
     temperature: RwSignal<String>,
     max_tokens: RwSignal<String>,
     top_p: RwSignal<String>,
@@ -127,6 +130,7 @@ impl Form {
             kind: RwSignal::new(ProviderKind::OpenAi),
             base_url: RwSignal::new(ProviderKind::OpenAi.default_base_url().to_string()),
             model: RwSignal::new(String::new()),
+            paper_sampling: RwSignal::new(true),
             temperature: RwSignal::new("0".into()),
             max_tokens: RwSignal::new(String::new()),
             top_p: RwSignal::new(String::new()),
@@ -174,6 +178,7 @@ impl Form {
         provider.max_tokens = opt_f64(&self.max_tokens.get_untracked(), "Max tokens")?.map(|v| v.max(1.0) as u32);
         provider.top_p = opt_f64(&self.top_p.get_untracked(), "Top-p")?;
         provider.seed = opt_f64(&self.seed.get_untracked(), "Seed")?.map(|v| v as i64);
+        provider.paper_sampling = self.paper_sampling.get_untracked();
         let options = RunOptions {
             concurrency: num::<usize>(&self.concurrency.get_untracked(), "Concurrency")?.clamp(1, 64),
             max_retries: num(&self.max_retries.get_untracked(), "Retries")?,
@@ -280,6 +285,7 @@ impl Form {
         self.temperature.set(o(s.provider.temperature));
         self.max_tokens.set(o(s.provider.max_tokens.map(f64::from)));
         self.top_p.set(o(s.provider.top_p));
+        self.paper_sampling.set(s.provider.paper_sampling);
         self.seed.set(o(s.provider.seed.map(|v| v as f64)));
         self.concurrency.set(s.options.concurrency.to_string());
         self.price_in.set(o(s.options.price_in_per_m));
@@ -405,6 +411,11 @@ fn check(id: &'static str, label: &'static str, sig: RwSignal<bool>) -> impl Int
         <label class="check"><input type="checkbox" id=id prop:checked=move || sig.get()
             on:change=move |ev| sig.set(event_target_checked(&ev))/>{label}</label>
     }
+}
+
+/// A sampling field: typing in it means "send this", so it turns the papers' sampling off.
+fn sampling_input(id: &'static str, sig: RwSignal<String>, paper: RwSignal<bool>) -> impl IntoView {
+    view! { <input type="text" id=id prop:value=move || sig.get() on:input=move |ev| { sig.set(event_target_value(&ev)); paper.set(false); }/> }
 }
 
 fn text_input(id: &'static str, sig: RwSignal<String>) -> impl IntoView {
@@ -744,9 +755,14 @@ pub fn Llm() -> impl IntoView {
                 }, "")}
                 <span></span>
                 <p class="small">"The key is sent only to the base URL above, in a request header. It stays in this tab's memory unless \"remember\" is ticked (then in this browser's storage), and never enters a result, an export, a share link or the log. Local servers need none."</p>
-                {field("Temperature", text_input("llm-temperature", f.temperature), "empty = not sent")}
-                {field("Max tokens", text_input("llm-max-tokens", f.max_tokens), "reply length cap; empty = provider default")}
-                {field("Top-p", text_input("llm-top-p", f.top_p), "")}
+                {field("Sampling", view! {
+                    <label class="check"><input type="checkbox" id="llm-paper-sampling" prop:checked=move || f.paper_sampling.get()
+                        on:change=move |ev| f.paper_sampling.set(event_target_checked(&ev))/>"as each paper ran it"</label>
+                }, "N-back: the API's default temperature (GPT-3.5 was run so), no cap; Little Retrieval Test: temperature 0, 10 tokens; \
+                    Minerva: temperature 0, top-p 1, 4,096 tokens. Typing below sends those values to every suite instead.")}
+                {field("Temperature", sampling_input("llm-temperature", f.temperature, f.paper_sampling), "empty = not sent")}
+                {field("Max tokens", sampling_input("llm-max-tokens", f.max_tokens, f.paper_sampling), "reply length cap; empty = provider default")}
+                {field("Top-p", sampling_input("llm-top-p", f.top_p, f.paper_sampling), "")}
                 {field("Seed", text_input("llm-seed", f.seed), "sampling seed, where the API has one")}
                 {field("Concurrency", text_input("llm-concurrency", f.concurrency), "requests in flight at once")}
                 {field("Prices per 1M tokens", view! {

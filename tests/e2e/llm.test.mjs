@@ -46,7 +46,13 @@ async function configure(page, o) {
   await page.fill('#llm-base-url', o.base);
   await page.fill('#llm-model', o.model ?? 'smollm2');
   await page.fill('#llm-key', o.key ?? '');
-  await page.fill('#llm-max-tokens', String(o.maxTokens ?? 16));
+  // The papers' sampling is the default; typing a cap sends that cap to every suite instead.
+  if (o.paperSampling) {
+    await page.setChecked('#llm-paper-sampling', true);
+  } else {
+    await page.fill('#llm-max-tokens', String(o.maxTokens ?? 16));
+    assert.equal(await page.isChecked('#llm-paper-sampling'), false, 'typing a sampling value turns the papers\' sampling off');
+  }
   await page.fill('#llm-concurrency', String(o.concurrency ?? 2));
   await page.fill('#llm-timeout', String(o.timeout ?? 120));
   await page.fill('#llm-retries', String(o.retries ?? 6));

@@ -112,8 +112,12 @@ pub struct RunArgs {
     pub model: String,
     #[arg(long, default_value_t = 4)]
     pub concurrency: usize,
-    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
-    pub temperature: f64,
+    /// Sampling temperature. Without --temperature, --max-tokens and --top-p each suite is sampled as
+    /// its paper did: N-back at the API's default temperature with no cap, LRT at 0 with 10 tokens,
+    /// Minerva at 0, top-p 1, 4,096 tokens. Giving any of the three sends what is given, for every suite
+    /// (temperature 0 when only the others are given).
+    #[arg(long, allow_negative_numbers = true)]
+    pub temperature: Option<f64>,
     /// Reply length cap (Anthropic needs one: 1024 when absent).
     #[arg(long, value_name = "N")]
     pub max_tokens: Option<u32>,
@@ -275,6 +279,7 @@ fn fingerprint(p: &ProviderConfig, suite: SuiteArg) -> serde_json::Value {
         "max_tokens": p.max_tokens,
         "top_p": p.top_p,
         "seed": p.seed,
+        "paper_sampling": p.paper_sampling,
     })
 }
 
@@ -350,7 +355,8 @@ pub fn run(cmd: &LlmCmd) -> Result<(), String> {
 fn run_suite(a: &RunArgs) -> Result<(), String> {
     let kind = a.provider.kind();
     let mut provider = ProviderConfig::new(kind, a.base_url.clone().unwrap_or_default(), &a.model);
-    provider.temperature = Some(a.temperature);
+    provider.paper_sampling = a.temperature.is_none() && a.max_tokens.is_none() && a.top_p.is_none();
+    provider.temperature = Some(a.temperature.unwrap_or(0.0));
     provider.max_tokens = a.max_tokens;
     provider.top_p = a.top_p;
     provider.seed = a.sampling_seed;

@@ -13,7 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use wmlab_core::llm::{Message, Role};
+use wmlab_core::llm::{Message, Role, Suite};
 
 use crate::error::{LlmError, LlmErrorKind};
 use crate::{HttpRequest, HttpResponse, Secret};
@@ -80,6 +80,11 @@ pub struct ProviderConfig {
     /// OpenAI's newer models want `max_completion_tokens` instead of `max_tokens`.
     #[serde(default)]
     pub max_completion_tokens_field: bool,
+    /// Sample each suite as its paper did ([`Suite::paper_sampling`]): temperature, max_tokens and top_p
+    /// above are then replaced per sample by the suite's values. The app and the CLI turn it on unless the
+    /// user sets one of them; records made before it existed read as off.
+    #[serde(default)]
+    pub paper_sampling: bool,
 }
 
 fn zero() -> Option<f64> {
@@ -101,7 +106,21 @@ impl ProviderConfig {
             top_p: None,
             seed: None,
             max_completion_tokens_field: false,
+            paper_sampling: false,
         }
+    }
+
+    /// The configuration a sample of `suite` is sent with: this one, with the suite's paper sampling when
+    /// [`ProviderConfig::paper_sampling`] is on.
+    pub fn for_suite(&self, suite: Suite) -> ProviderConfig {
+        let mut c = self.clone();
+        if self.paper_sampling {
+            let p = suite.paper_sampling();
+            c.temperature = p.temperature;
+            c.max_tokens = p.max_tokens;
+            c.top_p = p.top_p;
+        }
+        c
     }
 
     fn base(&self) -> &str {
@@ -446,6 +465,34 @@ mod tests {
 
     fn msgs() -> Vec<Message> {
         vec![Message::system("Be brief."), Message::user("2+2?"), Message::assistant("4"), Message::user("3+3?")]
+    }
+
+    /// With the papers' sampling on, each suite's request carries its paper's values whatever the fields
+    /// say; off, the fields go to every suite.
+    #[test]
+    fn paper_sampling_per_suite() {
+        let mut c = ProviderConfig::new(ProviderKind::OpenAi, "http://127.0.0.1:18080/v1", "m");
+        c.temperature = Some(0.7);
+        c.max_tokens = Some(16);
+        let body = |c: &ProviderConfig| -> Value { serde_json::from_str(&c.chat_request(&msgs(), &Secret::none(), 1).body).unwrap() };
+        assert_eq!(c.for_suite(Suite::Minerva), c, "off: unchanged");
+        c.paper_sampling = true;
+        let m = body(&c.for_suite(Suite::Minerva));
+        assert_eq!((m["temperature"].as_f64(), m["max_tokens"].as_u64(), m["top_p"].as_f64()), (Some(0.0), Some(4096), Some(1.0)));
+        let l = body(&c.for_suite(Suite::Lrt));
+        assert_eq!((l["temperature"].as_f64(), l["max_tokens"].as_u64(), l.get("top_p")), (Some(0.0), Some(10), None));
+        let n = body(&c.for_suite(Suite::Nback));
+        assert!(n.get("temperature").is_none() && n.get("max_tokens").is_none() && n.get("top_p").is_none(), "{n}");
+        // Anthropic requires a cap: the N-back requests get the 1024 it always gets when none is set.
+        let mut a = ProviderConfig::new(ProviderKind::Anthropic, "", "claude");
+        a.paper_sampling = true;
+        let n = body(&a.for_suite(Suite::Nback));
+        assert_eq!(n["max_tokens"], 1024);
+        assert!(n.get("temperature").is_none());
+        // Records made before the flag read as off.
+        let mut old = serde_json::to_value(&c).unwrap();
+        old.as_object_mut().unwrap().remove("paper_sampling");
+        assert!(!serde_json::from_value::<ProviderConfig>(old).unwrap().paper_sampling);
     }
 
     #[test]

@@ -359,7 +359,12 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
 
     /// One request with cache, retries, timeout, pause and cancel. `retries` counts the retries made.
     pub async fn call(&self, messages: &[Message], control: &Control, retries: &Cell<u32>) -> Result<Call, LlmError> {
-        let key = cache_key(&self.provider, messages);
+        self.call_as(&self.provider, messages, control, retries).await
+    }
+
+    /// [`Runner::call`] with a given provider configuration (a sample's, [`ProviderConfig::for_suite`]).
+    async fn call_as(&self, provider: &ProviderConfig, messages: &[Message], control: &Control, retries: &Cell<u32>) -> Result<Call, LlmError> {
+        let key = cache_key(provider, messages);
         if let Some(reply) = self.cache.get(&key).await {
             self.bump(|p| p.cache_hits += 1);
             return Ok(Call { reply, latency_ms: 0.0, cached: true });
@@ -373,7 +378,7 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
             if control.is_cancelled() {
                 return Err(LlmError::cancelled());
             }
-            let req = self.provider.chat_request(messages, &self.key, timeout);
+            let req = provider.chat_request(messages, &self.key, timeout);
             let t0 = self.clock.now_ms();
             let send = Box::pin(self.transport.send(req));
             let guard = Box::pin(async {
@@ -388,9 +393,9 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
             };
             let latency = self.clock.now_ms() - t0;
             let outcome = match result {
-                Err(e) => Err(from_transport(&e, self.provider.kind, &self.provider.base_url, timeout)),
-                Ok(resp) if (200..300).contains(&resp.status) => self.provider.parse_reply(&resp.body),
-                Ok(resp) => Err(from_status(&resp, self.provider.kind, &self.provider.model, &self.key, self.clock.now_ms())),
+                Err(e) => Err(from_transport(&e, provider.kind, &provider.base_url, timeout)),
+                Ok(resp) if (200..300).contains(&resp.status) => provider.parse_reply(&resp.body),
+                Ok(resp) => Err(from_status(&resp, provider.kind, &provider.model, &self.key, self.clock.now_ms())),
             };
             match outcome {
                 Ok(reply) => {
@@ -548,13 +553,14 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
     ) -> Option<Outcome> {
         let mut o = self.base_outcome(s);
         let retries = Cell::new(0u32);
+        let sample_provider = self.provider.for_suite(s.suite);
         match &s.body {
             SampleBody::Single(single) => {
                 if self.options.keep_prompts {
                     o.messages = single.messages.clone();
                 }
                 o.reference = Some(single.reference.clone());
-                let r = self.call(&single.messages, control, &retries).await;
+                let r = self.call_as(&sample_provider, &single.messages, control, &retries).await;
                 o.retries = retries.get();
                 match r {
                     Err(e) if e.kind == LlmErrorKind::Cancelled => return None,
@@ -604,7 +610,7 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
                     p.tokens_out += o.tokens_out;
                 });
                 while let Some(msgs) = d.next_request() {
-                    match self.call(&msgs, control, &retries).await {
+                    match self.call_as(&sample_provider, &msgs, control, &retries).await {
                         Err(e) if e.kind == LlmErrorKind::Cancelled => return None,
                         Err(e) => {
                             o.error = Some(e);

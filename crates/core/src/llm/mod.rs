@@ -53,6 +53,46 @@ pub enum Suite {
     Minerva,
 }
 
+/// The sampling parameters a suite's paper sent (`None` = not sent: the API's default).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PaperSampling {
+    pub temperature: Option<f64>,
+    pub max_tokens: Option<u32>,
+    pub top_p: Option<f64>,
+    /// Where the values come from, for people.
+    pub source: &'static str,
+}
+
+impl Suite {
+    /// How each paper's runner sampled (`shared/spec/reference-implementations.md` §2.1, §3.1, §4.4):
+    /// N-back sent no temperature (GPT-3.5 at the API's default, 1.0 for OpenAI) and no length cap;
+    /// the Little Retrieval Test temperature 0 and 10 tokens (`max_tokens_to_sample=10`); Minerva
+    /// temperature 0, top-p 1 and 4,096 tokens (`inference.py`: snapshot, replace and overwrite answers
+    /// run to thousands of tokens).
+    pub fn paper_sampling(self) -> PaperSampling {
+        match self {
+            Suite::Nback => PaperSampling {
+                temperature: None,
+                max_tokens: None,
+                top_p: None,
+                source: "N-back (Gong et al.): GPT-3.5 at the API's default temperature (1.0 for OpenAI), no length cap",
+            },
+            Suite::Lrt => PaperSampling {
+                temperature: Some(0.0),
+                max_tokens: Some(10),
+                top_p: None,
+                source: "Little Retrieval Test: temperature 0, 10 tokens",
+            },
+            Suite::Minerva => PaperSampling {
+                temperature: Some(0.0),
+                max_tokens: Some(4096),
+                top_p: Some(1.0),
+                source: "Minerva (inference.py): temperature 0, top-p 1, 4,096 tokens",
+            },
+        }
+    }
+}
+
 /// The reference answer of a single-request sample: text, or a list (set metrics, Minerva lists), or
 /// per-agent lists (theory of mind).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
