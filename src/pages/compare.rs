@@ -693,6 +693,10 @@ pub fn Compare(link: Option<String>) -> impl IntoView {
             <p class="small">"Thick lines with filled markers: the chosen results, one colour each. Thin lines: people in the WorM \
                 study (dark), published LLM numbers, and the chance model (dashed grey). The marker shape tells the curves of one \
                 panel apart (e.g. list lengths)."</p>
+            <p class="small" id="cmp-chance-explained">"The chance model guesses among the answers a participant can give: 1/2 for \
+                the yes/no tasks, 1/9 for VSR and SMU, 1/8 for each CS recall probe. The WorM paper draws CS's chance line at 0.04 \
+                (Fig. A9) without saying how it was derived; it is below what any guess among the 8 options scores, so a CS curve \
+                at 0.125 is still at chance here."</p>
 
             <h2>"Scores A and B (Table A3)"</h2>
             <p class="small" id="cmp-scores-explained">"For each effect, A = |(M_A − H_A) / H_A| compares the slope of the subject's \

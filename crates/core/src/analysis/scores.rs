@@ -315,6 +315,10 @@ pub fn chance_level(task: StudyTask) -> Option<f64> {
     }
 }
 
+/// Where the WorM paper draws CS's chance line (Fig. A9 caption: "The chance level is 0.04"); the app's
+/// chance model for CS is 1/8 per recall probe ([`chance_level`]), what guessing among the options scores.
+pub const CS_PAPER_CHANCE_LINE: f64 = 0.04;
+
 /// The chance model's curves on the axes of [`human_curves`] (same panels, labels and x), flat at
 /// [`chance_level`]. Empty for tasks without human curves.
 pub fn chance_curves(task: StudyTask) -> Vec<Curve> {
@@ -323,7 +327,13 @@ pub fn chance_curves(task: StudyTask) -> Vec<Curve> {
         .into_iter()
         .map(|mut h| {
             h.points.iter_mut().for_each(|p| p.1 = c);
-            h.note = Some(format!("chance model: accuracy {c:.4} at every point"));
+            h.note = Some(match task {
+                StudyTask::Worm(TaskId::Cs) => format!(
+                    "chance model: accuracy {c:.4} at every point (a guess among the 8 options of each recall probe); \
+                     the paper's Fig. A9 draws its chance line at {CS_PAPER_CHANCE_LINE}, below any such guess"
+                ),
+                _ => format!("chance model: accuracy {c:.4} at every point"),
+            });
             h
         })
         .collect()
@@ -452,6 +462,9 @@ mod tests {
         assert!((sv(TaskId::Vsr) - 1.0 / 9.0).abs() < 1e-15);
         assert!((sv(TaskId::Smu) - 1.0 / 9.0).abs() < 1e-15);
         assert_eq!(sv(TaskId::Cs), 0.125);
+        // CS: the paper's figure line (0.04) is said beside the app's 1/8.
+        let cs = chance_curves(StudyTask::Worm(TaskId::Cs));
+        assert!(cs.iter().all(|c| c.note.as_deref().is_some_and(|n| n.contains("0.125") && n.contains("0.04"))), "{cs:?}");
         for id in [TaskId::Vir, TaskId::VsRec, TaskId::CdColor, TaskId::CdConjunction] {
             assert_eq!(sv(id), 0.5);
         }
