@@ -16,7 +16,14 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use wmlab_core::analysis::ScoreRow;
 use wmlab_core::compare::{self as cmp, common_task, content_id, Compared, Comparison, Extras, Panel, Who};
+use wmlab_core::people::reference::has_human_reference;
 use wmlab_core::people::StudyTask;
+use wmlab_core::TaskId;
+
+/// Whether a task has published numbers to draw: the WorM human curves, or the N-back papers' LLM results.
+fn has_published(t: StudyTask) -> bool {
+    has_human_reference(t) || t.nback().is_some()
+}
 use wmlab_core::record::ResultRecord;
 use wmlab_core::share;
 
@@ -49,7 +56,8 @@ impl CompareState {
     pub fn new() -> Self {
         CompareState {
             chosen: RwSignal::new(Vec::new()),
-            task: RwSignal::new(None),
+            // Nothing chosen yet: the published numbers of VSR are drawn from the start.
+            task: RwSignal::new(Some(StudyTask::Worm(TaskId::Vsr))),
             human: RwSignal::new(true),
             chance: RwSignal::new(false),
             published: RwSignal::new(true),
@@ -58,10 +66,18 @@ impl CompareState {
     fn items(&self) -> Vec<Compared> {
         self.chosen.with(|c| c.iter().map(|x| x.item.clone()).collect())
     }
-    /// Keep the task if some chosen result has it, else the one most of them share.
+    /// Keep the task if some chosen result has it, else the one most of them share; with nothing chosen,
+    /// any task with published numbers (VSR unless one is chosen), so the page is never empty.
     fn fix_task(&self) {
         let items = self.items();
-        let ok = self.task.get_untracked().is_some_and(|t| items.iter().any(|c| c.tasks().contains(&t)));
+        let t = self.task.get_untracked();
+        if items.is_empty() {
+            if !t.is_some_and(has_published) {
+                self.task.set(Some(StudyTask::Worm(TaskId::Vsr)));
+            }
+            return;
+        }
+        let ok = t.is_some_and(|t| items.iter().any(|c| c.tasks().contains(&t)));
         if !ok {
             self.task.set(common_task(&items));
         }
@@ -464,6 +480,10 @@ pub fn Compare(link: Option<String>) -> impl IntoView {
     });
     let all_tasks = Memo::new(move |_| {
         let items = st.chosen.with(|c| c.iter().map(|x| x.item.tasks()).collect::<Vec<_>>());
+        if items.is_empty() {
+            // Nothing chosen: every task with published numbers to look at.
+            return StudyTask::all().into_iter().filter(|&t| has_published(t)).map(|t| (t, 0)).collect::<Vec<_>>();
+        }
         StudyTask::all()
             .into_iter()
             .filter_map(|t| {
@@ -573,7 +593,12 @@ pub fn Compare(link: Option<String>) -> impl IntoView {
             return view! { <p class="small" id="cmp-plots-empty">"Choose results above to draw them."</p> }.into_any();
         }
         if ps.is_empty() {
-            return view! { <p class="small" id="cmp-plots-empty">"None of the chosen results has trial rows of this task."</p> }.into_any();
+            let msg = if st.chosen.with(|c| c.is_empty()) {
+                "Nothing to draw: tick \"people\" or \"published LLM numbers\" above, or choose results."
+            } else {
+                "None of the chosen results has trial rows of this task."
+            };
+            return view! { <p class="small" id="cmp-plots-empty">{msg}</p> }.into_any();
         }
         let names = names.get();
         let n = ps.len();
@@ -675,7 +700,10 @@ pub fn Compare(link: Option<String>) -> impl IntoView {
                     <select id="cmp-task" on:change=on_task prop:value=move || st.task.get().map(|t| t.as_str()).unwrap_or("")>
                         {move || all_tasks.get().into_iter().map(|(t, n)| view! {
                             <option value=t.as_str() selected=move || st.task.get() == Some(t)>
-                                {format!("{} — {} ({n} of {})", t.as_str(), t.title(), st.chosen.with(|c| c.len()))}
+                                {match st.chosen.with(|c| c.len()) {
+                                    0 => format!("{} — {} (published numbers)", t.as_str(), t.title()),
+                                    k => format!("{} — {} ({n} of {k})", t.as_str(), t.title()),
+                                }}
                             </option>
                         }).collect_view()}
                     </select>

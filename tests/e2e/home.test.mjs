@@ -1,5 +1,6 @@
-// Home: every way in leads to a page that works today (nothing "coming soon"), and the People card
-// starts a short study at once, as a participant sees it (no app navigation).
+// Home: every way in leads to a page that works today (nothing "coming soon"; Compare shows the
+// published numbers before anything is chosen), and the People card starts a short study at once, as a
+// participant sees it (no app navigation).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve, launch, openPage } from './helpers.mjs';
@@ -23,6 +24,15 @@ test('home: each kind of subject is one click from a working page', async () => 
   for (const [id, sel] of [['card-llm', '#llm'], ['card-networks', '#networks'], ['card-compare', '#compare']]) {
     await page.click(`#${id}`);
     await page.waitForSelector(sel);
+    if (id === 'card-compare') {
+      // Nothing chosen in this fresh browser, yet the page is not empty: VSR's published human curves.
+      await page.waitForSelector('#cmp-plots canvas[data-drawn="true"]');
+      assert.equal(await page.$eval('#cmp-task', (s) => s.value), 'VSR');
+      const options = await page.$$eval('#cmp-task option', (os) => os.map((o) => o.value));
+      assert.ok(options.includes('CD-Color') && options.includes('nback-verbal'), JSON.stringify(options));
+      await page.selectOption('#cmp-task', 'nback-verbal');
+      await page.waitForSelector('#cmp-plots canvas[data-drawn="true"]');
+    }
     await page.goBack();
     await page.waitForSelector('#home-ways');
   }

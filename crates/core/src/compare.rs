@@ -424,12 +424,13 @@ pub fn panels(task: StudyTask, subjects: &[Vec<Curve>], extras: Extras) -> Vec<P
         for (name, curves) in by_panel {
             let i = match out.iter().position(|p| p.name == name) {
                 Some(i) => i,
-                None if is_subject => {
+                // With no subject at all, the references make their own panels (the page is never empty).
+                None if is_subject || subjects.is_empty() => {
                     let y_name = if name.ends_with("dprime") { "d′" } else if name.ends_with("_rate") { "rate" } else { "accuracy" };
                     out.push(Panel { name: name.clone(), x_name: curves[0].x_name.clone(), y_name: y_name.into(), labels: Vec::new(), series: Vec::new() });
                     out.len() - 1
                 }
-                // References only on panels some subject has.
+                // Otherwise references only on panels some subject has.
                 None => continue,
             };
             let p = &mut out[i];
@@ -632,6 +633,12 @@ mod tests {
         assert_eq!(none[0].series.len(), 1);
         // Nothing of the task: no panels, no human-only panels.
         assert!(panels(VSR, &[vec![]], Extras { human: true, chance: true, published: true }).is_empty());
+        // No subject chosen at all: the published references alone (the Compare page is never empty).
+        let refs = panels(VSR, &[], Extras { human: true, chance: false, published: true });
+        assert!(!refs.is_empty());
+        assert!(refs.iter().all(|p| p.series.iter().all(|s| s.who.key() == "human")), "{refs:?}");
+        assert!(panels(VSR, &[], Extras { human: false, chance: false, published: false }).is_empty());
+        assert!(!panels(VERBAL, &[], Extras { human: false, chance: false, published: true }).is_empty(), "the N-back papers' LLM numbers");
 
         let table = score_table(VSR, &[human_like, vec![], flat]);
         assert_eq!(table.iter().map(|t| t.0.key()).collect::<Vec<_>>(), ["s0", "s2", "chance"], "a subject without the task has no rows");
