@@ -166,7 +166,6 @@ mod imp {
 
     use burn::prelude::Device;
     use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-    use wmlab_core::analysis::scores::table_a3;
     use wmlab_core::people::{StudyTask, human_curves, subject_curves_with};
     use wmlab_nn::train::{TrainConfig, Trainer};
     use wmlab_nn::{Arch, Checkpoint};
@@ -471,11 +470,13 @@ mod imp {
         use wmlab_core::chance::{LEVEL, record_significance};
         let significance = record_significance(&record);
         let opts = wmlab_core::people::CurveOptions { cd_pooled: a.cd_pooled };
+        // Every Table A3 row (per task id, then CD with the five features pooled, as the paper).
+        let table = wmlab_core::analysis::record_table_a3_with(&record, opts);
         for t in ck.train.task_ids() {
             let st = StudyTask::Worm(t);
             let subject = subject_curves_with(&record, st, opts);
             let human = human_curves(st);
-            let a3 = if human.is_empty() { Vec::new() } else { table_a3(st, &subject, &human) };
+            let a3: Vec<_> = table.iter().filter(|r| r.task == t.as_str()).collect();
             if let Some(v) = accuracy_of(t.as_str()) {
                 accuracy.insert(t.as_str().into(), serde_json::json!(v));
             }
@@ -517,8 +518,7 @@ mod imp {
             "above_chance_ids": above,
             "significance_level": LEVEL,
             "tasks": tasks,
-            // Every Table A3 row (per task id, then CD with the five features pooled, as the paper).
-            "table_a3": wmlab_core::analysis::record_table_a3_with(&record, opts),
+            "table_a3": table,
             "cd_retention": if a.cd_pooled { serde_json::json!("pooled") } else { serde_json::json!(wmlab_core::people::CD_PAPER_RETENTION) },
             "record": a.record.as_ref().map(|p| p.display().to_string()),
         });

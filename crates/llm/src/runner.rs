@@ -357,13 +357,10 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
         f(&mut self.progress.borrow_mut());
     }
 
-    /// One request with cache, retries, timeout, pause and cancel. `retries` counts the retries made.
-    pub async fn call(&self, messages: &[Message], control: &Control, retries: &Cell<u32>) -> Result<Call, LlmError> {
-        self.call_as(&self.provider, messages, control, retries).await
-    }
-
-    /// [`Runner::call`] with a given provider configuration (a sample's, [`ProviderConfig::for_suite`]).
-    async fn call_as(&self, provider: &ProviderConfig, messages: &[Message], control: &Control, retries: &Cell<u32>) -> Result<Call, LlmError> {
+    /// One request with cache, retries, timeout, pause and cancel, sent with `provider` (the run's
+    /// configuration as a sample's suite sends it, [`ProviderConfig::for_suite`]). `retries` counts the
+    /// retries made.
+    pub async fn call(&self, provider: &ProviderConfig, messages: &[Message], control: &Control, retries: &Cell<u32>) -> Result<Call, LlmError> {
         let key = cache_key(provider, messages);
         if let Some(reply) = self.cache.get(&key).await {
             self.bump(|p| p.cache_hits += 1);
@@ -560,7 +557,7 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
                     o.messages = single.messages.clone();
                 }
                 o.reference = Some(single.reference.clone());
-                let r = self.call_as(&sample_provider, &single.messages, control, &retries).await;
+                let r = self.call(&sample_provider, &single.messages, control, &retries).await;
                 o.retries = retries.get();
                 match r {
                     Err(e) if e.kind == LlmErrorKind::Cancelled => return None,
@@ -610,7 +607,7 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
                     p.tokens_out += o.tokens_out;
                 });
                 while let Some(msgs) = d.next_request() {
-                    match self.call_as(&sample_provider, &msgs, control, &retries).await {
+                    match self.call(&sample_provider, &msgs, control, &retries).await {
                         Err(e) if e.kind == LlmErrorKind::Cancelled => return None,
                         Err(e) => {
                             o.error = Some(e);

@@ -375,24 +375,19 @@ impl WormModel {
             Memory::Gru(m) => m.forward(x, None),
             Memory::Lstm(m) => m.forward(x, None).0,
             Memory::Trf(m) => {
-                let pos = Tensor::<1, Int>::arange(0..t as i64, &device).reshape([1, t]).expand([b, t]);
-                let x = x + m.pos.forward(pos);
+                let x = x + m.pos.forward(step_positions(b, t, &device));
                 let causal = generate_autoregressive_mask(b, t, &device);
-                let pad: Vec<bool> = input.seq_len.iter().flat_map(|&n| (0..t).map(move |s| s >= n.max(1))).collect();
-                let pad = Tensor::<1, Bool>::from_data(TensorData::new(pad, [b * t]), &device).reshape([b, t]);
+                let pad = padding_mask(&input.seq_len, t, &device);
                 m.encoder.forward(TransformerEncoderInput::new(x).mask_attn(causal).mask_pad(pad))
             }
             Memory::DistTrf(m) => {
-                let pos = Tensor::<1, Int>::arange(0..t as i64, &device).reshape([1, t]).expand([b, t]);
                 let content = x.clone();
-                let x = x + m.pos.forward(pos);
+                let x = x + m.pos.forward(step_positions(b, t, &device));
                 // Strictly causal: a step compares itself with the steps before it (its own input reaches
                 // the output through the residual path).
                 let causal = Tensor::<2, Bool>::tril_mask([t, t], -1, &device).reshape([1, t, t]).expand([b, t, t]);
-                let pad: Vec<bool> = input.seq_len.iter().flat_map(|&n| (0..t).map(move |s| s >= n.max(1))).collect();
-                let pad = Tensor::<1, Bool>::from_data(TensorData::new(pad, [b * t]), &device).reshape([b, 1, t]);
-                let masked = causal.bool_or(pad.expand([b, t, t]));
-                m.encoder.forward(x, content, masked)
+                let pad = padding_mask(&input.seq_len, t, &device).reshape([b, 1, t]).expand([b, t, t]);
+                m.encoder.forward(x, content, causal.bool_or(pad))
             }
         }
     }
@@ -436,6 +431,19 @@ impl WormModel {
         let v = data.convert::<f32>().try_into_vec::<f32>().map_err(|e| format!("readback: {e:?}"))?;
         Ok((0..rows).map(|r| v[r * cols..(r + 1) * cols].to_vec()).collect())
     }
+}
+
+/// Step indices `[B, T]` (0..T in every row), for the Transformers' positional embedding.
+fn step_positions(b: usize, t: usize, device: &Device) -> Tensor<2, Int> {
+    Tensor::<1, Int>::arange(0..t as i64, device).reshape([1, t]).expand([b, t])
+}
+
+/// `[B, T]`, true at a trial's padding steps (at or after its length; a trial of length 0 keeps step 0
+/// so no row is all padding).
+fn padding_mask(seq_len: &[usize], t: usize, device: &Device) -> Tensor<2, Bool> {
+    let b = seq_len.len();
+    let pad: Vec<bool> = seq_len.iter().flat_map(|&n| (0..t).map(move |s| s >= n.max(1))).collect();
+    Tensor::<1, Bool>::from_data(TensorData::new(pad, [b * t]), device).reshape([b, t])
 }
 
 /// Number of parameters of a config (built on the given device).

@@ -1,10 +1,11 @@
-//! The distance-attention Transformer of the `quick` preset ([`wmlab_nn::dist_attn`]): it is causal, it
-//! weighs an identical earlier frame most, checkpoints keep it, and — the reason it exists — it learns
-//! change detection where the paper's dot-product attention does not in the same number of trials.
+//! The distance-attention Transformer of the `quick` preset ([`wmlab_nn::dist_attn`]): it weighs an
+//! identical earlier frame most, checkpoints keep it (its causality is tested in `nn.rs`), and — the
+//! reason it exists — it learns change detection where the paper's dot-product attention does not in
+//! the same number of trials.
 
 use burn::prelude::*;
 use wmlab_core::Split;
-use wmlab_core::task::{MAX_STEPS, TaskId, Trial};
+use wmlab_core::task::{TaskId, Trial};
 use wmlab_nn::batch::{Batch, all_specs, joint_trials};
 use wmlab_nn::dist_attn::DistEncoder;
 use wmlab_nn::model::{Arch, Attention, Encoder, ModelConfig, ModelInput};
@@ -66,47 +67,18 @@ fn an_identical_earlier_frame_weighs_most() {
     }
 }
 
-/// The distance-attention model is causal (as the paper's), and a checkpoint restores it exactly.
+/// A checkpoint keeps the distance attention and restores the model exactly (causality is tested with
+/// the dot-product Transformer's in `nn.rs`).
 #[test]
-fn causal_and_checkpointed() {
+fn checkpoint_keeps_the_distance_attention() {
     let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let device = cpu_device();
     device.seed(5);
     let cfg = TrainConfig::new(dist_model()).with_steps(2);
     let model = cfg.model.init(&device);
-    let ts: Vec<Trial> = joint_trials(&all_specs(), 7, Split::Train, 0, 1, None)
-        .into_iter()
-        .filter(|t| t.len() >= 8)
-        .take(3)
-        .collect();
+    let ts: Vec<Trial> = joint_trials(&all_specs(), 7, Split::Train, 0, 1, None);
     let batch = Batch::from_trials(&ts);
-    let t_cut = 4;
-    let mut changed = batch.clone();
-    for i in 0..changed.size {
-        for s in t_cut + 1..MAX_STEPS {
-            let off = (i * MAX_STEPS + s) * 3 * 32 * 32;
-            for (k, v) in changed.frames[off..off + 3 * 32 * 32].iter_mut().enumerate() {
-                *v = ((k * 7 + s) % 11) as f32 / 10.0;
-            }
-        }
-    }
     let h0 = host(model.hidden(&ModelInput::from_batch(&batch, &device)));
-    let h1 = host(model.hidden(&ModelInput::from_batch(&changed, &device)));
-    let mut later_differs = false;
-    for i in 0..batch.size {
-        for s in 0..MAX_STEPS {
-            for k in 0..16 {
-                let (x, y) = (h0[(i * MAX_STEPS + s) * 16 + k], h1[(i * MAX_STEPS + s) * 16 + k]);
-                if s <= t_cut {
-                    assert!((x - y).abs() < 1e-5, "trial {i} step {s}: {x} vs {y}");
-                } else if (x - y).abs() > 1e-4 {
-                    later_differs = true;
-                }
-            }
-        }
-    }
-    assert!(later_differs);
-
     let ck = Checkpoint::from_model(&model, cfg, Default::default()).unwrap();
     let back = Checkpoint::from_bundle(&ck.to_bundle()).unwrap();
     assert_eq!(back.train.model.attention, Some(Attention::Distance));

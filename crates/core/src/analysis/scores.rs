@@ -249,26 +249,27 @@ pub fn record_table_a3_with(record: &crate::record::ResultRecord, opts: crate::p
             "subject pooled over every retention interval".to_string()
         }
     };
-    let mut rows: Vec<ScoreRow> = TaskId::ALL
-        .into_iter()
-        .map(StudyTask::Worm)
-        .flat_map(|t| {
-            let human = human_curves(t);
-            if human.is_empty() {
-                return Vec::new();
+    let mut rows = Vec::new();
+    // Each CD id's curves (subject, human), for the pooled row after the per-id rows.
+    let mut cd: Vec<(StudyTask, Vec<Curve>, Vec<Curve>)> = Vec::new();
+    for t in TaskId::ALL.into_iter().map(StudyTask::Worm) {
+        let human = human_curves(t);
+        if human.is_empty() {
+            continue;
+        }
+        let subject = subject_curves_with(record, t, opts);
+        let mut task_rows = table_a3(t, &subject, &human);
+        if matches!(t, StudyTask::Worm(id) if id.is_cd()) {
+            let note = cd_note(t);
+            for r in &mut task_rows {
+                r.note = format!("{}{note}", sep(&r.note));
             }
-            let mut rows = table_a3(t, &subject_curves_with(record, t, opts), &human);
-            if matches!(t, StudyTask::Worm(id) if id.is_cd()) {
-                for r in &mut rows {
-                    r.note = format!("{}{}", sep(&r.note), cd_note(t));
-                }
-            }
-            rows
-        })
-        .collect();
+            cd.push((t, subject, human));
+        }
+        rows.extend(task_rows);
+    }
     // CD, the five features pooled: per set size, the mean over the features of each side's accuracy.
-    let cd: Vec<StudyTask> = TaskId::ALL.into_iter().filter(|t| t.is_cd()).map(StudyTask::Worm).collect();
-    let pool = |curves: Vec<Curve>| -> Option<Curve> {
+    let pool = |curves: Vec<&Curve>| -> Option<Curve> {
         let mut by_x: std::collections::BTreeMap<i64, (f64, usize)> = Default::default();
         for c in &curves {
             for &(x, y) in &c.points {
@@ -286,14 +287,13 @@ pub fn record_table_a3_with(record: &crate::record::ResultRecord, opts: crate::p
             note: None,
         })
     };
-    let subject = pool(cd.iter().flat_map(|&t| subject_curves_with(record, t, opts)).collect());
-    let human = pool(cd.iter().flat_map(|&t| human_curves(t)).collect());
-    if let Some(human) = human {
-        let subject: Vec<Curve> = subject.into_iter().collect();
-        for mut r in table_a3(cd[0], &subject, &[human]) {
+    let subject: Vec<Curve> = pool(cd.iter().flat_map(|(_, s, _)| s).collect()).into_iter().collect();
+    if let (Some(human), Some(&(first, ..))) = (pool(cd.iter().flat_map(|(_, _, h)| h).collect()), cd.first()) {
+        let ids = cd.iter().filter(|(_, s, _)| !s.is_empty()).count();
+        let note = cd_note(first);
+        for mut r in table_a3(first, &subject, &[human]) {
             r.task = "CD".into();
-            let ids = cd.iter().filter(|&&t| !subject_curves_with(record, t, opts).is_empty()).count();
-            r.note = format!("{}the five features pooled ({ids} of 5 with data); {}", sep(&r.note), cd_note(cd[0]));
+            r.note = format!("{}the five features pooled ({ids} of 5 with data); {note}", sep(&r.note));
             rows.push(r);
         }
     }
