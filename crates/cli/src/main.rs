@@ -39,6 +39,7 @@ pub const MAX_COUNT: u64 = 100_000;
         wmlab llm run --suite lrt --lines 500,1000 --tests 10 --provider openai --base-url http://127.0.0.1:18080/v1 --model smollm2 --out runs/lrt\n  \
         wmlab llm run --suite nback --variant letters --provider anthropic --model claude-sonnet-4-5 --out runs/nback\n  \
         wmlab score < predictions.jsonl > scored.jsonl\n  \
+        wmlab stats < tests.jsonl > p_values.jsonl\n  \
         wmlab train --arch lstm --capacity 32 --preset tiny --steps 300 --backend cpu --seed 86 --out runs/lstm-tiny\n  \
         wmlab eval --checkpoint runs/lstm-tiny --n 100 --record runs/lstm-tiny/record.json"
 )]
@@ -83,6 +84,23 @@ enum Cmd {
         `prediction`; the output is the same object plus `score` (or hit_rate, false_alarm_rate, accuracy, dprime, \
         dprime_notebook for nback), or an `error` field. Errors never stop the stream.")]
     Score,
+    /// Hypothesis tests on JSONL lines from stdin ({"test": "t1"|"t_ind"|"welch"|"mannwhitney"|
+    /// "wilcoxon"|"kruskal"|"binom"|"ci_mean", ...}) to stdout, in order.
+    #[command(long_about = "Hypothesis tests: read JSON lines from stdin, write one JSON line per non-blank input line to \
+        stdout, in order (SciPy's conventions; the same code as the app's p-values).\n\n  \
+        {\"test\":\"t1\",\"a\":[..],\"mu\":0.5}            one-sample t-test, two-sided -> {\"statistic\",\"p\"}\n  \
+        {\"test\":\"t_ind\",\"a\":[..],\"b\":[..]}          Student's two-sample t-test (pooled variance)\n  \
+        {\"test\":\"welch\",\"a\":[..],\"b\":[..]}          Welch's t-test (unequal variances)\n  \
+        {\"test\":\"mannwhitney\",\"a\":[..],\"b\":[..]}    U of a; two-sided, normal approximation, tie and \
+        continuity corrections\n  \
+        {\"test\":\"wilcoxon\",\"a\":[..],\"b\":[..]}       paired signed-rank (b omitted: a against 0); zeros \
+        dropped, tie-corrected, no continuity correction; statistic = min(W+, W-)\n  \
+        {\"test\":\"kruskal\",\"groups\":[[..],[..]]}     Kruskal-Wallis H, tie-corrected, chi-square with k-1 df\n  \
+        {\"test\":\"binom\",\"k\":K,\"n\":N,\"p0\":P}       exact one-sided binomial, P(X >= k) -> {\"p\"}\n  \
+        {\"test\":\"ci_mean\",\"a\":[..],\"level\":0.95}    t confidence interval of the mean -> {\"lo\",\"hi\"}\n\n\
+        A bad line gives {\"error\": \"...\"} on its line and the rest go on.",
+        after_help = "Example:\n  echo '{\"test\":\"t1\",\"a\":[0.61,0.55,0.7,0.58],\"mu\":0.5}' | wmlab stats")]
+    Stats,
     /// Train a WorM network jointly on the 14 task ids (flex CPU backend, or wgpu); one JSON line per
     /// validation check on stdout, config + checkpoints (best/, last/ with Adam's state) in OUT.
     Train(train::TrainArgs),
@@ -292,6 +310,7 @@ fn main() -> ExitCode {
         }
         Cmd::Llm(c) => llm::run(c),
         Cmd::Score => score::run(),
+        Cmd::Stats => score::stats(),
         Cmd::Train(a) => train::run_train(a),
         Cmd::Eval(a) => train::run_eval(a),
         Cmd::Analyse(a) => train::run_analyse(a),

@@ -1,9 +1,19 @@
-//! `wmlab score`: JSONL on stdin → JSONL on stdout through the core's `score_line`, one output line
-//! per non-blank input line, in order.
+//! `wmlab score` and `wmlab stats`: JSONL on stdin → JSONL on stdout through a core function
+//! (`score_line`, `stats_line`), one output line per non-blank input line, in order.
 
 use std::io::{BufRead, BufWriter, Write};
 
+/// `wmlab score`.
 pub fn run() -> Result<(), String> {
+    lines(wmlab_core::llm::score::score_line)
+}
+
+/// `wmlab stats`.
+pub fn stats() -> Result<(), String> {
+    lines(wmlab_core::stats::stats_line)
+}
+
+fn lines(each: fn(&str) -> String) -> Result<(), String> {
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
@@ -13,7 +23,7 @@ pub fn run() -> Result<(), String> {
         if trimmed.trim().is_empty() {
             continue;
         }
-        let scored = wmlab_core::llm::score::score_line(trimmed);
+        let scored = each(trimmed);
         if let Err(e) = writeln!(out, "{scored}") {
             if e.kind() == std::io::ErrorKind::BrokenPipe {
                 return Ok(());

@@ -360,3 +360,41 @@ fn bench_prints_one_line_per_task_and_a_joint_line() {
     assert_eq!(one.lines().count(), 1, "{one}");
     assert!(one.starts_with("CD-Gap"), "{one}");
 }
+
+/// `wmlab stats` end to end: every SciPy reference request through the binary, plus a bad line in the
+/// middle that answers with an error on its own line while the rest go on.
+#[test]
+fn stats_answers_every_line_in_order_as_scipy_does() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let reference = include_str!("../../core/tests/data/stats_reference.jsonl");
+    let cases: Vec<serde_json::Value> = reference.lines().skip(1).map(|l| serde_json::from_str(l).unwrap()).collect();
+    let mut input = String::new();
+    for (i, c) in cases.iter().enumerate() {
+        if i == 3 {
+            input.push_str("{\"test\":\"t1\",\"a\":[1]}\n\n");
+        }
+        input.push_str(&c["request"].to_string());
+        input.push('\n');
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wmlab"))
+        .arg("stats")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), cases.len() + 1, "one line out per non-blank line in");
+    assert!(lines[3]["error"].as_str().unwrap().contains("mu"), "{}", lines[3]);
+    let answers = lines[..3].iter().chain(&lines[4..]);
+    for (c, got) in cases.iter().zip(answers) {
+        for (key, want) in c["expected"].as_object().unwrap() {
+            let (g, w) = (got[key].as_f64().unwrap(), want.as_f64().unwrap());
+            assert!((g - w).abs() <= 1e-9 + 1e-7 * w.abs(), "{}: {key} {g} vs SciPy {w}", c["request"]);
+        }
+    }
+}

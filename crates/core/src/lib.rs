@@ -24,6 +24,7 @@ pub mod record;
 pub mod rng;
 pub mod sdt;
 pub mod share;
+pub mod stats;
 pub mod task;
 pub mod tasks;
 

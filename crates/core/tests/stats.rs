@@ -1,0 +1,75 @@
+//! `wmlab_core::stats` against SciPy: every request in `tests/data/stats_reference.jsonl` (written by
+//! `scripts/stats_reference.py` with SciPy, not by this code) must give SciPy's numbers.
+
+use wmlab_core::stats;
+
+const REFERENCE: &str = include_str!("data/stats_reference.jsonl");
+
+fn close(got: f64, want: f64) -> bool {
+    (got - want).abs() <= 1e-9 + 1e-7 * want.abs()
+}
+
+#[test]
+fn every_reference_case_matches_scipy() {
+    let mut lines = REFERENCE.lines();
+    let header: serde_json::Value = serde_json::from_str(lines.next().expect("header")).unwrap();
+    assert!(header["scipy"].is_string(), "the file says which SciPy wrote it");
+    let mut n = 0;
+    let mut seen = std::collections::BTreeSet::new();
+    for line in lines {
+        let case: serde_json::Value = serde_json::from_str(line).unwrap();
+        let request = case["request"].to_string();
+        let got: serde_json::Value = serde_json::from_str(&stats::stats_line(&request)).unwrap();
+        let want = case["expected"].as_object().unwrap();
+        assert!(got.get("error").is_none(), "{request} -> {got}");
+        for (key, w) in want {
+            let g = got[key].as_f64().unwrap_or_else(|| panic!("{request}: no {key} in {got}"));
+            let w = w.as_f64().unwrap();
+            assert!(close(g, w), "{request}: {key} = {g}, SciPy says {w}");
+        }
+        assert_eq!(got.as_object().unwrap().len(), want.len(), "{request} -> {got}: extra fields");
+        seen.insert(case["request"]["test"].as_str().unwrap().to_owned());
+        n += 1;
+    }
+    assert!(n >= 35, "only {n} cases");
+    let all: std::collections::BTreeSet<String> = stats::TEST_NAMES.iter().map(|s| s.to_string()).collect();
+    assert_eq!(seen, all, "every test of wmlab stats has reference cases");
+}
+
+#[test]
+fn bad_lines_say_why_and_never_give_nan() {
+    for (line, words) in [
+        ("not json", "not a JSON object"),
+        (r#"{"a":[1,2]}"#, "missing \"test\""),
+        (r#"{"test":"anova","a":[1,2]}"#, "unknown test \"anova\""),
+        (r#"{"test":"t1","a":[1,2,3]}"#, "mu"),
+        (r#"{"test":"t1","a":[1],"mu":0}"#, "at least 2"),
+        (r#"{"test":"t1","a":[2,2,2],"mu":0}"#, "no spread"),
+        (r#"{"test":"t_ind","a":[1,1],"b":[3,3]}"#, "no spread"),
+        (r#"{"test":"wilcoxon","a":[1,2,3],"b":[1,2]}"#, "paired"),
+        (r#"{"test":"wilcoxon","a":[1,2],"b":[1,2]}"#, "every difference is zero"),
+        (r#"{"test":"mannwhitney","a":[1,1],"b":[1]}"#, "every value"),
+        (r#"{"test":"kruskal","groups":[[1,2,3]]}"#, "at least 2 groups"),
+        (r#"{"test":"kruskal","groups":[[4,4],[4]]}"#, "every value"),
+        (r#"{"test":"binom","k":11,"n":10,"p0":0.5}"#, "cannot exceed"),
+        (r#"{"test":"binom","k":1,"n":10,"p0":1.5}"#, "probability"),
+        (r#"{"test":"ci_mean","a":[1,2,3],"level":95}"#, "between 0 and 1"),
+        (r#"{"test":"t1","a":[1,2,3],"mu":0,"extra":1}"#, "unknown field"),
+    ] {
+        let out: serde_json::Value = serde_json::from_str(&stats::stats_line(line)).unwrap();
+        let e = out["error"].as_str().unwrap_or_else(|| panic!("{line} -> {out}: no error"));
+        assert!(e.contains(words), "{line} -> {e:?} should say {words:?}");
+    }
+}
+
+#[test]
+fn ranks_average_ties() {
+    let (r, ties) = stats::ranks(&[3.0, 1.0, 3.0, 2.0, 3.0]);
+    assert_eq!(r, vec![4.0, 1.0, 4.0, 2.0, 4.0]);
+    assert_eq!(ties, vec![3]);
+}
+
+#[test]
+fn bonferroni_multiplies_and_caps() {
+    assert_eq!(stats::bonferroni(&[0.01, 0.2, 0.5]), vec![0.03, 0.6000000000000001, 1.0]);
+}
