@@ -1,208 +1,14 @@
-//! Charts of an LLM run beside the papers' numbers (plotters-canvas). The numbers come from the
-//! outcomes' scores (computed by the core) and the core's reported tables; this only groups and draws.
-//! N-back: HR / FAR / accuracy and d′ vs N with GPT-3.5 and GPT-4 (Gong et al.); LRT: success rate vs
-//! number of lines, ordered vs shuffled, with the published curves; Minerva: score per task (tasks in
-//! category order) beside two of the paper's models. A drawn chart gets `data-drawn="true"`.
-
-use std::collections::BTreeMap;
+//! Charts of an LLM run beside the papers' numbers (plotters-canvas). What each chart shows — series,
+//! references of the same variant/protocol/block size, notes, the N-back tests — is built and tested in
+//! `wmlab_llm::charts`; this only draws it. A drawn chart gets `data-drawn="true"`.
 
 use leptos::html::Canvas;
 use leptos::prelude::*;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
-use wmlab_core::llm::{lrt, minerva, nback, snapshot, Suite};
+use wmlab_core::llm::nback::DprimeTests;
+use wmlab_llm::charts::{nback_tests, panels, LlmPanel};
 use wmlab_llm::Outcome;
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct Series {
-    pub label: String,
-    pub points: Vec<(f64, f64)>,
-    /// A published reference (thin, hollow) rather than this run (thick, filled).
-    pub reference: bool,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct LlmPanel {
-    pub id: String,
-    pub title: String,
-    pub x_desc: String,
-    pub y_desc: String,
-    pub y_range: (f64, f64),
-    /// Category names for x = 0, 1, 2 … (Minerva tasks); `None` = numeric x.
-    pub x_labels: Option<Vec<String>>,
-    pub series: Vec<Series>,
-}
-
-fn mean(v: &[f64]) -> Option<f64> {
-    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
-}
-
-/// Mean of `metric` over error-free outcomes grouped by a numeric x.
-fn by_x<'a>(outs: impl Iterator<Item = &'a Outcome>, x_of: impl Fn(&Outcome) -> Option<f64>, metric: &str) -> Vec<(f64, f64)> {
-    let mut g: BTreeMap<i64, Vec<f64>> = BTreeMap::new();
-    for o in outs {
-        if o.error.is_some() {
-            continue;
-        }
-        if let (Some(x), Some(v)) = (x_of(o), o.scores.get(metric)) {
-            if v.is_finite() {
-                g.entry((x * 1000.0) as i64).or_default().push(*v);
-            }
-        }
-    }
-    g.into_iter().filter_map(|(x, v)| Some((x as f64 / 1000.0, mean(&v)?))).collect()
-}
-
-fn cond_num(o: &Outcome, name: &str) -> Option<f64> {
-    o.conditions.get(name)?.parse().ok()
-}
-
-/// The reported-summary file of a variant's base protocol (GPT-3.5) and GPT-4 where it exists.
-fn reported_files(variant: &str) -> Vec<(&'static str, &'static str)> {
-    match variant {
-        "letters" | "letters_30" => vec![("all_trials_verbal.json", "GPT-3.5"), ("all_trials_verbal_gpt-4.json", "GPT-4")],
-        "grids_3x3" => vec![("all_trials_spatial_3*3.json", "GPT-3.5")],
-        "grids_4x4" => vec![("all_trials_spatial_4*4.json", "GPT-3.5")],
-        "grids_5x5" => vec![("all_trials_spatial_5*5.json", "GPT-3.5")],
-        "grids_7x7" => vec![("all_trials_spatial_7*7.json", "GPT-3.5")],
-        "grids_3x3_abstraction" => vec![("all_trials_spatial_abstraction.json", "GPT-3.5")],
-        "grids_3x3_abstraction_2" => vec![("all_trials_spatial_abstraction_2.json", "GPT-3.5")],
-        _ => vec![],
-    }
-}
-
-pub fn panels(outcomes: &[Outcome]) -> Vec<LlmPanel> {
-    let mut out = Vec::new();
-    let nb: Vec<&Outcome> = outcomes.iter().filter(|o| o.suite == Suite::Nback).collect();
-    if !nb.is_empty() {
-        let variant = nb[0].conditions.get("variant").cloned().unwrap_or_default();
-        let n_of = |o: &Outcome| cond_num(o, "n");
-        let reported = nback::reported_summary();
-        let mut rates = Vec::new();
-        let mut dp = Vec::new();
-        for (metric, label) in [("hit_rate", "HR"), ("false_alarm_rate", "FAR"), ("accuracy", "accuracy")] {
-            rates.push(Series { label: format!("this run: {label}"), points: by_x(nb.iter().copied(), n_of, metric), reference: false });
-        }
-        dp.push(Series { label: "this run: d′".into(), points: by_x(nb.iter().copied(), n_of, "dprime"), reference: false });
-        for (file, model) in reported_files(&variant) {
-            let mut rows: Vec<&nback::ReportedSummary> = reported.iter().filter(|r| r.results_file == file).collect();
-            rows.sort_by_key(|r| r.n);
-            rows.dedup_by_key(|r| r.n);
-            if rows.is_empty() {
-                continue;
-            }
-            for (label, f) in [
-                ("HR", (|r: &nback::ReportedSummary| r.hit_rate.0) as fn(&nback::ReportedSummary) -> f64),
-                ("FAR", |r| r.false_alarm_rate.0),
-                ("accuracy", |r| r.accuracy.0),
-            ] {
-                rates.push(Series {
-                    label: format!("{model}: {label}"),
-                    points: rows.iter().map(|r| (r.n as f64, f(r) / 100.0)).collect(),
-                    reference: true,
-                });
-            }
-            dp.push(Series { label: format!("{model}: d′"), points: rows.iter().map(|r| (r.n as f64, r.dprime.0)).collect(), reference: true });
-        }
-        out.push(LlmPanel {
-            id: "nback-rates".into(),
-            title: format!("N-back ({variant}): rates vs N"),
-            x_desc: "N".into(),
-            y_desc: "rate".into(),
-            y_range: (0.0, 1.0),
-            x_labels: None,
-            series: rates,
-        });
-        let ys = dp.iter().flat_map(|s| s.points.iter().map(|p| p.1));
-        let (lo, hi) = ys.fold((0.0f64, 1.0f64), |(a, b), y| (a.min(y), b.max(y)));
-        out.push(LlmPanel {
-            id: "nback-dprime".into(),
-            title: format!("N-back ({variant}): d′ vs N"),
-            x_desc: "N".into(),
-            y_desc: "d′".into(),
-            y_range: (lo.floor(), hi.ceil()),
-            x_labels: None,
-            series: dp,
-        });
-    }
-
-    let lr: Vec<&Outcome> = outcomes.iter().filter(|o| o.suite == Suite::Lrt).collect();
-    if !lr.is_empty() {
-        let mut series = Vec::new();
-        let mut orders: Vec<String> = lr.iter().filter_map(|o| o.conditions.get("order").cloned()).collect();
-        orders.sort();
-        orders.dedup();
-        for order in &orders {
-            let pts = by_x(lr.iter().copied().filter(|o| o.conditions.get("order") == Some(order)), |o| cond_num(o, "lines"), "first_integer");
-            series.push(Series { label: format!("this run: {order}"), points: pts, reference: false });
-        }
-        for (model, order, rates) in lrt::REPORTED {
-            series.push(Series {
-                label: format!("{model}: {order}"),
-                points: lrt::DEFAULT_LINES.iter().zip(rates.iter()).map(|(x, y)| (*x as f64, *y)).collect(),
-                reference: true,
-            });
-        }
-        out.push(LlmPanel {
-            id: "lrt".into(),
-            title: "Little Retrieval Test: success vs lines".into(),
-            x_desc: "lines".into(),
-            y_desc: "success rate".into(),
-            y_range: (0.0, 1.0),
-            x_labels: None,
-            series,
-        });
-    }
-
-    let mv: Vec<&Outcome> = outcomes.iter().filter(|o| o.suite == Suite::Minerva).collect();
-    if !mv.is_empty() {
-        // Tasks in the snapshot's (category-grouped) order.
-        let mut tasks: Vec<&str> = snapshot::FILES.iter().map(|f| f.1).filter(|t| mv.iter().any(|o| o.task == *t)).collect();
-        for o in &mv {
-            if !tasks.contains(&o.task.as_str()) {
-                tasks.push(&o.task);
-            }
-        }
-        let mut series = Vec::new();
-        for source in ["snapshot", "generated"] {
-            let mut mine = Vec::new();
-            for (i, t) in tasks.iter().enumerate() {
-                let metric = minerva::task_metrics(t).first().map(|m| m.as_str()).unwrap_or("exact_match");
-                let vals: Vec<f64> = mv
-                    .iter()
-                    .filter(|o| o.task == *t && o.error.is_none())
-                    .filter(|o| o.conditions.get("source").map_or("generated", |s| s.as_str()) == source)
-                    .filter_map(|o| o.scores.get(metric).copied())
-                    .filter(|v| v.is_finite())
-                    .collect();
-                if let Some(m) = mean(&vals) {
-                    mine.push((i as f64, m));
-                }
-            }
-            if mv.iter().any(|o| o.conditions.get("source").map_or("generated", |s| s.as_str()) == source) {
-                series.push(Series { label: format!("this run ({source})"), points: mine, reference: false });
-            }
-        }
-        for model in ["gpt-4o", "llama-3.1-8b"] {
-            let pts: Vec<(f64, f64)> =
-                tasks.iter().enumerate().filter_map(|(i, t)| snapshot::reported_value(model, t).map(|v| (i as f64, v))).collect();
-            series.push(Series { label: format!("paper: {model}"), points: pts, reference: true });
-        }
-        let cats: Vec<String> = tasks.iter().map(|t| minerva::task_category(t).unwrap_or("?").to_string()).collect();
-        let mut cat_list = cats.clone();
-        cat_list.dedup();
-        out.push(LlmPanel {
-            id: "minerva".into(),
-            title: format!("Minerva: headline score per task ({})", cat_list.join(", ").replace('_', " ")),
-            x_desc: "task".into(),
-            y_desc: "score".into(),
-            y_range: (0.0, 1.0),
-            x_labels: Some(tasks.iter().map(|t| t.to_string()).collect()),
-            series,
-        });
-    }
-    out
-}
 
 use super::plot::COLOURS;
 
@@ -310,10 +116,12 @@ fn LlmChart(panel: LlmPanel) -> impl IntoView {
         }
     });
     let own = panel.series.iter().filter(|s| !s.reference).map(|s| s.points.len()).sum::<usize>();
+    let note = panel.note.clone().map(|n| view! { <figcaption class="small chart-note" id=format!("llm-note-{}", panel.id)>{n}</figcaption> });
     view! {
         <figure class="chart">
             <canvas node_ref=canvas class="plot llm-plot" id=format!("llm-plot-{}", panel.id) data-points=own
                 width="560" height="360" role="img" aria-label=panel.title.clone()></canvas>
+            {note}
         </figure>
     }
 }
@@ -331,6 +139,66 @@ pub fn LlmCharts(outcomes: Vec<Outcome>) -> impl IntoView {
             {ps.into_iter().map(|p| view! { <LlmChart panel=p/> }).collect_view()}
         </div>
         <p class="small">"Thick lines and filled dots: this run. Thin lines and rings: the papers' published numbers."</p>
+        {nback_tests(&outcomes).map(|(mine, published)| view! { <NbackTests mine=mine published=published/> })}
     }
     .into_any()
+}
+
+fn p_text(p: f64) -> String {
+    if p < 1e-4 { format!("{p:.1e}") } else { format!("{p:.4}") }
+}
+
+fn test_cell(r: &Result<wmlab_core::stats::TestResult, String>, stat: &str) -> String {
+    match r {
+        Ok(t) => format!("{stat} = {:.2}, p = {}", t.statistic, p_text(t.p)),
+        Err(e) => e.clone(),
+    }
+}
+
+/// One column of the tests table: a subject's Kruskal–Wallis, post hoc and Wilcoxon rows, as text.
+fn test_rows(t: &DprimeTests) -> Vec<(String, String)> {
+    let mut rows = vec![(
+        "d′ per N (blocks)".to_string(),
+        t.levels.iter().map(|(n, k, m)| format!("{n}-back {m:.2} ({k})")).collect::<Vec<_>>().join(" · "),
+    )];
+    rows.push(("Kruskal–Wallis across N".into(), test_cell(&t.kruskal, "H")));
+    for (a, b, r) in &t.pairs {
+        let cell = match r {
+            Ok((u, adj)) => format!("U = {:.1}, p = {} (Bonferroni {})", u.statistic, p_text(u.p), p_text(*adj)),
+            Err(e) => e.clone(),
+        };
+        rows.push((format!("Mann–Whitney {a}- vs {b}-back"), cell));
+    }
+    for (n, r) in &t.against_zero {
+        rows.push((format!("Wilcoxon {n}-back d′ vs 0"), test_cell(r, "W")));
+    }
+    rows
+}
+
+/// The N-back paper's tests on d′ (notebook definition), for this run and the published blocks of the
+/// same variant and protocol.
+#[component]
+fn NbackTests(mine: DprimeTests, published: Option<(String, DprimeTests)>) -> impl IntoView {
+    let ours = test_rows(&mine);
+    // Rows matched by name: the run may have fewer N levels than the published blocks.
+    let theirs: std::collections::BTreeMap<String, String> =
+        published.as_ref().map(|(_, t)| test_rows(t).into_iter().collect()).unwrap_or_default();
+    let has_published = published.is_some();
+    let head = published.as_ref().map(|(m, _)| format!("published ({m})"));
+    view! {
+        <details class="nback-tests" id="llm-nback-tests" open>
+            <summary>"Statistics on d′, as the N-back paper tests it"</summary>
+            <table class="results-table">
+                <thead><tr><th>"test"</th><th>"this run"</th>{head.map(|h| view! { <th>{h}</th> })}</tr></thead>
+                <tbody>
+                    {ours.into_iter().map(|(name, cell)| {
+                        let other = has_published.then(|| theirs.get(&name).cloned().unwrap_or_default());
+                        view! { <tr><td>{name}</td><td>{cell}</td>{other.map(|o| view! { <td>{o}</td> })}</tr> }
+                    }).collect_view()}
+                </tbody>
+            </table>
+            <p class="small">"Two-sided tests, normal approximations with tie correction (Mann–Whitney also with \
+                continuity correction), as scipy.stats computes them; the same code answers `wmlab stats`."</p>
+        </details>
+    }
 }

@@ -174,6 +174,12 @@ test('a small slice of every suite runs against the real local model and is scor
   for (const id of ['nback-rates', 'nback-dprime', 'lrt', 'minerva']) {
     assert.equal(await page.getAttribute(`#llm-plot-${id}`, 'data-drawn'), 'true', id);
   }
+  // One block of letters_30 beside GPT-4's 30: the d′ chart says which d′ and that the block counts differ;
+  // the paper's tests are shown for this run (one N: in words) and for the published blocks.
+  assert.match(await page.textContent('#llm-note-nback-dprime'), /1 block per N; the published means are over 30 blocks.*clipped/s);
+  const tests = await page.textContent('#llm-nback-tests');
+  assert.match(tests, /Kruskal–Wallis needs at least two N levels/);
+  assert.match(tests, /published \(GPT-4\)/);
   // A row opens its sample: the conversation and the extracted answer.
   await page.click(`tr.llm-row[data-sample="${nb.sample}"]`);
   await page.waitForSelector(`#llm-detail[data-sample="${nb.sample}"]`);

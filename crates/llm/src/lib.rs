@@ -23,6 +23,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 pub mod cache;
+pub mod charts;
 pub mod error;
 pub mod provider;
 pub mod record;

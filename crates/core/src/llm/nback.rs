@@ -1095,6 +1095,103 @@ pub fn reported_summary() -> Vec<ReportedSummary> {
         .collect()
 }
 
+/// The published results files of the same variant *and* protocol as a run: what a run is drawn
+/// against. Letters (24 trials, system-prompt protocols) ↔ GPT-3.5's verbal files; letters_30 with the
+/// README protocol ↔ GPT-4 and the open models (30 blocks of 30); grids ↔ GPT-3.5's spatial files of the
+/// same grid and protocol. Empty where the papers ran no such experiment (e.g. 4×4 grids with noise).
+pub fn reported_files_for(variant: Variant, protocol: Protocol) -> &'static [&'static str] {
+    use Protocol::*;
+    use Variant::*;
+    match (variant, protocol) {
+        (Letters, Base) => &["all_trials_verbal.json"],
+        (Letters, Noise) => &["all_trials_verbal_noise.json"],
+        (Letters, Feedback) => &["all_trials_verbal_feedback.json"],
+        (Letters, Cot) => &["all_trials_verbal_think_by_step.json"],
+        (Letters30, Readme) => &[
+            "all_trials_verbal_gpt-4.json",
+            "all_trials_verbal_Vicuna-13B.json",
+            "all_trials_verbal_Vicuna-7B.json",
+            "all_trials_verbal_chatglm-6b_v1.1.json",
+            "all_trials_verbal_chatglm-6b_v1.0.json",
+            "all_trials_verbal_bloomz-7b1-mt.json",
+            "all_trials_verbal_bloomz-7b.json",
+        ],
+        (Grids3x3, Base) => &["all_trials_spatial_3*3.json"],
+        (Grids3x3, Noise) => &["all_trials_spatial_with_noise.json"],
+        (Grids3x3, Feedback) => &["all_trials_spatial_feedback.json"],
+        (Grids3x3, Cot) => &["all_trials_spatial_think_by_step.json"],
+        (Grids4x4, Base) => &["all_trials_spatial_4*4.json"],
+        (Grids5x5, Base) => &["all_trials_spatial_5*5.json"],
+        (Grids7x7, Base) => &["all_trials_spatial_7*7.json"],
+        (Grids3x3Abstraction, Base) => &["all_trials_spatial_abstraction.json"],
+        (Grids3x3Abstraction2, Base) => &["all_trials_spatial_abstraction_2.json"],
+        _ => &[],
+    }
+}
+
+/// [`reported_summary`] rows of [`reported_files_for`], in that order, each file's rows by N.
+pub fn reported_for(variant: Variant, protocol: Protocol) -> Vec<ReportedSummary> {
+    let all = reported_summary();
+    let mut out = Vec::new();
+    for file in reported_files_for(variant, protocol) {
+        let mut rows: Vec<ReportedSummary> = all.iter().filter(|r| r.results_file == *file).cloned().collect();
+        rows.sort_by_key(|r| r.n);
+        rows.dedup_by_key(|r| r.n);
+        out.extend(rows);
+    }
+    out
+}
+
+/// The N-back paper's tests on d′ (`analysis_across_exps.ipynb`): Kruskal–Wallis across N, pairwise
+/// Mann–Whitney post hoc with Bonferroni correction, and Wilcoxon of d′ against 0 at each N. Each test is
+/// an `Err` with the reason where the data cannot support it (e.g. one block per N).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DprimeTests {
+    /// (N, number of blocks, mean d′) for each N present, ascending.
+    pub levels: Vec<(u8, usize, f64)>,
+    pub kruskal: Result<crate::stats::TestResult, String>,
+    /// (N a, N b, U of a and raw p, Bonferroni-adjusted p).
+    pub pairs: Vec<(u8, u8, Result<(crate::stats::TestResult, f64), String>)>,
+    pub against_zero: Vec<(u8, Result<crate::stats::TestResult, String>)>,
+}
+
+/// [`DprimeTests`] of per-block `(N, d′)` values.
+pub fn dprime_tests(per_block: &[(u8, f64)]) -> DprimeTests {
+    use crate::stats;
+    let mut ns: Vec<u8> = per_block.iter().map(|p| p.0).collect();
+    ns.sort();
+    ns.dedup();
+    let group = |n: u8| -> Vec<f64> { per_block.iter().filter(|p| p.0 == n).map(|p| p.1).collect() };
+    let groups: Vec<Vec<f64>> = ns.iter().map(|&n| group(n)).collect();
+    let levels = ns.iter().zip(&groups).map(|(&n, g)| (n, g.len(), stats::mean(g))).collect();
+    let kruskal = if ns.len() < 2 {
+        Err("Kruskal–Wallis needs at least two N levels".to_string())
+    } else {
+        stats::kruskal(&groups)
+    };
+    let mut raw = Vec::new();
+    for i in 0..ns.len() {
+        for j in i + 1..ns.len() {
+            raw.push((ns[i], ns[j], stats::mann_whitney(&groups[i], &groups[j])));
+        }
+    }
+    let ok_ps: Vec<f64> = raw.iter().filter_map(|r| r.2.as_ref().ok().map(|t| t.p)).collect();
+    let adjusted = stats::bonferroni(&ok_ps);
+    let mut k = 0;
+    let pairs = raw
+        .into_iter()
+        .map(|(a, b, r)| {
+            let r = r.map(|t| {
+                k += 1;
+                (t, adjusted[k - 1])
+            });
+            (a, b, r)
+        })
+        .collect();
+    let against_zero = ns.iter().zip(&groups).map(|(&n, g)| (n, stats::wilcoxon(g, &[]))).collect();
+    DprimeTests { levels, kruskal, pairs, against_zero }
+}
+
 /// One row of [`REPORTED_PER_BLOCK_CSV`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ReportedBlock {
@@ -1154,6 +1251,60 @@ mod tests {
             let t = d.target(d.current());
             d.feed(&t.to_string());
         }
+    }
+
+    #[test]
+    fn a_run_is_drawn_only_against_the_same_variant_and_protocol() {
+        // Every published file belongs to exactly one (variant, protocol), and its blocks have that
+        // variant's trials per block (GPT-4's 30×30 README run is never drawn beside 24-trial letters).
+        let mut claimed = std::collections::BTreeMap::new();
+        for v in Variant::ALL {
+            for p in Protocol::ALL {
+                for row in reported_for(v, p) {
+                    assert!(p.supports(v), "{v:?} {p:?}");
+                    assert_eq!(row.trials_per_block, v.published_shape().0, "{} drawn beside {v:?}", row.results_file);
+                    claimed.entry(row.results_file.clone()).or_insert((v, p));
+                    assert_eq!(claimed[&row.results_file], (v, p), "{} claimed twice", row.results_file);
+                }
+            }
+        }
+        let files: std::collections::BTreeSet<String> = reported_summary().into_iter().map(|r| r.results_file).collect();
+        assert_eq!(files.len(), claimed.len(), "every published file is drawn beside some run: {files:?}");
+        assert!(reported_for(Variant::Letters, Protocol::Readme).is_empty());
+        assert_eq!(reported_for(Variant::Letters, Protocol::Noise)[0].results_file, "all_trials_verbal_noise.json");
+        assert_eq!(reported_for(Variant::Letters30, Protocol::Readme)[0].model, "GPT-4");
+    }
+
+    #[test]
+    fn dprime_tests_on_the_published_verbal_blocks_match_scipy() {
+        // GPT-3.5 verbal base, the notebook's per-block d′ (50 blocks per N). Expected values from
+        // scipy.stats 1.17.1: kruskal(*groups); mannwhitneyu(.., method="asymptotic"), Bonferroni × 3;
+        // wilcoxon(g, zero_method="wilcox", correction=False, method="approx").
+        let per_block: Vec<(u8, f64)> = reported_blocks()
+            .iter()
+            .filter(|b| b.results_file == "all_trials_verbal.json")
+            .map(|b| (b.n, b.dprime))
+            .collect();
+        let t = dprime_tests(&per_block);
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-7 * b.abs().max(1e-300);
+        assert_eq!(t.levels.iter().map(|l| (l.0, l.1)).collect::<Vec<_>>(), vec![(1, 50), (2, 50), (3, 50)]);
+        let k = t.kruskal.unwrap();
+        assert!(close(k.statistic, 97.53758910622581) && close(k.p, 6.606655121674553e-22), "{k:?}");
+        let want = [(1, 2, 2451.5, 8.87971678577776e-17), (1, 3, 2487.0, 1.1015314151433916e-17), (2, 3, 1566.0, 0.028331214684948567)];
+        for ((a, b, r), (wa, wb, u, p)) in t.pairs.iter().zip(want) {
+            let (r, adj) = r.as_ref().unwrap();
+            assert_eq!((*a, *b), (wa, wb));
+            assert!(close(r.statistic, u) && close(r.p, p) && close(*adj, (3.0 * p).min(1.0)), "{a} {b} {r:?}");
+        }
+        let want = [5.924665376131595e-10, 1.008408848217435e-09, 6.768700093079094e-09];
+        for ((_, r), p) in t.against_zero.iter().zip(want) {
+            let r = r.as_ref().unwrap();
+            assert!(r.statistic == 0.0 && close(r.p, p), "{r:?}");
+        }
+        // One N level: no Kruskal–Wallis, said in words.
+        let one = dprime_tests(&[(2, 1.0), (2, 1.5)]);
+        assert!(one.kruskal.unwrap_err().contains("two N levels"));
+        assert!(one.pairs.is_empty());
     }
 
     #[test]

@@ -1,0 +1,421 @@
+//! What an LLM run's charts show, as data (no drawing): each panel's series, the published numbers drawn
+//! beside them and a note where the two are not strictly comparable, plus the N-back paper's tests on the
+//! run's d′. The app's `components/llm_plot.rs` only draws these; native tests check them here.
+//!
+//! - **N-back**: HR / FAR / accuracy and d′ vs N. The published curves are those of the *same* variant
+//!   and protocol ([`nback::reported_for`]); d′ is the notebook's on both sides (rates clipped to
+//!   [.01, .99], absolute value), since the published numbers were computed so. A run whose number of
+//!   blocks differs from the published mean's says so in the panel's note.
+//! - **LRT**: success rate vs lines for each (order, block size B): "ordered", "shuffled" (B = 1, a full
+//!   shuffle) and "shuffled, B = 10" are separate series, never merged; the README's full-shuffle and
+//!   block-shuffle curves are drawn beside the B the run used.
+//! - **Minerva**: the headline score per task beside two of the paper's models.
+
+use std::collections::BTreeMap;
+
+use wmlab_core::llm::{lrt, minerva, nback, snapshot, Suite};
+
+use crate::Outcome;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    pub label: String,
+    pub points: Vec<(f64, f64)>,
+    /// A published reference (thin, hollow) rather than this run (thick, filled).
+    pub reference: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LlmPanel {
+    pub id: String,
+    pub title: String,
+    pub x_desc: String,
+    pub y_desc: String,
+    pub y_range: (f64, f64),
+    /// Category names for x = 0, 1, 2 … (Minerva tasks); `None` = numeric x.
+    pub x_labels: Option<Vec<String>>,
+    pub series: Vec<Series>,
+    /// What a reader must know to compare the run with the references (shown under the chart).
+    pub note: Option<String>,
+}
+
+fn mean(v: &[f64]) -> Option<f64> {
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+/// Mean of `metric` over error-free outcomes grouped by a numeric x.
+fn by_x<'a>(outs: impl Iterator<Item = &'a Outcome>, x_of: impl Fn(&Outcome) -> Option<f64>, metric: &str) -> Vec<(f64, f64)> {
+    let mut g: BTreeMap<i64, Vec<f64>> = BTreeMap::new();
+    for o in outs {
+        if o.error.is_some() {
+            continue;
+        }
+        if let (Some(x), Some(v)) = (x_of(o), o.scores.get(metric)) {
+            if v.is_finite() {
+                g.entry((x * 1000.0) as i64).or_default().push(*v);
+            }
+        }
+    }
+    g.into_iter().filter_map(|(x, v)| Some((x as f64 / 1000.0, mean(&v)?))).collect()
+}
+
+fn cond_num(o: &Outcome, name: &str) -> Option<f64> {
+    o.conditions.get(name)?.parse().ok()
+}
+
+fn nback_outcomes(outcomes: &[Outcome]) -> Vec<&Outcome> {
+    outcomes.iter().filter(|o| o.suite == Suite::Nback).collect()
+}
+
+/// The run's variant and protocol (from its first N-back outcome; a run has one of each).
+fn nback_kind(nb: &[&Outcome]) -> (Option<nback::Variant>, Option<nback::Protocol>) {
+    let first = nb.first();
+    let variant = first.and_then(|o| nback::Variant::parse(o.conditions.get("variant")?));
+    let protocol = first.and_then(|o| nback::Protocol::parse(o.conditions.get("protocol")?)).or(variant.map(|v| v.default_protocol()));
+    (variant, protocol)
+}
+
+/// The label of an LRT order with its block size: "ordered", "shuffled" (B = 1), "shuffled, B = 10".
+pub fn lrt_order_label(order: &str, block: usize) -> String {
+    if order == "shuffled" && block > 1 {
+        format!("shuffled, B = {block}")
+    } else {
+        order.to_string()
+    }
+}
+
+pub fn panels(outcomes: &[Outcome]) -> Vec<LlmPanel> {
+    let mut out = Vec::new();
+    let nb = nback_outcomes(outcomes);
+    if !nb.is_empty() {
+        out.extend(nback_panels(&nb));
+    }
+    let lr: Vec<&Outcome> = outcomes.iter().filter(|o| o.suite == Suite::Lrt).collect();
+    if !lr.is_empty() {
+        out.push(lrt_panel(&lr));
+    }
+    let mv: Vec<&Outcome> = outcomes.iter().filter(|o| o.suite == Suite::Minerva).collect();
+    if !mv.is_empty() {
+        out.push(minerva_panel(&mv));
+    }
+    out
+}
+
+fn nback_panels(nb: &[&Outcome]) -> Vec<LlmPanel> {
+    let (variant, protocol) = nback_kind(nb);
+    let kind = format!(
+        "{}, {}",
+        variant.map_or("?", |v| v.as_str()),
+        protocol.map_or("?", |p| p.as_str())
+    );
+    let n_of = |o: &Outcome| cond_num(o, "n");
+    let reported = match (variant, protocol) {
+        (Some(v), Some(p)) => nback::reported_for(v, p),
+        _ => Vec::new(),
+    };
+    let mut rates = Vec::new();
+    let mut dp = Vec::new();
+    for (metric, label) in [("hit_rate", "HR"), ("false_alarm_rate", "FAR"), ("accuracy", "accuracy")] {
+        rates.push(Series { label: format!("this run: {label}"), points: by_x(nb.iter().copied(), n_of, metric), reference: false });
+    }
+    dp.push(Series { label: "this run: d′".into(), points: by_x(nb.iter().copied(), n_of, "dprime_notebook"), reference: false });
+    // Files in reported_for's order; rates only for the first (GPT-3.5, or GPT-4 for letters_30).
+    let mut files: Vec<&str> = reported.iter().map(|r| r.results_file.as_str()).collect();
+    files.dedup();
+    for (i, file) in files.iter().enumerate() {
+        let rows: Vec<&nback::ReportedSummary> = reported.iter().filter(|r| r.results_file == *file).collect();
+        let model = rows[0].model.clone();
+        if i == 0 {
+            for (label, f) in [
+                ("HR", (|r: &nback::ReportedSummary| r.hit_rate.0) as fn(&nback::ReportedSummary) -> f64),
+                ("FAR", |r| r.false_alarm_rate.0),
+                ("accuracy", |r| r.accuracy.0),
+            ] {
+                rates.push(Series {
+                    label: format!("{model}: {label}"),
+                    points: rows.iter().map(|r| (r.n as f64, f(r) / 100.0)).collect(),
+                    reference: true,
+                });
+            }
+        }
+        dp.push(Series { label: format!("{model}: d′"), points: rows.iter().map(|r| (r.n as f64, r.dprime.0)).collect(), reference: true });
+    }
+    // Blocks per N in this run (the most of any N) against the published means'.
+    let mut per_n: BTreeMap<String, usize> = BTreeMap::new();
+    for o in nb.iter().filter(|o| o.error.is_none() && o.scores.contains_key("dprime_notebook")) {
+        *per_n.entry(o.conditions.get("n").cloned().unwrap_or_default()).or_default() += 1;
+    }
+    let run_blocks = per_n.values().copied().max().unwrap_or(0);
+    let note = match reported.first() {
+        None => Some(format!("The papers published no run of this variant and protocol ({kind}); only this run is drawn.")),
+        Some(r) if r.blocks_used != run_blocks => Some(format!(
+            "This run: {run_blocks} block{} per N; the published means are over {} blocks of {} trials — \
+             compare with that in mind.",
+            if run_blocks == 1 { "" } else { "s" },
+            r.blocks_used,
+            r.trials_per_block
+        )),
+        Some(_) => None,
+    };
+    let dnote = {
+        let def = "d′ as the paper's notebook computes it on both sides: |z(HR) − z(FAR)|, rates clipped to [.01, .99] \
+                   (the README's signed d′ is in the outcomes as `dprime`).";
+        Some(match &note {
+            Some(n) => format!("{n} {def}"),
+            None => def.to_string(),
+        })
+    };
+    let ys = dp.iter().flat_map(|s| s.points.iter().map(|p| p.1));
+    let (lo, hi) = ys.fold((0.0f64, 1.0f64), |(a, b), y| (a.min(y), b.max(y)));
+    vec![
+        LlmPanel {
+            id: "nback-rates".into(),
+            title: format!("N-back ({kind}): rates vs N"),
+            x_desc: "N".into(),
+            y_desc: "rate".into(),
+            y_range: (0.0, 1.0),
+            x_labels: None,
+            series: rates,
+            note,
+        },
+        LlmPanel {
+            id: "nback-dprime".into(),
+            title: format!("N-back ({kind}): d′ vs N"),
+            x_desc: "N".into(),
+            y_desc: "d′".into(),
+            y_range: (lo.floor(), hi.ceil()),
+            x_labels: None,
+            series: dp,
+            note: dnote,
+        },
+    ]
+}
+
+fn lrt_panel(lr: &[&Outcome]) -> LlmPanel {
+    let mut series = Vec::new();
+    let mut kinds: Vec<(String, usize)> = lr
+        .iter()
+        .filter_map(|o| Some((o.conditions.get("order")?.clone(), o.conditions.get("block").and_then(|b| b.parse().ok()).unwrap_or(1))))
+        .map(|(order, b): (String, usize)| if order == "ordered" { (order, 0) } else { (order, b.max(1)) })
+        .collect();
+    kinds.sort();
+    kinds.dedup();
+    for (order, block) in &kinds {
+        let pts = by_x(
+            lr.iter().copied().filter(|o| {
+                o.conditions.get("order") == Some(order)
+                    && (order == "ordered" || o.conditions.get("block").and_then(|b| b.parse::<usize>().ok()).unwrap_or(1).max(1) == *block)
+            }),
+            |o| cond_num(o, "lines"),
+            "first_integer",
+        );
+        series.push(Series { label: format!("this run: {}", lrt_order_label(order, *block)), points: pts, reference: false });
+    }
+    let has = |o: &str, b: usize| kinds.iter().any(|k| k.0 == o && (o == "ordered" || k.1 == b));
+    for (model, order, rates) in lrt::REPORTED {
+        // The README's "shuffled" curves are full shuffles (B = 1).
+        if has(order, 1) || !kinds.iter().any(|k| k.0 == "shuffled") {
+            series.push(Series {
+                label: format!("{model}: {order}"),
+                points: lrt::DEFAULT_LINES.iter().zip(rates.iter()).map(|(x, y)| (*x as f64, *y)).collect(),
+                reference: true,
+            });
+        }
+    }
+    for (b, rates) in lrt::REPORTED_BLOCK_SHUFFLE {
+        if has("shuffled", *b) {
+            series.push(Series {
+                label: format!("README: shuffled, B = {b}"),
+                points: lrt::DEFAULT_LINES.iter().zip(rates.iter()).map(|(x, y)| (*x as f64, *y)).collect(),
+                reference: true,
+            });
+        }
+    }
+    let odd: Vec<usize> = kinds
+        .iter()
+        .filter(|k| k.0 == "shuffled" && k.1 > 1 && !lrt::REPORTED_BLOCK_SHUFFLE.iter().any(|r| r.0 == k.1))
+        .map(|k| k.1)
+        .collect();
+    let note = (!odd.is_empty()).then(|| {
+        format!(
+            "The README published block shuffles with B = {} only; this run's B = {} has no published curve.",
+            lrt::REPORTED_BLOCK_SHUFFLE.iter().map(|r| r.0.to_string()).collect::<Vec<_>>().join(" and "),
+            odd.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(", ")
+        )
+    });
+    LlmPanel {
+        id: "lrt".into(),
+        title: "Little Retrieval Test: success vs lines".into(),
+        x_desc: "lines".into(),
+        y_desc: "success rate".into(),
+        y_range: (0.0, 1.0),
+        x_labels: None,
+        series,
+        note,
+    }
+}
+
+fn minerva_panel(mv: &[&Outcome]) -> LlmPanel {
+    // Tasks in the snapshot's (category-grouped) order.
+    let mut tasks: Vec<&str> = snapshot::FILES.iter().map(|f| f.1).filter(|t| mv.iter().any(|o| o.task == *t)).collect();
+    for o in mv {
+        if !tasks.contains(&o.task.as_str()) {
+            tasks.push(&o.task);
+        }
+    }
+    let source_of = |o: &Outcome| o.conditions.get("source").map_or("generated", |s| s.as_str()).to_string();
+    let mut series = Vec::new();
+    for source in ["snapshot", "generated"] {
+        let mut mine = Vec::new();
+        for (i, t) in tasks.iter().enumerate() {
+            let metric = minerva::task_metrics(t).first().map(|m| m.as_str()).unwrap_or("exact_match");
+            let vals: Vec<f64> = mv
+                .iter()
+                .filter(|o| o.task == *t && o.error.is_none() && source_of(o) == source)
+                .filter_map(|o| o.scores.get(metric).copied())
+                .filter(|v| v.is_finite())
+                .collect();
+            if let Some(m) = mean(&vals) {
+                mine.push((i as f64, m));
+            }
+        }
+        if mv.iter().any(|o| source_of(o) == source) {
+            series.push(Series { label: format!("this run ({source})"), points: mine, reference: false });
+        }
+    }
+    for model in ["gpt-4o", "llama-3.1-8b"] {
+        let pts: Vec<(f64, f64)> =
+            tasks.iter().enumerate().filter_map(|(i, t)| snapshot::reported_value(model, t).map(|v| (i as f64, v))).collect();
+        series.push(Series { label: format!("paper: {model}"), points: pts, reference: true });
+    }
+    let cats: Vec<String> = tasks.iter().map(|t| minerva::task_category(t).unwrap_or("?").to_string()).collect();
+    let mut cat_list = cats.clone();
+    cat_list.dedup();
+    LlmPanel {
+        id: "minerva".into(),
+        title: format!("Minerva: headline score per task ({})", cat_list.join(", ").replace('_', " ")),
+        x_desc: "task".into(),
+        y_desc: "score".into(),
+        y_range: (0.0, 1.0),
+        x_labels: Some(tasks.iter().map(|t| t.to_string()).collect()),
+        series,
+        note: None,
+    }
+}
+
+/// The N-back paper's tests on this run's per-block d′ (notebook definition), and the same tests on the
+/// published blocks of the same variant and protocol where the per-block file has them.
+pub fn nback_tests(outcomes: &[Outcome]) -> Option<(nback::DprimeTests, Option<(String, nback::DprimeTests)>)> {
+    let nb = nback_outcomes(outcomes);
+    let per_block: Vec<(u8, f64)> = nb
+        .iter()
+        .filter(|o| o.error.is_none())
+        .filter_map(|o| Some((o.conditions.get("n")?.parse().ok()?, *o.scores.get("dprime_notebook")?)))
+        .filter(|p: &(u8, f64)| p.1.is_finite())
+        .collect();
+    if per_block.is_empty() {
+        return None;
+    }
+    let (variant, protocol) = nback_kind(&nb);
+    let published = variant.zip(protocol).and_then(|(v, p)| {
+        let reported = nback::reported_for(v, p);
+        let first = reported.first()?;
+        let blocks: Vec<(u8, f64)> = nback::reported_blocks()
+            .iter()
+            .filter(|b| b.results_file == first.results_file)
+            .map(|b| (b.n, b.dprime))
+            .collect();
+        (!blocks.is_empty()).then(|| (first.model.clone(), nback::dprime_tests(&blocks)))
+    });
+    Some((nback::dprime_tests(&per_block), published))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(suite: Suite, conditions: &[(&str, &str)], scores: &[(&str, f64)]) -> Outcome {
+        let v = serde_json::json!({
+            "sample_id": "s", "suite": suite, "task": "t", "latency_ms": 0.0, "requests": 1, "tokens_in": 0, "tokens_out": 0,
+            "conditions": conditions.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<BTreeMap<_, _>>(),
+            "scores": scores.iter().map(|(k, v)| (k.to_string(), *v)).collect::<BTreeMap<_, _>>(),
+        });
+        serde_json::from_value(v).expect("an Outcome from its JSON")
+    }
+
+    fn nb(variant: &str, protocol: &str, n: u8, dprime: f64, signed: f64) -> Outcome {
+        outcome(
+            Suite::Nback,
+            &[("variant", variant), ("protocol", protocol), ("n", &n.to_string())],
+            &[("hit_rate", 0.5), ("false_alarm_rate", 0.1), ("accuracy", 0.8), ("dprime_notebook", dprime), ("dprime", signed)],
+        )
+    }
+
+    #[test]
+    fn nback_is_drawn_against_the_same_protocol_with_the_notebook_dprime() {
+        let run: Vec<Outcome> = (1..=3).flat_map(|n| (0..4).map(move |b| nb("letters", "noise", n, 1.0 + b as f64, -2.0))).collect();
+        let ps = panels(&run);
+        let dp = ps.iter().find(|p| p.id == "nback-dprime").unwrap();
+        assert!(dp.title.contains("letters, noise"));
+        // This run's d′ is the notebook one (mean of 1..4 = 2.5), not the signed README one (−2).
+        assert_eq!(dp.series[0].points, vec![(1.0, 2.5), (2.0, 2.5), (3.0, 2.5)]);
+        // The reference is GPT-3.5 with noise (0.89 / 0.76 / 0.71), not the base run (3.53 / …).
+        assert_eq!(dp.series.len(), 2);
+        assert_eq!(dp.series[1].points, vec![(1.0, 0.89), (2.0, 0.76), (3.0, 0.71)]);
+        let note = dp.note.as_deref().unwrap();
+        assert!(note.contains("4 blocks per N") && note.contains("over 50 blocks"), "{note}");
+        assert!(note.contains("clipped"), "{note}");
+    }
+
+    #[test]
+    fn letters_30_is_drawn_against_gpt4_and_the_open_models_and_no_note_at_30_blocks() {
+        let run: Vec<Outcome> = (1..=3).flat_map(|n| (0..30).map(move |_| nb("letters_30", "readme", n, 2.0, 2.0))).collect();
+        let ps = panels(&run);
+        let rates = ps.iter().find(|p| p.id == "nback-rates").unwrap();
+        assert!(rates.note.is_none(), "{:?}", rates.note);
+        assert!(rates.series.iter().filter(|s| s.reference).all(|s| s.label.starts_with("GPT-4")));
+        let dp = ps.iter().find(|p| p.id == "nback-dprime").unwrap();
+        assert_eq!(dp.series.iter().filter(|s| s.reference).count(), 7);
+        // letters (24 trials, base) is not drawn against GPT-4.
+        let run: Vec<Outcome> = (1..=3).map(|n| nb("letters", "base", n, 2.0, 2.0)).collect();
+        let ps = panels(&run);
+        assert!(ps.iter().flat_map(|p| &p.series).all(|s| !s.label.starts_with("GPT-4")));
+        // No published run: said, and only the run is drawn.
+        let ps = panels(&[nb("grids_4x4", "noise", 1, 1.0, 1.0)]);
+        assert!(ps[0].note.as_deref().unwrap().contains("published no run"));
+        assert!(ps[0].series.iter().all(|s| !s.reference));
+    }
+
+    #[test]
+    fn lrt_block_sizes_are_never_merged() {
+        let lrt = |order: &str, block: &str, lines: &str, v: f64| {
+            outcome(Suite::Lrt, &[("order", order), ("block", block), ("lines", lines)], &[("first_integer", v)])
+        };
+        let run = vec![
+            lrt("ordered", "0", "500", 1.0),
+            lrt("shuffled", "1", "500", 0.0),
+            lrt("shuffled", "10", "500", 1.0),
+            lrt("shuffled", "10", "500", 1.0),
+            lrt("shuffled", "7", "500", 1.0),
+        ];
+        let p = &panels(&run)[0];
+        let own: Vec<(&str, f64)> = p.series.iter().filter(|s| !s.reference).map(|s| (s.label.as_str(), s.points[0].1)).collect();
+        assert_eq!(own, vec![("this run: ordered", 1.0), ("this run: shuffled", 0.0), ("this run: shuffled, B = 7", 1.0), ("this run: shuffled, B = 10", 1.0)]);
+        let refs: Vec<&str> = p.series.iter().filter(|s| s.reference).map(|s| s.label.as_str()).collect();
+        assert!(refs.contains(&"README: shuffled, B = 10"), "{refs:?}");
+        assert!(!refs.iter().any(|r| r.contains("B = 250")), "{refs:?}");
+        assert!(p.note.as_deref().unwrap().contains("B = 7 has no published curve"));
+    }
+
+    #[test]
+    fn nback_tests_run_on_the_runs_blocks_and_the_published_ones() {
+        let run: Vec<Outcome> =
+            (1..=3).flat_map(|n| (0..6).map(move |b| nb("letters", "base", n, 4.0 - n as f64 + 0.1 * b as f64, 0.0))).collect();
+        let (mine, published) = nback_tests(&run).unwrap();
+        assert_eq!(mine.levels.len(), 3);
+        assert!(mine.kruskal.as_ref().unwrap().p < 0.01);
+        let (model, theirs) = published.unwrap();
+        assert_eq!(model, "GPT-3.5-turbo");
+        assert_eq!(theirs.levels.iter().map(|l| l.1).collect::<Vec<_>>(), vec![50, 50, 50]);
+    }
+}
