@@ -907,7 +907,7 @@ pub fn Networks() -> impl IntoView {
 /// [`wmlab_core::analysis::record_table_a3_with`]). CD is compared at retention 18 as the paper does,
 /// or pooled over every retention interval when the box is ticked.
 fn a3_table(r: &ResultRecord) -> impl IntoView + use<> {
-    use crate::pages::compare::{fmt, pair};
+    use crate::pages::compare::pair;
     let rec = r.clone();
     let cd_pooled = RwSignal::new(false);
     let rows = move || {
@@ -920,8 +920,8 @@ fn a3_table(r: &ResultRecord) -> impl IntoView + use<> {
                         data-a=row.a.map(|v| v.to_string()).unwrap_or_default() data-b=row.b.map(|v| v.to_string()).unwrap_or_default()>
                         <td>{row.task.clone()}</td>
                         <td>{row.effect.replace('_', " ")}</td>
-                        <td class="num">{fmt(row.a)}</td>
-                        <td class="num">{fmt(row.b)}</td>
+                        {starred(row.a, row.a_test.as_ref(), "a")}
+                        {starred(row.b, row.b_test.as_ref(), "b")}
                         <td class="num">{pair(row.m_a, row.h_a)}</td>
                         <td class="num">{pair(row.m_b, row.h_b)}</td>
                     </tr>
@@ -937,10 +937,30 @@ fn a3_table(r: &ResultRecord) -> impl IntoView + use<> {
         <label class="small"><input type="checkbox" id="nn-a3-cd-pooled" prop:checked=move || cd_pooled.get()
             on:change=move |ev| cd_pooled.set(event_target_checked(&ev))/>
             " CD: pool every retention interval (the paper compares the network with people at retention 18)"</label>
+        <p class="small">"* : different from the chance model at p < 0.01 (two-tailed t-test, as Table A3 marks it). The \
+            paper does not say what its t-tests were run over; here each score is computed on 10 disjoint parts of the \
+            test trials (each with every condition) and the ten values are tested against the chance model's score. \
+            Hover a score for its t, p and the chance score."</p>
         <table class="summary" id="nn-a3-table">
             <thead><tr><th>"task"</th><th>"effect"</th><th>"A"</th><th>"B"</th><th>"slope M_A / H_A"</th><th>"mean M_B / H_B"</th></tr></thead>
             <tbody>{rows}</tbody>
         </table>
+    }
+}
+
+/// A Table A3 score with its asterisk (p < 0.01 against the chance model) and the test in the tooltip.
+fn starred(score: Option<f64>, test: Option<&wmlab_core::analysis::ChanceTest>, which: &'static str) -> impl IntoView + use<> {
+    let star = test.is_some_and(|t| t.star());
+    let title = test
+        .map(|t| {
+            let stat = t.t.map_or("t = ∞ (every part scored the same)".to_string(), |v| format!("t({}) = {v:.2}", t.n - 1));
+            format!("{stat}, p = {}, over {} parts (mean {:.3}); chance model: {:.3}", fmt_p(t.p), t.n, t.mean, t.chance)
+        })
+        .unwrap_or_else(|| "no test: too few trials for 10 parts, or no score".into());
+    let p = test.map(|t| t.p.to_string()).unwrap_or_default();
+    view! {
+        <td class=format!("num a3-{which}") title=title data-p=p data-star=star.to_string()>
+            {crate::pages::compare::fmt(score)}{if star { "*" } else { "" }}</td>
     }
 }
 

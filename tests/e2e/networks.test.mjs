@@ -274,6 +274,16 @@ test('CPU backend: analyses of a tiny trained network draw every figure (Fig. 5,
   // The last row pools the five CD features (the paper's table); CD is compared at retention 18 (the
   // paper's comparison) unless the user pools the retention intervals.
   assert.equal(a3[12][0], 'CD');
+  // Table A3's t-tests against the chance model: run where the parts have scores, p shown on hover, and
+  // an asterisk exactly where p < 0.01.
+  const tests = await page.$$eval('#nn-a3-table td.a3-b', (tds) => tds.map((td) => [td.dataset.p, td.dataset.star, td.textContent, td.title]));
+  assert.ok(tests.some(([p]) => p !== ''), `some B is tested: ${JSON.stringify(tests)}`);
+  for (const [p, star, text, title] of tests) {
+    if (p === '') continue;
+    assert.equal(star === 'true', Number(p) < 0.01, JSON.stringify([p, star]));
+    assert.equal(text.endsWith('*'), star === 'true', text);
+    assert.match(title, /p = .*chance model/);
+  }
   const cdNote = () => page.$eval('#nn-a3-table tr[data-task="CD"]', (tr) => tr.dataset.note);
   assert.match(await cdNote(), /retention 18/);
   await page.check('#nn-a3-cd-pooled');

@@ -55,7 +55,7 @@ pub mod tv;
 pub use cluster::{best_k_clusters, cluster_profiles, kmeans, order_by_cluster, silhouette};
 pub use lesion::{accuracy_drop, lesion_mask};
 pub use report::{network_analysis, rows_to_unit, AnalysisInput, NetworkAnalysis};
-pub use scores::{chance_curves, chance_level, record_table_a3, record_table_a3_with, slope, table_a3, ScoreRow};
+pub use scores::{chance_curves, chance_level, record_table_a3, record_table_a3_with, slope, table_a3, ChanceTest, ScoreRow, A3_FOLDS, A3_STAR_LEVEL};
 pub use similarity::{cosine_matrix, PositionSimilarity};
 pub use tsne::{tsne, TsneConfig};
 pub use tv::{analyse_tv, ftv, histogram, normalise_tv, unit_rows, TaskVarianceAccumulator, TvAnalysis};

@@ -70,6 +70,42 @@ pub struct ScoreRow {
     #[serde(default)]
     pub h_b: Option<f64>,
     pub note: String,
+    /// Table A3's asterisk for A: the two-tailed t-test of the subject's A against the chance model's A
+    /// (see [`record_table_a3_with`]); `None` where it cannot be run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub a_test: Option<ChanceTest>,
+    /// The same for B.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub b_test: Option<ChanceTest>,
+}
+
+/// The significance level of Table A3's asterisks ("Asterisk (*) indicates p-value < 0.01").
+pub const A3_STAR_LEVEL: f64 = 0.01;
+
+/// Number of disjoint parts a record's trials are cut into for Table A3's t-tests.
+pub const A3_FOLDS: usize = 10;
+
+/// A two-tailed one-sample t-test of a score, computed on each of `n` disjoint parts of the subject's
+/// trials, against the chance model's score.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChanceTest {
+    /// The chance model's score (its curves are flat at [`chance_level`]).
+    pub chance: f64,
+    /// Parts with a score (at most [`A3_FOLDS`]).
+    pub n: usize,
+    /// Mean of the parts' scores.
+    pub mean: f64,
+    /// The t statistic; `None` when every part scored the same (t is infinite: then `p` is 0 when that
+    /// score differs from chance, as `scipy.stats.ttest_1samp` gives, and 1 when it equals chance).
+    pub t: Option<f64>,
+    pub p: f64,
+}
+
+impl ChanceTest {
+    /// Table A3's asterisk: different from chance at p < 0.01.
+    pub fn star(&self) -> bool {
+        self.p < A3_STAR_LEVEL
+    }
 }
 
 /// Least-squares slope of y on x; `None` with fewer than 2 points or no spread in x.
@@ -145,7 +181,20 @@ fn mean_slopes(curves: &[(Points, Points)]) -> (Option<f64>, Option<f64>, usize)
 }
 
 fn row(task: StudyTask, effect: &str, note: String) -> ScoreRow {
-    ScoreRow { task: task.as_str().to_string(), effect: effect.to_string(), a: None, b: None, b_slope: None, m_a: None, h_a: None, m_b: None, h_b: None, note }
+    ScoreRow {
+        task: task.as_str().to_string(),
+        effect: effect.to_string(),
+        a: None,
+        b: None,
+        b_slope: None,
+        m_a: None,
+        h_a: None,
+        m_b: None,
+        h_b: None,
+        note,
+        a_test: None,
+        b_test: None,
+    }
 }
 
 /// Fill A from whole-curve slopes.
@@ -240,8 +289,70 @@ pub fn record_table_a3(record: &crate::record::ResultRecord) -> Vec<ScoreRow> {
 }
 
 /// [`record_table_a3`] with the curve choices in `opts` (e.g. CD pooled over retention intervals).
+///
+/// Each score also gets Table A3's test ("two-tailed t-tests against chance … asterisk indicates
+/// p-value < 0.01"): the record's trials of each task are cut into [`A3_FOLDS`] disjoint parts, each
+/// with the same share of every condition cell (the j-th trial of a cell goes to part j mod K), the score
+/// is computed on each part, and a one-sample two-tailed t-test compares those scores with the chance
+/// model's score ([`chance_curves`]). The paper does not say what its samples were; this is one honest
+/// reading that any single run supports. Too few trials for a part to have a score gives no test.
 pub fn record_table_a3_with(record: &crate::record::ResultRecord, opts: crate::people::CurveOptions) -> Vec<ScoreRow> {
-    use crate::people::{cd_at_paper_retention, subject_curves_with, CD_PAPER_RETENTION};
+    use crate::people::subject_curves_with;
+    let mut rows = table_rows(record, opts, |t| subject_curves_with(record, t, opts));
+    let chance = table_rows(record, opts, chance_curves);
+    let folds: Vec<Vec<ScoreRow>> = fold_records(record, A3_FOLDS)
+        .iter()
+        .map(|r| table_rows(r, opts, |t| subject_curves_with(r, t, opts)))
+        .collect();
+    for row in &mut rows {
+        let same = |r: &&ScoreRow| r.task == row.task && r.effect == row.effect;
+        let Some(c) = chance.iter().find(same) else { continue };
+        let parts: Vec<&ScoreRow> = folds.iter().filter_map(|f| f.iter().find(same)).collect();
+        let test = |score: fn(&ScoreRow) -> Option<f64>| -> Option<ChanceTest> {
+            let chance = score(c)?;
+            score(row)?;
+            let xs: Vec<f64> = parts.iter().filter_map(|r| score(r)).collect();
+            if xs.len() < 2 {
+                return None;
+            }
+            let mean = crate::stats::mean(&xs);
+            let n = xs.len();
+            Some(match crate::stats::t_one_sample(&xs, chance) {
+                Ok(r) => ChanceTest { chance, n, mean, t: Some(r.statistic), p: r.p },
+                // No spread: every part gave the same score.
+                Err(_) => ChanceTest { chance, n, mean, t: None, p: if (mean - chance).abs() > 1e-12 { 0.0 } else { 1.0 } },
+            })
+        };
+        let (a, b) = (test(|r| r.a), test(|r| r.b));
+        row.a_test = a;
+        row.b_test = b;
+    }
+    rows
+}
+
+/// The record cut into `k` records of disjoint trials: within each (task, conditions) cell, the j-th trial
+/// goes to part j mod k, so every part sees every cell as evenly as the record allows.
+fn fold_records(record: &crate::record::ResultRecord, k: usize) -> Vec<crate::record::ResultRecord> {
+    let mut seen: std::collections::BTreeMap<String, usize> = Default::default();
+    let mut parts: Vec<crate::record::ResultRecord> = (0..k)
+        .map(|_| crate::record::ResultRecord { trials: Vec::new(), ..record.clone() })
+        .collect();
+    for row in &record.trials {
+        let key = format!("{}|{}", row.task, serde_json::to_string(&row.conditions).unwrap_or_default());
+        let j = seen.entry(key).or_default();
+        parts[*j % k].trials.push(row.clone());
+        *j += 1;
+    }
+    parts
+}
+
+/// Table A3 rows with the subject's curves from `subject_of` (the record's, a part's, or chance's).
+fn table_rows(
+    record: &crate::record::ResultRecord,
+    opts: crate::people::CurveOptions,
+    subject_of: impl Fn(StudyTask) -> Vec<Curve>,
+) -> Vec<ScoreRow> {
+    use crate::people::{cd_at_paper_retention, CD_PAPER_RETENTION};
     let cd_note = |t: StudyTask| {
         if cd_at_paper_retention(record, t, opts) {
             format!("subject at retention {CD_PAPER_RETENTION} (the paper's comparison)")
@@ -257,7 +368,7 @@ pub fn record_table_a3_with(record: &crate::record::ResultRecord, opts: crate::p
         if human.is_empty() {
             continue;
         }
-        let subject = subject_curves_with(record, t, opts);
+        let subject = subject_of(t);
         let mut task_rows = table_a3(t, &subject, &human);
         if matches!(t, StudyTask::Worm(id) if id.is_cd()) {
             let note = cd_note(t);
@@ -401,6 +512,67 @@ mod tests {
         let pooled = rows.iter().find(|x| x.task == "CD").unwrap();
         assert_eq!(pooled.m_b, Some(0.5));
         assert!(pooled.note.contains("pooled over every retention"), "{}", pooled.note);
+    }
+
+    /// CD-Color at retention 18, set sizes 2, 4, 6, `per_cell` trials per set size, correct as `ok(j)`
+    /// for the j-th trial of a cell.
+    fn cd_record(per_cell: usize, ok: impl Fn(usize) -> bool) -> crate::record::ResultRecord {
+        use crate::record::{ResultRecord, RunConfig, Subject, TrialRow};
+        use crate::task::Conditions;
+        let mut r = ResultRecord::new(Subject::Person { id: "p1".into() }, "all", RunConfig::default());
+        for j in 0..per_cell {
+            for s in [2u8, 4, 6] {
+                r.trials.push(TrialRow {
+                    task: "CD-Color".into(),
+                    trial: r.trials.len() as u64,
+                    conditions: Conditions { set_size: Some(s), retention: Some(18), ..Default::default() },
+                    targets: vec!["1".into()],
+                    responses: vec![if ok(j) { "1" } else { "0" }.into()],
+                    correct: vec![ok(j)],
+                    ..Default::default()
+                });
+            }
+        }
+        r
+    }
+
+    #[test]
+    fn table_a3_stars_test_each_score_against_the_chance_model() {
+        // Perfect: every part has B = 1/H_B − 1 (0.083 on CD-Color) against chance's |0.5 − H_B| / H_B
+        // (0.458): starred (p = 0, no spread). Its A (flat curve, slope 0) equals chance's A = 1: no star.
+        let rows = record_table_a3(&cd_record(20, |_| true));
+        let row = rows.iter().find(|r| r.task == "CD-Color").unwrap();
+        let h = row.h_b.unwrap();
+        let b = row.b_test.as_ref().unwrap();
+        assert_eq!((b.n, b.t, b.p), (A3_FOLDS, None, 0.0), "{b:?}");
+        assert!(b.star() && (b.chance - (0.5 - h).abs() / h).abs() < 1e-12, "{b:?}");
+        assert!((b.mean - (1.0 / h - 1.0)).abs() < 1e-12, "{b:?}");
+        let a = row.a_test.as_ref().unwrap();
+        assert!(!a.star() && a.chance == 1.0 && a.p == 1.0, "{a:?}");
+        // The pooled CD row is tested too.
+        assert!(rows.iter().find(|r| r.task == "CD").unwrap().b_test.as_ref().unwrap().star());
+        // Half right (even j): half the parts all right, half all wrong; mean B 0.54 vs chance 0.46,
+        // t ≈ 0.5 with 9 df: no star. (By hand: B_right = 1/H_B − 1, B_wrong = 1.)
+        let rows = record_table_a3(&cd_record(20, |j| j % 2 == 0));
+        let b = rows.iter().find(|r| r.task == "CD-Color").unwrap().b_test.clone().unwrap();
+        let (right, wrong) = (1.0 / h - 1.0, 1.0);
+        assert!((b.mean - (right + wrong) / 2.0).abs() < 1e-12, "{b:?}");
+        let sd = ((5.0 * ((right - b.mean).powi(2) + (wrong - b.mean).powi(2))) / 9.0f64).sqrt();
+        let t = (b.mean - b.chance) / (sd / 10f64.sqrt());
+        assert!((b.t.unwrap() - t).abs() < 1e-9 && !b.star() && b.p > 0.3, "{b:?}");
+        // One trial per cell: a single part has a score, no test.
+        let rows = record_table_a3(&cd_record(1, |_| true));
+        assert!(rows.iter().all(|r| r.a_test.is_none() && r.b_test.is_none()));
+    }
+
+    #[test]
+    fn parts_share_every_condition_cell_evenly() {
+        let parts = fold_records(&cd_record(20, |_| true), A3_FOLDS);
+        for p in &parts {
+            for s in [2u8, 4, 6] {
+                assert_eq!(p.trials.iter().filter(|t| t.conditions.set_size == Some(s)).count(), 2);
+            }
+        }
     }
 
     fn scores(r: &ScoreRow) -> Vec<f64> {
