@@ -109,6 +109,8 @@ struct Form {
     lrt_ordered: RwSignal<bool>,
     lrt_shuffled: RwSignal<bool>,
     lrt_block: RwSignal<String>,
+    /// `uniform` or `reference` ([`wmlab_core::llm::lrt::Insertion`]).
+    lrt_insertion: RwSignal<String>,
     lrt_seed: RwSignal<String>,
     snap_on: RwSignal<bool>,
     snap_files: RwSignal<Vec<bool>>,
@@ -154,6 +156,7 @@ impl Form {
             lrt_ordered: RwSignal::new(true),
             lrt_shuffled: RwSignal::new(true),
             lrt_block: RwSignal::new("1".into()),
+            lrt_insertion: RwSignal::new("uniform".into()),
             lrt_seed: RwSignal::new("1".into()),
             snap_on: RwSignal::new(false),
             snap_files: RwSignal::new(snap),
@@ -207,13 +210,16 @@ impl Form {
             None
         };
         let lrt_cfg = if self.lrt_on.get_untracked() {
-            let mut orders = Vec::new();
-            if self.lrt_ordered.get_untracked() {
-                orders.push(Order::Ordered);
-            }
-            if self.lrt_shuffled.get_untracked() {
-                orders.push(Order::Shuffled { block: num::<usize>(&self.lrt_block.get_untracked(), "Block size")?.max(1) });
-            }
+            let blocks = if self.lrt_shuffled.get_untracked() {
+                let b = parse_list(&self.lrt_block.get_untracked()).map_err(|e| format!("LRT block sizes: {e}"))?;
+                if b.is_empty() || b.contains(&0) {
+                    return Err("LRT block sizes: give one or more sizes of 1 or more (1 = a full shuffle), e.g. 1, 10, 250.".into());
+                }
+                b
+            } else {
+                Vec::new()
+            };
+            let orders = lrt::orders(self.lrt_ordered.get_untracked(), &blocks);
             if orders.is_empty() {
                 return Err("LRT: tick ordered, shuffled or both.".into());
             }
@@ -221,6 +227,7 @@ impl Form {
                 lines: parse_list(&self.lrt_lines.get_untracked())?,
                 tests_per_size: num(&self.lrt_tests.get_untracked(), "Tests per size")?,
                 orders,
+                insertion: lrt::Insertion::parse(&self.lrt_insertion.get_untracked())?,
                 ..LrtConfig::default()
             })
         } else {
@@ -307,11 +314,13 @@ impl Form {
             self.lrt_lines.set(c.lines.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", "));
             self.lrt_tests.set(c.tests_per_size.to_string());
             self.lrt_ordered.set(c.orders.contains(&Order::Ordered));
-            let sh = c.orders.iter().find(|o| matches!(o, Order::Shuffled { .. }));
-            self.lrt_shuffled.set(sh.is_some());
-            if let Some(o) = sh {
-                self.lrt_block.set(o.block().to_string());
+            let blocks: Vec<String> =
+                c.orders.iter().filter(|o| matches!(o, Order::Shuffled { .. })).map(|o| o.block().to_string()).collect();
+            self.lrt_shuffled.set(!blocks.is_empty());
+            if !blocks.is_empty() {
+                self.lrt_block.set(blocks.join(", "));
             }
+            self.lrt_insertion.set(c.insertion.as_str().into());
         }
         self.lrt_seed.set(s.lrt_seed.to_string());
         self.snap_on.set(s.snapshot.is_some());
@@ -836,8 +845,15 @@ pub fn Llm() -> impl IntoView {
                 {field("Order", view! {
                     {check("llm-lrt-ordered", "ordered", f.lrt_ordered)}
                     {check("llm-lrt-shuffled", "shuffled", f.lrt_shuffled)}
-                    " block size " <input type="text" id="llm-lrt-block" class="short" prop:value=move || f.lrt_block.get() on:input=move |ev| f.lrt_block.set(event_target_value(&ev))/>
-                }, "1 = a full shuffle")}
+                    " block sizes " <input type="text" id="llm-lrt-block" class="short" prop:value=move || f.lrt_block.get() on:input=move |ev| f.lrt_block.set(event_target_value(&ev))/>
+                }, "1 = a full shuffle; several (e.g. 1, 10, 250) run side by side, each drawn as its own series")}
+                {field("Instruction placed", view! {
+                    <select id="llm-lrt-insertion" on:change=move |ev| f.lrt_insertion.set(event_target_value(&ev))
+                        prop:value=move || f.lrt_insertion.get()>
+                        <option value="uniform">"uniformly among the lines (the paper)"</option>
+                        <option value="reference">"as the published code does"</option>
+                    </select>
+                }, "the published code ties the place to the target line k: lines.insert(k − 1, instruction)")}
                 {field("Seed", text_input("llm-lrt-seed", f.lrt_seed), "")}
             </div>
             <h3>{check("llm-snap-on", "Minerva: the published snapshot", f.snap_on)}</h3>

@@ -429,6 +429,27 @@ pub fn Networks() -> impl IntoView {
         }
     };
 
+    // Reference-code quirks: `quirks` in the config (null = none, the paper's tasks), one box each.
+    let quirks_now = move || -> wmlab_core::Quirks {
+        config.with(|c| serde_json::from_value(c["quirks"].clone()).ok().flatten().unwrap_or_default())
+    };
+    let quirk_box = move |name: &'static str, what: &'static str| {
+        let on = move || quirks_now().names().contains(&name);
+        let toggle = move |ev: leptos::ev::Event| {
+            let mut names: Vec<&str> = quirks_now().names();
+            names.retain(|n| *n != name);
+            if event_target_checked(&ev) {
+                names.push(name);
+            }
+            let q = wmlab_core::Quirks::parse(&names.join(",")).unwrap_or_default();
+            set_field(&["quirks"], if q.is_none() { Value::Null } else { json!(q) });
+        };
+        view! {
+            <label class="small" title=what><input type="checkbox" id=format!("nn-quirk-{name}") prop:checked=on on:change=toggle/>
+                " " {name}</label>
+        }
+    };
+
     let busy = move || matches!(phase.get(), Phase::Training | Phase::Starting);
     let start = move |_| {
         error.set(None);
@@ -798,6 +819,12 @@ pub fn Networks() -> impl IntoView {
                         <input type="text" id="nn-tasks" placeholder="all 14" size="40" prop:value=move || tasks_shown.get() on:change=on_tasks/></label>
                     <span class="small">"Train a subset, e.g. " <code>"VSR"</code> " (the paper's VSR-alone ablation) or "
                         <code>"CD-Color,VIR,SC"</code> "; empty = all 14. Only these ids get a loss; evaluation tests these ids."</span>
+                </div>
+                <div class="row" id="nn-quirks">
+                    <span>"Reference-code behaviours "</span>
+                    {wmlab_core::Quirks::ALL.into_iter().map(|(name, what)| quirk_box(name, what)).collect_view()}
+                    <span class="small">"Off = the paper's tasks. On = what the WorM code does, to reproduce numbers made with it \
+                        (hover for each). Kept in the checkpoint; evaluation uses the same."</span>
                 </div>
                 <details>
                     <summary id="nn-json-summary">"All settings (JSON)"</summary>

@@ -140,6 +140,12 @@ test('CPU backend: live curves, pause/resume, reload resume, download/upload, ba
   await page.waitForFunction(() => /CPU/.test(document.querySelector('#nn-backend').textContent), null, LONG);
   step('1');
   await configure(page);
+  // The reference-code quirks are boxes that write `quirks` into the settings (null when all are off).
+  assert.equal(JSON.parse(await page.inputValue('#nn-config-json')).quirks ?? null, null);
+  await page.check('#nn-quirk-sts-cue-steps');
+  await page.waitForFunction(() => JSON.parse(document.querySelector('#nn-config-json').value).quirks?.sts_cue_steps === true, null, LONG);
+  await page.uncheck('#nn-quirk-sts-cue-steps');
+  await page.waitForFunction(() => (JSON.parse(document.querySelector('#nn-config-json').value).quirks ?? null) === null, null, LONG);
   // A settings JSON that does not parse is refused and the settings stay.
   await page.click('#nn-json-summary');
   await page.fill('#nn-config-json', '{ not json');

@@ -109,7 +109,7 @@ struct Meta<'a> {
 /// Write one task's files into `dir`; returns (real frames, PNGs written).
 fn one_task(id: TaskId, a: &GenerateArgs, dir: &Path, bar: &ProgressBar) -> Result<(u64, u64), String> {
     let split = a.split.split();
-    let spec = TaskSpec::new(id);
+    let spec = TaskSpec::with_quirks(id, a.quirks);
     fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let png_dir = dir.join("png");
     if a.png != PngMode::None {

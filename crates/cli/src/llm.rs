@@ -88,6 +88,17 @@ pub struct RunArgs {
     /// LRT tests per line count.
     #[arg(long, default_value_t = 50)]
     pub tests: usize,
+    /// LRT: include the ordered lines.
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
+    pub ordered: bool,
+    /// LRT block sizes B of the shuffled lines, comma-separated (1 = a full shuffle; `10,250` = the
+    /// README's block-shuffle figure; `none` = no shuffled lines). Each B is its own series.
+    #[arg(long, default_value = "1", value_name = "B,...")]
+    pub shuffle_blocks: String,
+    /// LRT: where the instruction goes: uniform (the paper's intent) or reference (the published code's
+    /// `lines.insert(k - 1, ...)`).
+    #[arg(long, default_value = "uniform", value_parser = lrt::Insertion::parse)]
+    pub insertion: lrt::Insertion,
     /// Minerva tasks, comma-separated (default: the paper's set).
     #[arg(long, value_delimiter = ',')]
     pub tasks: Option<Vec<String>>,
@@ -221,6 +232,20 @@ pub fn build_samples(a: &RunArgs) -> Result<Vec<Sample>, String> {
                 cfg.lines = l.clone();
             }
             cfg.tests_per_size = a.tests;
+            let blocks: Vec<usize> = if a.shuffle_blocks.trim() == "none" {
+                Vec::new()
+            } else {
+                a.shuffle_blocks
+                    .split(',')
+                    .map(|b| b.trim().parse::<usize>().ok().filter(|b| *b >= 1))
+                    .collect::<Option<_>>()
+                    .ok_or_else(|| format!("--shuffle-blocks {:?}: block sizes of 1 or more, comma-separated, or none", a.shuffle_blocks))?
+            };
+            cfg.orders = lrt::orders(a.ordered, &blocks);
+            if cfg.orders.is_empty() {
+                return Err("LRT: --ordered false and --shuffle-blocks none leave nothing to run".into());
+            }
+            cfg.insertion = a.insertion;
             lrt::samples(&cfg, a.seed)
         }
         SuiteArg::MinervaSnapshot => {

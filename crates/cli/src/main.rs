@@ -211,6 +211,10 @@ pub struct GenerateArgs {
     /// PNG frames to write for each real step: none, 96 (drawn frames) or 32 (network tensors).
     #[arg(long, value_enum, default_value = "96")]
     pub png: PngMode,
+    /// Reproduce reference-code behaviours (comma list; default none, the paper's tasks): cd-size,
+    /// cs-all-steps, sts-cue-steps. meta.json's parameters record them.
+    #[arg(long, value_name = "LIST", value_parser = wmlab_core::Quirks::parse, default_value = "none")]
+    pub quirks: wmlab_core::Quirks,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,

@@ -99,6 +99,11 @@ pub struct TrainArgs {
     /// Multiply SFR's loss (the mean BCE over its 100 units) by this (default: the preset's; 1 = the paper).
     #[arg(long, value_name = "X")]
     pub sfr_scale: Option<f64>,
+    /// Reproduce reference-code behaviours (comma list; default none, the paper's tasks): cd-size (CD's
+    /// asymmetric size change), cs-all-steps (CS scores every step, "no response" included),
+    /// sts-cue-steps (STS scores cue steps). Kept in the checkpoint; `wmlab eval` uses the same.
+    #[arg(long, value_name = "LIST")]
+    pub quirks: Option<String>,
     #[arg(long, value_enum, default_value = "cpu")]
     pub backend: BackendArg,
     /// Master seed (trial streams and initialisation).
@@ -223,6 +228,12 @@ mod imp {
                     return Err("--tasks differs from the run being resumed: start a new run (another --out) to train other ids".into());
                 }
             }
+            if let Some(list) = &a.quirks {
+                let q = wmlab_core::Quirks::parse(list).map_err(|e| format!("--quirks: {e}"))?;
+                if q != ck.train.quirks.unwrap_or_default() {
+                    return Err("--quirks differs from the run being resumed: start a new run (another --out) to train other tasks".into());
+                }
+            }
             eprintln!(
                 "resuming {} at step {}{}",
                 last.display(),
@@ -298,6 +309,10 @@ mod imp {
                     return Err(format!("--sfr-scale {x}: a positive number (1 = the paper's loss)"));
                 }
                 cfg.multilabel_scale = (x != 1.0).then_some(x);
+            }
+            if let Some(list) = &a.quirks {
+                let q = wmlab_core::Quirks::parse(list).map_err(|e| format!("--quirks: {e}"))?;
+                cfg.quirks = (!q.is_none()).then_some(q);
             }
             cfg.model.validate()?;
             Trainer::new(cfg, dev)

@@ -398,3 +398,23 @@ fn stats_answers_every_line_in_order_as_scipy_does() {
         }
     }
 }
+
+/// `--quirks` reaches the generator: STS with cue steps scored writes more scored steps and says so in
+/// meta.json; an unknown name is refused in words.
+#[test]
+fn generate_with_reference_quirks() {
+    let scored = |dir: &TempDir| -> usize {
+        fs::read_to_string(dir.path().join("trials.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["mask"].as_array().unwrap().iter().filter(|m| m.as_bool() == Some(true)).count())
+            .sum()
+    };
+    let (plain, quirky) = (TempDir::new("sts-plain"), TempDir::new("sts-quirk"));
+    ok(&["generate", "--task", "STS", "--split", "test", "--count", "4", "--png", "none", "-q", "--out", plain.s()]);
+    ok(&["generate", "--task", "STS", "--split", "test", "--count", "4", "--png", "none", "-q", "--quirks", "sts-cue-steps", "--out", quirky.s()]);
+    assert!(scored(&quirky) > scored(&plain), "{} vs {}", scored(&quirky), scored(&plain));
+    let meta = fs::read_to_string(quirky.path().join("meta.json")).unwrap();
+    assert!(meta.contains("\"score_cue_steps\": true"), "{meta}");
+    fails(&["generate", "--task", "STS", "--split", "test", "--count", "1", "--quirks", "sts-cues", "--out", quirky.s()], &["unknown quirk", "sts-cue-steps"]);
+}

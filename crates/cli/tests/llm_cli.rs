@@ -141,3 +141,34 @@ fn llm_run_asks_for_a_key_for_remote_providers() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("ANTHROPIC_API_KEY"), "{err}");
 }
+
+/// LRT's orders, block sizes and insertion from the command line: ordered off, B = 1 and 10 side by
+/// side (each its own task), the published code's insertion; bad block sizes are refused in words.
+#[test]
+fn llm_run_lrt_block_sizes_and_insertion() {
+    let (base, count) = fake_server();
+    let dir = std::env::temp_dir().join(format!("wmlab-llm-cli-blocks-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = wmlab()
+        .args(["llm", "run", "--suite", "lrt", "--lines", "30", "--tests", "2", "--ordered", "false", "--shuffle-blocks", "1,10"])
+        .args(["--insertion", "reference", "--provider", "openai", "--base-url", &base, "--model", "fake", "-q", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(count.load(Ordering::SeqCst), 4, "2 tests × 2 block sizes");
+    let log = std::fs::read_to_string(dir.join("log.jsonl")).unwrap();
+    let tasks: std::collections::BTreeSet<String> = log
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v["task"].as_str().map(String::from))
+        .collect();
+    assert_eq!(tasks.into_iter().collect::<Vec<_>>(), vec!["lrt-shuffled", "lrt-shuffled_b10"]);
+    for (flag, value, words) in [("--shuffle-blocks", "0", "block sizes of 1 or more"), ("--insertion", "middle", "uniform")] {
+        let out = wmlab().args(["llm", "run", "--suite", "lrt", "--lines", "30", flag, value, "--provider", "openai"])
+            .args(["--base-url", &base, "--model", "fake", "-q", "--out"]).arg(&dir).output().unwrap();
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(words), "{flag} {value}: {err}");
+    }
+}

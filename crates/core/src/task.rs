@@ -410,6 +410,72 @@ pub struct TrialCtx<'a> {
     pub flip: bool,
 }
 
+/// The reference code's behaviours that the paper does not describe, kept as switches so a user can
+/// reproduce numbers produced with that code (`../shared/spec/reference-implementations.md`). All off is
+/// the paper's intent and the default everywhere.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Quirks {
+    /// CD-Size (and CD-Conjunction's size changes): the reference's asymmetric size change (small→large 16.5 px, large→small 10.5 px, gap
+    /// left where it was) instead of resizing about the centre to the other size.
+    #[serde(default)]
+    pub cd_size: bool,
+    /// CS: score every step, "no response" (class 20) on memory frames, blanks and padding, as the
+    /// reference's loss and accuracy do; the paper scores only the distractor and recall steps.
+    #[serde(default)]
+    pub cs_all_steps: bool,
+    /// STS: score the cue steps too (class 2), as the reference's loss does; the paper's accuracy counts
+    /// only the task frames.
+    #[serde(default)]
+    pub sts_cue_steps: bool,
+}
+
+impl Quirks {
+    /// (name, what it does) of every switch, as `--quirks` and the app write them.
+    pub const ALL: [(&'static str, &'static str); 3] = [
+        ("cd-size", "CD-Size changes size as the reference code does (16.5 / 10.5 px, gap not moved)"),
+        ("cs-all-steps", "CS scores every step, with 'no response' on memory, blank and padding steps"),
+        ("sts-cue-steps", "STS scores the cue steps (class 2) as well as the task frames"),
+    ];
+
+    /// Parse a comma list of names (`cd-size,sts-cue-steps`); `""` and `none` are none.
+    pub fn parse(list: &str) -> Result<Quirks, String> {
+        let mut q = Quirks::default();
+        for name in list.split(',').map(str::trim).filter(|s| !s.is_empty() && *s != "none") {
+            match name {
+                "cd-size" => q.cd_size = true,
+                "cs-all-steps" => q.cs_all_steps = true,
+                "sts-cue-steps" => q.sts_cue_steps = true,
+                other => {
+                    let names: Vec<&str> = Quirks::ALL.iter().map(|q| q.0).collect();
+                    return Err(format!("unknown quirk {other:?}; known: {}", names.join(", ")));
+                }
+            }
+        }
+        Ok(q)
+    }
+
+    /// The names switched on, in [`Quirks::ALL`] order.
+    pub fn names(&self) -> Vec<&'static str> {
+        let on = [self.cd_size, self.cs_all_steps, self.sts_cue_steps];
+        Quirks::ALL.iter().zip(on).filter(|(_, on)| *on).map(|(q, _)| q.0).collect()
+    }
+
+    pub fn is_none(&self) -> bool {
+        *self == Quirks::default()
+    }
+
+    /// `spec` with these switches applied to its parameters (other tasks are unchanged).
+    pub fn apply(&self, mut spec: TaskSpec) -> TaskSpec {
+        match &mut spec.params {
+            TaskParams::Cd(p) => p.reference_size_quirk = self.cd_size,
+            TaskParams::Cs(p) => p.score_no_response_steps = self.cs_all_steps,
+            TaskParams::Sts(p) => p.score_cue_steps = self.sts_cue_steps,
+            _ => {}
+        }
+        spec
+    }
+}
+
 /// A task id with its parameters: the unit that generates trials.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TaskSpec {
@@ -433,6 +499,11 @@ impl TaskSpec {
             cd => TaskParams::Cd(tasks::cd::CdParams::for_task(cd)),
         };
         TaskSpec { id, params }
+    }
+
+    /// The task with the reference parameters and the given [`Quirks`].
+    pub fn with_quirks(id: TaskId, quirks: Quirks) -> Self {
+        quirks.apply(TaskSpec::new(id))
     }
 
     /// The condition grid: trials are spread evenly over these cells.

@@ -149,3 +149,31 @@ fn easy_cells_are_the_easier_half() {
     let lens: Vec<u8> = vsr.easy_cells().iter().map(|&i| vsr.grid()[i].list_length.unwrap()).collect();
     assert_eq!(lens, vec![2, 3, 4, 5]);
 }
+
+/// Each reference-code quirk changes its own task and nothing else; names parse both ways.
+#[test]
+fn quirks_change_their_task_only() {
+    use wmlab_core::Quirks;
+    let all = Quirks::parse("cd-size, cs-all-steps,sts-cue-steps").unwrap();
+    assert_eq!(all.names(), vec!["cd-size", "cs-all-steps", "sts-cue-steps"]);
+    assert_eq!(Quirks::parse(&all.names().join(",")).unwrap(), all);
+    assert!(Quirks::parse("none").unwrap().is_none() && Quirks::parse("").unwrap().is_none());
+    assert!(Quirks::parse("cd-size,typo").unwrap_err().contains("unknown quirk \"typo\""));
+    let scored = |t: &wmlab_core::Trial| t.steps.iter().filter(|s| s.scored).count();
+    for id in TaskId::ALL {
+        let (plain, quirky) = (TaskSpec::new(id), TaskSpec::with_quirks(id, all));
+        let trials = |s: &TaskSpec| (0..40).map(|i| s.trial(1, Split::Test, i)).collect::<Vec<_>>();
+        let (a, b) = (trials(&plain), trials(&quirky));
+        match id {
+            // Size changes (CD-Size, and CD-Conjunction's size trials) draw the changed bar differently.
+            TaskId::CdSize | TaskId::CdConjunction => assert!(a.iter().zip(&b).any(|(x, y)| x.steps != y.steps), "{id:?}"),
+            // More steps scored ("no response" / cue steps), in every trial.
+            TaskId::Cs | TaskId::Sts => {
+                for (x, y) in a.iter().zip(&b) {
+                    assert!(scored(y) > scored(x), "{id:?}: {} vs {}", scored(y), scored(x));
+                }
+            }
+            _ => assert!(a == b, "{id:?} must not change"),
+        }
+    }
+}

@@ -71,6 +71,9 @@ pub struct TrainConfig {
     /// Multiply the SFR (multi-label) loss by this (`None` = 1, the reference's mean over its 100 units;
     /// see [`crate::loss::joint_loss_scaled`]).
     pub multilabel_scale: Option<f64>,
+    /// The reference code's behaviours to reproduce ([`wmlab_core::Quirks`]: CD size change, CS and STS
+    /// scored steps); `None` = none, the paper's tasks. Evaluation uses the same, from the checkpoint.
+    pub quirks: Option<wmlab_core::Quirks>,
 }
 
 impl TrainConfig {
@@ -82,9 +85,11 @@ impl TrainConfig {
         }
     }
 
-    /// The trained ids' task specs (reference parameters), in [`TaskId::ALL`] order.
+    /// The trained ids' task specs (reference parameters with [`TrainConfig::quirks`]), in
+    /// [`TaskId::ALL`] order.
     pub fn specs(&self) -> Vec<TaskSpec> {
-        self.task_ids().into_iter().map(TaskSpec::new).collect()
+        let q = self.quirks.unwrap_or_default();
+        self.task_ids().into_iter().map(|t| TaskSpec::with_quirks(t, q)).collect()
     }
 
     /// Whether this run trains a subset of the 14 ids.

@@ -141,3 +141,24 @@ fn spatial_grid_widens_the_projection() {
     let back: ModelConfig = serde_json::from_value(v).unwrap();
     assert_eq!(back.spatial_side(), 1);
 }
+
+/// Quirks travel in the config (and so in checkpoints): the specs trained and evaluated carry them, and a
+/// train.json written before quirks existed reads as none.
+#[test]
+fn quirks_reach_the_trained_specs() {
+    use wmlab_core::task::TaskParams;
+    let mut cfg = TrainConfig::new(small(Arch::Gru));
+    let sts = |c: &TrainConfig| {
+        c.specs().into_iter().find(|s| s.id == TaskId::Sts).map(|s| matches!(s.params, TaskParams::Sts(p) if p.score_cue_steps)).unwrap()
+    };
+    assert!(!sts(&cfg));
+    cfg.quirks = Some(wmlab_core::Quirks::parse("sts-cue-steps").unwrap());
+    assert!(sts(&cfg));
+    let json = serde_json::to_string(&cfg).unwrap();
+    let back: TrainConfig = serde_json::from_str(&json).unwrap();
+    assert_eq!(back.quirks, cfg.quirks);
+    let mut old: serde_json::Value = serde_json::from_str(&json).unwrap();
+    old.as_object_mut().unwrap().remove("quirks");
+    let old: TrainConfig = serde_json::from_value(old).unwrap();
+    assert_eq!(old.quirks, None);
+}

@@ -114,6 +114,38 @@ pub enum Insertion {
     Reference,
 }
 
+impl Insertion {
+    pub const ALL: [Insertion; 2] = [Insertion::Uniform, Insertion::Reference];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Insertion::Uniform => "uniform",
+            Insertion::Reference => "reference",
+        }
+    }
+    pub fn parse(s: &str) -> Result<Insertion, String> {
+        Insertion::ALL
+            .into_iter()
+            .find(|i| i.as_str() == s.trim())
+            .ok_or_else(|| format!("insertion {s:?}: uniform (the paper's intent) or reference (the published code)"))
+    }
+}
+
+/// The orders of a run: ordered (if asked) then a block shuffle for each block size B (1 = a full
+/// shuffle), each B once, in the order given.
+pub fn orders(ordered: bool, shuffle_blocks: &[usize]) -> Vec<Order> {
+    let mut out = Vec::new();
+    if ordered {
+        out.push(Order::Ordered);
+    }
+    for &b in shuffle_blocks {
+        let o = Order::Shuffled { block: b.max(1) };
+        if !out.contains(&o) {
+            out.push(o);
+        }
+    }
+    out
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LrtConfig {
     /// Line counts (`n`).
@@ -381,6 +413,16 @@ mod tests {
                 assert!(lines[i + 2].starts_with(&format!("line {}:", item.target_line)));
             }
         }
+    }
+
+    #[test]
+    fn orders_and_insertion_names() {
+        assert_eq!(orders(true, &[1, 10, 1, 0]), vec![Order::Ordered, Order::Shuffled { block: 1 }, Order::Shuffled { block: 10 }]);
+        assert!(orders(false, &[]).is_empty());
+        for i in Insertion::ALL {
+            assert_eq!(Insertion::parse(i.as_str()).unwrap(), i);
+        }
+        assert!(Insertion::parse("middle").unwrap_err().contains("uniform"));
     }
 
     #[test]
