@@ -79,6 +79,16 @@ fn draw(canvas: web_sys::HtmlCanvasElement, p: &LlmPanel) -> Result<(), String> 
                 .label(s.label.clone())
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(width)));
         }
+        for &(_, x, lo, hi) in p.intervals.iter().filter(|iv| iv.0 == i) {
+            let bar = colour.stroke_width(2);
+            chart
+                .draw_series([
+                    PathElement::new(vec![(x, lo), (x, hi)], bar),
+                    PathElement::new(vec![(x - 0.15, lo), (x + 0.15, lo)], bar),
+                    PathElement::new(vec![(x - 0.15, hi), (x + 0.15, hi)], bar),
+                ])
+                .map_err(|e| e.to_string())?;
+        }
         let style = if s.reference { colour.stroke_width(2) } else { colour.filled() };
         let r = if s.reference { 4 } else { 5 };
         let drawn = chart.draw_series(s.points.iter().map(|&(x, y)| Circle::new((x, y), r, style))).map_err(|e| e.to_string())?;

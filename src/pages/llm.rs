@@ -103,6 +103,9 @@ struct Form {
     nb_ns: RwSignal<String>,
     nb_protocol: RwSignal<String>,
     nb_blocks: RwSignal<String>,
+    /// New blocks from the generator (the variant's published shape) instead of the published files.
+    nb_new: RwSignal<bool>,
+    nb_seed: RwSignal<String>,
     lrt_on: RwSignal<bool>,
     lrt_lines: RwSignal<String>,
     lrt_tests: RwSignal<String>,
@@ -150,6 +153,8 @@ impl Form {
             nb_ns: RwSignal::new("1, 2, 3".into()),
             nb_protocol: RwSignal::new("readme".into()),
             nb_blocks: RwSignal::new("30".into()),
+            nb_new: RwSignal::new(false),
+            nb_seed: RwSignal::new("1".into()),
             lrt_on: RwSignal::new(false),
             lrt_lines: RwSignal::new("500, 1000, 1500, 2000, 2500, 3000, 4000, 5000, 6000, 6500".into()),
             lrt_tests: RwSignal::new("50".into()),
@@ -196,13 +201,22 @@ impl Form {
             let protocol = Protocol::parse(&self.nb_protocol.get_untracked()).ok_or("Unknown N-back protocol.")?;
             let ns: Vec<u8> = parse_list(&self.nb_ns.get_untracked())?.into_iter().map(|n| n.min(255) as u8).collect();
             let blocks: usize = num(&self.nb_blocks.get_untracked(), "Blocks")?;
+            let source = if self.nb_new.get_untracked() {
+                if blocks == 0 {
+                    return Err("N-back: new blocks need at least 1 block per N.".into());
+                }
+                let (len, matches) = variant.published_shape();
+                BlockSource::Generated { count: blocks, len, matches, seed: num(&self.nb_seed.get_untracked(), "N-back seed")? }
+            } else {
+                BlockSource::Published
+            };
             let c = NbackConfig {
                 variant,
                 ns,
                 blocks: None,
                 limit: Some(blocks),
                 options: DialogueOptions::new(protocol),
-                source: BlockSource::Published,
+                source,
             };
             c.validate().map_err(|e| format!("N-back: {e}."))?;
             Some(c)
@@ -308,6 +322,10 @@ impl Form {
             self.nb_ns.set(c.ns.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", "));
             self.nb_protocol.set(c.options.protocol.as_str().into());
             self.nb_blocks.set(c.limit.unwrap_or(30).to_string());
+            self.nb_new.set(matches!(c.source, BlockSource::Generated { .. }));
+            if let BlockSource::Generated { seed, .. } = c.source {
+                self.nb_seed.set(seed.to_string());
+            }
         }
         self.lrt_on.set(s.lrt.is_some());
         if let Some(c) = &s.lrt {
@@ -837,6 +855,11 @@ pub fn Llm() -> impl IntoView {
                         prop:value=move || f.nb_protocol.get()>{nb_protocols}</select>
                 }, "readme = multi-turn with pre-filled trials; base/noise/feedback/cot = the paper's system prompt")}
                 {field("Blocks per N", text_input("llm-nback-blocks", f.nb_blocks), "")}
+                {field("Blocks from", view! {
+                    {check("llm-nback-new", "new blocks from the generator, seed", f.nb_new)}
+                    " " <input type="text" id="llm-nback-seed" class="short" prop:value=move || f.nb_seed.get()
+                        on:input=move |ev| f.nb_seed.set(event_target_value(&ev))/>
+                }, "unticked = the published files (N = 1–3); new blocks have the published length and matches, any N")}
             </div>
             <h3>{check("llm-lrt-on", "Little Retrieval Test", f.lrt_on)}</h3>
             <div class="grid2" class:hidden=move || !f.lrt_on.get()>

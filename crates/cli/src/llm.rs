@@ -82,6 +82,10 @@ pub struct RunArgs {
     /// N-back values of N, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "1,2,3")]
     pub n: Vec<u8>,
+    /// N-back: COUNT new blocks per N from the generator (the variant's published block length and
+    /// number of matches, --seed), instead of the published files; any N ≥ 1.
+    #[arg(long, value_name = "COUNT")]
+    pub new_blocks: Option<usize>,
     /// LRT line counts, comma-separated (default: the reference grid 500..6500).
     #[arg(long, value_delimiter = ',')]
     pub lines: Option<Vec<usize>>,
@@ -215,13 +219,21 @@ pub fn build_samples(a: &RunArgs) -> Result<Vec<Sample>, String> {
             };
             let mut options = DialogueOptions::new(protocol);
             options.seed = a.seed;
+            let source = match a.new_blocks {
+                None => BlockSource::Published,
+                Some(0) => return Err("--new-blocks: at least 1 block per N".into()),
+                Some(count) => {
+                    let (len, matches) = variant.published_shape();
+                    BlockSource::Generated { count, len, matches, seed: a.seed }
+                }
+            };
             let cfg = NbackConfig {
                 variant,
                 ns: a.n.clone(),
                 blocks: None,
                 limit: None,
                 options,
-                source: BlockSource::Published,
+                source,
             };
             cfg.validate()?;
             nback::samples(&cfg)

@@ -172,3 +172,30 @@ fn llm_run_lrt_block_sizes_and_insertion() {
         assert!(err.contains(words), "{flag} {value}: {err}");
     }
 }
+
+/// N-back blocks from the generator: any N, the variant's published shape, named by their seed.
+#[test]
+fn llm_run_nback_new_blocks() {
+    let (base, _count) = fake_server();
+    let dir = std::env::temp_dir().join(format!("wmlab-llm-cli-newblocks-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = wmlab()
+        .args(["llm", "run", "--suite", "nback", "--variant", "letters", "--n", "4", "--new-blocks", "2", "--seed", "7", "--limit", "1"])
+        .args(["--provider", "openai", "--base-url", &base, "--model", "fake", "-q", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let log = std::fs::read_to_string(dir.join("log.jsonl")).unwrap();
+    let outcome = log
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|v| v["type"] == "outcome")
+        .expect("one outcome");
+    assert_eq!(outcome["task"], "letters_gen7-4back");
+    assert_eq!(outcome["targets"].as_str().unwrap().len(), 24);
+    assert_eq!(outcome["targets"].as_str().unwrap().matches('m').count(), 8);
+    let out = wmlab().args(["llm", "run", "--suite", "nback", "--n", "4", "--provider", "openai", "--base-url", &base])
+        .args(["--model", "fake", "-q", "--out"]).arg(&dir).output().unwrap();
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("no published blocks for N = 4"));
+}

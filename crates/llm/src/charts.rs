@@ -37,6 +37,8 @@ pub struct LlmPanel {
     pub series: Vec<Series>,
     /// What a reader must know to compare the run with the references (shown under the chart).
     pub note: Option<String>,
+    /// Error bars: (index into `series`, x, low, high).
+    pub intervals: Vec<(usize, f64, f64, f64)>,
 }
 
 fn mean(v: &[f64]) -> Option<f64> {
@@ -177,6 +179,7 @@ fn nback_panels(nb: &[&Outcome]) -> Vec<LlmPanel> {
             x_labels: None,
             series: rates,
             note,
+            intervals: Vec::new(),
         },
         LlmPanel {
             id: "nback-dprime".into(),
@@ -187,6 +190,7 @@ fn nback_panels(nb: &[&Outcome]) -> Vec<LlmPanel> {
             x_labels: None,
             series: dp,
             note: dnote,
+            intervals: Vec::new(),
         },
     ]
 }
@@ -252,6 +256,7 @@ fn lrt_panel(lr: &[&Outcome]) -> LlmPanel {
         x_labels: None,
         series,
         note,
+        intervals: Vec::new(),
     }
 }
 
@@ -265,6 +270,7 @@ fn minerva_panel(mv: &[&Outcome]) -> LlmPanel {
     }
     let source_of = |o: &Outcome| o.conditions.get("source").map_or("generated", |s| s.as_str()).to_string();
     let mut series = Vec::new();
+    let mut intervals = Vec::new();
     for source in ["snapshot", "generated"] {
         let mut mine = Vec::new();
         for (i, t) in tasks.iter().enumerate() {
@@ -277,6 +283,9 @@ fn minerva_panel(mv: &[&Outcome]) -> LlmPanel {
                 .collect();
             if let Some(m) = mean(&vals) {
                 mine.push((i as f64, m));
+                if let Ok((lo, hi)) = wmlab_core::stats::ci_mean(&vals, 0.95) {
+                    intervals.push((series.len(), i as f64, lo.max(0.0), hi.min(1.0)));
+                }
             }
         }
         if mv.iter().any(|o| source_of(o) == source) {
@@ -299,7 +308,12 @@ fn minerva_panel(mv: &[&Outcome]) -> LlmPanel {
         y_range: (0.0, 1.0),
         x_labels: Some(tasks.iter().map(|t| t.to_string()).collect()),
         series,
-        note: None,
+        note: (!intervals.is_empty()).then(|| {
+            "Bars: 95 % t confidence interval of this run's mean over each task's samples (clipped to [0, 1]); \
+             a task with one sample, or the same score on every sample, has none."
+                .to_string()
+        }),
+        intervals,
     }
 }
 
@@ -405,6 +419,25 @@ mod tests {
         assert!(refs.contains(&"README: shuffled, B = 10"), "{refs:?}");
         assert!(!refs.iter().any(|r| r.contains("B = 250")), "{refs:?}");
         assert!(p.note.as_deref().unwrap().contains("B = 7 has no published curve"));
+    }
+
+    #[test]
+    fn minerva_has_confidence_intervals_where_samples_differ() {
+        let o = |task: &str, v: f64| {
+            let mut x = outcome(Suite::Minerva, &[("source", "generated")], &[("exact_match", v)]);
+            x.task = task.into();
+            x
+        };
+        let run = vec![o("string_search_word", 0.4), o("string_search_word", 0.5), o("string_search_word", 0.6), o("count_word", 1.0)];
+        let p = &panels(&run)[0];
+        assert_eq!(p.intervals.len(), 1, "{:?}", p.intervals);
+        let (series, x, lo, hi) = p.intervals[0];
+        assert!(!p.series[series].reference);
+        assert!((p.series[series].points.iter().find(|q| q.0 == x).unwrap().1 - 0.5).abs() < 1e-12);
+        // mean 0.5, sd 0.1, n 3: scipy.stats.t.ppf(0.975, 2) = 4.302652729911275 → ±0.2484.
+        let half = 4.302652729911275 * 0.1 / 3f64.sqrt();
+        assert!((lo - (0.5 - half)).abs() < 1e-9 && (hi - (0.5 + half)).abs() < 1e-9, "{lo} {hi}");
+        assert!(p.note.as_deref().unwrap().contains("95 %"));
     }
 
     #[test]
