@@ -18,6 +18,13 @@ if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   rustup target add wasm32-unknown-unknown
 fi
 
+for c in rustfmt clippy; do
+  if ! rustup component list --installed 2>/dev/null | grep -q "^$c"; then
+    say "adding the $c component"
+    rustup component add "$c"
+  fi
+done
+
 if ! trunk --version 2>/dev/null | grep -q " $TRUNK_VERSION"; then
   say "installing trunk $TRUNK_VERSION (about 10 minutes on 2 cores, once)"
   cargo install trunk --version "$TRUNK_VERSION" --locked

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Runs every WM Lab test on this machine, installing what is missing first (scripts/setup.sh):
+#   0. formatting (cargo fmt --check) and lints (cargo clippy -D warnings, native crates and the wasm app)
 #   1. native tests of the workspace crates (pure core, LLM runner, CLI) cargo test, with a real
 #      local LLM server (scripts/llm-server.sh) for the real-model tests
 #   2. the core's determinism test compiled to wasm32, run under Node   same hashes as native
@@ -23,6 +24,12 @@ if ! curl -sf --max-time 2 http://127.0.0.1:18080/v1/models >/dev/null 2>&1; the
 llm_pid="$(./scripts/llm-server.sh)"
 if [ -n "$started_llm" ]; then trap 'kill "$llm_pid" 2>/dev/null || true' EXIT; fi
 export WMLAB_LLM_URL=http://127.0.0.1:18080/v1
+
+stage "formatting and lints: cargo fmt --check, cargo clippy -D warnings (native and wasm32)"
+cargo fmt --all --check 2>&1
+cargo clippy --locked --features wmlab-cli/nn --workspace --exclude wmlab-app --exclude wmlab-nn-worker --all-targets -- -D warnings 2>&1
+# The app and the worker build only for wasm32.
+cargo clippy --locked --target wasm32-unknown-unknown -p wmlab-app -p wmlab-nn-worker -- -D warnings 2>&1
 
 stage "native tests: cargo test"
 # The CLI with its networks commands (`wmlab train` / `wmlab eval`, feature `nn`): same burn build as wmlab-nn.

@@ -5,11 +5,13 @@
 
 use leptos::prelude::*;
 use wmlab_core::record::ResultRecord;
-use wmlab_core::{share, TaskId};
+use wmlab_core::{TaskId, share};
 
 use crate::components::history;
 use crate::pages::compare::{Compare, CompareState};
-use crate::pages::{gallery::Gallery, home::Home, llm::Llm, networks::Networks, results::Results, study::Study, take::Take};
+use crate::pages::{
+    gallery::Gallery, home::Home, llm::Llm, networks::Networks, results::Results, study::Study, take::Take,
+};
 use crate::web;
 
 #[derive(Clone, Debug, PartialEq)]

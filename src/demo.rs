@@ -1,7 +1,7 @@
 //! A demo result for trying out share links and exports: a simulated observer answers generated trials
 //! of one task, mostly correctly. Scoring and summaries come from the core (`record::summarise`).
 
-use wmlab_core::record::{summarise, ResultRecord, RunConfig, Setting, Subject, TrialRow};
+use wmlab_core::record::{ResultRecord, RunConfig, Setting, Subject, TrialRow, summarise};
 use wmlab_core::{Response, Rng, Split, Target, TaskId, TaskSpec};
 
 /// Lapse rate of the demo observer: one answer in this many is wrong.
@@ -39,9 +39,15 @@ pub fn demo_record(task: TaskId, seed: u64, trials: u64) -> ResultRecord {
     let mut rows = Vec::new();
     for i in 0..trials {
         let trial = spec.trial(seed, Split::Test, i);
-        let mut row = TrialRow { task: task.as_str().to_string(), trial: i, conditions: trial.conditions.clone(), ..Default::default() };
+        let mut row = TrialRow {
+            task: task.as_str().to_string(),
+            trial: i,
+            conditions: trial.conditions.clone(),
+            ..Default::default()
+        };
         for (_, step) in trial.scored_steps() {
-            let answer = if rng.chance(1, LAPSE_ONE_IN) { wrong(&step.target, &step.response) } else { step.target.clone() };
+            let answer =
+                if rng.chance(1, LAPSE_ONE_IN) { wrong(&step.target, &step.response) } else { step.target.clone() };
             row.targets.push(target_text(&step.target));
             row.responses.push(target_text(&answer));
             row.correct.push(answer == step.target);

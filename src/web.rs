@@ -36,11 +36,8 @@ pub fn download(name: &str, mime: &str, text: &str) -> Result<(), String> {
     let url = web_sys::Url::create_object_url_with_blob(&blob)
         .map_err(|_| "the browser could not make the file".to_string())?;
     let doc = window().document().ok_or("no document")?;
-    let a: web_sys::HtmlAnchorElement = doc
-        .create_element("a")
-        .map_err(|_| "no link element")?
-        .dyn_into()
-        .map_err(|_| "no link element")?;
+    let a: web_sys::HtmlAnchorElement =
+        doc.create_element("a").map_err(|_| "no link element")?.dyn_into().map_err(|_| "no link element")?;
     a.set_href(&url);
     a.set_download(name);
     a.click();

@@ -67,7 +67,8 @@ fn bump() {
 
 fn report(e: &str) {
     if let Some((_, err)) = SIGNALS.with(|s| s.get()) {
-        let _ = err.try_set(Some(format!("The result could not be saved in this browser's history: {e}. It is still shown.")));
+        let _ = err
+            .try_set(Some(format!("The result could not be saved in this browser's history: {e}. It is still shown.")));
     }
     web_sys::console::warn_1(&format!("WM Lab history: {e}").into());
 }

@@ -3,8 +3,8 @@
 //! listed by prefix ([`keys`], [`text_entries`]).
 
 use js_sys::{Reflect, Uint8Array};
-use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(inline_js = r#"
 const DB = 'wmlab', STORE = 'kv';
@@ -92,7 +92,6 @@ pub async fn load_text(key: &str) -> Result<Option<String>, String> {
 pub async fn delete(key: &str) -> Result<(), String> {
     idb_delete(key).await.map(|_| ()).map_err(js_err)
 }
-
 
 /// The keys that start with `prefix`, in key order.
 #[allow(dead_code)]

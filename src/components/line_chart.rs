@@ -99,7 +99,12 @@ fn draw(canvas: web_sys::HtmlCanvasElement, c: &LineChart) -> Result<usize, Stri
 
 /// A chart that redraws whenever `data` changes.
 #[component]
-pub fn LiveChart(id: &'static str, data: Signal<LineChart>, #[prop(default = 560)] width: u32, #[prop(default = 320)] height: u32) -> impl IntoView {
+pub fn LiveChart(
+    id: &'static str,
+    data: Signal<LineChart>,
+    #[prop(default = 560)] width: u32,
+    #[prop(default = 320)] height: u32,
+) -> impl IntoView {
     let canvas = NodeRef::<Canvas>::new();
     Effect::new(move |_| {
         let chart = data.get();

@@ -137,7 +137,8 @@ pub fn LlmLog(outcomes: RwSignal<Vec<Outcome>>, samples: StoredValue<Vec<Sample>
                         .or_else(|| o.scores.values().next())
                         .map(|v| format!("{v:.3}"))
                         .unwrap_or_default();
-                    let err = o.error.as_ref().map(|e| format!("{}: {}", e.kind.as_str(), e.message)).unwrap_or_default();
+                    let err =
+                        o.error.as_ref().map(|e| format!("{}: {}", e.kind.as_str(), e.message)).unwrap_or_default();
                     let kind = o.error.as_ref().map(|e| e.kind.as_str()).unwrap_or("");
                     view! {
                         <tr class="llm-row" data-sample=id.clone() data-task=o.task.clone() data-error=kind

@@ -7,8 +7,8 @@ use leptos::prelude::*;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use wmlab_core::llm::nback::DprimeTests;
-use wmlab_llm::charts::{nback_tests, panels, LlmPanel};
 use wmlab_llm::Outcome;
+use wmlab_llm::charts::{LlmPanel, nback_tests, panels};
 
 use super::plot::COLOURS;
 
@@ -91,7 +91,9 @@ fn draw(canvas: web_sys::HtmlCanvasElement, p: &LlmPanel) -> Result<(), String> 
         }
         let style = if s.reference { colour.stroke_width(2) } else { colour.filled() };
         let r = if s.reference { 4 } else { 5 };
-        let drawn = chart.draw_series(s.points.iter().map(|&(x, y)| Circle::new((x, y), r, style))).map_err(|e| e.to_string())?;
+        let drawn = chart
+            .draw_series(s.points.iter().map(|&(x, y)| Circle::new((x, y), r, style)))
+            .map_err(|e| e.to_string())?;
         if p.x_labels.is_some() {
             drawn.label(s.label.clone()).legend(move |(x, y)| Circle::new((x + 9, y), 4, style));
         }
@@ -126,7 +128,10 @@ fn LlmChart(panel: LlmPanel) -> impl IntoView {
         }
     });
     let own = panel.series.iter().filter(|s| !s.reference).map(|s| s.points.len()).sum::<usize>();
-    let note = panel.note.clone().map(|n| view! { <figcaption class="small chart-note" id=format!("llm-note-{}", panel.id)>{n}</figcaption> });
+    let note = panel
+        .note
+        .clone()
+        .map(|n| view! { <figcaption class="small chart-note" id=format!("llm-note-{}", panel.id)>{n}</figcaption> });
     view! {
         <figure class="chart">
             <canvas node_ref=canvas class="plot llm-plot" id=format!("llm-plot-{}", panel.id) data-points=own

@@ -13,8 +13,8 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use wmlab_core::llm::lrt::LrtConfig;
 use wmlab_core::llm::nback::NbackConfig;
-use wmlab_llm::{Cache, LogEntry, ProviderConfig, RunOptions};
 use wmlab_llm::provider::Reply;
+use wmlab_llm::{Cache, LogEntry, ProviderConfig, RunOptions};
 
 use crate::web;
 
@@ -152,7 +152,9 @@ pub fn begin(spec: &RunSpec) -> bool {
         let n = s.length().unwrap_or(0);
         let old: Vec<String> = (0..n)
             .filter_map(|i| s.key(i).ok().flatten())
-            .filter(|k| k.starts_with(RUN_PREFIX) && k != CURRENT && !k.starts_with(&format!("{RUN_PREFIX}{}.", spec.id)))
+            .filter(|k| {
+                k.starts_with(RUN_PREFIX) && k != CURRENT && !k.starts_with(&format!("{RUN_PREFIX}{}.", spec.id))
+            })
             .collect();
         for k in old {
             let _ = s.remove_item(&k);
@@ -242,7 +244,8 @@ impl Cache for StorageCache {
 pub fn clear_cache() -> usize {
     let Some(s) = storage() else { return 0 };
     let n = s.length().unwrap_or(0);
-    let keys: Vec<String> = (0..n).filter_map(|i| s.key(i).ok().flatten()).filter(|k| k.starts_with(CACHE_PREFIX)).collect();
+    let keys: Vec<String> =
+        (0..n).filter_map(|i| s.key(i).ok().flatten()).filter(|k| k.starts_with(CACHE_PREFIX)).collect();
     for k in &keys {
         let _ = s.remove_item(k);
     }

@@ -4,7 +4,7 @@
 use wasm_bindgen::Clamped;
 use web_sys::{HtmlCanvasElement, ImageData};
 use wmlab_core::display::Frame;
-use wmlab_core::raster::{tensor32, tensor_to_rgb8, SMALL};
+use wmlab_core::raster::{SMALL, tensor_to_rgb8, tensor32};
 
 use super::painter::context;
 

@@ -99,7 +99,10 @@ fn families_of(r: &NetworkAnalysis, idx: &[usize]) -> String {
 
 /// Fig. 5C: normalised TV, families × active units sorted by cluster, with a cluster strip below.
 fn draw_tv(r: &NetworkAnalysis, area: &Area) -> Result<(), String> {
-    title(area, &format!("Normalised task variance ({} active of {} units, sorted by cluster)", r.columns.len(), r.units))?;
+    title(
+        area,
+        &format!("Normalised task variance ({} active of {} units, sorted by cluster)", r.columns.len(), r.units),
+    )?;
     let (w, h) = area.dim_in_pixel();
     let (left, top, pw, ph) = (60, 28, w as i32 - 80, h as i32 - 70);
     let m: Vec<Vec<Option<f64>>> = r.tv_sorted.iter().map(|row| row.iter().map(|&v| Some(v)).collect()).collect();
@@ -108,7 +111,11 @@ fn draw_tv(r: &NetworkAnalysis, area: &Area) -> Result<(), String> {
     for (j, &c) in r.column_cluster.iter().enumerate() {
         let x0 = left + (j as f64 * pw as f64 / n) as i32;
         let x1 = left + ((j + 1) as f64 * pw as f64 / n) as i32;
-        area.draw(&Rectangle::new([(x0, top + ph + 4), (x1.max(x0 + 1), top + ph + 16)], COLOURS[c % COLOURS.len()].filled())).map_err(e2s)?;
+        area.draw(&Rectangle::new(
+            [(x0, top + ph + 4), (x1.max(x0 + 1), top + ph + 16)],
+            COLOURS[c % COLOURS.len()].filled(),
+        ))
+        .map_err(e2s)?;
     }
     text(area, "units (colour: cluster)", (left + pw / 2, top + ph + 20), 11, HPos::Center, VPos::Top, false)
 }
@@ -126,7 +133,8 @@ fn draw_tsne(r: &NetworkAnalysis, area: &Area) -> Result<(), String> {
     chart.configure_mesh().disable_mesh().draw().map_err(e2s)?;
     for (c, info) in r.clusters.iter().enumerate() {
         let colour = COLOURS[c % COLOURS.len()];
-        let pts: Vec<(f64, f64)> = r.unit_xy.iter().zip(&r.column_cluster).filter(|&(_, &l)| l == c).map(|(p, _)| (p[0], p[1])).collect();
+        let pts: Vec<(f64, f64)> =
+            r.unit_xy.iter().zip(&r.column_cluster).filter(|&(_, &l)| l == c).map(|(p, _)| (p[0], p[1])).collect();
         chart
             .draw_series(pts.into_iter().map(move |p| Circle::new(p, 4, colour.filled())))
             .map_err(e2s)?
@@ -169,10 +177,19 @@ fn draw_ftv(r: &NetworkAnalysis, area: &Area) -> Result<(), String> {
     let cell = ((w as i32 - left - 10).min(h as i32 - top - 70) / nf).max(8);
     for a in 0..nf as usize {
         text(area, &r.families[a], (left - 4, top + cell * a as i32 + cell / 2), 11, HPos::Right, VPos::Center, false)?;
-        text(area, &r.families[a], (left + cell * a as i32 + cell / 2, top + cell * nf + 4), 11, HPos::Right, VPos::Center, true)?;
+        text(
+            area,
+            &r.families[a],
+            (left + cell * a as i32 + cell / 2, top + cell * nf + 4),
+            11,
+            HPos::Right,
+            VPos::Center,
+            true,
+        )?;
         for b in 0..nf as usize {
             let (x0, y0) = (left + cell * b as i32, top + cell * a as i32);
-            area.draw(&Rectangle::new([(x0, y0), (x0 + cell, y0 + cell)], BLACK.mix(0.2).stroke_width(1))).map_err(e2s)?;
+            area.draw(&Rectangle::new([(x0, y0), (x0 + cell, y0 + cell)], BLACK.mix(0.2).stroke_width(1)))
+                .map_err(e2s)?;
             if a == b {
                 continue;
             }
@@ -190,7 +207,11 @@ fn draw_ftv(r: &NetworkAnalysis, area: &Area) -> Result<(), String> {
                 let bx0 = x0 + 2 + (i as f64 * bw) as i32;
                 let bx1 = x0 + 2 + ((i + 1) as f64 * bw) as i32;
                 let bh = ((cell - 4) as f64 * k as f64 / max) as i32;
-                area.draw(&Rectangle::new([(bx0, y0 + cell - 2 - bh.max(1)), (bx1.max(bx0 + 1), y0 + cell - 2)], COLOURS[0].filled())).map_err(e2s)?;
+                area.draw(&Rectangle::new(
+                    [(bx0, y0 + cell - 2 - bh.max(1)), (bx1.max(bx0 + 1), y0 + cell - 2)],
+                    COLOURS[0].filled(),
+                ))
+                .map_err(e2s)?;
             }
         }
     }
@@ -203,9 +224,22 @@ fn draw_lesion(r: &NetworkAnalysis, area: &Area) -> Result<(), String> {
     let Some(l) = &r.lesion else { return text(area, "no lesion results", (20, 40), 12, HPos::Left, VPos::Top, false) };
     let (w, h) = area.dim_in_pixel();
     let scale = l.drop.iter().flatten().flatten().fold(0.0f64, |a, &v| a.max(v.abs())).max(1e-9);
-    let rows: Vec<String> = r.clusters.iter().enumerate().map(|(c, i)| format!("cluster {} ({})", c + 1, families_of(r, &i.preferred))).collect();
+    let rows: Vec<String> = r
+        .clusters
+        .iter()
+        .enumerate()
+        .map(|(c, i)| format!("cluster {} ({})", c + 1, families_of(r, &i.preferred)))
+        .collect();
     let left = 10 + rows.iter().map(|s| s.len() as i32 * 6).max().unwrap_or(60).min(260);
-    heat(area, &l.drop, (left, 28, w as i32 - left - 10, h as i32 - 28 - 60), &rows, Some(&r.families), &|v| diverging(v / scale), true)
+    heat(
+        area,
+        &l.drop,
+        (left, 28, w as i32 - left - 10, h as i32 - 28 - 60),
+        &rows,
+        Some(&r.families),
+        &|v| diverging(v / scale),
+        true,
+    )
 }
 
 /// Fig. 5A: STS probe states, coloured by correct answer and by rule.
@@ -213,8 +247,11 @@ fn draw_sts(r: &NetworkAnalysis, area: &Area) -> Result<(), String> {
     let parts = area.split_evenly((1, 2));
     let (lo_x, hi_x, lo_y, hi_y) = bounds(&r.sts.xy);
     for (k, part) in parts.iter().enumerate() {
-        let (name, labels, names): (&str, &[u8], [&str; 2]) =
-            if k == 0 { ("STS probe states by answer", &r.sts.answer, ["top / left", "bottom / right"]) } else { ("by rule in force", &r.sts.rule, ["up / down", "left / right"]) };
+        let (name, labels, names): (&str, &[u8], [&str; 2]) = if k == 0 {
+            ("STS probe states by answer", &r.sts.answer, ["top / left", "bottom / right"])
+        } else {
+            ("by rule in force", &r.sts.rule, ["up / down", "left / right"])
+        };
         let mut chart = ChartBuilder::on(part)
             .caption(format!("{name} ({} of {} states)", r.sts.xy.len(), r.sts.total), ("sans-serif", 14))
             .margin(8)
@@ -225,7 +262,8 @@ fn draw_sts(r: &NetworkAnalysis, area: &Area) -> Result<(), String> {
         chart.configure_mesh().disable_mesh().draw().map_err(e2s)?;
         for v in 0..2u8 {
             let colour = COLOURS[(v as usize + 2 * k) % COLOURS.len()];
-            let pts: Vec<(f64, f64)> = r.sts.xy.iter().zip(labels).filter(|&(_, &l)| l == v).map(|(p, _)| (p[0], p[1])).collect();
+            let pts: Vec<(f64, f64)> =
+                r.sts.xy.iter().zip(labels).filter(|&(_, &l)| l == v).map(|(p, _)| (p[0], p[1])).collect();
             chart
                 .draw_series(pts.into_iter().map(move |p| Circle::new(p, 3, colour.filled())))
                 .map_err(e2s)?
@@ -244,7 +282,13 @@ fn draw_sts(r: &NetworkAnalysis, area: &Area) -> Result<(), String> {
     Ok(())
 }
 
-fn draw_cos(area: &Area, name: &str, names: &[String], m: &[Vec<f64>], colour: &dyn Fn(f64) -> RGBColor) -> Result<(), String> {
+fn draw_cos(
+    area: &Area,
+    name: &str,
+    names: &[String],
+    m: &[Vec<f64>],
+    colour: &dyn Fn(f64) -> RGBColor,
+) -> Result<(), String> {
     title(area, name)?;
     let (w, h) = area.dim_in_pixel();
     let m: Vec<Vec<Option<f64>>> = m.iter().map(|r| r.iter().map(|&v| Some(v)).collect()).collect();

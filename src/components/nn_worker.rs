@@ -9,10 +9,10 @@
 
 use js_sys::{Object, Reflect, Uint8Array};
 
-pub use super::idb::{delete, load_bytes, load_text, store_bytes, store_text};
 use super::idb::js_err;
-use wasm_bindgen::prelude::*;
+pub use super::idb::{delete, load_bytes, load_text, store_bytes, store_text};
 use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
 use web_sys::{MessageEvent, Worker};
 
 /// The worker script Trunk writes for `data-type="worker" data-loader-shim` (index.html).
@@ -29,7 +29,8 @@ pub struct NnWorker {
 impl NnWorker {
     /// Start the worker; `on_event` gets every event (with checkpoint bytes where the event has them).
     pub fn spawn(on_event: impl Fn(Event, Option<Vec<u8>>) + 'static) -> Result<NnWorker, String> {
-        let worker = Worker::new(WORKER_URL).map_err(|e| format!("the networks worker could not start: {}", js_err(e)))?;
+        let worker =
+            Worker::new(WORKER_URL).map_err(|e| format!("the networks worker could not start: {}", js_err(e)))?;
         let handler = Closure::<dyn Fn(MessageEvent)>::new(move |e: MessageEvent| {
             let data = e.data();
             let json = Reflect::get(&data, &"json".into()).ok().and_then(|v| v.as_string()).unwrap_or_default();
@@ -39,7 +40,10 @@ impl NnWorker {
                 .map(|v| v.unchecked_into::<Uint8Array>().to_vec());
             match serde_json::from_str::<Event>(&json) {
                 Ok(ev) => on_event(ev, bytes),
-                Err(e) => on_event(Event::Error { message: format!("unreadable message from the worker: {e}"), fatal: false }, None),
+                Err(e) => on_event(
+                    Event::Error { message: format!("unreadable message from the worker: {e}"), fatal: false },
+                    None,
+                ),
             }
         });
         worker.set_onmessage(Some(handler.as_ref().unchecked_ref()));
@@ -87,7 +91,8 @@ impl BundleInfo {
         }
         let n = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize;
         let json = bytes.get(12..12 + n).ok_or("the checkpoint file is truncated")?;
-        let v: serde_json::Value = serde_json::from_slice(json).map_err(|e| format!("the checkpoint's header is damaged: {e}"))?;
+        let v: serde_json::Value =
+            serde_json::from_slice(json).map_err(|e| format!("the checkpoint's header is damaged: {e}"))?;
         Ok(BundleInfo { train: v["train"].clone(), state: v["state"].clone() })
     }
     pub fn step(&self) -> usize {

@@ -14,8 +14,8 @@
 use std::cell::Cell;
 
 use serde::{Deserialize, Serialize};
-use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::web;
@@ -48,7 +48,8 @@ pub fn remove(key: &str) {
 pub fn session_keys() -> Vec<String> {
     let Some(s) = storage() else { return vec![] };
     let n = s.length().unwrap_or(0);
-    let mut v: Vec<String> = (0..n).filter_map(|i| s.key(i).ok().flatten()).filter(|k| k.starts_with(SESSION_PREFIX)).collect();
+    let mut v: Vec<String> =
+        (0..n).filter_map(|i| s.key(i).ok().flatten()).filter(|k| k.starts_with(SESSION_PREFIX)).collect();
     v.sort();
     v
 }

@@ -8,7 +8,7 @@ use std::f64::consts::PI;
 
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
-use wmlab_core::display::{Frame, Rgb, Shape, SPACE};
+use wmlab_core::display::{Frame, Rgb, SPACE, Shape};
 use wmlab_core::raster::arrow_barbs;
 
 /// Get the 2D context of a canvas.

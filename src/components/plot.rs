@@ -6,7 +6,7 @@ use leptos::html::Canvas;
 use leptos::prelude::*;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
-use wmlab_core::people::{human_curves, subject_curves, Curve, StudyTask};
+use wmlab_core::people::{Curve, StudyTask, human_curves, subject_curves};
 use wmlab_core::record::ResultRecord;
 
 /// One panel: its name and (curve, is_human) series.
@@ -21,10 +21,10 @@ pub struct Panel {
 pub fn record_tasks(record: &ResultRecord) -> Vec<StudyTask> {
     let mut out: Vec<StudyTask> = Vec::new();
     for r in &record.trials {
-        if let Some(t) = StudyTask::parse(&r.task) {
-            if !out.contains(&t) {
-                out.push(t);
-            }
+        if let Some(t) = StudyTask::parse(&r.task)
+            && !out.contains(&t)
+        {
+            out.push(t);
         }
     }
     out
@@ -122,9 +122,7 @@ fn draw(canvas: web_sys::HtmlCanvasElement, panel: &Panel) -> Result<(), String>
             .label(label)
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(width)));
         let style = if *human { colour.stroke_width(1) } else { colour.filled() };
-        chart
-            .draw_series(c.points.iter().map(|&(x, y)| Circle::new((x, y), 3, style)))
-            .map_err(|e| e.to_string())?;
+        chart.draw_series(c.points.iter().map(|&(x, y)| Circle::new((x, y), 3, style))).map_err(|e| e.to_string())?;
     }
     chart
         .configure_series_labels()

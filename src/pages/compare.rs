@@ -14,11 +14,11 @@ use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use wmlab_core::analysis::ScoreRow;
-use wmlab_core::compare::{self as cmp, common_task, content_id, Compared, Comparison, Extras, Panel, Who};
-use wmlab_core::people::reference::has_human_reference;
-use wmlab_core::people::StudyTask;
 use wmlab_core::TaskId;
+use wmlab_core::analysis::ScoreRow;
+use wmlab_core::compare::{self as cmp, Compared, Comparison, Extras, Panel, Who, common_task, content_id};
+use wmlab_core::people::StudyTask;
+use wmlab_core::people::reference::has_human_reference;
 
 /// Whether a task has published numbers to draw: the WorM human curves, or the N-back papers' LLM results.
 fn has_published(t: StudyTask) -> bool {
@@ -160,7 +160,9 @@ fn draw(canvas: web_sys::HtmlCanvasElement, panel: &Panel, names: &[String]) -> 
         .x_desc(panel.x_name.replace('_', " "))
         .y_desc(panel.y_name.as_str())
         .x_labels(x_labels)
-        .x_label_formatter(&|v| if (v - v.round()).abs() < 1e-6 { format!("{}", v.round() as i64) } else { String::new() })
+        .x_label_formatter(&|v| {
+            if (v - v.round()).abs() < 1e-6 { format!("{}", v.round() as i64) } else { String::new() }
+        })
         .light_line_style(WHITE.mix(0.0))
         .draw()
         .map_err(|e| e.to_string())?;
@@ -183,7 +185,9 @@ fn draw(canvas: web_sys::HtmlCanvasElement, panel: &Panel, names: &[String]) -> 
             }
             let pts = c.points.clone();
             if s.who == Who::Chance {
-                chart.draw_series(DashedLineSeries::new(pts.iter().copied(), 6, 4, style)).map_err(|e| e.to_string())?;
+                chart
+                    .draw_series(DashedLineSeries::new(pts.iter().copied(), 6, 4, style))
+                    .map_err(|e| e.to_string())?;
             } else {
                 chart.draw_series(LineSeries::new(pts.iter().copied(), style)).map_err(|e| e.to_string())?;
             }
@@ -195,7 +199,8 @@ fn draw(canvas: web_sys::HtmlCanvasElement, panel: &Panel, names: &[String]) -> 
             let fill = if reference { colour.stroke_width(1) } else { colour.filled() };
             let line = colour.stroke_width(if reference { 1 } else { 2 });
             // Outline points of the polygon shapes (pixels around the point).
-            let shape = |pts: &[(i32, i32)]| -> Vec<(i32, i32)> { pts.iter().copied().chain(pts.first().copied()).collect() };
+            let shape =
+                |pts: &[(i32, i32)]| -> Vec<(i32, i32)> { pts.iter().copied().chain(pts.first().copied()).collect() };
             let poly = move |x: f64, y: f64, pts: Vec<(i32, i32)>| {
                 if reference {
                     (EmptyElement::at((x, y)) + PathElement::new(shape(&pts), line)).into_dyn()
@@ -204,15 +209,20 @@ fn draw(canvas: web_sys::HtmlCanvasElement, panel: &Panel, names: &[String]) -> 
                 }
             };
             chart
-                .draw_series(pts.iter().map(|&(x, y)| match k {
-                    0 => Circle::new((x, y), 4, fill).into_dyn(),
-                    1 => poly(x, y, vec![(0, -5), (5, 4), (-5, 4)]),
-                    2 => poly(x, y, vec![(-4, -4), (4, -4), (4, 4), (-4, 4)]),
-                    3 => Cross::new((x, y), 4, line).into_dyn(),
-                    4 => poly(x, y, vec![(0, -5), (5, 0), (0, 5), (-5, 0)]),
-                    5 => poly(x, y, vec![(-5, -4), (5, -4), (0, 5)]),
-                    6 => (EmptyElement::at((x, y)) + PathElement::new(vec![(-5, 0), (5, 0)], line) + PathElement::new(vec![(0, -5), (0, 5)], line)).into_dyn(),
-                    _ => poly(x, y, vec![(0, -5), (5, -1), (3, 5), (-3, 5), (-5, -1)]),
+                .draw_series(pts.iter().map(|&(x, y)| {
+                    match k {
+                        0 => Circle::new((x, y), 4, fill).into_dyn(),
+                        1 => poly(x, y, vec![(0, -5), (5, 4), (-5, 4)]),
+                        2 => poly(x, y, vec![(-4, -4), (4, -4), (4, 4), (-4, 4)]),
+                        3 => Cross::new((x, y), 4, line).into_dyn(),
+                        4 => poly(x, y, vec![(0, -5), (5, 0), (0, 5), (-5, 0)]),
+                        5 => poly(x, y, vec![(-5, -4), (5, -4), (0, 5)]),
+                        6 => (EmptyElement::at((x, y))
+                            + PathElement::new(vec![(-5, 0), (5, 0)], line)
+                            + PathElement::new(vec![(0, -5), (0, 5)], line))
+                        .into_dyn(),
+                        _ => poly(x, y, vec![(0, -5), (5, -1), (3, 5), (-3, 5), (-5, -1)]),
+                    }
                 }))
                 .map_err(|e| e.to_string())?;
         }
@@ -231,7 +241,8 @@ fn draw(canvas: web_sys::HtmlCanvasElement, panel: &Panel, names: &[String]) -> 
         } else {
             legend.draw(&PathElement::new(vec![(4, y), (30, y)], style)).map_err(|e| e.to_string())?;
         }
-        let short: String = if name.chars().count() > 28 { name.chars().take(27).chain(['…']).collect() } else { name };
+        let short: String =
+            if name.chars().count() > 28 { name.chars().take(27).chain(['…']).collect() } else { name };
         legend.draw(&Text::new(short, (36, y - 7), font.clone())).map_err(|e| e.to_string())?;
     }
     root.present().map_err(|e| e.to_string())?;
@@ -476,7 +487,11 @@ pub fn Compare(link: Option<String>) -> impl IntoView {
     };
 
     let names = Memo::new(move |_| {
-        st.chosen.with(|c| c.iter().map(|x| format!("{} ({})", x.item.record.subject.label(), x.item.record.subject.kind())).collect::<Vec<_>>())
+        st.chosen.with(|c| {
+            c.iter()
+                .map(|x| format!("{} ({})", x.item.record.subject.label(), x.item.record.subject.kind()))
+                .collect::<Vec<_>>()
+        })
     });
     let all_tasks = Memo::new(move |_| {
         let items = st.chosen.with(|c| c.iter().map(|x| x.item.tasks()).collect::<Vec<_>>());
@@ -502,8 +517,12 @@ pub fn Compare(link: Option<String>) -> impl IntoView {
     let missing = move || {
         let (t, cs) = curves.get()?;
         let names = names.get();
-        let without: Vec<String> =
-            cs.iter().enumerate().filter(|(_, c)| c.iter().all(|c| c.points.is_empty())).map(|(i, _)| names[i].clone()).collect();
+        let without: Vec<String> = cs
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.iter().all(|c| c.points.is_empty()))
+            .map(|(i, _)| names[i].clone())
+            .collect();
         (!without.is_empty()).then(|| format!("Not drawn (no rows of {t}): {}.", without.join("; ")))
     };
     let share_link = Memo::new(move |_| {
@@ -513,10 +532,15 @@ pub fn Compare(link: Option<String>) -> impl IntoView {
             return None;
         }
         let c = Comparison::new(t, &items, st.human.get(), st.chance.get(), st.published.get());
-        Some(share::comparison_fragment(&c).map(|(f, full)| (format!("{}{}", web::base_url(), f), full)).map_err(|e| e.to_string()))
+        Some(
+            share::comparison_fragment(&c)
+                .map(|(f, full)| (format!("{}{}", web::base_url(), f), full))
+                .map_err(|e| e.to_string()),
+        )
     });
 
-    let history_view = move || match list.get() {
+    let history_view = move || {
+        match list.get() {
         None => view! { <p class="small">"Reading the history…"</p> }.into_any(),
         Some(Err(e)) => view! { <p class="error">{format!("The history could not be read: {e}")}</p> }.into_any(),
         Some(Ok(entries)) if entries.is_empty() => view! {
@@ -550,6 +574,7 @@ pub fn Compare(link: Option<String>) -> impl IntoView {
             }
             .into_any()
         }
+    }
     };
 
     let chosen_view = move || {
@@ -621,7 +646,8 @@ pub fn Compare(link: Option<String>) -> impl IntoView {
             .into_any();
         }
         let names = names.get();
-        let kinds: Vec<String> = st.chosen.with(|c| c.iter().map(|x| x.item.record.subject.kind().to_string()).collect());
+        let kinds: Vec<String> =
+            st.chosen.with(|c| c.iter().map(|x| x.item.record.subject.kind().to_string()).collect());
         view! {
             <table class="summary cmp-scores" id="cmp-scores" data-task=task.as_str()>
                 <thead><tr>

@@ -11,11 +11,13 @@
 use leptos::prelude::*;
 use wmlab_core::llm::lrt::{LrtConfig, Order};
 use wmlab_core::llm::nback::{BlockSource, DialogueOptions, NbackConfig, Protocol, Variant};
-use wmlab_core::llm::{lrt, minerva, nback, snapshot, Sample};
+use wmlab_core::llm::{Sample, lrt, minerva, nback, snapshot};
 use wmlab_core::record::{ResultRecord, Setting};
 use wmlab_core::share;
 use wmlab_llm::web::{FetchTransport, WebClock};
-use wmlab_llm::{Control, LogEntry, Outcome, Progress, ProviderConfig, ProviderKind, RunLog, RunOptions, Runner, Secret};
+use wmlab_llm::{
+    Control, LogEntry, Outcome, Progress, ProviderConfig, ProviderKind, RunLog, RunOptions, Runner, Secret,
+};
 
 use crate::app::AppState;
 use crate::components::llm_log::LlmLog;
@@ -206,7 +208,12 @@ impl Form {
                     return Err("N-back: new blocks need at least 1 block per N.".into());
                 }
                 let (len, matches) = variant.published_shape();
-                BlockSource::Generated { count: blocks, len, matches, seed: num(&self.nb_seed.get_untracked(), "N-back seed")? }
+                BlockSource::Generated {
+                    count: blocks,
+                    len,
+                    matches,
+                    seed: num(&self.nb_seed.get_untracked(), "N-back seed")?,
+                }
             } else {
                 BlockSource::Published
             };
@@ -227,7 +234,10 @@ impl Form {
             let blocks = if self.lrt_shuffled.get_untracked() {
                 let b = parse_list(&self.lrt_block.get_untracked()).map_err(|e| format!("LRT block sizes: {e}"))?;
                 if b.is_empty() || b.contains(&0) {
-                    return Err("LRT block sizes: give one or more sizes of 1 or more (1 = a full shuffle), e.g. 1, 10, 250.".into());
+                    return Err(
+                        "LRT block sizes: give one or more sizes of 1 or more (1 = a full shuffle), e.g. 1, 10, 250."
+                            .into(),
+                    );
                 }
                 b
             } else {
@@ -332,8 +342,12 @@ impl Form {
             self.lrt_lines.set(c.lines.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", "));
             self.lrt_tests.set(c.tests_per_size.to_string());
             self.lrt_ordered.set(c.orders.contains(&Order::Ordered));
-            let blocks: Vec<String> =
-                c.orders.iter().filter(|o| matches!(o, Order::Shuffled { .. })).map(|o| o.block().to_string()).collect();
+            let blocks: Vec<String> = c
+                .orders
+                .iter()
+                .filter(|o| matches!(o, Order::Shuffled { .. }))
+                .map(|o| o.block().to_string())
+                .collect();
             self.lrt_shuffled.set(!blocks.is_empty());
             if !blocks.is_empty() {
                 self.lrt_block.set(blocks.join(", "));
@@ -398,7 +412,8 @@ async fn build_samples(spec: &RunSpec) -> Result<Vec<Sample>, String> {
             }
             let path = format!("data/minerva/minerva_snapshot/{}", snapshot::file_path(cat, task));
             let gz = store::fetch_bytes(&path).await?;
-            let mut ss = snapshot::parse_gz_file(cat, task, &gz).map_err(|e| format!("Minerva snapshot {task}: {e}"))?;
+            let mut ss =
+                snapshot::parse_gz_file(cat, task, &gz).map_err(|e| format!("Minerva snapshot {task}: {e}"))?;
             if s.limit > 0 {
                 ss.truncate(s.limit);
             }
@@ -421,7 +436,8 @@ async fn build_samples(spec: &RunSpec) -> Result<Vec<Sample>, String> {
 }
 
 fn record_of(spec: &RunSpec, outcomes: &[Outcome]) -> ResultRecord {
-    let mut extra: Vec<(&str, Setting)> = vec![("suites", Setting::Text(spec.label())), ("slice", Setting::Int(spec.slice as i64))];
+    let mut extra: Vec<(&str, Setting)> =
+        vec![("suites", Setting::Text(spec.label())), ("slice", Setting::Int(spec.slice as i64))];
     if let Some(c) = &spec.nback {
         extra.push(("nback_variant", Setting::Text(c.variant.as_str().into())));
         extra.push(("nback_protocol", Setting::Text(c.options.protocol.as_str().into())));
@@ -430,7 +446,15 @@ fn record_of(spec: &RunSpec, outcomes: &[Outcome]) -> ResultRecord {
         extra.push(("minerva_context_tokens", Setting::Int(g.context_tokens as i64)));
         extra.push(("minerva_seed", Setting::Int(g.seed as i64)));
     }
-    wmlab_llm::record::to_record(&spec.provider, &spec.options, &spec.label(), spec.lrt_seed, &extra, outcomes, Some(spec.created.clone()))
+    wmlab_llm::record::to_record(
+        &spec.provider,
+        &spec.options,
+        &spec.label(),
+        spec.lrt_seed,
+        &extra,
+        outcomes,
+        Some(spec.created.clone()),
+    )
 }
 
 fn check(id: &'static str, label: &'static str, sig: RwSignal<bool>) -> impl IntoView {
@@ -522,7 +546,8 @@ pub fn Llm() -> impl IntoView {
             let log = RunLog::parse(&prior);
             {
                 let prior_out = log.outcomes();
-                let shown: Vec<Outcome> = list.iter().filter_map(|s| prior_out.get(s.id.as_str()).map(|o| (*o).clone())).collect();
+                let shown: Vec<Outcome> =
+                    list.iter().filter_map(|s| prior_out.get(s.id.as_str()).map(|o| (*o).clone())).collect();
                 let _ = outcomes.try_set(shown);
             }
             let _ = samples.try_set_value(list.clone());
@@ -552,7 +577,8 @@ pub fn Llm() -> impl IntoView {
             let result = runner.run(&list, &log, &c, &mut on_entry, &mut on_progress).await;
             if writer.failed.get() {
                 let _ = notice.try_set(Some(
-                    "The browser's storage is full: this run's log could not be saved, so a reload cannot resume it.".into(),
+                    "The browser's storage is full: this run's log could not be saved, so a reload cannot resume it."
+                        .into(),
                 ));
             }
             if !result.cancelled {
@@ -574,7 +600,9 @@ pub fn Llm() -> impl IntoView {
         Ok(spec) => {
             store::save_form(&spec);
             if !store::begin(&spec) {
-                notice.set(Some("The browser did not let this page save the run: a reload will not be able to resume it.".into()));
+                notice.set(Some(
+                    "The browser did not let this page save the run: a reload will not be able to resume it.".into(),
+                ));
             }
             start(spec, String::new());
         }
@@ -619,10 +647,10 @@ pub fn Llm() -> impl IntoView {
             match wmlab_llm::provider::list_models(&transport, &clock, &cfg, &secret, 20_000).await {
                 Ok(list) => {
                     let ids: Vec<String> = list.into_iter().map(|m| m.id).collect();
-                    if f.model.get_untracked().trim().is_empty() {
-                        if let Some(first) = ids.first() {
-                            let _ = f.model.try_set(first.clone());
-                        }
+                    if f.model.get_untracked().trim().is_empty()
+                        && let Some(first) = ids.first()
+                    {
+                        let _ = f.model.try_set(first.clone());
                     }
                     let _ = models.try_set(ids);
                     let _ = models_state.try_set("loaded");
@@ -682,11 +710,11 @@ pub fn Llm() -> impl IntoView {
 
     // Exports.
     let current_record = move || spec_now.get_untracked().map(|s| outcomes.with_untracked(|o| record_of(&s, o)));
-    let file_stem = move || spec_now.get_untracked().map(|s| format!("wmlab-llm-{}-{}", s.label(), s.id)).unwrap_or_default();
+    let file_stem =
+        move || spec_now.get_untracked().map(|s| format!("wmlab-llm-{}-{}", s.label(), s.id)).unwrap_or_default();
     let export_jsonl = move |_| {
-        let text: String = outcomes.with_untracked(|os| {
-            os.iter().filter_map(|o| serde_json::to_string(o).ok()).map(|l| l + "\n").collect()
-        });
+        let text: String = outcomes
+            .with_untracked(|os| os.iter().filter_map(|o| serde_json::to_string(o).ok()).map(|l| l + "\n").collect());
         if let Err(e) = web::download(&format!("{}.jsonl", file_stem()), "application/x-ndjson", &text) {
             error.set(Some(format!("The download failed: {e}.")));
         }
@@ -742,7 +770,13 @@ pub fn Llm() -> impl IntoView {
         outcomes.with(|os| {
             let failed: Vec<&Outcome> = os.iter().filter(|o| o.error.is_some()).collect();
             let first = failed.first()?.error.as_ref()?;
-            Some(format!("{} of {} samples failed. First: {} ({})", failed.len(), os.len(), first.message, first.kind.as_str()))
+            Some(format!(
+                "{} of {} samples failed. First: {} ({})",
+                failed.len(),
+                os.len(),
+                first.message,
+                first.kind.as_str()
+            ))
         })
     };
 
@@ -809,8 +843,10 @@ pub fn Llm() -> impl IntoView {
         </fieldset>
     };
 
-    let nb_variants = Variant::ALL.iter().map(|v| view! { <option value=v.as_str()>{v.as_str()}</option> }).collect_view();
-    let nb_protocols = Protocol::ALL.iter().map(|p| view! { <option value=p.as_str()>{p.as_str()}</option> }).collect_view();
+    let nb_variants =
+        Variant::ALL.iter().map(|v| view! { <option value=v.as_str()>{v.as_str()}</option> }).collect_view();
+    let nb_protocols =
+        Protocol::ALL.iter().map(|p| view! { <option value=p.as_str()>{p.as_str()}</option> }).collect_view();
     let snap_boxes = snapshot::FILES
         .iter()
         .enumerate()

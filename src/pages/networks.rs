@@ -10,10 +10,10 @@
 
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use wasm_bindgen::JsCast;
-use wmlab_core::record::ResultRecord;
 use wmlab_core::nn_messages::SettingsEdits;
+use wmlab_core::record::ResultRecord;
 
 use crate::app::AppState;
 use crate::components::line_chart::{Line, LineChart, LiveChart};
@@ -24,7 +24,20 @@ use crate::web;
 
 /// The 14 task ids in the order the networks crate reports them.
 const TASK_IDS: [&str; 14] = [
-    "SC", "SFR", "SI", "SMU", "STS", "VIR", "VSR", "VSRec", "CD-Color", "CD-Orientation", "CD-Size", "CD-Gap", "CD-Conjunction", "CS",
+    "SC",
+    "SFR",
+    "SI",
+    "SMU",
+    "STS",
+    "VIR",
+    "VSR",
+    "VSRec",
+    "CD-Color",
+    "CD-Orientation",
+    "CD-Size",
+    "CD-Gap",
+    "CD-Conjunction",
+    "CS",
 ];
 /// The list of shipped pretrained models and their cards.
 const PRETRAINED_INDEX: &str = "models/index.json";
@@ -33,7 +46,13 @@ use wmlab_core::chance::LEVEL as SIGNIFICANCE;
 
 /// A p-value for a table: 3 significant digits, or "< 1e-12".
 fn fmt_p(p: f64) -> String {
-    if p < 1e-12 { "< 1e-12".into() } else if p < 0.001 { format!("{p:.1e}") } else { format!("{p:.3}") }
+    if p < 1e-12 {
+        "< 1e-12".into()
+    } else if p < 0.001 {
+        format!("{p:.1e}")
+    } else {
+        format!("{p:.3}")
+    }
 }
 
 /// Kept points of the per-step loss curve (older points are thinned by half when exceeded).
@@ -80,10 +99,10 @@ fn parse_task_list(text: &str) -> Result<Value, String> {
         if part.eq_ignore_ascii_case("all") {
             return Ok(Value::Null);
         }
-        let id = wmlab_core::TaskId::ALL
-            .into_iter()
-            .find(|t| t.as_str().eq_ignore_ascii_case(part))
-            .ok_or_else(|| format!("Task ids: \"{part}\" is not a task id. Use a comma list of {}.", TASK_IDS.join(", ")))?;
+        let id =
+            wmlab_core::TaskId::ALL.into_iter().find(|t| t.as_str().eq_ignore_ascii_case(part)).ok_or_else(|| {
+                format!("Task ids: \"{part}\" is not a task id. Use a comma list of {}.", TASK_IDS.join(", "))
+            })?;
         if !ids.contains(&id.as_str()) {
             ids.push(id.as_str());
         }
@@ -142,7 +161,9 @@ fn store_checkpoint(kind: String, bytes: Vec<u8>, curves_json: String, notice: R
             }
             .await;
             if let Err(e) = r {
-                let _ = notice.try_set(Some(format!("The checkpoint could not be saved in this browser ({e}); download it to keep it.")));
+                let _ = notice.try_set(Some(format!(
+                    "The checkpoint could not be saved in this browser ({e}); download it to keep it."
+                )));
             }
         }
     });
@@ -154,8 +175,12 @@ fn download_bytes(name: &str, bytes: &[u8]) -> Result<(), String> {
     opts.set_type("application/octet-stream");
     let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&arr, &opts).map_err(|e| format!("{e:?}"))?;
     let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| format!("{e:?}"))?;
-    let a: web_sys::HtmlAnchorElement =
-        web::window().document().ok_or("no document")?.create_element("a").map_err(|e| format!("{e:?}"))?.unchecked_into();
+    let a: web_sys::HtmlAnchorElement = web::window()
+        .document()
+        .ok_or("no document")?
+        .create_element("a")
+        .map_err(|e| format!("{e:?}"))?
+        .unchecked_into();
     a.set_href(&url);
     a.set_download(name);
     a.click();
@@ -348,18 +373,18 @@ pub fn Networks() -> impl IntoView {
         start_worker();
     };
     wasm_bindgen_futures::spawn_local(async move {
-        if let Ok(Some(b)) = nnw::load_bytes("nn/latest").await {
-            if let Ok(info) = BundleInfo::read(&b) {
-                let _ = saved.try_set(Some(info));
-            }
+        if let Ok(Some(b)) = nnw::load_bytes("nn/latest").await
+            && let Ok(info) = BundleInfo::read(&b)
+        {
+            let _ = saved.try_set(Some(info));
         }
         if let Ok(Some(_)) = nnw::load_bytes("nn/best").await {
             let _ = has_best.try_set(true);
         }
-        if let Ok(Some(t)) = nnw::load_text("nn/run").await {
-            if let Ok(c) = serde_json::from_str::<RunCurves>(&t) {
-                let _ = curves.try_set(c);
-            }
+        if let Ok(Some(t)) = nnw::load_text("nn/run").await
+            && let Ok(c) = serde_json::from_str::<RunCurves>(&t)
+        {
+            let _ = curves.try_set(c);
         }
     });
     on_cleanup(move || {
@@ -403,7 +428,11 @@ pub fn Networks() -> impl IntoView {
                     error.set(None);
                     set_field(path, v);
                 }
-                None => error.set(Some(format!("{label}: \"{}\" is not a valid {}.", t.trim(), if float { "positive number" } else { "whole number" }))),
+                None => error.set(Some(format!(
+                    "{label}: \"{}\" is not a valid {}.",
+                    t.trim(),
+                    if float { "positive number" } else { "whole number" }
+                ))),
             }
         };
         view! {
@@ -487,7 +516,10 @@ pub fn Networks() -> impl IntoView {
                         steps.set(info.steps());
                         step.set(info.step());
                         config_text.set(serde_json::to_string_pretty(&info.train).unwrap_or_default());
-                        let c = edits.try_update_value(|e| e.answer(0, info.train.clone())).flatten().unwrap_or(info.train.clone());
+                        let c = edits
+                            .try_update_value(|e| e.answer(0, info.train.clone()))
+                            .flatten()
+                            .unwrap_or(info.train.clone());
                         config.set(c);
                     }
                     phase.set(Phase::Training);
@@ -545,7 +577,10 @@ pub fn Networks() -> impl IntoView {
             let r = async {
                 nnw::store_bytes("nn/latest", &buf).await?;
                 nnw::delete("nn/best").await?;
-                let c = RunCurves { vals: info.state["history"].as_array().cloned().unwrap_or_default(), ..Default::default() };
+                let c = RunCurves {
+                    vals: info.state["history"].as_array().cloned().unwrap_or_default(),
+                    ..Default::default()
+                };
                 nnw::store_text("nn/run", &serde_json::to_string(&c).unwrap_or_default()).await?;
                 Ok::<RunCurves, String>(c)
             }
@@ -556,7 +591,10 @@ pub fn Networks() -> impl IntoView {
                     has_best.set(false);
                     record.set(None);
                     analysis.set(None);
-                    notice.set(Some(format!("Loaded {name}: {}. Evaluate or analyse it below, or resume its training.", info.label())));
+                    notice.set(Some(format!(
+                        "Loaded {name}: {}. Evaluate or analyse it below, or resume its training.",
+                        info.label()
+                    )));
                     saved.set(Some(info));
                 }
                 Err(e) => error.set(Some(format!("The checkpoint could not be stored in this browser: {e}"))),
@@ -649,11 +687,8 @@ pub fn Networks() -> impl IntoView {
     // Charts.
     let loss_chart = Signal::derive(move || {
         curves.with(|c| {
-            let val: Vec<(f64, f64)> = c
-                .vals
-                .iter()
-                .filter_map(|r| Some((r["step"].as_f64()?, r["val_loss"].as_f64()?)))
-                .collect();
+            let val: Vec<(f64, f64)> =
+                c.vals.iter().filter_map(|r| Some((r["step"].as_f64()?, r["val_loss"].as_f64()?))).collect();
             LineChart {
                 title: "Loss".into(),
                 x_desc: "step".into(),
@@ -670,13 +705,21 @@ pub fn Networks() -> impl IntoView {
         curves.with(|c| {
             let mut lines: Vec<Line> = vec![Line {
                 label: "mean of 14".into(),
-                points: c.vals.iter().filter_map(|r| Some((r["step"].as_f64()?, r["mean_accuracy"].as_f64()?))).collect(),
+                points: c
+                    .vals
+                    .iter()
+                    .filter_map(|r| Some((r["step"].as_f64()?, r["mean_accuracy"].as_f64()?)))
+                    .collect(),
                 thin: false,
             }];
             for id in TASK_IDS {
                 lines.push(Line {
                     label: id.into(),
-                    points: c.vals.iter().filter_map(|r| Some((r["step"].as_f64()?, r["accuracy"][id].as_f64()?))).collect(),
+                    points: c
+                        .vals
+                        .iter()
+                        .filter_map(|r| Some((r["step"].as_f64()?, r["accuracy"][id].as_f64()?)))
+                        .collect(),
                     thin: true,
                 });
             }
@@ -976,12 +1019,23 @@ fn a3_table(r: &ResultRecord) -> impl IntoView + use<> {
 }
 
 /// A Table A3 score with its asterisk (p < 0.01 against the chance model) and the test in the tooltip.
-fn starred(score: Option<f64>, test: Option<&wmlab_core::analysis::ChanceTest>, which: &'static str) -> impl IntoView + use<> {
+fn starred(
+    score: Option<f64>,
+    test: Option<&wmlab_core::analysis::ChanceTest>,
+    which: &'static str,
+) -> impl IntoView + use<> {
     let star = test.is_some_and(|t| t.star());
     let title = test
         .map(|t| {
-            let stat = t.t.map_or("t = ∞ (every part scored the same)".to_string(), |v| format!("t({}) = {v:.2}", t.n - 1));
-            format!("{stat}, p = {}, over {} parts (mean {:.3}); chance model: {:.3}", fmt_p(t.p), t.n, t.mean, t.chance)
+            let stat =
+                t.t.map_or("t = ∞ (every part scored the same)".to_string(), |v| format!("t({}) = {v:.2}", t.n - 1));
+            format!(
+                "{stat}, p = {}, over {} parts (mean {:.3}); chance model: {:.3}",
+                fmt_p(t.p),
+                t.n,
+                t.mean,
+                t.chance
+            )
         })
         .unwrap_or_else(|| "no test: too few trials for 10 parts, or no score".into());
     let p = test.map(|t| t.p.to_string()).unwrap_or_default();

@@ -4,8 +4,8 @@
 //! delete saved results; a storage error is reported there and never replaces the result shown.
 
 use leptos::prelude::*;
-use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
 use wmlab_core::record::{ResultRecord, Summary};
 use wmlab_core::share;
 

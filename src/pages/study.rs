@@ -18,7 +18,12 @@ fn checkbox(id: String, label: String, sig: RwSignal<bool>) -> impl IntoView {
     }
 }
 
-fn text_field(id: &'static str, label: &'static str, placeholder: &'static str, sig: RwSignal<String>) -> impl IntoView {
+fn text_field(
+    id: &'static str,
+    label: &'static str,
+    placeholder: &'static str,
+    sig: RwSignal<String>,
+) -> impl IntoView {
     view! {
         <label class="field" for=id>{label}</label>
         <input type="text" id=id placeholder=placeholder prop:value=move || sig.get() on:input=move |ev| sig.set(event_target_value(&ev))/>
@@ -27,7 +32,8 @@ fn text_field(id: &'static str, label: &'static str, placeholder: &'static str, 
 
 #[component]
 pub fn Study() -> impl IntoView {
-    let tasks: Vec<(StudyTask, RwSignal<bool>)> = StudyTask::all().into_iter().map(|t| (t, RwSignal::new(false))).collect();
+    let tasks: Vec<(StudyTask, RwSignal<bool>)> =
+        StudyTask::all().into_iter().map(|t| (t, RwSignal::new(false))).collect();
     let tpc = RwSignal::new("1".to_string());
     let order = RwSignal::new("fixed".to_string());
     let seed = RwSignal::new(String::new());
@@ -69,7 +75,8 @@ pub fn Study() -> impl IntoView {
         }
         parts.join("&")
     });
-    let checked = Memo::new(move |_| StudyConfig::from_query(&query.get()).map(|c| c.to_query()).map_err(|e| e.to_string()));
+    let checked =
+        Memo::new(move |_| StudyConfig::from_query(&query.get()).map(|c| c.to_query()).map_err(|e| e.to_string()));
     let link = move || checked.get().ok().map(|q| format!("{}#/take?{q}", web::base_url()));
     let copied = RwSignal::new(false);
     let copy = move |_| {
@@ -154,7 +161,8 @@ fn SavedSessions() -> impl IntoView {
         .filter_map(|k| outbox::get(&k).and_then(|t| Session::from_json(&t).ok()).map(|s| (k, s)))
         .collect();
     if rows.is_empty() {
-        return view! { <p class="small" id="saved-empty">"No sessions have been taken in this browser."</p> }.into_any();
+        return view! { <p class="small" id="saved-empty">"No sessions have been taken in this browser."</p> }
+            .into_any();
     }
     let note = RwSignal::new(None::<String>);
     let items = rows
@@ -167,9 +175,13 @@ fn SavedSessions() -> impl IntoView {
             let (r1, r2) = (rec.clone(), rec);
             let dl = move |r: &wmlab_core::record::ResultRecord, csv: bool| {
                 let res = if csv {
-                    r.to_csv().map_err(|e| e.to_string()).and_then(|t| web::download("wmlab-people.csv", "text/csv", &t))
+                    r.to_csv()
+                        .map_err(|e| e.to_string())
+                        .and_then(|t| web::download("wmlab-people.csv", "text/csv", &t))
                 } else {
-                    r.to_json().map_err(|e| e.to_string()).and_then(|t| web::download("wmlab-people.json", "application/json", &t))
+                    r.to_json()
+                        .map_err(|e| e.to_string())
+                        .and_then(|t| web::download("wmlab-people.json", "application/json", &t))
                 };
                 if let Err(e) = res {
                     note.set(Some(format!("The download failed: {e}.")));

@@ -21,12 +21,14 @@
 use std::cell::RefCell;
 
 use leptos::prelude::*;
-use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wmlab_core::display::{palette, Frame, Shape};
+use wasm_bindgen::prelude::*;
+use wmlab_core::display::{Frame, Shape, palette};
 use wmlab_core::people::session::{PageEvent, PageEventKind, SessionTrial};
 use wmlab_core::people::timing::{hz, step_timing};
-use wmlab_core::people::{estimate_refresh, text, Answer, FrameTiming, Position, Session, StudyConfig, StudyTask, TrialResult};
+use wmlab_core::people::{
+    Answer, FrameTiming, Position, Session, StudyConfig, StudyTask, TrialResult, estimate_refresh, text,
+};
 use wmlab_core::record::ResultRecord;
 use wmlab_core::task::{Response, Target, TaskId};
 
@@ -34,7 +36,7 @@ use crate::app::AppState;
 use crate::components::outbox::{self, Item};
 use crate::components::painter;
 use crate::components::plot::Charts;
-use crate::components::responses::{below, overlay, Awaiting};
+use crate::components::responses::{Awaiting, below, overlay};
 use crate::web;
 
 const CALIB_FRAMES: usize = 60;
@@ -237,7 +239,14 @@ fn awaiting_for(task: StudyTask, step: &wmlab_core::task::Step, fast: bool) -> O
                     });
                     match red {
                         Some((cx, cy)) => (0..9)
-                            .map(|i| (cx + ((i % 3) as f32 - 1.0) * 5.0 - 2.5, cy + ((i / 3) as f32 - 1.0) * 5.0 - 2.5, 5.0, 5.0))
+                            .map(|i| {
+                                (
+                                    cx + ((i % 3) as f32 - 1.0) * 5.0 - 2.5,
+                                    cy + ((i / 3) as f32 - 1.0) * 5.0 - 2.5,
+                                    5.0,
+                                    5.0,
+                                )
+                            })
                             .collect(),
                         None => grid9(),
                     }
@@ -252,7 +261,9 @@ fn awaiting_for(task: StudyTask, step: &wmlab_core::task::Step, fast: bool) -> O
 /// The correct answer of a step as a person gives it (test hook only).
 fn target_js(task: StudyTask, step: &wmlab_core::task::Step) -> JsValue {
     match &step.target {
-        Target::Class(t) if task == StudyTask::Worm(TaskId::Cs) => JsValue::from(t - wmlab_core::tasks::cs::class_offset(*t)),
+        Target::Class(t) if task == StudyTask::Worm(TaskId::Cs) => {
+            JsValue::from(t - wmlab_core::tasks::cs::class_offset(*t))
+        }
         Target::Class(t) => JsValue::from(*t),
         Target::Set(v) => v.iter().map(|&x| JsValue::from(x)).collect::<js_sys::Array>().into(),
         Target::None => JsValue::NULL,
@@ -315,7 +326,12 @@ impl Ctl {
             // stretch a stimulus by whole frames.
             if ts - run.onset >= (h as f64 - 0.5) * refresh {
                 if run.timed {
-                    run.frames.push(FrameTiming { step: run.step as u32, intended_ms: run.intended, onset: run.onset, offset: ts });
+                    run.frames.push(FrameTiming {
+                        step: run.step as u32,
+                        intended_ms: run.intended,
+                        onset: run.onset,
+                        offset: ts,
+                    });
                 }
                 if run.trial.nback.is_some() && run.sub == 0 {
                     run.sub = 1;
@@ -419,10 +435,13 @@ impl Ctl {
         set("step", step.map(|s| JsValue::from(s as u32)).unwrap_or(JsValue::NULL));
         set("awaiting", awaiting.map(JsValue::from_str).unwrap_or(JsValue::NULL));
         set("target", target);
-        set("seq", JsValue::from(HOOK_SEQ.with(|q| {
-            q.set(q.get() + 1);
-            q.get()
-        })));
+        set(
+            "seq",
+            JsValue::from(HOOK_SEQ.with(|q| {
+                q.set(q.get() + 1);
+                q.get()
+            })),
+        );
         let _ = js_sys::Reflect::set(&web::window(), &JsValue::from_str("__wmlab_test"), &o);
     }
 
@@ -504,7 +523,13 @@ impl Ctl {
         let Some(run) = self.run.take() else { return };
         self.ui.awaiting.set(None);
         let pos = run.trial.position;
-        let res = TrialResult { position: pos, answers: run.answers, rt_ms: run.rt, frames: run.frames, events: std::mem::take(&mut self.events) };
+        let res = TrialResult {
+            position: pos,
+            answers: run.answers,
+            rt_ms: run.rt,
+            frames: run.frames,
+            events: std::mem::take(&mut self.events),
+        };
         match self.session.record(res) {
             Ok(out) => {
                 self.save();
@@ -671,11 +696,16 @@ fn fullscreen() {
 }
 
 fn download(r: &ResultRecord, csv: bool, note: RwSignal<Option<String>>) {
-    let who: String = r.subject.label().chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
+    let who: String =
+        r.subject.label().chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
     let res = if csv {
-        r.to_csv().map_err(|e| e.to_string()).and_then(|t| web::download(&format!("wmlab-people-{who}.csv"), "text/csv", &t))
+        r.to_csv()
+            .map_err(|e| e.to_string())
+            .and_then(|t| web::download(&format!("wmlab-people-{who}.csv"), "text/csv", &t))
     } else {
-        r.to_json().map_err(|e| e.to_string()).and_then(|t| web::download(&format!("wmlab-people-{who}.json"), "application/json", &t))
+        r.to_json()
+            .map_err(|e| e.to_string())
+            .and_then(|t| web::download(&format!("wmlab-people-{who}.json"), "application/json", &t))
     };
     if let Err(e) = res {
         note.set(Some(format!("The download failed: {e}.")));
@@ -717,13 +747,19 @@ pub fn Take(query: String) -> impl IntoView {
                     }
                 }
                 Some(Err(e)) => {
-                    ui.note.set(Some(format!("A saved session for this link could not be resumed ({e}); starting afresh.")));
+                    ui.note.set(Some(format!(
+                        "A saved session for this link could not be resumed ({e}); starting afresh."
+                    )));
                     (Session::for_link(cfg.clone(), fresh_seed()), Screen::Loading)
                 }
                 _ => (Session::for_link(cfg.clone(), fresh_seed()), Screen::Loading),
             };
             if outbox::get(&format!("{key}.nonce")).is_none() {
-                let nonce = format!("{:08x}{:08x}", (js_sys::Math::random() * 4294967296.0) as u32, (js_sys::Math::random() * 4294967296.0) as u32);
+                let nonce = format!(
+                    "{:08x}{:08x}",
+                    (js_sys::Math::random() * 4294967296.0) as u32,
+                    (js_sys::Math::random() * 4294967296.0) as u32
+                );
                 let _ = outbox::set(&format!("{key}.nonce"), &nonce);
             }
             opts = (cfg.fullscreen, cfg.show_results, cfg.completion_url.clone());
@@ -731,7 +767,18 @@ pub fn Take(query: String) -> impl IntoView {
             let test = flag("wmlab_test");
             let refresh = session.refresh_ms.unwrap_or(1000.0 / 60.0);
             CTL.with(|c| {
-                *c.borrow_mut() = Some(Ctl { ui, key, session, fast, test, refresh, calib: None, run: None, events: vec![], css_px: 480.0 })
+                *c.borrow_mut() = Some(Ctl {
+                    ui,
+                    key,
+                    session,
+                    fast,
+                    test,
+                    refresh,
+                    calib: None,
+                    run: None,
+                    events: vec![],
+                    css_px: 480.0,
+                })
             });
             match screen {
                 Screen::Done => act(|c| c.done()),
@@ -799,7 +846,13 @@ pub fn Take(query: String) -> impl IntoView {
                 c.title,
                 c.block + 1,
                 c.blocks,
-                if c.n_back.is_some() { "block" } else if c.practice { "practice round" } else { "round" },
+                if c.n_back.is_some() {
+                    "block"
+                } else if c.practice {
+                    "practice round"
+                } else {
+                    "round"
+                },
                 c.trial + 1,
                 c.trials
             )
@@ -820,11 +873,18 @@ pub fn Take(query: String) -> impl IntoView {
         } else {
             text::main_note(c.n_back)
         };
-        let nb = c.n_back.map(|n| format!("N = {n}: press “match” when the item is the same as the one {} before.", if n == 1 { "just".to_string() } else { format!("{n} steps") }));
+        let nb = c.n_back.map(|n| {
+            format!(
+                "N = {n}: press “match” when the item is the same as the one {} before.",
+                if n == 1 { "just".to_string() } else { format!("{n} steps") }
+            )
+        });
         let keys_note = match task {
             Some(StudyTask::Nback(_)) => "Press the space bar or the “match” button.",
             Some(StudyTask::Worm(TaskId::Sfr)) => "Click or tap the squares, then “Done”.",
-            Some(StudyTask::Worm(TaskId::Vsr | TaskId::Smu | TaskId::Cs)) => "Click or tap your answer in the picture (CS questions: keys F and J or the buttons).",
+            Some(StudyTask::Worm(TaskId::Vsr | TaskId::Smu | TaskId::Cs)) => {
+                "Click or tap your answer in the picture (CS questions: keys F and J or the buttons)."
+            }
             _ => "Answer with the keys F and J, or click or tap the buttons.",
         };
         view! {

@@ -4,7 +4,7 @@ use wmlab_core::raster::{self, BIG};
 use wmlab_core::task::MAX_STEPS;
 use wmlab_core::{TaskId, TaskSpec, Trial};
 
-use crate::{font, pngout, GalleryArgs};
+use crate::{GalleryArgs, font, pngout};
 
 /// Gap between frames, rows and around the sheet.
 pub const GAP: usize = 4;
@@ -59,7 +59,14 @@ pub fn run(a: &GalleryArgs) -> Result<(), String> {
                 px[dst..dst + BIG * 3].copy_from_slice(src);
             }
         }
-        println!("row {:>2}  {:<15} trial {:>3}  steps {:>2}  {}", row, id.as_str(), index, trial.len(), trial.conditions.label());
+        println!(
+            "row {:>2}  {:<15} trial {:>3}  steps {:>2}  {}",
+            row,
+            id.as_str(),
+            index,
+            trial.len(),
+            trial.conditions.label()
+        );
     }
     if let Some(parent) = a.out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|e| format!("cannot create {}: {e}", parent.display()))?;

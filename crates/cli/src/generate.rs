@@ -6,12 +6,12 @@ use std::path::Path;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use wmlab_core::raster::{self, BIG, SMALL, TENSOR_LEN};
 use wmlab_core::task::{HeadKind, MAX_STEPS};
 use wmlab_core::{Conditions, Split, Target, TaskId, TaskSpec, Trial};
 
-use crate::{npy, pngout, GenerateArgs, PngMode, TaskSel};
+use crate::{GenerateArgs, PngMode, TaskSel, npy, pngout};
 
 fn io_err(path: &Path, e: impl std::fmt::Display) -> String {
     format!("writing {}: {e}", path.display())

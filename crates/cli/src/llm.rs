@@ -227,14 +227,7 @@ pub fn build_samples(a: &RunArgs) -> Result<Vec<Sample>, String> {
                     BlockSource::Generated { count, len, matches, seed: a.seed }
                 }
             };
-            let cfg = NbackConfig {
-                variant,
-                ns: a.n.clone(),
-                blocks: None,
-                limit: None,
-                options,
-                source,
-            };
+            let cfg = NbackConfig { variant, ns: a.n.clone(), blocks: None, limit: None, options, source };
             cfg.validate()?;
             nback::samples(&cfg)
         }
@@ -251,7 +244,12 @@ pub fn build_samples(a: &RunArgs) -> Result<Vec<Sample>, String> {
                     .split(',')
                     .map(|b| b.trim().parse::<usize>().ok().filter(|b| *b >= 1))
                     .collect::<Option<_>>()
-                    .ok_or_else(|| format!("--shuffle-blocks {:?}: block sizes of 1 or more, comma-separated, or none", a.shuffle_blocks))?
+                    .ok_or_else(|| {
+                        format!(
+                            "--shuffle-blocks {:?}: block sizes of 1 or more, comma-separated, or none",
+                            a.shuffle_blocks
+                        )
+                    })?
             };
             cfg.orders = lrt::orders(a.ordered, &blocks);
             if cfg.orders.is_empty() {
@@ -272,7 +270,8 @@ pub fn build_samples(a: &RunArgs) -> Result<Vec<Sample>, String> {
                     continue;
                 }
                 let path = dir.join(snapshot::file_path(category, task));
-                let gz = fs::read(&path).map_err(|e| format!("cannot read {}: {e} (set --data DIR)", path.display()))?;
+                let gz =
+                    fs::read(&path).map_err(|e| format!("cannot read {}: {e} (set --data DIR)", path.display()))?;
                 out.extend(snapshot::parse_gz_file(category, task, &gz)?);
                 if a.limit.is_some_and(|l| out.len() >= l) {
                     break;
@@ -441,9 +440,7 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
 
     let bar = if a.quiet { ProgressBar::hidden() } else { ProgressBar::new(samples.len() as u64) };
     bar.set_style(
-        ProgressStyle::with_template("{spinner} [{bar:30}] {pos}/{len} {msg}")
-            .expect("template")
-            .progress_chars("=> "),
+        ProgressStyle::with_template("{spinner} [{bar:30}] {pos}/{len} {msg}").expect("template").progress_chars("=> "),
     );
     let mut on_entry = |e: &LogEntry| log_file.write(e);
     let mut on_progress = |p: &Progress| {
@@ -465,10 +462,7 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
         save_cache(c, p)?;
     }
 
-    let extra = [
-        ("suite", Setting::Text(a.suite.as_str().into())),
-        ("samples", Setting::Int(samples.len() as i64)),
-    ];
+    let extra = [("suite", Setting::Text(a.suite.as_str().into())), ("samples", Setting::Int(samples.len() as i64))];
     let record = to_record(
         &provider,
         &options,

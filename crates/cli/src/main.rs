@@ -78,15 +78,18 @@ enum Cmd {
     #[command(subcommand)]
     Llm(llm::LlmCmd),
     /// Score JSONL lines from stdin ({"metric", "reference", "prediction"}) to stdout, in order.
-    #[command(long_about = "Score JSONL lines read from stdin and write one JSON line per non-blank input line to stdout, \
+    #[command(
+        long_about = "Score JSONL lines read from stdin and write one JSON line per non-blank input line to stdout, \
         in order. Each input object has `metric` (exact_match, exact_match_strict, final_answer_exact_match, \
         count_accuracy, first_integer, rouge_l, rouge_l_recall, jaccard, theory_of_mind, nback), `reference` and \
         `prediction`; the output is the same object plus `score` (or hit_rate, false_alarm_rate, accuracy, dprime, \
-        dprime_notebook for nback), or an `error` field. Errors never stop the stream.")]
+        dprime_notebook for nback), or an `error` field. Errors never stop the stream."
+    )]
     Score,
     /// Hypothesis tests on JSONL lines from stdin ({"test": "t1"|"t_ind"|"welch"|"mannwhitney"|
     /// "wilcoxon"|"kruskal"|"binom"|"ci_mean", ...}) to stdout, in order.
-    #[command(long_about = "Hypothesis tests: read JSON lines from stdin, write one JSON line per non-blank input line to \
+    #[command(
+        long_about = "Hypothesis tests: read JSON lines from stdin, write one JSON line per non-blank input line to \
         stdout, in order (SciPy's conventions; the same code as the app's p-values).\n\n  \
         {\"test\":\"t1\",\"a\":[..],\"mu\":0.5}            one-sample t-test, two-sided -> {\"statistic\",\"p\"}\n  \
         {\"test\":\"t_ind\",\"a\":[..],\"b\":[..]}          Student's two-sample t-test (pooled variance)\n  \
@@ -99,7 +102,8 @@ enum Cmd {
         {\"test\":\"binom\",\"k\":K,\"n\":N,\"p0\":P}       exact one-sided binomial, P(X >= k) -> {\"p\"}\n  \
         {\"test\":\"ci_mean\",\"a\":[..],\"level\":0.95}    t confidence interval of the mean -> {\"lo\",\"hi\"}\n\n\
         A bad line gives {\"error\": \"...\"} on its line and the rest go on.",
-        after_help = "Example:\n  echo '{\"test\":\"t1\",\"a\":[0.61,0.55,0.7,0.58],\"mu\":0.5}' | wmlab stats")]
+        after_help = "Example:\n  echo '{\"test\":\"t1\",\"a\":[0.61,0.55,0.7,0.58],\"mu\":0.5}' | wmlab stats"
+    )]
     Stats,
     /// Train a WorM network jointly on the 14 task ids (flex CPU backend, or wgpu); one JSON line per
     /// validation check on stdout, config + checkpoints (best/, last/ with Adam's state) in OUT.

@@ -31,5 +31,7 @@ fn lines(each: fn(&str) -> String) -> Result<(), String> {
             return Err(format!("cannot write stdout: {e}"));
         }
     }
-    out.flush().or_else(|e| if e.kind() == std::io::ErrorKind::BrokenPipe { Ok(()) } else { Err(format!("cannot write stdout: {e}")) })
+    out.flush().or_else(|e| {
+        if e.kind() == std::io::ErrorKind::BrokenPipe { Ok(()) } else { Err(format!("cannot write stdout: {e}")) }
+    })
 }

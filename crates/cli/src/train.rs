@@ -223,10 +223,13 @@ mod imp {
         let last = a.out.join("last");
         let mut tr = if a.resume && last.join("weights.bpk").exists() {
             let ck = Checkpoint::load_path(&last)?;
-            if let Some(list) = &a.tasks {
-                if TrainConfig::parse_tasks(list)? != ck.train.tasks {
-                    return Err("--tasks differs from the run being resumed: start a new run (another --out) to train other ids".into());
-                }
+            if let Some(list) = &a.tasks
+                && TrainConfig::parse_tasks(list)? != ck.train.tasks
+            {
+                return Err(
+                    "--tasks differs from the run being resumed: start a new run (another --out) to train other ids"
+                        .into(),
+                );
             }
             if let Some(list) = &a.quirks {
                 let q = wmlab_core::Quirks::parse(list).map_err(|e| format!("--quirks: {e}"))?;
@@ -373,10 +376,10 @@ mod imp {
                         "best": rep.best,
                     });
                     bar.suspend(|| println!("{line}"));
-                    if rep.best {
-                        if let Some(best) = &tr.best {
-                            save(best, &a.out.join("best"))?;
-                        }
+                    if rep.best
+                        && let Some(best) = &tr.best
+                    {
+                        save(best, &a.out.join("best"))?;
                     }
                     save(&tr.checkpoint()?, &last)?;
                 }
@@ -410,7 +413,8 @@ mod imp {
         if path.is_dir() && !path.join("weights.bpk").exists() && path.join("best").join("weights.bpk").exists() {
             path = path.join("best");
         }
-        let ck = Checkpoint::load_path(&path).map_err(|e| format!("{}: not a readable checkpoint ({e})", path.display()))?;
+        let ck =
+            Checkpoint::load_path(&path).map_err(|e| format!("{}: not a readable checkpoint ({e})", path.display()))?;
         Ok((path, ck))
     }
 
@@ -419,7 +423,10 @@ mod imp {
         let mut record = match &a.record {
             Some(p) => {
                 let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
-                Some(wmlab_core::record::ResultRecord::from_json(&text).map_err(|e| format!("{}: not a result record ({e})", p.display()))?)
+                Some(
+                    wmlab_core::record::ResultRecord::from_json(&text)
+                        .map_err(|e| format!("{}: not a result record ({e})", p.display()))?,
+                )
             }
             None => None,
         };
@@ -427,8 +434,16 @@ mod imp {
         let dev = device(a.backend)?.without_autodiff();
         let model = ck.model(&dev)?;
         let train = ck.train.clone().with_steps(ck.state.step);
-        let bar = if a.quiet { ProgressBar::hidden() } else { ProgressBar::with_draw_target(Some(1), ProgressDrawTarget::stderr()) };
-        bar.set_style(ProgressStyle::with_template("{elapsed_precise} {msg:>14} [{bar:30}] {pos}/{len}").unwrap().progress_chars("=> "));
+        let bar = if a.quiet {
+            ProgressBar::hidden()
+        } else {
+            ProgressBar::with_draw_target(Some(1), ProgressDrawTarget::stderr())
+        };
+        bar.set_style(
+            ProgressStyle::with_template("{elapsed_precise} {msg:>14} [{bar:30}] {pos}/{len}")
+                .unwrap()
+                .progress_chars("=> "),
+        );
         let mut progress = |stage: &str, done: usize, total: usize| {
             bar.set_message(stage.to_string());
             bar.set_length(total as u64);
@@ -436,8 +451,16 @@ mod imp {
             true
         };
         let chunk = ck.train.per_task.max(1);
-        let report = pollster::block_on(wmlab_nn::analyse::analyse_network(&model, &train, a.count, chunk, a.tsne_iterations, &dev, &mut progress))
-            .map_err(|e| e.to_string())?;
+        let report = pollster::block_on(wmlab_nn::analyse::analyse_network(
+            &model,
+            &train,
+            a.count,
+            chunk,
+            a.tsne_iterations,
+            &dev,
+            &mut progress,
+        ))
+        .map_err(|e| e.to_string())?;
         bar.finish_and_clear();
         let value = serde_json::to_value(&report).map_err(|e| e.to_string())?;
         if let (Some(p), Some(r)) = (&a.record, record.as_mut()) {
@@ -455,7 +478,11 @@ mod imp {
         let dev = device(a.backend)?;
         let backend = backend_name(a.backend);
         let total = (a.count * ck.train.task_ids().len()) as u64;
-        let bar = if a.quiet { ProgressBar::hidden() } else { ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr()) };
+        let bar = if a.quiet {
+            ProgressBar::hidden()
+        } else {
+            ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr())
+        };
         bar.set_style(
             ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} test trials (eta {eta})")
                 .unwrap()
@@ -466,9 +493,10 @@ mod imp {
             bar.set_position(done as u64);
             true
         };
-        let record = pollster::block_on(wmlab_nn::eval::evaluate_checkpoint(&ck, backend, a.count, &dev, &mut progress))
-            .map_err(|e| e.to_string())?
-            .ok_or("evaluation cancelled")?;
+        let record =
+            pollster::block_on(wmlab_nn::eval::evaluate_checkpoint(&ck, backend, a.count, &dev, &mut progress))
+                .map_err(|e| e.to_string())?
+                .ok_or("evaluation cancelled")?;
         bar.finish_and_clear();
         let secs = t0.elapsed().as_secs_f64();
         let mut record = record;

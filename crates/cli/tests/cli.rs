@@ -91,7 +91,8 @@ fn npy_header(bytes: &[u8]) -> (usize, Vec<usize>) {
     assert!(dict.contains("'fortran_order': False"), "{dict}");
     let open = dict.find("'shape': (").unwrap() + "'shape': (".len();
     let close = open + dict[open..].find(')').unwrap();
-    let shape = dict[open..close].split(',').map(str::trim).filter(|s| !s.is_empty()).map(|s| s.parse().unwrap()).collect();
+    let shape =
+        dict[open..close].split(',').map(str::trim).filter(|s| !s.is_empty()).map(|s| s.parse().unwrap()).collect();
     (total, shape)
 }
 
@@ -116,7 +117,14 @@ fn png_rgb(path: &Path) -> Vec<u8> {
 }
 
 /// Checks every file of one task's dataset directory; returns the parsed JSON lines.
-fn check_dataset(dir: &Path, task: &str, split: &str, count: usize, seed: u64, png: Option<u32>) -> Vec<serde_json::Value> {
+fn check_dataset(
+    dir: &Path,
+    task: &str,
+    split: &str,
+    count: usize,
+    seed: u64,
+    png: Option<u32>,
+) -> Vec<serde_json::Value> {
     // frames.npy
     let bytes = fs::read(dir.join("frames.npy")).unwrap();
     let (hlen, shape) = npy_header(&bytes);
@@ -171,7 +179,8 @@ fn check_dataset(dir: &Path, task: &str, split: &str, count: usize, seed: u64, p
     match png {
         None => assert!(!png_dir.exists() || fs::read_dir(&png_dir).unwrap().next().is_none()),
         Some(size) => {
-            let names: Vec<String> = fs::read_dir(&png_dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+            let names: Vec<String> =
+                fs::read_dir(&png_dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
             assert_eq!(names.len(), real_frames, "{task}: one PNG per real step");
             for (i, l) in lines.iter().enumerate() {
                 let seq_len = l["seq_len"].as_u64().unwrap() as usize;
@@ -200,8 +209,17 @@ fn generate_single_tasks() {
     for (task, split, count, seed) in [("VIR", "test", 7, 3u64), ("SFR", "train", 5, 0), ("CD-Color", "val", 6, 42)] {
         let dir = TempDir::new(task);
         let stdout = ok(&[
-            "generate", "--task", task, "--split", split, "--count", &count.to_string(), "--seed", &seed.to_string(),
-            "--out", dir.s(),
+            "generate",
+            "--task",
+            task,
+            "--split",
+            split,
+            "--count",
+            &count.to_string(),
+            "--seed",
+            &seed.to_string(),
+            "--out",
+            dir.s(),
         ]);
         assert!(stdout.contains(task), "{stdout}");
         check_dataset(dir.path(), task, split, count, seed, Some(96));
@@ -211,7 +229,22 @@ fn generate_single_tasks() {
 #[test]
 fn generate_all_tasks_into_subdirectories() {
     let dir = TempDir::new("all");
-    ok(&["generate", "--task", "all", "--split", "test", "--count", "3", "--seed", "5", "--out", dir.s(), "--png", "none", "-q"]);
+    ok(&[
+        "generate",
+        "--task",
+        "all",
+        "--split",
+        "test",
+        "--count",
+        "3",
+        "--seed",
+        "5",
+        "--out",
+        dir.s(),
+        "--png",
+        "none",
+        "-q",
+    ]);
     for id in IDS {
         check_dataset(&dir.path().join(id), id, "test", 3, 5, None);
     }
@@ -243,10 +276,37 @@ fn png32_frames_are_the_tensors() {
 fn start_writes_the_same_trials_as_one_run() {
     let whole = TempDir::new("whole");
     let part = TempDir::new("part");
-    ok(&["generate", "--task", "CS", "--split", "train", "--count", "5", "--seed", "9", "--out", whole.s(), "--png", "none"]);
     ok(&[
-        "generate", "--task", "CS", "--split", "train", "--count", "2", "--start", "3", "--seed", "9", "--out", part.s(),
-        "--png", "none",
+        "generate",
+        "--task",
+        "CS",
+        "--split",
+        "train",
+        "--count",
+        "5",
+        "--seed",
+        "9",
+        "--out",
+        whole.s(),
+        "--png",
+        "none",
+    ]);
+    ok(&[
+        "generate",
+        "--task",
+        "CS",
+        "--split",
+        "train",
+        "--count",
+        "2",
+        "--start",
+        "3",
+        "--seed",
+        "9",
+        "--out",
+        part.s(),
+        "--png",
+        "none",
     ]);
     let a = fs::read(whole.path().join("frames.npy")).unwrap();
     let b = fs::read(part.path().join("frames.npy")).unwrap();
@@ -254,8 +314,10 @@ fn start_writes_the_same_trials_as_one_run() {
     let (hb, shape) = npy_header(&b);
     assert_eq!(shape[0], 2);
     assert_eq!(&a[ha + 3 * TRIAL_FLOATS * 4..], &b[hb..]);
-    let la: Vec<String> = fs::read_to_string(whole.path().join("trials.jsonl")).unwrap().lines().map(String::from).collect();
-    let lb: Vec<String> = fs::read_to_string(part.path().join("trials.jsonl")).unwrap().lines().map(String::from).collect();
+    let la: Vec<String> =
+        fs::read_to_string(whole.path().join("trials.jsonl")).unwrap().lines().map(String::from).collect();
+    let lb: Vec<String> =
+        fs::read_to_string(part.path().join("trials.jsonl")).unwrap().lines().map(String::from).collect();
     assert_eq!(&la[3..], &lb[..]);
 }
 
@@ -269,7 +331,10 @@ fn bad_arguments_fail_with_a_message() {
     fails(&["generate", "--task", "XYZ", "--split", "test", "--count", "2", "--out", out], &needles);
     fails(&["generate", "--task", "vsrec", "--split", "test", "--count", "2", "--out", out], &["VSRec"]);
     fails(&["generate", "--task", "VIR", "--split", "test", "--count", "0", "--out", out], &["--count", "at least 1"]);
-    fails(&["generate", "--task", "VIR", "--split", "test", "--count", "99999999", "--out", out], &["--count", "too large"]);
+    fails(
+        &["generate", "--task", "VIR", "--split", "test", "--count", "99999999", "--out", out],
+        &["--count", "too large"],
+    );
     fails(&["generate", "--task", "VIR", "--split", "test", "--count", "many", "--out", out], &["--count", "many"]);
     fails(&["generate", "--task", "VIR", "--split", "holdout", "--count", "2", "--out", out], &["--split", "holdout"]);
     fails(&["generate", "--task", "VIR", "--split", "test", "--count", "2"], &["--out"]);
@@ -281,7 +346,10 @@ fn bad_arguments_fail_with_a_message() {
     // an output path that cannot be a directory
     let file = dir.path().join("a-file");
     fs::write(&file, "x").unwrap();
-    fails(&["generate", "--task", "VIR", "--split", "test", "--count", "1", "--out", file.to_str().unwrap()], &["a-file"]);
+    fails(
+        &["generate", "--task", "VIR", "--split", "test", "--count", "1", "--out", file.to_str().unwrap()],
+        &["a-file"],
+    );
 }
 
 #[test]
@@ -336,7 +404,8 @@ fn gallery_writes_a_contact_sheet() {
     let label_col_dark = (0..h).any(|y| (4..4 + label).any(|x| rgb[(y * w + x) * 3] == 0));
     assert!(label_col_dark, "labels drawn");
     let x0 = 4 + label + 4;
-    let first: Vec<&[u8]> = (4..4 + 96).flat_map(|y| (x0..x0 + 96).map(move |x| (y * w + x) * 3)).map(|i| &rgb[i..i + 3]).collect();
+    let first: Vec<&[u8]> =
+        (4..4 + 96).flat_map(|y| (x0..x0 + 96).map(move |x| (y * w + x) * 3)).map(|i| &rgb[i..i + 3]).collect();
     let gray = first.iter().filter(|p| **p == [214, 214, 214]).count();
     let not_white = first.iter().filter(|p| **p != [255, 255, 255]).count();
     assert!(gray > 0 && not_white > 96, "a frame is drawn in the first cell (gray {gray}, non-white {not_white})");
@@ -407,14 +476,39 @@ fn generate_with_reference_quirks() {
         fs::read_to_string(dir.path().join("trials.jsonl"))
             .unwrap()
             .lines()
-            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["mask"].as_array().unwrap().iter().filter(|m| m.as_bool() == Some(true)).count())
+            .map(|l| {
+                serde_json::from_str::<serde_json::Value>(l).unwrap()["mask"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|m| m.as_bool() == Some(true))
+                    .count()
+            })
             .sum()
     };
     let (plain, quirky) = (TempDir::new("sts-plain"), TempDir::new("sts-quirk"));
     ok(&["generate", "--task", "STS", "--split", "test", "--count", "4", "--png", "none", "-q", "--out", plain.s()]);
-    ok(&["generate", "--task", "STS", "--split", "test", "--count", "4", "--png", "none", "-q", "--quirks", "sts-cue-steps", "--out", quirky.s()]);
+    ok(&[
+        "generate",
+        "--task",
+        "STS",
+        "--split",
+        "test",
+        "--count",
+        "4",
+        "--png",
+        "none",
+        "-q",
+        "--quirks",
+        "sts-cue-steps",
+        "--out",
+        quirky.s(),
+    ]);
     assert!(scored(&quirky) > scored(&plain), "{} vs {}", scored(&quirky), scored(&plain));
     let meta = fs::read_to_string(quirky.path().join("meta.json")).unwrap();
     assert!(meta.contains("\"score_cue_steps\": true"), "{meta}");
-    fails(&["generate", "--task", "STS", "--split", "test", "--count", "1", "--quirks", "sts-cues", "--out", quirky.s()], &["unknown quirk", "sts-cue-steps"]);
+    fails(
+        &["generate", "--task", "STS", "--split", "test", "--count", "1", "--quirks", "sts-cues", "--out", quirky.s()],
+        &["unknown quirk", "sts-cue-steps"],
+    );
 }

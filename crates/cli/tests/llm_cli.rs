@@ -87,8 +87,29 @@ fn llm_run_writes_log_record_and_resumes() {
     let _ = std::fs::remove_dir_all(&dir);
     let d = dir.to_str().unwrap();
     let args = [
-        "llm", "run", "--suite", "lrt", "--lines", "20,40", "--tests", "3", "--limit", "5", "--provider", "openai",
-        "--base-url", &base, "--model", "fake", "--out", d, "-q", "--price-in", "1", "--price-out", "2",
+        "llm",
+        "run",
+        "--suite",
+        "lrt",
+        "--lines",
+        "20,40",
+        "--tests",
+        "3",
+        "--limit",
+        "5",
+        "--provider",
+        "openai",
+        "--base-url",
+        &base,
+        "--model",
+        "fake",
+        "--out",
+        d,
+        "-q",
+        "--price-in",
+        "1",
+        "--price-out",
+        "2",
     ];
     let out = wmlab().args(args).env("OPENAI_API_KEY", "sk-cli-TOPSECRET-123").output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -102,7 +123,8 @@ fn llm_run_writes_log_record_and_resumes() {
     for f in ["log.jsonl", "record.json", "record.csv"] {
         assert!(!std::fs::read_to_string(dir.join(f)).unwrap().contains("TOPSECRET"), "key in {f}");
     }
-    let rec = wmlab_core::record::ResultRecord::from_json(&std::fs::read_to_string(dir.join("record.json")).unwrap()).unwrap();
+    let rec = wmlab_core::record::ResultRecord::from_json(&std::fs::read_to_string(dir.join("record.json")).unwrap())
+        .unwrap();
     assert_eq!(rec.trials.len(), 5);
     assert!(matches!(rec.subject, wmlab_core::record::Subject::Llm { .. }));
 
@@ -132,7 +154,21 @@ fn llm_run_writes_log_record_and_resumes() {
 #[test]
 fn llm_run_asks_for_a_key_for_remote_providers() {
     let out = wmlab()
-        .args(["llm", "run", "--suite", "lrt", "--lines", "20", "--limit", "1", "--provider", "anthropic", "--model", "m", "--out"])
+        .args([
+            "llm",
+            "run",
+            "--suite",
+            "lrt",
+            "--lines",
+            "20",
+            "--limit",
+            "1",
+            "--provider",
+            "anthropic",
+            "--model",
+            "m",
+            "--out",
+        ])
         .arg(std::env::temp_dir().join("wmlab-llm-nokey"))
         .env_remove("ANTHROPIC_API_KEY")
         .output()
@@ -150,8 +186,32 @@ fn llm_run_lrt_block_sizes_and_insertion() {
     let dir = std::env::temp_dir().join(format!("wmlab-llm-cli-blocks-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let out = wmlab()
-        .args(["llm", "run", "--suite", "lrt", "--lines", "30", "--tests", "2", "--ordered", "false", "--shuffle-blocks", "1,10"])
-        .args(["--insertion", "reference", "--provider", "openai", "--base-url", &base, "--model", "fake", "-q", "--out"])
+        .args([
+            "llm",
+            "run",
+            "--suite",
+            "lrt",
+            "--lines",
+            "30",
+            "--tests",
+            "2",
+            "--ordered",
+            "false",
+            "--shuffle-blocks",
+            "1,10",
+        ])
+        .args([
+            "--insertion",
+            "reference",
+            "--provider",
+            "openai",
+            "--base-url",
+            &base,
+            "--model",
+            "fake",
+            "-q",
+            "--out",
+        ])
         .arg(&dir)
         .output()
         .unwrap();
@@ -164,9 +224,15 @@ fn llm_run_lrt_block_sizes_and_insertion() {
         .filter_map(|v| v["task"].as_str().map(String::from))
         .collect();
     assert_eq!(tasks.into_iter().collect::<Vec<_>>(), vec!["lrt-shuffled", "lrt-shuffled_b10"]);
-    for (flag, value, words) in [("--shuffle-blocks", "0", "block sizes of 1 or more"), ("--insertion", "middle", "uniform")] {
-        let out = wmlab().args(["llm", "run", "--suite", "lrt", "--lines", "30", flag, value, "--provider", "openai"])
-            .args(["--base-url", &base, "--model", "fake", "-q", "--out"]).arg(&dir).output().unwrap();
+    for (flag, value, words) in
+        [("--shuffle-blocks", "0", "block sizes of 1 or more"), ("--insertion", "middle", "uniform")]
+    {
+        let out = wmlab()
+            .args(["llm", "run", "--suite", "lrt", "--lines", "30", flag, value, "--provider", "openai"])
+            .args(["--base-url", &base, "--model", "fake", "-q", "--out"])
+            .arg(&dir)
+            .output()
+            .unwrap();
         assert!(!out.status.success());
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(words), "{flag} {value}: {err}");
@@ -180,7 +246,22 @@ fn llm_run_nback_new_blocks() {
     let dir = std::env::temp_dir().join(format!("wmlab-llm-cli-newblocks-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let out = wmlab()
-        .args(["llm", "run", "--suite", "nback", "--variant", "letters", "--n", "4", "--new-blocks", "2", "--seed", "7", "--limit", "1"])
+        .args([
+            "llm",
+            "run",
+            "--suite",
+            "nback",
+            "--variant",
+            "letters",
+            "--n",
+            "4",
+            "--new-blocks",
+            "2",
+            "--seed",
+            "7",
+            "--limit",
+            "1",
+        ])
         .args(["--provider", "openai", "--base-url", &base, "--model", "fake", "-q", "--out"])
         .arg(&dir)
         .output()
@@ -195,7 +276,11 @@ fn llm_run_nback_new_blocks() {
     assert_eq!(outcome["task"], "letters_gen7-4back");
     assert_eq!(outcome["targets"].as_str().unwrap().len(), 24);
     assert_eq!(outcome["targets"].as_str().unwrap().matches('m').count(), 8);
-    let out = wmlab().args(["llm", "run", "--suite", "nback", "--n", "4", "--provider", "openai", "--base-url", &base])
-        .args(["--model", "fake", "-q", "--out"]).arg(&dir).output().unwrap();
+    let out = wmlab()
+        .args(["llm", "run", "--suite", "nback", "--n", "4", "--provider", "openai", "--base-url", &base])
+        .args(["--model", "fake", "-q", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("no published blocks for N = 4"));
 }

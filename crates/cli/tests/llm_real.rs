@@ -20,7 +20,9 @@ fn server() -> Option<(String, String)> {
             Some((u.trim().trim_end_matches('/').to_string(), model))
         }
         _ => {
-            println!("llm_real: SKIPPED (set WMLAB_LLM_URL, e.g. http://127.0.0.1:18080/v1 after scripts/llm-server.sh)");
+            println!(
+                "llm_real: SKIPPED (set WMLAB_LLM_URL, e.g. http://127.0.0.1:18080/v1 after scripts/llm-server.sh)"
+            );
             None
         }
     }
@@ -34,7 +36,8 @@ fn out_dir(name: &str) -> PathBuf {
 
 fn wmlab(args: &[&str]) -> (String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_wmlab")).args(args).output().expect("wmlab runs");
-    let (so, se) = (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned());
+    let (so, se) =
+        (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned());
     assert!(out.status.success(), "wmlab {args:?} failed:\n{so}\n{se}");
     (so, se)
 }
@@ -62,15 +65,23 @@ fn run_suite(url: &str, model: &str, name: &str, extra: &[&str], expected: usize
         match o.get("error") {
             Some(e) => {
                 let kind = e["kind"].as_str().unwrap_or("");
-                assert!(!kind.is_empty() && e["message"].as_str().is_some_and(|m| !m.is_empty()), "{name}: unclassified error {e}");
+                assert!(
+                    !kind.is_empty() && e["message"].as_str().is_some_and(|m| !m.is_empty()),
+                    "{name}: unclassified error {e}"
+                );
             }
             None => {
                 let dialogue = o.get("answers").is_some();
                 if dialogue {
                     let answers = o["answers"].as_str().unwrap();
                     assert_eq!(answers.len(), o["targets"].as_str().unwrap().len());
-                    assert!(o["trials"].as_array().unwrap().iter().all(|t| t["prefilled"] == true
-                        || t["replies"].as_array().is_some_and(|r| !r.is_empty())));
+                    assert!(
+                        o["trials"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .all(|t| t["prefilled"] == true || t["replies"].as_array().is_some_and(|r| !r.is_empty()))
+                    );
                 } else {
                     assert!(o["reply"].is_string(), "{name}: reply missing in {o}");
                 }
@@ -81,7 +92,8 @@ fn run_suite(url: &str, model: &str, name: &str, extra: &[&str], expected: usize
             }
         }
     }
-    let rec = ResultRecord::from_json(&std::fs::read_to_string(dir.join("record.json")).unwrap()).expect("record.json parses");
+    let rec = ResultRecord::from_json(&std::fs::read_to_string(dir.join("record.json")).unwrap())
+        .expect("record.json parses");
     assert_eq!(rec.trials.len(), expected);
     assert!(std::fs::read_to_string(dir.join("record.csv")).unwrap().lines().count() == expected + 1);
     // rerun: everything is resumed, nothing is sent or logged again
@@ -97,14 +109,45 @@ fn run_suite(url: &str, model: &str, name: &str, extra: &[&str], expected: usize
 fn suites_against_the_local_model() {
     let Some((url, model)) = server() else { return };
     // N-back: one block, N = 1, letters_30, README protocol (6 pre-filled trials, one retry).
-    let nb = run_suite(&url, &model, "nback", &["--suite", "nback", "--variant", "letters_30", "--protocol", "readme", "--n", "1", "--limit", "1", "--max-tokens", "8"], 1);
+    let nb = run_suite(
+        &url,
+        &model,
+        "nback",
+        &[
+            "--suite",
+            "nback",
+            "--variant",
+            "letters_30",
+            "--protocol",
+            "readme",
+            "--n",
+            "1",
+            "--limit",
+            "1",
+            "--max-tokens",
+            "8",
+        ],
+        1,
+    );
     if nb[0].get("error").is_none() {
         assert_eq!(nb[0]["answers"].as_str().unwrap().len(), 30);
     }
     // LRT: two items of 20 lines.
-    run_suite(&url, &model, "lrt", &["--suite", "lrt", "--lines", "20", "--tests", "2", "--limit", "2", "--max-tokens", "16"], 2);
+    run_suite(
+        &url,
+        &model,
+        "lrt",
+        &["--suite", "lrt", "--lines", "20", "--tests", "2", "--limit", "2", "--max-tokens", "16"],
+        2,
+    );
     // Minerva snapshot: three entries (4k-token prompts exceed the 2048 context: classified errors are fine).
-    let ms = run_suite(&url, &model, "minerva-snapshot", &["--suite", "minerva-snapshot", "--limit", "3", "--max-tokens", "64", "--retries", "1"], 3);
+    let ms = run_suite(
+        &url,
+        &model,
+        "minerva-snapshot",
+        &["--suite", "minerva-snapshot", "--limit", "3", "--max-tokens", "64", "--retries", "1"],
+        3,
+    );
     for o in &ms {
         if let Some(e) = o.get("error") {
             assert_eq!(e["kind"], "context_too_long", "{e}");
@@ -115,7 +158,20 @@ fn suites_against_the_local_model() {
         &url,
         &model,
         "minerva",
-        &["--suite", "minerva", "--tasks", "string_search_word", "--context-tokens", "300", "--samples-per-cell", "1", "--limit", "2", "--max-tokens", "16"],
+        &[
+            "--suite",
+            "minerva",
+            "--tasks",
+            "string_search_word",
+            "--context-tokens",
+            "300",
+            "--samples-per-cell",
+            "1",
+            "--limit",
+            "2",
+            "--max-tokens",
+            "16",
+        ],
         2,
     );
 }

@@ -16,7 +16,12 @@ fn wmlab(args: &[&str]) -> Output {
 
 fn ok(args: &[&str]) -> String {
     let out = wmlab(args);
-    assert!(out.status.success(), "wmlab {args:?} failed ({:?}):\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "wmlab {args:?} failed ({:?}):\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).expect("utf8 stdout")
 }
 
@@ -40,8 +45,20 @@ fn train_then_eval_writes_a_record() {
     let dir = tmp("run");
     let out = dir.to_str().unwrap();
     let stdout = ok(&[
-        "train", "--arch", "gru", "--capacity", "16", "--preset", "tiny", "--steps", "4", "--val-every", "2", "--quiet",
-        "--out", out,
+        "train",
+        "--arch",
+        "gru",
+        "--capacity",
+        "16",
+        "--preset",
+        "tiny",
+        "--steps",
+        "4",
+        "--val-every",
+        "2",
+        "--quiet",
+        "--out",
+        out,
     ]);
     let lines: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
     assert_eq!(lines.len(), 2, "one line per validation check: {stdout}");
@@ -92,14 +109,25 @@ fn train_then_eval_writes_a_record() {
 
     let rec = ResultRecord::from_json(&std::fs::read_to_string(&rec_path).unwrap()).expect("the record loads");
     assert_eq!(rec.trials.len(), 14 * 4);
-    assert!(matches!(&rec.subject, Subject::Network { arch, capacity: 16, steps: 4, backend, preset } if arch == "gru" && backend == "flex" && preset == "tiny"));
+    assert!(
+        matches!(&rec.subject, Subject::Network { arch, capacity: 16, steps: 4, backend, preset } if arch == "gru" && backend == "flex" && preset == "tiny")
+    );
     assert!(rec.created.as_ref().is_some_and(|c| c.ends_with('Z') && c.len() == 20));
     assert!(!subject_curves(&rec, StudyTask::Worm(TaskId::Smu)).is_empty());
 
     // `wmlab analyse` reads the same checkpoint: one JSON report with every figure's data, stored into
     // the record (the app's Results page draws it).
     let stdout = ok(&[
-        "analyse", "--checkpoint", out, "--n", "3", "--tsne-iterations", "60", "--quiet", "--record", rec_path.to_str().unwrap(),
+        "analyse",
+        "--checkpoint",
+        out,
+        "--n",
+        "3",
+        "--tsne-iterations",
+        "60",
+        "--quiet",
+        "--record",
+        rec_path.to_str().unwrap(),
     ]);
     let report: serde_json::Value = serde_json::from_str(stdout.trim()).expect("one JSON document");
     let rec = ResultRecord::from_json(&std::fs::read_to_string(&rec_path).unwrap()).expect("the record still loads");
@@ -113,7 +141,8 @@ fn train_then_eval_writes_a_record() {
     assert!(err.contains("not a result record"), "{err}");
 
     // --resume continues from last/ (with Adam's state) to a larger step count.
-    let stdout = ok(&["train", "--arch", "gru", "--preset", "tiny", "--steps", "6", "--resume", "--quiet", "--out", out]);
+    let stdout =
+        ok(&["train", "--arch", "gru", "--preset", "tiny", "--steps", "6", "--resume", "--quiet", "--out", out]);
     let lines: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 1, "{stdout}");
     assert_eq!(lines[0]["step"], 6);
@@ -129,8 +158,22 @@ fn task_subset_train_and_eval() {
     let err = fails(&["train", "--arch", "gru", "--preset", "tiny", "--tasks", "VSR,XYZ", "--quiet", "--out", out]);
     assert!(err.contains("XYZ") && err.contains("CD-Color"), "{err}");
     let stdout = ok(&[
-        "train", "--arch", "gru", "--capacity", "16", "--preset", "tiny", "--tasks", "vsr,CD-Color", "--steps", "2",
-        "--val-every", "2", "--quiet", "--out", out,
+        "train",
+        "--arch",
+        "gru",
+        "--capacity",
+        "16",
+        "--preset",
+        "tiny",
+        "--tasks",
+        "vsr,CD-Color",
+        "--steps",
+        "2",
+        "--val-every",
+        "2",
+        "--quiet",
+        "--out",
+        out,
     ]);
     let line: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
     let ids: Vec<&String> = line["accuracy"].as_object().unwrap().keys().collect();
@@ -145,7 +188,10 @@ fn task_subset_train_and_eval() {
     let rec = ResultRecord::from_json(&std::fs::read_to_string(&rec_path).unwrap()).unwrap();
     assert_eq!(rec.trials.len(), 2 * 3);
     assert!(rec.trials.iter().all(|t| t.task == "VSR" || t.task == "CD-Color"));
-    let err = fails(&["train", "--arch", "gru", "--preset", "tiny", "--tasks", "SMU", "--steps", "4", "--resume", "--quiet", "--out", out]);
+    let err = fails(&[
+        "train", "--arch", "gru", "--preset", "tiny", "--tasks", "SMU", "--steps", "4", "--resume", "--quiet", "--out",
+        out,
+    ]);
     assert!(err.contains("--tasks differs"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -4,11 +4,20 @@
 //! the memory frame exactly (0): docs/learning.md, "Distance attention".
 //!
 //!     cargo run --release -p wmlab-core --example probe_difference
-use wmlab_core::raster::tensor32;
-use wmlab_core::task::{TaskId, TaskSpec, Target};
 use wmlab_core::Split;
+use wmlab_core::raster::tensor32;
+use wmlab_core::task::{Target, TaskId, TaskSpec};
 fn main() {
-    for id in [TaskId::CdColor, TaskId::CdOrientation, TaskId::CdSize, TaskId::CdGap, TaskId::VsRec, TaskId::Sc, TaskId::Si, TaskId::Vir] {
+    for id in [
+        TaskId::CdColor,
+        TaskId::CdOrientation,
+        TaskId::CdSize,
+        TaskId::CdGap,
+        TaskId::VsRec,
+        TaskId::Sc,
+        TaskId::Si,
+        TaskId::Vir,
+    ] {
         let spec = TaskSpec::new(id);
         let (mut dc, mut ds, mut nc, mut ns) = (0.0f64, 0.0f64, 0, 0);
         let mut minc = f64::MAX;
@@ -19,9 +28,20 @@ fn main() {
                 let p = tensor32(&st.frame);
                 let d: f64 = p.iter().zip(&first).map(|(a, b)| (a - b).abs() as f64).sum();
                 let Target::Class(c) = st.target else { continue };
-                if c == 1 { dc += d; nc += 1; minc = minc.min(d); } else { ds += d; ns += 1; }
+                if c == 1 {
+                    dc += d;
+                    nc += 1;
+                    minc = minc.min(d);
+                } else {
+                    ds += d;
+                    ns += 1;
+                }
             }
         }
-        println!("{id:?}: mean L1(probe-first) target1 {:.2} (n {nc}, min {minc:.2})  target0 {:.2} (n {ns})", dc / nc.max(1) as f64, ds / ns.max(1) as f64);
+        println!(
+            "{id:?}: mean L1(probe-first) target1 {:.2} (n {nc}, min {minc:.2})  target0 {:.2} (n {ns})",
+            dc / nc.max(1) as f64,
+            ds / ns.max(1) as f64
+        );
     }
 }

@@ -89,8 +89,7 @@ impl TaskSignificance {
 
 /// Accuracy, chance and p of `task` over the rows of that task (None when it has no scored item).
 pub fn task_significance(task: TaskId, rows: &[TrialRow]) -> Option<TaskSignificance> {
-    let items: Vec<(bool, f64)> =
-        rows.iter().filter(|r| r.task == task.as_str()).flat_map(accuracy_items).collect();
+    let items: Vec<(bool, f64)> = rows.iter().filter(|r| r.task == task.as_str()).flat_map(accuracy_items).collect();
     if items.is_empty() {
         return None;
     }
@@ -238,8 +237,7 @@ mod tests {
         let s = task_significance(TaskId::Sfr, &rows).unwrap();
         assert!((s.chance - (3.0 * 0.03 + 0.01) / 4.0).abs() < 1e-12);
         // Binary ids; a task with no rows has no entry.
-        let rows: Vec<TrialRow> =
-            (0..10).map(|i| row("CD-Color", Conditions::default(), &["1"], &[i < 8])).collect();
+        let rows: Vec<TrialRow> = (0..10).map(|i| row("CD-Color", Conditions::default(), &["1"], &[i < 8])).collect();
         let s = task_significance(TaskId::CdColor, &rows).unwrap();
         assert!((s.p_above_chance - 56.0 / 1024.0).abs() < 1e-12 && !s.above_chance(0.01));
         assert!(task_significance(TaskId::Sc, &rows).is_none());

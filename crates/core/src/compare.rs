@@ -23,10 +23,10 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::scores::{chance_curves, chance_level, table_a3, ScoreRow};
+use crate::analysis::scores::{ScoreRow, chance_curves, chance_level, table_a3};
 use crate::hash::Fnv64;
 use crate::llm::nback::reported_summary;
-use crate::people::reference::{human_curves, subject_curves, Curve};
+use crate::people::reference::{Curve, human_curves, subject_curves};
 use crate::people::{NbackKind, StudyTask};
 use crate::record::{RecordError, ResultRecord, Setting, TrialRow};
 
@@ -212,7 +212,10 @@ impl Comparison {
             .and_then(|s| s.as_u64())
             .ok_or_else(|| RecordError::Invalid("it has no comparison version".into()))?;
         if schema > COMPARISON_SCHEMA as u64 {
-            return Err(RecordError::FutureVersion { found: schema.min(u32::MAX as u64) as u32, supported: COMPARISON_SCHEMA });
+            return Err(RecordError::FutureVersion {
+                found: schema.min(u32::MAX as u64) as u32,
+                supported: COMPARISON_SCHEMA,
+            });
         }
         let c: Comparison =
             serde_json::from_value(v).map_err(|e| RecordError::Invalid(format!("a field is wrong ({e})")))?;
@@ -230,7 +233,12 @@ pub fn trim(record: &ResultRecord, task: StudyTask) -> ResultRecord {
         .filter(|r| row_is_task(r, task))
         .map(|r| TrialRow {
             rt_ms: Vec::new(),
-            extra: r.extra.iter().filter(|(k, _)| CURVE_EXTRAS.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect(),
+            extra: r
+                .extra
+                .iter()
+                .filter(|(k, _)| CURVE_EXTRAS.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
             ..r.clone()
         })
         .collect();
@@ -266,7 +274,13 @@ impl Who {
             Who::Subject(i) => format!("s{i}"),
             Who::Human => "human".into(),
             Who::Chance => "chance".into(),
-            Who::Published(m) => format!("pub-{}", m.to_ascii_lowercase().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect::<String>()),
+            Who::Published(m) => format!(
+                "pub-{}",
+                m.to_ascii_lowercase()
+                    .chars()
+                    .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+                    .collect::<String>()
+            ),
         }
     }
 }
@@ -291,7 +305,13 @@ pub struct Panel {
 
 impl Panel {
     pub fn subjects(&self) -> Vec<usize> {
-        self.series.iter().filter_map(|s| match s.who { Who::Subject(i) => Some(i), _ => None }).collect()
+        self.series
+            .iter()
+            .filter_map(|s| match s.who {
+                Who::Subject(i) => Some(i),
+                _ => None,
+            })
+            .collect()
     }
 }
 
@@ -379,8 +399,18 @@ pub fn chance_model(task: StudyTask, subjects: &[Vec<Curve>]) -> Vec<Curve> {
         .map(|((panel, label, x_name), mut x)| {
             x.sort_by(|a, b| a.total_cmp(b));
             let y = if task.nback().is_some() && label == "dprime" { 0.0 } else { level };
-            let what = if task.nback().is_some() { "a coin-flip responder".to_string() } else { format!("accuracy {level:.4}") };
-            Curve { panel, label, x_name, points: x.into_iter().map(|x| (x, y)).collect(), note: Some(format!("chance model: {what}")) }
+            let what = if task.nback().is_some() {
+                "a coin-flip responder".to_string()
+            } else {
+                format!("accuracy {level:.4}")
+            };
+            Curve {
+                panel,
+                label,
+                x_name,
+                points: x.into_iter().map(|x| (x, y)).collect(),
+                note: Some(format!("chance model: {what}")),
+            }
         })
         .collect()
 }
@@ -396,7 +426,8 @@ pub struct Extras {
 /// The plots of a comparison: one per panel on which at least one subject has points, each with one
 /// series per subject that has points there, then the references asked for.
 pub fn panels(task: StudyTask, subjects: &[Vec<Curve>], extras: Extras) -> Vec<Panel> {
-    let mut series: Vec<(Who, Vec<Curve>)> = subjects.iter().enumerate().map(|(i, c)| (Who::Subject(i), c.clone())).collect();
+    let mut series: Vec<(Who, Vec<Curve>)> =
+        subjects.iter().enumerate().map(|(i, c)| (Who::Subject(i), c.clone())).collect();
     if extras.human {
         series.push((Who::Human, human_curves(task)));
     }
@@ -426,8 +457,20 @@ pub fn panels(task: StudyTask, subjects: &[Vec<Curve>], extras: Extras) -> Vec<P
                 Some(i) => i,
                 // With no subject at all, the references make their own panels (the page is never empty).
                 None if is_subject || subjects.is_empty() => {
-                    let y_name = if name.ends_with("dprime") { "d′" } else if name.ends_with("_rate") { "rate" } else { "accuracy" };
-                    out.push(Panel { name: name.clone(), x_name: curves[0].x_name.clone(), y_name: y_name.into(), labels: Vec::new(), series: Vec::new() });
+                    let y_name = if name.ends_with("dprime") {
+                        "d′"
+                    } else if name.ends_with("_rate") {
+                        "rate"
+                    } else {
+                        "accuracy"
+                    };
+                    out.push(Panel {
+                        name: name.clone(),
+                        x_name: curves[0].x_name.clone(),
+                        y_name: y_name.into(),
+                        labels: Vec::new(),
+                        series: Vec::new(),
+                    });
                     out.len() - 1
                 }
                 // Otherwise references only on panels some subject has.
@@ -483,7 +526,7 @@ pub fn common_task(results: &[Compared]) -> Option<StudyTask> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{summarise, RunConfig, Subject};
+    use crate::record::{RunConfig, Subject, summarise};
     use crate::task::{Conditions, TaskId};
 
     const VSR: StudyTask = StudyTask::Worm(TaskId::Vsr);
@@ -535,7 +578,8 @@ mod tests {
     }
 
     fn llm_row(task: &str, variant: &str, n: u8, cond: &str, answers: &str, error: bool) -> TrialRow {
-        let mut extra: std::collections::BTreeMap<String, Setting> = [("sample_id".to_string(), Setting::Text(format!("nback/{task}/0")))].into_iter().collect();
+        let mut extra: std::collections::BTreeMap<String, Setting> =
+            [("sample_id".to_string(), Setting::Text(format!("nback/{task}/0")))].into_iter().collect();
         if error {
             extra.insert("error".into(), Setting::Text("timeout".into()));
         }
@@ -543,10 +587,15 @@ mod tests {
             task: task.into(),
             trial: 0,
             conditions: Conditions {
-                other: [("n", n.to_string()), ("variant", variant.to_string()), ("protocol", "readme".into()), ("block", "0".into())]
-                    .into_iter()
-                    .map(|(k, v)| (k.to_string(), v))
-                    .collect(),
+                other: [
+                    ("n", n.to_string()),
+                    ("variant", variant.to_string()),
+                    ("protocol", "readme".into()),
+                    ("block", "0".into()),
+                ]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
                 ..Default::default()
             },
             targets: cond.chars().map(String::from).collect(),
@@ -558,13 +607,23 @@ mod tests {
     }
 
     pub(crate) fn llm() -> ResultRecord {
-        let mut r = ResultRecord::new(Subject::Llm { provider: "openai".into(), model: "smollm2".into() }, "nback+lrt", RunConfig::default());
+        let mut r = ResultRecord::new(
+            Subject::Llm { provider: "openai".into(), model: "smollm2".into() },
+            "nback+lrt",
+            RunConfig::default(),
+        );
         r.trials = vec![
             llm_row("letters_30-1back", "letters_30", 1, "m-m---m", "m-m---m", false),
             llm_row("letters_30-2back", "letters_30", 2, "m-m---m", "-------", false),
             llm_row("letters_30-2back", "letters_30", 2, "m-m---m", "", true),
             llm_row("grids_4x4-1back", "grids_4x4", 1, "m-m---m", "m-m---m", false),
-            TrialRow { task: "lrt-ordered".into(), targets: vec!["x".into()], responses: vec!["y".into()], correct: vec![false], ..Default::default() },
+            TrialRow {
+                task: "lrt-ordered".into(),
+                targets: vec!["x".into()],
+                responses: vec!["y".into()],
+                correct: vec![false],
+                ..Default::default()
+            },
         ];
         r
     }
@@ -604,7 +663,10 @@ mod tests {
         assert_eq!(acc(&p).len(), 2);
         let ps = panels(VERBAL, &[p, l], Extras { human: true, chance: true, published: true });
         let names: Vec<&str> = ps.iter().map(|p| p.name.as_str()).collect();
-        assert_eq!(names, ["nback-verbal accuracy", "nback-verbal hit_rate", "nback-verbal false_alarm_rate", "nback-verbal dprime"]);
+        assert_eq!(
+            names,
+            ["nback-verbal accuracy", "nback-verbal hit_rate", "nback-verbal false_alarm_rate", "nback-verbal dprime"]
+        );
         for p in &ps {
             // two subjects, GPT-3.5 and GPT-4, chance; no human N-back numbers
             let who: Vec<String> = p.series.iter().map(|s| s.who.key()).collect();
@@ -622,14 +684,19 @@ mod tests {
     #[test]
     fn vsr_panel_and_scores_of_many_subjects() {
         let human_like = Compared::new(vsr_person("p")).curves(VSR);
-        let flat: Vec<Curve> = human_like.iter().map(|c| Curve { points: c.points.iter().map(|p| (p.0, 0.2)).collect(), ..c.clone() }).collect();
-        let ps = panels(VSR, &[human_like.clone(), flat.clone()], Extras { human: true, chance: false, published: true });
+        let flat: Vec<Curve> = human_like
+            .iter()
+            .map(|c| Curve { points: c.points.iter().map(|p| (p.0, 0.2)).collect(), ..c.clone() })
+            .collect();
+        let ps =
+            panels(VSR, &[human_like.clone(), flat.clone()], Extras { human: true, chance: false, published: true });
         assert_eq!(ps.len(), 1);
         assert_eq!(ps[0].name, "VSR");
         assert_eq!(ps[0].labels, ["list_length=3", "list_length=4", "list_length=5", "list_length=6"]);
         assert_eq!(ps[0].series.iter().map(|s| s.who.key()).collect::<Vec<_>>(), ["s0", "s1", "human"]);
         assert_eq!(ps[0].subjects(), [0, 1]);
-        let none = panels(VSR, std::slice::from_ref(&human_like), Extras { human: false, chance: false, published: false });
+        let none =
+            panels(VSR, std::slice::from_ref(&human_like), Extras { human: false, chance: false, published: false });
         assert_eq!(none[0].series.len(), 1);
         // Nothing of the task: no panels, no human-only panels.
         assert!(panels(VSR, &[vec![]], Extras { human: true, chance: true, published: true }).is_empty());
@@ -638,15 +705,28 @@ mod tests {
         assert!(!refs.is_empty());
         assert!(refs.iter().all(|p| p.series.iter().all(|s| s.who.key() == "human")), "{refs:?}");
         assert!(panels(VSR, &[], Extras { human: false, chance: false, published: false }).is_empty());
-        assert!(!panels(VERBAL, &[], Extras { human: false, chance: false, published: true }).is_empty(), "the N-back papers' LLM numbers");
+        assert!(
+            !panels(VERBAL, &[], Extras { human: false, chance: false, published: true }).is_empty(),
+            "the N-back papers' LLM numbers"
+        );
 
         let table = score_table(VSR, &[human_like, vec![], flat]);
-        assert_eq!(table.iter().map(|t| t.0.key()).collect::<Vec<_>>(), ["s0", "s2", "chance"], "a subject without the task has no rows");
+        assert_eq!(
+            table.iter().map(|t| t.0.key()).collect::<Vec<_>>(),
+            ["s0", "s2", "chance"],
+            "a subject without the task has no rows"
+        );
         for (who, rows) in &table {
-            assert_eq!(rows.iter().map(|r| r.effect.as_str()).collect::<Vec<_>>(), ["primacy", "recency", "list_length"]);
+            assert_eq!(
+                rows.iter().map(|r| r.effect.as_str()).collect::<Vec<_>>(),
+                ["primacy", "recency", "list_length"]
+            );
             match who {
                 // Rounded to whole trials, so close to 0 rather than 0.
-                Who::Subject(0) => assert!(rows.iter().all(|r| r.a.unwrap_or(0.0).abs() < 0.1 && r.b.unwrap_or(0.0).abs() < 0.01), "{rows:?}"),
+                Who::Subject(0) => assert!(
+                    rows.iter().all(|r| r.a.unwrap_or(0.0).abs() < 0.1 && r.b.unwrap_or(0.0).abs() < 0.01),
+                    "{rows:?}"
+                ),
                 _ => {
                     assert!((rows[0].a.unwrap() - 1.0).abs() < 1e-9, "a flat curve: A = 1");
                     assert!(rows[2].b.unwrap() > 0.2);
@@ -658,7 +738,13 @@ mod tests {
     #[test]
     fn chance_model_without_human_curves_uses_subject_xs() {
         let sfr = StudyTask::Worm(TaskId::Sfr);
-        let c = Curve { panel: "SFR".into(), label: "all".into(), x_name: "list_length".into(), points: vec![(2.0, 0.9), (4.0, 0.5)], note: None };
+        let c = Curve {
+            panel: "SFR".into(),
+            label: "all".into(),
+            x_name: "list_length".into(),
+            points: vec![(2.0, 0.9), (4.0, 0.5)],
+            note: None,
+        };
         let m = chance_model(sfr, &[vec![c]]);
         assert_eq!(m.len(), 1);
         assert_eq!(m[0].points.iter().map(|p| p.0).collect::<Vec<_>>(), [2.0, 4.0]);

@@ -106,7 +106,16 @@ pub fn rect(x0: f32, y0: f32, x1: f32, y1: f32, fill: Option<Rgb>, outline: Opti
     Shape::Rect { x0, y0, x1, y1, fill, outline, width }
 }
 #[allow(clippy::too_many_arguments)]
-pub fn round_rect(x0: f32, y0: f32, x1: f32, y1: f32, radius: f32, fill: Option<Rgb>, outline: Option<Rgb>, width: f32) -> Shape {
+pub fn round_rect(
+    x0: f32,
+    y0: f32,
+    x1: f32,
+    y1: f32,
+    radius: f32,
+    fill: Option<Rgb>,
+    outline: Option<Rgb>,
+    width: f32,
+) -> Shape {
     Shape::RoundRect { x0, y0, x1, y1, radius, fill, outline, width }
 }
 pub fn line(x0: f32, y0: f32, x1: f32, y1: f32, color: Rgb, width: f32) -> Shape {

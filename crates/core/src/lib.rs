@@ -30,7 +30,7 @@ pub mod tasks;
 
 pub use display::{Frame, Rgb, Shape};
 pub use rng::{Rng, Split};
-pub use task::{Conditions, Phase, Response, Quirks, Step, Target, TaskId, TaskSpec, Trial};
+pub use task::{Conditions, Phase, Quirks, Response, Step, Target, TaskId, TaskSpec, Trial};
 
 /// The app and core version written into every record.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -9,7 +9,9 @@ use serde::{Deserialize, Serialize};
 #[serde(tag = "cmd", rename_all = "snake_case")]
 pub enum Cmd {
     /// Choose the backend: `auto` (WebGPU if the browser offers it, else CPU), `webgpu`, `cpu`.
-    Init { backend: String },
+    Init {
+        backend: String,
+    },
     /// The settings of a named preset (`quick`, `paper`, `small`, `tiny`) for an architecture and
     /// capacity; answered by `Event::Config` with the same `seq` (see [`SettingsEdits`]).
     Preset {
@@ -27,17 +29,25 @@ pub enum Cmd {
         seq: u64,
     },
     /// Start a new run with this `wmlab_nn::TrainConfig` (JSON).
-    Start { config: serde_json::Value },
+    Start {
+        config: serde_json::Value,
+    },
     /// Resume training from the checkpoint in `bytes`.
-    Resume { run: bool },
+    Resume {
+        run: bool,
+    },
     Pause,
     Continue,
     Stop,
     /// Evaluate the checkpoint in `bytes` (or the current model if none) on `n` test trials per task id.
-    Evaluate { n: usize },
+    Evaluate {
+        n: usize,
+    },
     /// Run the neural analyses (Fig. 5, A5, A6, A13) of the checkpoint in `bytes` (or the current model)
     /// on `n` test trials per task id; answered by `Event::Analysis`.
-    Analyse { n: usize },
+    Analyse {
+        n: usize,
+    },
 }
 
 /// Worker → page.
@@ -47,7 +57,10 @@ pub enum Event {
     /// The wasm module is running and listens for commands.
     Loaded,
     /// The backend is ready.
-    Ready { backend: String, device: String },
+    Ready {
+        backend: String,
+        device: String,
+    },
     /// A full training configuration and the model's parameter count; `seq` is the request's
     /// (`Cmd::Preset` / `Cmd::Check`), 0 when no request asked for it.
     Config {
@@ -57,24 +70,54 @@ pub enum Event {
         seq: u64,
     },
     /// One training step done.
-    Step { step: usize, steps: usize, loss: f32, ms: f64 },
+    Step {
+        step: usize,
+        steps: usize,
+        loss: f32,
+        ms: f64,
+    },
     /// A validation check (`wmlab_nn::ValReport` as JSON).
-    Val { report: serde_json::Value },
+    Val {
+        report: serde_json::Value,
+    },
     /// A checkpoint bundle in `bytes`: `kind` is `latest` (resume point) or `best` (by validation accuracy).
-    Checkpoint { kind: String, step: usize },
-    Paused { step: usize },
-    Stopped { step: usize },
-    Done { step: usize },
+    Checkpoint {
+        kind: String,
+        step: usize,
+    },
+    Paused {
+        step: usize,
+    },
+    Stopped {
+        step: usize,
+    },
+    Done {
+        step: usize,
+    },
     /// Evaluation progress: trials done of total.
-    EvalProgress { done: usize, total: usize },
+    EvalProgress {
+        done: usize,
+        total: usize,
+    },
     /// The evaluation's `ResultRecord` (JSON).
-    Record { record: serde_json::Value },
+    Record {
+        record: serde_json::Value,
+    },
     /// Analysis progress: `stage` (`hidden`, `tsne-units`, `tsne-sts`, `lesions`), done of total.
-    AnalysisProgress { stage: String, done: usize, total: usize },
+    AnalysisProgress {
+        stage: String,
+        done: usize,
+        total: usize,
+    },
     /// The analysis report (`wmlab_core::analysis::NetworkAnalysis` as JSON).
-    Analysis { report: serde_json::Value },
+    Analysis {
+        report: serde_json::Value,
+    },
     /// Something went wrong; `fatal` means the run stopped (the last checkpoint stays valid).
-    Error { message: String, fatal: bool },
+    Error {
+        message: String,
+        fatal: bool,
+    },
 }
 
 /// The training settings as the Networks page edits them, kept consistent while requests to the worker

@@ -218,7 +218,14 @@ enum BoxKind {
     Ellipse,
 }
 
-fn box_spans(kind: BoxKind, b: (f32, f32, f32, f32), radius: f32, width: f32, fill: bool, outline: bool) -> (Spans, Spans) {
+fn box_spans(
+    kind: BoxKind,
+    b: (f32, f32, f32, f32),
+    radius: f32,
+    width: f32,
+    fill: bool,
+    outline: bool,
+) -> (Spans, Spans) {
     let (x0, y0, x1, y1) = b;
     let w = width.max(1.0);
     let inner = (x0 + w, y0 + w, x1 - w, y1 - w);
@@ -272,7 +279,15 @@ fn eighths(v: f32) -> Option<i32> {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn draw_box(img: &mut Image96, kind: BoxKind, b: (f32, f32, f32, f32), radius: f32, width: f32, fill: Option<Rgb>, outline: Option<Rgb>) {
+fn draw_box(
+    img: &mut Image96,
+    kind: BoxKind,
+    b: (f32, f32, f32, f32),
+    radius: f32,
+    width: f32,
+    fill: Option<Rgb>,
+    outline: Option<Rgb>,
+) {
     #[cfg(test)]
     if tests::EXACT.with(|e| e.get()) {
         let (f, o) = box_spans(kind, b, radius, width, fill.is_some(), outline.is_some());
@@ -314,7 +329,17 @@ fn draw_box(img: &mut Image96, kind: BoxKind, b: (f32, f32, f32, f32), radius: f
 /// Test-only: paint a box by testing every pixel, and check the spans cover exactly those pixels.
 #[cfg(test)]
 #[allow(clippy::too_many_arguments)]
-fn exact_paint(img: &mut Image96, kind: BoxKind, b: (f32, f32, f32, f32), radius: f32, width: f32, fill: Option<Rgb>, outline: Option<Rgb>, _f: Spans, _o: Spans) {
+fn exact_paint(
+    img: &mut Image96,
+    kind: BoxKind,
+    b: (f32, f32, f32, f32),
+    radius: f32,
+    width: f32,
+    fill: Option<Rgb>,
+    outline: Option<Rgb>,
+    _f: Spans,
+    _o: Spans,
+) {
     let (x0, y0, x1, y1) = b;
     let w = width.max(1.0);
     let inner = (x0 + w, y0 + w, x1 - w, y1 - w);
@@ -580,7 +605,7 @@ pub fn tensor_to_rgb8(t: &[f32]) -> Vec<u8> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::display::{self, palette, Frame};
+    use crate::display::{self, Frame, palette};
 
     thread_local! {
         /// When set, every fill tests every pixel (the definition the span renderer must equal).

@@ -162,10 +162,9 @@ impl std::fmt::Display for RecordError {
                 "This result was made by a newer version of WM Lab (record version {found}; this app reads up to {supported}). Open it with the newer app."
             ),
             RecordError::Invalid(why) => write!(f, "This is not a WM Lab result: {why}."),
-            RecordError::SecretLike(name) => write!(
-                f,
-                "The setting “{name}” looks like a credential; WM Lab never stores keys in results."
-            ),
+            RecordError::SecretLike(name) => {
+                write!(f, "The setting “{name}” looks like a credential; WM Lab never stores keys in results.")
+            }
         }
     }
 }
@@ -177,7 +176,10 @@ impl std::error::Error for RecordError {}
 /// `max_tokens`, `tokens_in` or `n_keys` pass.
 pub fn credential_like(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
-    if ["apikey", "api_key", "api-key", "secret", "passw", "authoriz", "bearer", "credential"].iter().any(|w| n.contains(w)) {
+    if ["apikey", "api_key", "api-key", "secret", "passw", "authoriz", "bearer", "credential"]
+        .iter()
+        .any(|w| n.contains(w))
+    {
         return true;
     }
     n.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| matches!(w, "key" | "token" | "auth" | "pwd" | "sk"))
@@ -235,11 +237,15 @@ impl ResultRecord {
     pub fn from_json(text: &str) -> Result<ResultRecord, RecordError> {
         let v: serde_json::Value = serde_json::from_str(text)
             .map_err(|e| RecordError::Invalid(format!("the text is not valid JSON ({e})")))?;
-        let schema = v.get("schema").and_then(|s| s.as_u64()).ok_or_else(|| {
-            RecordError::Invalid("it has no schema version".into())
-        })?;
+        let schema = v
+            .get("schema")
+            .and_then(|s| s.as_u64())
+            .ok_or_else(|| RecordError::Invalid("it has no schema version".into()))?;
         if schema > SCHEMA_VERSION as u64 {
-            return Err(RecordError::FutureVersion { found: schema.min(u32::MAX as u64) as u32, supported: SCHEMA_VERSION });
+            return Err(RecordError::FutureVersion {
+                found: schema.min(u32::MAX as u64) as u32,
+                supported: SCHEMA_VERSION,
+            });
         }
         let r: ResultRecord =
             serde_json::from_value(v).map_err(|e| RecordError::Invalid(format!("a field is wrong ({e})")))?;
@@ -261,7 +267,8 @@ impl ResultRecord {
         let mut other_cols: Vec<&String> = self.trials.iter().flat_map(|t| t.conditions.other.keys()).collect();
         other_cols.sort();
         other_cols.dedup();
-        let mut header: Vec<String> = ["subject_kind", "subject", "task", "trial"].iter().map(|s| s.to_string()).collect();
+        let mut header: Vec<String> =
+            ["subject_kind", "subject", "task", "trial"].iter().map(|s| s.to_string()).collect();
         header.extend(Conditions::COLUMNS.iter().map(|s| s.to_string()));
         header.extend(other_cols.iter().map(|s| s.to_string()));
         header.extend(["targets", "responses", "correct", "score", "rt_ms"].iter().map(|s| s.to_string()));
@@ -361,7 +368,11 @@ mod tests {
             r.trials.push(TrialRow {
                 task: "VIR".into(),
                 trial: i,
-                conditions: Conditions { list_length: Some(4), retention: Some((i % 2) as u8 * 2), ..Default::default() },
+                conditions: Conditions {
+                    list_length: Some(4),
+                    retention: Some((i % 2) as u8 * 2),
+                    ..Default::default()
+                },
                 targets: vec!["1".into()],
                 responses: vec![if i == 0 { "0" } else { "1" }.into()],
                 correct: vec![i != 0],
@@ -420,7 +431,17 @@ mod tests {
         r.config.settings.insert("api_key".into(), Setting::Text("sk-123".into()));
         assert!(matches!(r.to_json(), Err(RecordError::SecretLike(_))));
         assert!(matches!(r.to_csv(), Err(RecordError::SecretLike(_))));
-        for bad in ["api_key", "x-api-key", "OPENAI_API_KEY", "token", "access_token", "Authorization", "client_secret", "password", "apiKey"] {
+        for bad in [
+            "api_key",
+            "x-api-key",
+            "OPENAI_API_KEY",
+            "token",
+            "access_token",
+            "Authorization",
+            "client_secret",
+            "password",
+            "apiKey",
+        ] {
             assert!(credential_like(bad), "{bad}");
         }
         for fine in ["max_tokens", "tokens_in", "n_keys", "keyboard", "monkey", "temperature", "base_url"] {

@@ -150,14 +150,18 @@ mod tests {
 
     #[test]
     fn same_key_same_stream_and_splits_differ() {
-        let a: Vec<u32> = (0..8).map({
-            let mut r = Rng::from_key(trial_seed(7, 3, Split::Train, 5));
-            move |_| r.next_u32()
-        }).collect();
-        let b: Vec<u32> = (0..8).map({
-            let mut r = Rng::from_key(trial_seed(7, 3, Split::Train, 5));
-            move |_| r.next_u32()
-        }).collect();
+        let a: Vec<u32> = (0..8)
+            .map({
+                let mut r = Rng::from_key(trial_seed(7, 3, Split::Train, 5));
+                move |_| r.next_u32()
+            })
+            .collect();
+        let b: Vec<u32> = (0..8)
+            .map({
+                let mut r = Rng::from_key(trial_seed(7, 3, Split::Train, 5));
+                move |_| r.next_u32()
+            })
+            .collect();
         assert_eq!(a, b);
         let mut keys = std::collections::HashSet::new();
         for s in Split::ALL {

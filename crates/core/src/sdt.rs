@@ -48,12 +48,8 @@ pub fn inv_norm_cdf(p: f64) -> f64 {
         4.374_664_141_464_968,
         2.938_163_982_698_783,
     ];
-    const D: [f64; 4] = [
-        7.784_695_709_041_462e-3,
-        3.224_671_290_700_398e-1,
-        2.445_134_137_142_996,
-        3.754_408_661_907_416,
-    ];
+    const D: [f64; 4] =
+        [7.784_695_709_041_462e-3, 3.224_671_290_700_398e-1, 2.445_134_137_142_996, 3.754_408_661_907_416];
     const P_LOW: f64 = 0.024_25;
     if p.is_nan() || !(0.0..=1.0).contains(&p) {
         return f64::NAN;
@@ -123,13 +119,7 @@ pub struct SdtScores {
 
 impl SdtScores {
     /// From counts (targets = hits + misses, non-targets = false alarms + correct rejections).
-    pub fn from_counts(
-        hits: u32,
-        misses: u32,
-        false_alarms: u32,
-        correct_rejections: u32,
-        unusable: u32,
-    ) -> Self {
+    pub fn from_counts(hits: u32, misses: u32, false_alarms: u32, correct_rejections: u32, unusable: u32) -> Self {
         let targets = hits + misses;
         let lures = false_alarms + correct_rejections;
         let trials = targets + lures;
@@ -195,19 +185,11 @@ pub struct MeanSe {
 pub fn mean_se(values: &[f64]) -> MeanSe {
     let n = values.len();
     if n == 0 {
-        return MeanSe {
-            mean: f64::NAN,
-            se: f64::NAN,
-            n,
-        };
+        return MeanSe { mean: f64::NAN, se: f64::NAN, n };
     }
     let mean = values.iter().sum::<f64>() / n as f64;
     let var = values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n as f64;
-    MeanSe {
-        mean,
-        se: var.sqrt() / (n as f64).sqrt(),
-        n,
-    }
+    MeanSe { mean, se: var.sqrt() / (n as f64).sqrt(), n }
 }
 
 /// Mean ± SE of every block measure (rates as fractions, not %).
@@ -256,20 +238,8 @@ mod tests {
     #[test]
     fn perfect_block_uses_the_001_adjustment() {
         let s = SdtScores::score("--m-mm--", "--m-mm--");
-        assert_eq!(
-            (
-                s.hits,
-                s.misses,
-                s.false_alarms,
-                s.correct_rejections,
-                s.unusable
-            ),
-            (3, 0, 0, 5, 0)
-        );
-        assert_eq!(
-            (s.hit_rate, s.false_alarm_rate, s.accuracy),
-            (1.0, 0.0, 1.0)
-        );
+        assert_eq!((s.hits, s.misses, s.false_alarms, s.correct_rejections, s.unusable), (3, 0, 0, 5, 0));
+        assert_eq!((s.hit_rate, s.false_alarm_rate, s.accuracy), (1.0, 0.0, 1.0));
         assert!((s.dprime - 4.6527).abs() < 1e-4, "{}", s.dprime);
         assert!((s.dprime_notebook - 4.6527).abs() < 1e-4);
     }
@@ -277,10 +247,7 @@ mod tests {
     #[test]
     fn unusable_replies_count_as_non_match_and_separately() {
         let s = SdtScores::score("mm--", "m?x");
-        assert_eq!(
-            (s.hits, s.misses, s.false_alarms, s.correct_rejections),
-            (1, 1, 0, 2)
-        );
+        assert_eq!((s.hits, s.misses, s.false_alarms, s.correct_rejections), (1, 1, 0, 2));
         assert_eq!(s.unusable, 3);
         // Inverted responder: README d' is negative, notebook d' is its absolute value.
         let s = SdtScores::score("mm--", "--mm");

@@ -38,20 +38,22 @@ pub enum ShareError {
 impl std::fmt::Display for ShareError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ShareError::Empty => write!(f, "This link carries no result. Ask for the full link, including the part after #r=."),
-            ShareError::NoComparison => write!(
-                f,
-                "This link carries no comparison. Ask for the full link, including the part after #c=."
-            ),
+            ShareError::Empty => {
+                write!(f, "This link carries no result. Ask for the full link, including the part after #r=.")
+            }
+            ShareError::NoComparison => {
+                write!(f, "This link carries no comparison. Ask for the full link, including the part after #c=.")
+            }
             ShareError::UnknownFormat(v) => write!(
                 f,
                 "This link was made by a different version of WM Lab (link format “{v}”). Open it with the app that made it."
             ),
-            ShareError::TooLong(n) => write!(
-                f,
-                "This link is too long to be a WM Lab result ({n} characters; at most {MAX_LINK_CHARS})."
-            ),
-            ShareError::Garbled(why) => write!(f, "This link is damaged and cannot be read ({why}). Copy it again in full."),
+            ShareError::TooLong(n) => {
+                write!(f, "This link is too long to be a WM Lab result ({n} characters; at most {MAX_LINK_CHARS}).")
+            }
+            ShareError::Garbled(why) => {
+                write!(f, "This link is damaged and cannot be read ({why}). Copy it again in full.")
+            }
             ShareError::Truncated => write!(f, "This link is cut short: part of it is missing. Copy it again in full."),
             ShareError::Record(e) => write!(f, "{e}"),
         }
@@ -167,7 +169,7 @@ pub fn is_comparison_link(input: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{RunConfig, Subject, Summary, SCHEMA_VERSION};
+    use crate::record::{RunConfig, SCHEMA_VERSION, Subject, Summary};
     use crate::task::Conditions;
 
     fn record() -> ResultRecord {
@@ -269,7 +271,13 @@ mod tests {
             }
         }
         let mut net = person.clone();
-        net.subject = Subject::Network { arch: "gru".into(), capacity: 16, preset: "tiny".into(), steps: 2, backend: "cpu".into() };
+        net.subject = Subject::Network {
+            arch: "gru".into(),
+            capacity: 16,
+            preset: "tiny".into(),
+            steps: 2,
+            backend: "cpu".into(),
+        };
         net.trials.iter_mut().for_each(|t| t.correct.iter_mut().for_each(|c| *c = !*c));
         Comparison::new(StudyTask::Worm(TaskId::Vsr), &[Compared::new(person), Compared::new(net)], true, true, false)
     }
@@ -296,8 +304,13 @@ mod tests {
         assert_eq!(decode_comparison("#c="), Err(ShareError::NoComparison));
         assert!(ShareError::NoComparison.to_string().contains("no comparison"));
         assert!(matches!(decode_comparison("#c=1.!!!!"), Err(ShareError::Garbled(_))));
-        assert!(matches!(decode_comparison(&format!("#c=2.{}", &good[2..])), Err(ShareError::UnknownFormat(v)) if v == "2"));
-        assert!(matches!(decode_comparison(&good[..good.len() / 2]), Err(ShareError::Truncated | ShareError::Garbled(_))));
+        assert!(
+            matches!(decode_comparison(&format!("#c=2.{}", &good[2..])), Err(ShareError::UnknownFormat(v)) if v == "2")
+        );
+        assert!(matches!(
+            decode_comparison(&good[..good.len() / 2]),
+            Err(ShareError::Truncated | ShareError::Garbled(_))
+        ));
         for cut in (0..good.len()).step_by(7) {
             let _ = decode_comparison(&good[..cut]);
         }

@@ -261,15 +261,40 @@ pub fn bonferroni(ps: &[f64]) -> Vec<f64> {
 #[derive(Debug, Deserialize)]
 #[serde(tag = "test", rename_all = "snake_case", deny_unknown_fields)]
 enum Request {
-    T1 { a: Vec<f64>, mu: f64 },
-    TInd { a: Vec<f64>, b: Vec<f64> },
-    Welch { a: Vec<f64>, b: Vec<f64> },
+    T1 {
+        a: Vec<f64>,
+        mu: f64,
+    },
+    TInd {
+        a: Vec<f64>,
+        b: Vec<f64>,
+    },
+    Welch {
+        a: Vec<f64>,
+        b: Vec<f64>,
+    },
     #[serde(rename = "mannwhitney")]
-    MannWhitney { a: Vec<f64>, b: Vec<f64> },
-    Wilcoxon { a: Vec<f64>, #[serde(default)] b: Vec<f64> },
-    Kruskal { groups: Vec<Vec<f64>> },
-    Binom { k: u64, n: u64, p0: f64 },
-    CiMean { a: Vec<f64>, level: f64 },
+    MannWhitney {
+        a: Vec<f64>,
+        b: Vec<f64>,
+    },
+    Wilcoxon {
+        a: Vec<f64>,
+        #[serde(default)]
+        b: Vec<f64>,
+    },
+    Kruskal {
+        groups: Vec<Vec<f64>>,
+    },
+    Binom {
+        k: u64,
+        n: u64,
+        p0: f64,
+    },
+    CiMean {
+        a: Vec<f64>,
+        level: f64,
+    },
 }
 
 /// The tests `wmlab stats` knows, as written in its `"test"` field.
@@ -289,13 +314,12 @@ pub fn stats_line(line: &str) -> String {
 
 fn run_line(line: &str) -> Result<serde_json::Value, String> {
     use serde_json::json;
-    let value: serde_json::Value =
-        serde_json::from_str(line).map_err(|e| format!("not a JSON object: {e}"))?;
+    let value: serde_json::Value = serde_json::from_str(line).map_err(|e| format!("not a JSON object: {e}"))?;
     let name = value.get("test").and_then(|t| t.as_str()).map(str::to_owned);
     match name.as_deref() {
         None => return Err(format!("missing \"test\"; one of: {}", TEST_NAMES.join(", "))),
         Some(n) if !TEST_NAMES.contains(&n) => {
-            return Err(format!("unknown test {n:?}; one of: {}", TEST_NAMES.join(", ")))
+            return Err(format!("unknown test {n:?}; one of: {}", TEST_NAMES.join(", ")));
         }
         _ => {}
     }

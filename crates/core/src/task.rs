@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::display::Frame;
-use crate::rng::{trial_seed, Rng, Split};
+use crate::rng::{Rng, Split, trial_seed};
 use crate::tasks;
 
 /// Every trial is padded to this many steps (`max_seq_len` in the reference).
@@ -151,10 +151,7 @@ impl TaskId {
     }
 
     pub fn is_cd(self) -> bool {
-        matches!(
-            self,
-            TaskId::CdColor | TaskId::CdOrientation | TaskId::CdSize | TaskId::CdGap | TaskId::CdConjunction
-        )
+        matches!(self, TaskId::CdColor | TaskId::CdOrientation | TaskId::CdSize | TaskId::CdGap | TaskId::CdConjunction)
     }
 }
 

@@ -3,9 +3,9 @@
 
 use std::collections::HashMap;
 
-use wmlab_core::raster;
-use wmlab_core::task::{HeadKind, Response, Target, TaskId, TaskSpec, MAX_STEPS};
 use wmlab_core::Split;
+use wmlab_core::raster;
+use wmlab_core::task::{HeadKind, MAX_STEPS, Response, Target, TaskId, TaskSpec};
 
 #[test]
 fn conditions_are_balanced_within_one_trial_per_cell() {
@@ -71,11 +71,10 @@ fn frames_render_and_memory_frames_differ_from_blanks_and_padding() {
         assert!(first.iter().all(|v| (0.0..=1.0).contains(v)));
         assert_ne!(first, blank, "{id}: first frame is blank");
         assert_ne!(first, pad, "{id}: first frame is padding");
-        assert_eq!(raster::tensor32(&t.frame_at(MAX_STEPS - 1)), if t.len() == MAX_STEPS {
-            raster::tensor32(&t.steps[MAX_STEPS - 1].frame)
-        } else {
-            pad.clone()
-        });
+        assert_eq!(
+            raster::tensor32(&t.frame_at(MAX_STEPS - 1)),
+            if t.len() == MAX_STEPS { raster::tensor32(&t.steps[MAX_STEPS - 1].frame) } else { pad.clone() }
+        );
     }
 }
 
@@ -118,7 +117,10 @@ fn short_runs_of_trials_mix_both_answers() {
             let answers: Vec<Target> = (start..start + 10)
                 .map(|i| spec.trial(9, Split::Train, i).scored_steps().last().unwrap().1.target.clone())
                 .collect();
-            assert!(answers.contains(&Target::Class(0)) && answers.contains(&Target::Class(1)), "{id} from {start}: {answers:?}");
+            assert!(
+                answers.contains(&Target::Class(0)) && answers.contains(&Target::Class(1)),
+                "{id} from {start}: {answers:?}"
+            );
         }
     }
 }
@@ -166,7 +168,9 @@ fn quirks_change_their_task_only() {
         let (a, b) = (trials(&plain), trials(&quirky));
         match id {
             // Size changes (CD-Size, and CD-Conjunction's size trials) draw the changed bar differently.
-            TaskId::CdSize | TaskId::CdConjunction => assert!(a.iter().zip(&b).any(|(x, y)| x.steps != y.steps), "{id:?}"),
+            TaskId::CdSize | TaskId::CdConjunction => {
+                assert!(a.iter().zip(&b).any(|(x, y)| x.steps != y.steps), "{id:?}")
+            }
             // More steps scored ("no response" / cue steps), in every trial.
             TaskId::Cs | TaskId::Sts => {
                 for (x, y) in a.iter().zip(&b) {

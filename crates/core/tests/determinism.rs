@@ -3,9 +3,9 @@
 //! hashes. Regenerate it after an intended generator change with
 //! `WMLAB_BLESS=1 cargo test -p wmlab-core --test determinism`.
 
-use wmlab_core::hash::{trial_hash, Fnv64};
-use wmlab_core::task::{TaskId, TaskSpec};
 use wmlab_core::Split;
+use wmlab_core::hash::{Fnv64, trial_hash};
+use wmlab_core::task::{TaskId, TaskSpec};
 
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;

@@ -13,7 +13,7 @@
 
 use std::collections::BTreeMap;
 
-use wmlab_core::llm::{lrt, minerva, nback, snapshot, Suite};
+use wmlab_core::llm::{Suite, lrt, minerva, nback, snapshot};
 
 use crate::Outcome;
 
@@ -46,16 +46,20 @@ fn mean(v: &[f64]) -> Option<f64> {
 }
 
 /// Mean of `metric` over error-free outcomes grouped by a numeric x.
-fn by_x<'a>(outs: impl Iterator<Item = &'a Outcome>, x_of: impl Fn(&Outcome) -> Option<f64>, metric: &str) -> Vec<(f64, f64)> {
+fn by_x<'a>(
+    outs: impl Iterator<Item = &'a Outcome>,
+    x_of: impl Fn(&Outcome) -> Option<f64>,
+    metric: &str,
+) -> Vec<(f64, f64)> {
     let mut g: BTreeMap<i64, Vec<f64>> = BTreeMap::new();
     for o in outs {
         if o.error.is_some() {
             continue;
         }
-        if let (Some(x), Some(v)) = (x_of(o), o.scores.get(metric)) {
-            if v.is_finite() {
-                g.entry((x * 1000.0) as i64).or_default().push(*v);
-            }
+        if let (Some(x), Some(v)) = (x_of(o), o.scores.get(metric))
+            && v.is_finite()
+        {
+            g.entry((x * 1000.0) as i64).or_default().push(*v);
         }
     }
     g.into_iter().filter_map(|(x, v)| Some((x as f64 / 1000.0, mean(&v)?))).collect()
@@ -73,17 +77,15 @@ fn nback_outcomes(outcomes: &[Outcome]) -> Vec<&Outcome> {
 fn nback_kind(nb: &[&Outcome]) -> (Option<nback::Variant>, Option<nback::Protocol>) {
     let first = nb.first();
     let variant = first.and_then(|o| nback::Variant::parse(o.conditions.get("variant")?));
-    let protocol = first.and_then(|o| nback::Protocol::parse(o.conditions.get("protocol")?)).or(variant.map(|v| v.default_protocol()));
+    let protocol = first
+        .and_then(|o| nback::Protocol::parse(o.conditions.get("protocol")?))
+        .or(variant.map(|v| v.default_protocol()));
     (variant, protocol)
 }
 
 /// The label of an LRT order with its block size: "ordered", "shuffled" (B = 1), "shuffled, B = 10".
 pub fn lrt_order_label(order: &str, block: usize) -> String {
-    if order == "shuffled" && block > 1 {
-        format!("shuffled, B = {block}")
-    } else {
-        order.to_string()
-    }
+    if order == "shuffled" && block > 1 { format!("shuffled, B = {block}") } else { order.to_string() }
 }
 
 pub fn panels(outcomes: &[Outcome]) -> Vec<LlmPanel> {
@@ -105,11 +107,7 @@ pub fn panels(outcomes: &[Outcome]) -> Vec<LlmPanel> {
 
 fn nback_panels(nb: &[&Outcome]) -> Vec<LlmPanel> {
     let (variant, protocol) = nback_kind(nb);
-    let kind = format!(
-        "{}, {}",
-        variant.map_or("?", |v| v.as_str()),
-        protocol.map_or("?", |p| p.as_str())
-    );
+    let kind = format!("{}, {}", variant.map_or("?", |v| v.as_str()), protocol.map_or("?", |p| p.as_str()));
     let n_of = |o: &Outcome| cond_num(o, "n");
     let reported = match (variant, protocol) {
         (Some(v), Some(p)) => nback::reported_for(v, p),
@@ -118,9 +116,17 @@ fn nback_panels(nb: &[&Outcome]) -> Vec<LlmPanel> {
     let mut rates = Vec::new();
     let mut dp = Vec::new();
     for (metric, label) in [("hit_rate", "HR"), ("false_alarm_rate", "FAR"), ("accuracy", "accuracy")] {
-        rates.push(Series { label: format!("this run: {label}"), points: by_x(nb.iter().copied(), n_of, metric), reference: false });
+        rates.push(Series {
+            label: format!("this run: {label}"),
+            points: by_x(nb.iter().copied(), n_of, metric),
+            reference: false,
+        });
     }
-    dp.push(Series { label: "this run: d′".into(), points: by_x(nb.iter().copied(), n_of, "dprime_notebook"), reference: false });
+    dp.push(Series {
+        label: "this run: d′".into(),
+        points: by_x(nb.iter().copied(), n_of, "dprime_notebook"),
+        reference: false,
+    });
     // Files in reported_for's order; rates only for the first (GPT-3.5, or GPT-4 for letters_30).
     let mut files: Vec<&str> = reported.iter().map(|r| r.results_file.as_str()).collect();
     files.dedup();
@@ -140,7 +146,11 @@ fn nback_panels(nb: &[&Outcome]) -> Vec<LlmPanel> {
                 });
             }
         }
-        dp.push(Series { label: format!("{model}: d′"), points: rows.iter().map(|r| (r.n as f64, r.dprime.0)).collect(), reference: true });
+        dp.push(Series {
+            label: format!("{model}: d′"),
+            points: rows.iter().map(|r| (r.n as f64, r.dprime.0)).collect(),
+            reference: true,
+        });
     }
     // Blocks per N in this run (the most of any N) against the published means'.
     let mut per_n: BTreeMap<String, usize> = BTreeMap::new();
@@ -149,7 +159,9 @@ fn nback_panels(nb: &[&Outcome]) -> Vec<LlmPanel> {
     }
     let run_blocks = per_n.values().copied().max().unwrap_or(0);
     let note = match reported.first() {
-        None => Some(format!("The papers published no run of this variant and protocol ({kind}); only this run is drawn.")),
+        None => {
+            Some(format!("The papers published no run of this variant and protocol ({kind}); only this run is drawn."))
+        }
         Some(r) if r.blocks_used != run_blocks => Some(format!(
             "This run: {run_blocks} block{} per N; the published means are over {} blocks of {} trials — \
              compare with that in mind.",
@@ -199,7 +211,12 @@ fn lrt_panel(lr: &[&Outcome]) -> LlmPanel {
     let mut series = Vec::new();
     let mut kinds: Vec<(String, usize)> = lr
         .iter()
-        .filter_map(|o| Some((o.conditions.get("order")?.clone(), o.conditions.get("block").and_then(|b| b.parse().ok()).unwrap_or(1))))
+        .filter_map(|o| {
+            Some((
+                o.conditions.get("order")?.clone(),
+                o.conditions.get("block").and_then(|b| b.parse().ok()).unwrap_or(1),
+            ))
+        })
         .map(|(order, b): (String, usize)| if order == "ordered" { (order, 0) } else { (order, b.max(1)) })
         .collect();
     kinds.sort();
@@ -208,12 +225,18 @@ fn lrt_panel(lr: &[&Outcome]) -> LlmPanel {
         let pts = by_x(
             lr.iter().copied().filter(|o| {
                 o.conditions.get("order") == Some(order)
-                    && (order == "ordered" || o.conditions.get("block").and_then(|b| b.parse::<usize>().ok()).unwrap_or(1).max(1) == *block)
+                    && (order == "ordered"
+                        || o.conditions.get("block").and_then(|b| b.parse::<usize>().ok()).unwrap_or(1).max(1)
+                            == *block)
             }),
             |o| cond_num(o, "lines"),
             "first_integer",
         );
-        series.push(Series { label: format!("this run: {}", lrt_order_label(order, *block)), points: pts, reference: false });
+        series.push(Series {
+            label: format!("this run: {}", lrt_order_label(order, *block)),
+            points: pts,
+            reference: false,
+        });
     }
     let has = |o: &str, b: usize| kinds.iter().any(|k| k.0 == o && (o == "ordered" || k.1 == b));
     for (model, order, rates) in lrt::REPORTED {
@@ -262,7 +285,8 @@ fn lrt_panel(lr: &[&Outcome]) -> LlmPanel {
 
 fn minerva_panel(mv: &[&Outcome]) -> LlmPanel {
     // Tasks in the snapshot's (category-grouped) order.
-    let mut tasks: Vec<&str> = snapshot::FILES.iter().map(|f| f.1).filter(|t| mv.iter().any(|o| o.task == *t)).collect();
+    let mut tasks: Vec<&str> =
+        snapshot::FILES.iter().map(|f| f.1).filter(|t| mv.iter().any(|o| o.task == *t)).collect();
     for o in mv {
         if !tasks.contains(&o.task.as_str()) {
             tasks.push(&o.task);
@@ -293,8 +317,11 @@ fn minerva_panel(mv: &[&Outcome]) -> LlmPanel {
         }
     }
     for model in ["gpt-4o", "llama-3.1-8b"] {
-        let pts: Vec<(f64, f64)> =
-            tasks.iter().enumerate().filter_map(|(i, t)| snapshot::reported_value(model, t).map(|v| (i as f64, v))).collect();
+        let pts: Vec<(f64, f64)> = tasks
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| snapshot::reported_value(model, t).map(|v| (i as f64, v)))
+            .collect();
         series.push(Series { label: format!("paper: {model}"), points: pts, reference: true });
     }
     let cats: Vec<String> = tasks.iter().map(|t| minerva::task_category(t).unwrap_or("?").to_string()).collect();
@@ -361,13 +388,20 @@ mod tests {
         outcome(
             Suite::Nback,
             &[("variant", variant), ("protocol", protocol), ("n", &n.to_string())],
-            &[("hit_rate", 0.5), ("false_alarm_rate", 0.1), ("accuracy", 0.8), ("dprime_notebook", dprime), ("dprime", signed)],
+            &[
+                ("hit_rate", 0.5),
+                ("false_alarm_rate", 0.1),
+                ("accuracy", 0.8),
+                ("dprime_notebook", dprime),
+                ("dprime", signed),
+            ],
         )
     }
 
     #[test]
     fn nback_is_drawn_against_the_same_protocol_with_the_notebook_dprime() {
-        let run: Vec<Outcome> = (1..=3).flat_map(|n| (0..4).map(move |b| nb("letters", "noise", n, 1.0 + b as f64, -2.0))).collect();
+        let run: Vec<Outcome> =
+            (1..=3).flat_map(|n| (0..4).map(move |b| nb("letters", "noise", n, 1.0 + b as f64, -2.0))).collect();
         let ps = panels(&run);
         let dp = ps.iter().find(|p| p.id == "nback-dprime").unwrap();
         assert!(dp.title.contains("letters, noise"));
@@ -383,7 +417,8 @@ mod tests {
 
     #[test]
     fn letters_30_is_drawn_against_gpt4_and_the_open_models_and_no_note_at_30_blocks() {
-        let run: Vec<Outcome> = (1..=3).flat_map(|n| (0..30).map(move |_| nb("letters_30", "readme", n, 2.0, 2.0))).collect();
+        let run: Vec<Outcome> =
+            (1..=3).flat_map(|n| (0..30).map(move |_| nb("letters_30", "readme", n, 2.0, 2.0))).collect();
         let ps = panels(&run);
         let rates = ps.iter().find(|p| p.id == "nback-rates").unwrap();
         assert!(rates.note.is_none(), "{:?}", rates.note);
@@ -413,8 +448,17 @@ mod tests {
             lrt("shuffled", "7", "500", 1.0),
         ];
         let p = &panels(&run)[0];
-        let own: Vec<(&str, f64)> = p.series.iter().filter(|s| !s.reference).map(|s| (s.label.as_str(), s.points[0].1)).collect();
-        assert_eq!(own, vec![("this run: ordered", 1.0), ("this run: shuffled", 0.0), ("this run: shuffled, B = 7", 1.0), ("this run: shuffled, B = 10", 1.0)]);
+        let own: Vec<(&str, f64)> =
+            p.series.iter().filter(|s| !s.reference).map(|s| (s.label.as_str(), s.points[0].1)).collect();
+        assert_eq!(
+            own,
+            vec![
+                ("this run: ordered", 1.0),
+                ("this run: shuffled", 0.0),
+                ("this run: shuffled, B = 7", 1.0),
+                ("this run: shuffled, B = 10", 1.0)
+            ]
+        );
         let refs: Vec<&str> = p.series.iter().filter(|s| s.reference).map(|s| s.label.as_str()).collect();
         assert!(refs.contains(&"README: shuffled, B = 10"), "{refs:?}");
         assert!(!refs.iter().any(|r| r.contains("B = 250")), "{refs:?}");
@@ -428,7 +472,12 @@ mod tests {
             x.task = task.into();
             x
         };
-        let run = vec![o("string_search_word", 0.4), o("string_search_word", 0.5), o("string_search_word", 0.6), o("count_word", 1.0)];
+        let run = vec![
+            o("string_search_word", 0.4),
+            o("string_search_word", 0.5),
+            o("string_search_word", 0.6),
+            o("count_word", 1.0),
+        ];
         let p = &panels(&run)[0];
         assert_eq!(p.intervals.len(), 1, "{:?}", p.intervals);
         let (series, x, lo, hi) = p.intervals[0];
@@ -442,8 +491,9 @@ mod tests {
 
     #[test]
     fn nback_tests_run_on_the_runs_blocks_and_the_published_ones() {
-        let run: Vec<Outcome> =
-            (1..=3).flat_map(|n| (0..6).map(move |b| nb("letters", "base", n, 4.0 - n as f64 + 0.1 * b as f64, 0.0))).collect();
+        let run: Vec<Outcome> = (1..=3)
+            .flat_map(|n| (0..6).map(move |b| nb("letters", "base", n, 4.0 - n as f64 + 0.1 * b as f64, 0.0)))
+            .collect();
         let (mine, published) = nback_tests(&run).unwrap();
         assert_eq!(mine.levels.len(), 3);
         assert!(mine.kruskal.as_ref().unwrap().p < 0.01);

@@ -156,16 +156,20 @@ pub fn network_hint(kind: ProviderKind, base_url: &str) -> String {
             .into();
     }
     match kind {
-        ProviderKind::Anthropic => "Check the network connection and the base URL. In a browser, Anthropic answers only \
+        ProviderKind::Anthropic => {
+            "Check the network connection and the base URL. In a browser, Anthropic answers only \
             with the anthropic-dangerous-direct-browser-access header (WM Lab sends it); an organisation setting can \
             still block browser calls."
-            .into(),
+                .into()
+        }
         ProviderKind::Gemini => "Check the network connection and the base URL (the native endpoint \
             https://generativelanguage.googleapis.com/v1beta allows browser calls; its /openai/ endpoint may not)."
             .into(),
-        ProviderKind::OpenAi => "Check the network connection and the base URL. In a browser, a provider that does not \
+        ProviderKind::OpenAi => {
+            "Check the network connection and the base URL. In a browser, a provider that does not \
             allow cross-origin calls (CORS) fails the same way; use a provider or proxy that does."
-            .into(),
+                .into()
+        }
     }
 }
 
@@ -204,17 +208,26 @@ pub fn from_status(resp: &HttpResponse, kind: ProviderKind, model: &str, key: &S
             } else if key.is_empty() {
                 (LlmErrorKind::Auth, with(format!("HTTP {status}: this provider needs an API key; none was given.")))
             } else {
-                (LlmErrorKind::Auth, with(format!("HTTP {status}: the API key was refused (wrong key, expired, or no access to this model). Check the key.")))
+                (
+                    LlmErrorKind::Auth,
+                    with(format!(
+                        "HTTP {status}: the API key was refused (wrong key, expired, or no access to this model). Check the key."
+                    )),
+                )
             }
         }
         404 => (
             LlmErrorKind::NotFound,
-            with(format!("HTTP 404: model \"{model}\" or the endpoint was not found. Check the model name and the base URL.")),
+            with(format!(
+                "HTTP 404: model \"{model}\" or the endpoint was not found. Check the model name and the base URL."
+            )),
         ),
         429 => (LlmErrorKind::RateLimited, with("HTTP 429: rate limit or quota reached.".into())),
         400 | 413 | 422 if looks_context_too_long(&resp.body) => (
             LlmErrorKind::ContextTooLong,
-            with(format!("HTTP {status}: the prompt is longer than the model's context window. Choose a model with a longer context or a shorter task.")),
+            with(format!(
+                "HTTP {status}: the prompt is longer than the model's context window. Choose a model with a longer context or a shorter task."
+            )),
         ),
         400..=499 => {
             let d = detail.clone().unwrap_or_default().to_ascii_lowercase();
@@ -226,7 +239,10 @@ pub fn from_status(resp: &HttpResponse, kind: ProviderKind, model: &str, key: &S
         }
         500..=599 => (
             LlmErrorKind::Server,
-            with(format!("HTTP {status}: the provider's server failed{}.", if status == 529 || status == 503 { " (overloaded)" } else { "" })),
+            with(format!(
+                "HTTP {status}: the provider's server failed{}.",
+                if status == 529 || status == 503 { " (overloaded)" } else { "" }
+            )),
         ),
         _ => (LlmErrorKind::BadResponse, with(format!("Unexpected HTTP status {status}."))),
     };
@@ -250,19 +266,56 @@ mod tests {
     fn classifies_statuses() {
         let key = Secret::new("sk-test-1234567890");
         let c = |s, b: &str, k| from_status(&resp(s, b), k, "m", &key, 0.0).kind;
-        assert_eq!(c(401, r#"{"error":{"message":"Incorrect API key provided: sk-test-1234567890"}}"#, ProviderKind::OpenAi), LlmErrorKind::Auth);
+        assert_eq!(
+            c(401, r#"{"error":{"message":"Incorrect API key provided: sk-test-1234567890"}}"#, ProviderKind::OpenAi),
+            LlmErrorKind::Auth
+        );
         assert_eq!(c(404, "{}", ProviderKind::OpenAi), LlmErrorKind::NotFound);
         assert_eq!(c(429, "{}", ProviderKind::OpenAi), LlmErrorKind::RateLimited);
         assert_eq!(c(500, "oops", ProviderKind::OpenAi), LlmErrorKind::Server);
-        assert_eq!(c(529, r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#, ProviderKind::Anthropic), LlmErrorKind::Server);
         assert_eq!(
-            c(400, r#"{"error":{"message":"This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.","code":"context_length_exceeded"}}"#, ProviderKind::OpenAi),
+            c(
+                529,
+                r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+                ProviderKind::Anthropic
+            ),
+            LlmErrorKind::Server
+        );
+        assert_eq!(
+            c(
+                400,
+                r#"{"error":{"message":"This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.","code":"context_length_exceeded"}}"#,
+                ProviderKind::OpenAi
+            ),
             LlmErrorKind::ContextTooLong
         );
-        assert_eq!(c(400, r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}"#, ProviderKind::Anthropic), LlmErrorKind::ContextTooLong);
-        assert_eq!(c(400, r#"{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT"}}"#, ProviderKind::Gemini), LlmErrorKind::Auth);
-        assert_eq!(c(400, r#"{"error":{"message":"temperature must be <= 2"}}"#, ProviderKind::OpenAi), LlmErrorKind::BadRequest);
-        let e = from_status(&resp(401, r#"{"error":{"message":"Incorrect API key provided: sk-test-1234567890."}}"#), ProviderKind::OpenAi, "m", &key, 0.0);
+        assert_eq!(
+            c(
+                400,
+                r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}"#,
+                ProviderKind::Anthropic
+            ),
+            LlmErrorKind::ContextTooLong
+        );
+        assert_eq!(
+            c(
+                400,
+                r#"{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT"}}"#,
+                ProviderKind::Gemini
+            ),
+            LlmErrorKind::Auth
+        );
+        assert_eq!(
+            c(400, r#"{"error":{"message":"temperature must be <= 2"}}"#, ProviderKind::OpenAi),
+            LlmErrorKind::BadRequest
+        );
+        let e = from_status(
+            &resp(401, r#"{"error":{"message":"Incorrect API key provided: sk-test-1234567890."}}"#),
+            ProviderKind::OpenAi,
+            "m",
+            &key,
+            0.0,
+        );
         assert!(!e.message.contains("1234567890"), "{}", e.message);
         assert!(e.message.contains("key"));
     }
@@ -270,8 +323,16 @@ mod tests {
     #[test]
     fn network_hints_name_the_fix() {
         assert!(network_hint(ProviderKind::OpenAi, "http://localhost:11434/v1").contains("OLLAMA_ORIGINS"));
-        assert!(network_hint(ProviderKind::Anthropic, "https://api.anthropic.com").contains("anthropic-dangerous-direct-browser-access"));
-        let e = from_transport(&TransportError::Network("connection refused".into()), ProviderKind::OpenAi, "http://127.0.0.1:8080/v1", 1000);
+        assert!(
+            network_hint(ProviderKind::Anthropic, "https://api.anthropic.com")
+                .contains("anthropic-dangerous-direct-browser-access")
+        );
+        let e = from_transport(
+            &TransportError::Network("connection refused".into()),
+            ProviderKind::OpenAi,
+            "http://127.0.0.1:8080/v1",
+            1000,
+        );
         assert_eq!(e.kind, LlmErrorKind::Network);
         assert!(e.message.contains("--cors-origins"));
     }

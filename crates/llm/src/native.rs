@@ -65,17 +65,13 @@ impl UreqTransport {
             }
         }
         let mut bytes = Vec::new();
-        resp.body_mut()
-            .as_reader()
-            .take(MAX_BODY)
-            .read_to_end(&mut bytes)
-            .map_err(|e| {
-                if e.kind() == std::io::ErrorKind::TimedOut {
-                    TransportError::Timeout
-                } else {
-                    TransportError::Network(e.to_string())
-                }
-            })?;
+        resp.body_mut().as_reader().take(MAX_BODY).read_to_end(&mut bytes).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::TimedOut {
+                TransportError::Timeout
+            } else {
+                TransportError::Network(e.to_string())
+            }
+        })?;
         Ok(HttpResponse { status, headers, body: String::from_utf8_lossy(&bytes).into_owned() })
     }
 }

@@ -163,10 +163,8 @@ impl ProviderConfig {
     pub fn chat_body(&self, messages: &[Message]) -> Value {
         match self.kind {
             ProviderKind::OpenAi => {
-                let msgs: Vec<Value> = messages
-                    .iter()
-                    .map(|m| json!({"role": role_str(m.role), "content": m.content}))
-                    .collect();
+                let msgs: Vec<Value> =
+                    messages.iter().map(|m| json!({"role": role_str(m.role), "content": m.content})).collect();
                 let mut b = json!({"model": self.model, "messages": msgs});
                 if let Some(t) = self.temperature {
                     b["temperature"] = json!(t);
@@ -273,7 +271,9 @@ impl ProviderConfig {
         let v: Value = serde_json::from_str(body).map_err(|e| {
             LlmError::new(
                 LlmErrorKind::BadResponse,
-                format!("The provider's answer is not valid JSON ({e}). Is the base URL an API endpoint of the chosen kind?"),
+                format!(
+                    "The provider's answer is not valid JSON ({e}). Is the base URL an API endpoint of the chosen kind?"
+                ),
             )
         })?;
         let bad = |what: &str| {
@@ -290,7 +290,9 @@ impl ProviderConfig {
                 let text = match msg.get("content") {
                     Some(Value::String(s)) => s.clone(),
                     Some(Value::Null) | None => String::new(),
-                    Some(Value::Array(parts)) => parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect(),
+                    Some(Value::Array(parts)) => {
+                        parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect()
+                    }
                     Some(other) => other.to_string(),
                 };
                 if text.is_empty() && msg.get("refusal").and_then(Value::as_str).is_some() {
@@ -377,7 +379,9 @@ impl ProviderConfig {
                 .and_then(Value::as_array)
                 .ok_or_else(|| LlmError::new(LlmErrorKind::BadResponse, "The model list has no `data`."))?
                 .iter()
-                .filter_map(|m| Some(ModelInfo { id: s(m, "id")?, name: s(m, "display_name").or_else(|| s(m, "name")) }))
+                .filter_map(|m| {
+                    Some(ModelInfo { id: s(m, "id")?, name: s(m, "display_name").or_else(|| s(m, "name")) })
+                })
                 .collect(),
             ProviderKind::Gemini => v
                 .get("models")
@@ -474,11 +478,16 @@ mod tests {
         let mut c = ProviderConfig::new(ProviderKind::OpenAi, "http://127.0.0.1:18080/v1", "m");
         c.temperature = Some(0.7);
         c.max_tokens = Some(16);
-        let body = |c: &ProviderConfig| -> Value { serde_json::from_str(&c.chat_request(&msgs(), &Secret::none(), 1).body).unwrap() };
+        let body = |c: &ProviderConfig| -> Value {
+            serde_json::from_str(&c.chat_request(&msgs(), &Secret::none(), 1).body).unwrap()
+        };
         assert_eq!(c.for_suite(Suite::Minerva), c, "off: unchanged");
         c.paper_sampling = true;
         let m = body(&c.for_suite(Suite::Minerva));
-        assert_eq!((m["temperature"].as_f64(), m["max_tokens"].as_u64(), m["top_p"].as_f64()), (Some(0.0), Some(4096), Some(1.0)));
+        assert_eq!(
+            (m["temperature"].as_f64(), m["max_tokens"].as_u64(), m["top_p"].as_f64()),
+            (Some(0.0), Some(4096), Some(1.0))
+        );
         let l = body(&c.for_suite(Suite::Lrt));
         assert_eq!((l["temperature"].as_f64(), l["max_tokens"].as_u64(), l.get("top_p")), (Some(0.0), Some(10), None));
         let n = body(&c.for_suite(Suite::Nback));
@@ -515,7 +524,10 @@ mod tests {
         assert!(c.chat_request(&msgs(), &Secret::none(), 1).header("authorization").is_none());
         let body = r#"{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"6"},"finish_reason":"stop"}],"usage":{"prompt_tokens":20,"completion_tokens":1,"total_tokens":21}}"#;
         let rep = c.parse_reply(body).unwrap();
-        assert_eq!(rep, Reply { text: "6".into(), finish_reason: Some("stop".into()), tokens_in: Some(20), tokens_out: Some(1) });
+        assert_eq!(
+            rep,
+            Reply { text: "6".into(), finish_reason: Some("stop".into()), tokens_in: Some(20), tokens_out: Some(1) }
+        );
         let null = r#"{"choices":[{"message":{"role":"assistant","content":null},"finish_reason":"length"}]}"#;
         assert_eq!(c.parse_reply(null).unwrap().text, "");
         assert_eq!(c.parse_reply("<html>").unwrap_err().kind, LlmErrorKind::BadResponse);
@@ -545,8 +557,18 @@ mod tests {
         assert_eq!(b["messages"][0]["content"][1]["text"], "b");
         let body = r#"{"id":"msg_1","type":"message","role":"assistant","content":[{"type":"text","text":"6"}],"model":"claude-x","stop_reason":"end_turn","usage":{"input_tokens":12,"output_tokens":1}}"#;
         let rep = c.parse_reply(body).unwrap();
-        assert_eq!(rep, Reply { text: "6".into(), finish_reason: Some("end_turn".into()), tokens_in: Some(12), tokens_out: Some(1) });
-        let models = c.parse_models(r#"{"data":[{"type":"model","id":"claude-x","display_name":"Claude X"}],"has_more":false}"#).unwrap();
+        assert_eq!(
+            rep,
+            Reply {
+                text: "6".into(),
+                finish_reason: Some("end_turn".into()),
+                tokens_in: Some(12),
+                tokens_out: Some(1)
+            }
+        );
+        let models = c
+            .parse_models(r#"{"data":[{"type":"model","id":"claude-x","display_name":"Claude X"}],"has_more":false}"#)
+            .unwrap();
         assert_eq!(models[0].name.as_deref(), Some("Claude X"));
     }
 
@@ -570,7 +592,10 @@ mod tests {
         assert_eq!(b["contents"][0]["parts"][1]["text"], "b");
         let body = r#"{"candidates":[{"content":{"parts":[{"text":"6"}],"role":"model"},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":9,"candidatesTokenCount":1,"totalTokenCount":10}}"#;
         let rep = c.parse_reply(body).unwrap();
-        assert_eq!(rep, Reply { text: "6".into(), finish_reason: Some("STOP".into()), tokens_in: Some(9), tokens_out: Some(1) });
+        assert_eq!(
+            rep,
+            Reply { text: "6".into(), finish_reason: Some("STOP".into()), tokens_in: Some(9), tokens_out: Some(1) }
+        );
         let blocked = r#"{"promptFeedback":{"blockReason":"SAFETY"}}"#;
         assert_eq!(c.parse_reply(blocked).unwrap_err().kind, LlmErrorKind::Blocked);
         let models = c

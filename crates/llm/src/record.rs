@@ -9,8 +9,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use wmlab_core::record::{credential_like, ResultRecord, RunConfig, Setting, Subject, Summary, TrialRow, mean_se};
 use wmlab_core::Conditions;
+use wmlab_core::record::{ResultRecord, RunConfig, Setting, Subject, Summary, TrialRow, credential_like, mean_se};
 
 use crate::provider::ProviderConfig;
 use crate::runner::{Outcome, RunOptions};
@@ -19,7 +19,11 @@ use crate::runner::{Outcome, RunOptions};
 const NOT_CONDITIONS: [&str; 2] = ["block", "category"];
 
 /// Run settings for the record (no key; names safe for the core's check).
-pub fn settings(provider: &ProviderConfig, options: &RunOptions, extra: &[(&str, Setting)]) -> BTreeMap<String, Setting> {
+pub fn settings(
+    provider: &ProviderConfig,
+    options: &RunOptions,
+    extra: &[(&str, Setting)],
+) -> BTreeMap<String, Setting> {
     let mut s = BTreeMap::new();
     s.insert("provider".into(), Setting::Text(provider.kind.as_str().into()));
     s.insert("base_url".into(), Setting::Text(provider.base_url.clone()));
@@ -122,7 +126,8 @@ pub fn summaries(outcomes: &[Outcome]) -> Vec<Summary> {
             if NOT_CONDITIONS.contains(&name) {
                 continue;
             }
-            let values: BTreeSet<&str> = of_task.iter().filter_map(|o| o.conditions.get(name).map(|v| v.as_str())).collect();
+            let values: BTreeSet<&str> =
+                of_task.iter().filter_map(|o| o.conditions.get(name).map(|v| v.as_str())).collect();
             if values.len() < 2 {
                 continue;
             }
@@ -153,7 +158,8 @@ fn push_group(out: &mut Vec<Summary>, task: &str, conditions: Conditions, group:
         }
     }
     for m in metric_names {
-        let vals: Vec<f64> = group.iter().filter(|o| o.error.is_none()).filter_map(|o| o.scores.get(m).copied()).collect();
+        let vals: Vec<f64> =
+            group.iter().filter(|o| o.error.is_none()).filter_map(|o| o.scores.get(m).copied()).collect();
         if vals.is_empty() {
             continue;
         }

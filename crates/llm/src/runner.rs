@@ -360,7 +360,13 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
     /// One request with cache, retries, timeout, pause and cancel, sent with `provider` (the run's
     /// configuration as a sample's suite sends it, [`ProviderConfig::for_suite`]). `retries` counts the
     /// retries made.
-    pub async fn call(&self, provider: &ProviderConfig, messages: &[Message], control: &Control, retries: &Cell<u32>) -> Result<Call, LlmError> {
+    pub async fn call(
+        &self,
+        provider: &ProviderConfig,
+        messages: &[Message],
+        control: &Control,
+        retries: &Cell<u32>,
+    ) -> Result<Call, LlmError> {
         let key = cache_key(provider, messages);
         if let Some(reply) = self.cache.get(&key).await {
             self.bump(|p| p.cache_hits += 1);
@@ -489,8 +495,10 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
                 }
                 let Some(i) = queue.borrow_mut().pop_front() else { break };
                 let s = &samples[i];
-                let turns: Vec<TurnEntry> =
-                    prior_turns.get(s.id.as_str()).map(|v| v.iter().map(|t| (*t).clone()).collect()).unwrap_or_default();
+                let turns: Vec<TurnEntry> = prior_turns
+                    .get(s.id.as_str())
+                    .map(|v| v.iter().map(|t| (*t).clone()).collect())
+                    .unwrap_or_default();
                 let Some(o) = self.run_sample(s, turns, control, &on_entry, &on_progress).await else {
                     continue;
                 };

@@ -140,7 +140,11 @@ mod tests {
     use super::*;
 
     fn resp(status: u16, h: &[(&str, &str)]) -> HttpResponse {
-        HttpResponse { status, headers: h.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(), body: String::new() }
+        HttpResponse {
+            status,
+            headers: h.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            body: String::new(),
+        }
     }
 
     #[test]
@@ -156,12 +160,21 @@ mod tests {
         assert_eq!(parse_http_date("Wed, 21 Oct 2015 07:28:00 GMT"), Some(1_445_412_480_000.0));
         assert_eq!(retry_after_ms(&resp(429, &[("retry-after", "2")]), 0.0), Some(2000));
         assert_eq!(retry_after_ms(&resp(429, &[("retry-after-ms", "150")]), 0.0), Some(150));
-        assert_eq!(retry_after_ms(&resp(503, &[("retry-after", "Thu, 01 Jan 1970 00:01:00 GMT")]), 30_000.0), Some(30_000));
         assert_eq!(
-            retry_after_ms(&resp(429, &[("x-ratelimit-reset-requests", "1s"), ("x-ratelimit-reset-tokens", "6m0s")]), 0.0),
+            retry_after_ms(&resp(503, &[("retry-after", "Thu, 01 Jan 1970 00:01:00 GMT")]), 30_000.0),
+            Some(30_000)
+        );
+        assert_eq!(
+            retry_after_ms(
+                &resp(429, &[("x-ratelimit-reset-requests", "1s"), ("x-ratelimit-reset-tokens", "6m0s")]),
+                0.0
+            ),
             Some(360_000)
         );
-        assert_eq!(retry_after_ms(&resp(429, &[("anthropic-ratelimit-requests-reset", "1970-01-01T00:00:05Z")]), 1000.0), Some(4000));
+        assert_eq!(
+            retry_after_ms(&resp(429, &[("anthropic-ratelimit-requests-reset", "1970-01-01T00:00:05Z")]), 1000.0),
+            Some(4000)
+        );
         assert_eq!(retry_after_ms(&resp(500, &[("x-ratelimit-reset-requests", "1s")]), 0.0), None);
     }
 }

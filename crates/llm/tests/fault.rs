@@ -204,7 +204,11 @@ fn run(
 #[test]
 fn retries_429_500_stall_malformed_then_succeeds() {
     let server = serve(50, |r, n| match n {
-        0 => Action::Reply(429, vec![("retry-after".into(), "0.01".into())], r#"{"error":{"message":"slow down"}}"#.into()),
+        0 => Action::Reply(
+            429,
+            vec![("retry-after".into(), "0.01".into())],
+            r#"{"error":{"message":"slow down"}}"#.into(),
+        ),
         1 => Action::Reply(500, vec![], "internal".into()),
         2 => Action::Stall(1500),
         3 => Action::Reply(200, vec![], "{\"choices\": [".into()),
@@ -227,7 +231,8 @@ fn retries_429_500_stall_malformed_then_succeeds() {
 #[test]
 fn gives_up_and_records_classified_failures() {
     let key = "sk-test-SECRETSECRET99";
-    let server = serve(50, move |r, _| match r.tag.as_str() {
+    let server = serve(50, move |r, _| {
+        match r.tag.as_str() {
         "down" => Action::Reply(500, vec![], "boom".into()),
         "auth" => Action::Reply(
             401,
@@ -241,13 +246,15 @@ fn gives_up_and_records_classified_failures() {
         ),
         "stall" => Action::Stall(1500),
         _ => Action::Reply(200, vec![], echo_reply(r)),
+    }
     });
     let mut opts = fast_options();
     opts.max_retries = 2;
     opts.concurrency = 4;
     let samples = [single("down", 1), single("auth", 2), single("long", 3), single("stall", 4), single("fine", 5)];
     let mut lines = Vec::new();
-    let res = run(&server, &samples, &RunLog::default(), opts.clone(), key, &Control::new(), |e| lines.push(e.to_line()));
+    let res =
+        run(&server, &samples, &RunLog::default(), opts.clone(), key, &Control::new(), |e| lines.push(e.to_line()));
     let by: BTreeMap<&str, &wmlab_llm::Outcome> = res.outcomes.iter().map(|o| (o.sample_id.as_str(), o)).collect();
     let kind = |id: &str| by[id].error.as_ref().map(|e| e.kind);
     assert_eq!(kind("test/down"), Some(LlmErrorKind::Server));
@@ -308,7 +315,8 @@ fn nback_sample() -> Sample {
 
 #[test]
 fn resume_after_crash_sends_no_duplicates() {
-    let samples: Vec<Sample> = std::iter::once(nback_sample()).chain((0..6).map(|i| single(&format!("r{i}"), i))).collect();
+    let samples: Vec<Sample> =
+        std::iter::once(nback_sample()).chain((0..6).map(|i| single(&format!("r{i}"), i))).collect();
 
     // Baseline: one uninterrupted run.
     let base_server = serve(500, |r, _| Action::Reply(200, vec![], echo_reply(r)));
@@ -359,7 +367,8 @@ fn resume_after_crash_sends_no_duplicates() {
 
     // A third run does nothing.
     let all = format!("{text}\n{}", more.join("\n"));
-    let third = run(&server, &samples, &RunLog::parse(&all), fast_options(), "", &Control::new(), |_| panic!("nothing to log"));
+    let third =
+        run(&server, &samples, &RunLog::parse(&all), fast_options(), "", &Control::new(), |_| panic!("nothing to log"));
     assert_eq!(third.progress.resumed, samples.len());
     assert_eq!(server.stats.total.load(Ordering::SeqCst), base_total);
 }
@@ -375,7 +384,8 @@ fn retry_errors_redoes_only_failed_samples_and_cache_answers_repeats() {
     });
     let samples = [single("flaky", 7), single("ok", 8)];
     let mut lines = Vec::new();
-    let first = run(&server, &samples, &RunLog::default(), fast_options(), "k", &Control::new(), |e| lines.push(e.to_line()));
+    let first =
+        run(&server, &samples, &RunLog::default(), fast_options(), "k", &Control::new(), |e| lines.push(e.to_line()));
     assert!(first.outcomes[0].error.is_some());
     let mut opts = fast_options();
     opts.retry_errors = true;
@@ -398,13 +408,8 @@ fn retry_errors_redoes_only_failed_samples_and_cache_answers_repeats() {
 
 #[test]
 fn pause_holds_requests_and_cancel_stops_a_stalled_one() {
-    let server = serve(50, |r, _| {
-        if r.tag == "slow" {
-            Action::Stall(3000)
-        } else {
-            Action::Reply(200, vec![], echo_reply(r))
-        }
-    });
+    let server =
+        serve(50, |r, _| if r.tag == "slow" { Action::Stall(3000) } else { Action::Reply(200, vec![], echo_reply(r)) });
     let control = Control::new();
     control.pause();
     let c2 = control.clone();
@@ -417,7 +422,15 @@ fn pause_holds_requests_and_cancel_stops_a_stalled_one() {
     let mut opts = fast_options();
     opts.timeout_ms = 10_000;
     let t0 = std::time::Instant::now();
-    let res = run(&server, &[single("p", 1), single("slow", 2), single("never", 3)], &RunLog::default(), opts, "", &control, |_| {});
+    let res = run(
+        &server,
+        &[single("p", 1), single("slow", 2), single("never", 3)],
+        &RunLog::default(),
+        opts,
+        "",
+        &control,
+        |_| {},
+    );
     t.join().unwrap();
     assert!(res.cancelled);
     assert!(t0.elapsed() >= Duration::from_millis(140), "pause held the first request");

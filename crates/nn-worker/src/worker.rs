@@ -27,7 +27,8 @@ fn scope() -> DedicatedWorkerGlobalScope {
 
 pub(crate) fn post(ev: &Event, bytes: Option<&[u8]>) {
     let obj = Object::new();
-    let json = serde_json::to_string(ev).unwrap_or_else(|e| format!("{{\"ev\":\"error\",\"message\":\"{e}\",\"fatal\":true}}"));
+    let json = serde_json::to_string(ev)
+        .unwrap_or_else(|e| format!("{{\"ev\":\"error\",\"message\":\"{e}\",\"fatal\":true}}"));
     let _ = Reflect::set(&obj, &"json".into(), &json.into());
     if let Some(b) = bytes {
         let arr = Uint8Array::from(b);
@@ -113,7 +114,11 @@ impl State {
             self.last_latest_ms = now_ms();
         }
         let Some(t) = &self.trainer else { return };
-        let ck = if kind == "best" { t.best.clone().ok_or_else(|| "no best model yet".to_string()) } else { t.checkpoint_async().await };
+        let ck = if kind == "best" {
+            t.best.clone().ok_or_else(|| "no best model yet".to_string())
+        } else {
+            t.checkpoint_async().await
+        };
         match ck {
             Ok(ck) => post(&Event::Checkpoint { kind: kind.into(), step: ck.state.step }, Some(&ck.to_bundle())),
             Err(e) => error(format!("could not save a checkpoint: {e}"), false),
@@ -149,7 +154,9 @@ impl State {
                 Err(e) => error(e, true),
             },
             Cmd::Preset { name, arch, capacity, seq } => {
-                let Some(a) = wmlab_nn::Arch::parse(&arch) else { return error(format!("unknown architecture {arch}"), false) };
+                let Some(a) = wmlab_nn::Arch::parse(&arch) else {
+                    return error(format!("unknown architecture {arch}"), false);
+                };
                 match TrainConfig::preset(&name, a, capacity) {
                     Some(c) => self.send_config(c, seq),
                     None => error(format!("unknown preset {name}"), false),
@@ -310,7 +317,7 @@ impl State {
             self.running = false;
             self.send_checkpoint("latest").await;
             post(&Event::Done { step }, None);
-        } else if step % self.checkpoint_every == 0 && now_ms() - self.last_latest_ms >= LATEST_EVERY_MS {
+        } else if step.is_multiple_of(self.checkpoint_every) && now_ms() - self.last_latest_ms >= LATEST_EVERY_MS {
             self.send_checkpoint("latest").await;
         }
     }

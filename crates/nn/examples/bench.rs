@@ -18,9 +18,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let steps: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(3);
     let per_task: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(10);
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1);
+    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|s| {
@@ -37,9 +35,7 @@ fn main() {
 
     // Batch building alone (rasterising 140 trials).
     let t0 = Instant::now();
-    let batches: Vec<_> = (0..steps)
-        .map(|s| joint_batch(&specs, 86, Split::Train, s as u64, per_task, None))
-        .collect();
+    let batches: Vec<_> = (0..steps).map(|s| joint_batch(&specs, 86, Split::Train, s as u64, per_task, None)).collect();
     let build = t0.elapsed().as_secs_f64() / steps as f64;
     // The trial lengths of every batch, for the PyTorch baseline (`scripts/bench_torch.py --lens`), so
     // both run the same conv work step by step.
@@ -48,10 +44,7 @@ fn main() {
         std::fs::write(&path, serde_json::to_string(&lens).unwrap()).expect("write lens");
         println!("trial lengths of the {} batches written to {path}", lens.len());
     }
-    let real: usize = batches
-        .iter()
-        .map(|x| x.seq_len.iter().sum::<usize>())
-        .sum();
+    let real: usize = batches.iter().map(|x| x.seq_len.iter().sum::<usize>()).sum();
     println!(
         "batch building (1 thread, rasterising): {:.3} s per batch of {b} trials ({:.0} trials/s); mean trial length {:.1} of 20 steps",
         build,
@@ -92,11 +85,7 @@ fn main() {
                 times.push(dt);
             }
             // First step includes warm-up; report the rest when there are more.
-            let steady: Vec<f64> = if times.len() > 1 {
-                times[1..].to_vec()
-            } else {
-                times.clone()
-            };
+            let steady: Vec<f64> = if times.len() > 1 { times[1..].to_vec() } else { times.clone() };
             let per_step = steady.iter().sum::<f64>() / steady.len() as f64;
             println!(
                 "[{name}] {} ({:.2}M params) training: {:.2} s/step at batch {b} → {:.1} trials/s (mean of {} steps after the first; first {:.2} s; excludes batch building)",
@@ -115,18 +104,14 @@ fn main() {
             let _ = m.forward(&input)[0].clone().into_data();
             let t = Instant::now();
             let out = m.forward(&input);
-            let _ = out.into_iter().map(|o| o.into_data()).count();
+            out.into_iter().for_each(|o| drop(o.into_data()));
             let dt = t.elapsed().as_secs_f64();
             let one = wmlab_nn::Batch::from_trials(&[specs[6].trial(86, Split::Test, 0)]);
             let input1 = ModelInput::from_batch(&one, &plain);
             let t = Instant::now();
             let reps = 5;
             for _ in 0..reps {
-                let _ = m
-                    .forward(&input1)
-                    .into_iter()
-                    .map(|o| o.into_data())
-                    .count();
+                m.forward(&input1).into_iter().for_each(|o| drop(o.into_data()));
             }
             let dt1 = t.elapsed().as_secs_f64() / reps as f64;
             println!(

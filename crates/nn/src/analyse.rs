@@ -380,7 +380,9 @@ pub async fn analyse_network(
         tsne_iterations,
     };
     let mut report = {
-        let mut tp = |stage: &str, d: usize, t: usize| if d % 50 == 0 || d + 1 == t { progress(stage, d, t) } else { true };
+        let mut tp = |stage: &str, d: usize, t: usize| {
+            if d.is_multiple_of(50) || d + 1 == t { progress(stage, d, t) } else { true }
+        };
         network_analysis(&input, &mut tp).ok_or(AnalyseError::Cancelled)?
     };
     // Lesions: the intact network first, then one mask per cluster.

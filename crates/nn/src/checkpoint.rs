@@ -55,7 +55,11 @@ impl Checkpoint {
     /// copied into the same model on the CPU (`flex`) before serialising. burn's record serialiser reads
     /// tensors synchronously, which a GPU device in the browser cannot do (WebGPU has no blocking
     /// readback); this path works on every device. The bytes equal those of `from_model`.
-    pub async fn from_model_async(model: &WormModel, train: TrainConfig, state: TrainState) -> Result<Checkpoint, String> {
+    pub async fn from_model_async(
+        model: &WormModel,
+        train: TrainConfig,
+        state: TrainState,
+    ) -> Result<Checkpoint, String> {
         let mut collect = Collect(Vec::new());
         model.visit(&mut collect);
         let mut values = Vec::with_capacity(collect.0.len());

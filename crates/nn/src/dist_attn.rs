@@ -59,7 +59,7 @@ pub struct DistEncoder {
 
 impl DistEncoder {
     pub fn new(d_model: usize, ff: usize, heads: usize, layers: usize, dropout: f64, device: &Device) -> Self {
-        assert!(heads > 0 && d_model % heads == 0, "d_model {d_model} must be divisible by {heads} heads");
+        assert!(heads > 0 && d_model.is_multiple_of(heads), "d_model {d_model} must be divisible by {heads} heads");
         let lin = |i: usize, o: usize| LinearConfig::new(i, o).init(device);
         let layers = (0..layers)
             .map(|_| DistLayer {
@@ -121,4 +121,3 @@ impl DistLayer {
         self.norm2.forward(x + self.dropout.forward(ff))
     }
 }
-

@@ -83,7 +83,11 @@ pub fn model_answer(task: TaskId, step: &Step, x: &[f32]) -> (Answer, Option<u16
     };
     // The class of option 0 (CS: the first class of the step's phase; 0 elsewhere).
     let offset = answer_class(task, step, 0);
-    if class >= offset && class < offset + n { (Answer::Class(class - offset), None) } else { (Answer::None, Some(class)) }
+    if class >= offset && class < offset + n {
+        (Answer::Class(class - offset), None)
+    } else {
+        (Answer::None, Some(class))
+    }
 }
 
 /// One trial row in the people encoding, from the model's host logits at batch row `b`.
@@ -176,7 +180,8 @@ pub fn network_record(train: &TrainConfig, backend: &str, n_per_task: usize, row
     settings.insert("backend".into(), Setting::Text(backend.into()));
     let ids = train.task_ids();
     // The ids the network was trained on (all 14 unless a subset was chosen).
-    settings.insert("trained_tasks".into(), Setting::Text(ids.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(",")));
+    settings
+        .insert("trained_tasks".into(), Setting::Text(ids.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(",")));
     let config = RunConfig { seed: train.seed, tasks: train.specs(), settings };
     let task = ids.iter().map(|t| t.as_str()).collect::<Vec<_>>().join("+");
     let subject = Subject::Network {

@@ -159,11 +159,14 @@ impl ModelConfig {
         if self.memory_input() <= N_TASKS {
             return Err(format!("memory input {} must exceed 14 (the task embedding)", self.memory_input()));
         }
-        if self.arch == Arch::Trf && self.capacity % self.trf_heads != 0 {
+        if self.arch == Arch::Trf && !self.capacity.is_multiple_of(self.trf_heads) {
             return Err(format!("d_model {} must be divisible by the {} heads", self.capacity, self.trf_heads));
         }
         if !(1..=8).contains(&self.spatial.unwrap_or(1)) {
-            return Err(format!("spatial grid {} must be 1 (global pool) to 8 (the last conv map is 8×8)", self.spatial.unwrap_or(1)));
+            return Err(format!(
+                "spatial grid {} must be 1 (global pool) to 8 (the last conv map is 8×8)",
+                self.spatial.unwrap_or(1)
+            ));
         }
         if self.capacity == 0 || self.conv.contains(&0) {
             return Err("sizes must be positive".into());

@@ -171,13 +171,13 @@ impl TrainConfig {
                     .with_encoder(Some(Encoder::Pixels))
                     .with_attention(Some(Attention::Distance)),
             )
-                .with_preset("quick".into())
-                .with_per_task(2)
-                .with_lr(1e-3)
-                .with_grad_clip(Some(1.0))
-                .with_steps(10_000)
-                .with_val_every(500)
-                .with_val_per_task(30),
+            .with_preset("quick".into())
+            .with_per_task(2)
+            .with_lr(1e-3)
+            .with_grad_clip(Some(1.0))
+            .with_steps(10_000)
+            .with_val_every(500)
+            .with_val_per_task(30),
             "tiny" => TrainConfig::new(ModelConfig::tiny(arch, capacity))
                 .with_preset("tiny".into())
                 .with_per_task(2)
@@ -256,20 +256,6 @@ impl std::fmt::Display for TrainError {
     }
 }
 impl std::error::Error for TrainError {}
-
-#[cfg(test)]
-mod error_tests {
-    use super::TrainError;
-
-    #[test]
-    fn out_of_device_memory_says_what_to_change() {
-        // What burn-wgpu reported on lavapipe for the paper's LSTM-256 at 140 trials per step.
-        let e = TrainError::Device("An IO error happened\nCaused by:\n  can't allocate buffer of size: 214827008".into());
-        let m = e.to_string();
-        assert!(m.contains("fewer trials per step") && m.contains("214827008"), "{m}");
-        assert_eq!(TrainError::Device("lost".into()).to_string(), "device error: lost");
-    }
-}
 
 /// A training run, advanced one step at a time.
 pub struct Trainer {
@@ -367,7 +353,8 @@ impl Trainer {
     pub async fn step_on(&mut self, batch: &Batch) -> Result<f32, TrainError> {
         let input = ModelInput::from_batch(batch, &self.device);
         let targets = Targets::from_batch(batch, &self.device);
-        let loss = joint_loss_scaled(&self.model().forward(&input), &targets, self.config.multilabel_scale.unwrap_or(1.0));
+        let loss =
+            joint_loss_scaled(&self.model().forward(&input), &targets, self.config.multilabel_scale.unwrap_or(1.0));
         let value: f32 =
             loss.clone().into_scalar_async::<f32>().await.map_err(|e| TrainError::Device(format!("{e:?}")))?;
         if !value.is_finite() {
@@ -392,7 +379,7 @@ impl Trainer {
     /// Whether a validation check is due after the current step.
     pub fn check_due(&self) -> bool {
         let s = self.state.step;
-        s > 0 && (s % self.config.val_every.max(1) == 0 || s == self.config.steps)
+        s > 0 && (s.is_multiple_of(self.config.val_every.max(1)) || s == self.config.steps)
     }
 
     /// A validation check: loss and accuracy on the validation split, plateau schedule, best model.
@@ -426,8 +413,12 @@ impl Trainer {
             }
         }
         let mean = acc.mean();
-        let significance: Vec<_> =
-            self.config.task_ids().into_iter().filter_map(|t| wmlab_core::chance::task_significance(t, &rows)).collect();
+        let significance: Vec<_> = self
+            .config
+            .task_ids()
+            .into_iter()
+            .filter_map(|t| wmlab_core::chance::task_significance(t, &rows))
+            .collect();
         let scored: serde_json::Map<String, serde_json::Value> =
             significance.iter().map(|s| (s.task.clone(), serde_json::json!(s.accuracy))).collect();
         let above = significance.iter().filter(|s| s.above_chance(wmlab_core::chance::LEVEL)).count();
@@ -537,4 +528,19 @@ pub async fn evaluate_rows(
         start += m;
     }
     Ok((loss_sum / batches.max(1) as f64, acc, rows))
+}
+
+#[cfg(test)]
+mod error_tests {
+    use super::TrainError;
+
+    #[test]
+    fn out_of_device_memory_says_what_to_change() {
+        // What burn-wgpu reported on lavapipe for the paper's LSTM-256 at 140 trials per step.
+        let e =
+            TrainError::Device("An IO error happened\nCaused by:\n  can't allocate buffer of size: 214827008".into());
+        let m = e.to_string();
+        assert!(m.contains("fewer trials per step") && m.contains("214827008"), "{m}");
+        assert_eq!(TrainError::Device("lost".into()).to_string(), "device error: lost");
+    }
 }

@@ -7,10 +7,10 @@ use wmlab_nn::analyse::{
     HiddenLimits, N_FAMILIES, collect_hidden_with, family_accuracy, family_names, lesion_accuracies, sts_cue_rule,
 };
 use wmlab_nn::batch::{Batch, all_specs, joint_trials};
+use wmlab_nn::cpu_device;
 use wmlab_nn::loss::{accuracy, logits_to_host};
 use wmlab_nn::model::{Arch, ModelConfig, ModelInput};
 use wmlab_nn::train::TrainConfig;
-use wmlab_nn::cpu_device;
 
 const C: usize = 16;
 
@@ -97,10 +97,18 @@ fn collect_hidden_streams_bounded_summaries() {
     let n = 5;
     let limits = HiddenLimits { sts_max_trials: 2, sts_max_values: 1_000_000 };
     let mut last = (0, 0);
-    let stats = pollster::block_on(collect_hidden_with(&model, &train, n, 2, &device, &mut |d, t| {
-        last = (d, t);
-        true
-    }, limits))
+    let stats = pollster::block_on(collect_hidden_with(
+        &model,
+        &train,
+        n,
+        2,
+        &device,
+        &mut |d, t| {
+            last = (d, t);
+            true
+        },
+        limits,
+    ))
     .unwrap()
     .unwrap();
     assert_eq!(last, (14 * n, 14 * n));
@@ -152,7 +160,8 @@ fn collect_hidden_streams_bounded_summaries() {
         .unwrap();
     assert!(st.sts.states.len() <= 25 * C && !st.sts.is_empty());
     // Cancelled.
-    let none = pollster::block_on(collect_hidden_with(&model, &train, 3, 1, &device, &mut |d, _| d < 14, limits)).unwrap();
+    let none =
+        pollster::block_on(collect_hidden_with(&model, &train, 3, 1, &device, &mut |d, _| d < 14, limits)).unwrap();
     assert!(none.is_none());
 }
 
@@ -170,7 +179,8 @@ fn lesion_accuracies_reuse_validation_scoring() {
         .unwrap();
     assert_eq!(accs.len(), 2);
     // The intact mask equals scoring the plain forward pass on the same test trials.
-    let trials: Vec<_> = all_specs().iter().flat_map(|s| (0..n as u64).map(move |j| s.trial(86, Split::Test, j))).collect();
+    let trials: Vec<_> =
+        all_specs().iter().flat_map(|s| (0..n as u64).map(move |j| s.trial(86, Split::Test, j))).collect();
     let batch = Batch::from_trials(&trials);
     let logits = pollster::block_on(logits_to_host(model.forward(&ModelInput::from_batch(&batch, &device)))).unwrap();
     assert_eq!(accs[0], accuracy(&batch, &logits));

@@ -6,10 +6,10 @@ use wmlab_core::people::reference::subject_curves;
 use wmlab_core::record::{ResultRecord, Subject};
 use wmlab_core::task::{HeadKind, MAX_STEPS, TaskId};
 use wmlab_nn::batch::{Batch, all_specs};
+use wmlab_nn::cpu_device;
 use wmlab_nn::eval::{evaluate_record, network_record, task_accuracy, trial_row};
 use wmlab_nn::model::{Arch, ModelConfig};
 use wmlab_nn::train::TrainConfig;
-use wmlab_nn::cpu_device;
 
 fn small(arch: Arch) -> ModelConfig {
     ModelConfig::new(arch, 16)
@@ -43,14 +43,20 @@ fn fresh_model_record_validates_and_gives_curves() {
     let back = ResultRecord::from_json(&rec.to_json().unwrap()).unwrap();
     assert_eq!(back, rec);
     assert_eq!(rec.trials.len(), 14 * n);
-    assert!(matches!(&rec.subject, Subject::Network { arch, capacity: 16, backend, .. } if arch == "gru" && backend == "flex"));
+    assert!(
+        matches!(&rec.subject, Subject::Network { arch, capacity: 16, backend, .. } if arch == "gru" && backend == "flex")
+    );
     for t in TaskId::ALL {
         let rows: Vec<_> = rec.trials.iter().filter(|r| r.task == t.as_str()).collect();
         assert_eq!(rows.len(), n, "{t}");
         for r in &rows {
             assert!(!r.correct.is_empty() && r.targets.len() == r.correct.len(), "{t}: {r:?}");
         }
-        let acc = rec.summaries.iter().find(|s| s.task == t.as_str() && s.metric == "accuracy" && s.conditions == Default::default()).unwrap();
+        let acc = rec
+            .summaries
+            .iter()
+            .find(|s| s.task == t.as_str() && s.metric == "accuracy" && s.conditions == Default::default())
+            .unwrap();
         assert!((0.0..=1.0).contains(&acc.value), "{t}: {}", acc.value);
     }
     let trial_numbers: Vec<u64> = rec.trials.iter().map(|r| r.trial).collect();
@@ -116,8 +122,7 @@ fn ground_truth_answers_score_one() {
 
     // Wrong answers: every logit negated. The STS/CS argmax may leave the options: written as the class.
     let neg: Vec<Vec<f32>> = logits.iter().map(|h| h.iter().map(|x| -x).collect()).collect();
-    let rows: Vec<_> =
-        trials.iter().enumerate().map(|(b, t)| trial_row(t, b as u64, 0, &neg, b).unwrap()).collect();
+    let rows: Vec<_> = trials.iter().enumerate().map(|(b, t)| trial_row(t, b as u64, 0, &neg, b).unwrap()).collect();
     for t in [TaskId::Sc, TaskId::Vir, TaskId::VsRec, TaskId::CdGap] {
         assert_eq!(task_accuracy(t, &rows).unwrap().value, 0.0, "{t}");
     }

@@ -65,7 +65,8 @@ fn loss_ignores_padded_and_unscored_steps() {
             let loss = joint_loss(&model.forward(&input), &Targets::from_batch(batch, &device));
             let v = loss.clone().into_scalar::<f32>();
             let grads = loss.backward();
-            let g = model.conv1.as_ref().unwrap().weight.grad(&grads).unwrap().into_data().try_into_vec::<f32>().unwrap();
+            let g =
+                model.conv1.as_ref().unwrap().weight.grad(&grads).unwrap().into_data().try_into_vec::<f32>().unwrap();
             (v, g)
         };
         let (l0, g0) = grad_of(&base);

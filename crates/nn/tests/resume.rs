@@ -90,7 +90,8 @@ fn async_checkpoint_resumes_like_the_sync_one() {
     let b = sync.model(&cpu_device()).unwrap();
     use burn::module::Module;
     assert_eq!(a.num_params(), b.num_params());
-    let mut resumed = Trainer::resume(&Checkpoint::from_bundle(&ck.to_bundle()).unwrap(), cpu_device().autodiff()).unwrap();
+    let mut resumed =
+        Trainer::resume(&Checkpoint::from_bundle(&ck.to_bundle()).unwrap(), cpu_device().autodiff()).unwrap();
     losses.extend(run(&mut resumed, 2));
     assert_eq!(losses, straight);
 }
@@ -103,7 +104,13 @@ fn every_preset_resumes_exactly() {
     let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     for name in TrainConfig::PRESETS {
         let mut cfg = TrainConfig::preset(name, Arch::Trf, 16).unwrap();
-        cfg.model = cfg.model.with_conv([4, 4, 8, 8]).with_trf_heads(2).with_trf_ff(16).with_trf_layers(1).with_trf_dropout(0.0);
+        cfg.model = cfg
+            .model
+            .with_conv([4, 4, 8, 8])
+            .with_trf_heads(2)
+            .with_trf_ff(16)
+            .with_trf_layers(1)
+            .with_trf_dropout(0.0);
         let cfg = cfg.with_steps(4).with_per_task(1).with_val_every(2).with_val_per_task(1).with_curriculum(Some(3));
         let straight = {
             let mut tr = Trainer::new(cfg.clone(), cpu_device().autodiff());

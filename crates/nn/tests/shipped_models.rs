@@ -41,12 +41,14 @@ fn every_card_matches_its_checkpoint() {
         assert_eq!(card["preset"].as_str().unwrap(), ck.train.preset, "{name}");
         assert_eq!(card["steps"].as_u64().unwrap() as usize, ck.state.step, "{name}");
         let ids: Vec<String> = ck.train.task_ids().iter().map(|t| t.as_str().to_string()).collect();
-        let card_ids: Vec<String> = card["tasks"].as_array().unwrap().iter().map(|t| t.as_str().unwrap().into()).collect();
+        let card_ids: Vec<String> =
+            card["tasks"].as_array().unwrap().iter().map(|t| t.as_str().unwrap().into()).collect();
         assert_eq!(card_ids, ids, "{name}");
         let size = std::fs::metadata(models_dir().join(name)).unwrap().len();
         assert!(size < 4_000_000, "{name}: {size} bytes; keep shipped models small");
         // The card's test rows cover exactly the trained ids.
-        let tested: Vec<String> = card["test"].as_array().unwrap().iter().map(|t| t["task"].as_str().unwrap().into()).collect();
+        let tested: Vec<String> =
+            card["test"].as_array().unwrap().iter().map(|t| t["task"].as_str().unwrap().into()).collect();
         assert_eq!(tested, ids, "{name}");
     }
 }

@@ -94,7 +94,8 @@ fn subset_loss_is_the_sum_over_its_ids() {
     let loss_of = |ids: &[TaskId]| {
         let specs: Vec<_> = ids.iter().map(|&t| wmlab_core::TaskSpec::new(t)).collect();
         let batch = Batch::from_trials(&joint_trials(&specs, 9, Split::Train, 0, 2, None));
-        let l = joint_loss(&model.forward(&ModelInput::from_batch(&batch, &device)), &Targets::from_batch(&batch, &device));
+        let l =
+            joint_loss(&model.forward(&ModelInput::from_batch(&batch, &device)), &Targets::from_batch(&batch, &device));
         l.into_scalar::<f32>()
     };
     let both = loss_of(&[TaskId::Vsr, TaskId::CdColor]);
@@ -116,8 +117,11 @@ fn sfr_scale_weighs_only_the_multilabel_head() {
     let t = Targets::from_batch(&batch, &device);
     let l1 = joint_loss(&logits, &t).into_scalar::<f32>();
     let l100 = joint_loss_scaled(&logits, &t, 100.0).into_scalar::<f32>();
-    let sfr = joint_loss(&model.forward(&ModelInput::from_batch(&sfr_only, &device)), &Targets::from_batch(&sfr_only, &device))
-        .into_scalar::<f32>();
+    let sfr = joint_loss(
+        &model.forward(&ModelInput::from_batch(&sfr_only, &device)),
+        &Targets::from_batch(&sfr_only, &device),
+    )
+    .into_scalar::<f32>();
     assert!((l100 - (l1 + 99.0 * sfr)).abs() < 1e-3 * l100.abs(), "{l100} vs {l1} + 99 × {sfr}");
 }
 
@@ -149,7 +153,11 @@ fn quirks_reach_the_trained_specs() {
     use wmlab_core::task::TaskParams;
     let mut cfg = TrainConfig::new(small(Arch::Gru));
     let sts = |c: &TrainConfig| {
-        c.specs().into_iter().find(|s| s.id == TaskId::Sts).map(|s| matches!(s.params, TaskParams::Sts(p) if p.score_cue_steps)).unwrap()
+        c.specs()
+            .into_iter()
+            .find(|s| s.id == TaskId::Sts)
+            .map(|s| matches!(s.params, TaskParams::Sts(p) if p.score_cue_steps))
+            .unwrap()
     };
     assert!(!sts(&cfg));
     cfg.quirks = Some(wmlab_core::Quirks::parse("sts-cue-steps").unwrap());

@@ -155,7 +155,10 @@ fn silhouette_from(d: &[Vec<f64>], labels: &[usize]) -> f64 {
             sums[labels[j]] += d[i][j];
         }
         let a = sums[labels[i]] / (sizes[labels[i]] - 1) as f64;
-        let b = (0..k).filter(|&c| c != labels[i] && sizes[c] > 0).map(|c| sums[c] / sizes[c] as f64).fold(f64::INFINITY, f64::min);
+        let b = (0..k)
+            .filter(|&c| c != labels[i] && sizes[c] > 0)
+            .map(|c| sums[c] / sizes[c] as f64)
+            .fold(f64::INFINITY, f64::min);
         let m = a.max(b);
         if m > 0.0 {
             total += (b - a) / m;
@@ -172,7 +175,11 @@ pub fn silhouette(points: &[Vec<f64>], labels: &[usize]) -> f64 {
 /// k chosen by the best mean silhouette over `k_range` (k limited to 2..=n−1; the first k wins ties);
 /// returns (k, labels, score per tried k). Each k uses [`kmeans`] with [`RESTARTS`] restarts and the
 /// same `seed`. With fewer than 3 points, or no k to try, everything is one cluster (k = 1).
-pub fn best_k_clusters(points: &[Vec<f64>], k_range: std::ops::RangeInclusive<usize>, seed: u64) -> (usize, Vec<usize>, Vec<(usize, f64)>) {
+pub fn best_k_clusters(
+    points: &[Vec<f64>],
+    k_range: std::ops::RangeInclusive<usize>,
+    seed: u64,
+) -> (usize, Vec<usize>, Vec<(usize, f64)>) {
     let n = points.len();
     let lo = (*k_range.start()).max(2);
     let hi = (*k_range.end()).min(n.saturating_sub(1));
@@ -225,7 +232,7 @@ pub fn order_by_cluster(labels: &[usize]) -> Vec<usize> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::analysis::tv::{normalise_tv, unit_rows, TaskVarianceAccumulator};
+    use crate::analysis::tv::{TaskVarianceAccumulator, normalise_tv, unit_rows};
 
     /// Standard normal by Box–Muller.
     pub(crate) fn normal(r: &mut Rng) -> f64 {
@@ -279,7 +286,10 @@ pub(crate) mod tests {
         assert_eq!(kmeans(&[], 3, 0, 1), Vec::<usize>::new());
         assert_eq!(kmeans(&pts, 9, 0, 1).len(), 4);
         assert_eq!(order_by_cluster(&[2, 0, 1, 0, 2]), vec![1, 3, 2, 0, 4]);
-        assert_eq!(cluster_profiles(&[vec![1.0, 0.0], vec![0.0, 1.0], vec![1.0, 0.5]], &[0, 1, 0], 3), vec![vec![1.0, 0.25], vec![0.0, 1.0], vec![0.0, 0.0]]);
+        assert_eq!(
+            cluster_profiles(&[vec![1.0, 0.0], vec![0.0, 1.0], vec![1.0, 0.5]], &[0, 1, 0], 3),
+            vec![vec![1.0, 0.25], vec![0.0, 1.0], vec![0.0, 0.0]]
+        );
         assert_eq!(best_k_clusters(&pts[..2], 2..=4, 0).0, 1);
     }
 

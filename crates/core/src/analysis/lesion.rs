@@ -34,7 +34,10 @@ mod tests {
         assert_eq!(lesion_mask(6, &kept, &labels, 1), vec![0.0, 1.0, 1.0, 0.0, 1.0, 1.0]);
         assert_eq!(lesion_mask(6, &kept, &labels, 0), vec![1.0, 1.0, 0.0, 1.0, 1.0, 0.0]);
         assert_eq!(lesion_mask(6, &kept, &labels, 7), vec![1.0; 6]);
-        let d = accuracy_drop(&[Some(0.9), None, Some(0.5)], &[vec![Some(0.4), Some(0.3), Some(0.5)], vec![Some(0.9), None, None]]);
+        let d = accuracy_drop(
+            &[Some(0.9), None, Some(0.5)],
+            &[vec![Some(0.4), Some(0.3), Some(0.5)], vec![Some(0.9), None, None]],
+        );
         assert_eq!(d, vec![vec![Some(0.5), None, Some(0.0)], vec![Some(0.0), None, None]]);
     }
 }

@@ -54,11 +54,14 @@ pub mod tv;
 
 pub use cluster::{best_k_clusters, cluster_profiles, kmeans, order_by_cluster, silhouette};
 pub use lesion::{accuracy_drop, lesion_mask};
-pub use report::{network_analysis, rows_to_unit, AnalysisInput, NetworkAnalysis};
-pub use scores::{chance_curves, chance_level, record_table_a3, record_table_a3_with, slope, table_a3, ChanceTest, ScoreRow, A3_FOLDS, A3_STAR_LEVEL};
-pub use similarity::{cosine_matrix, PositionSimilarity};
-pub use tsne::{tsne, TsneConfig};
-pub use tv::{analyse_tv, ftv, histogram, normalise_tv, unit_rows, TaskVarianceAccumulator, TvAnalysis};
+pub use report::{AnalysisInput, NetworkAnalysis, network_analysis, rows_to_unit};
+pub use scores::{
+    A3_FOLDS, A3_STAR_LEVEL, ChanceTest, ScoreRow, chance_curves, chance_level, record_table_a3, record_table_a3_with,
+    slope, table_a3,
+};
+pub use similarity::{PositionSimilarity, cosine_matrix};
+pub use tsne::{TsneConfig, tsne};
+pub use tv::{TaskVarianceAccumulator, TvAnalysis, analyse_tv, ftv, histogram, normalise_tv, unit_rows};
 
 /// Squared Euclidean distance.
 pub(crate) fn dist2(a: &[f64], b: &[f64]) -> f64 {

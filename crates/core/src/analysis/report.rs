@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::lesion::{accuracy_drop, lesion_mask};
 use super::similarity::cosine_matrix;
-use super::tsne::{tsne, TsneConfig};
+use super::tsne::{TsneConfig, tsne};
 use super::tv::{analyse_tv, ftv, histogram, unit_rows};
 
 /// Bins of each FTV histogram over [−1, 1].
@@ -143,7 +143,10 @@ pub fn rows_to_unit(m: &[Vec<f64>]) -> Vec<Vec<f64>> {
 
 /// Build the report. `progress(stage, done, total)` is called during the t-SNE stages (`tsne-units`,
 /// `tsne-sts`); returning false cancels (→ `None`).
-pub fn network_analysis(input: &AnalysisInput, progress: &mut dyn FnMut(&str, usize, usize) -> bool) -> Option<NetworkAnalysis> {
+pub fn network_analysis(
+    input: &AnalysisInput,
+    progress: &mut dyn FnMut(&str, usize, usize) -> bool,
+) -> Option<NetworkAnalysis> {
     let nf = input.tv.len();
     let units = input.tv.first().map_or(0, |r| r.len());
     let tva = analyse_tv(input.tv, K_RANGE, input.seed);
@@ -165,7 +168,8 @@ pub fn network_analysis(input: &AnalysisInput, progress: &mut dyn FnMut(&str, us
         .map(|(p, &size)| {
             let mut idx: Vec<usize> = (0..p.len()).collect();
             idx.sort_by(|&a, &b| p[b].total_cmp(&p[a]));
-            let preferred = idx.iter().enumerate().filter(|&(r, &f)| r == 0 || p[f] >= PREFERRED).map(|(_, &f)| f).collect();
+            let preferred =
+                idx.iter().enumerate().filter(|&(r, &f)| r == 0 || p[f] >= PREFERRED).map(|(_, &f)| f).collect();
             ClusterInfo { size, profile: p.clone(), preferred }
         })
         .collect();
@@ -182,9 +186,11 @@ pub fn network_analysis(input: &AnalysisInput, progress: &mut dyn FnMut(&str, us
     }
     // STS embedding.
     let c = input.sts_units;
-    let total = if c == 0 { 0 } else { (input.sts_states.len() / c).min(input.sts_answer.len()).min(input.sts_rule.len()) };
+    let total =
+        input.sts_states.len().checked_div(c).unwrap_or(0).min(input.sts_answer.len()).min(input.sts_rule.len());
     let pick = subsample(total, STS_MAX_POINTS);
-    let pts: Vec<Vec<f64>> = pick.iter().map(|&i| input.sts_states[i * c..(i + 1) * c].iter().map(|&x| x as f64).collect()).collect();
+    let pts: Vec<Vec<f64>> =
+        pick.iter().map(|&i| input.sts_states[i * c..(i + 1) * c].iter().map(|&x| x as f64).collect()).collect();
     let sxy = tsne(&pts, &cfg, &mut |d, t| progress("tsne-sts", d, t))?;
     let sts = StsEmbedding {
         xy: sxy,
@@ -243,7 +249,16 @@ mod tests {
         tv
     }
 
-    fn input<'a>(families: &'a [String], tv: &'a [Vec<f64>], sts: &'a [f32], ans: &'a [u8], rule: &'a [u8], tasks: &'a [String], first: &'a [Vec<f64>], emb: &'a [Vec<f64>]) -> AnalysisInput<'a> {
+    fn input<'a>(
+        families: &'a [String],
+        tv: &'a [Vec<f64>],
+        sts: &'a [f32],
+        ans: &'a [u8],
+        rule: &'a [u8],
+        tasks: &'a [String],
+        first: &'a [Vec<f64>],
+        emb: &'a [Vec<f64>],
+    ) -> AnalysisInput<'a> {
         AnalysisInput {
             families,
             tv,
@@ -288,11 +303,15 @@ mod tests {
         assert_eq!(r.units, nf * 5);
         assert_eq!(r.columns.len(), nf * 5);
         // Each cluster: 5 units, all selective to one family, which it prefers alone.
-        let mut prefs: Vec<usize> = r.clusters.iter().map(|c| {
-            assert_eq!(c.size, 5);
-            assert_eq!(c.preferred.len(), 1);
-            c.preferred[0]
-        }).collect();
+        let mut prefs: Vec<usize> = r
+            .clusters
+            .iter()
+            .map(|c| {
+                assert_eq!(c.size, 5);
+                assert_eq!(c.preferred.len(), 1);
+                c.preferred[0]
+            })
+            .collect();
         prefs.sort();
         assert_eq!(prefs, (0..nf).collect::<Vec<_>>());
         for (col, &u) in r.columns.iter().enumerate() {
@@ -315,7 +334,8 @@ mod tests {
         }
         // t-SNE: units of one cluster lie closer to each other than to the others' centroid.
         let centroid = |c: usize| {
-            let pts: Vec<&[f64; 2]> = r.unit_xy.iter().zip(&r.column_cluster).filter(|&(_, &l)| l == c).map(|(p, _)| p).collect();
+            let pts: Vec<&[f64; 2]> =
+                r.unit_xy.iter().zip(&r.column_cluster).filter(|&(_, &l)| l == c).map(|(p, _)| p).collect();
             let n = pts.len() as f64;
             [pts.iter().map(|p| p[0]).sum::<f64>() / n, pts.iter().map(|p| p[1]).sum::<f64>() / n]
         };
@@ -344,7 +364,8 @@ mod tests {
         let nf = 3;
         let tv = selective_tv(nf, 4, 2);
         let families: Vec<String> = (0..nf).map(|f| format!("T{f}")).collect();
-        let mut r = network_analysis(&input(&families, &tv, &[], &[], &[], &[], &[], &[]), &mut |_, _, _| true).unwrap();
+        let mut r =
+            network_analysis(&input(&families, &tv, &[], &[], &[], &[], &[], &[]), &mut |_, _, _| true).unwrap();
         assert_eq!(r.k, nf);
         assert!(r.sts.xy.is_empty());
         let masks = r.lesion_masks();
@@ -356,7 +377,9 @@ mod tests {
             .map(|m| {
                 assert_eq!(m.len(), nf * 4);
                 assert_eq!(m.iter().filter(|&&x| x == 0.0).count(), 4);
-                (0..nf).map(|f| Some(if (0..nf * 4).filter(|u| u % nf == f).all(|u| m[u] == 1.0) { 0.9 } else { 0.3 })).collect()
+                (0..nf)
+                    .map(|f| Some(if (0..nf * 4).filter(|u| u % nf == f).all(|u| m[u] == 1.0) { 0.9 } else { 0.3 }))
+                    .collect()
             })
             .collect();
         r.add_lesions(base, lesioned);

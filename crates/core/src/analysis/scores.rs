@@ -40,7 +40,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::people::StudyTask;
-use crate::people::reference::{human_curves, Curve};
+use crate::people::reference::{Curve, human_curves};
 use crate::rng::Split;
 use crate::task::{Response, TaskId, TaskSpec};
 
@@ -256,7 +256,10 @@ pub fn table_a3(task: StudyTask, subject: &[Curve], human: &[Curve]) -> Vec<Scor
                     rec.push((s[idx..].to_vec(), hr));
                 }
             }
-            let split_note = format!("split at the human minimum: serial position {}", if splits.is_empty() { "-".into() } else { splits.join(", ") });
+            let split_note = format!(
+                "split at the human minimum: serial position {}",
+                if splits.is_empty() { "-".into() } else { splits.join(", ") }
+            );
             let mut out = Vec::new();
             for (effect, halves) in [("primacy", &prim), ("recency", &rec)] {
                 let (m, h, n) = mean_slopes(halves);
@@ -270,7 +273,9 @@ pub fn table_a3(task: StudyTask, subject: &[Curve], human: &[Curve]) -> Vec<Scor
             out
         }
         TaskId::Vir => vec![with_b(with_a(row(task, "retention", unmatched), &p), &p, Some("retention"))],
-        TaskId::VsRec => vec![with_b(with_a(row(task, "pattern_difference", unmatched), &p), &p, Some("pattern_difference"))],
+        TaskId::VsRec => {
+            vec![with_b(with_a(row(task, "pattern_difference", unmatched), &p), &p, Some("pattern_difference"))]
+        }
         TaskId::Cs => vec![with_b(with_a(row(task, "load", unmatched), &p), &p, None)],
         TaskId::Smu => vec![with_b(with_a(row(task, "set_size", unmatched), &p), &p, None)],
         cd if cd.is_cd() => vec![with_b(with_a(row(task, "set_size", unmatched), &p), &p, None)],
@@ -320,7 +325,9 @@ pub fn record_table_a3_with(record: &crate::record::ResultRecord, opts: crate::p
             Some(match crate::stats::t_one_sample(&xs, chance) {
                 Ok(r) => ChanceTest { chance, n, mean, t: Some(r.statistic), p: r.p },
                 // No spread: every part gave the same score.
-                Err(_) => ChanceTest { chance, n, mean, t: None, p: if (mean - chance).abs() > 1e-12 { 0.0 } else { 1.0 } },
+                Err(_) => {
+                    ChanceTest { chance, n, mean, t: None, p: if (mean - chance).abs() > 1e-12 { 0.0 } else { 1.0 } }
+                }
             })
         };
         let (a, b) = (test(|r| r.a), test(|r| r.b));
@@ -334,9 +341,8 @@ pub fn record_table_a3_with(record: &crate::record::ResultRecord, opts: crate::p
 /// goes to part j mod k, so every part sees every cell as evenly as the record allows.
 fn fold_records(record: &crate::record::ResultRecord, k: usize) -> Vec<crate::record::ResultRecord> {
     let mut seen: std::collections::BTreeMap<String, usize> = Default::default();
-    let mut parts: Vec<crate::record::ResultRecord> = (0..k)
-        .map(|_| crate::record::ResultRecord { trials: Vec::new(), ..record.clone() })
-        .collect();
+    let mut parts: Vec<crate::record::ResultRecord> =
+        (0..k).map(|_| crate::record::ResultRecord { trials: Vec::new(), ..record.clone() }).collect();
     for row in &record.trials {
         let key = format!("{}|{}", row.task, serde_json::to_string(&row.conditions).unwrap_or_default());
         let j = seen.entry(key).or_default();
@@ -352,7 +358,7 @@ fn table_rows(
     opts: crate::people::CurveOptions,
     subject_of: impl Fn(StudyTask) -> Vec<Curve>,
 ) -> Vec<ScoreRow> {
-    use crate::people::{cd_at_paper_retention, CD_PAPER_RETENTION};
+    use crate::people::{CD_PAPER_RETENTION, cd_at_paper_retention};
     let cd_note = |t: StudyTask| {
         if cd_at_paper_retention(record, t, opts) {
             format!("subject at retention {CD_PAPER_RETENTION} (the paper's comparison)")
@@ -455,10 +461,21 @@ mod tests {
     use super::*;
 
     fn tasks() -> Vec<StudyTask> {
-        [TaskId::Vsr, TaskId::Vir, TaskId::VsRec, TaskId::Cs, TaskId::Smu, TaskId::CdColor, TaskId::CdOrientation, TaskId::CdSize, TaskId::CdGap, TaskId::CdConjunction]
-            .into_iter()
-            .map(StudyTask::Worm)
-            .collect()
+        [
+            TaskId::Vsr,
+            TaskId::Vir,
+            TaskId::VsRec,
+            TaskId::Cs,
+            TaskId::Smu,
+            TaskId::CdColor,
+            TaskId::CdOrientation,
+            TaskId::CdSize,
+            TaskId::CdGap,
+            TaskId::CdConjunction,
+        ]
+        .into_iter()
+        .map(StudyTask::Worm)
+        .collect()
     }
 
     #[test]
@@ -600,7 +617,11 @@ mod tests {
                 assert!(s.iter().all(|v| v.abs() < 1e-12), "{r:?}");
             }
         }
-        let effects: Vec<String> = table_a3(StudyTask::Worm(TaskId::Vsr), &[], &human_curves(StudyTask::Worm(TaskId::Vsr))).into_iter().map(|r| r.effect).collect();
+        let effects: Vec<String> =
+            table_a3(StudyTask::Worm(TaskId::Vsr), &[], &human_curves(StudyTask::Worm(TaskId::Vsr)))
+                .into_iter()
+                .map(|r| r.effect)
+                .collect();
         assert_eq!(effects, ["primacy", "recency", "list_length"]);
         assert!(table_a3(StudyTask::Worm(TaskId::Sfr), &[], &[]).is_empty());
     }
@@ -636,7 +657,10 @@ mod tests {
         assert_eq!(sv(TaskId::Cs), 0.125);
         // CS: the paper's figure line (0.04) is said beside the app's 1/8.
         let cs = chance_curves(StudyTask::Worm(TaskId::Cs));
-        assert!(cs.iter().all(|c| c.note.as_deref().is_some_and(|n| n.contains("0.125") && n.contains("0.04"))), "{cs:?}");
+        assert!(
+            cs.iter().all(|c| c.note.as_deref().is_some_and(|n| n.contains("0.125") && n.contains("0.04"))),
+            "{cs:?}"
+        );
         for id in [TaskId::Vir, TaskId::VsRec, TaskId::CdColor, TaskId::CdConjunction] {
             assert_eq!(sv(id), 0.5);
         }
@@ -658,8 +682,17 @@ mod tests {
 
     #[test]
     fn vsr_split_at_the_human_minimum() {
-        assert_eq!(split_at_minimum(&[(1.0, 0.9), (2.0, 0.5), (3.0, 0.4), (4.0, 0.7)]), (2, vec![(1.0, 0.9), (2.0, 0.5), (3.0, 0.4)], vec![(3.0, 0.4), (4.0, 0.7)]));
-        let c = |pts: Vec<(f64, f64)>| Curve { panel: "VSR".into(), label: "list_length=4".into(), x_name: "serial_position".into(), points: pts, note: None };
+        assert_eq!(
+            split_at_minimum(&[(1.0, 0.9), (2.0, 0.5), (3.0, 0.4), (4.0, 0.7)]),
+            (2, vec![(1.0, 0.9), (2.0, 0.5), (3.0, 0.4)], vec![(3.0, 0.4), (4.0, 0.7)])
+        );
+        let c = |pts: Vec<(f64, f64)>| Curve {
+            panel: "VSR".into(),
+            label: "list_length=4".into(),
+            x_name: "serial_position".into(),
+            points: pts,
+            note: None,
+        };
         let human = [c(vec![(1.0, 0.9), (2.0, 0.6), (3.0, 0.5), (4.0, 0.8)])];
         let subject = [c(vec![(1.0, 0.9), (2.0, 0.7), (3.0, 0.5), (4.0, 0.6)])];
         let rows = table_a3(StudyTask::Worm(TaskId::Vsr), &subject, &human);

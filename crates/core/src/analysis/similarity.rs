@@ -52,7 +52,8 @@ impl PositionSimilarity {
             return;
         }
         let rows = rows.min(self.positions).min(states.len() / units);
-        let v: Vec<Vec<f64>> = (0..rows).map(|r| states[r * units..(r + 1) * units].iter().map(|&x| x as f64).collect()).collect();
+        let v: Vec<Vec<f64>> =
+            (0..rows).map(|r| states[r * units..(r + 1) * units].iter().map(|&x| x as f64).collect()).collect();
         let m = cosine_matrix(&v);
         for (i, row) in m.iter().enumerate() {
             for (j, &c) in row.iter().enumerate() {
@@ -83,7 +84,13 @@ mod tests {
 
     #[test]
     fn cosine_matrix_properties() {
-        let m = cosine_matrix(&[vec![1.0, 0.0, 0.0], vec![0.0, 2.0, 0.0], vec![1.0, 1.0, 0.0], vec![-3.0, 0.0, 0.0], vec![0.0; 3]]);
+        let m = cosine_matrix(&[
+            vec![1.0, 0.0, 0.0],
+            vec![0.0, 2.0, 0.0],
+            vec![1.0, 1.0, 0.0],
+            vec![-3.0, 0.0, 0.0],
+            vec![0.0; 3],
+        ]);
         for (i, row) in m.iter().enumerate() {
             for (j, &v) in row.iter().enumerate() {
                 assert_eq!(v, m[j][i]);

@@ -64,7 +64,11 @@ fn row_p(d: &[f64], i: usize, perplexity: f64) -> Vec<f64> {
 /// Returns n × 2 coordinates. Calls `progress(iter, total)` before each iteration (and `(total, total)`
 /// at the end) and stops early returning `None` if it returns false (cancellation). Perplexity is
 /// lowered to (n−1)/3 when n < 3·perplexity + 1. Fewer than 2 points embed at the origin.
-pub fn tsne(points: &[Vec<f64>], cfg: &TsneConfig, progress: &mut dyn FnMut(usize, usize) -> bool) -> Option<Vec<[f64; 2]>> {
+pub fn tsne(
+    points: &[Vec<f64>],
+    cfg: &TsneConfig,
+    progress: &mut dyn FnMut(usize, usize) -> bool,
+) -> Option<Vec<[f64; 2]>> {
     let n = points.len();
     let total = cfg.iterations;
     if n < 2 {
@@ -151,7 +155,8 @@ mod tests {
 
     #[test]
     fn tsne_keeps_blobs_apart_is_seeded_and_cancellable() {
-        let centres: Vec<Vec<f64>> = (0..3).map(|b| (0..10).map(|d| if d == b { 8.0 } else { 0.0 }).collect()).collect();
+        let centres: Vec<Vec<f64>> =
+            (0..3).map(|b| (0..10).map(|d| if d == b { 8.0 } else { 0.0 }).collect()).collect();
         let (pts, truth) = blobs(&centres, 25, 1.0, 2);
         let cfg = TsneConfig { perplexity: 10.0, iterations: 400, learning_rate: 100.0, seed: 4 };
         let mut calls = 0;

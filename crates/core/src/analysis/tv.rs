@@ -28,7 +28,14 @@ pub struct TaskVarianceAccumulator {
 impl TaskVarianceAccumulator {
     pub fn new(n_tasks: usize, max_steps: usize, units: usize) -> Self {
         let cells = n_tasks * max_steps * units;
-        TaskVarianceAccumulator { n_tasks, max_steps, units, count: vec![0; n_tasks * max_steps], mean: vec![0.0; cells], m2: vec![0.0; cells] }
+        TaskVarianceAccumulator {
+            n_tasks,
+            max_steps,
+            units,
+            count: vec![0; n_tasks * max_steps],
+            mean: vec![0.0; cells],
+            m2: vec![0.0; cells],
+        }
     }
 
     pub fn n_tasks(&self) -> usize {
@@ -227,7 +234,8 @@ mod tests {
         for (t, row) in out.iter_mut().enumerate() {
             let mut valid = 0;
             for s in 0..max_steps {
-                let xs: Vec<&Vec<f32>> = trials.iter().filter(|(tt, _, len)| *tt == t && *len > s).map(|(_, x, _)| x).collect();
+                let xs: Vec<&Vec<f32>> =
+                    trials.iter().filter(|(tt, _, len)| *tt == t && *len > s).map(|(_, x, _)| x).collect();
                 if xs.len() < 2 {
                     continue;
                 }
@@ -245,7 +253,13 @@ mod tests {
         out
     }
 
-    fn random_trials(seed: u64, n: usize, n_tasks: usize, max_steps: usize, units: usize) -> Vec<(usize, Vec<f32>, usize)> {
+    fn random_trials(
+        seed: u64,
+        n: usize,
+        n_tasks: usize,
+        max_steps: usize,
+        units: usize,
+    ) -> Vec<(usize, Vec<f32>, usize)> {
         let mut r = Rng::from_u64(seed);
         (0..n)
             .map(|_| {
@@ -278,7 +292,8 @@ mod tests {
             let lengths: Vec<usize> = mine.iter().map(|x| x.2).collect();
             batched.add_batch(t, &states, ms, &lengths);
         }
-        let (mut h1, mut h2) = (TaskVarianceAccumulator::new(nt, ms, units), TaskVarianceAccumulator::new(nt, ms, units));
+        let (mut h1, mut h2) =
+            (TaskVarianceAccumulator::new(nt, ms, units), TaskVarianceAccumulator::new(nt, ms, units));
         for (i, (t, x, len)) in trials.iter().enumerate() {
             if i < 50 { h1.add(*t, x, *len) } else { h2.add(*t, x, *len) }
         }

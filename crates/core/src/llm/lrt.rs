@@ -33,39 +33,17 @@ pub const DEFAULT_LINES: [usize; 10] = [500, 1000, 1500, 2000, 2500, 3000, 4000,
 /// Success rates read off `images/retrieval_accuracy.png` (spec §3.2; ±0.01 reading error), for the
 /// line counts of [`DEFAULT_LINES`]: (model, order, rates).
 pub const REPORTED: &[(&str, &str, [f64; 10])] = &[
-    (
-        "claude-v1.3-100k",
-        "ordered",
-        [1.00, 1.00, 1.00, 1.00, 1.00, 1.00, 1.00, 1.00, 0.98, 0.98],
-    ),
-    (
-        "claude-v1.3-100k",
-        "shuffled",
-        [0.94, 0.94, 0.96, 0.92, 0.88, 0.86, 0.86, 0.78, 0.80, 0.76],
-    ),
-    (
-        "claude-instant-v1.1-100k",
-        "ordered",
-        [0.98, 1.00, 0.98, 0.94, 0.92, 0.82, 0.80, 0.80, 0.88, 0.58],
-    ),
-    (
-        "claude-instant-v1.1-100k",
-        "shuffled",
-        [0.86, 0.82, 0.64, 0.60, 0.62, 0.40, 0.46, 0.46, 0.38, 0.24],
-    ),
+    ("claude-v1.3-100k", "ordered", [1.00, 1.00, 1.00, 1.00, 1.00, 1.00, 1.00, 1.00, 0.98, 0.98]),
+    ("claude-v1.3-100k", "shuffled", [0.94, 0.94, 0.96, 0.92, 0.88, 0.86, 0.86, 0.78, 0.80, 0.76]),
+    ("claude-instant-v1.1-100k", "ordered", [0.98, 1.00, 0.98, 0.94, 0.92, 0.82, 0.80, 0.80, 0.88, 0.58]),
+    ("claude-instant-v1.1-100k", "shuffled", [0.86, 0.82, 0.64, 0.60, 0.62, 0.40, 0.46, 0.46, 0.38, 0.24]),
 ];
 
 /// `images/block_shuffle.png` (model unnamed, presumably claude-instant-v1.1): (B, success rates) for
 /// the line counts of [`DEFAULT_LINES`].
 pub const REPORTED_BLOCK_SHUFFLE: &[(usize, [f64; 10])] = &[
-    (
-        10,
-        [0.82, 0.76, 0.70, 0.52, 0.40, 0.14, 0.16, 0.08, 0.14, 0.04],
-    ),
-    (
-        250,
-        [0.96, 0.86, 0.74, 0.60, 0.52, 0.22, 0.38, 0.06, 0.14, 0.12],
-    ),
+    (10, [0.82, 0.76, 0.70, 0.52, 0.40, 0.14, 0.16, 0.08, 0.14, 0.04]),
+    (250, [0.96, 0.86, 0.74, 0.60, 0.52, 0.22, 0.38, 0.06, 0.14, 0.12]),
 ];
 
 /// Order of the register lines.
@@ -203,11 +181,7 @@ pub fn register_line(i: usize, v: u32) -> String {
 /// keeps the order.
 pub fn block_shuffle(rng: &mut Rng, n: usize, b: usize) -> Vec<usize> {
     let b = b.max(1);
-    let mut blocks: Vec<Vec<usize>> = (1..=n)
-        .collect::<Vec<_>>()
-        .chunks(b)
-        .map(|c| c.to_vec())
-        .collect();
+    let mut blocks: Vec<Vec<usize>> = (1..=n).collect::<Vec<_>>().chunks(b).map(|c| c.to_vec()).collect();
     rng.shuffle(&mut blocks);
     blocks.concat()
 }
@@ -222,10 +196,7 @@ pub fn generate(
     insertion: Insertion,
 ) -> LrtItem {
     assert!(n >= 1, "LRT needs at least one line");
-    assert!(
-        value_min <= value_max && value_max <= i32::MAX as u32,
-        "bad value range"
-    );
+    assert!(value_min <= value_max && value_max <= i32::MAX as u32, "bad value range");
     let line_numbers = match order {
         Order::Ordered => (1..=n).collect::<Vec<_>>(),
         Order::Shuffled { block } => block_shuffle(rng, n, block),
@@ -303,14 +274,7 @@ pub fn samples(config: &LrtConfig, seed: u64) -> Vec<Sample> {
             }
             for t in 0..config.tests_per_size {
                 let mut rng = item_rng(seed, n, order, t);
-                let item = generate(
-                    &mut rng,
-                    n,
-                    order,
-                    config.value_min,
-                    config.value_max,
-                    config.insertion,
-                );
+                let item = generate(&mut rng, n, order, config.value_min, config.value_max, config.insertion);
                 let conditions = BTreeMap::from([
                     ("lines".to_string(), n.to_string()),
                     ("order".to_string(), order.name().to_string()),
@@ -356,13 +320,7 @@ mod tests {
         assert_eq!(lines.len(), n + 3);
         assert!(!item.text.ends_with('\n'));
         let instr = instruction(item.target_line);
-        assert_eq!(
-            lines
-                .iter()
-                .filter(|l| l.starts_with("[EXECUTE THIS]"))
-                .count(),
-            1
-        );
+        assert_eq!(lines.iter().filter(|l| l.starts_with("[EXECUTE THIS]")).count(), 1);
         assert_eq!(lines.iter().filter(|l| **l == instr).count(), 1);
         let prefix = format!("line {}: ", item.target_line);
         let hits: Vec<&&str> = lines.iter().filter(|l| l.starts_with(&prefix)).collect();
@@ -378,11 +336,7 @@ mod tests {
     fn items_have_target_and_instruction_exactly_once() {
         let mut rng = Rng::from_u64(1);
         for n in [1, 2, 3, 10, 57, 500] {
-            for order in [
-                Order::Ordered,
-                Order::Shuffled { block: 1 },
-                Order::Shuffled { block: 10 },
-            ] {
+            for order in [Order::Ordered, Order::Shuffled { block: 1 }, Order::Shuffled { block: 10 }] {
                 for ins in [Insertion::Uniform, Insertion::Reference] {
                     for _ in 0..20 {
                         let item = generate(&mut rng, n, order, 1, 50_000, ins);
@@ -400,10 +354,7 @@ mod tests {
         for _ in 0..200 {
             let item = generate(&mut rng, 10, Order::Ordered, 1, 10, Insertion::Reference);
             let lines: Vec<&str> = item.text.lines().collect();
-            let i = lines
-                .iter()
-                .position(|l| l.starts_with("[EXECUTE"))
-                .unwrap();
+            let i = lines.iter().position(|l| l.starts_with("[EXECUTE")).unwrap();
             if item.target_line == 1 {
                 assert_eq!(i, 0);
                 assert_eq!(lines[1], HEADER);
@@ -417,7 +368,10 @@ mod tests {
 
     #[test]
     fn orders_and_insertion_names() {
-        assert_eq!(orders(true, &[1, 10, 1, 0]), vec![Order::Ordered, Order::Shuffled { block: 1 }, Order::Shuffled { block: 10 }]);
+        assert_eq!(
+            orders(true, &[1, 10, 1, 0]),
+            vec![Order::Ordered, Order::Shuffled { block: 1 }, Order::Shuffled { block: 10 }]
+        );
         assert!(orders(false, &[]).is_empty());
         for i in Insertion::ALL {
             assert_eq!(Insertion::parse(i.as_str()).unwrap(), i);
@@ -441,10 +395,7 @@ mod tests {
             let len = 10.min(103 - start + 1);
             assert_eq!(b[p..p + len], (start..start + len).collect::<Vec<_>>()[..]);
         }
-        assert_eq!(
-            block_shuffle(&mut rng, 50, 50),
-            (1..=50).collect::<Vec<_>>()
-        );
+        assert_eq!(block_shuffle(&mut rng, 50, 50), (1..=50).collect::<Vec<_>>());
     }
 
     #[test]
@@ -461,44 +412,21 @@ mod tests {
 
     #[test]
     fn samples_grid_and_prompt() {
-        let cfg = LrtConfig {
-            lines: vec![10, 20],
-            tests_per_size: 3,
-            ..LrtConfig::default()
-        };
+        let cfg = LrtConfig { lines: vec![10, 20], tests_per_size: 3, ..LrtConfig::default() };
         let s = samples(&cfg, 9);
         assert_eq!(s.len(), 2 * 2 * 3);
         assert_eq!(s[0].id, "lrt/ordered-10/0");
         assert_eq!(s[6].id, "lrt/shuffled-10/0");
         assert_eq!(s[6].conditions["order"], "shuffled");
         assert_eq!(s[6].conditions["block"], "1");
-        let SampleBody::Single(single) = &s[0].body else {
-            panic!()
-        };
+        let SampleBody::Single(single) = &s[0].body else { panic!() };
         assert_eq!(single.messages.len(), 1);
-        assert!(
-            single.messages[0]
-                .content
-                .starts_with("Here are the file contents:\nTesting Long Context\n\n")
-        );
+        assert!(single.messages[0].content.starts_with("Here are the file contents:\nTesting Long Context\n\n"));
         assert_eq!(single.metrics, vec![Metric::FirstInteger]);
-        let Reference::Int(v) = single.reference else {
-            panic!()
-        };
-        assert!(
-            single.messages[0]
-                .content
-                .contains(&format!("REGISTER_CONTENT is <{v}>"))
-        );
+        let Reference::Int(v) = single.reference else { panic!() };
+        assert!(single.messages[0].content.contains(&format!("REGISTER_CONTENT is <{v}>")));
         // Stable per item: a different grid leaves the shared items unchanged.
-        let s2 = samples(
-            &LrtConfig {
-                lines: vec![20],
-                tests_per_size: 3,
-                ..LrtConfig::default()
-            },
-            9,
-        );
+        let s2 = samples(&LrtConfig { lines: vec![20], tests_per_size: 3, ..LrtConfig::default() }, 9);
         assert_eq!(s2[0], s[3]);
         assert_eq!(samples(&cfg, 9), s);
         assert_eq!(REPORTED.len(), 4);

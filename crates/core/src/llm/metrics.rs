@@ -90,10 +90,7 @@ fn strict_norm(s: &str) -> String {
 
 /// A normalised comma-separated item sequence: each item stripped, empty items dropped.
 fn strict_items(s: &str) -> Vec<String> {
-    s.split(',')
-        .map(|x| py_strip(x).to_string())
-        .filter(|x| !x.is_empty())
-        .collect()
+    s.split(',').map(|x| py_strip(x).to_string()).filter(|x| !x.is_empty()).collect()
 }
 
 /// Exact match, strict (our variant; not in the official scorer). Both sides are normalised with
@@ -112,22 +109,14 @@ pub fn exact_match_strict(reference: &Reference, prediction: &str) -> f64 {
             bool_score(strict_items(&strict_norm(prediction)) == r)
         }
         Reference::List(items) => {
-            let r: Vec<String> = items
-                .iter()
-                .map(|x| py_strip(x).to_lowercase())
-                .filter(|x| !x.is_empty())
-                .collect();
+            let r: Vec<String> = items.iter().map(|x| py_strip(x).to_lowercase()).filter(|x| !x.is_empty()).collect();
             bool_score(strict_items(&strict_norm(prediction)) == r)
         }
         Reference::Agents(map) => {
             let r: BTreeMap<String, Vec<String>> = map
                 .iter()
                 .map(|(k, v)| {
-                    let items = v
-                        .iter()
-                        .map(|x| py_strip(x).to_lowercase())
-                        .filter(|x| !x.is_empty())
-                        .collect();
+                    let items = v.iter().map(|x| py_strip(x).to_lowercase()).filter(|x| !x.is_empty()).collect();
                     (py_strip(k).to_lowercase(), items)
                 })
                 .collect();
@@ -140,10 +129,7 @@ pub fn exact_match_strict(reference: &Reference, prediction: &str) -> f64 {
                 let Some((name, items)) = line.split_once(':') else {
                     return 0.0;
                 };
-                got.insert(
-                    py_strip(name).to_string(),
-                    strict_items(rstrip_dots(py_strip(items))),
-                );
+                got.insert(py_strip(name).to_string(), strict_items(rstrip_dots(py_strip(items))));
             }
             bool_score(got == r)
         }
@@ -245,9 +231,7 @@ pub fn count_accuracy(reference: i64, prediction: &str) -> f64 {
 pub fn first_integer(s: &str) -> Option<&str> {
     let start = s.find(|c: char| c.is_ascii_digit())?;
     let rest = &s[start..];
-    let end = rest
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(rest.len());
+    let end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
     Some(&rest[..end])
 }
 
@@ -273,16 +257,8 @@ pub struct Prf {
 impl Prf {
     /// `scoring.fmeasure`: 2PR/(P+R), or 0 when P + R = 0.
     pub fn new(precision: f64, recall: f64) -> Self {
-        let fmeasure = if precision + recall > 0.0 {
-            2.0 * precision * recall / (precision + recall)
-        } else {
-            0.0
-        };
-        Prf {
-            precision,
-            recall,
-            fmeasure,
-        }
+        let fmeasure = if precision + recall > 0.0 { 2.0 * precision * recall / (precision + recall) } else { 0.0 };
+        Prf { precision, recall, fmeasure }
     }
 }
 
@@ -359,10 +335,7 @@ pub fn rouge_1_text(reference: &str, prediction: &str) -> Prf {
         counts.entry(t).or_default().1 += 1;
     }
     let overlap: usize = counts.values().map(|(a, b)| (*a).min(*b)).sum();
-    Prf::new(
-        overlap as f64 / p.len() as f64,
-        overlap as f64 / r.len() as f64,
-    )
+    Prf::new(overlap as f64 / p.len() as f64, overlap as f64 / r.len() as f64)
 }
 
 /// The official `compute_rouge` rougeL on a reference (formatted with [`format_reference`]).
@@ -398,24 +371,11 @@ pub struct SetOverlap {
 pub fn set_overlap<S: Ord>(reference: &BTreeSet<S>, generation: &BTreeSet<S>) -> SetOverlap {
     let inter = reference.intersection(generation).count() as f64;
     let union = reference.union(generation).count() as f64;
-    let precision = if generation.is_empty() {
-        0.0
-    } else {
-        inter / generation.len() as f64
-    };
-    let recall = if reference.is_empty() {
-        0.0
-    } else {
-        inter / reference.len() as f64
-    };
+    let precision = if generation.is_empty() { 0.0 } else { inter / generation.len() as f64 };
+    let recall = if reference.is_empty() { 0.0 } else { inter / reference.len() as f64 };
     let f1 = Prf::new(precision, recall).fmeasure;
     let jaccard = if union > 0.0 { inter / union } else { 0.0 };
-    SetOverlap {
-        precision,
-        recall,
-        f1,
-        jaccard,
-    }
+    SetOverlap { precision, recall, f1, jaccard }
 }
 
 /// Official `compute_set_overlap_accuracy` (set_state): `set(parse_final_answer(g).split(", "))` against
@@ -457,10 +417,7 @@ pub fn parse_final_answer_tom(generation: &str) -> BTreeMap<String, BTreeSet<Str
 /// reference words against the parsed answer's words for that exact agent name (a missing agent scores
 /// 0 on all four numbers), averaged over the reference agents. No reference agents → all 0 (the
 /// official code would raise).
-pub fn theory_of_mind_scores(
-    reference: &BTreeMap<String, Vec<String>>,
-    prediction: &str,
-) -> SetOverlap {
+pub fn theory_of_mind_scores(reference: &BTreeMap<String, Vec<String>>, prediction: &str) -> SetOverlap {
     let parsed = parse_final_answer_tom(prediction);
     if reference.is_empty() {
         return SetOverlap::default();
@@ -478,12 +435,7 @@ pub fn theory_of_mind_scores(
         sum.jaccard += s.jaccard;
     }
     let n = reference.len() as f64;
-    SetOverlap {
-        precision: sum.precision / n,
-        recall: sum.recall / n,
-        f1: sum.f1 / n,
-        jaccard: sum.jaccard / n,
-    }
+    SetOverlap { precision: sum.precision / n, recall: sum.recall / n, f1: sum.f1 / n, jaccard: sum.jaccard / n }
 }
 
 /// Theory of mind headline: the per-agent Jaccard similarity averaged over the reference agents (the
@@ -524,14 +476,12 @@ pub fn score(metric: Metric, reference: &Reference, prediction: &str) -> Result<
         Metric::ExactMatch => exact_match(reference, prediction),
         Metric::ExactMatchStrict => exact_match_strict(reference, prediction),
         Metric::FinalAnswerExactMatch => final_answer_exact_match(reference, prediction),
-        Metric::CountAccuracy => count_accuracy(
-            reference_int(reference).ok_or("count_accuracy needs an integer reference")?,
-            prediction,
-        ),
-        Metric::FirstInteger => first_integer_match(
-            reference_int(reference).ok_or("first_integer needs an integer reference")?,
-            prediction,
-        ),
+        Metric::CountAccuracy => {
+            count_accuracy(reference_int(reference).ok_or("count_accuracy needs an integer reference")?, prediction)
+        }
+        Metric::FirstInteger => {
+            first_integer_match(reference_int(reference).ok_or("first_integer needs an integer reference")?, prediction)
+        }
         Metric::RougeL => rouge_l(reference, prediction),
         Metric::RougeLRecall => rouge_l_recall(reference, prediction),
         Metric::Jaccard => match reference {
@@ -542,9 +492,7 @@ pub fn score(metric: Metric, reference: &Reference, prediction: &str) -> Result<
         Metric::TheoryOfMind => match reference {
             Reference::Agents(map) => theory_of_mind(map, prediction),
             _ => {
-                return Err(
-                    "theory_of_mind needs an object agent -> list of strings as reference".into(),
-                );
+                return Err("theory_of_mind needs an object agent -> list of strings as reference".into());
             }
         },
         Metric::Nback => return Err("nback is scored over a whole block, not one reply".into()),
@@ -566,10 +514,7 @@ mod tests {
         Reference::List(items.iter().map(|s| s.to_string()).collect())
     }
     fn agents(pairs: &[(&str, &[&str])]) -> BTreeMap<String, Vec<String>> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.iter().map(|s| s.to_string()).collect()))
-            .collect()
+        pairs.iter().map(|(k, v)| (k.to_string(), v.iter().map(|s| s.to_string()).collect())).collect()
     }
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 1e-12
@@ -612,21 +557,12 @@ mod tests {
         assert_eq!(exact_match_strict(&t("yes"), "yes, it is"), 0.0);
         assert_eq!(exact_match_strict(&t("a, b"), "A,b."), 1.0);
         assert_eq!(exact_match_strict(&Reference::Int(42), "42"), 1.0);
-        assert_eq!(
-            exact_match_strict(&list(&["Apple", "pear"]), "apple, pear"),
-            1.0
-        );
-        assert_eq!(
-            exact_match_strict(&list(&["apple", "pear"]), "pear, apple"),
-            0.0
-        );
+        assert_eq!(exact_match_strict(&list(&["Apple", "pear"]), "apple, pear"), 1.0);
+        assert_eq!(exact_match_strict(&list(&["apple", "pear"]), "pear, apple"), 0.0);
         let a = Reference::Agents(agents(&[("Agent A", &["x", "y"]), ("Agent B", &["z"])]));
         assert_eq!(exact_match_strict(&a, "Agent B: z\nagent a: x, y."), 1.0);
         assert_eq!(exact_match_strict(&a, "Agent A: x, y"), 0.0);
-        assert_eq!(
-            exact_match_strict(&a, "Agent A: x, y\nAgent B: z\nnonsense"),
-            0.0
-        );
+        assert_eq!(exact_match_strict(&a, "Agent A: x, y\nAgent B: z\nnonsense"), 0.0);
     }
 
     #[test]
@@ -636,23 +572,14 @@ mod tests {
         // DOTALL: the group runs to the end, newlines included
         assert_eq!(parse_final_answer("FINAL ANSWER: a\nb\n"), "a\nb");
         // first marker wins
-        assert_eq!(
-            parse_final_answer("FINAL ANSWER: 1 FINAL ANSWER: 2"),
-            "1 FINAL ANSWER: 2"
-        );
+        assert_eq!(parse_final_answer("FINAL ANSWER: 1 FINAL ANSWER: 2"), "1 FINAL ANSWER: 2");
         // marker at the very end: no match, fallback to the whole text
         assert_eq!(parse_final_answer("x FINAL ANSWER:"), "x FINAL ANSWER:");
         // case-sensitive marker
         assert_eq!(parse_final_answer("final answer: 3"), "final answer: 3");
         assert_eq!(final_answer_exact_match(&Reference::Int(509), "509"), 1.0);
-        assert_eq!(
-            final_answer_exact_match(&Reference::Int(509), "Work...\nFINAL ANSWER: 509."),
-            1.0
-        );
-        assert_eq!(
-            final_answer_exact_match(&Reference::Int(509), "FINAL ANSWER: 509 apples"),
-            0.0
-        );
+        assert_eq!(final_answer_exact_match(&Reference::Int(509), "Work...\nFINAL ANSWER: 509."), 1.0);
+        assert_eq!(final_answer_exact_match(&Reference::Int(509), "FINAL ANSWER: 509 apples"), 0.0);
         assert_eq!(final_answer_exact_match(&Reference::Int(-5), "-5"), 1.0);
         // a text reference is lowercased, the answer is not
         assert_eq!(final_answer_exact_match(&t("Yes"), "Yes"), 0.0);
@@ -678,10 +605,7 @@ mod tests {
         assert_eq!(count_accuracy(2, " twice"), 1.0);
         assert_eq!(count_accuracy(3, "3 times"), 1.0);
         assert_eq!(count_accuracy(3, "4 times"), 0.0);
-        assert_eq!(
-            count_accuracy(32, "99999999999999999999999999999999999999999 times"),
-            0.0
-        );
+        assert_eq!(count_accuracy(32, "99999999999999999999999999999999999999999 times"), 0.0);
     }
 
     #[test]
@@ -697,10 +621,7 @@ mod tests {
 
     #[test]
     fn rouge_tokenisation() {
-        assert_eq!(
-            rouge_tokenize("Hello, World! don't  x-ray 42"),
-            ["hello", "world", "don", "t", "x", "ray", "42"]
-        );
+        assert_eq!(rouge_tokenize("Hello, World! don't  x-ray 42"), ["hello", "world", "don", "t", "x", "ray", "42"]);
         assert_eq!(rouge_tokenize("Café_au-LAIT"), ["caf", "au", "lait"]);
         assert!(rouge_tokenize(" ,.; ").is_empty());
         assert_eq!(rouge_tokenize("a1b2"), ["a1b2"]);
@@ -762,19 +683,13 @@ mod tests {
     #[test]
     fn theory_of_mind_per_agent_jaccard() {
         let r = agents(&[("Agent A", &["x", "y"]), ("Agent B", &["z"])]);
-        assert!(close(
-            theory_of_mind(&r, "FINAL ANSWER: Agent A: x, y\nAgent B: z."),
-            1.0
-        ));
+        assert!(close(theory_of_mind(&r, "FINAL ANSWER: Agent A: x, y\nAgent B: z."), 1.0));
         // the fallback (no marker) strips only whitespace: "z." stays "z."
         assert!(close(theory_of_mind(&r, "Agent A: x,y\nAgent B: z."), 0.5));
         // missing agent scores 0; A: {x} vs {x,y} → 1/2; average (0.5 + 0)/2
         assert!(close(theory_of_mind(&r, "FINAL ANSWER: Agent A: x"), 0.25));
         // agent names must match exactly after strip
-        assert!(close(
-            theory_of_mind(&r, "FINAL ANSWER: agent a: x, y\nAgent B: z"),
-            0.5
-        ));
+        assert!(close(theory_of_mind(&r, "FINAL ANSWER: agent a: x, y\nAgent B: z"), 0.5));
         // precision/recall/F1 averaged too
         let s = theory_of_mind_scores(&r, "FINAL ANSWER: Agent A: x, q\nAgent B: z");
         assert!(close(s.precision, (0.5 + 1.0) / 2.0));
@@ -783,10 +698,7 @@ mod tests {
         // parse: lines without ':' skipped, first ':' splits
         let p = parse_final_answer_tom("FINAL ANSWER:\nnothing here\nAgent A: a:b, c\n");
         assert_eq!(p.len(), 1);
-        assert_eq!(
-            p["Agent A"],
-            ["a:b", "c"].iter().map(|s| s.to_string()).collect()
-        );
+        assert_eq!(p["Agent A"], ["a:b", "c"].iter().map(|s| s.to_string()).collect());
         assert_eq!(theory_of_mind(&BTreeMap::new(), "x"), 0.0);
     }
 

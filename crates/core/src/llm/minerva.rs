@@ -60,11 +60,7 @@ pub const TASKS: &[(&str, &str, usize)] = &[
     ("patch_the_difference", "spot_the_differences", 120),
     ("group_membership", "compute_on_sets_and_lists", 100),
     ("group_association", "compute_on_sets_and_lists", 40),
-    (
-        "alternating_group_association",
-        "compute_on_sets_and_lists",
-        50,
-    ),
+    ("alternating_group_association", "compute_on_sets_and_lists", 50),
     ("iterate_last", "compute_on_sets_and_lists", 20),
     ("quantity_state", "stateful_processing", 10),
     ("set_state", "stateful_processing", 40),
@@ -74,10 +70,8 @@ pub const TASKS: &[(&str, &str, usize)] = &[
 
 /// Tasks in the snapshot but not in the paper's 1110: the gibberish ablation (Table 3) and the
 /// "first word" Iterate ablation. Generated only when named in [`MinervaConfig::tasks`].
-pub const EXTRA_TASKS: &[(&str, &str, usize)] = &[
-    ("string_search_gibberish", "search", 50),
-    ("iterate_first", "compute_on_sets_and_lists", 20),
-];
+pub const EXTRA_TASKS: &[(&str, &str, usize)] =
+    &[("string_search_gibberish", "search", 50), ("iterate_first", "compute_on_sets_and_lists", 20)];
 
 /// What to generate.
 #[derive(Clone, Debug, PartialEq)]
@@ -110,11 +104,7 @@ impl Default for MinervaConfig {
 
 /// Category of a task name (paper set or extra).
 pub fn task_category(task: &str) -> Option<&'static str> {
-    TASKS
-        .iter()
-        .chain(EXTRA_TASKS)
-        .find(|t| t.0 == task)
-        .map(|t| t.1)
+    TASKS.iter().chain(EXTRA_TASKS).find(|t| t.0 == task).map(|t| t.1)
 }
 
 /// The paper's samples per grid cell and the number of grid cells of each task (count = cells × samples).
@@ -153,12 +143,7 @@ pub fn task_count(config: &MinervaConfig, task: &str) -> usize {
 }
 
 fn samples_for(config: &MinervaConfig, task: &str, paper: usize) -> usize {
-    config
-        .task_samples
-        .get(task)
-        .copied()
-        .or(config.samples_per_cell)
-        .unwrap_or(paper)
+    config.task_samples.get(task).copied().or(config.samples_per_cell).unwrap_or(paper)
 }
 
 /// The metrics of a task: the same table as the published snapshot's (`snapshot::metrics_for`: the
@@ -209,14 +194,10 @@ pub fn sample(
 /// Unknown task names are ignored.
 pub fn generate<S: AsRef<str>>(config: &MinervaConfig, words: &[S]) -> Vec<Sample> {
     let words: Vec<&str> = words.iter().map(|w| w.as_ref()).collect();
-    let all: Vec<(usize, &(&str, &str, usize))> =
-        TASKS.iter().chain(EXTRA_TASKS).enumerate().collect();
+    let all: Vec<(usize, &(&str, &str, usize))> = TASKS.iter().chain(EXTRA_TASKS).enumerate().collect();
     let chosen: Vec<(usize, &(&str, &str, usize))> = match &config.tasks {
         None => all.into_iter().filter(|(i, _)| *i < TASKS.len()).collect(),
-        Some(names) => all
-            .into_iter()
-            .filter(|(_, t)| names.iter().any(|n| n == t.0))
-            .collect(),
+        Some(names) => all.into_iter().filter(|(_, t)| names.iter().any(|n| n == t.0)).collect(),
     };
     let mut out = Vec::new();
     for (ordinal, &(task, category, _)) in chosen {
@@ -232,11 +213,8 @@ pub fn generate<S: AsRef<str>>(config: &MinervaConfig, words: &[S]) -> Vec<Sampl
         g.run(task);
         let metrics = task_metrics(task);
         for (index, item) in g.items.into_iter().enumerate() {
-            let mut conditions: BTreeMap<String, String> = item
-                .cond
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v))
-                .collect();
+            let mut conditions: BTreeMap<String, String> =
+                item.cond.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
             conditions.insert("category".into(), category.into());
             out.push(sample(GENERATED, task, index, conditions, item.prompt, item.reference, metrics.clone()));
         }
@@ -307,11 +285,7 @@ fn text(s: impl Into<String>) -> Reference {
 
 impl<'a> Gen<'a> {
     fn push(&mut self, cond: Vec<(&'static str, String)>, prompt: String, reference: Reference) {
-        self.items.push(Item {
-            cond,
-            prompt,
-            reference,
-        });
+        self.items.push(Item { cond, prompt, reference });
     }
 
     fn ctx_cond(&self) -> (&'static str, String) {
@@ -329,10 +303,7 @@ impl<'a> Gen<'a> {
     /// `random.sample(WORDS, k)` (k clamped to the list size).
     fn sample_words(&mut self, k: usize) -> Vec<String> {
         let k = k.min(self.words.len());
-        self.sample_idx(self.words.len(), k)
-            .into_iter()
-            .map(|i| self.words[i].to_string())
-            .collect()
+        self.sample_idx(self.words.len(), k).into_iter().map(|i| self.words[i].to_string()).collect()
     }
 
     fn choose_word(&mut self) -> String {
@@ -382,20 +353,14 @@ impl<'a> Gen<'a> {
 
     /// `random_numbers(L)`: L values `randint(0, 1000)`, joined, trimmed.
     fn random_numbers(&mut self, tokens: usize) -> Vec<String> {
-        let ns: Vec<String> = (0..tokens)
-            .map(|_| self.rng.randint(0, 1000).to_string())
-            .collect();
+        let ns: Vec<String> = (0..tokens).map(|_| self.rng.randint(0, 1000).to_string()).collect();
         split_items(&trim_context(&ns.join(", "), tokens))
     }
 
     /// `word_pairs(L)`: 2L distinct words as L `"a: b"` pairs, joined, trimmed; returned as (key, value).
     fn word_pairs(&mut self, tokens: usize) -> Vec<(String, String)> {
         let ws = self.sample_words(2 * tokens);
-        let pairs: Vec<String> = ws
-            .chunks(2)
-            .filter(|c| c.len() == 2)
-            .map(|c| format!("{}: {}", c[0], c[1]))
-            .collect();
+        let pairs: Vec<String> = ws.chunks(2).filter(|c| c.len() == 2).map(|c| format!("{}: {}", c[0], c[1])).collect();
         split_items(&trim_context(&pairs.join(", "), tokens))
             .into_iter()
             .map(|p| {
@@ -407,9 +372,7 @@ impl<'a> Gen<'a> {
 
     fn gibberish_word(&mut self) -> String {
         let n = self.rng.randint(2, 9);
-        (0..n)
-            .map(|_| (b'a' + self.rng.below(26) as u8) as char)
-            .collect()
+        (0..n).map(|_| (b'a' + self.rng.below(26) as u8) as char).collect()
     }
 
     /// `gibberish(L)`: L strings of `randint(2, 9)` letters a–z, joined, trimmed.
@@ -457,11 +420,7 @@ impl<'a> Gen<'a> {
     /// String search (word / gibberish): one context per sample, used for every depth × label.
     fn string_search(&mut self, gib: bool) {
         for _ in 0..self.s {
-            let ctx = if gib {
-                self.gibberish(self.max)
-            } else {
-                self.unique_words(self.max)
-            };
+            let ctx = if gib { self.gibberish(self.max) } else { self.unique_words(self.max) };
             let joined = ctx.join(", ");
             let present: HashSet<&str> = ctx.iter().map(String::as_str).collect();
             for (q, d) in DEPTHS {
@@ -479,11 +438,7 @@ impl<'a> Gen<'a> {
                     let instr = format!(
                         "Given the context, determine if the word \"{w}\" is present in the context. Answer with 'yes' or 'no'."
                     );
-                    let cond = vec![
-                        self.ctx_cond(),
-                        ("context_depth", d.into()),
-                        ("label", label.into()),
-                    ];
+                    let cond = vec![self.ctx_cond(), ("context_depth", d.into()), ("label", label.into())];
                     self.push(cond, prompt(&joined, &instr), text(label));
                 }
             }
@@ -546,15 +501,8 @@ impl<'a> Gen<'a> {
                 let pairs = self.word_pairs(self.max);
                 let len = pairs.len();
                 // int(len/(k-1)*i), the last forced to the final pair.
-                let idx: Vec<usize> = (0..k)
-                    .map(|i| {
-                        if i == k - 1 {
-                            len - 1
-                        } else {
-                            (len * i / (k - 1)).min(len - 1)
-                        }
-                    })
-                    .collect();
+                let idx: Vec<usize> =
+                    (0..k).map(|i| if i == k - 1 { len - 1 } else { (len * i / (k - 1)).min(len - 1) }).collect();
                 let keys: Vec<&str> = idx.iter().map(|&i| pairs[i].0.as_str()).collect();
                 let vals: Vec<&str> = idx.iter().map(|&i| pairs[i].1.as_str()).collect();
                 let instr = format!(
@@ -562,29 +510,17 @@ impl<'a> Gen<'a> {
                     keys.join(", ")
                 );
                 let cond = vec![self.ctx_cond(), ("n_words", k.to_string())];
-                self.push(
-                    cond,
-                    prompt_lead(&join_pairs(&pairs), &instr, ""),
-                    text(vals.join(", ")),
-                );
+                self.push(cond, prompt_lead(&join_pairs(&pairs), &instr, ""), text(vals.join(", ")));
             }
         }
     }
 
     fn snapshot(&mut self, numbers: bool) {
         for _ in 0..self.s {
-            let ctx = if numbers {
-                self.random_numbers(self.max)
-            } else {
-                self.unique_words(self.max)
-            };
+            let ctx = if numbers { self.random_numbers(self.max) } else { self.unique_words(self.max) };
             let joined = ctx.join(", ");
             let instr = "Repeat the previous context exactly as it is, without making any additions or deletions.";
-            self.push(
-                vec![self.ctx_cond()],
-                prompt(&joined, instr),
-                text(joined.clone()),
-            );
+            self.push(vec![self.ctx_cond()], prompt(&joined, instr), text(joined.clone()));
         }
     }
 
@@ -607,36 +543,19 @@ impl<'a> Gen<'a> {
                 }
                 let (instr, reference): (String, Vec<&str>) = if null {
                     (
-                        format!(
-                            "Repeat the previous context but skip the word \"{query}\" each time it appears."
-                        ),
-                        ctx.iter()
-                            .filter(|w| **w != query)
-                            .map(String::as_str)
-                            .collect(),
+                        format!("Repeat the previous context but skip the word \"{query}\" each time it appears."),
+                        ctx.iter().filter(|w| **w != query).map(String::as_str).collect(),
                     )
                 } else {
                     (
                         format!(
                             "Repeat the previous context and replace the word \"{query}\" with \"{sub}\" each time it appears."
                         ),
-                        ctx.iter()
-                            .map(|w| {
-                                if *w == query {
-                                    sub.as_str()
-                                } else {
-                                    w.as_str()
-                                }
-                            })
-                            .collect(),
+                        ctx.iter().map(|w| if *w == query { sub.as_str() } else { w.as_str() }).collect(),
                     )
                 };
                 let cond = vec![self.ctx_cond(), ("density", d.into())];
-                self.push(
-                    cond,
-                    prompt(&ctx.join(", "), &instr),
-                    text(reference.join(", ")),
-                );
+                self.push(cond, prompt(&ctx.join(", "), &instr), text(reference.join(", ")));
             }
         }
     }
@@ -652,29 +571,16 @@ impl<'a> Gen<'a> {
                 let (instr, reference): (String, Vec<&str>) = if null {
                     (
                         format!("Repeat the previous context but skip every {word} word."),
-                        ctx.iter()
-                            .enumerate()
-                            .filter(|(i, _)| !hit(*i))
-                            .map(|(_, w)| w.as_str())
-                            .collect(),
+                        ctx.iter().enumerate().filter(|(i, _)| !hit(*i)).map(|(_, w)| w.as_str()).collect(),
                     )
                 } else {
                     (
-                        format!(
-                            "Repeat the previous context and replace every {word} word with \"{y}\"."
-                        ),
-                        ctx.iter()
-                            .enumerate()
-                            .map(|(i, w)| if hit(i) { y.as_str() } else { w.as_str() })
-                            .collect(),
+                        format!("Repeat the previous context and replace every {word} word with \"{y}\"."),
+                        ctx.iter().enumerate().map(|(i, w)| if hit(i) { y.as_str() } else { w.as_str() }).collect(),
                     )
                 };
                 let cond = vec![self.ctx_cond(), ("nth", nth.to_string())];
-                self.push(
-                    cond,
-                    prompt(&ctx.join(", "), &instr),
-                    text(reference.join(", ")),
-                );
+                self.push(cond, prompt(&ctx.join(", "), &instr), text(reference.join(", ")));
             }
         }
     }
@@ -685,24 +591,13 @@ impl<'a> Gen<'a> {
                 let ctx = self.random_numbers(self.max);
                 let (instr, f): (&str, fn(i64) -> i64) = match op {
                     "add" => ("Add 3 to every number in the previous context.", |x| x + 3),
-                    "subtract" => (
-                        "Subtract 1 from every number in the previous context.",
-                        |x| x - 1,
-                    ),
-                    _ => ("Multiply every number in the previous context by 2.", |x| {
-                        x * 2
-                    }),
+                    "subtract" => ("Subtract 1 from every number in the previous context.", |x| x - 1),
+                    _ => ("Multiply every number in the previous context by 2.", |x| x * 2),
                 };
-                let reference: Vec<String> = ctx
-                    .iter()
-                    .map(|n| f(n.parse::<i64>().expect("number")).to_string())
-                    .collect();
+                let reference: Vec<String> =
+                    ctx.iter().map(|n| f(n.parse::<i64>().expect("number")).to_string()).collect();
                 let cond = vec![self.ctx_cond(), ("operation", op.into())];
-                self.push(
-                    cond,
-                    prompt(&ctx.join(", "), instr),
-                    text(reference.join(", ")),
-                );
+                self.push(cond, prompt(&ctx.join(", "), instr), text(reference.join(", ")));
             }
         }
     }
@@ -725,11 +620,7 @@ impl<'a> Gen<'a> {
                         "Given the list of words in the context, determine the relative positions of two words. Does the word \"{}\" come before the word \"{}\" in the list? Answer \"yes\" or \"no\".",
                         ctx[i1], ctx[i2]
                     );
-                    let cond = vec![
-                        self.ctx_cond(),
-                        ("context_depth_1", d1.into()),
-                        ("context_depth_2", d2.into()),
-                    ];
+                    let cond = vec![self.ctx_cond(), ("context_depth_1", d1.into()), ("context_depth_2", d2.into())];
                     self.push(cond, prompt(&ctx.join(", "), &instr), text(yes_no(i1 < i2)));
                 }
             }
@@ -751,22 +642,12 @@ impl<'a> Gen<'a> {
                 let cond = vec![self.ctx_cond(), ("repetition_count", rep.to_string())];
                 if count {
                     let n = ctx.iter().filter(|x| **x == w).count();
-                    let instr = format!(
-                        "Count the number of times the word \"{w}\" appears in the context."
-                    );
+                    let instr = format!("Count the number of times the word \"{w}\" appears in the context.");
                     let lead = format!("\n\nAnswer: The word \"{w}\" appears");
-                    self.push(
-                        cond,
-                        prompt_lead(&joined, &instr, &lead),
-                        text(n.to_string()),
-                    );
+                    self.push(cond, prompt_lead(&joined, &instr, &lead), text(n.to_string()));
                 } else {
                     let instr = "A word is repeated multiple times in the context. Your task is to identify the word that is repeated.";
-                    self.push(
-                        cond,
-                        prompt_lead(&joined, instr, "\n\nThe repeated word is:"),
-                        text(w),
-                    );
+                    self.push(cond, prompt_lead(&joined, instr, "\n\nThe repeated word is:"), text(w));
                 }
             }
         }
@@ -777,26 +658,22 @@ impl<'a> Gen<'a> {
         for n_att in [2usize, 4, 8, 16, 32] {
             for _ in 0..self.s {
                 let ws = self.sample_words(self.max);
-                let tagged: Vec<String> = ws
-                    .iter()
-                    .map(|w| format!("{w}: ATT_{}", self.rng.randint(1, n_att as i32)))
+                let tagged: Vec<String> =
+                    ws.iter().map(|w| format!("{w}: ATT_{}", self.rng.randint(1, n_att as i32))).collect();
+                let items: Vec<(String, String)> = split_items(&trim_context(&tagged.join(", "), self.max))
+                    .into_iter()
+                    .map(|p| {
+                        let (a, b) = p.split_once(": ").expect("whole items");
+                        (a.to_string(), b.to_string())
+                    })
                     .collect();
-                let items: Vec<(String, String)> =
-                    split_items(&trim_context(&tagged.join(", "), self.max))
-                        .into_iter()
-                        .map(|p| {
-                            let (a, b) = p.split_once(": ").expect("whole items");
-                            (a.to_string(), b.to_string())
-                        })
-                        .collect();
                 let joined = join_pairs(&items);
                 for label in ["yes", "no"] {
                     let same = label == "yes";
                     let (a, b) = loop {
                         let i = self.rng.index(items.len());
-                        let partners: Vec<usize> = (0..items.len())
-                            .filter(|&j| j != i && (items[j].1 == items[i].1) == same)
-                            .collect();
+                        let partners: Vec<usize> =
+                            (0..items.len()).filter(|&j| j != i && (items[j].1 == items[i].1) == same).collect();
                         if !partners.is_empty() {
                             let j = self.pick(&partners);
                             break (items[i].0.clone(), items[j].0.clone());
@@ -805,11 +682,7 @@ impl<'a> Gen<'a> {
                     let instr = format!(
                         "Given the context with words and their assigned attributes in the format of \"word: ATT_N\", determine if the word \"{a}\" has the same attribute as the word \"{b}\"? Answer \"yes\" or \"no\"."
                     );
-                    let cond = vec![
-                        self.ctx_cond(),
-                        ("n_attribute", n_att.to_string()),
-                        ("label", label.into()),
-                    ];
+                    let cond = vec![self.ctx_cond(), ("n_attribute", n_att.to_string()), ("label", label.into())];
                     self.push(cond, prompt(&joined, &instr), text(label));
                 }
             }
@@ -832,18 +705,14 @@ impl<'a> Gen<'a> {
                 }
                 let ctx = format!("List 1: {}\nList 2: {}", list1.join(", "), list2.join(", "));
                 let originals: Vec<&str> = pos.iter().map(|&p| list1[p].as_str()).collect();
-                for (chosen, other, reference) in [
-                    ("first", "second", originals.join(", ")),
-                    ("second", "first", subs.join(", ")),
-                ] {
+                for (chosen, other, reference) in
+                    [("first", "second", originals.join(", ")), ("second", "first", subs.join(", "))]
+                {
                     let instr = format!(
                         "There are two lists of words in the context. The first list contains the original words. The second list is similar to the first but has some words replaced with different ones. Your task is to identify the words in the {chosen} list that are different from those in the {other} list. Provide the different words as your answer."
                     );
-                    let cond = vec![
-                        self.ctx_cond(),
-                        ("n_difference", n_diff.to_string()),
-                        ("chosen_list", chosen.into()),
-                    ];
+                    let cond =
+                        vec![self.ctx_cond(), ("n_difference", n_diff.to_string()), ("chosen_list", chosen.into())];
                     self.push(cond, prompt(&ctx, &instr), text(reference));
                 }
             }
@@ -862,11 +731,7 @@ impl<'a> Gen<'a> {
                     // 4000 tokens, where 100 words give about 10 lists).
                     let n_list = (self.max / line_tokens).max(3);
                     let odd = self.rng.index(n_list);
-                    let n_rep = if quarters == 0 {
-                        1
-                    } else {
-                        ws.len() * quarters / 4
-                    };
+                    let n_rep = if quarters == 0 { 1 } else { ws.len() * quarters / 4 };
                     let present: HashSet<&str> = ws.iter().map(String::as_str).collect();
                     let mut lines = Vec::with_capacity(n_list);
                     for l in 0..n_list {
@@ -882,16 +747,8 @@ impl<'a> Gen<'a> {
                         lines.push(format!("List {}: {}", l + 1, list.join(", ")));
                     }
                     let instr = "Given the lists of words in the context, identify the list that is different from the others. Provide the list number as your answer. For example, if the Nth list is different, provide \"List N\" as your answer.";
-                    let cond = vec![
-                        self.ctx_cond(),
-                        ("n_words", n.to_string()),
-                        ("p_anomaly", p.into()),
-                    ];
-                    self.push(
-                        cond,
-                        prompt(&lines.join("\n"), instr),
-                        text(format!("List {}", odd + 1)),
-                    );
+                    let cond = vec![self.ctx_cond(), ("n_words", n.to_string()), ("p_anomaly", p.into())];
+                    self.push(cond, prompt(&lines.join("\n"), instr), text(format!("List {}", odd + 1)));
                 }
             }
         }
@@ -933,11 +790,7 @@ impl<'a> Gen<'a> {
                             ("start", s_name.into()),
                             ("nth", nth.to_string()),
                         ];
-                        self.push(
-                            cond,
-                            prompt_lead(&seq.join(", "), &instr, &lead),
-                            text(answer),
-                        );
+                        self.push(cond, prompt_lead(&seq.join(", "), &instr, &lead), text(answer));
                     }
                 }
             }
@@ -947,14 +800,9 @@ impl<'a> Gen<'a> {
     /// Round-robin lists `words[i::n]` of one trimmed context, printed `"List k: ...\n"`.
     fn round_robin(&mut self, n: usize) -> (Vec<Vec<String>>, String) {
         let ctx = self.unique_words(self.max);
-        let lists: Vec<Vec<String>> = (0..n)
-            .map(|i| ctx.iter().skip(i).step_by(n).cloned().collect())
-            .collect();
-        let text: String = lists
-            .iter()
-            .enumerate()
-            .map(|(i, l)| format!("List {}: {}\n", i + 1, l.join(", ")))
-            .collect();
+        let lists: Vec<Vec<String>> = (0..n).map(|i| ctx.iter().skip(i).step_by(n).cloned().collect()).collect();
+        let text: String =
+            lists.iter().enumerate().map(|(i, l)| format!("List {}: {}\n", i + 1, l.join(", "))).collect();
         (lists, text)
     }
 
@@ -967,8 +815,7 @@ impl<'a> Gen<'a> {
                     let (w, reference) = if q == n {
                         // DEVIATION: the reference checks `w not in set(context)` with `context` the
                         // string, i.e. a set of characters; here the word is absent from every list.
-                        let present: HashSet<&str> =
-                            lists.iter().flatten().map(String::as_str).collect();
+                        let present: HashSet<&str> = lists.iter().flatten().map(String::as_str).collect();
                         (self.absent_word(&present), "no".to_string())
                     } else {
                         (self.pick(&lists[q]), format!("List {}", q + 1))
@@ -976,11 +823,7 @@ impl<'a> Gen<'a> {
                     let instr = format!(
                         "Given the lists of words in the context, determine which list contains the word \"{w}\". If the word is not present in any list, answer \"no\"."
                     );
-                    let cond = vec![
-                        self.ctx_cond(),
-                        ("n_list", n.to_string()),
-                        ("query_list", (q + 1).to_string()),
-                    ];
+                    let cond = vec![self.ctx_cond(), ("n_list", n.to_string()), ("query_list", (q + 1).to_string())];
                     self.push(cond, prompt(&ctx, &instr), text(reference));
                 }
             }
@@ -1013,11 +856,7 @@ impl<'a> Gen<'a> {
                     let instr = format!(
                         "Given the lists of words in the context, determine if the word \"{a}\" and the word \"{b}\" are in the same list. Answer with \"yes\" or \"no\"."
                     );
-                    let cond = vec![
-                        self.ctx_cond(),
-                        ("n_list", n.to_string()),
-                        ("label", label.into()),
-                    ];
+                    let cond = vec![self.ctx_cond(), ("n_list", n.to_string()), ("label", label.into())];
                     self.push(cond, prompt(&ctx, &instr), text(label));
                 }
             }
@@ -1049,9 +888,8 @@ impl<'a> Gen<'a> {
             for label in ["yes", "no"] {
                 for _ in 0..self.s {
                     let (turns, ctx) = self.roles(n);
-                    let groups: Vec<Vec<String>> = (0..n)
-                        .map(|r| turns.iter().flat_map(|t| t[r].iter().cloned()).collect())
-                        .collect();
+                    let groups: Vec<Vec<String>> =
+                        (0..n).map(|r| turns.iter().flat_map(|t| t[r].iter().cloned()).collect()).collect();
                     let (a, b) = self.two_words(&groups, label == "yes");
                     let instr = format!(
                         "Given the context with alternating roles and their respective context words, determine if the word \"{a}\" and the word \"{b}\" are in the same role. Answer with \"yes\" or \"no\"."
@@ -1075,11 +913,7 @@ impl<'a> Gen<'a> {
                 let (lists, ctx) = self.round_robin(n);
                 let reference: Vec<&str> = lists
                     .iter()
-                    .map(|l| {
-                        if last { l.last() } else { l.first() }
-                            .map(String::as_str)
-                            .unwrap_or("")
-                    })
+                    .map(|l| if last { l.last() } else { l.first() }.map(String::as_str).unwrap_or(""))
                     .collect();
                 let instr = format!(
                     "Given the lists of words in the context, identify and recall the {which} word from each list. Provide your answer as a list of these words separated by commas."
@@ -1095,8 +929,7 @@ impl<'a> Gen<'a> {
         for _ in 0..self.s {
             let start = self.rng.randint(1, 100) as i64;
             let mut value = start;
-            let mut ops =
-                format!("Begin with the number {start}. Perform the following operations:\n");
+            let mut ops = format!("Begin with the number {start}. Perform the following operations:\n");
             for i in 1..=steps {
                 let k = self.rng.randint(1, 100) as i64;
                 if self.rng.coin() {
@@ -1109,11 +942,7 @@ impl<'a> Gen<'a> {
             }
             let instr = "In the context, you are given an initial number and a series of operations to perform on that number. Your task is to determine the final result of the operations. Write your final answer after the text \"FINAL ANSWER:\". For example, \"FINAL ANSWER: 42\".";
             let cond = vec![("step", steps.to_string())];
-            self.push(
-                cond,
-                prompt_final("Context:\n\n", &ops, instr),
-                Reference::Int(value),
-            );
+            self.push(cond, prompt_final("Context:\n\n", &ops, instr), Reference::Int(value));
         }
     }
 
@@ -1143,40 +972,24 @@ impl<'a> Gen<'a> {
                         let k = self.rng.randint(1, (state.len() / 2).max(1) as i32) as usize;
                         let gone = self.sample_from_list(&state, k);
                         state.retain(|w| !gone.contains(w));
-                        ops.push_str(&format!(
-                            "Agent discards the following words: {}.\n",
-                            gone.join(", ")
-                        ));
+                        ops.push_str(&format!("Agent discards the following words: {}.\n", gone.join(", ")));
                     } else {
                         let room = size.saturating_sub(state.len()).max(1);
                         let k = self.rng.randint(1, room as i32) as usize;
                         let new = self.fresh_words(&mut used, k);
                         state.extend(new.iter().cloned());
-                        ops.push_str(&format!(
-                            "Agent draws the following words: {}.\n",
-                            new.join(", ")
-                        ));
+                        ops.push_str(&format!("Agent draws the following words: {}.\n", new.join(", ")));
                     }
                 }
                 let instr = "Given the actions of the agent, your task is to determine the final list of words the agent ends up with after a series of actions. Write your final answer after the text \"FINAL ANSWER:\". For example, \"FINAL ANSWER: word1, word2, word3\"";
-                let cond = vec![
-                    ("step", steps.to_string()),
-                    ("state_size", size.to_string()),
-                ];
-                self.push(
-                    cond,
-                    prompt_final("Agent actions:\n\n", &ops, instr),
-                    Reference::List(state),
-                );
+                let cond = vec![("step", steps.to_string()), ("state_size", size.to_string())];
+                self.push(cond, prompt_final("Agent actions:\n\n", &ops, instr), Reference::List(state));
             }
         }
     }
 
     fn sample_from_list(&mut self, list: &[String], k: usize) -> Vec<String> {
-        self.sample_idx(list.len(), k.min(list.len()))
-            .into_iter()
-            .map(|i| list[i].clone())
-            .collect()
+        self.sample_idx(list.len(), k.min(list.len())).into_iter().map(|i| list[i].clone()).collect()
     }
 
     /// Processing data blocks: a random role, turn and word; the reference is every later word of that
@@ -1192,8 +1005,7 @@ impl<'a> Gen<'a> {
                         continue;
                     }
                     let i = self.rng.index(turns[t][r].len());
-                    let mut after: Vec<&str> =
-                        turns[t][r][i + 1..].iter().map(String::as_str).collect();
+                    let mut after: Vec<&str> = turns[t][r][i + 1..].iter().map(String::as_str).collect();
                     for later in &turns[t + 1..] {
                         after.extend(later[r].iter().map(String::as_str));
                     }
@@ -1206,11 +1018,7 @@ impl<'a> Gen<'a> {
                     "The context consists of a series of alternating roles, each associated with a list of words. Your task is to identify and recall all the words from the role labeled \"Role {}\" that appear after the word \"{w}\" in the sequence. Please write your answer after the text \"Answer:\". For example, \"Answer: word1, word2, word3\".",
                     r + 1
                 );
-                let cond = vec![
-                    self.ctx_cond(),
-                    ("n_roles", n.to_string()),
-                    ("n_turns", "10".into()),
-                ];
+                let cond = vec![self.ctx_cond(), ("n_roles", n.to_string()), ("n_turns", "10".into())];
                 self.push(cond, prompt(&ctx, &instr), text(reference));
             }
         }
@@ -1232,10 +1040,7 @@ impl<'a> Gen<'a> {
                     for name in &NAMES[..n_agents] {
                         let k = self.rng.randint(1, size as i32 - 1) as usize;
                         let ws = self.fresh_words(&mut used, k);
-                        ops.push_str(&format!(
-                            "{name} starts with the following words: {}.\n",
-                            ws.join(", ")
-                        ));
+                        ops.push_str(&format!("{name} starts with the following words: {}.\n", ws.join(", ")));
                         state.push(ws);
                     }
                     let mut done = 0;
@@ -1246,14 +1051,9 @@ impl<'a> Gen<'a> {
                                 if state[a].len() >= size {
                                     continue;
                                 }
-                                let k =
-                                    self.rng.randint(1, (size - state[a].len()) as i32) as usize;
+                                let k = self.rng.randint(1, (size - state[a].len()) as i32) as usize;
                                 let new = self.fresh_words(&mut used, k);
-                                ops.push_str(&format!(
-                                    "{} draws the following words: {}.\n",
-                                    NAMES[a],
-                                    new.join(", ")
-                                ));
+                                ops.push_str(&format!("{} draws the following words: {}.\n", NAMES[a], new.join(", ")));
                                 state[a].extend(new);
                             }
                             1 => {
@@ -1277,10 +1077,7 @@ impl<'a> Gen<'a> {
                                 if state[a].is_empty() || state[b].is_empty() {
                                     continue;
                                 }
-                                let k = self
-                                    .rng
-                                    .randint(1, state[a].len().min(state[b].len()) as i32)
-                                    as usize;
+                                let k = self.rng.randint(1, state[a].len().min(state[b].len()) as i32) as usize;
                                 let give = self.sample_from_list(&state[a], k);
                                 let get = self.sample_from_list(&state[b], k);
                                 state[a].retain(|w| !give.contains(w));
@@ -1298,22 +1095,15 @@ impl<'a> Gen<'a> {
                         }
                         done += 1;
                     }
-                    let reference: BTreeMap<String, Vec<String>> = NAMES[..n_agents]
-                        .iter()
-                        .map(|n| n.to_string())
-                        .zip(state)
-                        .collect();
+                    let reference: BTreeMap<String, Vec<String>> =
+                        NAMES[..n_agents].iter().map(|n| n.to_string()).zip(state).collect();
                     let instr = "Given the actions of the agents, your task is to determine the final list of words each agent ends up with after a series of actions. Write your final answer after the text \"FINAL ANSWER:\". For example, \"FINAL ANSWER: Agent A: word1, word2, word3\nAgent B: word4, word5\".";
                     let cond = vec![
                         ("step", steps.to_string()),
                         ("state_size", size.to_string()),
                         ("n_agents", n_agents.to_string()),
                     ];
-                    self.push(
-                        cond,
-                        prompt_final("Agents actions:\n\n", &ops, instr),
-                        Reference::Agents(reference),
-                    );
+                    self.push(cond, prompt_final("Agents actions:\n\n", &ops, instr), Reference::Agents(reference));
                 }
             }
         }
@@ -1324,19 +1114,11 @@ impl<'a> Gen<'a> {
 // Small helpers.
 
 fn split_items(s: &str) -> Vec<String> {
-    if s.is_empty() {
-        Vec::new()
-    } else {
-        s.split(", ").map(str::to_string).collect()
-    }
+    if s.is_empty() { Vec::new() } else { s.split(", ").map(str::to_string).collect() }
 }
 
 fn join_pairs(pairs: &[(String, String)]) -> String {
-    pairs
-        .iter()
-        .map(|(k, v)| format!("{k}: {v}"))
-        .collect::<Vec<_>>()
-        .join(", ")
+    pairs.iter().map(|(k, v)| format!("{k}: {v}")).collect::<Vec<_>>().join(", ")
 }
 
 /// Is `run` a contiguous run of `items`?

@@ -57,8 +57,7 @@ pub const LETTERS: &str = "bcdfghjklnpqrstvwxyz";
 pub const NOISE_SYMBOLS: &str = "#$%&*@^~";
 
 /// README protocol: the retry message after an invalid reply.
-pub const README_RETRY: &str =
-    "Your response is invalid. Please try again and respond with only 'm' or '-'.";
+pub const README_RETRY: &str = "Your response is invalid. Please try again and respond with only 'm' or '-'.";
 /// System-prompt protocol: the invalid-response message (verbatim from the verbal noise, verbal and
 /// spatial CoT, spatial feedback and abstraction notebooks).
 pub const INVALID_RESPONSE: &str =
@@ -130,9 +129,7 @@ impl Variant {
             Variant::Grids4x4 => Some(4),
             Variant::Grids5x5 => Some(5),
             Variant::Grids7x7 => Some(7),
-            Variant::Grids3x3 | Variant::Grids3x3Abstraction | Variant::Grids3x3Abstraction2 => {
-                Some(3)
-            }
+            Variant::Grids3x3 | Variant::Grids3x3Abstraction | Variant::Grids3x3Abstraction2 => Some(3),
         }
     }
     pub fn is_spatial(self) -> bool {
@@ -141,14 +138,8 @@ impl Variant {
     /// The match rule the block labels follow.
     pub fn rule(self) -> MatchRule {
         match self {
-            Variant::Grids3x3Abstraction => MatchRule::RowCol {
-                size: 3,
-                include_identical: true,
-            },
-            Variant::Grids3x3Abstraction2 => MatchRule::RowCol {
-                size: 3,
-                include_identical: false,
-            },
+            Variant::Grids3x3Abstraction => MatchRule::RowCol { size: 3, include_identical: true },
+            Variant::Grids3x3Abstraction2 => MatchRule::RowCol { size: 3, include_identical: false },
             _ => MatchRule::Identity,
         }
     }
@@ -183,37 +174,22 @@ pub enum MatchRule {
     /// Same item.
     Identity,
     /// Same row or column of a `size`×`size` grid (cells numbered from 1, row-major).
-    RowCol {
-        size: usize,
-        include_identical: bool,
-    },
+    RowCol { size: usize, include_identical: bool },
 }
 
 impl MatchRule {
     pub fn is_match(self, a: &str, b: &str) -> bool {
         match self {
             MatchRule::Identity => a == b,
-            MatchRule::RowCol {
-                size,
-                include_identical,
-            } => {
+            MatchRule::RowCol { size, include_identical } => {
                 let (Ok(x), Ok(y)) = (a.parse::<usize>(), b.parse::<usize>()) else {
                     return false;
                 };
                 if x == 0 || y == 0 {
                     return false;
                 }
-                let (rx, cx, ry, cy) = (
-                    (x - 1) / size,
-                    (x - 1) % size,
-                    (y - 1) / size,
-                    (y - 1) % size,
-                );
-                if x == y {
-                    include_identical
-                } else {
-                    rx == ry || cx == cy
-                }
+                let (rx, cx, ry, cy) = ((x - 1) / size, (x - 1) % size, (y - 1) / size, (y - 1) % size);
+                if x == y { include_identical } else { rx == ry || cx == cy }
             }
         }
     }
@@ -236,10 +212,8 @@ pub fn blocks(variant: Variant, n: u8) -> Vec<Block> {
         .filter_map(|line| {
             let mut it = line.split(' ');
             let (lv, ln, _b, st, co) = (it.next()?, it.next()?, it.next()?, it.next()?, it.next()?);
-            (lv == v && ln == ns).then(|| Block {
-                stimuli: st.split(',').map(String::from).collect(),
-                conditions: co.to_string(),
-            })
+            (lv == v && ln == ns)
+                .then(|| Block { stimuli: st.split(',').map(String::from).collect(), conditions: co.to_string() })
         })
         .collect()
 }
@@ -257,9 +231,7 @@ pub fn generate_block(
     rule: MatchRule,
 ) -> Result<Block, String> {
     if n == 0 || n >= len || matches > len - n {
-        return Err(format!(
-            "cannot place {matches} matches at N={n} in {len} trials"
-        ));
+        return Err(format!("cannot place {matches} matches at N={n} in {len} trials"));
     }
     if alphabet.len() < 2 {
         return Err("alphabet needs at least two items".into());
@@ -275,9 +247,7 @@ pub fn generate_block(
             let back = &seq[i - n];
             match rule {
                 MatchRule::Identity => vec![back],
-                MatchRule::RowCol { .. } => {
-                    alphabet.iter().filter(|x| rule.is_match(back, x)).collect()
-                }
+                MatchRule::RowCol { .. } => alphabet.iter().filter(|x| rule.is_match(back, x)).collect(),
             }
         } else {
             alphabet
@@ -292,10 +262,7 @@ pub fn generate_block(
         seq.push(cands[rng.index(cands.len())].clone());
         cond.push(if m { 'm' } else { '-' });
     }
-    Ok(Block {
-        stimuli: seq,
-        conditions: cond,
-    })
+    Ok(Block { stimuli: seq, conditions: cond })
 }
 
 /// How the task is presented.
@@ -316,13 +283,8 @@ pub enum Protocol {
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 5] = [
-        Protocol::Readme,
-        Protocol::Base,
-        Protocol::Noise,
-        Protocol::Feedback,
-        Protocol::Cot,
-    ];
+    pub const ALL: [Protocol; 5] =
+        [Protocol::Readme, Protocol::Base, Protocol::Noise, Protocol::Feedback, Protocol::Cot];
     pub fn as_str(self) -> &'static str {
         match self {
             Protocol::Readme => "readme",
@@ -346,12 +308,8 @@ impl Protocol {
 }
 
 fn number_word(n: usize) -> String {
-    const W: [&str; 11] = [
-        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-    ];
-    W.get(n)
-        .map(|s| s.to_string())
-        .unwrap_or_else(|| n.to_string())
+    const W: [&str; 11] = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"];
+    W.get(n).map(|s| s.to_string()).unwrap_or_else(|| n.to_string())
 }
 
 fn cell_count_word(size: usize) -> String {
@@ -392,16 +350,10 @@ pub fn render_grid(size: usize, cell: usize) -> String {
 /// The README instruction (first user message), verbatim for N = 1, 2, 3.
 pub fn readme_instruction(n: usize) -> String {
     let (same, diff) = if n == 1 {
-        (
-            "the previous letter".to_string(),
-            "the previous letter".to_string(),
-        )
+        ("the previous letter".to_string(), "the previous letter".to_string())
     } else {
         let w = number_word(n);
-        (
-            format!("the letter {w} trials ago"),
-            format!("the letter {w} trials ago"),
-        )
+        (format!("the letter {w} trials ago"), format!("the letter {w} trials ago"))
     };
     format!(
         "Instruction: as a language model, you are asked to perform a {n}-back task. A letter will be presented on every trial. Your task is to respond with 'm' whenever the letter presented is the same as {same}, and '-' whenever the letter presented is different from {diff}. A strict rule is that you must not output anything other than 'm' or '-'. Now begins the task."
@@ -429,15 +381,13 @@ pub fn system_prompt(variant: Variant, protocol: Protocol, n: usize) -> String {
     let w = number_word(n);
     match variant.grid_size() {
         None => {
-            let strict = "Only 'm' and '-' are allowed responses. No explanations needed: please don't output any extra words!!";
+            let strict =
+                "Only 'm' and '-' are allowed responses. No explanations needed: please don't output any extra words!!";
             match protocol {
                 // Verbatim (verbal.ipynb).
                 Protocol::Base | Protocol::Readme => {
-                    let reference = if n == 1 {
-                        "the previous one".to_string()
-                    } else {
-                        format!("the letter {w} letters ago")
-                    };
+                    let reference =
+                        if n == 1 { "the previous one".to_string() } else { format!("the letter {w} letters ago") };
                     format!(
                         "You are asked to perform a {n}-back task. You will see a sequence of letters. Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the current letter is the same as {reference}, and '-' (no quotation marks, just the dash sign) otherwise. {strict} The sequence will be presented one letter at a time. Now begins the task."
                     )
@@ -445,11 +395,8 @@ pub fn system_prompt(variant: Variant, protocol: Protocol, n: usize) -> String {
                 // Verbatim from experiments/verbal_with_noise.ipynb (1-back, 2-back and 3-back cells;
                 // note "trials ago" here vs "letters ago" in the other verbal notebooks).
                 Protocol::Noise => {
-                    let reference = if n == 1 {
-                        "the previous one".to_string()
-                    } else {
-                        format!("the letter {w} trials ago")
-                    };
+                    let reference =
+                        if n == 1 { "the previous one".to_string() } else { format!("the letter {w} trials ago") };
                     format!(
                         "You are asked to perform a {n}-back task. You will see a sequence of letters. The sequence will be presented one letter at a time, accompanied with random noise symbols chosen from '{NOISE_SYMBOLS}'. Please ignore the noise symbols and focus on the letter only. Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the current letter is the same as {reference}, and '-' (no quotation marks, just the dash sign) otherwise. Note that you are only allowed to respond with 'm' or '-'. No explanations needed: please don't output any extra words!! Now begins the task."
                     )
@@ -457,11 +404,8 @@ pub fn system_prompt(variant: Variant, protocol: Protocol, n: usize) -> String {
                 // Verbatim from experiments/verbal_with_feedback.ipynb (1-back, 2-back and 3-back cells;
                 // only the 2-back cell says "No explanations needed - please").
                 Protocol::Feedback => {
-                    let reference = if n == 1 {
-                        "the previous one".to_string()
-                    } else {
-                        format!("the letter {w} letters ago")
-                    };
+                    let reference =
+                        if n == 1 { "the previous one".to_string() } else { format!("the letter {w} letters ago") };
                     let sep = if n == 2 { " -" } else { ":" };
                     format!(
                         "You are asked to perform a {n}-back task. You will see a sequence of letters. Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the current letter is the same as {reference}, and '-' (no quotation marks, just the dash sign) otherwise. The sequence will be presented one letter at a time. Feedback on whether your last response was correct or wrong will also be presented. Please take advantage of feedback information to improve your performance. Note that you are only allowed to respond with 'm' or '-'. No explanations needed{sep} please don't output any extra words!! Now begins the task."
@@ -472,18 +416,20 @@ pub fn system_prompt(variant: Variant, protocol: Protocol, n: usize) -> String {
                 // trailing space after "otherwise.".
                 Protocol::Cot => {
                     let (reference, prev) = if n == 1 {
-                        (
-                            "the previous one".to_string(),
-                            "the previous letter".to_string(),
-                        )
+                        ("the previous one".to_string(), "the previous letter".to_string())
                     } else {
                         let r = format!("the letter {w} letters ago");
                         (r.clone(), r)
                     };
                     triple_quoted(&[
-                        format!("You are asked to perform a {n}-back task. You will see a sequence of letters. The sequence will be presented one letter at a time."),
-                        format!("Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the current letter is the same as {reference}, and '-' (no quotation marks, just the dash sign) otherwise. "),
-                        "Please think step by step and provide your thinking steps after responding with 'm' or '-'.".to_string(),
+                        format!(
+                            "You are asked to perform a {n}-back task. You will see a sequence of letters. The sequence will be presented one letter at a time."
+                        ),
+                        format!(
+                            "Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the current letter is the same as {reference}, and '-' (no quotation marks, just the dash sign) otherwise. "
+                        ),
+                        "Please think step by step and provide your thinking steps after responding with 'm' or '-'."
+                            .to_string(),
                         "Here are examples of how to format your response:".to_string(),
                         format!("1. 'm: {prev} was a, the current letter is a, so my response is m'."),
                         format!("2. '-: {prev} was a, the current letter is b, so my response is -'."),
@@ -493,21 +439,16 @@ pub fn system_prompt(variant: Variant, protocol: Protocol, n: usize) -> String {
             }
         }
         Some(size) => {
-            let reference = if n == 1 {
-                "the previous grid".to_string()
-            } else {
-                format!("the grid {w} trials ago")
-            };
+            let reference = if n == 1 { "the previous grid".to_string() } else { format!("the grid {w} trials ago") };
             let cells = cell_count_word(size);
             let g1 = render_grid(size, 1);
             let intro = format!(
                 "You are asked to perform a {n}-back task. You will see a sequence of {size}*{size} grids. Each grid has a letter X in one of the {cells} positions. For example, a grid with X at top left corner would be {g1}."
             );
-            let strict = "Only 'm' and '-' are allowed responses. No explanations needed: please don't output any extra words!!";
+            let strict =
+                "Only 'm' and '-' are allowed responses. No explanations needed: please don't output any extra words!!";
             match variant.rule() {
-                MatchRule::RowCol {
-                    include_identical, ..
-                } => {
+                MatchRule::RowCol { include_identical, .. } => {
                     // Verbatim from experiments/spatial_abstraction.ipynb (1-back, 2-back, 3-back cells)
                     // and experiments/spatial_abstraction_2.ipynb (1-back and 2-back cells; 3-back
                     // follows the same pattern). The abstraction-2 note says "the previous grid" for
@@ -531,11 +472,7 @@ pub fn system_prompt(variant: Variant, protocol: Protocol, n: usize) -> String {
                     // The N = 1 cells of the noise and feedback notebooks say "and '-'" and
                     // "No explanations needed: please"; their 2-back and 3-back cells say
                     // "and respond with '-'" and "No explanations needed - please".
-                    let (respond, sep) = if n == 1 {
-                        ("", ":")
-                    } else {
-                        ("respond with ", " -")
-                    };
+                    let (respond, sep) = if n == 1 { ("", ":") } else { ("respond with ", " -") };
                     match protocol {
                         // Verbatim for base (spatial_3*3.ipynb, note the double space before "Only").
                         Protocol::Base | Protocol::Readme => format!(
@@ -606,13 +543,7 @@ pub struct DialogueOptions {
 
 impl DialogueOptions {
     pub fn new(protocol: Protocol) -> Self {
-        DialogueOptions {
-            protocol,
-            seed: 0,
-            max_retries: None,
-            prefill: None,
-            keep_raw: false,
-        }
+        DialogueOptions { protocol, seed: 0, max_retries: None, prefill: None, keep_raw: false }
     }
 }
 
@@ -673,11 +604,7 @@ impl NbackDialogue {
     ) -> Result<Self, String> {
         let protocol = opts.protocol;
         if !protocol.supports(variant) {
-            return Err(format!(
-                "protocol {} is not defined for {}",
-                protocol.as_str(),
-                variant.as_str()
-            ));
+            return Err(format!("protocol {} is not defined for {}", protocol.as_str(), variant.as_str()));
         }
         if block.stimuli.len() != block.conditions.chars().count() {
             return Err("stimuli and conditions differ in length".into());
@@ -688,11 +615,8 @@ impl NbackDialogue {
                 ^ (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
                 ^ (block_index as u64).wrapping_mul(0xBF58_476D_1CE4_E5B9),
         );
-        let shown = block
-            .stimuli
-            .iter()
-            .map(|s| render_stimulus(variant, s, protocol == Protocol::Noise, &mut rng))
-            .collect();
+        let shown =
+            block.stimuli.iter().map(|s| render_stimulus(variant, s, protocol == Protocol::Noise, &mut rng)).collect();
         let first = if readme {
             Message::user(readme_instruction(n as usize))
         } else {
@@ -706,10 +630,7 @@ impl NbackDialogue {
             stimuli: block.stimuli.clone(),
             shown,
             conditions: block.conditions.clone(),
-            prefill: opts
-                .prefill
-                .unwrap_or(if readme { 6 } else { 0 })
-                .min(block.stimuli.len()),
+            prefill: opts.prefill.unwrap_or(if readme { 6 } else { 0 }).min(block.stimuli.len()),
             max_retries: opts.max_retries.unwrap_or(if readme { 1 } else { 3 }),
             keep_raw: opts.keep_raw,
             messages: vec![first],
@@ -720,11 +641,7 @@ impl NbackDialogue {
             let target = d.target(i);
             d.messages.push(Message::user(d.user_turn(i)));
             d.messages.push(Message::assistant(target.to_string()));
-            d.trials.push(TrialRecord {
-                replies: vec![],
-                answer: Some(target),
-                prefilled: true,
-            });
+            d.trials.push(TrialRecord { replies: vec![], answer: Some(target), prefilled: true });
         }
         if !d.finished() {
             d.messages.push(Message::user(d.user_turn(d.trials.len())));
@@ -733,11 +650,7 @@ impl NbackDialogue {
     }
 
     fn target(&self, i: usize) -> char {
-        if self.conditions.chars().nth(i) == Some('m') {
-            'm'
-        } else {
-            '-'
-        }
+        if self.conditions.chars().nth(i) == Some('m') { 'm' } else { '-' }
     }
 
     /// The user message of trial `i` (depends on the previous answer in the feedback protocol).
@@ -755,11 +668,7 @@ impl NbackDialogue {
             }
             return x.clone();
         }
-        let tail = if self.variant.is_spatial() {
-            "Response:"
-        } else {
-            "Your response:"
-        };
+        let tail = if self.variant.is_spatial() { "Response:" } else { "Your response:" };
         if i == 0 {
             format!("Current input: {x}. {tail}")
         } else {
@@ -791,10 +700,7 @@ impl NbackDialogue {
 
     /// The answers so far, one char per completed trial: `m`, `-`, or `?` (unusable).
     pub fn answers(&self) -> String {
-        self.trials
-            .iter()
-            .map(|t| t.answer.unwrap_or('?'))
-            .collect()
+        self.trials.iter().map(|t| t.answer.unwrap_or('?')).collect()
     }
 
     /// Scores of the completed trials (all of the block once finished). Pre-filled trials count, as in
@@ -814,21 +720,13 @@ impl NbackDialogue {
 
     /// Every raw reply fed so far, in order (what a runner saves to resume).
     pub fn replies(&self) -> Vec<String> {
-        self.trials
-            .iter()
-            .flat_map(|t| t.replies.iter().cloned())
-            .chain(self.pending.iter().cloned())
-            .collect()
+        self.trials.iter().flat_map(|t| t.replies.iter().cloned()).chain(self.pending.iter().cloned()).collect()
     }
 
     fn complete(&mut self, answer: Option<char>, history: String) {
         self.messages.push(Message::assistant(history));
         let replies = std::mem::take(&mut self.pending);
-        self.trials.push(TrialRecord {
-            replies,
-            answer,
-            prefilled: false,
-        });
+        self.trials.push(TrialRecord { replies, answer, prefilled: false });
         if !self.finished() {
             let turn = self.user_turn(self.trials.len());
             self.messages.push(Message::user(turn));
@@ -845,11 +743,7 @@ fn render_stimulus(variant: Variant, item: &str, noise: bool, rng: &mut Rng) -> 
             }
             // Letter plus 3–6 distinct symbols, all shuffled together.
             let k = rng.randint(3, 6) as usize;
-            let mut chars: Vec<String> = rng
-                .sample_from(&symbols, k)
-                .into_iter()
-                .map(String::from)
-                .collect();
+            let mut chars: Vec<String> = rng.sample_from(&symbols, k).into_iter().map(String::from).collect();
             chars.push(item.to_string());
             rng.shuffle(&mut chars);
             chars.concat()
@@ -887,11 +781,7 @@ impl Dialogue for NbackDialogue {
         self.pending.push(reply.to_string());
         match extract(reply) {
             Some(c) => {
-                let history = if self.keep_raw {
-                    reply.to_string()
-                } else {
-                    c.to_string()
-                };
+                let history = if self.keep_raw { reply.to_string() } else { c.to_string() };
                 self.complete(Some(c), history);
             }
             None => {
@@ -914,12 +804,7 @@ pub enum BlockSource {
     /// The published files.
     Published,
     /// New blocks from [`generate_block`] with the variant's alphabet and rule.
-    Generated {
-        count: usize,
-        len: usize,
-        matches: usize,
-        seed: u64,
-    },
+    Generated { count: usize, len: usize, matches: usize, seed: u64 },
 }
 
 /// What [`samples`] builds.
@@ -961,10 +846,7 @@ impl NbackConfig {
         if self.ns.contains(&0) {
             return Err("N must be at least 1".into());
         }
-        if let (BlockSource::Published, Some(&n)) = (
-            &self.source,
-            self.ns.iter().find(|&&n| !(1..=3).contains(&n)),
-        ) {
+        if let (BlockSource::Published, Some(&n)) = (&self.source, self.ns.iter().find(|&&n| !(1..=3).contains(&n))) {
             return Err(format!("no published blocks for N = {n} (only 1, 2, 3)"));
         }
         Ok(())
@@ -997,24 +879,12 @@ pub fn samples(config: &NbackConfig) -> Vec<Sample> {
     for &n in &config.ns {
         let list: Vec<Block> = match config.source {
             BlockSource::Published => blocks(config.variant, n),
-            BlockSource::Generated {
-                count,
-                len,
-                matches,
-                seed,
-            } => {
+            BlockSource::Generated { count, len, matches, seed } => {
                 let mut rng = Rng::from_u64(seed.wrapping_add((n as u64) << 48));
                 let alphabet = config.variant.alphabet();
                 let mut v = Vec::with_capacity(count);
                 for _ in 0..count {
-                    match generate_block(
-                        &mut rng,
-                        n as usize,
-                        len,
-                        matches,
-                        &alphabet,
-                        config.variant.rule(),
-                    ) {
+                    match generate_block(&mut rng, n as usize, len, matches, &alphabet, config.variant.rule()) {
                         Ok(b) => v.push(b),
                         Err(_) => return Vec::new(),
                     }
@@ -1038,10 +908,7 @@ pub fn samples(config: &NbackConfig) -> Vec<Sample> {
             let conditions = BTreeMap::from([
                 ("n".to_string(), n.to_string()),
                 ("variant".to_string(), config.variant.as_str().to_string()),
-                (
-                    "protocol".to_string(),
-                    config.options.protocol.as_str().to_string(),
-                ),
+                ("protocol".to_string(), config.options.protocol.as_str().to_string()),
                 ("block".to_string(), i.to_string()),
             ]);
             out.push(Sample {
@@ -1268,7 +1135,8 @@ mod tests {
                 }
             }
         }
-        let files: std::collections::BTreeSet<String> = reported_summary().into_iter().map(|r| r.results_file).collect();
+        let files: std::collections::BTreeSet<String> =
+            reported_summary().into_iter().map(|r| r.results_file).collect();
         assert_eq!(files.len(), claimed.len(), "every published file is drawn beside some run: {files:?}");
         assert!(reported_for(Variant::Letters, Protocol::Readme).is_empty());
         assert_eq!(reported_for(Variant::Letters, Protocol::Noise)[0].results_file, "all_trials_verbal_noise.json");
@@ -1290,7 +1158,11 @@ mod tests {
         assert_eq!(t.levels.iter().map(|l| (l.0, l.1)).collect::<Vec<_>>(), vec![(1, 50), (2, 50), (3, 50)]);
         let k = t.kruskal.unwrap();
         assert!(close(k.statistic, 97.53758910622581) && close(k.p, 6.606655121674553e-22), "{k:?}");
-        let want = [(1, 2, 2451.5, 8.87971678577776e-17), (1, 3, 2487.0, 1.1015314151433916e-17), (2, 3, 1566.0, 0.028331214684948567)];
+        let want = [
+            (1, 2, 2451.5, 8.87971678577776e-17),
+            (1, 3, 2487.0, 1.1015314151433916e-17),
+            (2, 3, 1566.0, 0.028331214684948567),
+        ];
         for ((a, b, r), (wa, wb, u, p)) in t.pairs.iter().zip(want) {
             let (r, adj) = r.as_ref().unwrap();
             assert_eq!((*a, *b), (wa, wb));
@@ -1313,30 +1185,20 @@ mod tests {
             let (len, matches) = v.published_shape();
             for n in 1..=3u8 {
                 let bs = blocks(v, n);
-                assert_eq!(
-                    bs.len(),
-                    if v == Variant::Letters30 { 30 } else { 50 },
-                    "{v:?} {n}"
-                );
+                assert_eq!(bs.len(), if v == Variant::Letters30 { 30 } else { 50 }, "{v:?} {n}");
                 for b in &bs {
                     assert_eq!(b.stimuli.len(), len);
                     assert_eq!(b.conditions.matches('m').count(), matches);
                     // Every labelled match follows the rule.
                     for (i, c) in b.conditions.chars().enumerate() {
                         if c == 'm' {
-                            assert!(
-                                i >= n as usize
-                                    && v.rule().is_match(&b.stimuli[i - n as usize], &b.stimuli[i])
-                            );
+                            assert!(i >= n as usize && v.rule().is_match(&b.stimuli[i - n as usize], &b.stimuli[i]));
                         }
                     }
                 }
             }
         }
-        assert_eq!(
-            blocks(Variant::Letters, 1)[0].conditions,
-            "----mm--mm--m---mm---m--"
-        );
+        assert_eq!(blocks(Variant::Letters, 1)[0].conditions, "----mm--mm--m---mm---m--");
         assert_eq!(blocks(Variant::Letters, 4).len(), 0);
     }
 
@@ -1347,26 +1209,16 @@ mod tests {
             blocks(v, n)
                 .iter()
                 .filter(|b| {
-                    b.conditions.chars().enumerate().any(|(i, c)| {
-                        c == '-' && i >= n as usize && b.stimuli[i] == b.stimuli[i - n as usize]
-                    })
+                    b.conditions
+                        .chars()
+                        .enumerate()
+                        .any(|(i, c)| c == '-' && i >= n as usize && b.stimuli[i] == b.stimuli[i - n as usize])
                 })
                 .count()
         };
+        assert_eq!([count(Variant::Letters, 1), count(Variant::Letters, 2), count(Variant::Letters, 3)], [4, 2, 0]);
         assert_eq!(
-            [
-                count(Variant::Letters, 1),
-                count(Variant::Letters, 2),
-                count(Variant::Letters, 3)
-            ],
-            [4, 2, 0]
-        );
-        assert_eq!(
-            [
-                count(Variant::Letters30, 1),
-                count(Variant::Letters30, 2),
-                count(Variant::Letters30, 3)
-            ],
+            [count(Variant::Letters30, 1), count(Variant::Letters30, 2), count(Variant::Letters30, 3)],
             [1, 1, 1]
         );
     }
@@ -1382,11 +1234,7 @@ mod tests {
                     assert_eq!(b.conditions.matches('m').count(), 8);
                     for (i, c) in b.conditions.chars().enumerate() {
                         if i >= n {
-                            assert_eq!(
-                                c == 'm',
-                                v.rule().is_match(&b.stimuli[i - n], &b.stimuli[i]),
-                                "{v:?} {b:?}"
-                            );
+                            assert_eq!(c == 'm', v.rule().is_match(&b.stimuli[i - n], &b.stimuli[i]), "{v:?} {b:?}");
                         } else {
                             assert_eq!(c, '-');
                         }
@@ -1395,17 +1243,7 @@ mod tests {
                 }
             }
         }
-        assert!(
-            generate_block(
-                &mut rng,
-                3,
-                10,
-                8,
-                &Variant::Letters.alphabet(),
-                MatchRule::Identity
-            )
-            .is_err()
-        );
+        assert!(generate_block(&mut rng, 3, 10, 8, &Variant::Letters.alphabet(), MatchRule::Identity).is_err());
     }
 
     #[test]
@@ -1415,10 +1253,7 @@ mod tests {
             "Instruction: as a language model, you are asked to perform a 1-back task. A letter will be presented on every trial. Your task is to respond with 'm' whenever the letter presented is the same as the previous letter, and '-' whenever the letter presented is different from the previous letter. A strict rule is that you must not output anything other than 'm' or '-'. Now begins the task."
         );
         assert!(readme_instruction(2).contains("the same as the letter two trials ago, and '-' whenever the letter presented is different from the letter two trials ago."));
-        assert!(
-            readme_instruction(3).contains("3-back task")
-                && readme_instruction(3).contains("three trials ago")
-        );
+        assert!(readme_instruction(3).contains("3-back task") && readme_instruction(3).contains("three trials ago"));
     }
 
     #[test]
@@ -1427,10 +1262,7 @@ mod tests {
             system_prompt(Variant::Letters, Protocol::Base, 3),
             "You are asked to perform a 3-back task. You will see a sequence of letters. Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the current letter is the same as the letter three letters ago, and '-' (no quotation marks, just the dash sign) otherwise. Only 'm' and '-' are allowed responses. No explanations needed: please don't output any extra words!! The sequence will be presented one letter at a time. Now begins the task."
         );
-        assert!(
-            system_prompt(Variant::Letters, Protocol::Base, 1)
-                .contains("the same as the previous one, and '-'")
-        );
+        assert!(system_prompt(Variant::Letters, Protocol::Base, 1).contains("the same as the previous one, and '-'"));
         assert_eq!(
             system_prompt(Variant::Grids3x3, Protocol::Base, 3),
             "You are asked to perform a 3-back task. You will see a sequence of 3*3 grids. Each grid has a letter X in one of the nine positions. For example, a grid with X at top left corner would be ``` |X|_|_| |_|_|_| |_|_|_| ```. Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the X is in the same position as the grid three trials ago, and respond with '-' (no quotation marks, just the dash sign) otherwise.  Only 'm' and '-' are allowed responses. No explanations needed: please don't output any extra words!! The sequence will be presented one grid at a time. Now begins the task."
@@ -1442,24 +1274,22 @@ mod tests {
                 && p4.contains("``` |X|_|_|_| |_|_|_|_| |_|_|_|_| |_|_|_|_| ```")
         );
         assert!(p4.contains("the same position as the previous grid,"));
-        assert!(
-            system_prompt(Variant::Grids7x7, Protocol::Base, 2).contains("forty-nine positions")
-        );
+        assert!(system_prompt(Variant::Grids7x7, Protocol::Base, 2).contains("forty-nine positions"));
         assert!(system_prompt(Variant::Letters, Protocol::Noise, 1).contains("accompanied with random noise symbols chosen from '#$%&*@^~'. Please ignore the noise symbols and focus on the letter only."));
         assert!(
             system_prompt(Variant::Grids3x3, Protocol::Noise, 1)
                 .contains("``` |X|*|_| |_|_|@| |_|~|_| ``` because of the noise.")
         );
-        assert!(system_prompt(Variant::Letters, Protocol::Cot, 1).contains(
-            "'m: the previous letter was a, the current letter is a, so my response is m'"
-        ));
+        assert!(
+            system_prompt(Variant::Letters, Protocol::Cot, 1)
+                .contains("'m: the previous letter was a, the current letter is a, so my response is m'")
+        );
         assert!(
             system_prompt(Variant::Grids3x3Abstraction, Protocol::Base, 1)
                 .contains("same row or column as the X in the previous grid")
         );
         assert!(
-            system_prompt(Variant::Grids3x3Abstraction2, Protocol::Base, 1)
-                .contains("that does not count as a match")
+            system_prompt(Variant::Grids3x3Abstraction2, Protocol::Base, 1).contains("that does not count as a match")
         );
         assert_eq!(render_grid(3, 4), "``` |_|_|_| |X|_|_| |_|_|_| ```");
     }
@@ -1544,18 +1374,14 @@ mod tests {
         );
         // spatial_abstraction.ipynb
         let abs1 = "You are asked to perform a 1-back task. You will see a sequence of 3*3 grids. Each grid has a letter X in one of the nine positions. For example, a grid with X at top left corner would be ``` |X|_|_| |_|_|_| |_|_|_| ```. Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the X in the current grid is in the same row or column as the X in the previous grid, and '-' (no quotation marks, just the dash sign) otherwise. For example, the X in ``` |X|_|_| |_|_|_| |_|_|_| ``` is in the same row as the X in ``` |_|X|_| |_|_|_| |_|_|_| ``` and ``` |_|_|X| |_|_|_| |_|_|_| ```, and in the same column as the X in ``` |_|_|_| |X|_|_| |_|_|_| ``` and ``` |_|_|_| |_|_|_| |X|_|_| ```. Note that ``` |X|_|_| |_|_|_| |_|_|_| ``` is also in the same row and column as ``` |X|_|_| |_|_|_| |_|_|_| ``` itself. The sequence will be presented one grid at a time. Note that you are only allowed to respond with 'm' or '-'. No explanations needed: please don't output any extra words!! Now begins the task.";
-        assert_eq!(
-            system_prompt(Variant::Grids3x3Abstraction, Protocol::Base, 1),
-            abs1
-        );
+        assert_eq!(system_prompt(Variant::Grids3x3Abstraction, Protocol::Base, 1), abs1);
         assert_eq!(
             system_prompt(Variant::Grids3x3Abstraction, Protocol::Base, 2),
             "You are asked to perform a 2-back task. You will see a sequence of 3*3 grids. Each grid has a letter X in one of the nine positions. For example, a grid with X at top left corner would be ``` |X|_|_| |_|_|_| |_|_|_| ```. Your task is to respond with 'm' (no quotation marks, just the letter m) whenever the X in the current grid is in the same row or column as the X in the grid two trials ago, and '-' (no quotation marks, just the dash sign) otherwise. For example, the X in ``` |X|_|_| |_|_|_| |_|_|_| ``` is in the same row as the X in ``` |_|X|_| |_|_|_| |_|_|_| ``` and ``` |_|_|X| |_|_|_| |_|_|_| ```, and in the same column as the X in ``` |_|_|_| |X|_|_| |_|_|_| ``` and ``` |_|_|_| |_|_|_| |X|_|_| ```. Note that ``` |X|_|_| |_|_|_| |_|_|_| ``` is also in the same row and column as ``` |X|_|_| |_|_|_| |_|_|_| ``` itself. The sequence will be presented one grid at a time. Note that you are only allowed to respond with 'm' or '-'. No explanations needed: please don't output any extra words!! Now begins the task."
         );
         assert_eq!(
             system_prompt(Variant::Grids3x3Abstraction, Protocol::Base, 3),
-            abs1.replace("1-back", "3-back")
-                .replace("X in the previous grid,", "X in the grid three trials ago,")
+            abs1.replace("1-back", "3-back").replace("X in the previous grid,", "X in the grid three trials ago,")
         );
         // spatial_abstraction_2.ipynb
         let note1 = format!("Note that {g1} is also in the same row and column as {g1} itself.");
@@ -1594,45 +1420,22 @@ mod tests {
             d.next_request().unwrap().last().unwrap().content.clone()
         };
         for n in 1..=3 {
-            assert_eq!(
-                retry(Variant::Letters, Protocol::Noise, n),
-                INVALID_RESPONSE
-            );
-            assert_eq!(
-                retry(Variant::Letters, Protocol::Feedback, n),
-                INVALID_RESPONSE_VERBAL_FEEDBACK
-            );
+            assert_eq!(retry(Variant::Letters, Protocol::Noise, n), INVALID_RESPONSE);
+            assert_eq!(retry(Variant::Letters, Protocol::Feedback, n), INVALID_RESPONSE_VERBAL_FEEDBACK);
             assert_eq!(retry(Variant::Letters, Protocol::Cot, n), INVALID_RESPONSE);
-            assert_eq!(
-                retry(Variant::Grids3x3, Protocol::Noise, n),
-                INVALID_RESPONSE_SPATIAL_NOISE
-            );
-            assert_eq!(
-                retry(Variant::Grids3x3, Protocol::Feedback, n),
-                INVALID_RESPONSE
-            );
+            assert_eq!(retry(Variant::Grids3x3, Protocol::Noise, n), INVALID_RESPONSE_SPATIAL_NOISE);
+            assert_eq!(retry(Variant::Grids3x3, Protocol::Feedback, n), INVALID_RESPONSE);
             assert_eq!(retry(Variant::Grids3x3, Protocol::Cot, n), INVALID_RESPONSE);
-            assert_eq!(
-                retry(Variant::Grids3x3Abstraction, Protocol::Base, n),
-                INVALID_RESPONSE
-            );
-            assert_eq!(
-                retry(Variant::Grids3x3Abstraction2, Protocol::Base, n),
-                INVALID_RESPONSE
-            );
+            assert_eq!(retry(Variant::Grids3x3Abstraction, Protocol::Base, n), INVALID_RESPONSE);
+            assert_eq!(retry(Variant::Grids3x3Abstraction2, Protocol::Base, n), INVALID_RESPONSE);
         }
         // User turns: bare grid, except the abstraction 3-back cells ("Current input: " + grid).
         for v in [Variant::Grids3x3Abstraction, Variant::Grids3x3Abstraction2] {
             for n in 1..=3u8 {
                 let b = &blocks(v, n)[0];
-                let d =
-                    NbackDialogue::new(v, n, 0, b, &DialogueOptions::new(Protocol::Base)).unwrap();
+                let d = NbackDialogue::new(v, n, 0, b, &DialogueOptions::new(Protocol::Base)).unwrap();
                 let grid = render_grid(3, b.stimuli[0].parse().unwrap());
-                let want = if n == 3 {
-                    format!("Current input: {grid}")
-                } else {
-                    grid
-                };
+                let want = if n == 3 { format!("Current input: {grid}") } else { grid };
                 assert_eq!(d.next_request().unwrap()[1].content, want);
             }
         }
@@ -1641,14 +1444,7 @@ mod tests {
     #[test]
     fn base_protocol_flow_and_perfect_scores() {
         let b = &blocks(Variant::Letters, 1)[0];
-        let mut d = NbackDialogue::new(
-            Variant::Letters,
-            1,
-            0,
-            b,
-            &DialogueOptions::new(Protocol::Base),
-        )
-        .unwrap();
+        let mut d = NbackDialogue::new(Variant::Letters, 1, 0, b, &DialogueOptions::new(Protocol::Base)).unwrap();
         let req = d.next_request().unwrap();
         assert_eq!(req.len(), 2);
         assert_eq!(req[0].role, super::super::Role::System);
@@ -1657,22 +1453,12 @@ mod tests {
         let req = d.next_request().unwrap();
         assert_eq!(req[2], Message::assistant("-"));
         assert_eq!(req[3], Message::user("v"));
-        let mut d = NbackDialogue::new(
-            Variant::Letters,
-            1,
-            0,
-            b,
-            &DialogueOptions::new(Protocol::Base),
-        )
-        .unwrap();
+        let mut d = NbackDialogue::new(Variant::Letters, 1, 0, b, &DialogueOptions::new(Protocol::Base)).unwrap();
         run_perfect(&mut d);
         assert!(d.next_request().is_none());
         assert_eq!(d.answers(), b.conditions);
         let s = d.scores();
-        assert_eq!(
-            (s.hit_rate, s.false_alarm_rate, s.accuracy),
-            (1.0, 0.0, 1.0)
-        );
+        assert_eq!((s.hit_rate, s.false_alarm_rate, s.accuracy), (1.0, 0.0, 1.0));
         assert!((s.dprime - 4.6527).abs() < 1e-4);
         assert_eq!(d.messages.len(), 1 + 2 * 24);
     }
@@ -1680,14 +1466,7 @@ mod tests {
     #[test]
     fn readme_protocol_prefills_six_and_retries_once() {
         let b = &blocks(Variant::Letters30, 2)[0];
-        let mut d = NbackDialogue::new(
-            Variant::Letters30,
-            2,
-            0,
-            b,
-            &DialogueOptions::new(Protocol::Readme),
-        )
-        .unwrap();
+        let mut d = NbackDialogue::new(Variant::Letters30, 2, 0, b, &DialogueOptions::new(Protocol::Readme)).unwrap();
         assert_eq!(d.current(), 6);
         let req = d.next_request().unwrap();
         assert_eq!(req[0], Message::user(readme_instruction(2)));
@@ -1711,14 +1490,7 @@ mod tests {
     #[test]
     fn retries_are_bounded() {
         let b = &blocks(Variant::Grids3x3, 1)[0];
-        let mut d = NbackDialogue::new(
-            Variant::Grids3x3,
-            1,
-            0,
-            b,
-            &DialogueOptions::new(Protocol::Cot),
-        )
-        .unwrap();
+        let mut d = NbackDialogue::new(Variant::Grids3x3, 1, 0, b, &DialogueOptions::new(Protocol::Cot)).unwrap();
         let mut calls = 0;
         while d.next_request().is_some() {
             d.feed("I cannot answer");
@@ -1729,19 +1501,9 @@ mod tests {
         assert_eq!(d.answers(), "?".repeat(24));
         assert_eq!(d.scores().unusable, 24);
         // CoT: only the extracted char stays in the history.
-        let mut d = NbackDialogue::new(
-            Variant::Grids3x3,
-            1,
-            0,
-            b,
-            &DialogueOptions::new(Protocol::Cot),
-        )
-        .unwrap();
+        let mut d = NbackDialogue::new(Variant::Grids3x3, 1, 0, b, &DialogueOptions::new(Protocol::Cot)).unwrap();
         d.feed("x");
-        assert_eq!(
-            d.next_request().unwrap().last().unwrap().content,
-            INVALID_RESPONSE
-        );
+        assert_eq!(d.next_request().unwrap().last().unwrap().content, INVALID_RESPONSE);
         d.feed("-: this is the first grid, so my response is -");
         let req = d.next_request().unwrap();
         assert_eq!(req[req.len() - 2], Message::assistant("-"));
@@ -1751,18 +1513,8 @@ mod tests {
     #[test]
     fn feedback_and_noise_turns() {
         let b = &blocks(Variant::Letters, 1)[0];
-        let mut d = NbackDialogue::new(
-            Variant::Letters,
-            1,
-            0,
-            b,
-            &DialogueOptions::new(Protocol::Feedback),
-        )
-        .unwrap();
-        assert_eq!(
-            d.next_request().unwrap()[1].content,
-            "Current input: q. Your response:"
-        );
+        let mut d = NbackDialogue::new(Variant::Letters, 1, 0, b, &DialogueOptions::new(Protocol::Feedback)).unwrap();
+        assert_eq!(d.next_request().unwrap()[1].content, "Current input: q. Your response:");
         d.feed("m");
         assert_eq!(
             d.next_request().unwrap()[3].content,
@@ -1774,28 +1526,10 @@ mod tests {
             "Feedback: your last response was correct. Current input: b. Your response:"
         );
         let g = &blocks(Variant::Grids3x3, 1)[0];
-        let d = NbackDialogue::new(
-            Variant::Grids3x3,
-            1,
-            0,
-            g,
-            &DialogueOptions::new(Protocol::Feedback),
-        )
-        .unwrap();
-        assert!(
-            d.next_request().unwrap()[1]
-                .content
-                .ends_with(" ```. Response:")
-        );
+        let d = NbackDialogue::new(Variant::Grids3x3, 1, 0, g, &DialogueOptions::new(Protocol::Feedback)).unwrap();
+        assert!(d.next_request().unwrap()[1].content.ends_with(" ```. Response:"));
 
-        let d = NbackDialogue::new(
-            Variant::Letters,
-            1,
-            0,
-            b,
-            &DialogueOptions::new(Protocol::Noise),
-        )
-        .unwrap();
+        let d = NbackDialogue::new(Variant::Letters, 1, 0, b, &DialogueOptions::new(Protocol::Noise)).unwrap();
         for (s, x) in d.shown.iter().zip(&b.stimuli) {
             let letters: Vec<char> = s.chars().filter(|c| !NOISE_SYMBOLS.contains(*c)).collect();
             assert_eq!(letters, x.chars().collect::<Vec<_>>());
@@ -1804,24 +1538,11 @@ mod tests {
             let set: std::collections::HashSet<char> = s.chars().collect();
             assert_eq!(set.len(), k + 1);
         }
-        let d = NbackDialogue::new(
-            Variant::Grids3x3,
-            1,
-            0,
-            g,
-            &DialogueOptions::new(Protocol::Noise),
-        )
-        .unwrap();
+        let d = NbackDialogue::new(Variant::Grids3x3, 1, 0, g, &DialogueOptions::new(Protocol::Noise)).unwrap();
         for (s, x) in d.shown.iter().zip(&g.stimuli) {
-            let cells: Vec<char> = s
-                .chars()
-                .filter(|c| *c != '|' && *c != ' ' && *c != '`')
-                .collect();
+            let cells: Vec<char> = s.chars().filter(|c| *c != '|' && *c != ' ' && *c != '`').collect();
             assert_eq!(cells.len(), 9);
-            assert_eq!(
-                cells.iter().position(|c| *c == 'X').unwrap() + 1,
-                x.parse::<usize>().unwrap()
-            );
+            assert_eq!(cells.iter().position(|c| *c == 'X').unwrap() + 1, x.parse::<usize>().unwrap());
             let noise = cells.iter().filter(|c| NOISE_SYMBOLS.contains(**c)).count();
             assert!((1..=3).contains(&noise));
         }
@@ -1830,15 +1551,9 @@ mod tests {
     #[test]
     fn serde_round_trip_mid_dialogue_equals_replay() {
         let b = &blocks(Variant::Letters, 2)[3];
-        let opts = DialogueOptions {
-            seed: 5,
-            ..DialogueOptions::new(Protocol::Noise)
-        };
+        let opts = DialogueOptions { seed: 5, ..DialogueOptions::new(Protocol::Noise) };
         let mut d = NbackDialogue::new(Variant::Letters, 2, 3, b, &opts).unwrap();
-        for (k, r) in ["m", "??", "-", "- because", "oops", "m"]
-            .iter()
-            .enumerate()
-        {
+        for (k, r) in ["m", "??", "-", "- because", "oops", "m"].iter().enumerate() {
             d.feed(r);
             if k == 3 {
                 let json = serde_json::to_string(&SampleBody::Dialogue(d.clone())).unwrap();
@@ -1872,10 +1587,7 @@ mod tests {
         let s = samples(&c);
         assert_eq!(
             s.iter().map(|x| x.id.as_str()).collect::<Vec<_>>(),
-            [
-                "nback/grids_3x3_noise-2back/1",
-                "nback/grids_3x3_noise-2back/4"
-            ]
+            ["nback/grids_3x3_noise-2back/1", "nback/grids_3x3_noise-2back/4"]
         );
         let s30 = samples(&NbackConfig::paper(Variant::Letters30));
         assert_eq!(s30.len(), 90);
@@ -1883,12 +1595,7 @@ mod tests {
         assert!(c.validate().is_err() && samples(&c).is_empty());
         let mut g = NbackConfig::paper(Variant::Grids3x3Abstraction2);
         g.ns = vec![4];
-        g.source = BlockSource::Generated {
-            count: 5,
-            len: 24,
-            matches: 8,
-            seed: 3,
-        };
+        g.source = BlockSource::Generated { count: 5, len: 24, matches: 8, seed: 3 };
         let s = samples(&g);
         assert_eq!(s.len(), 5);
         assert_eq!(s[0].id, "nback/grids_3x3_abstraction_2_gen3-4back/0");
@@ -1901,11 +1608,7 @@ mod tests {
         assert_eq!(rows.len(), 2580);
         for r in &rows {
             let s = r.scores();
-            assert!(
-                (s.dprime_notebook - r.dprime).abs() < 6e-5,
-                "{r:?} -> {}",
-                s.dprime_notebook
-            );
+            assert!((s.dprime_notebook - r.dprime).abs() < 6e-5, "{r:?} -> {}", s.dprime_notebook);
         }
     }
 
@@ -1918,9 +1621,7 @@ mod tests {
         for r in &summary {
             let blocks: Vec<SdtScores> = rows
                 .iter()
-                .filter(|b| {
-                    b.results_file == r.results_file && b.n == r.n && b.block < r.blocks_used
-                })
+                .filter(|b| b.results_file == r.results_file && b.n == r.n && b.block < r.blocks_used)
                 .map(|b| b.scores())
                 .collect();
             assert_eq!(blocks.len(), r.blocks_used, "{r:?}");
@@ -1930,11 +1631,7 @@ mod tests {
                 (pct(m.hit_rate), r.hit_rate, "HR"),
                 (pct(m.false_alarm_rate), r.false_alarm_rate, "FAR"),
                 (pct(m.accuracy), r.accuracy, "Acc"),
-                (
-                    (m.dprime_notebook.mean, m.dprime_notebook.se),
-                    r.dprime,
-                    "d'",
-                ),
+                ((m.dprime_notebook.mean, m.dprime_notebook.se), r.dprime, "d'"),
             ] {
                 assert!(
                     close(got.0, want.0) && close(got.1, want.1),

@@ -65,20 +65,14 @@ pub fn score_object(obj: &mut Map<String, Value>) -> Result<(), String> {
 
     if metric == Metric::Nback {
         let Value::String(conditions) = reference else {
-            return Err(
-                "nback: `reference` must be the condition string (`m`/`-` per trial)".into(),
-            );
+            return Err("nback: `reference` must be the condition string (`m`/`-` per trial)".into());
         };
         if let Some(c) = conditions.chars().find(|c| *c != 'm' && *c != '-') {
-            return Err(format!(
-                "nback: `reference` may only contain `m` and `-`, found {c:?}"
-            ));
+            return Err(format!("nback: `reference` may only contain `m` and `-`, found {c:?}"));
         }
         let (nc, na) = (conditions.chars().count(), prediction.chars().count());
         if nc != na {
-            return Err(format!(
-                "nback: `reference` has {nc} trials but `prediction` has {na} answers"
-            ));
+            return Err(format!("nback: `reference` has {nc} trials but `prediction` has {na} answers"));
         }
         let s = SdtScores::score(conditions, &prediction);
         for (k, v) in [
@@ -101,14 +95,12 @@ pub fn score_object(obj: &mut Map<String, Value>) -> Result<(), String> {
 
 /// A JSON reference as a [`Reference`]: string, integer, list of strings, or object of string lists.
 pub fn parse_reference(v: &Value) -> Result<Reference, String> {
-    const SHAPES: &str =
-        "a string, an integer, a list of strings or an object agent -> list of strings";
+    const SHAPES: &str = "a string, an integer, a list of strings or an object agent -> list of strings";
     match v {
         Value::String(s) => Ok(Reference::Text(s.clone())),
-        Value::Number(n) => n
-            .as_i64()
-            .map(Reference::Int)
-            .ok_or_else(|| format!("`reference` number {n} is not an integer")),
+        Value::Number(n) => {
+            n.as_i64().map(Reference::Int).ok_or_else(|| format!("`reference` number {n} is not an integer"))
+        }
         Value::Array(items) => items
             .iter()
             .map(|x| x.as_str().map(str::to_string))
@@ -120,14 +112,8 @@ pub fn parse_reference(v: &Value) -> Result<Reference, String> {
             for (agent, words) in map {
                 let list = words
                     .as_array()
-                    .and_then(|a| {
-                        a.iter()
-                            .map(|x| x.as_str().map(str::to_string))
-                            .collect::<Option<Vec<_>>>()
-                    })
-                    .ok_or_else(|| {
-                        format!("`reference` agent `{agent}` must map to a list of strings")
-                    })?;
+                    .and_then(|a| a.iter().map(|x| x.as_str().map(str::to_string)).collect::<Option<Vec<_>>>())
+                    .ok_or_else(|| format!("`reference` agent `{agent}` must map to a list of strings"))?;
                 out.insert(agent.clone(), list);
             }
             Ok(Reference::Agents(out))
@@ -137,9 +123,7 @@ pub fn parse_reference(v: &Value) -> Result<Reference, String> {
 }
 
 fn number(x: f64) -> Result<Value, String> {
-    serde_json::Number::from_f64(x)
-        .map(Value::Number)
-        .ok_or_else(|| format!("non-finite result {x}"))
+    serde_json::Number::from_f64(x).map(Value::Number).ok_or_else(|| format!("non-finite result {x}"))
 }
 
 #[cfg(test)]
@@ -160,72 +144,32 @@ mod tests {
         m["score"].as_f64().unwrap()
     }
     fn error_of(line: &str) -> String {
-        run(line)["error"]
-            .as_str()
-            .expect("error field")
-            .to_string()
+        run(line)["error"].as_str().expect("error field").to_string()
     }
 
     #[test]
     fn every_single_reply_metric() {
+        assert_eq!(score_of(r#"{"metric":"exact_match","reference":"no","prediction":"Not sure."}"#), 1.0);
+        assert_eq!(score_of(r#"{"metric":"exact_match_strict","reference":"no","prediction":"Not sure."}"#), 0.0);
+        assert_eq!(score_of(r#"{"metric":"exact_match_strict","reference":"no","prediction":" No. "}"#), 1.0);
         assert_eq!(
-            score_of(r#"{"metric":"exact_match","reference":"no","prediction":"Not sure."}"#),
+            score_of(r#"{"metric":"final_answer_exact_match","reference":509,"prediction":"FINAL ANSWER: 509"}"#),
             1.0
         );
-        assert_eq!(
-            score_of(
-                r#"{"metric":"exact_match_strict","reference":"no","prediction":"Not sure."}"#
-            ),
-            0.0
-        );
-        assert_eq!(
-            score_of(r#"{"metric":"exact_match_strict","reference":"no","prediction":" No. "}"#),
-            1.0
-        );
-        assert_eq!(
-            score_of(
-                r#"{"metric":"final_answer_exact_match","reference":509,"prediction":"FINAL ANSWER: 509"}"#
-            ),
-            1.0
-        );
-        assert_eq!(
-            score_of(r#"{"metric":"count_accuracy","reference":"2","prediction":" twice"}"#),
-            1.0
-        );
-        assert_eq!(
-            score_of(r#"{"metric":"count_accuracy","reference":3,"prediction":" 4 times"}"#),
-            0.0
-        );
-        assert_eq!(
-            score_of(r#"{"metric":"first_integer","reference":4521,"prediction":"4521"}"#),
-            1.0
-        );
-        assert_eq!(
-            score_of(r#"{"metric":"first_integer","reference":"4521","prediction":"it is 452"}"#),
-            0.0
-        );
+        assert_eq!(score_of(r#"{"metric":"count_accuracy","reference":"2","prediction":" twice"}"#), 1.0);
+        assert_eq!(score_of(r#"{"metric":"count_accuracy","reference":3,"prediction":" 4 times"}"#), 0.0);
+        assert_eq!(score_of(r#"{"metric":"first_integer","reference":4521,"prediction":"4521"}"#), 1.0);
+        assert_eq!(score_of(r#"{"metric":"first_integer","reference":"4521","prediction":"it is 452"}"#), 0.0);
         let f = score_of(r#"{"metric":"rouge_l","reference":"a b c d","prediction":"a c e"}"#);
         assert!((f - 4.0 / 7.0).abs() < 1e-12);
-        let r =
-            score_of(r#"{"metric":"rouge_l_recall","reference":"a b c d","prediction":"a c e"}"#);
+        let r = score_of(r#"{"metric":"rouge_l_recall","reference":"a b c d","prediction":"a c e"}"#);
         assert!((r - 0.5).abs() < 1e-12);
-        assert_eq!(
-            score_of(
-                r#"{"metric":"jaccard","reference":["a","b"],"prediction":"FINAL ANSWER: b, a"}"#
-            ),
-            1.0
-        );
-        assert_eq!(
-            score_of(r#"{"metric":"jaccard","reference":["a","b"],"prediction":"a,b"}"#),
-            0.0
-        );
+        assert_eq!(score_of(r#"{"metric":"jaccard","reference":["a","b"],"prediction":"FINAL ANSWER: b, a"}"#), 1.0);
+        assert_eq!(score_of(r#"{"metric":"jaccard","reference":["a","b"],"prediction":"a,b"}"#), 0.0);
         let tom = r#"{"metric":"theory_of_mind","reference":{"Agent A":["x","y"],"Agent B":["z"]},"prediction":"FINAL ANSWER: Agent A: x"}"#;
         assert!((score_of(tom) - 0.25).abs() < 1e-12);
         // null prediction = empty reply
-        assert_eq!(
-            score_of(r#"{"metric":"exact_match","reference":"yes","prediction":null}"#),
-            0.0
-        );
+        assert_eq!(score_of(r#"{"metric":"exact_match","reference":"yes","prediction":null}"#), 0.0);
     }
 
     #[test]
@@ -242,18 +186,9 @@ mod tests {
         let m = run(r#"{"metric":"nback","reference":"m-","prediction":"x-"}"#);
         assert!(m.get("error").is_none(), "{m:?}");
         assert_eq!(m["hit_rate"].as_f64(), Some(0.0));
-        assert!(
-            error_of(r#"{"metric":"nback","reference":"m-m","prediction":"m-"}"#)
-                .contains("3 trials")
-        );
-        assert!(
-            error_of(r#"{"metric":"nback","reference":"mx","prediction":"m-"}"#)
-                .contains("only contain")
-        );
-        assert!(
-            error_of(r#"{"metric":"nback","reference":["m"],"prediction":"m"}"#)
-                .contains("condition string")
-        );
+        assert!(error_of(r#"{"metric":"nback","reference":"m-m","prediction":"m-"}"#).contains("3 trials"));
+        assert!(error_of(r#"{"metric":"nback","reference":"mx","prediction":"m-"}"#).contains("only contain"));
+        assert!(error_of(r#"{"metric":"nback","reference":["m"],"prediction":"m"}"#).contains("condition string"));
     }
 
     #[test]
@@ -266,12 +201,7 @@ mod tests {
         assert_eq!(m["line"], "[1,2]");
 
         let m = run(r#"{"id":7,"metric":"bleu","reference":"a","prediction":"a"}"#);
-        assert!(
-            m["error"]
-                .as_str()
-                .unwrap()
-                .contains("unknown metric `bleu`")
-        );
+        assert!(m["error"].as_str().unwrap().contains("unknown metric `bleu`"));
         assert_eq!(m["id"], 7);
         assert_eq!(m["reference"], "a");
         assert!(m.get("score").is_none());
@@ -279,61 +209,28 @@ mod tests {
         let m = run(r#"{"id":"x","metric":"exact_match","reference":"a"}"#);
         assert_eq!(m["error"], "missing field `prediction`");
         assert_eq!(m["id"], "x");
-        assert_eq!(
-            error_of(r#"{"reference":"a","prediction":"a"}"#),
-            "missing field `metric`"
-        );
-        assert_eq!(
-            error_of(r#"{"metric":"exact_match","prediction":"a"}"#),
-            "missing field `reference`"
-        );
-        assert_eq!(
-            error_of(r#"{"metric":3,"reference":"a","prediction":"a"}"#),
-            "`metric` must be a string"
-        );
+        assert_eq!(error_of(r#"{"reference":"a","prediction":"a"}"#), "missing field `metric`");
+        assert_eq!(error_of(r#"{"metric":"exact_match","prediction":"a"}"#), "missing field `reference`");
+        assert_eq!(error_of(r#"{"metric":3,"reference":"a","prediction":"a"}"#), "`metric` must be a string");
         assert_eq!(
             error_of(r#"{"metric":"exact_match","reference":"a","prediction":5}"#),
             "`prediction` must be a string"
         );
+        assert!(error_of(r#"{"metric":"exact_match","reference":true,"prediction":"a"}"#).contains("must be"));
+        assert!(error_of(r#"{"metric":"exact_match","reference":2.5,"prediction":"a"}"#).contains("not an integer"));
+        assert!(error_of(r#"{"metric":"jaccard","reference":["a",1],"prediction":"a"}"#).contains("strings only"));
+        assert!(error_of(r#"{"metric":"jaccard","reference":{"A":["a"]},"prediction":"a"}"#).contains("list"));
+        assert!(error_of(r#"{"metric":"theory_of_mind","reference":["a"],"prediction":"a"}"#).contains("agent"));
         assert!(
-            error_of(r#"{"metric":"exact_match","reference":true,"prediction":"a"}"#)
-                .contains("must be")
+            error_of(r#"{"metric":"theory_of_mind","reference":{"A":"a"},"prediction":"a"}"#).contains("agent `A`")
         );
-        assert!(
-            error_of(r#"{"metric":"exact_match","reference":2.5,"prediction":"a"}"#)
-                .contains("not an integer")
-        );
-        assert!(
-            error_of(r#"{"metric":"jaccard","reference":["a",1],"prediction":"a"}"#)
-                .contains("strings only")
-        );
-        assert!(
-            error_of(r#"{"metric":"jaccard","reference":{"A":["a"]},"prediction":"a"}"#)
-                .contains("list")
-        );
-        assert!(
-            error_of(r#"{"metric":"theory_of_mind","reference":["a"],"prediction":"a"}"#)
-                .contains("agent")
-        );
-        assert!(
-            error_of(r#"{"metric":"theory_of_mind","reference":{"A":"a"},"prediction":"a"}"#)
-                .contains("agent `A`")
-        );
-        assert!(
-            error_of(r#"{"metric":"count_accuracy","reference":"two","prediction":"twice"}"#)
-                .contains("integer")
-        );
-        assert!(
-            error_of(r#"{"metric":"first_integer","reference":["1"],"prediction":"1"}"#)
-                .contains("integer")
-        );
+        assert!(error_of(r#"{"metric":"count_accuracy","reference":"two","prediction":"twice"}"#).contains("integer"));
+        assert!(error_of(r#"{"metric":"first_integer","reference":["1"],"prediction":"1"}"#).contains("integer"));
     }
 
     #[test]
     fn output_keeps_other_fields_and_overwrites_score() {
-        let m = run(
-            r#"{"z":1,"a":[1,2],"metric":"exact_match","reference":"yes","prediction":"yes","score":0.3}"#,
-        );
+        let m = run(r#"{"z":1,"a":[1,2],"metric":"exact_match","reference":"yes","prediction":"yes","score":0.3}"#);
         assert_eq!(m["score"].as_f64(), Some(1.0));
         assert_eq!(m["z"], 1);
         assert_eq!(m["a"], serde_json::json!([1, 2]));

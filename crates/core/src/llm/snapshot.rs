@@ -61,10 +61,8 @@ pub const FILES: &[(&str, &str)] = &[
 ];
 
 /// Entries per file in the published snapshot (same order as [`FILES`]); 1,180 in all.
-pub const ENTRIES: &[usize] = &[
-    50, 50, 80, 50, 20, 10, 10, 20, 20, 15, 15, 15, 75, 25, 25, 50, 80, 60, 120, 100, 40, 50, 20,
-    20, 10, 40, 50, 60,
-];
+pub const ENTRIES: &[usize] =
+    &[50, 50, 80, 50, 20, 10, 10, 20, 20, 15, 15, 15, 75, 25, 25, 50, 80, 60, 120, 100, 40, 50, 20, 20, 10, 40, 50, 60];
 
 /// The path of a snapshot file relative to the snapshot folder: `<category>/<task>.jsonl.gz`.
 pub fn file_path(category: &str, task: &str) -> String {
@@ -119,16 +117,14 @@ pub fn metrics_for(task: &str) -> Option<&'static [Metric]> {
 /// and file name); an entry whose own `task` or `category` field disagrees is an error. Blank lines
 /// are skipped. Errors carry the 1-based line number.
 pub fn parse_file(category: &str, task: &str, text: &str) -> Result<Vec<Sample>, String> {
-    let metrics =
-        metrics_for(task).ok_or_else(|| format!("unknown Minerva snapshot task `{task}`"))?;
+    let metrics = metrics_for(task).ok_or_else(|| format!("unknown Minerva snapshot task `{task}`"))?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
         let at = |msg: String| format!("{category}/{task}.jsonl line {}: {msg}", i + 1);
-        let value: Value =
-            serde_json::from_str(line).map_err(|e| at(format!("not valid JSON: {e}")))?;
+        let value: Value = serde_json::from_str(line).map_err(|e| at(format!("not valid JSON: {e}")))?;
         let Value::Object(obj) = value else {
             return Err(at("not a JSON object".into()));
         };
@@ -154,10 +150,7 @@ pub fn parse_file(category: &str, task: &str, text: &str) -> Result<Vec<Sample>,
         let mut conditions = BTreeMap::new();
         conditions.insert("category".to_string(), category.to_string());
         for (k, v) in &obj {
-            if matches!(
-                k.as_str(),
-                "id" | "prompt" | "reference" | "task" | "category"
-            ) {
+            if matches!(k.as_str(), "id" | "prompt" | "reference" | "task" | "category") {
                 continue;
             }
             let s = match v {
@@ -168,7 +161,15 @@ pub fn parse_file(category: &str, task: &str, text: &str) -> Result<Vec<Sample>,
             conditions.insert(k.clone(), s);
         }
         let index = out.len();
-        out.push(super::minerva::sample(super::minerva::SNAPSHOT, task, index, conditions, prompt, reference, metrics.to_vec()));
+        out.push(super::minerva::sample(
+            super::minerva::SNAPSHOT,
+            task,
+            index,
+            conditions,
+            prompt,
+            reference,
+            metrics.to_vec(),
+        ));
     }
     Ok(out)
 }
@@ -176,8 +177,7 @@ pub fn parse_file(category: &str, task: &str, text: &str) -> Result<Vec<Sample>,
 /// [`gunzip`] then [`parse_file`].
 pub fn parse_gz_file(category: &str, task: &str, gz: &[u8]) -> Result<Vec<Sample>, String> {
     let bytes = gunzip(gz).map_err(|e| format!("{}: {e}", file_path(category, task)))?;
-    let text = String::from_utf8(bytes)
-        .map_err(|e| format!("{}: not UTF-8: {e}", file_path(category, task)))?;
+    let text = String::from_utf8(bytes).map_err(|e| format!("{}: not UTF-8: {e}", file_path(category, task)))?;
     parse_file(category, task, &text)
 }
 
@@ -215,12 +215,7 @@ pub fn gunzip(data: &[u8]) -> Result<Vec<u8>, String> {
     }
     for flag in [FNAME, FCOMMENT] {
         if flags & flag != 0 {
-            let nul = data
-                .get(pos..body_end)
-                .ok_or_else(short)?
-                .iter()
-                .position(|&b| b == 0)
-                .ok_or_else(short)?;
+            let nul = data.get(pos..body_end).ok_or_else(short)?.iter().position(|&b| b == 0).ok_or_else(short)?;
             pos += nul + 1;
         }
     }
@@ -256,11 +251,7 @@ pub fn crc32(data: &[u8]) -> u32 {
             let mut c = i as u32;
             let mut k = 0;
             while k < 8 {
-                c = if c & 1 != 0 {
-                    0xEDB8_8320 ^ (c >> 1)
-                } else {
-                    c >> 1
-                };
+                c = if c & 1 != 0 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
                 k += 1;
             }
             t[i] = c;
@@ -313,84 +304,24 @@ pub type ReportedColumn = (&'static str, Metric, &'static str, [f64; 9]);
 /// gibberish ablation: its String Search column is `string_search_gibberish`; its Snapshot-gibberish
 /// column has no snapshot file and is left out.
 pub const REPORTED: &[ReportedColumn] = &[
-    (
-        "string_search_word",
-        Metric::ExactMatch,
-        "Table 2",
-        [0.94, 1.00, 0.98, 1.00, 0.78, 0.94, 1.00, 1.00, 1.00],
-    ),
-    (
-        "string_search_sequence",
-        Metric::ExactMatch,
-        "Table 2",
-        [0.94, 0.82, 0.64, 0.85, 0.80, 0.84, 0.55, 0.60, 0.57],
-    ),
-    (
-        "key_value_search",
-        Metric::ExactMatch,
-        "Table 2",
-        [1.00, 1.00, 1.00, 0.98, 0.92, 0.94, 1.00, 1.00, 1.00],
-    ),
-    (
-        "batch_key_value_search",
-        Metric::RougeLRecall,
-        "Table 2",
-        [1.00, 1.00, 0.96, 0.87, 0.47, 0.77, 0.72, 1.00, 0.99],
-    ),
-    (
-        "string_search_gibberish",
-        Metric::ExactMatch,
-        "Table 3",
-        [1.00, 1.00, 0.94, 1.00, 1.00, 1.00, 0.98, 0.96, 0.98],
-    ),
-    (
-        "group_membership",
-        Metric::ExactMatch,
-        "Table 4",
-        [0.96, 0.98, 0.96, 0.93, 0.50, 0.52, 0.60, 0.80, 0.84],
-    ),
-    (
-        "group_association",
-        Metric::ExactMatch,
-        "Table 4",
-        [0.75, 0.65, 0.68, 0.70, 0.57, 0.55, 0.72, 0.60, 0.78],
-    ),
+    ("string_search_word", Metric::ExactMatch, "Table 2", [0.94, 1.00, 0.98, 1.00, 0.78, 0.94, 1.00, 1.00, 1.00]),
+    ("string_search_sequence", Metric::ExactMatch, "Table 2", [0.94, 0.82, 0.64, 0.85, 0.80, 0.84, 0.55, 0.60, 0.57]),
+    ("key_value_search", Metric::ExactMatch, "Table 2", [1.00, 1.00, 1.00, 0.98, 0.92, 0.94, 1.00, 1.00, 1.00]),
+    ("batch_key_value_search", Metric::RougeLRecall, "Table 2", [1.00, 1.00, 0.96, 0.87, 0.47, 0.77, 0.72, 1.00, 0.99]),
+    ("string_search_gibberish", Metric::ExactMatch, "Table 3", [1.00, 1.00, 0.94, 1.00, 1.00, 1.00, 0.98, 0.96, 0.98]),
+    ("group_membership", Metric::ExactMatch, "Table 4", [0.96, 0.98, 0.96, 0.93, 0.50, 0.52, 0.60, 0.80, 0.84]),
+    ("group_association", Metric::ExactMatch, "Table 4", [0.75, 0.65, 0.68, 0.70, 0.57, 0.55, 0.72, 0.60, 0.78]),
     (
         "alternating_group_association",
         Metric::ExactMatch,
         "Table 4",
         [0.68, 0.52, 0.52, 0.72, 0.52, 0.68, 0.50, 0.62, 0.82],
     ),
-    (
-        "iterate_last",
-        Metric::RougeL,
-        "Table 4 (Iterate)",
-        [0.83, 0.86, 0.67, 0.10, 0.04, 0.04, 0.04, 0.14, 0.05],
-    ),
-    (
-        "quantity_state",
-        Metric::FinalAnswerExactMatch,
-        "Table 5",
-        [0.8, 1.0, 0.7, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
-    ),
-    (
-        "set_state",
-        Metric::Jaccard,
-        "Table 5",
-        [0.80, 0.65, 0.24, 0.58, 0.08, 0.13, 0.11, 0.24, 0.13],
-    ),
-    (
-        "processing_data_blocks",
-        Metric::RougeL,
-        "Table 6",
-        [0.31, 0.37, 0.31, 0.26, 0.18, 0.21, 0.18, 0.26, 0.15],
-    ),
-    (
-        "theory_of_mind",
-        Metric::TheoryOfMind,
-        "Table 6",
-        [0.26, 0.38, 0.21, 0.18, 0.16, 0.20, 0.10, 0.12, 0.03],
-    ),
+    ("iterate_last", Metric::RougeL, "Table 4 (Iterate)", [0.83, 0.86, 0.67, 0.10, 0.04, 0.04, 0.04, 0.14, 0.05]),
+    ("quantity_state", Metric::FinalAnswerExactMatch, "Table 5", [0.8, 1.0, 0.7, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]),
+    ("set_state", Metric::Jaccard, "Table 5", [0.80, 0.65, 0.24, 0.58, 0.08, 0.13, 0.11, 0.24, 0.13]),
+    ("processing_data_blocks", Metric::RougeL, "Table 6", [0.31, 0.37, 0.31, 0.26, 0.18, 0.21, 0.18, 0.26, 0.15]),
+    ("theory_of_mind", Metric::TheoryOfMind, "Table 6", [0.26, 0.38, 0.21, 0.18, 0.16, 0.20, 0.10, 0.12, 0.03]),
 ];
 
 /// All reported numbers, one per (task, model), from [`REPORTED`].
@@ -398,13 +329,7 @@ pub fn reported() -> Vec<Reported> {
     let mut out = Vec::new();
     for (task, metric, source, values) in REPORTED {
         for (model, value) in MODELS.iter().zip(values) {
-            out.push(Reported {
-                model,
-                task,
-                metric: *metric,
-                value: *value,
-                source,
-            });
+            out.push(Reported { model, task, metric: *metric, value: *value, source });
         }
     }
     out
@@ -422,8 +347,7 @@ mod tests {
     use crate::llm::{Reference, SampleBody, Suite, metrics};
 
     fn snapshot_dir() -> std::path::PathBuf {
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../../shared/data/minerva/minerva_snapshot")
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/minerva/minerva_snapshot")
     }
 
     fn load_all() -> Option<Vec<(usize, Vec<Sample>)>> {
@@ -438,10 +362,7 @@ mod tests {
                 .enumerate()
                 .map(|(i, (cat, task))| {
                     let bytes = std::fs::read(dir.join(file_path(cat, task))).unwrap();
-                    (
-                        i,
-                        parse_gz_file(cat, task, &bytes).unwrap_or_else(|e| panic!("{e}")),
-                    )
+                    (i, parse_gz_file(cat, task, &bytes).unwrap_or_else(|e| panic!("{e}")))
                 })
                 .collect(),
         )
@@ -452,12 +373,7 @@ mod tests {
         assert_eq!(FILES.len(), 28);
         assert_eq!(ENTRIES.len(), 28);
         assert_eq!(ENTRIES.iter().sum::<usize>(), 1180);
-        let paper: usize = FILES
-            .iter()
-            .zip(ENTRIES)
-            .filter(|((_, t), _)| in_paper(t))
-            .map(|(_, n)| n)
-            .sum();
+        let paper: usize = FILES.iter().zip(ENTRIES).filter(|((_, t), _)| in_paper(t)).map(|(_, n)| n).sum();
         assert_eq!(paper, 1110);
         for (_, task) in FILES {
             assert!(!metrics_for(task).unwrap().is_empty());
@@ -484,9 +400,7 @@ mod tests {
                 assert_eq!(s.task, task);
                 assert_eq!(s.suite, Suite::Minerva);
                 assert_eq!(s.conditions["category"], cat);
-                let SampleBody::Single(single) = &s.body else {
-                    panic!()
-                };
+                let SampleBody::Single(single) = &s.body else { panic!() };
                 assert_eq!(single.messages.len(), 2);
                 assert_eq!(single.messages[0].content, SYSTEM_PROMPT);
                 assert!(!single.messages[1].content.trim().is_empty());
@@ -500,29 +414,15 @@ mod tests {
             SampleBody::Single(x) => x.clone(),
             _ => panic!(),
         };
-        assert!(matches!(
-            single(&by_task("quantity_state")[0]).reference,
-            Reference::Int(509)
-        ));
-        assert!(matches!(
-            single(&by_task("set_state")[0]).reference,
-            Reference::List(_)
-        ));
-        assert!(matches!(
-            single(&by_task("theory_of_mind")[0]).reference,
-            Reference::Agents(_)
-        ));
-        assert!(
-            matches!(single(&by_task("count")[0]).reference, Reference::Text(ref s) if s == "2")
-        );
+        assert!(matches!(single(&by_task("quantity_state")[0]).reference, Reference::Int(509)));
+        assert!(matches!(single(&by_task("set_state")[0]).reference, Reference::List(_)));
+        assert!(matches!(single(&by_task("theory_of_mind")[0]).reference, Reference::Agents(_)));
+        assert!(matches!(single(&by_task("count")[0]).reference, Reference::Text(ref s) if s == "2"));
         let c = &by_task("compare_positions")[0].conditions;
         assert_eq!(c["context_length"], "4000");
         assert_eq!(c["context_depth_1"], "0");
         assert_eq!(by_task("replace_all")[0].conditions["density"], "0.2");
-        assert_eq!(
-            by_task("compare_two_lists")[0].conditions["chosen_list"],
-            "first"
-        );
+        assert_eq!(by_task("compare_two_lists")[0].conditions["chosen_list"], "first");
         assert!(!by_task("count")[0].conditions.contains_key("id"));
     }
 
@@ -537,9 +437,7 @@ mod tests {
         for (i, samples) in &all {
             let task = FILES[*i].1;
             for s in samples {
-                let SampleBody::Single(single) = &s.body else {
-                    panic!()
-                };
+                let SampleBody::Single(single) = &s.body else { panic!() };
                 let reply = metrics::format_reference(&single.reference);
                 if matches!(&single.reference, Reference::Text(t) if t.is_empty()) {
                     empty.push(s.id.clone());
@@ -548,11 +446,7 @@ mod tests {
                     continue;
                 }
                 for m in &single.metrics {
-                    let reply = if *m == Metric::CountAccuracy {
-                        format!("{reply} times")
-                    } else {
-                        reply.clone()
-                    };
+                    let reply = if *m == Metric::CountAccuracy { format!("{reply} times") } else { reply.clone() };
                     let got = metrics::score(*m, &single.reference, &reply).unwrap();
                     assert!((got - 1.0).abs() < 1e-12, "{} {}: {got}", s.id, m.as_str());
                 }
@@ -576,50 +470,21 @@ mod tests {
 
     #[test]
     fn parse_errors_name_the_line() {
-        let e = parse_file(
-            "search",
-            "key_value_search",
-            "{\"prompt\":\"p\",\"reference\":\"r\"}\n\nnot json",
-        )
-        .unwrap_err();
+        let e =
+            parse_file("search", "key_value_search", "{\"prompt\":\"p\",\"reference\":\"r\"}\n\nnot json").unwrap_err();
         assert!(e.contains("line 3") && e.contains("not valid JSON"), "{e}");
         let e = parse_file("search", "key_value_search", "{\"prompt\":\"p\"}").unwrap_err();
-        assert!(
-            e.contains("line 1") && e.contains("missing `reference`"),
-            "{e}"
-        );
-        let e = parse_file(
-            "search",
-            "key_value_search",
-            "{\"prompt\":\"\",\"reference\":\"r\"}",
-        )
-        .unwrap_err();
+        assert!(e.contains("line 1") && e.contains("missing `reference`"), "{e}");
+        let e = parse_file("search", "key_value_search", "{\"prompt\":\"\",\"reference\":\"r\"}").unwrap_err();
         assert!(e.contains("empty `prompt`"), "{e}");
-        let e = parse_file(
-            "search",
-            "key_value_search",
-            "{\"prompt\":\"p\",\"reference\":\"r\",\"task\":\"count\"}",
-        )
-        .unwrap_err();
+        let e = parse_file("search", "key_value_search", "{\"prompt\":\"p\",\"reference\":\"r\",\"task\":\"count\"}")
+            .unwrap_err();
         assert!(e.contains("`task`"), "{e}");
-        let e = parse_file(
-            "search",
-            "key_value_search",
-            "{\"prompt\":\"p\",\"reference\":1.5}",
-        )
-        .unwrap_err();
+        let e = parse_file("search", "key_value_search", "{\"prompt\":\"p\",\"reference\":1.5}").unwrap_err();
         assert!(e.contains("not an integer"), "{e}");
-        assert!(
-            parse_file("search", "nope", "")
-                .unwrap_err()
-                .contains("unknown")
-        );
-        let ok = parse_file(
-            "search",
-            "key_value_search",
-            "{\"prompt\":\"p\",\"reference\":\"r\",\"x\":true}\n",
-        )
-        .unwrap();
+        assert!(parse_file("search", "nope", "").unwrap_err().contains("unknown"));
+        let ok =
+            parse_file("search", "key_value_search", "{\"prompt\":\"p\",\"reference\":\"r\",\"x\":true}\n").unwrap();
         assert_eq!(ok.len(), 1);
         assert_eq!(ok[0].conditions["x"], "true");
     }

@@ -24,11 +24,15 @@ pub mod study;
 pub mod text;
 pub mod timing;
 
-pub use reference::{cd_at_paper_retention, human_curves, subject_curves, subject_curves_with, Curve, CurveOptions, CD_PAPER_RETENTION};
+pub use reference::{
+    CD_PAPER_RETENTION, Curve, CurveOptions, cd_at_paper_retention, human_curves, subject_curves, subject_curves_with,
+};
 pub use score::Answer;
 pub use session::{Position, RecordOutcome, Session, SessionError, SessionTrial, TrialResult};
 pub use study::{BlockOrder, StudyConfig, StudyError};
-pub use timing::{estimate_refresh, frames_for, phase_ms, step_timing, timing_stats, FrameTiming, StepTiming, TimingStats};
+pub use timing::{
+    FrameTiming, StepTiming, TimingStats, estimate_refresh, frames_for, phase_ms, step_timing, timing_stats,
+};
 
 /// The kind of N-back block for people.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -66,7 +70,10 @@ impl StudyTask {
     /// Exact names first, then case-insensitively (`vir`, `cd-color`, `NBACK-VERBAL`).
     pub fn parse(s: &str) -> Option<StudyTask> {
         let all = StudyTask::all();
-        all.iter().copied().find(|t| t.as_str() == s).or_else(|| all.into_iter().find(|t| t.as_str().eq_ignore_ascii_case(s)))
+        all.iter()
+            .copied()
+            .find(|t| t.as_str() == s)
+            .or_else(|| all.into_iter().find(|t| t.as_str().eq_ignore_ascii_case(s)))
     }
     pub fn title(self) -> &'static str {
         match self {

@@ -123,12 +123,21 @@ pub fn human_curves(task: StudyTask) -> Vec<Curve> {
             out.push(curve(cd.as_str(), want, "set_size", pts));
         }
         TaskId::Cs => {
-            for ((_, label), mut pts) in group("CS", &|r| Some((String::new(), r.condition.strip_prefix("memory-distractor=")?.to_string()))) {
+            for ((_, label), mut pts) in
+                group("CS", &|r| Some((String::new(), r.condition.strip_prefix("memory-distractor=")?.to_string())))
+            {
                 pts.sort_by(|a, b| a.0.total_cmp(&b.0));
                 let loads: Vec<String> = pts.iter().map(|p| p.0.to_string()).collect();
-                let placed = pts.iter().enumerate().map(|(i, p)| ([1.0, 3.0, 5.0].get(i).copied().unwrap_or(i as f64 * 2.0 + 1.0), p.1)).collect();
+                let placed = pts
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| ([1.0, 3.0, 5.0].get(i).copied().unwrap_or(i as f64 * 2.0 + 1.0), p.1))
+                    .collect();
                 let mut c = curve("CS", label, "distractor_count", placed);
-                c.note = Some(format!("human x = cognitive load {} in the source, placed at 1, 3, 5 distractors", loads.join(", ")));
+                c.note = Some(format!(
+                    "human x = cognitive load {} in the source, placed at 1, 3, 5 distractors",
+                    loads.join(", ")
+                ));
                 out.push(c);
             }
         }
@@ -160,7 +169,9 @@ pub fn human_curves(task: StudyTask) -> Vec<Curve> {
         _ => {}
     }
     // Natural order of labels like list_length=10 after list_length=9.
-    out.sort_by(|a, b| (a.panel.len(), &a.panel, a.label.len(), &a.label).cmp(&(b.panel.len(), &b.panel, b.label.len(), &b.label)));
+    out.sort_by(|a, b| {
+        (a.panel.len(), &a.panel, a.label.len(), &a.label).cmp(&(b.panel.len(), &b.panel, b.label.len(), &b.label))
+    });
     out
 }
 
@@ -191,7 +202,9 @@ impl Acc {
                 curve(panel, label, x_name, pts)
             })
             .collect();
-        out.sort_by(|a, b| (a.panel.len(), &a.panel, a.label.len(), &a.label).cmp(&(b.panel.len(), &b.panel, b.label.len(), &b.label)));
+        out.sort_by(|a, b| {
+            (a.panel.len(), &a.panel, a.label.len(), &a.label).cmp(&(b.panel.len(), &b.panel, b.label.len(), &b.label))
+        });
         out
     }
 }
@@ -225,7 +238,10 @@ pub struct CurveOptions {
 pub fn cd_at_paper_retention(record: &ResultRecord, task: StudyTask, opts: CurveOptions) -> bool {
     !opts.cd_pooled
         && matches!(task, StudyTask::Worm(id) if id.is_cd())
-        && record.trials.iter().any(|r| r.task == task.as_str() && !is_practice(r) && r.conditions.retention == Some(CD_PAPER_RETENTION))
+        && record
+            .trials
+            .iter()
+            .any(|r| r.task == task.as_str() && !is_practice(r) && r.conditions.retention == Some(CD_PAPER_RETENTION))
 }
 
 /// The subject's curves for `task` from a record's main trial rows, on the axes of [`human_curves`],
@@ -253,7 +269,12 @@ pub fn subject_curves_with(record: &ResultRecord, task: StudyTask, opts: CurveOp
                     Some(Setting::Int(n)) => Some(*n as u8),
                     _ => None,
                 });
-                for (label, v) in [("accuracy", s.accuracy), ("hit_rate", s.hit_rate), ("false_alarm_rate", s.false_alarm_rate), ("dprime", s.dprime)] {
+                for (label, v) in [
+                    ("accuracy", s.accuracy),
+                    ("hit_rate", s.hit_rate),
+                    ("false_alarm_rate", s.false_alarm_rate),
+                    ("dprime", s.dprime),
+                ] {
                     acc.add(name, label, n, v);
                 }
             }
@@ -283,18 +304,31 @@ pub fn subject_curves_with(record: &ResultRecord, task: StudyTask, opts: CurveOp
                             .collect();
                         if !recall.is_empty() {
                             let v = recall.iter().filter(|&&b| b).count() as f64 / recall.len() as f64;
-                            acc.add(name, &format!("{}-{}", domain(c.storage), domain(c.distractor)), c.distractor_count, v);
+                            acc.add(
+                                name,
+                                &format!("{}-{}", domain(c.storage), domain(c.distractor)),
+                                c.distractor_count,
+                                v,
+                            );
                         }
                     }
                     TaskId::Vir => {
                         let panel = format!("VIR list_length={}", c.list_length.unwrap_or(0));
-                        acc.add(&panel, &format!("retention={}", c.retention.unwrap_or(0)), c.probed_position, r.score());
+                        acc.add(
+                            &panel,
+                            &format!("retention={}", c.retention.unwrap_or(0)),
+                            c.probed_position,
+                            r.score(),
+                        );
                     }
                     TaskId::Vsr | TaskId::VsRec => {
                         let (panel, label) = if id == TaskId::Vsr {
                             ("VSR".to_string(), format!("list_length={}", c.list_length.unwrap_or(0)))
                         } else {
-                            (format!("VSRec list_length={}", c.list_length.unwrap_or(0)), format!("pattern_difference={}", c.pattern_difference.unwrap_or(0)))
+                            (
+                                format!("VSRec list_length={}", c.list_length.unwrap_or(0)),
+                                format!("pattern_difference={}", c.pattern_difference.unwrap_or(0)),
+                            )
                         };
                         for (p, &ok) in positions(r).into_iter().zip(&r.correct) {
                             acc.add(&panel, &label, p, ok as u8 as f64);
@@ -336,7 +370,10 @@ mod tests {
         assert_eq!(pts(&cd[0]), vec![(2.0, 0.985), (4.0, 0.945), (6.0, 0.84)]);
         assert_eq!(human_curves(StudyTask::Worm(TaskId::CdGap))[0].points[2], (6.0, 0.8));
         let vsr = human_curves(StudyTask::Worm(TaskId::Vsr));
-        assert_eq!(vsr.iter().map(|c| c.label.as_str()).collect::<Vec<_>>(), ["list_length=3", "list_length=4", "list_length=5", "list_length=6"]);
+        assert_eq!(
+            vsr.iter().map(|c| c.label.as_str()).collect::<Vec<_>>(),
+            ["list_length=3", "list_length=4", "list_length=5", "list_length=6"]
+        );
         assert_eq!(vsr[0].points, vec![(1.0, 0.895), (2.0, 0.85), (3.0, 0.8625)]);
         assert_eq!(vsr[3].points.len(), 6);
         let vir = human_curves(StudyTask::Worm(TaskId::Vir));
@@ -377,7 +414,10 @@ mod tests {
         r.trials.push(practice);
         let c = subject_curves(&r, StudyTask::Worm(TaskId::Vsr));
         assert_eq!(c.len(), 2);
-        assert_eq!((c[0].panel.as_str(), c[0].label.as_str(), c[0].x_name.as_str()), ("VSR", "list_length=3", "serial_position"));
+        assert_eq!(
+            (c[0].panel.as_str(), c[0].label.as_str(), c[0].x_name.as_str()),
+            ("VSR", "list_length=3", "serial_position")
+        );
         assert_eq!(c[0].points, vec![(1.0, 1.0), (2.0, 0.5), (3.0, 0.0)]);
         assert_eq!(c[1].points, vec![(1.0, 1.0), (2.0, 1.0), (3.0, 1.0), (4.0, 1.0)]);
         assert!(subject_curves(&r, StudyTask::Worm(TaskId::Smu)).is_empty());

@@ -122,7 +122,8 @@ pub fn score_trial(task: TaskId, steps: &[Step], answers: &[Answer]) -> Result<S
     if asked.len() != answers.len() {
         return Err(format!("{task}: {} answers for {} answerable steps", answers.len(), asked.len()));
     }
-    let mut out = ScoredTrial { targets: vec![], responses: vec![], correct: vec![], exact_set: None, serial_positions: vec![] };
+    let mut out =
+        ScoredTrial { targets: vec![], responses: vec![], correct: vec![], exact_set: None, serial_positions: vec![] };
     for (step, ans) in asked.into_iter().zip(answers) {
         match (&step.target, &step.response) {
             (Target::Set(target), Response::MultiSelect { n, picks }) => {
@@ -190,7 +191,7 @@ pub fn score_nback(conditions: &str, answers: &[Answer]) -> Result<(SdtScores, V
 mod tests {
     use super::*;
     use crate::display::Frame;
-    use crate::task::{binary, Phase};
+    use crate::task::{Phase, binary};
 
     fn ask(target: Target, response: Response) -> Step {
         Step::ask(Frame::blank(), Phase::Probe, target, response)
@@ -261,7 +262,8 @@ mod tests {
     #[test]
     fn nback_uses_the_sdt_scorer() {
         let (s, correct, a) =
-            score_nback("--m-m", &[Answer::None, Answer::Class(1), Answer::Class(1), Answer::Class(0), Answer::None]).unwrap();
+            score_nback("--m-m", &[Answer::None, Answer::Class(1), Answer::Class(1), Answer::Class(0), Answer::None])
+                .unwrap();
         assert_eq!(a, "-mm--");
         assert_eq!((s.hits, s.misses, s.false_alarms, s.correct_rejections, s.unusable), (1, 1, 1, 2, 0));
         assert_eq!(correct, vec![true, false, true, true, false]);

@@ -24,16 +24,16 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::score::{score_nback, score_trial, Answer};
+use super::score::{Answer, score_nback, score_trial};
 use super::study::{BlockOrder, StudyConfig};
-use super::timing::{timing_stats, FrameTiming, DEFAULT_REFRESH_MS};
+use super::timing::{DEFAULT_REFRESH_MS, FrameTiming, timing_stats};
 use super::{NbackKind, StudyTask};
-use crate::display::{palette, rect, text, Frame};
-use crate::llm::nback::{generate_block, MatchRule, LETTERS};
-use crate::record::{summarise, ResultRecord, RunConfig, Setting, Subject, Summary, TrialRow};
-use crate::rng::{trial_seed, Rng, Split};
+use crate::display::{Frame, palette, rect, text};
+use crate::llm::nback::{LETTERS, MatchRule, generate_block};
+use crate::record::{ResultRecord, RunConfig, Setting, Subject, Summary, TrialRow, summarise};
+use crate::rng::{Rng, Split, trial_seed};
 use crate::sdt::{self, SdtScores};
-use crate::task::{binary, Conditions, Phase, Step, Target, TaskSpec};
+use crate::task::{Conditions, Phase, Step, Target, TaskSpec, binary};
 
 /// Version of the saved session JSON.
 pub const SESSION_VERSION: u32 = 1;
@@ -182,7 +182,10 @@ pub enum SessionError {
     /// Everything has been recorded.
     Finished,
     /// A result for a position other than the current one.
-    OutOfOrder { expected: Position, got: Position },
+    OutOfOrder {
+        expected: Position,
+        got: Position,
+    },
     NoSuchPosition(Position),
     /// The result does not fit the trial (wrong number or kind of answers, bad times).
     BadResult(String),
@@ -269,11 +272,7 @@ impl Session {
     /// draws, so that anonymous participants do not all see the same stimuli. The seed is stored in the
     /// session and in its result record; the config stays the link's, so a reload resumes the session.
     pub fn for_link(config: StudyConfig, fresh: u64) -> Session {
-        if config.anonymous() {
-            Session::with_seed(config, fresh)
-        } else {
-            Session::new(config)
-        }
+        if config.anonymous() { Session::with_seed(config, fresh) } else { Session::new(config) }
     }
 
     /// A new session with its block plan and this stimulus seed.
@@ -288,22 +287,35 @@ impl Session {
             match task {
                 StudyTask::Worm(id) => {
                     if config.practice {
-                        let units = (0..config.practice_trials as u64).map(|j| Unit::Worm { index: PRACTICE_BASE + j }).collect();
+                        let units = (0..config.practice_trials as u64)
+                            .map(|j| Unit::Worm { index: PRACTICE_BASE + j })
+                            .collect();
                         blocks.push(PlannedBlock { task, practice: true, n: None, units });
                     }
                     let k = TaskSpec::new(id).grid().len() as u64;
                     let mut idx: Vec<u64> = (0..k * config.trials_per_condition as u64).collect();
                     Rng::from_key(trial_seed(seed, id.ordinal(), Split::Human, ORDER_STREAM)).shuffle(&mut idx);
-                    blocks.push(PlannedBlock { task, practice: false, n: None, units: idx.into_iter().map(|index| Unit::Worm { index }).collect() });
+                    blocks.push(PlannedBlock {
+                        task,
+                        practice: false,
+                        n: None,
+                        units: idx.into_iter().map(|index| Unit::Worm { index }).collect(),
+                    });
                 }
                 StudyTask::Nback(kind) => {
                     let mut ns = config.nback_ns.clone();
                     if random {
-                        Rng::from_key(trial_seed(seed, nback_ordinal(kind), Split::Human, ORDER_STREAM)).shuffle(&mut ns);
+                        Rng::from_key(trial_seed(seed, nback_ordinal(kind), Split::Human, ORDER_STREAM))
+                            .shuffle(&mut ns);
                     }
                     for n in ns {
                         if config.practice {
-                            blocks.push(PlannedBlock { task, practice: true, n: Some(n), units: vec![Unit::Nback { n, block: 0 }] });
+                            blocks.push(PlannedBlock {
+                                task,
+                                practice: true,
+                                n: Some(n),
+                                units: vec![Unit::Nback { n, block: 0 }],
+                            });
                         }
                         let units = (0..config.nback_blocks as u32).map(|block| Unit::Nback { n, block }).collect();
                         blocks.push(PlannedBlock { task, practice: false, n: Some(n), units });
@@ -349,7 +361,9 @@ impl Session {
         if pos.trial + 1 < self.blocks[pos.block].units.len() {
             return Some(Position { block: pos.block, trial: pos.trial + 1 });
         }
-        (pos.block + 1..self.blocks.len()).find(|&b| !self.blocks[b].units.is_empty()).map(|block| Position { block, trial: 0 })
+        (pos.block + 1..self.blocks.len())
+            .find(|&b| !self.blocks[b].units.is_empty())
+            .map(|block| Position { block, trial: 0 })
     }
 
     /// The stimuli at a position, regenerated from the seed.
@@ -389,13 +403,21 @@ impl Session {
                     (NBACK_LEN, NBACK_MATCHES, ((n as u64) << 32) + b as u64)
                 };
                 let mut rng = Rng::from_key(trial_seed(self.seed, nback_ordinal(kind), Split::Human, key));
-                let blk = generate_block(&mut rng, n as usize, len, matches, &nback_alphabet(kind), MatchRule::Identity)
-                    .map_err(|e| SessionError::BadState(format!("N-back block: {e}")))?;
+                let blk =
+                    generate_block(&mut rng, n as usize, len, matches, &nback_alphabet(kind), MatchRule::Identity)
+                        .map_err(|e| SessionError::BadState(format!("N-back block: {e}")))?;
                 let steps = blk
                     .stimuli
                     .iter()
                     .zip(blk.conditions.chars())
-                    .map(|(s, c)| Step::ask(nback_frame(kind, s), Phase::Probe, Target::Class((c == 'm') as u16), binary(["no match", "match"])))
+                    .map(|(s, c)| {
+                        Step::ask(
+                            nback_frame(kind, s),
+                            Phase::Probe,
+                            Target::Class((c == 'm') as u16),
+                            binary(["no match", "match"]),
+                        )
+                    })
                     .collect();
                 let cell = Conditions { set_size: Some(n), ..Default::default() };
                 Ok(SessionTrial {
@@ -427,7 +449,11 @@ impl Session {
             return Err(SessionError::OutOfOrder { expected, got: result.position });
         }
         if !result.rt_ms.is_empty() && result.rt_ms.len() != result.answers.len() {
-            return Err(SessionError::BadResult(format!("{} response times for {} answers", result.rt_ms.len(), result.answers.len())));
+            return Err(SessionError::BadResult(format!(
+                "{} response times for {} answers",
+                result.rt_ms.len(),
+                result.answers.len()
+            )));
         }
         if result.rt_ms.iter().flatten().any(|t| !t.is_finite() || *t < 0.0) {
             return Err(SessionError::BadResult("a response time is negative or not a number".into()));
@@ -439,7 +465,8 @@ impl Session {
         let mut extra: BTreeMap<String, Setting> = BTreeMap::new();
         let (targets, responses, correct, sdt_scores) = match (&trial.task, &trial.nback) {
             (StudyTask::Nback(_), Some(nb)) => {
-                let (s, correct, answers) = score_nback(&nb.conditions, &result.answers).map_err(SessionError::BadResult)?;
+                let (s, correct, answers) =
+                    score_nback(&nb.conditions, &result.answers).map_err(SessionError::BadResult)?;
                 extra.insert("n_back".into(), Setting::Int(nb.n as i64));
                 extra.insert("stimuli".into(), Setting::Text(nb.stimuli.join(" ")));
                 extra.insert("hit_rate".into(), Setting::Num(s.hit_rate));
@@ -455,7 +482,11 @@ impl Session {
                     extra.insert("sfr_exact".into(), Setting::Bool(exact));
                 }
                 if s.serial_positions.iter().any(|p| p.is_some()) {
-                    let v: Vec<String> = s.serial_positions.iter().map(|p| p.map(|x| x.to_string()).unwrap_or_else(|| "-".into())).collect();
+                    let v: Vec<String> = s
+                        .serial_positions
+                        .iter()
+                        .map(|p| p.map(|x| x.to_string()).unwrap_or_else(|| "-".into()))
+                        .collect();
                     extra.insert("serial_positions".into(), Setting::Text(v.join(" ")));
                 }
                 (s.targets, s.responses, s.correct, None)
@@ -466,7 +497,8 @@ impl Session {
         extra.insert("block".into(), Setting::Int(expected.block as i64 + 1));
         extra.insert("block_kind".into(), Setting::Text(if block.practice { "practice" } else { "main" }.into()));
         // Generator index of the trial (practice: its number within the practice stream).
-        let index = if trial.practice && trial.index >= PRACTICE_BASE { trial.index - PRACTICE_BASE } else { trial.index };
+        let index =
+            if trial.practice && trial.index >= PRACTICE_BASE { trial.index - PRACTICE_BASE } else { trial.index };
         extra.insert("index".into(), Setting::Int(index.min(i64::MAX as u64) as i64));
         let refresh = self.refresh_ms.unwrap_or(DEFAULT_REFRESH_MS);
         if !result.frames.is_empty() {
@@ -478,7 +510,8 @@ impl Session {
             extra.insert("frame_err_median_ms".into(), Setting::Num(st.median_abs_err_ms));
             extra.insert("frame_err_max_ms".into(), Setting::Num(st.max_abs_err_ms));
             extra.insert("frame_within_one".into(), Setting::Num(st.within_one_frame_fraction));
-            let d: Vec<String> = result.frames.iter().map(|f| format!("{:.1}/{:.1}", f.intended_ms, f.actual_ms())).collect();
+            let d: Vec<String> =
+                result.frames.iter().map(|f| format!("{:.1}/{:.1}", f.intended_ms, f.actual_ms())).collect();
             extra.insert("frame_durations".into(), Setting::Text(d.join(" ")));
         }
         let (blurs, away) = unfocused(&result.events);
@@ -496,7 +529,14 @@ impl Session {
         };
         let outcome_correct = row.correct.clone();
         let score = row.score();
-        self.done.push(RecordedTrial { task: trial.task, practice: trial.practice, cell: trial.cell, result, row, sdt: sdt_scores });
+        self.done.push(RecordedTrial {
+            task: trial.task,
+            practice: trial.practice,
+            cell: trial.cell,
+            result,
+            row,
+            sdt: sdt_scores,
+        });
         self.cursor = self.next_position(expected);
         Ok(RecordOutcome {
             correct: outcome_correct,
@@ -515,11 +555,16 @@ impl Session {
     pub fn from_json(text: &str) -> Result<Session, SessionError> {
         let s: Session = serde_json::from_str(text).map_err(|e| SessionError::BadState(e.to_string()))?;
         if s.version > SESSION_VERSION {
-            return Err(SessionError::BadState(format!("it was saved by a newer version (session version {})", s.version)));
+            return Err(SessionError::BadState(format!(
+                "it was saved by a newer version (session version {})",
+                s.version
+            )));
         }
         let total = s.progress().1;
         match s.cursor {
-            None if s.done.len() != total => return Err(SessionError::BadState("finished but trials are missing".into())),
+            None if s.done.len() != total => {
+                return Err(SessionError::BadState("finished but trials are missing".into()));
+            }
             Some(p) => match s.global_index(p) {
                 Some(g) if g == s.done.len() => {}
                 _ => return Err(SessionError::BadState("the position does not match the recorded trials".into())),
@@ -539,18 +584,43 @@ impl Session {
     /// summaries of the main trials per task × condition cell (accuracy), plus for N-back the SDT
     /// measures per level over blocks. `participant` overrides the link's id.
     pub fn to_record(&self, participant: Option<&str>) -> ResultRecord {
-        let id = participant.map(str::to_string).or_else(|| self.config.participant.clone()).unwrap_or_else(|| "anonymous".into());
+        let id = participant
+            .map(str::to_string)
+            .or_else(|| self.config.participant.clone())
+            .unwrap_or_else(|| "anonymous".into());
         let mut settings: BTreeMap<String, Setting> = BTreeMap::new();
         settings.insert("study_link".into(), Setting::Text(self.config.to_query()));
-        settings.insert("tasks".into(), Setting::Text(self.config.tasks.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(",")));
+        settings.insert(
+            "tasks".into(),
+            Setting::Text(self.config.tasks.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(",")),
+        );
         settings.insert("trials_per_condition".into(), Setting::Int(self.config.trials_per_condition as i64));
         settings.insert("block_order".into(), Setting::Text(format!("{:?}", self.config.block_order).to_lowercase()));
         settings.insert("practice".into(), Setting::Bool(self.config.practice));
         settings.insert("split".into(), Setting::Text(Split::Human.as_str().into()));
         settings.insert("finished".into(), Setting::Bool(self.is_finished()));
-        settings.insert("block_plan".into(), Setting::Text(self.blocks.iter().map(|b| format!("{}{}{}", b.task, b.n.map(|n| format!(" N={n}")).unwrap_or_default(), if b.practice { " (practice)" } else { "" })).collect::<Vec<_>>().join(", ")));
+        settings.insert(
+            "block_plan".into(),
+            Setting::Text(
+                self.blocks
+                    .iter()
+                    .map(|b| {
+                        format!(
+                            "{}{}{}",
+                            b.task,
+                            b.n.map(|n| format!(" N={n}")).unwrap_or_default(),
+                            if b.practice { " (practice)" } else { "" }
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            ),
+        );
         if self.config.tasks.iter().any(|t| t.nback().is_some()) {
-            settings.insert("nback_ns".into(), Setting::Text(self.config.nback_ns.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(",")));
+            settings.insert(
+                "nback_ns".into(),
+                Setting::Text(self.config.nback_ns.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(",")),
+            );
             settings.insert("nback_blocks".into(), Setting::Int(self.config.nback_blocks as i64));
         }
         for (k, v) in &self.config.external_ids {
@@ -663,7 +733,9 @@ pub(crate) mod tests {
     pub(crate) fn right_answer(task: StudyTask, step: &Step) -> Answer {
         match (&step.target, &step.response) {
             (Target::Set(v), _) => Answer::Set(v.clone()),
-            (Target::Class(t), _) if task == StudyTask::Worm(TaskId::Cs) => Answer::Class(t - crate::tasks::cs::class_offset(*t)),
+            (Target::Class(t), _) if task == StudyTask::Worm(TaskId::Cs) => {
+                Answer::Class(t - crate::tasks::cs::class_offset(*t))
+            }
             (Target::Class(t), _) => Answer::Class(*t),
             (Target::None, _) => Answer::None,
         }
@@ -707,7 +779,12 @@ pub(crate) mod tests {
                 .steps
                 .iter()
                 .enumerate()
-                .map(|(i, _)| FrameTiming { step: i as u32, intended_ms: 100.0, onset: 1000.0 * i as f64, offset: 1000.0 * i as f64 + 100.2 })
+                .map(|(i, _)| FrameTiming {
+                    step: i as u32,
+                    intended_ms: 100.0,
+                    onset: 1000.0 * i as f64,
+                    offset: 1000.0 * i as f64 + 100.2,
+                })
                 .collect();
             let res = TrialResult {
                 position: pos,
@@ -717,7 +794,11 @@ pub(crate) mod tests {
                 events: vec![],
             };
             let out = session.record(res).unwrap();
-            assert!(out.correct.iter().all(|&c| c == ok) || t.task == StudyTask::Worm(TaskId::Sfr), "{} {out:?}", t.task);
+            assert!(
+                out.correct.iter().all(|&c| c == ok) || t.task == StudyTask::Worm(TaskId::Sfr),
+                "{} {out:?}",
+                t.task
+            );
             log.push((t.global, ok));
         }
         log
@@ -725,7 +806,8 @@ pub(crate) mod tests {
 
     #[test]
     fn plan_is_deterministic_and_sized() {
-        let mut c = cfg(vec![StudyTask::Worm(TaskId::Vir), StudyTask::Worm(TaskId::Sfr), StudyTask::Nback(NbackKind::Verbal)]);
+        let mut c =
+            cfg(vec![StudyTask::Worm(TaskId::Vir), StudyTask::Worm(TaskId::Sfr), StudyTask::Nback(NbackKind::Verbal)]);
         c.trials_per_condition = 2;
         c.block_order = BlockOrder::Random;
         let a = Session::new(c.clone());
@@ -742,7 +824,14 @@ pub(crate) mod tests {
         }
         // Main block = each grid cell exactly tpc times, in a shuffled order.
         let vir = a.blocks.iter().find(|b| b.task == StudyTask::Worm(TaskId::Vir) && !b.practice).unwrap();
-        let mut idx: Vec<u64> = vir.units.iter().map(|u| match u { Unit::Worm { index } => *index, _ => panic!() }).collect();
+        let mut idx: Vec<u64> = vir
+            .units
+            .iter()
+            .map(|u| match u {
+                Unit::Worm { index } => *index,
+                _ => panic!(),
+            })
+            .collect();
         assert_ne!(idx, (0..40).collect::<Vec<_>>());
         idx.sort();
         assert_eq!(idx, (0..40).collect::<Vec<_>>());
@@ -757,7 +846,10 @@ pub(crate) mod tests {
         }
         // Another seed gives other stimuli; fixed order keeps the link's order.
         let other = Session::new(StudyConfig { seed: Some(12), ..c.clone() });
-        assert_ne!(other.trial(Position { block: 1, trial: 0 }).unwrap().steps, a.trial(Position { block: 1, trial: 0 }).unwrap().steps);
+        assert_ne!(
+            other.trial(Position { block: 1, trial: 0 }).unwrap().steps,
+            a.trial(Position { block: 1, trial: 0 }).unwrap().steps
+        );
         let fixed = Session::new(StudyConfig { block_order: BlockOrder::Fixed, ..c });
         assert_eq!(fixed.blocks[0].task, StudyTask::Worm(TaskId::Vir));
         assert_eq!(fixed.blocks.iter().filter_map(|b| b.n).collect::<Vec<_>>(), vec![1, 1, 2, 2, 3, 3]);
@@ -772,7 +864,11 @@ pub(crate) mod tests {
         assert_eq!((a.seed, b.seed), (1234, 98765));
         assert_eq!(a.config, anon, "the config stays the link's, so a reload finds the saved session");
         let first = Position { block: 0, trial: 0 };
-        assert_ne!(a.trial(first).unwrap().steps, b.trial(first).unwrap().steps, "two anonymous sessions see other stimuli");
+        assert_ne!(
+            a.trial(first).unwrap().steps,
+            b.trial(first).unwrap().steps,
+            "two anonymous sessions see other stimuli"
+        );
         // A seed or a participant id in the link decides the seed; the fresh number is ignored.
         let seeded = StudyConfig { seed: Some(7), ..anon.clone() };
         assert!(!seeded.anonymous());
@@ -813,7 +909,8 @@ pub(crate) mod tests {
 
     #[test]
     fn resume_mid_session_regenerates_identical_trials() {
-        let mut c = cfg(vec![StudyTask::Worm(TaskId::VsRec), StudyTask::Worm(TaskId::Cs), StudyTask::Nback(NbackKind::Verbal)]);
+        let mut c =
+            cfg(vec![StudyTask::Worm(TaskId::VsRec), StudyTask::Worm(TaskId::Cs), StudyTask::Nback(NbackKind::Verbal)]);
         c.nback_ns = vec![2];
         let s = Session::new(c);
         // Take 7 trials, then "reload".
@@ -841,7 +938,9 @@ pub(crate) mod tests {
         // A repeat of an earlier trial (e.g. the page re-sending it after reload) is refused, unchanged.
         let mut resumed = resumed;
         let before = resumed.clone();
-        let err = resumed.record(TrialResult { position: Position { block: 0, trial: 0 }, ..Default::default() }).unwrap_err();
+        let err = resumed
+            .record(TrialResult { position: Position { block: 0, trial: 0 }, ..Default::default() })
+            .unwrap_err();
         assert!(matches!(err, SessionError::OutOfOrder { .. }), "{err}");
         assert_eq!(resumed, before);
         // Continue to the end from the resumed state.
@@ -862,13 +961,26 @@ pub(crate) mod tests {
         let mut s = Session::new(cfg(vec![StudyTask::Worm(TaskId::Vsr)]));
         let pos = s.current().unwrap();
         let skip = Position { block: pos.block, trial: pos.trial + 1 };
-        assert!(matches!(s.record(TrialResult { position: skip, ..Default::default() }), Err(SessionError::OutOfOrder { .. })));
-        assert!(matches!(s.record(TrialResult { position: pos, answers: vec![], ..Default::default() }), Err(SessionError::BadResult(_))));
+        assert!(matches!(
+            s.record(TrialResult { position: skip, ..Default::default() }),
+            Err(SessionError::OutOfOrder { .. })
+        ));
+        assert!(matches!(
+            s.record(TrialResult { position: pos, answers: vec![], ..Default::default() }),
+            Err(SessionError::BadResult(_))
+        ));
         let t = s.trial(pos).unwrap();
-        let answers: Vec<Answer> = t.steps.iter().filter(|s| answerable(s)).map(|st| right_answer(t.task, st)).collect();
-        let bad_rt = TrialResult { position: pos, answers: answers.clone(), rt_ms: vec![Some(-5.0); answers.len()], ..Default::default() };
+        let answers: Vec<Answer> =
+            t.steps.iter().filter(|s| answerable(s)).map(|st| right_answer(t.task, st)).collect();
+        let bad_rt = TrialResult {
+            position: pos,
+            answers: answers.clone(),
+            rt_ms: vec![Some(-5.0); answers.len()],
+            ..Default::default()
+        };
         assert!(matches!(s.record(bad_rt), Err(SessionError::BadResult(_))));
-        let short_rt = TrialResult { position: pos, answers: answers.clone(), rt_ms: vec![Some(5.0)], ..Default::default() };
+        let short_rt =
+            TrialResult { position: pos, answers: answers.clone(), rt_ms: vec![Some(5.0)], ..Default::default() };
         if answers.len() != 1 {
             assert!(matches!(s.record(short_rt), Err(SessionError::BadResult(_))));
         }
@@ -913,7 +1025,8 @@ pub(crate) mod tests {
             assert!(row.extra.contains_key("block_kind"));
         }
         // Practice rows: 2 per WorM task, one block per N-back level and kind.
-        let practice = rec.trials.iter().filter(|r| r.extra.get("block_kind") == Some(&Setting::Text("practice".into()))).count();
+        let practice =
+            rec.trials.iter().filter(|r| r.extra.get("block_kind") == Some(&Setting::Text("practice".into()))).count();
         assert_eq!(practice, 14 * 2 + 2 * 2);
         // Summaries: one accuracy per condition cell of every WorM task, SDT measures per N-back level.
         for id in TaskId::ALL {
@@ -923,7 +1036,11 @@ pub(crate) mod tests {
             assert!(sums.iter().all(|x| x.metric == "accuracy" && x.n == 1));
             // Each cell's value is the score of its one main row.
             for x in sums {
-                let row = s.done.iter().find(|d| !d.practice && d.task == StudyTask::Worm(id) && d.cell == x.conditions).unwrap();
+                let row = s
+                    .done
+                    .iter()
+                    .find(|d| !d.practice && d.task == StudyTask::Worm(id) && d.cell == x.conditions)
+                    .unwrap();
                 assert!((row.row.score() - x.value).abs() < 1e-12);
             }
         }
@@ -934,7 +1051,17 @@ pub(crate) mod tests {
                 let acc = sums.iter().find(|x| x.metric == "accuracy" && x.conditions.set_size == Some(n)).unwrap();
                 let hr = sums.iter().find(|x| x.metric == "hit_rate" && x.conditions.set_size == Some(n)).unwrap();
                 let dp = sums.iter().find(|x| x.metric == "dprime" && x.conditions.set_size == Some(n)).unwrap();
-                let ok = right(rec.trials.iter().find(|r| r.task == kind && r.conditions.set_size == Some(n) && r.extra.get("block_kind") == Some(&Setting::Text("main".into()))).unwrap().trial as usize);
+                let ok = right(
+                    rec.trials
+                        .iter()
+                        .find(|r| {
+                            r.task == kind
+                                && r.conditions.set_size == Some(n)
+                                && r.extra.get("block_kind") == Some(&Setting::Text("main".into()))
+                        })
+                        .unwrap()
+                        .trial as usize,
+                );
                 let expect = if ok { (1.0, 1.0) } else { (0.0, 0.0) };
                 assert_eq!((acc.value, hr.value), expect, "{kind} N={n}");
                 assert!(if ok { dp.value > 4.0 } else { dp.value < -4.0 });
@@ -952,19 +1079,34 @@ pub(crate) mod tests {
             _ => a == b,
         };
         for (a, b) in back.trials.iter().zip(&rec.trials) {
-            assert_eq!((&a.task, a.trial, &a.conditions, &a.targets, &a.responses, &a.correct, &a.rt_ms), (&b.task, b.trial, &b.conditions, &b.targets, &b.responses, &b.correct, &b.rt_ms));
-            assert!(a.extra.len() == b.extra.len() && a.extra.iter().zip(&b.extra).all(|((ka, va), (kb, vb))| ka == kb && close(va, vb)));
+            assert_eq!(
+                (&a.task, a.trial, &a.conditions, &a.targets, &a.responses, &a.correct, &a.rt_ms),
+                (&b.task, b.trial, &b.conditions, &b.targets, &b.responses, &b.correct, &b.rt_ms)
+            );
+            assert!(
+                a.extra.len() == b.extra.len()
+                    && a.extra.iter().zip(&b.extra).all(|((ka, va), (kb, vb))| ka == kb && close(va, vb))
+            );
         }
         assert_eq!(back.summaries.len(), rec.summaries.len());
         for (a, b) in back.summaries.iter().zip(&rec.summaries) {
-            assert!(a.task == b.task && a.conditions == b.conditions && a.metric == b.metric && (a.value - b.value).abs() < 1e-12);
+            assert!(
+                a.task == b.task
+                    && a.conditions == b.conditions
+                    && a.metric == b.metric
+                    && (a.value - b.value).abs() < 1e-12
+            );
         }
         assert!(matches!(rec.config.settings.get("frame_within_one_fraction"), Some(Setting::Num(x)) if *x == 1.0));
         assert_eq!(rec.config.tasks.len(), 14);
         // Person and human curves share panel and label names (VSR: list_length=3..6 on panel VSR).
         let person = crate::people::subject_curves(&rec, StudyTask::Worm(TaskId::Vsr));
         for h in crate::people::human_curves(StudyTask::Worm(TaskId::Vsr)) {
-            assert!(person.iter().any(|p| p.panel == h.panel && p.label == h.label && p.x_name == h.x_name), "{}", h.label);
+            assert!(
+                person.iter().any(|p| p.panel == h.panel && p.label == h.label && p.x_name == h.x_name),
+                "{}",
+                h.label
+            );
         }
         // Curves for the results page exist for every task.
         for t in StudyTask::all() {

@@ -113,7 +113,8 @@ impl std::error::Error for StudyError {}
 
 const PARTICIPANT_KEYS: [&str; 4] = ["pid", "participant", "PROLIFIC_PID", "workerId"];
 const EXTERNAL_KEYS: [&str; 4] = ["STUDY_ID", "SESSION_ID", "assignmentId", "hitId"];
-const KNOWN: [&str; 12] = ["tasks", "tpc", "order", "seed", "practice", "pt", "n", "nbb", "results", "fs", "done", "endpoint"];
+const KNOWN: [&str; 12] =
+    ["tasks", "tpc", "order", "seed", "practice", "pt", "n", "nbb", "results", "fs", "done", "endpoint"];
 
 fn allowed_params() -> String {
     let mut v: Vec<&str> = KNOWN.to_vec();
@@ -183,9 +184,8 @@ fn parse_int<T: TryFrom<u64>>(param: &str, v: &str, lo: u64, hi: u64) -> Result<
 }
 
 fn check_id(param: &str, v: &str) -> Result<String, StudyError> {
-    let ok = !v.is_empty()
-        && v.len() <= MAX_ID_LEN
-        && v.chars().all(|c| c.is_ascii_alphanumeric() || "_.-@:".contains(c));
+    let ok =
+        !v.is_empty() && v.len() <= MAX_ID_LEN && v.chars().all(|c| c.is_ascii_alphanumeric() || "_.-@:".contains(c));
     if ok {
         Ok(v.to_string())
     } else {
@@ -199,7 +199,9 @@ fn check_id(param: &str, v: &str) -> Result<String, StudyError> {
 /// Accept only absolute `http://` / `https://` URLs with a host, no credentials, no spaces or control
 /// characters, at most [`MAX_URL_LEN`] long.
 pub fn check_url(param: &str, v: &str) -> Result<String, StudyError> {
-    let err = |why: &str| Err(StudyError::new(param, format!("“{v}” is not allowed: {why}. Use a full http:// or https:// address.")));
+    let err = |why: &str| {
+        Err(StudyError::new(param, format!("“{v}” is not allowed: {why}. Use a full http:// or https:// address.")))
+    };
     if v.len() > MAX_URL_LEN {
         return err("it is too long");
     }
@@ -218,7 +220,10 @@ pub fn check_url(param: &str, v: &str) -> Result<String, StudyError> {
     if authority.contains('@') {
         return err("it carries a user name or password");
     }
-    let host = authority.rsplit_once(':').map(|(h, port)| if port.chars().all(|c| c.is_ascii_digit()) { h } else { authority }).unwrap_or(authority);
+    let host = authority
+        .rsplit_once(':')
+        .map(|(h, port)| if port.chars().all(|c| c.is_ascii_digit()) { h } else { authority })
+        .unwrap_or(authority);
     if host.is_empty() || !host.chars().all(|c| c.is_ascii_alphanumeric() || "-.[]:".contains(c)) {
         return err("it has no valid host name");
     }
@@ -261,7 +266,14 @@ impl StudyConfig {
         let mut q: Vec<(String, String)> = vec![
             ("tasks".into(), self.tasks.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(",")),
             ("tpc".into(), self.trials_per_condition.to_string()),
-            ("order".into(), match self.block_order { BlockOrder::Fixed => "fixed", BlockOrder::Random => "random" }.into()),
+            (
+                "order".into(),
+                match self.block_order {
+                    BlockOrder::Fixed => "fixed",
+                    BlockOrder::Random => "random",
+                }
+                .into(),
+            ),
         ];
         if let Some(s) = self.seed {
             q.push(("seed".into(), s.to_string()));
@@ -301,7 +313,10 @@ impl StudyConfig {
                 || PARTICIPANT_KEYS.contains(&canonical.as_str())
                 || EXTERNAL_KEYS.contains(&canonical.as_str());
             if !known {
-                return Err(StudyError::new(&key, format!("unknown parameter. Allowed parameters: {}.", allowed_params())));
+                return Err(StudyError::new(
+                    &key,
+                    format!("unknown parameter. Allowed parameters: {}.", allowed_params()),
+                ));
             }
             if val.is_empty() {
                 return Err(StudyError::new(&key, "the value is empty."));
@@ -312,7 +327,12 @@ impl StudyConfig {
         }
         let mut c = StudyConfig::default();
         match seen.get("tasks") {
-            None => return Err(StudyError::new("tasks", format!("missing. Name the tasks, e.g. tasks=VIR,CD-Color; allowed: {}.", task_names()))),
+            None => {
+                return Err(StudyError::new(
+                    "tasks",
+                    format!("missing. Name the tasks, e.g. tasks=VIR,CD-Color; allowed: {}.", task_names()),
+                ));
+            }
             Some(v) if v.eq_ignore_ascii_case("all") => c.tasks = StudyTask::all(),
             Some(v) => {
                 for name in v.split(',') {
@@ -371,7 +391,13 @@ impl StudyConfig {
                 let id = check_id(k, v)?;
                 match &c.participant {
                     Some(p) if *p != id => {
-                        return Err(StudyError::new(k, format!("“{id}” differs from the participant id “{p}” given by another parameter ({}); give one.", PARTICIPANT_KEYS.join(", "))));
+                        return Err(StudyError::new(
+                            k,
+                            format!(
+                                "“{id}” differs from the participant id “{p}” given by another parameter ({}); give one.",
+                                PARTICIPANT_KEYS.join(", ")
+                            ),
+                        ));
                     }
                     _ => c.participant = Some(id),
                 }
@@ -410,7 +436,10 @@ mod tests {
 
     #[test]
     fn prolific_and_mturk_parameters() {
-        let c = StudyConfig::from_query("tasks=nback-verbal&PROLIFIC_PID=5f1a2b3c4d5e6f7a8b9c0d1e&STUDY_ID=abc123&SESSION_ID=s-9").unwrap();
+        let c = StudyConfig::from_query(
+            "tasks=nback-verbal&PROLIFIC_PID=5f1a2b3c4d5e6f7a8b9c0d1e&STUDY_ID=abc123&SESSION_ID=s-9",
+        )
+        .unwrap();
         assert_eq!(c.tasks, vec![StudyTask::Nback(NbackKind::Verbal)]);
         assert_eq!(c.participant.as_deref(), Some("5f1a2b3c4d5e6f7a8b9c0d1e"));
         assert_eq!(c.external_ids.get("STUDY_ID").map(String::as_str), Some("abc123"));

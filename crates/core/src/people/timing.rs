@@ -137,11 +137,7 @@ fn median_sorted(v: &[f64]) -> f64 {
 /// by the mean of the intervals within ±20 % of it (so dropped frames, tab stalls and duplicate stamps
 /// do not move it). Fewer than two usable intervals → [`DEFAULT_REFRESH_MS`].
 pub fn estimate_refresh(timestamps: &[f64]) -> f64 {
-    let mut d: Vec<f64> = timestamps
-        .windows(2)
-        .map(|w| w[1] - w[0])
-        .filter(|x| x.is_finite() && *x > 0.5)
-        .collect();
+    let mut d: Vec<f64> = timestamps.windows(2).map(|w| w[1] - w[0]).filter(|x| x.is_finite() && *x > 0.5).collect();
     if d.len() < 2 {
         return DEFAULT_REFRESH_MS;
     }
@@ -284,7 +280,13 @@ mod tests {
         let mut ts = vec![1000.0];
         for i in 0..200 {
             let jitter = ((i * 37 % 11) as f64 - 5.0) * 0.02;
-            let step = if i % 40 == 7 { 2.0 * p } else if i == 100 { 300.0 } else { p };
+            let step = if i % 40 == 7 {
+                2.0 * p
+            } else if i == 100 {
+                300.0
+            } else {
+                p
+            };
             let last = *ts.last().unwrap();
             ts.push(last + step + jitter);
         }

@@ -1,9 +1,9 @@
 //! CD, Change Detection in five feature conditions (reference §1.2 "CD").
 use serde::{Deserialize, Serialize};
 
-use crate::display::{line, palette, Frame, Shape};
+use crate::display::{Frame, Shape, line, palette};
 use crate::rng::Rng;
-use crate::task::{binary, Conditions, Feature, Phase, Step, Target, TaskId, TrialCtx};
+use crate::task::{Conditions, Feature, Phase, Step, Target, TaskId, TrialCtx, binary};
 
 /// Which feature may change: one of the four, or any of them (conjunction).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,7 +35,12 @@ impl CdParams {
             TaskId::CdGap => CdCondition::Gap,
             _ => CdCondition::Conjunction,
         };
-        CdParams { condition, set_sizes: vec![2, 4, 6, 8, 10, 12], retentions: vec![0, 6, 12, 18], reference_size_quirk: false }
+        CdParams {
+            condition,
+            set_sizes: vec![2, 4, 6, 8, 10, 12],
+            retentions: vec![0, 6, 12, 18],
+            reference_size_quirk: false,
+        }
     }
 }
 pub fn grid(p: &CdParams) -> Vec<Conditions> {
@@ -110,7 +115,8 @@ pub fn memory_array(rng: &mut Rng, n: usize) -> Vec<Bar> {
             let Some((x1, y1)) = placed else { continue 'restart };
             starts.push((x1, y1));
             let lf = l as f32;
-            let (cx, cy) = if horizontal { (x1 as f32 + lf / 2.0, y1 as f32) } else { (x1 as f32, y1 as f32 + lf / 2.0) };
+            let (cx, cy) =
+                if horizontal { (x1 as f32 + lf / 2.0, y1 as f32) } else { (x1 as f32, y1 as f32 + lf / 2.0) };
             bars.push(Bar { cx, cy, len: lf, large, horizontal, red, gap });
         }
         return bars;
@@ -185,8 +191,8 @@ pub fn generate(p: &CdParams, ctx: &mut TrialCtx) -> (Vec<Step>, Conditions) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::{trial_seed, Rng, Split};
-    use crate::task::{TaskSpec, TaskId, TaskParams};
+    use crate::rng::{Rng, Split, trial_seed};
+    use crate::task::{TaskId, TaskParams, TaskSpec};
 
     #[test]
     fn change_trials_change_exactly_one_feature_of_one_bar() {
@@ -213,7 +219,12 @@ mod tests {
                         let k = diffs[0];
                         let fd: Vec<usize> = (0..4).filter(|&j| m[k].features()[j] != pr[k].features()[j]).collect();
                         assert_eq!(fd.len(), 1, "exactly one feature changes");
-                        let expect = match feat { Feature::Color => 0, Feature::Orientation => 1, Feature::Size => 2, Feature::Gap => 3 };
+                        let expect = match feat {
+                            Feature::Color => 0,
+                            Feature::Orientation => 1,
+                            Feature::Size => 2,
+                            Feature::Gap => 3,
+                        };
                         assert_eq!(fd[0], expect);
                         if p.condition != CdCondition::Conjunction {
                             assert_eq!(format!("{:?}", p.condition).to_lowercase(), format!("{feat:?}").to_lowercase());

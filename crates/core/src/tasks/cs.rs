@@ -1,9 +1,9 @@
 //! CS, Complex Span (reference §1.2 "CS").
 use serde::{Deserialize, Serialize};
 
-use crate::display::{arrow, ellipse, grid_cells, palette, rect, Frame, Rgb};
+use crate::display::{Frame, Rgb, arrow, ellipse, grid_cells, palette, rect};
 use crate::rng::Rng;
-use crate::task::{binary, Conditions, Domain, Phase, Response, Step, Target, TrialCtx};
+use crate::task::{Conditions, Domain, Phase, Response, Step, Target, TrialCtx, binary};
 use crate::tasks::Pattern;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -207,8 +207,7 @@ fn draw_distractor(rng: &mut Rng, domain: Domain) -> Distractor {
                 cells.extend(right);
             } else {
                 // Drop offset/2 mirrored cells and add offset/2 right-half cells that are not mirrors.
-                let inactive: Vec<usize> =
-                    (0..g * g).filter(|i| !right.contains(i) && i % g >= g / 2).collect();
+                let inactive: Vec<usize> = (0..g * g).filter(|i| !right.contains(i) && i % g >= g / 2).collect();
                 let keep = rng.sample_from(&right, right.len() - SYM_OFFSET / 2);
                 cells.extend(keep);
                 cells.extend(rng.sample_from(&inactive, SYM_OFFSET / 2));
@@ -266,7 +265,10 @@ fn probe_frame(options: &[Item]) -> Frame {
             Item::Spatial(dir) => {
                 grid_cells(&mut s, x, y, 3, ARROW_CELL, 0.0, Some(palette::RED), 1.0, |_| Some(palette::RED));
                 let centre = |c: usize| {
-                    (x + (c % 3) as f32 * ARROW_CELL + ARROW_CELL / 2.0, y + (c / 3) as f32 * ARROW_CELL + ARROW_CELL / 2.0)
+                    (
+                        x + (c % 3) as f32 * ARROW_CELL + ARROW_CELL / 2.0,
+                        y + (c / 3) as f32 * ARROW_CELL + ARROW_CELL / 2.0,
+                    )
                 };
                 let (a, b) = (centre(dir[0]), centre(dir[2]));
                 arrows.push(arrow(a.0, a.1, b.0, b.1, palette::ARROW, 2.0, 0.4));
@@ -368,8 +370,13 @@ pub fn generate(p: &CsParams, ctx: &mut TrialCtx) -> (Vec<Step>, Conditions) {
             Item::Visual(_) => CLASS_VISUAL_RECALL,
         };
         steps.push(
-            Step::ask(probe_frame(&options), Phase::Probe, Target::Class(base + slot as u16), Response::Choice { n: OPTIONS as u16 })
-                .at_position(k + 1),
+            Step::ask(
+                probe_frame(&options),
+                Phase::Probe,
+                Target::Class(base + slot as u16),
+                Response::Choice { n: OPTIONS as u16 },
+            )
+            .at_position(k + 1),
         );
     }
     (steps, ctx.cell.clone())
@@ -379,7 +386,7 @@ pub fn generate(p: &CsParams, ctx: &mut TrialCtx) -> (Vec<Step>, Conditions) {
 mod tests {
     use super::*;
     use crate::display::Shape;
-    use crate::raster::{tensor32, TENSOR_LEN};
+    use crate::raster::{TENSOR_LEN, tensor32};
     use crate::rng::Split;
     use crate::task::{TaskId, TaskParams, TaskSpec, Trial};
     use crate::tasks::testutil::trials;

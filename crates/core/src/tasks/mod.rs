@@ -13,7 +13,7 @@ pub mod sts;
 pub mod vir;
 pub mod vsr;
 
-use crate::display::{grid_cells, palette, Rgb, Shape};
+use crate::display::{Rgb, Shape, grid_cells, palette};
 use crate::rng::Rng;
 
 /// A square binary matrix pattern (VIR, VSR, VSRec, CS visual storage): `cells[i]` is filled.

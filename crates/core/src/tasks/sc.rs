@@ -1,8 +1,8 @@
 //! SC, Spatial Coordination (reference §1.2 "SC").
 use serde::{Deserialize, Serialize};
 
-use crate::display::{grid_cells, palette, Frame};
-use crate::task::{binary, Conditions, Phase, Step, Target, TrialCtx};
+use crate::display::{Frame, grid_cells, palette};
+use crate::task::{Conditions, Phase, Step, Target, TrialCtx, binary};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ScParams {
@@ -53,9 +53,8 @@ pub fn cells(g: usize, l: usize, offset: usize, symmetric: bool, rng: &mut crate
             let j = rng.index(mirrors.len());
             mirrors.remove(j);
         }
-        let free: Vec<usize> = (0..g * g)
-            .filter(|&i| i % g >= half && !left.iter().any(|&c| mirror(g, c) == i))
-            .collect();
+        let free: Vec<usize> =
+            (0..g * g).filter(|&i| i % g >= half && !left.iter().any(|&c| mirror(g, c) == i)).collect();
         mirrors.extend(rng.sample_from(&free, k));
     }
     let mut all = left;
@@ -80,7 +79,12 @@ pub fn generate(p: &ScParams, ctx: &mut TrialCtx) -> (Vec<Step>, Conditions) {
     let symmetric = ctx.flip;
     let order = cells(g, l, offset, symmetric, ctx.rng);
     let mut steps: Vec<Step> = order.iter().map(|&c| Step::show(board(g, c), Phase::Present)).collect();
-    steps.push(Step::ask(Frame::blank(), Phase::Probe, Target::Class(symmetric as u16), binary(["not symmetric", "symmetric"])));
+    steps.push(Step::ask(
+        Frame::blank(),
+        Phase::Probe,
+        Target::Class(symmetric as u16),
+        binary(["not symmetric", "symmetric"]),
+    ));
     let conditions = Conditions { symmetry_offset: Some(if symmetric { 0 } else { offset as u8 }), ..ctx.cell.clone() };
     (steps, conditions)
 }

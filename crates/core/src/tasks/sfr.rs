@@ -1,7 +1,7 @@
 //! SFR, Spatial Free Recall (reference §1.2 "SFR").
 use serde::{Deserialize, Serialize};
 
-use crate::display::{palette, rect, Frame};
+use crate::display::{Frame, palette, rect};
 use crate::task::{Conditions, Phase, Response, Step, Target, TrialCtx};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -42,7 +42,8 @@ pub fn generate(p: &SfrParams, ctx: &mut TrialCtx) -> (Vec<Step>, Conditions) {
     let n = p.grid as usize * p.grid as usize;
     let visible = ctx.rng.sample(n, p.visible as usize);
     let recall = ctx.rng.sample_from(&visible, l);
-    let mut steps: Vec<Step> = recall.iter().map(|&c| Step::show(board(p, &visible, Some(c)), Phase::Present)).collect();
+    let mut steps: Vec<Step> =
+        recall.iter().map(|&c| Step::show(board(p, &visible, Some(c)), Phase::Present)).collect();
     let mut set: Vec<u16> = recall.iter().map(|&c| c as u16).collect();
     set.sort_unstable();
     steps.push(Step::ask(
@@ -56,7 +57,7 @@ pub fn generate(p: &SfrParams, ctx: &mut TrialCtx) -> (Vec<Step>, Conditions) {
 
 #[cfg(test)]
 mod tests {
-    use crate::display::{palette, Shape};
+    use crate::display::{Shape, palette};
     use crate::task::{Target, TaskId};
     use crate::tasks::testutil::trials;
 

@@ -1,9 +1,9 @@
 //! SI, Spatial Integration (reference §1.2 "SI").
 use serde::{Deserialize, Serialize};
 
-use crate::display::{line, palette, rect, Frame, Shape};
+use crate::display::{Frame, Shape, line, palette, rect};
 use crate::rng::Rng;
-use crate::task::{binary, Conditions, Phase, Step, Target, TrialCtx};
+use crate::task::{Conditions, Phase, Step, Target, TrialCtx, binary};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SiParams {
@@ -19,7 +19,12 @@ pub struct SiParams {
 
 impl Default for SiParams {
     fn default() -> Self {
-        SiParams { lattice: 4, segments: 12, part_sizes: vec![1, 2, 3, 4, 6, 12], distractor_differences: vec![1, 2, 3, 4] }
+        SiParams {
+            lattice: 4,
+            segments: 12,
+            part_sizes: vec![1, 2, 3, 4, 6, 12],
+            distractor_differences: vec![1, 2, 3, 4],
+        }
     }
 }
 
@@ -146,7 +151,7 @@ pub fn generate(p: &SiParams, ctx: &mut TrialCtx) -> (Vec<Step>, Conditions) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::raster::{tensor32, TENSOR_LEN};
+    use crate::raster::{TENSOR_LEN, tensor32};
     use crate::task::{TaskId, Trial};
     use crate::tasks::testutil::trials;
     use std::collections::BTreeSet;
@@ -154,11 +159,7 @@ mod tests {
     type Seg = (Point, Point);
 
     fn seg(a: Point, b: Point) -> Seg {
-        if a <= b {
-            (a, b)
-        } else {
-            (b, a)
-        }
+        if a <= b { (a, b) } else { (b, a) }
     }
 
     /// The segments drawn in a frame, in lattice points, for a drawing at `pad` with cells of `cell`.
@@ -248,7 +249,8 @@ mod tests {
 
     #[test]
     fn si_labels_are_balanced() {
-        let ones = trials(TaskId::Si, 200).iter().filter(|t| t.steps.last().unwrap().target == Target::Class(1)).count();
+        let ones =
+            trials(TaskId::Si, 200).iter().filter(|t| t.steps.last().unwrap().target == Target::Class(1)).count();
         assert!((90..=110).contains(&ones), "{ones}");
     }
 

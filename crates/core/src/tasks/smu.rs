@@ -1,7 +1,7 @@
 //! SMU, Spatial Memory Updating (reference §1.2 "SMU").
 use serde::{Deserialize, Serialize};
 
-use crate::display::{arrow, palette, rect, Frame, Shape};
+use crate::display::{Frame, Shape, arrow, palette, rect};
 use crate::task::{Conditions, Phase, Response, Step, Target, TrialCtx};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -89,7 +89,15 @@ pub fn generate(p: &SmuParams, ctx: &mut TrialCtx) -> (Vec<Step>, Conditions) {
     let mut mem = boxes(&c, None);
     for (b, &m) in pos.iter().enumerate() {
         let (mx, my) = marker_centre(c[b], m);
-        mem.push(rect(mx - MARKER_HALF, my - MARKER_HALF, mx + MARKER_HALF, my + MARKER_HALF, Some(palette::RED), None, 1.0));
+        mem.push(rect(
+            mx - MARKER_HALF,
+            my - MARKER_HALF,
+            mx + MARKER_HALF,
+            my + MARKER_HALF,
+            Some(palette::RED),
+            None,
+            1.0,
+        ));
     }
     steps.push(Step::show(Frame::gray(mem), Phase::Present));
 
@@ -109,8 +117,13 @@ pub fn generate(p: &SmuParams, ctx: &mut TrialCtx) -> (Vec<Step>, Conditions) {
 
     for b in rng.permutation(s) {
         steps.push(
-            Step::ask(Frame::gray(boxes(&c, Some(b))), Phase::Probe, Target::Class(pos[b] as u16), Response::Choice { n: 9 })
-                .at_position(b + 1),
+            Step::ask(
+                Frame::gray(boxes(&c, Some(b))),
+                Phase::Probe,
+                Target::Class(pos[b] as u16),
+                Response::Choice { n: 9 },
+            )
+            .at_position(b + 1),
         );
     }
     (steps, ctx.cell.clone())
@@ -119,7 +132,7 @@ pub fn generate(p: &SmuParams, ctx: &mut TrialCtx) -> (Vec<Step>, Conditions) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::raster::{tensor32, TENSOR_LEN};
+    use crate::raster::{TENSOR_LEN, tensor32};
     use crate::task::{TaskId, Trial};
     use crate::tasks::testutil::trials;
 
@@ -182,7 +195,10 @@ mod tests {
             let (x0, y0, x1, y1) = arrows[0];
             let b = nearest(&c, ((x0 + x1) / 2.0, (y0 + y1) / 2.0));
             assert_eq!(b, u % s, "updates go round the boxes in order");
-            let (dc, dr) = ((x1 - x0).signum() as i32 * ((x1 - x0).abs() > 1.0) as i32, (y1 - y0).signum() as i32 * ((y1 - y0).abs() > 1.0) as i32);
+            let (dc, dr) = (
+                (x1 - x0).signum() as i32 * ((x1 - x0).abs() > 1.0) as i32,
+                (y1 - y0).signum() as i32 * ((y1 - y0).abs() > 1.0) as i32,
+            );
             assert!((dc, dr) != (0, 0));
             let (r, col) = ((pos[b] / 3) as i32 + dr, (pos[b] % 3) as i32 + dc);
             assert!((0..3).contains(&r) && (0..3).contains(&col), "marker left the box");

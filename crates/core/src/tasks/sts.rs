@@ -1,8 +1,8 @@
 //! STS, Spatial Task Switching (reference §1.2 "STS", variant "Cued").
 use serde::{Deserialize, Serialize};
 
-use crate::display::{line, palette, round_rect, Frame, Shape};
-use crate::task::{binary, Conditions, Phase, Response, Step, Target, TrialCtx};
+use crate::display::{Frame, Shape, line, palette, round_rect};
+use crate::task::{Conditions, Phase, Response, Step, Target, TrialCtx, binary};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StsParams {
@@ -158,7 +158,7 @@ pub fn generate(p: &StsParams, ctx: &mut TrialCtx) -> (Vec<Step>, Conditions) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::raster::{tensor32, TENSOR_LEN};
+    use crate::raster::{TENSOR_LEN, tensor32};
     use crate::rng::Split;
     use crate::task::{TaskId, TaskParams, TaskSpec, Trial};
     use crate::tasks::testutil::trials;

@@ -1,9 +1,9 @@
 //! VIR, Visual Item Recognition (reference §1.2 "VIR").
 use serde::{Deserialize, Serialize};
 
-use crate::display::{palette, Frame};
-use crate::task::{binary, Conditions, Phase, Step, Target, TrialCtx};
-use crate::tasks::{distinct_patterns, side_by_side, Pattern};
+use crate::display::{Frame, palette};
+use crate::task::{Conditions, Phase, Step, Target, TrialCtx, binary};
+use crate::tasks::{Pattern, distinct_patterns, side_by_side};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct VirParams {
@@ -15,14 +15,25 @@ pub struct VirParams {
 }
 impl Default for VirParams {
     fn default() -> Self {
-        VirParams { grid: 6, filled: 18, list_lengths: vec![4, 6, 8, 10], pattern_difference: 4, retentions: vec![0, 2, 4, 5, 6] }
+        VirParams {
+            grid: 6,
+            filled: 18,
+            list_lengths: vec![4, 6, 8, 10],
+            pattern_difference: 4,
+            retentions: vec![0, 2, 4, 5, 6],
+        }
     }
 }
 pub fn grid(p: &VirParams) -> Vec<Conditions> {
     let mut v = Vec::new();
     for &l in &p.list_lengths {
         for &r in &p.retentions {
-            v.push(Conditions { list_length: Some(l), retention: Some(r), pattern_difference: Some(p.pattern_difference), ..Default::default() });
+            v.push(Conditions {
+                list_length: Some(l),
+                retention: Some(r),
+                pattern_difference: Some(p.pattern_difference),
+                ..Default::default()
+            });
         }
     }
     v
@@ -56,11 +67,17 @@ pub fn generate(p: &VirParams, ctx: &mut TrialCtx) -> (Vec<Step>, Conditions) {
     // the studied item's side is the answer: 0 = left, 1 = right (balanced within each condition cell)
     let side = ctx.flip as u16;
     let (left, right) = if side == 1 { (&lure, &items[probed]) } else { (&items[probed], &lure) };
-    let mut steps: Vec<Step> = items.iter().map(|it| Step::show(item_frame(it, palette::RED), Phase::Present)).collect();
+    let mut steps: Vec<Step> =
+        items.iter().map(|it| Step::show(item_frame(it, palette::RED), Phase::Present)).collect();
     steps.extend((0..ri).map(|_| Step::show(Frame::blank(), Phase::Retention)));
     steps.push(
-        Step::ask(Frame::gray(side_by_side(left, right, palette::RED)), Phase::Probe, Target::Class(side), binary(["left", "right"]))
-            .at_position(probed + 1),
+        Step::ask(
+            Frame::gray(side_by_side(left, right, palette::RED)),
+            Phase::Probe,
+            Target::Class(side),
+            binary(["left", "right"]),
+        )
+        .at_position(probed + 1),
     );
     let conditions = Conditions { probed_position: Some(probed as u8 + 1), ..ctx.cell.clone() };
     (steps, conditions)

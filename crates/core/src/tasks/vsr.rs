@@ -1,10 +1,10 @@
 //! VSR, Visual Serial Recall, and VSRec, Visual Serial Recognition (reference §1.2 "VSR", "VSRec").
 use serde::{Deserialize, Serialize};
 
-use crate::display::{line, palette, Frame};
-use crate::task::{binary, Conditions, Phase, Response, Step, Target, TrialCtx};
+use crate::display::{Frame, line, palette};
+use crate::task::{Conditions, Phase, Response, Step, Target, TrialCtx, binary};
 use crate::tasks::vir::{item_frame, lure_not_studied};
-use crate::tasks::{distinct_patterns, side_by_side, Pattern};
+use crate::tasks::{Pattern, distinct_patterns, side_by_side};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct VsrParams {
@@ -60,10 +60,14 @@ pub fn generate_vsr(p: &VsrParams, ctx: &mut TrialCtx) -> (Vec<Step>, Conditions
     let l = ctx.cell.list_length.expect("VSR cell has a list length") as usize;
     let items = distinct_patterns(ctx.rng, l, p.grid as usize, p.filled as usize);
     let slots = ctx.rng.sample(9, l);
-    let mut steps: Vec<Step> = items.iter().map(|it| Step::show(item_frame(it, palette::GREEN), Phase::Present)).collect();
+    let mut steps: Vec<Step> =
+        items.iter().map(|it| Step::show(item_frame(it, palette::GREEN), Phase::Present)).collect();
     let probe = probe_frame(&items, &slots);
     for (i, &slot) in slots.iter().enumerate() {
-        steps.push(Step::ask(probe.clone(), Phase::Probe, Target::Class(slot as u16), Response::Choice { n: 9 }).at_position(i + 1));
+        steps.push(
+            Step::ask(probe.clone(), Phase::Probe, Target::Class(slot as u16), Response::Choice { n: 9 })
+                .at_position(i + 1),
+        );
     }
     (steps, ctx.cell.clone())
 }
@@ -72,14 +76,20 @@ pub fn generate_vsrec(p: &VsRecParams, ctx: &mut TrialCtx) -> (Vec<Step>, Condit
     let l = ctx.cell.list_length.expect("VSRec cell has a list length") as usize;
     let dd = ctx.cell.pattern_difference.expect("VSRec cell has a pattern difference") as usize;
     let items = distinct_patterns(ctx.rng, l, p.grid as usize, p.filled as usize);
-    let mut steps: Vec<Step> = items.iter().map(|it| Step::show(item_frame(it, palette::GREEN), Phase::Present)).collect();
+    let mut steps: Vec<Step> =
+        items.iter().map(|it| Step::show(item_frame(it, palette::GREEN), Phase::Present)).collect();
     for (i, item) in items.iter().enumerate() {
         let lure = lure_not_studied(ctx.rng, item, dd, &items);
         let side = ctx.rng.coin() as u16;
         let (left, right) = if side == 1 { (&lure, item) } else { (item, &lure) };
         steps.push(
-            Step::ask(Frame::gray(side_by_side(left, right, palette::GREEN)), Phase::Probe, Target::Class(side), binary(["left", "right"]))
-                .at_position(i + 1),
+            Step::ask(
+                Frame::gray(side_by_side(left, right, palette::GREEN)),
+                Phase::Probe,
+                Target::Class(side),
+                binary(["left", "right"]),
+            )
+            .at_position(i + 1),
         );
     }
     (steps, ctx.cell.clone())
@@ -97,7 +107,8 @@ mod tests {
         for t in trials(TaskId::Vsr, 80) {
             let l = t.conditions.list_length.unwrap() as usize;
             assert_eq!(t.len(), 2 * l);
-            let studied: Vec<Pattern> = t.steps[..l].iter().map(|s| patterns_in(&s.frame, 6, palette::GREEN).remove(0)).collect();
+            let studied: Vec<Pattern> =
+                t.steps[..l].iter().map(|s| patterns_in(&s.frame, 6, palette::GREEN).remove(0)).collect();
             let probe = &t.steps[l].frame;
             assert!(t.steps[l..].iter().all(|s| &s.frame == probe), "the probe repeats L times");
             let shown = patterns_in(probe, 6, palette::GREEN);
@@ -139,7 +150,8 @@ mod tests {
             let l = t.conditions.list_length.unwrap() as usize;
             let dd = t.conditions.pattern_difference.unwrap() as usize;
             assert_eq!(t.len(), 2 * l);
-            let studied: Vec<Pattern> = t.steps[..l].iter().map(|s| patterns_in(&s.frame, 6, palette::GREEN).remove(0)).collect();
+            let studied: Vec<Pattern> =
+                t.steps[..l].iter().map(|s| patterns_in(&s.frame, 6, palette::GREEN).remove(0)).collect();
             for (i, s) in t.steps[l..].iter().enumerate() {
                 let pair = patterns_in(&s.frame, 6, palette::GREEN);
                 let Target::Class(side) = s.target else { panic!() };

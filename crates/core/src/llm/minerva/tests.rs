@@ -17,9 +17,7 @@ fn synthetic_words() -> &'static Vec<String> {
         let mut out = Vec::new();
         while out.len() < 30_000 {
             let n = rng.randint(3, 10);
-            let w: String = (0..n)
-                .map(|_| (b'a' + rng.below(26) as u8) as char)
-                .collect();
+            let w: String = (0..n).map(|_| (b'a' + rng.below(26) as u8) as char).collect();
             if seen.insert(w.clone()) {
                 out.push(w);
             }
@@ -29,29 +27,15 @@ fn synthetic_words() -> &'static Vec<String> {
 }
 
 fn test_config() -> MinervaConfig {
-    MinervaConfig {
-        seed: 7,
-        context_tokens: TEST_TOKENS,
-        ..Default::default()
-    }
+    MinervaConfig { seed: 7, context_tokens: TEST_TOKENS, ..Default::default() }
 }
 
 /// The paper set (and the extras) generated once with the synthetic list.
 fn paper_set() -> &'static Vec<Sample> {
     static S: OnceLock<Vec<Sample>> = OnceLock::new();
     S.get_or_init(|| {
-        let names: Vec<String> = TASKS
-            .iter()
-            .chain(EXTRA_TASKS)
-            .map(|t| t.0.to_string())
-            .collect();
-        generate(
-            &MinervaConfig {
-                tasks: Some(names),
-                ..test_config()
-            },
-            synthetic_words(),
-        )
+        let names: Vec<String> = TASKS.iter().chain(EXTRA_TASKS).map(|t| t.0.to_string()).collect();
+        generate(&MinervaConfig { tasks: Some(names), ..test_config() }, synthetic_words())
     })
 }
 
@@ -71,10 +55,7 @@ fn user(s: &Sample) -> &str {
 
 /// The context part of a `Context:\n...\n\nInstruction:` prompt.
 fn context_of(p: &str) -> &str {
-    let start = p
-        .strip_prefix("Context:\n")
-        .map(|_| "Context:\n".len())
-        .expect("Context: prompt");
+    let start = p.strip_prefix("Context:\n").map(|_| "Context:\n".len()).expect("Context: prompt");
     let end = p.find("\n\nInstruction:\n").expect("instruction");
     &p[start..end]
 }
@@ -98,17 +79,8 @@ fn lists(ctx: &str, label: &str) -> Vec<(usize, Vec<String>)> {
         .filter(|l| !l.is_empty())
         .map(|l| {
             let rest = l.strip_prefix(label).expect("label");
-            let (n, ws) = rest
-                .split_once(": ")
-                .unwrap_or((rest.trim_end_matches(':'), ""));
-            (
-                n.parse().unwrap(),
-                if ws.is_empty() {
-                    vec![]
-                } else {
-                    ws.split(", ").map(String::from).collect()
-                },
-            )
+            let (n, ws) = rest.split_once(": ").unwrap_or((rest.trim_end_matches(':'), ""));
+            (n.parse().unwrap(), if ws.is_empty() { vec![] } else { ws.split(", ").map(String::from).collect() })
         })
         .collect()
 }
@@ -169,10 +141,7 @@ fn minerva_table10_counts_total_1110() {
     let ids: HashSet<&str> = paper_set().iter().map(|s| s.id.as_str()).collect();
     assert_eq!(ids.len(), 1110 + 70);
     // Scaling.
-    let small = MinervaConfig {
-        samples_per_cell: Some(1),
-        ..cfg.clone()
-    };
+    let small = MinervaConfig { samples_per_cell: Some(1), ..cfg.clone() };
     assert_eq!(task_count(&small, "patch_the_difference"), 24);
     assert_eq!(task_count(&small, "compare_positions"), 25);
     let mut one = cfg;
@@ -185,11 +154,7 @@ fn minerva_metrics_per_task() {
     use Metric::*;
     // one table for generated and snapshot samples
     for (task, _, _) in TASKS.iter().chain(EXTRA_TASKS.iter()) {
-        assert_eq!(
-            Some(task_metrics(task).as_slice()),
-            crate::llm::snapshot::metrics_for(task),
-            "{task}"
-        );
+        assert_eq!(Some(task_metrics(task).as_slice()), crate::llm::snapshot::metrics_for(task), "{task}");
     }
     // the paper's Table 10 headline metric comes first
     let head = |t: &str| task_metrics(t)[0];
@@ -208,93 +173,54 @@ fn minerva_metrics_per_task() {
 fn minerva_deterministic_per_seed_and_task_streams_independent() {
     let words = synthetic_words();
     let cfg = MinervaConfig {
-        tasks: Some(vec![
-            "key_value_search".into(),
-            "quantity_state".into(),
-            "theory_of_mind".into(),
-        ]),
+        tasks: Some(vec!["key_value_search".into(), "quantity_state".into(), "theory_of_mind".into()]),
         samples_per_cell: Some(1),
         ..test_config()
     };
     let a = generate(&cfg, words);
     let b = generate(&cfg, words);
     assert_eq!(a, b);
-    let c = generate(
-        &MinervaConfig {
-            seed: 8,
-            ..cfg.clone()
-        },
-        words,
-    );
+    let c = generate(&MinervaConfig { seed: 8, ..cfg.clone() }, words);
     assert_ne!(a, c);
     // A task's samples do not depend on which other tasks are generated.
-    let alone = generate(
-        &MinervaConfig {
-            tasks: Some(vec!["quantity_state".into()]),
-            ..cfg.clone()
-        },
-        words,
-    );
-    let within: Vec<Sample> = a
-        .into_iter()
-        .filter(|s| s.task == "quantity_state")
-        .collect();
+    let alone = generate(&MinervaConfig { tasks: Some(vec!["quantity_state".into()]), ..cfg.clone() }, words);
+    let within: Vec<Sample> = a.into_iter().filter(|s| s.task == "quantity_state").collect();
     assert_eq!(alone, within);
 }
 
 #[test]
 fn minerva_search_references_by_construction() {
-    for s in by_task("string_search_word")
-        .into_iter()
-        .chain(by_task("string_search_gibberish"))
-    {
+    for s in by_task("string_search_word").into_iter().chain(by_task("string_search_gibberish")) {
         let p = user(s);
         let ctx = items(context_of(p));
         let w = quoted(instruction_of(p))[0];
         assert_eq!(ref_text(s), yes_no(ctx.contains(&w)), "{}", s.id);
         assert_eq!(s.conditions["label"], ref_text(s));
         if ref_text(s) == "yes" {
-            let q = DEPTHS
-                .iter()
-                .find(|d| d.1 == s.conditions["context_depth"])
-                .unwrap()
-                .0;
+            let q = DEPTHS.iter().find(|d| d.1 == s.conditions["context_depth"]).unwrap().0;
             assert_eq!(ctx[depth_index(ctx.len(), q)], w);
         }
     }
     for s in by_task("string_search_sequence") {
         let p = user(s);
         let ctx: Vec<String> = items(context_of(p)).into_iter().map(String::from).collect();
-        let seq: Vec<String> = quoted(instruction_of(p))[0]
-            .split(", ")
-            .map(String::from)
-            .collect();
+        let seq: Vec<String> = quoted(instruction_of(p))[0].split(", ").map(String::from).collect();
         assert_eq!(seq.len().to_string(), s.conditions["sequence_length"]);
         assert_eq!(ref_text(s), yes_no(contains_run(&ctx, &seq)), "{}", s.id);
     }
     for s in by_task("key_value_search") {
         let p = user(s);
         assert!(p.ends_with("the corresponding second word is:"));
-        let pairs: Vec<(&str, &str)> = items(context_of(p))
-            .iter()
-            .map(|x| x.split_once(": ").unwrap())
-            .collect();
+        let pairs: Vec<(&str, &str)> = items(context_of(p)).iter().map(|x| x.split_once(": ").unwrap()).collect();
         let key = quoted(instruction_of(p))[1];
-        let q = DEPTHS
-            .iter()
-            .find(|d| d.1 == s.conditions["context_depth"])
-            .unwrap()
-            .0;
+        let q = DEPTHS.iter().find(|d| d.1 == s.conditions["context_depth"]).unwrap().0;
         let i = depth_index(pairs.len(), q);
         assert_eq!(pairs[i].0, key);
         assert_eq!(ref_text(s), pairs[i].1);
     }
     for s in by_task("batch_key_value_search") {
         let p = user(s);
-        let pairs: BTreeMap<&str, &str> = items(context_of(p))
-            .iter()
-            .map(|x| x.split_once(": ").unwrap())
-            .collect();
+        let pairs: BTreeMap<&str, &str> = items(context_of(p)).iter().map(|x| x.split_once(": ").unwrap()).collect();
         let keys: Vec<&str> = quoted(instruction_of(p))[1].split(", ").collect();
         assert_eq!(keys.len().to_string(), s.conditions["n_words"]);
         let vals: Vec<&str> = keys.iter().map(|k| pairs[k]).collect();
@@ -304,16 +230,10 @@ fn minerva_search_references_by_construction() {
 
 #[test]
 fn minerva_recall_edit_references_by_construction() {
-    for s in by_task("snapshot_unique_words")
-        .into_iter()
-        .chain(by_task("snapshot_random_numbers"))
-    {
+    for s in by_task("snapshot_unique_words").into_iter().chain(by_task("snapshot_random_numbers")) {
         assert_eq!(ref_text(s), context_of(user(s)));
     }
-    for s in by_task("replace_all")
-        .into_iter()
-        .chain(by_task("replace_all_x_to_null"))
-    {
+    for s in by_task("replace_all").into_iter().chain(by_task("replace_all_x_to_null")) {
         let p = user(s);
         let ctx = items(context_of(p));
         let q = quoted(instruction_of(p));
@@ -321,18 +241,13 @@ fn minerva_recall_edit_references_by_construction() {
         let n = ctx.iter().filter(|w| **w == q[0]).count();
         assert_eq!(n, (ctx.len() as f64 * density + 1e-9) as usize, "{}", s.id);
         let expect: Vec<&str> = if s.task == "replace_all" {
-            ctx.iter()
-                .map(|w| if *w == q[0] { q[1] } else { *w })
-                .collect()
+            ctx.iter().map(|w| if *w == q[0] { q[1] } else { *w }).collect()
         } else {
             ctx.iter().filter(|w| **w != q[0]).copied().collect()
         };
         assert_eq!(ref_text(s), expect.join(", "));
     }
-    for s in by_task("overwrite_positions")
-        .into_iter()
-        .chain(by_task("overwrite_positions_nth_to_null"))
-    {
+    for s in by_task("overwrite_positions").into_iter().chain(by_task("overwrite_positions_nth_to_null")) {
         let p = user(s);
         let ctx = items(context_of(p));
         let nth: usize = s.conditions["nth"].parse().unwrap();
@@ -348,14 +263,8 @@ fn minerva_recall_edit_references_by_construction() {
         }
     }
     for s in by_task("functional_updates") {
-        let ctx: Vec<i64> = items(context_of(user(s)))
-            .iter()
-            .map(|x| x.parse().unwrap())
-            .collect();
-        let r: Vec<i64> = items(ref_text(s))
-            .iter()
-            .map(|x| x.parse().unwrap())
-            .collect();
+        let ctx: Vec<i64> = items(context_of(user(s))).iter().map(|x| x.parse().unwrap()).collect();
+        let r: Vec<i64> = items(ref_text(s)).iter().map(|x| x.parse().unwrap()).collect();
         let f = |x: i64| match s.conditions["operation"].as_str() {
             "add" => x + 3,
             "subtract" => x - 1,
@@ -372,20 +281,14 @@ fn minerva_match_compare_references_by_construction() {
         let p = user(s);
         let ctx = items(context_of(p));
         let q = quoted(instruction_of(p));
-        let (i, j) = (
-            ctx.iter().position(|w| *w == q[0]).unwrap(),
-            ctx.iter().position(|w| *w == q[1]).unwrap(),
-        );
+        let (i, j) = (ctx.iter().position(|w| *w == q[0]).unwrap(), ctx.iter().position(|w| *w == q[1]).unwrap());
         assert_ne!(i, j);
         assert_eq!(ref_text(s), yes_no(i < j));
         let d1: f64 = s.conditions["context_depth_1"].parse().unwrap();
         let d2: f64 = s.conditions["context_depth_2"].parse().unwrap();
         assert_eq!(ref_text(s), yes_no(d1 <= d2));
     }
-    for s in by_task("count")
-        .into_iter()
-        .chain(by_task("find_duplicates"))
-    {
+    for s in by_task("count").into_iter().chain(by_task("find_duplicates")) {
         let p = user(s);
         let ctx = items(context_of(p));
         let rep: usize = s.conditions["repetition_count"].parse().unwrap();
@@ -408,15 +311,9 @@ fn minerva_match_compare_references_by_construction() {
     }
     for s in by_task("check_association") {
         let p = user(s);
-        let att: BTreeMap<&str, &str> = items(context_of(p))
-            .iter()
-            .map(|x| x.split_once(": ").unwrap())
-            .collect();
+        let att: BTreeMap<&str, &str> = items(context_of(p)).iter().map(|x| x.split_once(": ").unwrap()).collect();
         let n: usize = s.conditions["n_attribute"].parse().unwrap();
-        assert!(
-            att.values()
-                .all(|a| a.strip_prefix("ATT_").unwrap().parse::<usize>().unwrap() <= n)
-        );
+        assert!(att.values().all(|a| a.strip_prefix("ATT_").unwrap().parse::<usize>().unwrap() <= n));
         let q = quoted(instruction_of(p));
         assert_eq!(q[0], "word: ATT_N");
         assert_ne!(q[1], q[2]);
@@ -436,30 +333,17 @@ fn minerva_spot_differences_references_by_construction() {
         assert_eq!(diff.len().to_string(), s.conditions["n_difference"]);
         let want: BTreeSet<&str> = diff
             .iter()
-            .map(|&i| {
-                if s.conditions["chosen_list"] == "first" {
-                    a[i].as_str()
-                } else {
-                    b[i].as_str()
-                }
-            })
+            .map(|&i| if s.conditions["chosen_list"] == "first" { a[i].as_str() } else { b[i].as_str() })
             .collect();
-        assert_eq!(
-            items(ref_text(s)).into_iter().collect::<BTreeSet<_>>(),
-            want
-        );
-        assert!(
-            b.iter().filter(|w| !a.contains(w)).count() == diff.len(),
-            "replacements are new words"
-        );
+        assert_eq!(items(ref_text(s)).into_iter().collect::<BTreeSet<_>>(), want);
+        assert!(b.iter().filter(|w| !a.contains(w)).count() == diff.len(), "replacements are new words");
     }
     for s in by_task("identify_odd_group") {
         let ls = lists(context_of(user(s)), "List ");
         assert!(ls.len() >= 2);
         let sets: Vec<BTreeSet<&String>> = ls.iter().map(|(_, l)| l.iter().collect()).collect();
-        let odd: Vec<usize> = (0..sets.len())
-            .filter(|&i| sets.iter().filter(|t| **t == sets[i]).count() == 1)
-            .collect();
+        let odd: Vec<usize> =
+            (0..sets.len()).filter(|&i| sets.iter().filter(|t| **t == sets[i]).count() == 1).collect();
         assert_eq!(odd.len(), 1, "{}", s.id);
         assert_eq!(ref_text(s), format!("List {}", ls[odd[0]].0));
         assert_eq!(ls[0].1.len().to_string(), s.conditions["n_words"]);
@@ -485,11 +369,7 @@ fn minerva_sets_lists_references_by_construction() {
         let ls = lists(context_of(p), "List ");
         assert_eq!(ls.len().to_string(), s.conditions["n_list"]);
         let w = quoted(instruction_of(p))[0];
-        let holder: Vec<usize> = ls
-            .iter()
-            .filter(|(_, l)| l.iter().any(|x| x == w))
-            .map(|(n, _)| *n)
-            .collect();
+        let holder: Vec<usize> = ls.iter().filter(|(_, l)| l.iter().any(|x| x == w)).map(|(n, _)| *n).collect();
         match holder.as_slice() {
             [] => assert_eq!(ref_text(s), "no"),
             [n] => assert_eq!(ref_text(s), format!("List {n}")),
@@ -514,21 +394,11 @@ fn minerva_sets_lists_references_by_construction() {
         let find = |w: &str| ls.iter().find(|(_, l)| l.iter().any(|x| x == w)).unwrap().0;
         assert_eq!(ref_text(s), yes_no(find(q[0]) == find(q[1])));
     }
-    for s in by_task("iterate_last")
-        .into_iter()
-        .chain(by_task("iterate_first"))
-    {
+    for s in by_task("iterate_last").into_iter().chain(by_task("iterate_first")) {
         let ls = lists(context_of(user(s)), "List ");
         let want: Vec<&str> = ls
             .iter()
-            .map(|(_, l)| {
-                if s.task == "iterate_last" {
-                    l.last().unwrap()
-                } else {
-                    l.first().unwrap()
-                }
-                .as_str()
-            })
+            .map(|(_, l)| if s.task == "iterate_last" { l.last().unwrap() } else { l.first().unwrap() }.as_str())
             .collect();
         assert_eq!(ref_text(s), want.join(", "));
     }
@@ -537,11 +407,8 @@ fn minerva_sets_lists_references_by_construction() {
         let ls = lists(context_of(p), "Role ");
         let q = quoted(instruction_of(p));
         let role: usize = q[0].strip_prefix("Role ").unwrap().parse().unwrap();
-        let seq: Vec<&str> = ls
-            .iter()
-            .filter(|(r, _)| *r == role)
-            .flat_map(|(_, l)| l.iter().map(String::as_str))
-            .collect();
+        let seq: Vec<&str> =
+            ls.iter().filter(|(r, _)| *r == role).flat_map(|(_, l)| l.iter().map(String::as_str)).collect();
         let i = seq.iter().position(|w| *w == q[1]).unwrap();
         assert!(i + 1 < seq.len());
         assert_eq!(ref_text(s), seq[i + 1..].join(", "));
@@ -552,12 +419,8 @@ fn minerva_sets_lists_references_by_construction() {
 fn minerva_stateful_references_replay() {
     for s in by_task("quantity_state") {
         let p = user(s);
-        let body = p
-            .strip_prefix("Context:\n\nBegin with the number ")
-            .unwrap();
-        let (start, rest) = body
-            .split_once(". Perform the following operations:\n")
-            .unwrap();
+        let body = p.strip_prefix("Context:\n\nBegin with the number ").unwrap();
+        let (start, rest) = body.split_once(". Perform the following operations:\n").unwrap();
         let mut v: i64 = start.parse().unwrap();
         let ops = &rest[..rest.find("\n\nInstruction:").unwrap()];
         let mut n = 0;
@@ -567,11 +430,7 @@ fn minerva_stateful_references_replay() {
             if let Some(k) = op.strip_prefix("Add ") {
                 v += k.parse::<i64>().unwrap();
             } else {
-                v -= op
-                    .strip_prefix("Subtract ")
-                    .unwrap()
-                    .parse::<i64>()
-                    .unwrap();
+                v -= op.strip_prefix("Subtract ").unwrap().parse::<i64>().unwrap();
             }
             n += 1;
         }
@@ -590,11 +449,8 @@ fn minerva_stateful_references_replay() {
             if let Some(ws) = line.strip_prefix("Agent draws the following words: ") {
                 st.extend(ws.split(", ").map(String::from));
             } else {
-                let ws: Vec<&str> = line
-                    .strip_prefix("Agent discards the following words: ")
-                    .unwrap()
-                    .split(", ")
-                    .collect();
+                let ws: Vec<&str> =
+                    line.strip_prefix("Agent discards the following words: ").unwrap().split(", ").collect();
                 for w in &ws {
                     assert!(st.iter().any(|x| x == w));
                 }
@@ -622,14 +478,10 @@ fn minerva_stateful_references_replay() {
             }
             actions += 1;
             if let Some(ws) = rest.strip_prefix("draws the following words: ") {
-                st.get_mut(&agent)
-                    .unwrap()
-                    .extend(ws.split(", ").map(String::from));
+                st.get_mut(&agent).unwrap().extend(ws.split(", ").map(String::from));
             } else if let Some(ws) = rest.strip_prefix("discards the following words: ") {
                 let ws: Vec<&str> = ws.split(", ").collect();
-                st.get_mut(&agent)
-                    .unwrap()
-                    .retain(|x| !ws.contains(&x.as_str()));
+                st.get_mut(&agent).unwrap().retain(|x| !ws.contains(&x.as_str()));
             } else {
                 let q = quoted(rest);
                 let other = rest.split(" with ").nth(1).unwrap()[..7].to_string();
@@ -677,19 +529,9 @@ fn minerva_contexts_within_token_budget_and_whole_items() {
         let p = user(s);
         if TRIMMED_FLAT.contains(&s.task.as_str()) {
             let ctx = context_of(p);
-            assert!(
-                count_tokens(ctx) <= max,
-                "{}: {} tokens",
-                s.id,
-                count_tokens(ctx)
-            );
+            assert!(count_tokens(ctx) <= max, "{}: {} tokens", s.id, count_tokens(ctx));
             // The trim kept whole items only, and nearly filled the budget.
-            assert!(
-                count_tokens(ctx) + 12 >= max,
-                "{}: only {} tokens",
-                s.id,
-                count_tokens(ctx)
-            );
+            assert!(count_tokens(ctx) + 12 >= max, "{}: only {} tokens", s.id, count_tokens(ctx));
             for it in items(ctx) {
                 let whole = match s.task.as_str() {
                     "snapshot_random_numbers" | "functional_updates" => it.parse::<u32>().is_ok(),
@@ -706,14 +548,7 @@ fn minerva_contexts_within_token_budget_and_whole_items() {
         }
         // Lists and roles: the words are one trimmed context split round-robin / in chunks, so the words
         // alone fit the budget; the "List k: " labels come on top, as in the reference.
-        if [
-            "group_membership",
-            "group_association",
-            "iterate_last",
-            "iterate_first",
-        ]
-        .contains(&s.task.as_str())
-        {
+        if ["group_membership", "group_association", "iterate_last", "iterate_first"].contains(&s.task.as_str()) {
             let ls = lists(context_of(p), "List ");
             let n = ls.len();
             let mut flat = Vec::new();
@@ -767,16 +602,9 @@ fn gunzip(data: &[u8]) -> Vec<u8> {
 }
 
 fn snapshot_entries(dir: &Path, category: &str, task: &str) -> Vec<serde_json::Value> {
-    let path = dir
-        .join("minerva_snapshot")
-        .join(category)
-        .join(format!("{task}.jsonl.gz"));
+    let path = dir.join("minerva_snapshot").join(category).join(format!("{task}.jsonl.gz"));
     let raw = gunzip(&std::fs::read(&path).unwrap());
-    String::from_utf8(raw)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    String::from_utf8(raw).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 
 /// Replace quoted strings by `"X"` and digit runs by `N` (the variable parts of an instruction).
@@ -838,10 +666,8 @@ fn minerva_templates_match_snapshot() {
         let snap = snapshot_entries(&dir, category, task);
         assert_eq!(snap.len(), n, "{task}: snapshot count");
         let mine = by_task(task);
-        let want: BTreeSet<(String, String, String)> = snap
-            .iter()
-            .map(|e| shape(e["prompt"].as_str().unwrap()))
-            .collect();
+        let want: BTreeSet<(String, String, String)> =
+            snap.iter().map(|e| shape(e["prompt"].as_str().unwrap())).collect();
         let got: BTreeSet<(String, String, String)> = mine.iter().map(|s| shape(user(s))).collect();
         assert_eq!(got, want, "{task}: prompt shape differs from the snapshot");
         // Reference kinds.
@@ -853,10 +679,8 @@ fn minerva_templates_match_snapshot() {
             _ => "other",
         };
         let snap_kinds: BTreeSet<&str> = snap.iter().map(|e| kind(&e["reference"])).collect();
-        let my_kinds: BTreeSet<&str> = mine
-            .iter()
-            .map(|s| kind(&serde_json::to_value(&single(s).reference).unwrap()))
-            .collect();
+        let my_kinds: BTreeSet<&str> =
+            mine.iter().map(|s| kind(&serde_json::to_value(&single(s).reference).unwrap())).collect();
         assert_eq!(my_kinds, snap_kinds, "{task}: reference kind");
         // Condition keys and values of the snapshot (context_length aside: tests run a shorter context).
         for e in &snap {
@@ -865,28 +689,14 @@ fn minerva_templates_match_snapshot() {
         let mut snap_conds: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for e in &snap {
             for (k, v) in e.as_object().unwrap() {
-                if ![
-                    "id",
-                    "prompt",
-                    "reference",
-                    "task",
-                    "category",
-                    "context_length",
-                ]
-                .contains(&k.as_str())
-                {
-                    snap_conds
-                        .entry(k.clone())
-                        .or_default()
-                        .insert(json_condition(v));
+                if !["id", "prompt", "reference", "task", "category", "context_length"].contains(&k.as_str()) {
+                    snap_conds.entry(k.clone()).or_default().insert(json_condition(v));
                 }
             }
         }
         for (k, vals) in snap_conds {
-            let mine_vals: BTreeSet<String> = mine
-                .iter()
-                .map(|s| s.conditions.get(&k).cloned().unwrap_or_default())
-                .collect();
+            let mine_vals: BTreeSet<String> =
+                mine.iter().map(|s| s.conditions.get(&k).cloned().unwrap_or_default()).collect();
             assert_eq!(mine_vals, vals, "{task}: condition {k}");
         }
     }
@@ -915,10 +725,7 @@ fn minerva_real_word_list_matches_snapshot_sizes() {
     ] {
         for e in snapshot_entries(&dir, cat, task) {
             let n = count_tokens(context_of(e["prompt"].as_str().unwrap()));
-            assert!(
-                (3985..=4000).contains(&n),
-                "{task}: snapshot context of {n} tokens"
-            );
+            assert!((3985..=4000).contains(&n), "{task}: snapshot context of {n} tokens");
         }
     }
     let cfg = MinervaConfig {
@@ -962,28 +769,13 @@ fn minerva_real_word_list_full_paper_set() {
     eprintln!("generated {} samples in {:?}", samples.len(), t.elapsed());
     for &(task, _, _) in TASKS {
         let t = std::time::Instant::now();
-        generate(
-            &MinervaConfig {
-                tasks: Some(vec![task.into()]),
-                ..Default::default()
-            },
-            &words,
-        );
+        generate(&MinervaConfig { tasks: Some(vec![task.into()]), ..Default::default() }, &words);
         eprintln!("  {task}: {:?}", t.elapsed());
     }
     assert_eq!(samples.len(), 1110);
-    for task in [
-        "string_search_word",
-        "group_membership",
-        "processing_data_blocks",
-        "theory_of_mind",
-    ] {
+    for task in ["string_search_word", "group_membership", "processing_data_blocks", "theory_of_mind"] {
         let s = samples.iter().find(|s| s.task == task).unwrap();
         let p = user(s);
-        eprintln!(
-            "--- {task}: {}…{}",
-            &p[..120.min(p.len())],
-            &p[p.len() - 300.min(p.len())..]
-        );
+        eprintln!("--- {task}: {}…{}", &p[..120.min(p.len())], &p[p.len() - 300.min(p.len())..]);
     }
 }

@@ -49,9 +49,7 @@ fn trim_with(ctx: &str, max: usize, tokens: Vec<tiktoken_rs::Rank>) -> String {
         return ctx.to_string();
     }
     // BPE tokens concatenate to the original bytes, so the decoded prefix is a byte prefix of `ctx`.
-    let bytes = bpe()
-        .decode_bytes(&tokens[..max])
-        .expect("cl100k tokens decode");
+    let bytes = bpe().decode_bytes(&tokens[..max]).expect("cl100k tokens decode");
     debug_assert!(ctx.as_bytes().starts_with(&bytes));
     let mut cut = bytes.len();
     while !ctx.is_char_boundary(cut) {
@@ -78,10 +76,7 @@ mod tests {
         assert_eq!(count_tokens("hello world"), 2);
         assert_eq!(count_tokens(""), 0);
         // The OpenAI cookbook's example ids.
-        assert_eq!(
-            bpe().encode_ordinary("tiktoken is great!"),
-            vec![83, 1609, 5963, 374, 2294, 0]
-        );
+        assert_eq!(bpe().encode_ordinary("tiktoken is great!"), vec![83, 1609, 5963, 374, 2294, 0]);
     }
 
     #[test]
@@ -95,10 +90,7 @@ mod tests {
             assert!(ctx.starts_with(&t));
             if !t.is_empty() {
                 let items: Vec<&str> = t.split(", ").collect();
-                assert_eq!(
-                    items[..],
-                    words.iter().map(String::as_str).collect::<Vec<_>>()[..items.len()]
-                );
+                assert_eq!(items[..], words.iter().map(String::as_str).collect::<Vec<_>>()[..items.len()]);
             }
         }
         // Key-value pairs: a cut after "key:" drops the dangling key.
@@ -109,24 +101,15 @@ mod tests {
             assert!(count_tokens(&t) <= max);
             if !t.is_empty() {
                 for item in t.split(", ") {
-                    assert!(
-                        pairs.iter().any(|p| p == item),
-                        "partial item {item:?} at max {max}"
-                    );
+                    assert!(pairs.iter().any(|p| p == item), "partial item {item:?} at max {max}");
                 }
             }
         }
         // Encoding a head gives the same result as encoding the whole context.
-        let long: Vec<String> = (0..3000)
-            .map(|i| format!("w{}x{}, {i}: q", i * 7919 % 1000, i % 13))
-            .collect();
+        let long: Vec<String> = (0..3000).map(|i| format!("w{}x{}, {i}: q", i * 7919 % 1000, i % 13)).collect();
         let long = long.join(", ");
         for max in [10usize, 100, 999, 2000, 5000] {
-            assert_eq!(
-                trim_context(&long, max),
-                trim_with(&long, max, bpe().encode_ordinary(&long)),
-                "max {max}"
-            );
+            assert_eq!(trim_context(&long, max), trim_with(&long, max, bpe().encode_ordinary(&long)), "max {max}");
         }
         // Short contexts are unchanged.
         assert_eq!(trim_context("a, b", 100), "a, b");
