@@ -10,7 +10,8 @@ use wmlab_core::{TaskId, share};
 use crate::components::history;
 use crate::pages::compare::{Compare, CompareState};
 use crate::pages::{
-    gallery::Gallery, home::Home, llm::Llm, networks::Networks, results::Results, study::Study, take::Take,
+    gallery::Gallery, home::Home, llm::Llm, networks::Networks, papers::Papers, results::Results, study::Study,
+    take::Take,
 };
 use crate::web;
 
@@ -33,6 +34,8 @@ pub enum Route {
     Compare,
     /// A comparison link: the fragment after `#`.
     CompareLink(String),
+    /// Every figure and table of the four papers, published and reproduced.
+    Papers,
 }
 
 impl Route {
@@ -54,6 +57,7 @@ impl Route {
             "llm" => Route::Llm,
             "networks" => Route::Networks,
             "compare" => Route::Compare,
+            "papers" => Route::Papers,
             _ => Route::Home,
         }
     }
@@ -66,6 +70,7 @@ impl Route {
             Route::Llm => "llm",
             Route::Networks => "networks",
             Route::Compare | Route::CompareLink(_) => "compare",
+            Route::Papers => "papers",
         }
     }
 }
@@ -172,6 +177,7 @@ pub fn App() -> impl IntoView {
                 {link("#/networks", "networks", "Networks")}
                 {link("#/results", "results", "Results")}
                 {link("#/compare", "compare", "Compare")}
+                {link("#/papers", "papers", "Papers")}
             </nav>
         </header>
         </Show>
@@ -186,6 +192,7 @@ pub fn App() -> impl IntoView {
                 Route::Networks => view! { <Networks/> }.into_any(),
                 Route::Compare => view! { <Compare link=None/> }.into_any(),
                 Route::CompareLink(l) => view! { <Compare link=Some(l)/> }.into_any(),
+                Route::Papers => view! { <Papers/> }.into_any(),
             }}
         </main>
         <Show when=chrome>

@@ -3,6 +3,7 @@ pub mod gallery;
 pub mod home;
 pub mod llm;
 pub mod networks;
+pub mod papers;
 pub mod results;
 pub mod study;
 pub mod take;

@@ -18,6 +18,7 @@ pub mod display;
 pub mod hash;
 pub mod llm;
 pub mod nn_messages;
+pub mod papers;
 pub mod people;
 pub mod raster;
 pub mod record;

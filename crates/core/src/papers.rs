@@ -1,0 +1,827 @@
+//! Every numbered figure and table of the four source papers (`../shared/seeds/`), what it shows, where
+//! its published numbers come from, and where the app draws the same thing from a user's own results —
+//! the data behind the Papers page. Nothing here is measured: it is a catalogue, checked by tests against
+//! the embedded reference data (an entry that says its numbers are embedded must have them).
+//!
+//! The N-back README has no numbered figures; its entries are the results tables its repository's
+//! notebooks print (`shared/data/nback/reported_results_summary.csv`, per block in
+//! `reported_results_per_block.csv`). The LRT README's figures are named by their image files. Minerva
+//! has no Table 9 (its numbering jumps from 8 to 10).
+
+use serde::Serialize;
+
+use crate::llm::{lrt, nback, snapshot};
+use crate::people::StudyTask;
+use crate::people::reference::human_curves;
+use crate::task::TaskId;
+
+/// The four source documents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Paper {
+    Worm,
+    Nback,
+    Lrt,
+    Minerva,
+}
+
+impl Paper {
+    pub const ALL: [Paper; 4] = [Paper::Worm, Paper::Nback, Paper::Lrt, Paper::Minerva];
+    pub fn key(self) -> &'static str {
+        match self {
+            Paper::Worm => "worm",
+            Paper::Nback => "nback",
+            Paper::Lrt => "lrt",
+            Paper::Minerva => "minerva",
+        }
+    }
+    pub fn title(self) -> &'static str {
+        match self {
+            Paper::Worm => {
+                "Decoding the Enigma: Benchmarking Humans and AIs on the Many Facets of Working Memory (WorM, NeurIPS 2023)"
+            }
+            Paper::Nback => "Working Memory Capacity of ChatGPT: An Empirical Study (Gong et al., AAAI 2024)",
+            Paper::Lrt => "The Little Retrieval Test (LRT, README)",
+            Paper::Minerva => "Minerva: A Programmable Memory Test Benchmark for Language Models",
+        }
+    }
+    /// The seed file in `shared/seeds/`.
+    pub fn seed(self) -> &'static str {
+        match self {
+            Paper::Nback => "000_9e9376e96cf182e3.txt",
+            Paper::Worm => "001_2abb5a2a6e6da9c1.txt",
+            Paper::Lrt => "002_38f3e01133bb6ab3.txt",
+            Paper::Minerva => "003_754aa2fdaf8db297.txt",
+        }
+    }
+}
+
+/// Published numbers the app embeds and can show.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Embedded {
+    /// The human curves of Fig. 4 (`shared/data/worm-human/worm_human_reference.csv`).
+    WormHumanCurves,
+    /// N-back mean ± SE per results file and N (`reported_results_summary.csv`); `true` = the files of
+    /// the README protocol's 30×30 runs (GPT-4 and the open models), `false` = GPT-3.5's 50×24 runs.
+    NbackSummary(bool),
+    /// N-back per-block d′ (`reported_results_per_block.csv`), what the paper's tests run on.
+    NbackPerBlock,
+    /// LRT success rates read off `images/retrieval_accuracy.png`.
+    LrtOrderedShuffled,
+    /// LRT success rates read off `images/block_shuffle.png`.
+    LrtBlockShuffle,
+    /// A Minerva table's columns (the `source` of [`snapshot::REPORTED`]).
+    MinervaTable(&'static str),
+}
+
+/// Where an entry's published numbers are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Published {
+    /// In the app: shown on the Papers page and drawn beside the user's results.
+    Embedded(Embedded),
+    /// Numbers in the paper's text or tables that the app does not carry yet.
+    SeedText,
+    /// Only in a picture.
+    FigureOnly,
+    /// A diagram or a list: no numbers.
+    NoNumbers,
+}
+
+/// Where the app produces the same figure or table from the user's own results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Where {
+    Gallery,
+    /// The Compare page, with this task chosen (people, LLM and network subjects beside the humans).
+    Compare(&'static str),
+    Llm,
+    Networks,
+    /// Networks page, after "Analyse".
+    NetworkAnalyses,
+    Study,
+    Nowhere,
+}
+
+impl Where {
+    /// The app route that opens it (`None` for [`Where::Nowhere`]).
+    pub fn route(self) -> Option<String> {
+        match self {
+            Where::Gallery => Some("#/gallery".into()),
+            Where::Compare(_) => Some("#/compare".into()),
+            Where::Llm => Some("#/llm".into()),
+            Where::Networks | Where::NetworkAnalyses => Some("#/networks".into()),
+            Where::Study => Some("#/study".into()),
+            Where::Nowhere => None,
+        }
+    }
+    pub fn label(self) -> &'static str {
+        match self {
+            Where::Gallery => "Gallery",
+            Where::Compare(_) => "Compare",
+            Where::Llm => "LLMs",
+            Where::Networks => "Networks",
+            Where::NetworkAnalyses => "Networks → Analyse",
+            Where::Study => "People",
+            Where::Nowhere => "—",
+        }
+    }
+}
+
+/// How far the app reproduces an entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Status {
+    /// The app draws it from the user's results (beside the published numbers where they are embedded).
+    Reproduced,
+    /// Part of it (e.g. one model at a time, or the user's side without the published one).
+    Partly,
+    /// Not yet: the run or the drawing is missing.
+    NotYet,
+    /// Nothing to reproduce (a diagram, a parameter list the app applies).
+    NoResult,
+}
+
+impl Status {
+    pub fn label(self) -> &'static str {
+        match self {
+            Status::Reproduced => "reproduced",
+            Status::Partly => "partly",
+            Status::NotYet => "not yet",
+            Status::NoResult => "no result to reproduce",
+        }
+    }
+}
+
+/// One figure or table.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Entry {
+    pub paper: Paper,
+    /// As the paper numbers it ("Fig. 4", "Table A3", "Figure 2", or an image file).
+    pub id: &'static str,
+    pub title: &'static str,
+    /// What it shows.
+    pub shows: &'static str,
+    pub published: Published,
+    pub place: Where,
+    pub status: Status,
+    /// The run that produces it, in words.
+    pub run: &'static str,
+}
+
+const fn e(
+    paper: Paper,
+    id: &'static str,
+    title: &'static str,
+    shows: &'static str,
+    published: Published,
+    place: Where,
+    status: Status,
+    run: &'static str,
+) -> Entry {
+    Entry { paper, id, title, shows, published, place, status, run }
+}
+
+use Paper::{Lrt, Minerva, Nback, Worm};
+use Published::{Embedded as Emb, FigureOnly, NoNumbers, SeedText};
+use Status::{NoResult, NotYet, Partly, Reproduced};
+
+/// Every entry, papers in [`Paper::ALL`] order, each paper's entries in the paper's order.
+pub const ENTRIES: &[Entry] = &[
+    e(
+        Worm,
+        "Fig. 1",
+        "The 10 working memory tasks",
+        "one schematic trial of each task",
+        NoNumbers,
+        Where::Gallery,
+        NoResult,
+        "The Gallery draws any trial of any task id, frame by frame.",
+    ),
+    e(
+        Worm,
+        "Fig. 2",
+        "Task taxonomy",
+        "domains, functionalities and characteristics of each task",
+        NoNumbers,
+        Where::Nowhere,
+        NoResult,
+        "Static task metadata; not drawn.",
+    ),
+    e(
+        Worm,
+        "Fig. 3",
+        "The working memory models",
+        "ConvNet → task embedding → RNN/GRU/LSTM/Transformer → heads",
+        NoNumbers,
+        Where::Networks,
+        NoResult,
+        "The Networks page builds this model (any architecture and capacity).",
+    ),
+    e(
+        Worm,
+        "Fig. 4",
+        "Behavioural benchmarks: models vs humans",
+        "accuracy vs serial position, retention, load, set size, resolution and features on VSR, VIR, CS, SMU, VSRec, CD",
+        Emb(Embedded::WormHumanCurves),
+        Where::Compare("VSR"),
+        Reproduced,
+        "People: take the task; networks: evaluate a checkpoint; the Compare page draws either beside the human curves (pick the task there).",
+    ),
+    e(
+        Worm,
+        "Fig. 5",
+        "Neural correlates and task-specialised clusters",
+        "task variance clusters, STS hidden-state t-SNE, FTV",
+        FigureOnly,
+        Where::NetworkAnalyses,
+        Reproduced,
+        "Train or load a network, then Analyse: task variance, clusters, t-SNE and FTV are drawn.",
+    ),
+    e(
+        Worm,
+        "Fig. A1",
+        "Detailed schematic of each experiment",
+        "every time step of one trial per task",
+        NoNumbers,
+        Where::Gallery,
+        NoResult,
+        "The Gallery steps through a trial's frames.",
+    ),
+    e(
+        Worm,
+        "Table A1",
+        "Hyper-parameters",
+        "optimiser, learning rate, batch, scheduler, capacities",
+        SeedText,
+        Where::Networks,
+        NoResult,
+        "The `paper` preset on the Networks page (and `wmlab train --preset paper`) uses them.",
+    ),
+    e(
+        Worm,
+        "Table A2",
+        "Time mapping between model steps and human timings",
+        "ms per phase for each task",
+        SeedText,
+        Where::Study,
+        NoResult,
+        "People sessions run at these timings (core people::timing); nothing to plot.",
+    ),
+    e(
+        Worm,
+        "Table A3",
+        "Quantitative scores: humans vs models",
+        "slope difference A and accuracy difference B per effect, with t-tests against chance",
+        SeedText,
+        Where::Networks,
+        Partly,
+        "Evaluate a network: its Table A3 (A, B, pooled CD, asterisks) is under the curves; the published rows are not embedded yet.",
+    ),
+    e(
+        Worm,
+        "Fig. A2",
+        "Ablations: VSR alone, language serial recall, long lists",
+        "VSR accuracy of single-task, LSR and longer-list variants",
+        FigureOnly,
+        Where::Networks,
+        Partly,
+        "Train with task ids `VSR` (the VSR-alone ablation); LSR and lists beyond 9 are not built yet.",
+    ),
+    e(
+        Worm,
+        "Fig. A3",
+        "Short retention intervals in VIR",
+        "VIR accuracy at retention 0–6",
+        FigureOnly,
+        Where::Nowhere,
+        NotYet,
+        "Needs VIR with other retention intervals (a parameter sweep); not yet.",
+    ),
+    e(
+        Worm,
+        "Table A4",
+        "Model capacities and parameter counts",
+        "parameters of the 12 architectures",
+        SeedText,
+        Where::Networks,
+        Partly,
+        "The Networks page prints the parameter count of the chosen model; the published column is not embedded.",
+    ),
+    e(
+        Worm,
+        "Fig. A4",
+        "Training curves of every architecture",
+        "validation accuracy vs epoch",
+        FigureOnly,
+        Where::Networks,
+        Partly,
+        "Training draws the live curve of one run; several runs on one plot are not yet.",
+    ),
+    e(
+        Worm,
+        "Fig. A5",
+        "Similarity between serial positions in VSR",
+        "cosine similarity of hidden states between serial positions",
+        FigureOnly,
+        Where::NetworkAnalyses,
+        Reproduced,
+        "Analyse a network: the serial-position similarity matrix is drawn.",
+    ),
+    e(
+        Worm,
+        "Fig. A6",
+        "Lesioning neural clusters",
+        "accuracy drop per task when each cluster is silenced",
+        FigureOnly,
+        Where::NetworkAnalyses,
+        Reproduced,
+        "Analyse a network: the lesion matrix is drawn.",
+    ),
+    e(
+        Worm,
+        "Fig. A7",
+        "VSR accuracy vs list length, every architecture",
+        "per model, accuracy vs serial position for each list length",
+        FigureOnly,
+        Where::Compare("VSR"),
+        Partly,
+        "Evaluate each network and add them as subjects on the Compare page (VSR).",
+    ),
+    e(
+        Worm,
+        "Fig. A8",
+        "VIR accuracy vs retention, every architecture",
+        "accuracy vs probed position at retention 0 and 5",
+        FigureOnly,
+        Where::Compare("VIR"),
+        Partly,
+        "Evaluate each network and compare on VIR.",
+    ),
+    e(
+        Worm,
+        "Fig. A9",
+        "CS accuracy vs domain conflicts, every architecture",
+        "accuracy vs distractor load per storage–distractor pair",
+        FigureOnly,
+        Where::Compare("CS"),
+        Partly,
+        "Evaluate each network and compare on CS (chance: the app's 1/8 and the paper's 0.04 line are both drawn).",
+    ),
+    e(
+        Worm,
+        "Fig. A10",
+        "SMU accuracy vs set size, every architecture",
+        "accuracy vs set size 1–8",
+        FigureOnly,
+        Where::Compare("SMU"),
+        Partly,
+        "Evaluate each network and compare on SMU.",
+    ),
+    e(
+        Worm,
+        "Fig. A11",
+        "VSRec accuracy vs memory resolution, every architecture",
+        "accuracy vs serial position per pattern difference",
+        FigureOnly,
+        Where::Compare("VSRec"),
+        Partly,
+        "Evaluate each network and compare on VSRec.",
+    ),
+    e(
+        Worm,
+        "Fig. A12",
+        "CD accuracy vs features and conjunctions, every architecture",
+        "accuracy vs set size for the five CD conditions",
+        FigureOnly,
+        Where::Compare("CD-Color"),
+        Partly,
+        "Evaluate each network and compare on each CD id (retention 18, as the paper).",
+    ),
+    e(
+        Worm,
+        "Fig. A13",
+        "Task similarity from task embeddings",
+        "cosine similarity of the 14 task embeddings, rows scaled to [0, 1]",
+        FigureOnly,
+        Where::NetworkAnalyses,
+        Reproduced,
+        "Analyse a network: the embedding similarity matrix is drawn.",
+    ),
+    e(
+        Worm,
+        "Fig. A14",
+        "Per-task training curves of LSTM-1024",
+        "validation accuracy per task id vs epoch",
+        FigureOnly,
+        Where::Networks,
+        Reproduced,
+        "Train any network: the per-task validation curves are drawn live (14 series).",
+    ),
+    e(
+        Nback,
+        "Results: GPT-3.5 (50 blocks of 24)",
+        "Verbal and spatial N-back, every variant",
+        "HR, FAR, accuracy and d′ (mean ± SE) at N = 1, 2, 3",
+        Emb(Embedded::NbackSummary(false)),
+        Where::Llm,
+        Reproduced,
+        "LLM page, N-back with the same variant and protocol: the charts draw the run beside these rows.",
+    ),
+    e(
+        Nback,
+        "Results: README protocol (30 blocks of 30)",
+        "GPT-4 and the open models",
+        "HR, FAR, accuracy and d′ at N = 1, 2, 3",
+        Emb(Embedded::NbackSummary(true)),
+        Where::Llm,
+        Reproduced,
+        "LLM page, N-back variant letters_30 with the readme protocol.",
+    ),
+    e(
+        Nback,
+        "Statistics on d′",
+        "Kruskal–Wallis across N, Mann–Whitney post hoc, Wilcoxon against 0",
+        "the tests of analysis_across_exps.ipynb on per-block d′",
+        Emb(Embedded::NbackPerBlock),
+        Where::Llm,
+        Reproduced,
+        "LLM page: the table under the N-back charts runs them on the run's blocks and on the published ones.",
+    ),
+    e(
+        Lrt,
+        "images/retrieval_accuracy.png",
+        "Retrieval accuracy vs input size",
+        "success rate vs number of lines, ordered and shuffled, two Claude models",
+        Emb(Embedded::LrtOrderedShuffled),
+        Where::Llm,
+        Reproduced,
+        "LLM page, Little Retrieval Test with ordered and shuffled (B = 1) lines at 500–6500 lines.",
+    ),
+    e(
+        Lrt,
+        "images/block_shuffle.png",
+        "Block-shuffled retrieval",
+        "success rate vs lines for blocks of 10 and 250",
+        Emb(Embedded::LrtBlockShuffle),
+        Where::Llm,
+        Reproduced,
+        "LLM page, LRT with block sizes 10, 250 (one run draws each B as its own series).",
+    ),
+    e(
+        Minerva,
+        "Table 1",
+        "The memory tests",
+        "every atomic and composite test",
+        NoNumbers,
+        Where::Llm,
+        NoResult,
+        "The LLM page lists every Minerva test for the generator and the snapshot.",
+    ),
+    e(
+        Minerva,
+        "Figure 1",
+        "Overall performance by category",
+        "nine models' mean score per test category (4k snapshot)",
+        FigureOnly,
+        Where::Nowhere,
+        NotYet,
+        "Needs a category overview chart; the per-task chart is on the LLM page.",
+    ),
+    e(
+        Minerva,
+        "Table 2",
+        "Search tasks",
+        "exact match / ROUGE-L recall of nine models",
+        Emb(Embedded::MinervaTable("Table 2")),
+        Where::Llm,
+        Reproduced,
+        "LLM page, Minerva snapshot (or generator) search tasks: per-task scores beside two of these models.",
+    ),
+    e(
+        Minerva,
+        "Table 3",
+        "Gibberish-context ablation",
+        "string search in gibberish context",
+        Emb(Embedded::MinervaTable("Table 3")),
+        Where::Llm,
+        Partly,
+        "The generator's string_search_gibberish; the snapshot-gibberish column has no snapshot file.",
+    ),
+    e(
+        Minerva,
+        "Figure 2",
+        "String search (subsequence) errors",
+        "false positives and negatives vs subsequence length",
+        FigureOnly,
+        Where::Nowhere,
+        NotYet,
+        "Needs errors split by subsequence length; not yet.",
+    ),
+    e(
+        Minerva,
+        "Table 4",
+        "Compute on sets and lists",
+        "group membership, association, iterate",
+        Emb(Embedded::MinervaTable("Table 4")),
+        Where::Llm,
+        Reproduced,
+        "LLM page, Minerva sets-and-lists tasks.",
+    ),
+    e(
+        Minerva,
+        "Figure 3",
+        "Recall and edit",
+        "per-task scores of nine models",
+        FigureOnly,
+        Where::Llm,
+        Partly,
+        "LLM page, Minerva recall-and-edit tasks: the run's scores (published values only in the picture).",
+    ),
+    e(
+        Minerva,
+        "Figure 4",
+        "Match and compare",
+        "per-task scores of nine models",
+        FigureOnly,
+        Where::Llm,
+        Partly,
+        "LLM page, Minerva match-and-compare tasks.",
+    ),
+    e(
+        Minerva,
+        "Figure 5",
+        "Spot the differences",
+        "per-task scores of nine models",
+        FigureOnly,
+        Where::Llm,
+        Partly,
+        "LLM page, Minerva spot-the-differences tasks.",
+    ),
+    e(
+        Minerva,
+        "Table 5",
+        "Stateful processing",
+        "quantity state and set state",
+        Emb(Embedded::MinervaTable("Table 5")),
+        Where::Llm,
+        Reproduced,
+        "LLM page, Minerva stateful tasks.",
+    ),
+    e(
+        Minerva,
+        "Table 6",
+        "Composite tests",
+        "processing data blocks and theory of mind",
+        Emb(Embedded::MinervaTable("Table 6")),
+        Where::Llm,
+        Reproduced,
+        "LLM page, Minerva composite tasks.",
+    ),
+    e(
+        Minerva,
+        "Figure 6",
+        "Number of operation steps",
+        "quantity and set state vs steps",
+        FigureOnly,
+        Where::Nowhere,
+        NotYet,
+        "Needs a steps sweep in one run; not yet.",
+    ),
+    e(
+        Minerva,
+        "Table 7",
+        "Context length",
+        "functional updates and count at 500–16k tokens",
+        SeedText,
+        Where::Llm,
+        NotYet,
+        "One run per context length (the generator's context field) works; a sweep and its table are not yet.",
+    ),
+    e(
+        Minerva,
+        "Table 8",
+        "Prompt variation",
+        "string search and group association, instruction 1 vs 2",
+        SeedText,
+        Where::Nowhere,
+        NotYet,
+        "Needs the second instruction wording; not yet.",
+    ),
+    e(
+        Minerva,
+        "Table 10",
+        "Task overview",
+        "parameters, examples and metric of every test (1110 cases)",
+        SeedText,
+        Where::Llm,
+        NoResult,
+        "The generator's default grid is this table (core llm::minerva).",
+    ),
+    e(
+        Minerva,
+        "Table 11",
+        "Context length, three more tasks",
+        "string search, replace all, iterate at several lengths",
+        SeedText,
+        Where::Llm,
+        NotYet,
+        "As Table 7.",
+    ),
+    e(
+        Minerva,
+        "Table 12",
+        "Prompt variation, three more tasks",
+        "replace all, check association, quantity state",
+        SeedText,
+        Where::Nowhere,
+        NotYet,
+        "As Table 8.",
+    ),
+];
+
+/// The entries of one paper, in its order.
+pub fn entries(paper: Paper) -> Vec<&'static Entry> {
+    ENTRIES.iter().filter(|e| e.paper == paper).collect()
+}
+
+/// A table of published numbers, as text cells.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Table {
+    pub source: String,
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+fn f2(x: f64) -> String {
+    format!("{x:.2}")
+}
+
+/// The published numbers of an embedded source.
+pub fn published_table(what: Embedded) -> Table {
+    match what {
+        Embedded::WormHumanCurves => {
+            let mut rows = Vec::new();
+            for id in TaskId::ALL {
+                for c in human_curves(StudyTask::Worm(id)) {
+                    let pts = c.points.iter().map(|(x, y)| format!("{x}: {y:.3}")).collect::<Vec<_>>().join(", ");
+                    rows.push(vec![id.as_str().to_string(), c.panel.clone(), c.label.clone(), c.x_name.clone(), pts]);
+                }
+            }
+            Table {
+                source: "shared/data/worm-human/worm_human_reference.csv (Fig. 4 human curves)".into(),
+                header: ["task", "panel", "curve", "x", "accuracy at each x"].map(String::from).to_vec(),
+                rows,
+            }
+        }
+        Embedded::NbackSummary(readme) => {
+            let rows = nback::reported_summary()
+                .into_iter()
+                .filter(|r| (r.trials_per_block == 30) == readme)
+                .map(|r| {
+                    let ms = |(m, s): (f64, f64)| format!("{m:.2} ± {s:.2}");
+                    vec![
+                        r.model.clone(),
+                        r.results_file.clone(),
+                        r.n.to_string(),
+                        format!("{} × {}", r.blocks_used, r.trials_per_block),
+                        ms(r.hit_rate),
+                        ms(r.false_alarm_rate),
+                        ms(r.accuracy),
+                        ms(r.dprime),
+                    ]
+                })
+                .collect();
+            Table {
+                source:
+                    "shared/data/nback/reported_results_summary.csv (recomputed from the repository's results files)"
+                        .into(),
+                header: ["model", "results file", "N", "blocks × trials", "HR %", "FAR %", "accuracy %", "d′"]
+                    .map(String::from)
+                    .to_vec(),
+                rows,
+            }
+        }
+        Embedded::NbackPerBlock => {
+            let blocks = nback::reported_blocks();
+            let mut files: Vec<String> = blocks.iter().map(|b| b.results_file.clone()).collect();
+            files.dedup();
+            let rows = files
+                .iter()
+                .map(|f| {
+                    let per: Vec<(u8, f64)> =
+                        blocks.iter().filter(|b| &b.results_file == f).map(|b| (b.n, b.dprime)).collect();
+                    let t = nback::dprime_tests(&per);
+                    let k = match &t.kruskal {
+                        Ok(r) => format!("H = {:.2}, p = {:.2e}", r.statistic, r.p),
+                        Err(e) => e.clone(),
+                    };
+                    vec![f.clone(), t.levels.iter().map(|l| l.1.to_string()).collect::<Vec<_>>().join(" / "), k]
+                })
+                .collect();
+            Table {
+                source: "shared/data/nback/reported_results_per_block.csv; H computed here by core::stats".into(),
+                header: ["results file", "blocks per N", "Kruskal–Wallis on d′ across N"].map(String::from).to_vec(),
+                rows,
+            }
+        }
+        Embedded::LrtOrderedShuffled | Embedded::LrtBlockShuffle => {
+            let mut header = vec!["model / order".to_string()];
+            header.extend(lrt::DEFAULT_LINES.iter().map(|n| format!("{n} lines")));
+            let rows: Vec<Vec<String>> = if what == Embedded::LrtOrderedShuffled {
+                lrt::REPORTED
+                    .iter()
+                    .map(|(m, o, r)| std::iter::once(format!("{m}: {o}")).chain(r.iter().map(|v| f2(*v))).collect())
+                    .collect()
+            } else {
+                lrt::REPORTED_BLOCK_SHUFFLE
+                    .iter()
+                    .map(|(b, r)| {
+                        std::iter::once(format!("shuffled, B = {b}")).chain(r.iter().map(|v| f2(*v))).collect()
+                    })
+                    .collect()
+            };
+            Table { source: "read off the README's figure (±0.01), core llm::lrt::REPORTED".into(), header, rows }
+        }
+        Embedded::MinervaTable(source) => {
+            let mut header = vec!["task".to_string(), "metric".to_string()];
+            header.extend(snapshot::MODELS.iter().map(|m| m.to_string()));
+            let rows = snapshot::REPORTED
+                .iter()
+                .filter(|c| c.2.starts_with(source))
+                .map(|(task, metric, _, v)| {
+                    let mut row = vec![task.to_string(), metric.as_str().to_string()];
+                    row.extend(v.iter().map(|x| f2(*x)));
+                    row
+                })
+                .collect();
+            Table { source: format!("Minerva {source}, core llm::snapshot::REPORTED"), header, rows }
+        }
+    }
+}
+
+/// Per paper, how many entries are reproduced, partly, not yet, and with no result.
+pub fn summary(paper: Paper) -> [(Status, usize); 4] {
+    let n = |s: Status| ENTRIES.iter().filter(|e| e.paper == paper && e.status == s).count();
+    [Status::Reproduced, Status::Partly, Status::NotYet, Status::NoResult].map(|s| (s, n(s)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_paper_lists_its_numbered_figures_and_tables_once() {
+        // WorM: Figs. 1–5, A1–A14 and Tables A1–A4; Minerva: Tables 1–8, 10–12 and Figures 1–6.
+        let ids = |p: Paper| entries(p).iter().map(|e| e.id).collect::<Vec<_>>();
+        let worm = ids(Paper::Worm);
+        assert_eq!(worm.len(), 23, "{worm:?}");
+        for i in 1..=5 {
+            assert!(worm.contains(&format!("Fig. {i}").as_str()), "Fig. {i}");
+        }
+        for i in 1..=14 {
+            assert!(worm.contains(&format!("Fig. A{i}").as_str()), "Fig. A{i}");
+        }
+        for i in 1..=4 {
+            assert!(worm.contains(&format!("Table A{i}").as_str()), "Table A{i}");
+        }
+        let minerva = ids(Paper::Minerva);
+        assert_eq!(minerva.len(), 17);
+        for i in (1..=8).chain(10..=12) {
+            assert!(minerva.contains(&format!("Table {i}").as_str()), "Table {i}");
+        }
+        for i in 1..=6 {
+            assert!(minerva.contains(&format!("Figure {i}").as_str()), "Figure {i}");
+        }
+        for p in Paper::ALL {
+            let mut v = ids(p);
+            assert!(!v.is_empty(), "{p:?}");
+            v.sort();
+            v.dedup();
+            assert_eq!(v.len(), entries(p).len(), "{p:?}: an id twice");
+        }
+    }
+
+    #[test]
+    fn embedded_numbers_are_there_and_reproduced_entries_say_where() {
+        for e in ENTRIES {
+            if let Published::Embedded(what) = e.published {
+                let t = published_table(what);
+                assert!(!t.rows.is_empty(), "{}: no published rows", e.id);
+                assert!(t.rows.iter().all(|r| r.len() == t.header.len()), "{}: ragged", e.id);
+            }
+            if matches!(e.status, Status::Reproduced | Status::Partly) {
+                assert!(e.place.route().is_some(), "{} is reproduced somewhere", e.id);
+            }
+        }
+        // Minerva's numeric tables 2–6 are all embedded, each with its own columns.
+        for t in ["Table 2", "Table 3", "Table 4", "Table 5", "Table 6"] {
+            let e = ENTRIES.iter().find(|e| e.paper == Paper::Minerva && e.id == t).unwrap();
+            assert_eq!(e.published, Published::Embedded(Embedded::MinervaTable(t)));
+        }
+        let t2 = published_table(Embedded::MinervaTable("Table 2"));
+        assert_eq!(t2.rows.len(), 4);
+        assert_eq!(t2.rows[0][..3], ["string_search_word", "exact_match", "0.94"].map(String::from));
+        // GPT-3.5's rows and the README protocol's rows split the N-back summary between them.
+        let (a, b) =
+            (published_table(Embedded::NbackSummary(false)).rows, published_table(Embedded::NbackSummary(true)).rows);
+        assert_eq!(a.len() + b.len(), nback::reported_summary().len());
+        assert!(b.iter().any(|r| r[0] == "GPT-4") && !a.iter().any(|r| r[0] == "GPT-4"));
+    }
+}

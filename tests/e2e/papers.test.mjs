@@ -1,0 +1,38 @@
+// Papers: every numbered figure and table of the four papers is listed with its status, the published
+// numbers the app embeds open as tables, and a Compare entry opens the Compare page on its task.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, openPage } from './helpers.mjs';
+
+let server, browser;
+before(async () => {
+  server = await serve();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+test('papers: every figure and table, published numbers, and the way to your own', async () => {
+  const page = await openPage(browser.context, server.url + '#/');
+  await page.click('#nav-papers');
+  await page.waitForSelector('#papers');
+  const sections = await page.$$eval('#papers section.paper', (ss) => ss.map((s) => [s.id, s.querySelectorAll('tr.paper-entry').length]));
+  assert.deepEqual(sections, [['paper-worm', 23], ['paper-nback', 3], ['paper-lrt', 2], ['paper-minerva', 17]]);
+  assert.equal(Number(await page.getAttribute('#papers', 'data-entries')), 45);
+  const statuses = new Set(await page.$$eval('tr.paper-entry', (trs) => trs.map((t) => t.dataset.status)));
+  for (const s of ['reproduced', 'partly', 'not yet']) assert.ok(statuses.has(s), s);
+  // Minerva Table 2's published numbers: nine models' columns.
+  const t2 = '#paper-minerva tr.paper-entry[data-id="Table 2"] details.paper-published';
+  await page.click(`${t2} summary`);
+  const header = await page.$$eval(`${t2} thead th`, (ths) => ths.map((t) => t.textContent));
+  assert.equal(header.length, 11, JSON.stringify(header));
+  assert.match(await page.textContent(`${t2} tbody tr`), /string_search_word.*0\.94/);
+  // Fig. A8 opens Compare on VIR.
+  await page.click('#paper-worm tr.paper-entry[data-id="Fig. A8"] a[data-task="VIR"]');
+  await page.waitForSelector('#compare');
+  await page.waitForFunction(() => document.querySelector('#cmp-task')?.value === 'VIR');
+  assert.deepEqual(page.errors ?? [], []);
+  await page.close();
+});
