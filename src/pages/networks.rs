@@ -980,11 +980,32 @@ fn a3_table(r: &ResultRecord) -> impl IntoView + use<> {
     use crate::pages::compare::pair;
     let rec = r.clone();
     let cd_pooled = RwSignal::new(false);
+    // The paper's value for the same architecture and capacity, where its Table A3 has that model.
+    let (model, preset) = match &r.subject {
+        wmlab_core::record::Subject::Network { arch, capacity, preset, .. } => {
+            (format!("{}-{capacity}", arch.to_uppercase()), preset.clone())
+        }
+        _ => (String::new(), String::new()),
+    };
+    let in_paper = wmlab_core::analysis::A3_MODELS.iter().any(|m| m.eq_ignore_ascii_case(&model));
+    let paper_head = match (in_paper, preset.as_str()) {
+        (false, _) => format!("paper (no {model} column)"),
+        (true, "paper") => format!("paper, {model}: A / B"),
+        (true, p) => format!("paper, {model}: A / B (the paper's model; this one: the {p} preset)"),
+    };
     let rows = move || {
         let opts = wmlab_core::people::CurveOptions { cd_pooled: cd_pooled.get() };
         wmlab_core::analysis::record_table_a3_with(&rec, opts)
             .into_iter()
             .map(|row| {
+                let published = |s: char| wmlab_core::analysis::published_a3(&model, &row.task, &row.effect, s);
+                let paper = match (published('a'), published('b')) {
+                    (None, None) => "—".to_string(),
+                    (a, b) => {
+                        let f = |x: Option<f64>| x.map_or("—".to_string(), |v| format!("{v:.3}*"));
+                        format!("{} / {}", f(a), f(b))
+                    }
+                };
                 view! {
                     <tr data-task=row.task.clone() data-effect=row.effect.clone() data-note=row.note.clone() title=row.note.clone()
                         data-a=row.a.map(|v| v.to_string()).unwrap_or_default() data-b=row.b.map(|v| v.to_string()).unwrap_or_default()>
@@ -994,6 +1015,7 @@ fn a3_table(r: &ResultRecord) -> impl IntoView + use<> {
                         {starred(row.b, row.b_test.as_ref(), "b")}
                         <td class="num">{pair(row.m_a, row.h_a)}</td>
                         <td class="num">{pair(row.m_b, row.h_b)}</td>
+                        <td class="num a3-paper">{paper}</td>
                     </tr>
                 }
             })
@@ -1012,7 +1034,8 @@ fn a3_table(r: &ResultRecord) -> impl IntoView + use<> {
             test trials (each with every condition) and the ten values are tested against the chance model's score. \
             Hover a score for its t, p and the chance score."</p>
         <table class="summary" id="nn-a3-table">
-            <thead><tr><th>"task"</th><th>"effect"</th><th>"A"</th><th>"B"</th><th>"slope M_A / H_A"</th><th>"mean M_B / H_B"</th></tr></thead>
+            <thead><tr><th>"task"</th><th>"effect"</th><th>"A"</th><th>"B"</th><th>"slope M_A / H_A"</th><th>"mean M_B / H_B"</th>
+                <th id="nn-a3-paper-head">{paper_head}</th></tr></thead>
             <tbody>{rows}</tbody>
         </table>
     }

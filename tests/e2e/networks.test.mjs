@@ -343,6 +343,13 @@ test('pretrained model: card, load, evaluation with chance marks', LONG, async (
   await page.waitForSelector('#nn-eval #charts canvas[data-drawn="true"]', LONG);
   const panels = await page.$$eval('#nn-eval #charts canvas', (cs) => cs.map((c) => c.dataset.panel));
   assert.ok(panels.includes('VSR'), JSON.stringify(panels));
+  // Table A3 sets the paper's value for the same model (the first pretrained model is a TRF-96) beside
+  // this evaluation's: VSR primacy A 3.307, CD pooled B 0.110.
+  await page.waitForSelector('#nn-a3-table tbody tr');
+  assert.match(await page.textContent('#nn-a3-paper-head'), /paper, TRF-96/);
+  const paper = async (task, effect) => page.$eval(`#nn-a3-table tr[data-task="${task}"][data-effect="${effect}"] td.a3-paper`, (td) => td.textContent);
+  assert.equal(await paper('VSR', 'primacy'), '3.307* / —');
+  assert.equal(await paper('CD', 'set_size'), '0.999* / 0.110*');
   assert.deepEqual(page.errors, []);
   await page.close();
 });

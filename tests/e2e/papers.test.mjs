@@ -29,6 +29,10 @@ test('papers: every figure and table, published numbers, and the way to your own
   const header = await page.$$eval(`${t2} thead th`, (ths) => ths.map((t) => t.textContent));
   assert.equal(header.length, 11, JSON.stringify(header));
   assert.match(await page.textContent(`${t2} tbody tr`), /string_search_word.*0\.94/);
+  // Table A3's published scores: 12 models, every value starred.
+  const a3 = '#paper-worm tr.paper-entry[data-id="Table A3"]';
+  assert.equal(await page.getAttribute(a3, 'data-status'), 'reproduced');
+  assert.equal(Number(await page.getAttribute(`${a3} details.paper-published`, 'data-rows')), 13);
   // Fig. A8 opens Compare on VIR.
   await page.click('#paper-worm tr.paper-entry[data-id="Fig. A8"] a[data-task="VIR"]');
   await page.waitForSelector('#compare');

@@ -71,6 +71,8 @@ pub enum Embedded {
     LrtBlockShuffle,
     /// A Minerva table's columns (the `source` of [`snapshot::REPORTED`]).
     MinervaTable(&'static str),
+    /// WorM Table A3 ([`crate::analysis::PUBLISHED_A3`]).
+    WormTableA3,
 }
 
 /// Where an entry's published numbers are.
@@ -269,10 +271,10 @@ pub const ENTRIES: &[Entry] = &[
         "Table A3",
         "Quantitative scores: humans vs models",
         "slope difference A and accuracy difference B per effect, with t-tests against chance",
-        SeedText,
+        Emb(Embedded::WormTableA3),
         Where::Networks,
-        Partly,
-        "Evaluate a network: its Table A3 (A, B, pooled CD, asterisks) is under the curves; the published rows are not embedded yet.",
+        Reproduced,
+        "Evaluate a network: its Table A3 (A, B, pooled CD, asterisks) is under the curves, beside the paper's value for the same architecture and capacity.",
     ),
     e(
         Worm,
@@ -753,6 +755,20 @@ pub fn published_table(what: Embedded) -> Table {
                 .collect();
             Table { source: format!("Minerva {source}, core llm::snapshot::REPORTED"), header, rows }
         }
+        Embedded::WormTableA3 => {
+            use crate::analysis::{A3_MODELS, PUBLISHED_A3};
+            let mut header = vec!["task".to_string(), "effect".to_string(), "score".to_string()];
+            header.extend(A3_MODELS.iter().map(|m| m.to_string()));
+            let rows = PUBLISHED_A3
+                .iter()
+                .map(|(t, e, s, v)| {
+                    let mut row = vec![t.to_string(), e.replace('_', " "), s.to_ascii_uppercase().to_string()];
+                    row.extend(v.iter().map(|x| format!("{x:.3}*")));
+                    row
+                })
+                .collect();
+            Table { source: "WorM Table A3 (every value starred: p < 0.01 against chance)".into(), header, rows }
+        }
     }
 }
 
@@ -810,6 +826,9 @@ mod tests {
                 assert!(e.place.route().is_some(), "{} is reproduced somewhere", e.id);
             }
         }
+        let a3 = ENTRIES.iter().find(|e| e.paper == Paper::Worm && e.id == "Table A3").unwrap();
+        assert_eq!(a3.published, Published::Embedded(Embedded::WormTableA3));
+        assert_eq!(published_table(Embedded::WormTableA3).rows.len(), crate::analysis::PUBLISHED_A3.len());
         // Minerva's numeric tables 2–6 are all embedded, each with its own columns.
         for t in ["Table 2", "Table 3", "Table 4", "Table 5", "Table 6"] {
             let e = ENTRIES.iter().find(|e| e.paper == Paper::Minerva && e.id == t).unwrap();

@@ -79,6 +79,59 @@ pub struct ScoreRow {
     pub b_test: Option<ChanceTest>,
 }
 
+/// The models of the paper's Table A3, in its column order (`arch`-`capacity` as the app labels models).
+pub const A3_MODELS: [&str; 12] = [
+    "RNN-96",
+    "RNN-256",
+    "RNN-1024",
+    "GRU-96",
+    "GRU-256",
+    "GRU-1024",
+    "LSTM-96",
+    "LSTM-256",
+    "LSTM-1024",
+    "TRF-96",
+    "TRF-256",
+    "TRF-1024",
+];
+
+/// Table A3 as the WorM paper publishes it: (task, effect, 'a' or 'b', one value per [`A3_MODELS`]), tasks
+/// and effects named as [`ScoreRow`]s name them ("CD" = the five features pooled). Every published value
+/// carries an asterisk (p < 0.01 against chance).
+#[allow(clippy::approx_constant)] // 0.318 is a published score, not 1/π
+pub const PUBLISHED_A3: &[(&str, &str, char, [f64; 12])] = &[
+    ("VSR", "primacy", 'a', [3.3, 3.264, 3.112, 8.108, 6.748, 6.859, 3.363, 6.458, 6.538, 3.307, 3.287, 3.48]),
+    ("VSR", "recency", 'a', [1.164, 1.183, 1.138, 1.449, 1.327, 1.276, 1.134, 1.384, 1.328, 1.17, 1.124, 1.102]),
+    ("VSR", "list_length", 'b', [0.692, 0.697, 0.705, 0.467, 0.387, 0.4, 0.696, 0.348, 0.364, 0.693, 0.693, 0.693]),
+    ("VIR", "retention", 'a', [0.324, 0.729, 0.958, 0.801, 2.244, 0.729, 3.021, 0.951, 0.554, 0.995, 0.968, 1.438]),
+    ("VIR", "retention", 'b', [0.245, 0.272, 0.261, 0.164, 0.126, 0.068, 0.265, 0.057, 0.14, 0.446, 0.441, 0.262]),
+    ("CS", "load", 'a', [0.995, 0.997, 0.996, 0.995, 0.996, 0.989, 0.999, 0.998, 0.991, 0.998, 0.999, 0.995]),
+    ("CS", "load", 'b', [0.754, 0.763, 0.718, 0.75, 0.741, 0.35, 0.708, 0.594, 0.34, 0.218, 0.511, 0.773]),
+    ("SMU", "set_size", 'a', [0.347, 1.059, 0.006, 1.001, 1.001, 1.0, 0.985, 0.993, 0.999, 1.049, 1.0, 1.255]),
+    ("SMU", "set_size", 'b', [0.68, 0.396, 0.31, 0.16, 0.16, 0.161, 0.159, 0.16, 0.161, 0.155, 0.161, 0.133]),
+    (
+        "VSRec",
+        "pattern_difference",
+        'a',
+        [1.103, 1.382, 0.979, 0.15, 0.569, 0.91, 0.531, 0.097, 0.625, 0.977, 0.923, 1.196],
+    ),
+    (
+        "VSRec",
+        "pattern_difference",
+        'b',
+        [0.302, 0.318, 0.347, 0.03, 0.271, 0.311, 0.08, 0.22, 0.287, 0.356, 0.358, 0.323],
+    ),
+    ("CD", "set_size", 'a', [0.999, 0.999, 0.799, 1.003, 0.999, 0.999, 0.999, 0.999, 0.999, 0.999, 0.999, 1.003]),
+    ("CD", "set_size", 'b', [0.11, 0.11, 0.154, 0.11, 0.11, 0.11, 0.11, 0.11, 0.11, 0.11, 0.11, 0.11]),
+];
+
+/// The published Table A3 value of `model` (e.g. "LSTM-256") for a row's task, effect and score ('a'
+/// or 'b'); `None` for a model or row the paper's table does not have.
+pub fn published_a3(model: &str, task: &str, effect: &str, score: char) -> Option<f64> {
+    let m = A3_MODELS.iter().position(|x| x.eq_ignore_ascii_case(model))?;
+    PUBLISHED_A3.iter().find(|r| r.0 == task && r.1 == effect && r.2 == score).map(|r| r.3[m])
+}
+
 /// The significance level of Table A3's asterisks ("Asterisk (*) indicates p-value < 0.01").
 pub const A3_STAR_LEVEL: f64 = 0.01;
 
@@ -580,6 +633,24 @@ mod tests {
         // One trial per cell: a single part has a score, no test.
         let rows = record_table_a3(&cd_record(1, |_| true));
         assert!(rows.iter().all(|r| r.a_test.is_none() && r.b_test.is_none()));
+    }
+
+    #[test]
+    fn published_a3_names_rows_as_the_app_does() {
+        use crate::record::{ResultRecord, RunConfig, Subject};
+        let rows = record_table_a3(&ResultRecord::new(Subject::Person { id: "p".into() }, "all", RunConfig::default()));
+        for (task, effect, score, _) in PUBLISHED_A3 {
+            assert!(
+                rows.iter().any(|r| r.task == *task && r.effect == *effect),
+                "{task} {effect} is a row of the app's table"
+            );
+            assert!(published_a3("lstm-256", task, effect, *score).is_some());
+        }
+        // A perfect model's pooled CD B is the paper's 0.110 for most models (see the CD test above).
+        assert_eq!(published_a3("TRF-96", "CD", "set_size", 'b'), Some(0.11));
+        assert_eq!(published_a3("LSTM-256", "VSR", "primacy", 'a'), Some(6.458));
+        assert_eq!(published_a3("TRF-512", "VSR", "primacy", 'a'), None);
+        assert_eq!(published_a3("TRF-96", "VSR", "primacy", 'b'), None);
     }
 
     #[test]
