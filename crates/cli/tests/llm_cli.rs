@@ -178,6 +178,27 @@ fn llm_run_asks_for_a_key_for_remote_providers() {
     assert!(err.contains("ANTHROPIC_API_KEY"), "{err}");
 }
 
+/// `wmlab llm run ARGS` against the fake server at `base`, into `dir`.
+fn run_fake(base: &str, dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    wmlab()
+        .args(["llm", "run"])
+        .args(args)
+        .args(["--provider", "openai", "--base-url", base, "--model", "fake", "-q", "--out"])
+        .arg(dir)
+        .output()
+        .unwrap()
+}
+
+/// The outcome lines of a run's log.
+fn logged_outcomes(dir: &std::path::Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(dir.join("log.jsonl"))
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["type"] == "outcome")
+        .collect()
+}
+
 /// LRT's orders, block sizes and insertion from the command line: ordered off, B = 1 and 10 side by
 /// side (each its own task), the published code's insertion; bad block sizes are refused in words.
 #[test]
@@ -185,54 +206,22 @@ fn llm_run_lrt_block_sizes_and_insertion() {
     let (base, count) = fake_server();
     let dir = std::env::temp_dir().join(format!("wmlab-llm-cli-blocks-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let out = wmlab()
-        .args([
-            "llm",
-            "run",
-            "--suite",
-            "lrt",
-            "--lines",
-            "30",
-            "--tests",
-            "2",
-            "--ordered",
-            "false",
-            "--shuffle-blocks",
-            "1,10",
-        ])
-        .args([
-            "--insertion",
-            "reference",
-            "--provider",
-            "openai",
-            "--base-url",
-            &base,
-            "--model",
-            "fake",
-            "-q",
-            "--out",
-        ])
-        .arg(&dir)
-        .output()
-        .unwrap();
+    let lrt = ["--suite", "lrt", "--lines", "30"];
+    let out = run_fake(
+        &base,
+        &dir,
+        &[&lrt[..], &["--tests", "2", "--ordered", "false", "--shuffle-blocks", "1,10", "--insertion", "reference"]]
+            .concat(),
+    );
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(count.load(Ordering::SeqCst), 4, "2 tests × 2 block sizes");
-    let log = std::fs::read_to_string(dir.join("log.jsonl")).unwrap();
-    let tasks: std::collections::BTreeSet<String> = log
-        .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter_map(|v| v["task"].as_str().map(String::from))
-        .collect();
+    let tasks: std::collections::BTreeSet<String> =
+        logged_outcomes(&dir).iter().filter_map(|v| v["task"].as_str().map(String::from)).collect();
     assert_eq!(tasks.into_iter().collect::<Vec<_>>(), vec!["lrt-shuffled", "lrt-shuffled_b10"]);
     for (flag, value, words) in
         [("--shuffle-blocks", "0", "block sizes of 1 or more"), ("--insertion", "middle", "uniform")]
     {
-        let out = wmlab()
-            .args(["llm", "run", "--suite", "lrt", "--lines", "30", flag, value, "--provider", "openai"])
-            .args(["--base-url", &base, "--model", "fake", "-q", "--out"])
-            .arg(&dir)
-            .output()
-            .unwrap();
+        let out = run_fake(&base, &dir, &[&lrt[..], &[flag, value]].concat());
         assert!(!out.status.success());
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(words), "{flag} {value}: {err}");
@@ -245,42 +234,15 @@ fn llm_run_nback_new_blocks() {
     let (base, _count) = fake_server();
     let dir = std::env::temp_dir().join(format!("wmlab-llm-cli-newblocks-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let out = wmlab()
-        .args([
-            "llm",
-            "run",
-            "--suite",
-            "nback",
-            "--variant",
-            "letters",
-            "--n",
-            "4",
-            "--new-blocks",
-            "2",
-            "--seed",
-            "7",
-            "--limit",
-            "1",
-        ])
-        .args(["--provider", "openai", "--base-url", &base, "--model", "fake", "-q", "--out"])
-        .arg(&dir)
-        .output()
-        .unwrap();
+    let args =
+        ["--suite", "nback", "--variant", "letters", "--n", "4", "--new-blocks", "2", "--seed", "7", "--limit", "1"];
+    let out = run_fake(&base, &dir, &args);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let log = std::fs::read_to_string(dir.join("log.jsonl")).unwrap();
-    let outcome = log
-        .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .find(|v| v["type"] == "outcome")
-        .expect("one outcome");
+    let outcomes = logged_outcomes(&dir);
+    let outcome = outcomes.first().expect("one outcome");
     assert_eq!(outcome["task"], "letters_gen7-4back");
     assert_eq!(outcome["targets"].as_str().unwrap().len(), 24);
     assert_eq!(outcome["targets"].as_str().unwrap().matches('m').count(), 8);
-    let out = wmlab()
-        .args(["llm", "run", "--suite", "nback", "--n", "4", "--provider", "openai", "--base-url", &base])
-        .args(["--model", "fake", "-q", "--out"])
-        .arg(&dir)
-        .output()
-        .unwrap();
+    let out = run_fake(&base, &dir, &["--suite", "nback", "--n", "4"]);
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("no published blocks for N = 4"));
 }
