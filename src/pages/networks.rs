@@ -22,23 +22,10 @@ use crate::components::nn_worker::{self as nnw, BundleInfo, Cmd, Event, NnWorker
 use crate::components::plot::Charts;
 use crate::web;
 
-/// The 14 task ids in the order the networks crate reports them.
-const TASK_IDS: [&str; 14] = [
-    "SC",
-    "SFR",
-    "SI",
-    "SMU",
-    "STS",
-    "VIR",
-    "VSR",
-    "VSRec",
-    "CD-Color",
-    "CD-Orientation",
-    "CD-Size",
-    "CD-Gap",
-    "CD-Conjunction",
-    "CS",
-];
+/// The 14 task ids in the order the networks crate reports them ([`wmlab_core::TaskId::ALL`]).
+fn task_ids() -> [&'static str; 14] {
+    wmlab_core::TaskId::ALL.map(|t| t.as_str())
+}
 /// The list of shipped pretrained models and their cards.
 const PRETRAINED_INDEX: &str = "models/index.json";
 
@@ -101,13 +88,13 @@ fn parse_task_list(text: &str) -> Result<Value, String> {
         }
         let id =
             wmlab_core::TaskId::ALL.into_iter().find(|t| t.as_str().eq_ignore_ascii_case(part)).ok_or_else(|| {
-                format!("Task ids: \"{part}\" is not a task id. Use a comma list of {}.", TASK_IDS.join(", "))
+                format!("Task ids: \"{part}\" is not a task id. Use a comma list of {}.", task_ids().join(", "))
             })?;
         if !ids.contains(&id.as_str()) {
             ids.push(id.as_str());
         }
     }
-    Ok(if ids.is_empty() || ids.len() == TASK_IDS.len() { Value::Null } else { json!(ids) })
+    Ok(if ids.is_empty() || ids.len() == task_ids().len() { Value::Null } else { json!(ids) })
 }
 
 fn thin(v: &mut Vec<(f64, f64)>) {
@@ -654,7 +641,7 @@ pub fn Networks() -> impl IntoView {
             _ => return error.set(Some("Test trials per task: a whole number from 1 to 10000.".into())),
         };
         record.set(None);
-        eval_progress.set(Some((0, n * TASK_IDS.len())));
+        eval_progress.set(Some((0, n * task_ids().len())));
         wasm_bindgen_futures::spawn_local(async move {
             send(Cmd::Evaluate { n }, stored_model().await.as_deref());
         });
@@ -666,7 +653,7 @@ pub fn Networks() -> impl IntoView {
             _ => return error.set(Some("Analysis trials per task: a whole number from 2 to 1000.".into())),
         };
         analysis.set(None);
-        analyse_progress.set(Some(("hidden".into(), 0, n * TASK_IDS.len())));
+        analyse_progress.set(Some(("hidden".into(), 0, n * task_ids().len())));
         wasm_bindgen_futures::spawn_local(async move {
             send(Cmd::Analyse { n }, stored_model().await.as_deref());
         });
@@ -712,7 +699,7 @@ pub fn Networks() -> impl IntoView {
                     .collect(),
                 thin: false,
             }];
-            for id in TASK_IDS {
+            for id in task_ids() {
                 lines.push(Line {
                     label: id.into(),
                     points: c
@@ -736,7 +723,7 @@ pub fn Networks() -> impl IntoView {
     let status_text = move || {
         let (s, n) = (step.get(), steps.get());
         let mut t = format!("step {s} of {n}");
-        let ids = config.with(|c| c["tasks"].as_array().map_or(TASK_IDS.len(), |v| v.len().max(1))) as f64;
+        let ids = config.with(|c| c["tasks"].as_array().map_or(task_ids().len(), |v| v.len().max(1))) as f64;
         if let (Some(ms), Some(per)) = (ms_per_step.get(), config.with(|c| c["per_task"].as_f64())) {
             t.push_str(&format!(" · {:.0} ms/step · {:.1} trials/s", ms, per * ids * 1000.0 / ms.max(1e-3)));
             if phase.get() == Phase::Training && n > s {

@@ -6,6 +6,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { before, after } from 'node:test';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const DIST = process.env.WMLAB_DIST || path.resolve(here, '../../dist');
@@ -115,4 +116,21 @@ export async function canvasStats(page, selector) {
     }
     return { width: c.width, height: c.height, colours: colours.size, allBlack: black === data.length / 4, hash };
   });
+}
+
+/**
+ * The built app served on loopback and one headless Chromium for a test file: set in `before`, closed in
+ * `after` (the pair every page test needs). Use `app.server.url` and `app.browser.context`.
+ */
+export function appUnderTest() {
+  const app = { server: null, browser: null };
+  before(async () => {
+    app.server = await serve();
+    app.browser = await launch();
+  });
+  after(async () => {
+    await app.browser?.close();
+    await app.server?.close();
+  });
+  return app;
 }

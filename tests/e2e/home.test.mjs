@@ -1,22 +1,14 @@
 // Home: every way in leads to a page that works today (nothing "coming soon"; Compare shows the
 // published numbers before anything is chosen), and the People card starts a short study at once, as a
 // participant sees it (no app navigation).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage } from './helpers.mjs';
+import { appUnderTest, openPage } from './helpers.mjs';
 
-let server, browser;
-before(async () => {
-  server = await serve();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const app = appUnderTest();
 
 test('home: each kind of subject is one click from a working page', async () => {
-  const page = await openPage(browser.context, server.url + '#/');
+  const page = await openPage(app.browser.context, app.server.url + '#/');
   await page.waitForSelector('#home #home-ways');
   assert.doesNotMatch(await page.textContent('#home'), /coming soon/i);
   const cards = await page.$$eval('#home-ways a.card', (as) => as.map((a) => [a.id, a.getAttribute('href')]));

@@ -1,21 +1,13 @@
 // Papers: every numbered figure and table of the four papers is listed with its status, the published
 // numbers the app embeds open as tables, and a Compare entry opens the Compare page on its task.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage } from './helpers.mjs';
+import { appUnderTest, openPage } from './helpers.mjs';
 
-let server, browser;
-before(async () => {
-  server = await serve();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const app = appUnderTest();
 
 test('papers: every figure and table, published numbers, and the way to your own', async () => {
-  const page = await openPage(browser.context, server.url + '#/');
+  const page = await openPage(app.browser.context, app.server.url + '#/');
   await page.click('#nav-papers');
   await page.waitForSelector('#papers');
   const sections = await page.$$eval('#papers section.paper', (ss) => ss.map((s) => [s.id, s.querySelectorAll('tr.paper-entry').length]));
