@@ -207,33 +207,26 @@ fn nback_panels(nb: &[&Outcome]) -> Vec<LlmPanel> {
     ]
 }
 
+/// An LRT outcome's series: its order and block size (0 for ordered lines, at least 1 when shuffled).
+fn lrt_kind(o: &Outcome) -> Option<(String, usize)> {
+    let order = o.conditions.get("order")?.clone();
+    let block = o.conditions.get("block").and_then(|b| b.parse::<usize>().ok()).unwrap_or(1);
+    Some(if order == "ordered" { (order, 0) } else { (order, block.max(1)) })
+}
+
 fn lrt_panel(lr: &[&Outcome]) -> LlmPanel {
     let mut series = Vec::new();
-    let mut kinds: Vec<(String, usize)> = lr
-        .iter()
-        .filter_map(|o| {
-            Some((
-                o.conditions.get("order")?.clone(),
-                o.conditions.get("block").and_then(|b| b.parse().ok()).unwrap_or(1),
-            ))
-        })
-        .map(|(order, b): (String, usize)| if order == "ordered" { (order, 0) } else { (order, b.max(1)) })
-        .collect();
+    let mut kinds: Vec<(String, usize)> = lr.iter().filter_map(|o| lrt_kind(o)).collect();
     kinds.sort();
     kinds.dedup();
-    for (order, block) in &kinds {
+    for kind in &kinds {
         let pts = by_x(
-            lr.iter().copied().filter(|o| {
-                o.conditions.get("order") == Some(order)
-                    && (order == "ordered"
-                        || o.conditions.get("block").and_then(|b| b.parse::<usize>().ok()).unwrap_or(1).max(1)
-                            == *block)
-            }),
+            lr.iter().copied().filter(|o| lrt_kind(o).as_ref() == Some(kind)),
             |o| cond_num(o, "lines"),
             "first_integer",
         );
         series.push(Series {
-            label: format!("this run: {}", lrt_order_label(order, *block)),
+            label: format!("this run: {}", lrt_order_label(&kind.0, kind.1)),
             points: pts,
             reference: false,
         });
