@@ -452,13 +452,10 @@ pub fn Networks() -> impl IntoView {
     let quirk_box = move |name: &'static str, what: &'static str| {
         let on = move || quirks_now().names().contains(&name);
         let toggle = move |ev: leptos::ev::Event| {
-            let mut names: Vec<&str> = quirks_now().names();
-            names.retain(|n| *n != name);
-            if event_target_checked(&ev) {
-                names.push(name);
+            let mut q = quirks_now();
+            if q.set(name, event_target_checked(&ev)).is_ok() {
+                set_field(&["quirks"], if q.is_none() { Value::Null } else { json!(q) });
             }
-            let q = wmlab_core::Quirks::parse(&names.join(",")).unwrap_or_default();
-            set_field(&["quirks"], if q.is_none() { Value::Null } else { json!(q) });
         };
         view! {
             <label class="small" title=what><input type="checkbox" id=format!("nn-quirk-{name}") prop:checked=on on:change=toggle/>

@@ -102,8 +102,8 @@ pub struct TrainArgs {
     /// Reproduce reference-code behaviours (comma list; default none, the paper's tasks): cd-size (CD's
     /// asymmetric size change), cs-all-steps (CS scores every step, "no response" included),
     /// sts-cue-steps (STS scores cue steps). Kept in the checkpoint; `wmlab eval` uses the same.
-    #[arg(long, value_name = "LIST")]
-    pub quirks: Option<String>,
+    #[arg(long, value_name = "LIST", value_parser = wmlab_core::Quirks::parse)]
+    pub quirks: Option<wmlab_core::Quirks>,
     #[arg(long, value_enum, default_value = "cpu")]
     pub backend: BackendArg,
     /// Master seed (trial streams and initialisation).
@@ -231,11 +231,13 @@ mod imp {
                         .into(),
                 );
             }
-            if let Some(list) = &a.quirks {
-                let q = wmlab_core::Quirks::parse(list).map_err(|e| format!("--quirks: {e}"))?;
-                if q != ck.train.quirks.unwrap_or_default() {
-                    return Err("--quirks differs from the run being resumed: start a new run (another --out) to train other tasks".into());
-                }
+            if let Some(q) = a.quirks
+                && q != ck.train.quirks.unwrap_or_default()
+            {
+                return Err(
+                    "--quirks differs from the run being resumed: start a new run (another --out) to train other tasks"
+                        .into(),
+                );
             }
             eprintln!(
                 "resuming {} at step {}{}",
@@ -313,8 +315,7 @@ mod imp {
                 }
                 cfg.multilabel_scale = (x != 1.0).then_some(x);
             }
-            if let Some(list) = &a.quirks {
-                let q = wmlab_core::Quirks::parse(list).map_err(|e| format!("--quirks: {e}"))?;
+            if let Some(q) = a.quirks {
                 cfg.quirks = (!q.is_none()).then_some(q);
             }
             cfg.model.validate()?;

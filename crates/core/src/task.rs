@@ -438,17 +438,24 @@ impl Quirks {
     pub fn parse(list: &str) -> Result<Quirks, String> {
         let mut q = Quirks::default();
         for name in list.split(',').map(str::trim).filter(|s| !s.is_empty() && *s != "none") {
-            match name {
-                "cd-size" => q.cd_size = true,
-                "cs-all-steps" => q.cs_all_steps = true,
-                "sts-cue-steps" => q.sts_cue_steps = true,
-                other => {
-                    let names: Vec<&str> = Quirks::ALL.iter().map(|q| q.0).collect();
-                    return Err(format!("unknown quirk {other:?}; known: {}", names.join(", ")));
-                }
-            }
+            q.set(name, true)?;
         }
         Ok(q)
+    }
+
+    /// Switch the quirk called `name` on or off.
+    pub fn set(&mut self, name: &str, on: bool) -> Result<(), String> {
+        let flag = match name {
+            "cd-size" => &mut self.cd_size,
+            "cs-all-steps" => &mut self.cs_all_steps,
+            "sts-cue-steps" => &mut self.sts_cue_steps,
+            other => {
+                let names: Vec<&str> = Quirks::ALL.iter().map(|q| q.0).collect();
+                return Err(format!("unknown quirk {other:?}; known: {}", names.join(", ")));
+            }
+        };
+        *flag = on;
+        Ok(())
     }
 
     /// The names switched on, in [`Quirks::ALL`] order.

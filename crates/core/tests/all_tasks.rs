@@ -161,6 +161,10 @@ fn quirks_change_their_task_only() {
     assert_eq!(Quirks::parse(&all.names().join(",")).unwrap(), all);
     assert!(Quirks::parse("none").unwrap().is_none() && Quirks::parse("").unwrap().is_none());
     assert!(Quirks::parse("cd-size,typo").unwrap_err().contains("unknown quirk \"typo\""));
+    let mut q = all;
+    q.set("cs-all-steps", false).unwrap();
+    assert_eq!(q.names(), vec!["cd-size", "sts-cue-steps"]);
+    assert!(q.set("typo", true).is_err() && q.names().len() == 2);
     let scored = |t: &wmlab_core::Trial| t.steps.iter().filter(|s| s.scored).count();
     for id in TaskId::ALL {
         let (plain, quirky) = (TaskSpec::new(id), TaskSpec::with_quirks(id, all));
