@@ -394,8 +394,10 @@ pub fn record_table_a3_with(record: &crate::record::ResultRecord, opts: crate::p
 /// goes to part j mod k, so every part sees every cell as evenly as the record allows.
 fn fold_records(record: &crate::record::ResultRecord, k: usize) -> Vec<crate::record::ResultRecord> {
     let mut seen: std::collections::BTreeMap<String, usize> = Default::default();
-    let mut parts: Vec<crate::record::ResultRecord> =
-        (0..k).map(|_| crate::record::ResultRecord { trials: Vec::new(), ..record.clone() }).collect();
+    // Everything but the trials, cloned once (not the whole record once per part).
+    let mut shell = record.clone();
+    shell.trials.clear();
+    let mut parts = vec![shell; k];
     for row in &record.trials {
         let key = format!("{}|{}", row.task, serde_json::to_string(&row.conditions).unwrap_or_default());
         let j = seen.entry(key).or_default();
