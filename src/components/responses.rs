@@ -1,100 +1,91 @@
-//! Response controls for people: what a step awaits, drawn as buttons over or below the stimulus
-//! canvas. Option and cell buttons sit over the canvas at the option's place in the 96-unit display
-//! space (positions in % of the canvas, so they follow any canvas size). Clicks and taps both arrive as
-//! `click`; keys (F / J, space) are handled by the page.
+//! Response controls for people: what the presenter awaits ([`Awaiting`], from the core), drawn as
+//! buttons over or below the stimulus canvas. Click-to-answer areas sit over the canvas at the task's
+//! areas in the 96-unit display space (positions in % of the canvas, so they follow any canvas size);
+//! chosen items are marked at once (their order number for serial recall, a tick for free recall).
+//! Clicks and taps both arrive as `click`; keys are mapped by the core (`Awaiting::key_input`).
 
 use leptos::prelude::*;
-
-/// What the current step awaits.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Awaiting {
-    /// Two alternatives (keys F and J, or the two buttons `btn-0` / `btn-1`).
-    Binary { labels: [String; 2] },
-    /// One of the options, each a box `(x, y, w, h)` in display units; buttons `opt-<i>`.
-    Options { boxes: Vec<(f32, f32, f32, f32)> },
-    /// Cells of a `grid` × `grid` board (SFR): buttons `cell-<i>`, then `confirm`.
-    Cells { grid: u16, origin: f32, cell: f32, picks: u16 },
-    /// N-back: "match" (space or button `match`); `nomatch` too in the test-speed mode.
-    Match { pressed: bool, fast: bool },
-}
-
-impl Awaiting {
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Awaiting::Binary { .. } => "binary",
-            Awaiting::Options { .. } => "choice",
-            Awaiting::Cells { .. } => "cells",
-            Awaiting::Match { .. } => "match",
-        }
-    }
-}
+use wmlab_core::display::Area;
+use wmlab_core::people::presenter::{Awaiting, Input};
 
 fn pct(u: f32) -> String {
     format!("{:.4}%", u as f64 / 96.0 * 100.0)
 }
 
-fn placed(x: f32, y: f32, w: f32, h: f32) -> String {
-    format!("left:{};top:{};width:{};height:{}", pct(x), pct(y), pct(w), pct(h))
+fn placed(a: &Area) -> String {
+    format!("left:{};top:{};width:{};height:{}", pct(a.x), pct(a.y), pct(a.w), pct(a.h))
 }
 
-/// Buttons laid over the canvas (options, cells).
-pub fn overlay(a: &Awaiting, sel: RwSignal<Vec<u16>>, on_index: fn(u16)) -> AnyView {
-    match a {
-        Awaiting::Options { boxes } => boxes
-            .iter()
-            .enumerate()
-            .map(|(i, &(x, y, w, h))| {
-                view! {
-                    <button class="opt" id=format!("opt-{i}") style=placed(x, y, w, h)
-                        aria-label=format!("option {}", i + 1)
-                        on:click=move |_| on_index(i as u16)></button>
-                }
-            })
-            .collect_view()
-            .into_any(),
-        &Awaiting::Cells { grid, origin, cell, .. } => (0..grid * grid)
-            .map(|i| {
-                let (x, y) = (origin + cell * (i % grid) as f32, origin + cell * (i / grid) as f32);
-                view! {
-                    <button class="cell" id=format!("cell-{i}") style=placed(x, y, cell, cell)
-                        class:selected=move || sel.with(|s| s.contains(&i))
-                        aria-label=format!("square {}", i + 1)
-                        on:click=move |_| on_index(i)></button>
-                }
-            })
-            .collect_view()
-            .into_any(),
-        _ => ().into_any(),
-    }
+/// Buttons laid over the canvas (click-to-answer areas), with the marks of the chosen ones.
+pub fn overlay(a: &Awaiting, input: fn(Input)) -> AnyView {
+    let (areas, prefix, ordered) = match a {
+        Awaiting::Choice { areas } => (areas, "opt", false),
+        Awaiting::Order { areas, .. } => (areas, "opt", true),
+        Awaiting::Cells { areas, .. } => (areas, "cell", false),
+        _ => return ().into_any(),
+    };
+    let chosen = a.chosen().to_vec();
+    areas
+        .iter()
+        .enumerate()
+        .map(|(i, area)| {
+            let rank = chosen.iter().position(|&c| c as usize == i);
+            let mark = rank.map(|r| if ordered { (r + 1).to_string() } else { "✓".to_string() });
+            let label = match (prefix, rank) {
+                ("cell", Some(_)) => format!("square {} (chosen)", i + 1),
+                ("cell", None) => format!("square {}", i + 1),
+                (_, Some(r)) => format!("option {} (chosen {})", i + 1, r + 1),
+                (_, None) => format!("option {}", i + 1),
+            };
+            view! {
+                <button class=prefix id=format!("{prefix}-{i}") style=placed(area)
+                    class:selected=rank.is_some() aria-label=label
+                    on:click=move |_| input(Input::Pick(i as u16))>
+                    {mark.map(|m| view! { <span class="mark">{m}</span> })}
+                </button>
+            }
+        })
+        .collect_view()
+        .into_any()
 }
 
-/// Controls below the canvas (two-choice buttons, confirm, match).
-pub fn below(a: &Awaiting, sel: RwSignal<Vec<u16>>, on_index: fn(u16), on_confirm: fn()) -> AnyView {
+/// Controls below the canvas (two-choice buttons; the count, Undo and Done of a recall; match).
+pub fn below(a: &Awaiting, input: fn(Input)) -> AnyView {
     match a {
         Awaiting::Binary { labels } => {
             let [l0, l1] = labels.clone();
             view! {
                 <div class="answer-row">
-                    <button id="btn-0" class="answer" on:click=move |_| on_index(0)><kbd>"F"</kbd> " " {l0}</button>
-                    <button id="btn-1" class="answer" on:click=move |_| on_index(1)><kbd>"J"</kbd> " " {l1}</button>
+                    <button id="btn-0" class="answer" on:click=move |_| input(Input::Class(0))><kbd>"F"</kbd> " " {l0}</button>
+                    <button id="btn-1" class="answer" on:click=move |_| input(Input::Class(1))><kbd>"J"</kbd> " " {l1}</button>
                 </div>
             }
             .into_any()
         }
-        &Awaiting::Cells { picks, .. } => view! {
-            <div class="answer-row">
-                <span class="small" id="cells-chosen">{move || format!("{} of {picks} chosen", sel.with(|s| s.len()))}</span>
-                <button id="confirm" class="answer" disabled=move || sel.with(|s| s.is_empty()) on:click=move |_| on_confirm()>"Done"</button>
-            </div>
+        Awaiting::Order { need, chosen, .. } | Awaiting::Cells { need, chosen, .. } => {
+            let (n, need, complete) = (chosen.len(), *need, a.complete());
+            let what = if matches!(a, Awaiting::Order { .. }) {
+                "Click the places in the order the items were shown."
+            } else {
+                "Click every square that was shown."
+            };
+            view! {
+                <p class="small answer-hint">{what}</p>
+                <div class="answer-row">
+                    <span class="small" id="chosen-count">{format!("{n} of {need} chosen")}</span>
+                    <button id="undo" class="answer" disabled={n == 0} on:click=move |_| input(Input::Undo)><kbd>"⌫"</kbd> " Undo"</button>
+                    <button id="confirm" class="answer primary" disabled={!complete} on:click=move |_| input(Input::Confirm)><kbd>"Enter"</kbd> " Done"</button>
+                </div>
+            }
+            .into_any()
         }
-        .into_any(),
         &Awaiting::Match { pressed, fast } => view! {
             <div class="answer-row">
-                <button id="match" class="answer" class:pressed=pressed on:click=move |_| on_index(1)><kbd>"Space"</kbd> " match"</button>
-                {fast.then(|| view! { <button id="nomatch" class="answer" on:click=move |_| on_index(0)>"no match (test mode)"</button> })}
+                <button id="match" class="answer" class:pressed=pressed on:click=move |_| input(Input::Class(1))><kbd>"Space"</kbd> " match"</button>
+                {fast.then(|| view! { <button id="nomatch" class="answer" on:click=move |_| input(Input::Class(0))>"no match (test mode)"</button> })}
             </div>
         }
         .into_any(),
-        Awaiting::Options { .. } => view! { <p class="small answer-row">"Click or tap your answer in the picture."</p> }.into_any(),
+        Awaiting::Choice { .. } => view! { <p class="small answer-row">"Click or tap your answer in the picture."</p> }.into_any(),
     }
 }

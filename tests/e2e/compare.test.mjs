@@ -17,6 +17,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { serve, launch, openPage } from './helpers.mjs';
+import { takeState, nextScreen, answered, answerStep } from './participant.mjs';
 
 const LLM_URL = process.env.WMLAB_LLM_URL;
 const LONG = { timeout: 600_000 };
@@ -45,46 +46,6 @@ async function participantPage(hash) {
   return p;
 }
 
-const takeState = (page) => page.$eval('#take', (t) => t.dataset.state);
-
-async function nextScreen(page) {
-  await page.waitForFunction(() => {
-    const s = document.querySelector('#take')?.dataset.state;
-    if (['instructions', 'feedback', 'done', 'error', 'offer', 'paused'].includes(s)) return true;
-    const h = window.__wmlab_test;
-    return (s === 'trial' || s === 'practice') && h && h.awaiting;
-  }, null, { timeout: 30_000, polling: 'raf' });
-  return takeState(page);
-}
-
-async function answer(page, h, right) {
-  const t = h.target;
-  switch (h.awaiting) {
-    case 'binary': await page.click(`#btn-${right ? t : 1 - t}`); return;
-    case 'choice': {
-      const n = await page.$$eval('#take .overlay button.opt', (b) => b.length);
-      await page.click(`#opt-${right ? t : (t + 1) % n}`);
-      return;
-    }
-    case 'cells': {
-      let cells = t.slice();
-      if (!right) {
-        cells = t.length > 1 ? [t[0]] : [];
-        for (let c = 0; cells.length < t.length; c++) if (!t.includes(c)) cells.push(c);
-      }
-      for (const c of cells) await page.click(`#cell-${c}`);
-      await page.click('#confirm');
-      return;
-    }
-    case 'match': {
-      if (right ? t === 1 : t !== 1) await page.click('#match');
-      else await page.click('#nomatch');
-      return;
-    }
-    default: throw new Error('unknown awaiting ' + h.awaiting);
-  }
-}
-
 async function takeStudy(page, right) {
   for (;;) {
     const s = await nextScreen(page);
@@ -95,8 +56,8 @@ async function takeStudy(page, right) {
     }
     const h = await page.evaluate(() => window.__wmlab_test ? { ...window.__wmlab_test } : null);
     if (!h?.awaiting) continue;
-    await answer(page, h, right(h.global, h.step));
-    await page.waitForFunction((seq) => (window.__wmlab_test?.seq ?? 0) > seq, h.seq, { timeout: 30_000, polling: 'raf' });
+    await answerStep(page, h, right(h.global, h.step));
+    await answered(page, h);
   }
 }
 

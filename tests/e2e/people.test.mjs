@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import fs from 'node:fs';
 import { serve, launch, openPage } from './helpers.mjs';
+import { takeState, hook, nextScreen, answered, answerStep } from './participant.mjs';
 
 const WORM = ['SC', 'SFR', 'SI', 'SMU', 'STS', 'VIR', 'VSR', 'VSRec',
   'CD-Color', 'CD-Orientation', 'CD-Size', 'CD-Gap', 'CD-Conjunction', 'CS'];
@@ -39,64 +40,11 @@ async function participantPage(hash, { keep = false, page = null } = {}) {
   return p;
 }
 
-const state = (page) => page.$eval('#take', (t) => t.dataset.state);
-const hook = (page) => page.evaluate(() => window.__wmlab_test ? { ...window.__wmlab_test } : null);
-
-/** Wait for the next screen that needs the participant (returns its state). */
-async function nextScreen(page) {
-  await page.waitForFunction(() => {
-    const s = document.querySelector('#take')?.dataset.state;
-    if (s === 'instructions' || s === 'feedback' || s === 'done' || s === 'error' || s === 'offer' || s === 'paused') return true;
-    const h = window.__wmlab_test;
-    return (s === 'trial' || s === 'practice') && h && h.awaiting;
-  }, null, { timeout: 30_000, polling: 'raf' });
-  return state(page);
-}
+const state = takeState;
 
 let flip = 0;
-/**
- * Answer the awaited step, rightly or wrongly; returns the answer as the session stores it
- * (class index, list of cells, or null for an N-back "no press").
- */
-async function answer(page, h, right) {
-  const t = h.target;
-  const useKey = (flip++ % 2) === 0;
-  switch (h.awaiting) {
-    case 'binary': {
-      const a = right ? t : 1 - t;
-      if (useKey) await page.keyboard.press(a === 0 ? 'f' : 'j');
-      else await page.click(`#btn-${a}`);
-      return a;
-    }
-    case 'choice': {
-      const n = await page.$$eval('#take .overlay button.opt', (b) => b.length);
-      const a = right ? t : (t + 1) % n;
-      await page.click(`#opt-${a}`);
-      return a;
-    }
-    case 'cells': {
-      let cells = t.slice();
-      if (!right) {
-        cells = t.length > 1 ? [t[0]] : [];
-        for (let c = 0; cells.length < t.length; c++) if (!t.includes(c)) cells.push(c);
-      }
-      for (const c of cells) await page.click(`#cell-${c}`);
-      await page.click('#confirm');
-      return cells;
-    }
-    case 'match': {
-      const press = right ? t === 1 : t !== 1;
-      if (press) {
-        if (useKey) await page.keyboard.press(' ');
-        else await page.click('#match');
-        return 1;
-      }
-      await page.click('#nomatch');
-      return null;
-    }
-    default: throw new Error('unknown awaiting ' + h.awaiting);
-  }
-}
+/** Answer the awaited step (keys on every other answer); returns the stored answer per step. */
+const answer = (page, h, right) => answerStep(page, h, right, (flip++ % 2) === 0);
 
 /**
  * Take the session until done (or until `stopAfter` trials were completed in this call).
@@ -119,10 +67,10 @@ async function take(page, { right = () => true, stopAfter = Infinity, log = new 
     }
     lastGlobal = h.global;
     const isRight = right(h.global, h.step);
-    const a = await answer(page, h, isRight);
+    const given = await answer(page, h, isRight);
     if (!log.has(h.global)) log.set(h.global, []);
-    log.get(h.global).push({ step: h.step, answer: a, right: isRight, task: h.task });
-    await page.waitForFunction((seq) => (window.__wmlab_test?.seq ?? 0) > seq, h.seq, { timeout: 30_000, polling: 'raf' });
+    given.forEach((a, i) => log.get(h.global).push({ step: h.step + i, answer: a, right: isRight, task: h.task }));
+    await answered(page, h);
   }
 }
 

@@ -9,6 +9,7 @@
 // through the same clicks and keys as the tests (window.__wmlab_test, enabled by
 // localStorage.wmlab_test = '1'); wmlab_fast is NOT set, so every duration is the real one.
 import { serve, launch, openPage } from './helpers.mjs';
+import { answerStep } from './participant.mjs';
 
 const QUERY = process.env.QUERY || 'tasks=CD-Color,STS,SFR,nback-verbal&tpc=1&practice=0&n=1&seed=1';
 
@@ -31,11 +32,8 @@ try {
     if (s === 'instructions') { await page.click('#start'); continue; }
     if (s === 'feedback' || s === 'paused') { await page.click('#continue'); continue; }
     const h = await page.evaluate(() => ({ ...window.__wmlab_test }));
-    const t = h.target;
-    if (h.awaiting === 'binary') await page.keyboard.press(t === 0 ? 'f' : 'j');
-    else if (h.awaiting === 'choice') await page.click(`#opt-${t}`);
-    else if (h.awaiting === 'cells') { for (const c of t) await page.click(`#cell-${c}`); await page.click('#confirm'); }
-    else if (h.awaiting === 'match' && t === 1) await page.keyboard.press(' ');
+    // Right answers (no-press on N-back non-matches: nothing to do until the window ends).
+    if (h.awaiting !== 'match' || h.target === 1) await answerStep(page, h, true, true);
     await page.waitForFunction((seq) => (window.__wmlab_test?.seq ?? 0) > seq, h.seq, { timeout: 120_000, polling: 'raf' });
   }
   const session = await page.evaluate(() => {

@@ -101,6 +101,25 @@ impl Frame {
     }
 }
 
+/// An axis-aligned area in display units (0–96): where a person clicks to give an answer.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Area {
+    pub x: f32,
+    pub y: f32,
+    pub w: f32,
+    pub h: f32,
+}
+
+impl Area {
+    pub fn new(x: f32, y: f32, w: f32, h: f32) -> Self {
+        Area { x, y, w, h }
+    }
+    /// Whether the point lies inside (edges included).
+    pub fn contains(&self, px: f32, py: f32) -> bool {
+        px >= self.x && px <= self.x + self.w && py >= self.y && py <= self.y + self.h
+    }
+}
+
 /// Constructors that read like the Pillow calls they stand for.
 pub fn rect(x0: f32, y0: f32, x1: f32, y1: f32, fill: Option<Rgb>, outline: Option<Rgb>, width: f32) -> Shape {
     Shape::Rect { x0, y0, x1, y1, fill, outline, width }

@@ -6,6 +6,8 @@
 //!
 //! - [`timing`]: Table A2 durations as data, ms → frames, refresh-rate estimation, frame-timing stats.
 //! - [`study`]: the study link (URL query) ⇄ [`study::StudyConfig`], with plain error messages.
+//! - [`presenter`]: one trial on screen, frame by frame (frame lock, response windows, N-back, recall
+//!   marks, blur restarts), as a state machine the page drives with timestamps and inputs.
 //! - [`session`]: the serialisable session state machine (block plan, practice, resume, records).
 //! - [`score`]: scoring a person's answer per step (binary, choice, CS classes, SFR sets, N-back).
 //! - [`reference`]: the WorM human reference curves and the same curves from a person's record.
@@ -17,6 +19,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::task::TaskId;
 
+pub mod presenter;
 pub mod reference;
 pub mod score;
 pub mod session;

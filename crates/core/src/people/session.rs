@@ -126,6 +126,8 @@ pub enum PageEventKind {
     Visible,
     FullscreenEnter,
     FullscreenExit,
+    /// The window changed size (the stimulus is drawn again at the new size).
+    Resize,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]

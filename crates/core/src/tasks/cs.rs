@@ -1,7 +1,7 @@
 //! CS, Complex Span (reference §1.2 "CS").
 use serde::{Deserialize, Serialize};
 
-use crate::display::{Frame, Rgb, arrow, ellipse, grid_cells, palette, rect};
+use crate::display::{Area, Frame, Rgb, arrow, ellipse, grid_cells, palette, rect};
 use crate::rng::Rng;
 use crate::task::{Conditions, Domain, Phase, Response, Step, Target, TrialCtx, binary};
 use crate::tasks::Pattern;
@@ -253,6 +253,14 @@ pub(crate) fn slot_origin(slot: usize) -> (f32, f32) {
     let (row, col) = ((slot / 3) as f32, (slot % 3) as f32);
     let dx = if slot >= 6 { 19.0 } else { 3.0 };
     (col * BIG_CELL + dx, row * BIG_CELL + PROBE_Y_PAD)
+}
+
+/// What a person clicks to choose recall option `slot`: the option's 24-unit item with a 2-unit margin.
+pub fn option_area(slot: usize) -> Area {
+    let (x, y) = slot_origin(slot);
+    let side = 3.0 * ARROW_CELL;
+    debug_assert_eq!(side, VISUAL_G as f32 * OPTION_CELL, "spatial and visual options are equally wide");
+    Area::new(x - 2.0, y - 2.0, side + 4.0, side + 4.0)
 }
 
 /// The recall probe: `options[slot]` drawn at each slot.

@@ -13,8 +13,29 @@ pub mod sts;
 pub mod vir;
 pub mod vsr;
 
-use crate::display::{Rgb, Shape, grid_cells, palette};
+use crate::display::{Area, Rgb, Shape, grid_cells, palette};
 use crate::rng::Rng;
+use crate::task::{Conditions, Response, Step, TaskId};
+
+/// Where a person clicks to answer `step` of a trial of `id` with `conditions` (the trial's, as
+/// generated): one area per class of a `Choice`, one per cell of a `MultiSelect`, in class order.
+/// Binary steps are answered with keys or buttons, not in the picture: none. Each task declares its own
+/// layout here, from the constants that draw it.
+pub fn answer_areas(id: TaskId, conditions: &Conditions, step: &Step) -> Vec<Area> {
+    match (&step.response, id) {
+        (Response::MultiSelect { n, .. }, _) => {
+            let g = (*n as f64).sqrt().round() as usize;
+            (0..*n as usize).map(|i| sfr::cell_area(g, i)).collect()
+        }
+        (Response::Choice { .. }, TaskId::Smu) => {
+            let s = conditions.set_size.unwrap_or(1) as usize;
+            smu::marker_areas(s, step.serial_position.unwrap_or(1).saturating_sub(1) as usize)
+        }
+        (Response::Choice { n }, TaskId::Cs) => (0..*n as usize).map(cs::option_area).collect(),
+        (Response::Choice { n }, _) => (0..*n as usize).map(vsr::slot_area).collect(),
+        (Response::None | Response::Binary { .. }, _) => vec![],
+    }
+}
 
 /// A square binary matrix pattern (VIR, VSR, VSRec, CS visual storage): `cells[i]` is filled.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

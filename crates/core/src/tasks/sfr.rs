@@ -1,7 +1,7 @@
 //! SFR, Spatial Free Recall (reference §1.2 "SFR").
 use serde::{Deserialize, Serialize};
 
-use crate::display::{Frame, palette, rect};
+use crate::display::{Area, Frame, palette, rect};
 use crate::task::{Conditions, Phase, Response, Step, Target, TrialCtx};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -20,9 +20,15 @@ pub fn grid(p: &SfrParams) -> Vec<Conditions> {
 }
 /// Top-left corner of cell `i` on the board (padding 3, cell 9 at the default 10×10).
 pub fn cell_origin(p: &SfrParams, i: usize) -> (f32, f32) {
-    let g = p.grid as usize;
+    let a = cell_area(p.grid as usize, i);
+    (a.x, a.y)
+}
+
+/// Cell `i` of a `g × g` board: what a person clicks to recall it (the probe's `MultiSelect { n: g² }`).
+pub fn cell_area(g: usize, i: usize) -> Area {
+    let g = g.max(1);
     let cell = (90 / g) as f32;
-    (3.0 + cell * (i % g) as f32, 3.0 + cell * (i / g) as f32)
+    Area::new(3.0 + cell * (i % g) as f32, 3.0 + cell * (i / g) as f32, cell, cell)
 }
 
 /// The board with the visible cells green and `highlight` red (gray outlines of width 2).

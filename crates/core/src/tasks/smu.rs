@@ -1,7 +1,7 @@
 //! SMU, Spatial Memory Updating (reference §1.2 "SMU").
 use serde::{Deserialize, Serialize};
 
-use crate::display::{Frame, Shape, arrow, palette, rect};
+use crate::display::{Area, Frame, Shape, arrow, palette, rect};
 use crate::task::{Conditions, Phase, Response, Step, Target, TrialCtx};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -72,6 +72,19 @@ fn boxes(centres: &[(f32, f32)], red: Option<usize>) -> Vec<Shape> {
 /// Centre of marker cell `pos` in a box centred at `(x, y)`.
 pub(crate) fn marker_centre((x, y): (f32, f32), pos: usize) -> (f32, f32) {
     (x + ((pos % 3) as f32 - 1.0) * MARKER_STEP, y + ((pos / 3) as f32 - 1.0) * MARKER_STEP)
+}
+
+/// What a person clicks to answer a probe of box `b` (of `set_size` boxes): the box's 3×3 marker cells,
+/// `MARKER_STEP` units apart and as wide, in cell order 0–8 (the probe's classes).
+pub fn marker_areas(set_size: usize, b: usize) -> Vec<Area> {
+    let c = centres(set_size.max(1));
+    let centre = c[b.min(c.len() - 1)];
+    (0..9)
+        .map(|pos| {
+            let (x, y) = marker_centre(centre, pos);
+            Area::new(x - MARKER_STEP / 2.0, y - MARKER_STEP / 2.0, MARKER_STEP, MARKER_STEP)
+        })
+        .collect()
 }
 
 /// Steps: 1 memory frame (boxes with their markers, Present), `updates` update frames (markerless boxes

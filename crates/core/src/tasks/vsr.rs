@@ -1,7 +1,7 @@
 //! VSR, Visual Serial Recall, and VSRec, Visual Serial Recognition (reference §1.2 "VSR", "VSRec").
 use serde::{Deserialize, Serialize};
 
-use crate::display::{Frame, line, palette};
+use crate::display::{Area, Frame, line, palette};
 use crate::task::{Conditions, Phase, Response, Step, Target, TrialCtx, binary};
 use crate::tasks::vir::{item_frame, lure_not_studied};
 use crate::tasks::{Pattern, distinct_patterns, side_by_side};
@@ -54,6 +54,11 @@ pub fn probe_frame(items: &[Pattern], slots: &[usize]) -> Frame {
         item.draw(&mut f.shapes, col * 32.0 + 2.0, row * 32.0 + 2.0, 4.0, 0.0, palette::GREEN);
     }
     f
+}
+
+/// Slot `slot` of the 3×3 probe layout: what a person clicks to place an item there.
+pub fn slot_area(slot: usize) -> Area {
+    Area::new((slot % 3) as f32 * 32.0, (slot / 3) as f32 * 32.0, 32.0, 32.0)
 }
 
 pub fn generate_vsr(p: &VsrParams, ctx: &mut TrialCtx) -> (Vec<Step>, Conditions) {

@@ -1,0 +1,486 @@
+//! The participant controller: the session, the presenter of the trial on screen, storage and sending.
+//!
+//! Everything with a rule in it lives in the core (`people::Session`: plan, scoring, records;
+//! `people::presenter::Presenter`: one trial frame by frame, with its natively tested frame lock,
+//! response windows, N-back timing, recall marks and blur restarts). This module only feeds the
+//! presenter `requestAnimationFrame` timestamps, inputs and page events, carries out its actions (paint,
+//! show controls, record) and moves between the page's screens.
+
+use std::cell::RefCell;
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+use wmlab_core::display::Frame;
+use wmlab_core::people::presenter::{Action, Awaiting, Input, Presenter};
+use wmlab_core::people::session::{PageEvent, PageEventKind};
+use wmlab_core::people::{Answer, Session, StudyConfig, TimingStats, TrialResult, estimate_refresh};
+use wmlab_core::record::ResultRecord;
+
+use crate::components::outbox::{self, Item};
+use crate::components::painter;
+use crate::web;
+
+const CALIB_FRAMES: usize = 60;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Screen {
+    Loading,
+    Error(String),
+    Offer { done: usize, total: usize },
+    Calibrating,
+    Instructions,
+    Trial,
+    Feedback,
+    Paused,
+    Done,
+}
+
+impl Screen {
+    pub fn name(&self, practice: bool) -> &'static str {
+        match self {
+            Screen::Loading => "loading",
+            Screen::Error(_) => "error",
+            Screen::Offer { .. } => "offer",
+            Screen::Calibrating => "calibrating",
+            Screen::Instructions => "instructions",
+            Screen::Trial if practice => "practice",
+            Screen::Trial => "trial",
+            Screen::Feedback => "feedback",
+            Screen::Paused => "paused",
+            Screen::Done => "done",
+        }
+    }
+}
+
+/// What the page shows about the current position.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Cur {
+    pub task: String,
+    pub title: String,
+    pub block: usize,
+    pub blocks: usize,
+    pub trial: usize,
+    pub trials: usize,
+    pub global: usize,
+    pub step: usize,
+    pub practice: bool,
+    pub n_back: Option<u8>,
+    pub resumed: bool,
+}
+
+/// The page's signals.
+#[derive(Clone, Copy)]
+pub struct Ui {
+    pub screen: RwSignal<Screen>,
+    pub cur: RwSignal<Cur>,
+    pub awaiting: RwSignal<Option<Awaiting>>,
+    pub feedback: RwSignal<(Vec<bool>, f64)>,
+    pub pending: RwSignal<usize>,
+    pub record: RwSignal<Option<ResultRecord>>,
+    pub note: RwSignal<Option<String>>,
+    pub px: RwSignal<f64>,
+    pub timing: RwSignal<TimingStats>,
+}
+
+impl Ui {
+    pub fn new() -> Ui {
+        Ui {
+            screen: RwSignal::new(Screen::Loading),
+            cur: RwSignal::new(Cur::default()),
+            awaiting: RwSignal::new(None),
+            feedback: RwSignal::new((vec![], 0.0)),
+            pending: RwSignal::new(0),
+            record: RwSignal::new(None),
+            note: RwSignal::new(None),
+            px: RwSignal::new(480.0),
+            timing: RwSignal::new(Default::default()),
+        }
+    }
+}
+
+pub struct Ctl {
+    pub ui: Ui,
+    pub key: String,
+    pub session: Session,
+    /// Test support: `localStorage.wmlab_fast = '1'` (one refresh per timed frame, N-back waits).
+    pub fast: bool,
+    /// Test support: `localStorage.wmlab_test = '1'` (the step and its answer on `window.__wmlab_test`).
+    pub test: bool,
+    pub refresh: f64,
+    calib: Option<Vec<f64>>,
+    presenter: Option<Presenter>,
+    /// Page events since the last trial (recorded with the next one).
+    events: Vec<PageEvent>,
+    css_px: f64,
+}
+
+thread_local! {
+    static CTL: RefCell<Option<Ctl>> = const { RefCell::new(None) };
+    static HOOK_SEQ: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    static RAF: RefCell<Option<Closure<dyn FnMut(f64)>>> = const { RefCell::new(None) };
+}
+
+/// Install the controller (one participant page at a time).
+pub fn install(ui: Ui, key: String, session: Session) {
+    let refresh = session.refresh_ms.unwrap_or(1000.0 / 60.0);
+    let ctl = Ctl {
+        ui,
+        key,
+        session,
+        fast: flag("wmlab_fast"),
+        test: flag("wmlab_test"),
+        refresh,
+        calib: None,
+        presenter: None,
+        events: vec![],
+        css_px: 480.0,
+    };
+    CTL.with(|c| *c.borrow_mut() = Some(ctl));
+}
+
+pub fn uninstall() {
+    CTL.with(|c| {
+        if let Ok(mut g) = c.try_borrow_mut() {
+            *g = None;
+        }
+    });
+}
+
+/// Run `f` on the controller (nothing if none is installed or it is busy).
+pub fn act<R>(f: impl FnOnce(&mut Ctl) -> R) -> Option<R> {
+    CTL.with(|c| c.try_borrow_mut().ok().and_then(|mut g| g.as_mut().map(f)))
+}
+
+/// The person's input (a click, tap or key), timed now.
+pub fn input(i: Input) {
+    let t = now();
+    act(|c| {
+        if let Some(p) = c.presenter.as_mut() {
+            let acts = p.on_input(i, t);
+            c.apply(acts);
+        }
+    });
+}
+
+pub fn now() -> f64 {
+    web::window().performance().map(|p| p.now()).unwrap_or(0.0)
+}
+
+fn flag(name: &str) -> bool {
+    outbox::get(name).as_deref() == Some("1")
+}
+
+fn request_frame() {
+    RAF.with(|r| {
+        let mut r = r.borrow_mut();
+        if r.is_none() {
+            *r = Some(Closure::new(|ts: f64| {
+                if act(|c| c.tick(ts)).unwrap_or(false) {
+                    request_frame();
+                }
+            }));
+        }
+        if let Some(cb) = r.as_ref() {
+            let _ = web::window().request_animation_frame(cb.as_ref().unchecked_ref());
+        }
+    });
+}
+
+/// A random 64-bit seed for a session of an anonymous link (the browser's crypto source, else
+/// Math.random).
+pub fn fresh_seed() -> u64 {
+    let mut b = [0u8; 8];
+    let crypto = web::window().crypto().ok();
+    if crypto.is_some_and(|c| c.get_random_values_with_u8_array(&mut b).is_ok()) {
+        return u64::from_le_bytes(b);
+    }
+    ((js_sys::Math::random() * 4294967296.0) as u64) << 32 | (js_sys::Math::random() * 4294967296.0) as u64
+}
+
+/// The storage key of a study (+ participant): FNV-64 of the canonical query.
+pub fn session_key(cfg: &StudyConfig) -> String {
+    let mut h = wmlab_core::hash::Fnv64::default();
+    h.write(cfg.to_query().as_bytes());
+    format!("{}{:016x}", outbox::SESSION_PREFIX, h.finish())
+}
+
+fn canvas() -> Option<web_sys::HtmlCanvasElement> {
+    web::window().document()?.get_element_by_id("take-canvas")?.dyn_into().ok()
+}
+
+/// The stimulus's side in CSS px: as large as the window allows.
+fn css_size() -> f64 {
+    let w = web::window();
+    let iw = w.inner_width().ok().and_then(|v| v.as_f64()).unwrap_or(800.0);
+    let ih = w.inner_height().ok().and_then(|v| v.as_f64()).unwrap_or(800.0);
+    (iw - 32.0).min(ih - 190.0).clamp(220.0, 680.0).floor()
+}
+
+fn answer_js(a: &Answer) -> JsValue {
+    match a {
+        Answer::Class(c) => JsValue::from(*c),
+        Answer::Set(v) => v.iter().map(|&x| JsValue::from(x)).collect::<js_sys::Array>().into(),
+        Answer::None => JsValue::NULL,
+    }
+}
+
+impl Ctl {
+    fn paint(&self, f: &Frame) {
+        if let Some(c) = canvas() {
+            painter::paint(&c, f, self.css_px);
+        }
+    }
+
+    pub fn save(&self) {
+        if let Err(e) = outbox::set(&self.key, &self.session.to_json()) {
+            self.ui.note.set(Some(format!("Your answers could not be saved in this browser: {e}.")));
+        }
+    }
+
+    fn tick(&mut self, ts: f64) -> bool {
+        if let Some(v) = self.calib.as_mut() {
+            v.push(ts);
+            if v.len() >= CALIB_FRAMES {
+                let r = estimate_refresh(v);
+                self.calib = None;
+                self.refresh = r;
+                self.session.set_refresh(r);
+                self.save();
+                self.show_block_start(true);
+            }
+            return self.calib.is_some();
+        }
+        let Some(p) = self.presenter.as_mut() else { return false };
+        let acts = p.on_frame(ts);
+        self.apply(acts);
+        self.presenter.as_ref().is_some_and(Presenter::running)
+    }
+
+    /// Carry out the presenter's actions.
+    fn apply(&mut self, acts: Vec<Action>) {
+        for a in acts {
+            match a {
+                Action::Paint(f) => self.paint(&f),
+                Action::Await(w) => self.ui.awaiting.set(w),
+                Action::Step(i) => {
+                    self.ui.cur.update(|c| c.step = i);
+                    let target = self.presenter.as_ref().and_then(Presenter::expected);
+                    let kind = self.ui.awaiting.with_untracked(|w| w.as_ref().map(Awaiting::kind));
+                    self.hook(Some(i), kind, target.as_ref().map(answer_js).unwrap_or(JsValue::NULL));
+                }
+                Action::Answered => {
+                    let step = self.presenter.as_ref().map(Presenter::step);
+                    self.hook(step, None, JsValue::NULL);
+                }
+                Action::Finished(result) => {
+                    self.presenter = None;
+                    self.finish_trial(result);
+                }
+                Action::Stopped(events) => {
+                    // The trial restarts from its first frame (it was not recorded).
+                    self.presenter = None;
+                    self.events = events;
+                    self.hook(None, None, JsValue::NULL);
+                    self.ui.screen.set(Screen::Paused);
+                }
+            }
+        }
+    }
+
+    /// `window.__wmlab_test` (only with `localStorage.wmlab_test = '1'`).
+    fn hook(&self, step: Option<usize>, awaiting: Option<&str>, target: JsValue) {
+        if !self.test {
+            return;
+        }
+        let o = js_sys::Object::new();
+        let set = |k: &str, v: JsValue| {
+            let _ = js_sys::Reflect::set(&o, &JsValue::from_str(k), &v);
+        };
+        let c = self.ui.cur.get_untracked();
+        set("key", JsValue::from_str(&self.key));
+        set("task", JsValue::from_str(&c.task));
+        set("block", JsValue::from(c.block as u32));
+        set("trial", JsValue::from(c.trial as u32));
+        set("global", JsValue::from(c.global as u32));
+        set("practice", JsValue::from(c.practice));
+        set("step", step.map(|s| JsValue::from(s as u32)).unwrap_or(JsValue::NULL));
+        set("awaiting", awaiting.map(JsValue::from_str).unwrap_or(JsValue::NULL));
+        set("target", target);
+        let seq = HOOK_SEQ.with(|q| {
+            q.set(q.get() + 1);
+            q.get()
+        });
+        set("seq", JsValue::from(seq));
+        let _ = js_sys::Reflect::set(&web::window(), &JsValue::from_str("__wmlab_test"), &o);
+    }
+
+    pub fn set_cur(&mut self, resumed: bool) {
+        let Some(pos) = self.session.current() else { return };
+        let b = &self.session.blocks[pos.block];
+        let cur = Cur {
+            task: b.task.as_str().to_string(),
+            title: b.task.title().to_string(),
+            block: pos.block,
+            blocks: self.session.blocks.len(),
+            trial: pos.trial,
+            trials: b.units.len(),
+            global: self.session.global_index(pos).unwrap_or(0),
+            step: 0,
+            practice: b.practice,
+            n_back: b.n,
+            resumed,
+        };
+        self.ui.cur.set(cur);
+    }
+
+    fn show_block_start(&mut self, resumed: bool) {
+        if self.session.is_finished() {
+            self.done();
+            return;
+        }
+        self.set_cur(resumed && self.session.current().is_some_and(|p| p.trial > 0 || !self.session.done.is_empty()));
+        self.hook(None, None, JsValue::NULL);
+        self.ui.screen.set(Screen::Instructions);
+    }
+
+    pub fn start_trial(&mut self) {
+        let Some(pos) = self.session.current() else {
+            self.done();
+            return;
+        };
+        let trial = match self.session.trial(pos) {
+            Ok(t) => t,
+            Err(e) => {
+                self.ui.screen.set(Screen::Error(e.to_string()));
+                return;
+            }
+        };
+        self.set_cur(false);
+        self.css_px = css_size();
+        self.ui.px.set(self.css_px);
+        let (p, acts) = Presenter::new(trial, self.refresh, self.fast, std::mem::take(&mut self.events));
+        self.presenter = Some(p);
+        self.ui.screen.set(Screen::Trial);
+        self.apply(acts);
+        self.hook(None, None, JsValue::NULL);
+        request_frame();
+    }
+
+    fn finish_trial(&mut self, res: TrialResult) {
+        let pos = res.position;
+        match self.session.record(res) {
+            Ok(out) => {
+                self.save();
+                if out.block_finished {
+                    self.send(pos.block, false);
+                }
+                if out.practice {
+                    self.ui.feedback.set((out.correct.clone(), out.score));
+                    self.hook(None, None, JsValue::NULL);
+                    self.ui.screen.set(Screen::Feedback);
+                } else {
+                    self.next();
+                }
+            }
+            Err(e) => self.ui.screen.set(Screen::Error(format!("This trial could not be recorded: {e}."))),
+        }
+    }
+
+    pub fn next(&mut self) {
+        match self.session.current() {
+            None => self.done(),
+            Some(p) if p.trial == 0 => self.show_block_start(false),
+            Some(_) => self.start_trial(),
+        }
+    }
+
+    fn record(&self) -> ResultRecord {
+        let mut r = self.session.to_record(None);
+        r.created = Some(web::now_iso());
+        r
+    }
+
+    /// Send the record after block `block` (or at the end): JATOS if present, else the endpoint.
+    fn send(&self, block: usize, last: bool) {
+        let record = self.record();
+        let Ok(json) = record.to_json() else { return };
+        if outbox::jatos().is_some() {
+            if !last {
+                outbox::jatos_append(&(json + "\n"));
+            }
+            return;
+        }
+        let Some(endpoint) = self.session.config.endpoint.clone() else { return };
+        let nonce = outbox::get(&format!("{}.nonce", self.key)).unwrap_or_else(|| self.key.clone());
+        let id = if last { format!("{nonce}-final") } else { format!("{nonce}-b{block}") };
+        let body = serde_json::json!({
+            "idempotency_id": id,
+            "block": if last { serde_json::Value::Null } else { serde_json::Value::from(block) },
+            "final": last,
+            "participant": self.session.config.participant,
+            "record": serde_json::from_str::<serde_json::Value>(&json).unwrap_or(serde_json::Value::Null),
+        });
+        let pending = self.ui.pending;
+        outbox::enqueue(Item { id, endpoint, body: body.to_string(), attempts: 0 }, move |n| {
+            let _ = pending.try_set(n);
+        });
+    }
+
+    pub fn done(&mut self) {
+        self.presenter = None;
+        let r = self.record();
+        // Into this browser's results history (the same result again is not added twice).
+        crate::components::history::add_later(r.clone());
+        let first = self.ui.record.get_untracked().is_none();
+        self.ui.timing.set(self.session.timing());
+        self.ui.record.set(Some(r));
+        self.hook(None, None, JsValue::NULL);
+        self.ui.screen.set(Screen::Done);
+        let finished_key = format!("{}.sent", self.key);
+        if first && outbox::get(&finished_key).is_none() {
+            let _ = outbox::set(&finished_key, "1");
+            self.send(usize::MAX, true);
+            if outbox::jatos().is_some() {
+                if let Ok(json) = self.record().to_json() {
+                    outbox::jatos_append(&(json + "\n"));
+                }
+                outbox::jatos_end();
+            }
+        }
+    }
+
+    pub fn calibrate(&mut self) {
+        self.calib = Some(Vec::with_capacity(CALIB_FRAMES));
+        self.ui.screen.set(Screen::Calibrating);
+        request_frame();
+    }
+
+    /// Start the study afresh (a new seed for anonymous links).
+    pub fn restart(&mut self) {
+        self.session = Session::for_link(self.session.config.clone(), fresh_seed());
+        outbox::remove(&format!("{}.sent", self.key));
+        self.save();
+        self.calibrate();
+    }
+
+    /// A page event: to the trial on screen (blur stops it), else kept for the next trial.
+    pub fn event(&mut self, kind: PageEventKind) {
+        let ev = PageEvent { kind, t_ms: now() };
+        if kind == PageEventKind::Resize {
+            let px = css_size();
+            if self.presenter.is_none() || px == self.css_px {
+                return;
+            }
+            self.css_px = px;
+            self.ui.px.set(px);
+        }
+        match self.presenter.as_mut() {
+            Some(p) => {
+                let acts = p.on_page_event(ev);
+                self.apply(acts);
+            }
+            None => self.events.push(ev),
+        }
+    }
+}

@@ -1,0 +1,169 @@
+//! Take a study: the participant's flow from a study link (`#/take?<query>`).
+//!
+//! The core decides everything: `people::Session` (plan, stimuli, scoring, records, resume),
+//! `people::timing` (frames per step) and `people::presenter` (one trial frame by frame: frame lock,
+//! response windows, N-back timing, recall marks and undo, blur restarts; natively tested). This page
+//! parses the link, restores or starts the session, and draws: [`ctl`] drives the presenter from
+//! `requestAnimationFrame` and sends records out, [`screens`] are the views between trials, and
+//! `components::responses` the controls over and below the stimulus.
+//!
+//! A blur or hidden tab during a trial stops it, shows the pause screen and records the events; the
+//! interrupted trial (never recorded) restarts from its first frame on "Continue".
+//!
+//! Test support (never on by default): `localStorage.wmlab_fast = '1'` shows every timed frame for one
+//! refresh and lets N-back trials wait for an answer; `localStorage.wmlab_test = '1'` exposes the current
+//! step and its correct answer on `window.__wmlab_test`.
+
+mod ctl;
+mod screens;
+
+use leptos::prelude::*;
+use wmlab_core::people::presenter::Awaiting;
+use wmlab_core::people::session::PageEventKind;
+use wmlab_core::people::{Session, StudyConfig};
+
+use crate::components::outbox;
+use crate::components::responses::{below, overlay};
+use crate::web;
+use ctl::{Screen, Ui, act, fresh_seed, input, session_key};
+
+/// Parse the link and restore or start its session; returns the first screen and the link's options.
+fn open(query: &str, ui: Ui) -> Result<(Screen, StudyConfig), String> {
+    let cfg = StudyConfig::from_query(query).map_err(|e| e.to_string())?;
+    let key = session_key(&cfg);
+    let saved = outbox::get(&key).map(|t| Session::from_json(&t));
+    let (session, screen) = match saved {
+        Some(Ok(s)) if s.config == cfg => {
+            let (done, total) = s.progress();
+            let screen = if s.is_finished() {
+                Screen::Done
+            } else if done > 0 {
+                Screen::Offer { done, total }
+            } else {
+                Screen::Loading
+            };
+            (s, screen)
+        }
+        Some(Err(e)) => {
+            ui.note.set(Some(format!("A saved session for this link could not be resumed ({e}); starting afresh.")));
+            (Session::for_link(cfg.clone(), fresh_seed()), Screen::Loading)
+        }
+        _ => (Session::for_link(cfg.clone(), fresh_seed()), Screen::Loading),
+    };
+    if outbox::get(&format!("{key}.nonce")).is_none() {
+        let r = || (js_sys::Math::random() * 4294967296.0) as u32;
+        let _ = outbox::set(&format!("{key}.nonce"), &format!("{:08x}{:08x}", r(), r()));
+    }
+    ctl::install(ui, key, session);
+    Ok((screen, cfg))
+}
+
+#[component]
+pub fn Take(query: String) -> impl IntoView {
+    let ui = Ui::new();
+    let mut opts: (bool, bool, Option<String>) = (false, false, None);
+
+    // Never half-start on a bad link.
+    match open(&query, ui) {
+        Err(e) => ui.screen.set(Screen::Error(e)),
+        Ok((screen, cfg)) => {
+            opts = (cfg.fullscreen, cfg.show_results, cfg.completion_url.clone());
+            match screen {
+                Screen::Done => {
+                    act(|c| c.done());
+                }
+                Screen::Offer { .. } => {
+                    act(|c| c.set_cur(true));
+                    ui.screen.set(screen);
+                }
+                _ => {
+                    act(|c| c.save());
+                    outbox::jatos_on_load(|| {
+                        act(|c| c.calibrate());
+                    });
+                }
+            }
+            // Anything still queued from before (a reload) goes out now.
+            if !outbox::load_outbox().is_empty() {
+                outbox::flush(move |n| {
+                    let _ = ui.pending.try_set(n);
+                });
+            }
+        }
+    }
+
+    let keys = window_event_listener(leptos::ev::keydown, move |ev: web_sys::KeyboardEvent| {
+        if ev.repeat() || ui.screen.get_untracked() != Screen::Trial {
+            return;
+        }
+        let key = ev.key();
+        if let Some(i) = ui.awaiting.with_untracked(|w| w.as_ref().and_then(|w| w.key_input(&key))) {
+            ev.prevent_default();
+            input(i);
+        }
+    });
+    let page_event = |kind| {
+        act(|c| c.event(kind));
+    };
+    let blur = window_event_listener(leptos::ev::blur, move |_| page_event(PageEventKind::Blur));
+    let focus = window_event_listener(leptos::ev::focus, move |_| page_event(PageEventKind::Focus));
+    let resize = window_event_listener(leptos::ev::resize, move |_| page_event(PageEventKind::Resize));
+    let vis = window_event_listener_untyped("visibilitychange", move |_| {
+        let hidden = web::window().document().map(|d| d.hidden()).unwrap_or(false);
+        page_event(if hidden { PageEventKind::Hidden } else { PageEventKind::Visible });
+    });
+    let fs = window_event_listener_untyped("fullscreenchange", move |_| {
+        let on = web::window().document().and_then(|d| d.fullscreen_element()).is_some();
+        page_event(if on { PageEventKind::FullscreenEnter } else { PageEventKind::FullscreenExit });
+    });
+    on_cleanup(move || {
+        for h in [keys, blur, focus, resize, vis, fs] {
+            h.remove();
+        }
+        ctl::uninstall();
+    });
+
+    let practice = move || ui.cur.with(|c| c.practice);
+    let state = move || ui.screen.with(|s| s.name(practice()));
+    let on_canvas = move || matches!(ui.screen.get(), Screen::Trial);
+    let (fs_wanted, show, completion) = opts;
+    let size_style = move || {
+        let px = ui.px.get();
+        format!("width:{px}px;height:{px}px")
+    };
+    let shows_progress =
+        move || matches!(ui.screen.get(), Screen::Trial | Screen::Instructions | Screen::Feedback | Screen::Paused);
+
+    view! {
+        <section id="take" class="take"
+            data-state=state
+            data-task=move || ui.cur.with(|c| c.task.clone())
+            data-block=move || ui.cur.with(|c| c.block.to_string())
+            data-trial=move || ui.cur.with(|c| c.trial.to_string())
+            data-global=move || ui.cur.with(|c| c.global.to_string())
+            data-step=move || ui.cur.with(|c| c.step.to_string())
+            data-awaiting=move || ui.awaiting.with(|a| a.as_ref().map(Awaiting::kind).unwrap_or("none"))
+            data-pending=move || ui.pending.get().to_string()>
+            <p class="progress" id="take-progress" class:hidden=move || !shows_progress()>{move || screens::progress(ui)}</p>
+            {move || ui.note.get().map(|n| view! { <p class="error" role="alert" id="take-note">{n}</p> })}
+            {move || match ui.screen.get() {
+                Screen::Loading => view! { <p class="small">"Loading…"</p> }.into_any(),
+                Screen::Error(e) => screens::error(e).into_any(),
+                Screen::Offer { done, total } => screens::offer(done, total).into_any(),
+                Screen::Calibrating => view! { <p class="small" id="calibrating">"Getting ready…"</p> }.into_any(),
+                Screen::Instructions => screens::instructions(ui, fs_wanted).into_any(),
+                Screen::Feedback => screens::feedback(ui).into_any(),
+                Screen::Paused => screens::paused().into_any(),
+                Screen::Done => screens::done(ui, show, completion.clone()).into_any(),
+                Screen::Trial => ().into_any(),
+            }}
+            <div class="stage-wrap" class:hidden=move || !on_canvas() style=size_style>
+                <canvas id="take-canvas" class="take-canvas" role="img" aria-label="the task"></canvas>
+                <div class="overlay">{move || ui.awaiting.get().map(|a| overlay(&a, input))}</div>
+            </div>
+            <div class="below" class:hidden=move || !on_canvas()>
+                {move || ui.awaiting.get().map(|a| below(&a, input))}
+            </div>
+        </section>
+    }
+}

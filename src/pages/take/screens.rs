@@ -1,0 +1,193 @@
+//! The participant's screens between trials: instructions, practice feedback, pause, welcome back and
+//! the end (downloads, results, the completion redirect).
+
+use leptos::prelude::*;
+use wmlab_core::people::{StudyTask, text};
+use wmlab_core::record::ResultRecord;
+use wmlab_core::task::TaskId;
+
+use super::ctl::{Screen, Ui, act, now};
+use crate::app::AppState;
+use crate::components::outbox;
+use crate::components::plot::Charts;
+use crate::web;
+
+fn fullscreen() {
+    if let Some(el) = web::window().document().and_then(|d| d.document_element()) {
+        let _ = el.request_fullscreen();
+    }
+}
+
+fn download(r: &ResultRecord, csv: bool, note: RwSignal<Option<String>>) {
+    let who: String =
+        r.subject.label().chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
+    let res = if csv {
+        r.to_csv()
+            .map_err(|e| e.to_string())
+            .and_then(|t| web::download(&format!("wmlab-people-{who}.csv"), "text/csv", &t))
+    } else {
+        r.to_json()
+            .map_err(|e| e.to_string())
+            .and_then(|t| web::download(&format!("wmlab-people-{who}.json"), "application/json", &t))
+    };
+    if let Err(e) = res {
+        note.set(Some(format!("The download failed: {e}.")));
+    }
+}
+
+/// The line above the stimulus: task, part, round.
+pub fn progress(ui: Ui) -> String {
+    ui.cur.with(|c| {
+        let unit = if c.n_back.is_some() {
+            "block"
+        } else if c.practice {
+            "practice round"
+        } else {
+            "round"
+        };
+        format!("{} · part {} of {} · {unit} {} of {}", c.title, c.block + 1, c.blocks, c.trial + 1, c.trials)
+    })
+}
+
+pub fn instructions(ui: Ui, fs_wanted: bool) -> impl IntoView {
+    let c = ui.cur.get();
+    let task = StudyTask::parse(&c.task);
+    let body = task.map(text::instructions).unwrap_or_default();
+    let note = match (c.practice, c.n_back) {
+        (true, Some(_)) => format!("{} This practice block has 12 letters or squares.", text::practice_note(1)),
+        (true, None) => text::practice_note(c.trials),
+        (false, n) => text::main_note(n),
+    };
+    let nb = c.n_back.map(|n| {
+        let back = if n == 1 { "just".to_string() } else { format!("{n} steps") };
+        format!("N = {n}: press “match” when the item is the same as the one {back} before.")
+    });
+    let keys_note = match task {
+        Some(StudyTask::Nback(_)) => "Press the space bar or the “match” button.",
+        Some(StudyTask::Worm(TaskId::Sfr)) => {
+            "Click or tap the squares (again to undo), then “Done” or Enter. Backspace undoes the last one."
+        }
+        Some(StudyTask::Worm(TaskId::Vsr)) => {
+            "Click or tap the places in order (or keys 1–9); each shows its number. Click one again or \
+             press Backspace to undo, then “Done” or Enter."
+        }
+        Some(StudyTask::Worm(TaskId::Smu | TaskId::Cs)) => {
+            "Click or tap your answer in the picture, or press its number 1–9 (CS questions: keys F and J \
+             or the buttons)."
+        }
+        _ => "Answer with the keys F and J, or click or tap the buttons.",
+    };
+    view! {
+        <div class="panel instructions">
+            <h2 id="take-title">{c.title.clone()}</h2>
+            {c.resumed.then(|| view! { <p class="resumed" id="resumed-note">"Welcome back: you continue where you left off."</p> })}
+            <p>{body}</p>
+            {nb.map(|t| view! { <p class="nback-level"><strong>{t}</strong></p> })}
+            <p>{note}</p>
+            <p class="small" id="keys-note">{keys_note}</p>
+            <div class="actions">
+                <button id="start" class="primary" on:click=move |_| { act(|c| c.start_trial()); }>
+                    {if c.resumed { "Continue" } else { "Start" }}
+                </button>
+                {fs_wanted.then(|| view! { <button id="fullscreen" on:click=move |_| fullscreen()>"Full screen"</button> })}
+            </div>
+        </div>
+    }
+}
+
+pub fn feedback(ui: Ui) -> impl IntoView {
+    let (correct, score) = ui.feedback.get();
+    let all = !correct.is_empty() && correct.iter().all(|&c| c);
+    let msg = if all {
+        "Correct!".to_string()
+    } else if correct.len() > 1 {
+        format!("{} of {} right ({:.0} %).", correct.iter().filter(|&&c| c).count(), correct.len(), score * 100.0)
+    } else {
+        "Not quite — that was not the right answer.".to_string()
+    };
+    view! {
+        <div class="panel feedback" data-correct=all.to_string()>
+            <p id="feedback-text" class=if all { "good" } else { "bad" }>{msg}</p>
+            <button id="continue" class="primary" on:click=move |_| { act(|c| c.next()); }>"Continue"</button>
+        </div>
+    }
+}
+
+pub fn paused() -> impl IntoView {
+    view! {
+        <div class="panel paused">
+            <h2>"Paused"</h2>
+            <p>"The window lost focus, so this round was stopped. It starts again from its beginning."</p>
+            <button id="continue" class="primary" on:click=move |_| { act(|c| c.start_trial()); }>"Continue"</button>
+        </div>
+    }
+}
+
+pub fn offer(done: usize, total: usize) -> impl IntoView {
+    view! {
+        <div class="panel offer">
+            <h2>"Welcome back"</h2>
+            <p>{format!("You have already done {done} of {total} rounds of this study in this browser.")}</p>
+            <div class="actions">
+                <button id="resume" class="primary" on:click=move |_| { act(|c| c.calibrate()); }>"Resume where you left off"</button>
+                <button id="restart" on:click=move |_| { act(|c| c.restart()); }>"Start over"</button>
+            </div>
+        </div>
+    }
+}
+
+pub fn error(e: String) -> impl IntoView {
+    view! {
+        <div class="panel">
+            <h2>"This study link does not work"</h2>
+            <p class="error" id="study-error" role="alert">{e}</p>
+            <p class="small">"Please tell the researcher who sent you the link. Nothing has started."</p>
+        </div>
+    }
+}
+
+/// The end: thanks, sending status, downloads, the person's results, and the redirect to the
+/// completion URL once nothing is left to send (or after 20 s at most).
+pub fn done(ui: Ui, show: bool, completion: Option<String>) -> impl IntoView {
+    let app = use_context::<AppState>();
+    let r = ui.record.get();
+    let timing = ui.timing.get_untracked();
+    let (r1, r2, r3) = (r.clone(), r.clone(), r.clone());
+    if let Some(url) = completion.clone() {
+        let start = now();
+        wasm_bindgen_futures::spawn_local(async move {
+            loop {
+                outbox::sleep(1500.0).await;
+                let waiting = ui.pending.try_get_untracked().unwrap_or(0);
+                if waiting == 0 || now() - start > 20_000.0 {
+                    break;
+                }
+            }
+            if ui.screen.try_get_untracked() == Some(Screen::Done) {
+                let _ = web::window().location().set_href(&url);
+            }
+        });
+    }
+    view! {
+        <div class="panel done">
+            <h2>"Thank you!"</h2>
+            <p>"You have finished. Your answers are saved."</p>
+            {completion.map(|u| view! { <p>"You will be taken back in a moment, or "<a id="completion-link" href=u>"continue here"</a>"."</p> })}
+            <p class="small" id="post-status">{move || match ui.pending.get() {
+                0 => String::new(),
+                n => format!("Sending your results… ({n} waiting; keep this tab open)"),
+            }}</p>
+            <div class="actions">
+                <button id="download-csv" on:click=move |_| if let Some(r) = &r1 { download(r, true, ui.note) }>"Download CSV"</button>
+                <button id="download-json" on:click=move |_| if let Some(r) = &r2 { download(r, false, ui.note) }>"Download JSON"</button>
+                {app.map(|app| view! {
+                    <button id="open-results" on:click=move |_| { app.result.set(r3.clone()); app.error.set(None); web::set_hash("#/results"); }>"Open in Results"</button>
+                })}
+            </div>
+            <p class="small" id="timing-summary">{format!(
+                "Frame timing: {} timed frames, median |error| {:.2} ms, {:.1} % within one refresh.",
+                timing.n, timing.median_abs_err_ms, timing.within_one_frame_fraction * 100.0)}</p>
+            {(show && r.is_some()).then(|| view! { <h3>"Your results"</h3> <Charts record=r.clone().unwrap()/> })}
+        </div>
+    }
+}

@@ -1,0 +1,105 @@
+// A scripted participant for the browser tests and the timing benchmark: it reads the current step and
+// its correct answer from window.__wmlab_test (only there with localStorage.wmlab_test = '1') and answers
+// with real clicks, taps and keys, rightly or wrongly. One copy for every file that takes a study.
+import assert from 'node:assert/strict';
+
+/** The participant page's state (`#take[data-state]`). */
+export const takeState = (page) => page.$eval('#take', (t) => t.dataset.state);
+
+/** The test hook (a copy), or null. */
+export const hook = (page) => page.evaluate(() => window.__wmlab_test ? { ...window.__wmlab_test } : null);
+
+/** Wait for the next screen that needs the participant; returns its state. */
+export async function nextScreen(page, timeout = 30_000) {
+  await page.waitForFunction(() => {
+    const s = document.querySelector('#take')?.dataset.state;
+    if (['instructions', 'feedback', 'done', 'error', 'offer', 'paused'].includes(s)) return true;
+    const h = window.__wmlab_test;
+    return (s === 'trial' || s === 'practice') && h && h.awaiting;
+  }, null, { timeout, polling: 'raf' });
+  return takeState(page);
+}
+
+/** Wait until the page took the answer (the hook moved on). */
+export async function answered(page, h, timeout = 30_000) {
+  await page.waitForFunction((seq) => (window.__wmlab_test?.seq ?? 0) > seq, h.seq, { timeout, polling: 'raf' });
+}
+
+const marks = (page) => page.$$eval('#take .overlay button.selected', (b) => b.map((x) => [x.id, x.textContent.trim()]));
+
+/**
+ * Answer the awaited step `h` (rightly or wrongly; keys instead of clicks where `useKey`). Recall
+ * answers first choose a stray item and take it back (Undo, Backspace, or a second click), checking
+ * the marks on the way. Returns what the session stores, one entry per step the answer covers:
+ * a class, a list of cells, or null for an N-back "no press".
+ */
+export async function answerStep(page, h, right, useKey = false) {
+  const t = h.target;
+  const count = (sel) => page.$$eval(sel, (b) => b.length);
+  switch (h.awaiting) {
+    case 'binary': {
+      const a = right ? t : 1 - t;
+      if (useKey) await page.keyboard.press(a === 0 ? 'f' : 'j');
+      else await page.click(`#btn-${a}`);
+      return [a];
+    }
+    case 'choice': {
+      const n = await count('#take .overlay button.opt');
+      const a = right ? t : (t + 1) % n;
+      if (useKey && n <= 9) await page.keyboard.press(String(a + 1));
+      else await page.click(`#opt-${a}`);
+      return [a];
+    }
+    case 'order': {
+      // Serial recall: the places in order; each click is marked with its number at once.
+      const n = await count('#take .overlay button.opt');
+      const seq = right ? t : t.map((x) => (x + 1) % n);
+      const stray = [...Array(n).keys()].find((x) => !seq.includes(x));
+      if (stray !== undefined) {
+        await page.click(`#opt-${stray}`);
+        assert.deepEqual(await marks(page), [[`opt-${stray}`, '1']], 'a click is marked with its number');
+        if (useKey) await page.keyboard.press('Backspace');
+        else await page.click(`#opt-${stray}`);
+        assert.deepEqual(await marks(page), [], 'and taken back');
+      }
+      for (const [i, x] of seq.entries()) {
+        assert.equal(await page.$eval('#confirm', (b) => b.disabled), true, `Done waits for all ${seq.length}`);
+        if (useKey) await page.keyboard.press(String(x + 1));
+        else await page.click(`#opt-${x}`);
+        assert.equal(await page.textContent(`#opt-${x} .mark`), String(i + 1));
+      }
+      assert.equal(await page.textContent('#chosen-count'), `${seq.length} of ${seq.length} chosen`);
+      if (useKey) await page.keyboard.press('Enter');
+      else await page.click('#confirm');
+      return seq;
+    }
+    case 'cells': {
+      // Free recall: as many squares as were shown, in any order; a chosen square is marked.
+      const n = await count('#take .overlay button.cell');
+      let cells = t.slice();
+      if (!right) {
+        cells = t.length > 1 ? [t[0]] : [];
+        for (let c = 0; cells.length < t.length; c++) if (!t.includes(c)) cells.push(c);
+      }
+      const stray = [...Array(n).keys()].find((x) => !cells.includes(x));
+      await page.click(`#cell-${stray}`);
+      assert.deepEqual((await marks(page)).map((m) => m[0]), [`cell-${stray}`]);
+      await page.click('#undo');
+      for (const c of cells) await page.click(`#cell-${c}`);
+      if (useKey) await page.keyboard.press('Enter');
+      else await page.click('#confirm');
+      return [cells];
+    }
+    case 'match': {
+      const press = right ? t === 1 : t !== 1;
+      if (press) {
+        if (useKey) await page.keyboard.press(' ');
+        else await page.click('#match');
+        return [1];
+      }
+      await page.click('#nomatch');
+      return [null];
+    }
+    default: throw new Error('unknown awaiting ' + h.awaiting);
+  }
+}
