@@ -1,6 +1,7 @@
 //! Small browser helpers (downloads, location, time) shared by the pages.
 
 use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
 
 pub fn window() -> web_sys::Window {
     web_sys::window().expect("a browser window")
@@ -43,4 +44,24 @@ pub fn download(name: &str, mime: &str, text: &str) -> Result<(), String> {
     a.click();
     let _ = web_sys::Url::revoke_object_url(&url);
     Ok(())
+}
+
+/// The bytes of a file served beside the app (`data/minerva/…`, a study's consent text).
+pub async fn fetch_bytes(path: &str) -> Result<Vec<u8>, String> {
+    let resp = JsFuture::from(window().fetch_with_str(path))
+        .await
+        .map_err(|_| format!("Could not load {path} (network error)."))?;
+    let resp: web_sys::Response = resp.dyn_into().map_err(|_| format!("Could not load {path}."))?;
+    if !resp.ok() {
+        return Err(format!("Could not load {path} (HTTP {}).", resp.status()));
+    }
+    let buf = JsFuture::from(resp.array_buffer().map_err(|_| format!("Could not read {path}."))?)
+        .await
+        .map_err(|_| format!("Could not read {path}."))?;
+    Ok(js_sys::Uint8Array::new(&buf).to_vec())
+}
+
+/// A text file served beside the app (UTF-8, lossy).
+pub async fn fetch_text(path: &str) -> Result<String, String> {
+    fetch_bytes(path).await.map(|b| String::from_utf8_lossy(&b).into_owned())
 }

@@ -9,8 +9,6 @@
 use std::cell::RefCell;
 
 use serde::{Deserialize, Serialize};
-use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 use wmlab_core::llm::lrt::LrtConfig;
 use wmlab_core::llm::nback::NbackConfig;
 use wmlab_llm::provider::Reply;
@@ -255,18 +253,3 @@ pub fn clear_cache() -> usize {
 // ---------------------------------------------------------------------------------------------
 // Data files
 // ---------------------------------------------------------------------------------------------
-
-/// The bytes of a file served beside the app (`data/minerva/…`).
-pub async fn fetch_bytes(path: &str) -> Result<Vec<u8>, String> {
-    let resp = JsFuture::from(web::window().fetch_with_str(path))
-        .await
-        .map_err(|_| format!("Could not load {path} (network error)."))?;
-    let resp: web_sys::Response = resp.dyn_into().map_err(|_| format!("Could not load {path}."))?;
-    if !resp.ok() {
-        return Err(format!("Could not load {path} (HTTP {}).", resp.status()));
-    }
-    let buf = JsFuture::from(resp.array_buffer().map_err(|_| format!("Could not read {path}."))?)
-        .await
-        .map_err(|_| format!("Could not read {path}."))?;
-    Ok(js_sys::Uint8Array::new(&buf).to_vec())
-}

@@ -379,7 +379,7 @@ async fn words() -> Result<std::rc::Rc<Vec<String>>, String> {
     if let Some(w) = WORDS.with(|w| w.borrow().clone()) {
         return Ok(w);
     }
-    let gz = store::fetch_bytes("data/minerva/words_alpha_dwyl_2019-03-13.txt.gz").await?;
+    let gz = crate::web::fetch_bytes("data/minerva/words_alpha_dwyl_2019-03-13.txt.gz").await?;
     let text = String::from_utf8(snapshot::gunzip(&gz)?).map_err(|_| "The word list is not UTF-8 text.".to_string())?;
     let list: Vec<String> =
         text.lines().map(|l| l.trim_end_matches('\r')).filter(|w| !w.is_empty()).map(str::to_string).collect();
@@ -411,7 +411,7 @@ async fn build_samples(spec: &RunSpec) -> Result<Vec<Sample>, String> {
                 break;
             }
             let path = format!("data/minerva/minerva_snapshot/{}", snapshot::file_path(cat, task));
-            let gz = store::fetch_bytes(&path).await?;
+            let gz = crate::web::fetch_bytes(&path).await?;
             let mut ss =
                 snapshot::parse_gz_file(cat, task, &gz).map_err(|e| format!("Minerva snapshot {task}: {e}"))?;
             if s.limit > 0 {

@@ -603,7 +603,7 @@ pub fn Networks() -> impl IntoView {
     let pretrained_pick = RwSignal::new(0usize);
     let pretrained_loading = RwSignal::new(false);
     wasm_bindgen_futures::spawn_local(async move {
-        match crate::components::llm_store::fetch_bytes(PRETRAINED_INDEX).await {
+        match crate::web::fetch_bytes(PRETRAINED_INDEX).await {
             Ok(b) => match serde_json::from_slice::<Vec<Value>>(&b) {
                 Ok(v) => {
                     let _ = pretrained.try_set(v);
@@ -623,7 +623,7 @@ pub fn Networks() -> impl IntoView {
         error.set(None);
         pretrained_loading.set(true);
         wasm_bindgen_futures::spawn_local(async move {
-            let r = crate::components::llm_store::fetch_bytes(&format!("models/{file}")).await;
+            let r = crate::web::fetch_bytes(&format!("models/{file}")).await;
             pretrained_loading.set(false);
             match r {
                 Ok(b) => load_bundle(file, b),

@@ -30,6 +30,13 @@ fn text_field(
     }
 }
 
+fn text_area(id: &'static str, label: &'static str, sig: RwSignal<String>) -> impl IntoView {
+    view! {
+        <label class="field" for=id>{label}</label>
+        <textarea id=id rows="4" prop:value=move || sig.get() on:input=move |ev| sig.set(event_target_value(&ev))></textarea>
+    }
+}
+
 #[component]
 pub fn Study() -> impl IntoView {
     let tasks: Vec<(StudyTask, RwSignal<bool>)> =
@@ -46,6 +53,10 @@ pub fn Study() -> impl IntoView {
     let endpoint = RwSignal::new(String::new());
     let results = RwSignal::new(false);
     let fs = RwSignal::new(false);
+    let consent = RwSignal::new(String::new());
+    let consent_url = RwSignal::new(String::new());
+    let info = RwSignal::new(String::new());
+    let info_url = RwSignal::new(String::new());
 
     let tasks2 = tasks.clone();
     let levels2 = levels.clone();
@@ -68,7 +79,16 @@ pub fn Study() -> impl IntoView {
         parts.insert(1, format!("tpc={}", enc(&tpc.get())));
         parts.push(format!("pt={}", enc(&pt.get())));
         parts.push(format!("nbb={}", enc(&nbb.get())));
-        for (k, v) in [("seed", seed.get()), ("pid", pid.get()), ("done", done.get()), ("endpoint", endpoint.get())] {
+        for (k, v) in [
+            ("seed", seed.get()),
+            ("pid", pid.get()),
+            ("done", done.get()),
+            ("endpoint", endpoint.get()),
+            ("consent", consent.get()),
+            ("consent_url", consent_url.get()),
+            ("info", info.get()),
+            ("info_url", info_url.get()),
+        ] {
             if !v.trim().is_empty() {
                 parts.push(format!("{k}={}", enc(&v)));
             }
@@ -132,6 +152,13 @@ pub fn Study() -> impl IntoView {
                         {checkbox("results".into(), "show participants their results".into(), results)}
                         {checkbox("fs".into(), "offer full screen".into(), fs)}
                     </div>
+                </fieldset>
+                <fieldset class="grid2">
+                    <legend>"Consent and instructions (shown before the first trial)"</legend>
+                    {text_area("consent", "Consent text: participants must agree before they start; the time of the agreement and a hash of the text are recorded", consent)}
+                    {text_field("consent_url", "…or a file with it on this site (a path, e.g. consent.txt; for long texts)", "consent.txt", consent_url)}
+                    {text_area("info", "Extra instructions", info)}
+                    {text_field("info_url", "…or a file with them on this site", "instructions.txt", info_url)}
                 </fieldset>
             </form>
             <h2>"Study link"</h2>

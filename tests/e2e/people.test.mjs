@@ -347,6 +347,43 @@ test('the participant view fits a 360 px wide phone screen and works there', asy
   await page.close();
 });
 
+test('consent must be agreed to before the first trial, the agreement is recorded, and declining records nothing', async () => {
+  const consent = 'I agree to take part.\n\nMy answers are recorded anonymously.';
+  const link = `#/take?tasks=SC&tpc=1&practice=0&seed=2&info=${encodeURIComponent('Sit an arm\'s length from the screen.')}&consent=${encodeURIComponent(consent)}`;
+  const page = await participantPage(link);
+  await page.waitForSelector('#take[data-state="welcome"]');
+  assert.equal(await page.textContent('#study-info'), 'Sit an arm\'s length from the screen.');
+  assert.deepEqual(await page.$$eval('#consent-text p', (p) => p.map((x) => x.textContent)),
+    ['I agree to take part.', 'My answers are recorded anonymously.']);
+  assert.equal(await page.$eval('#agree', (b) => b.disabled), true, 'no start before the box is ticked');
+  await page.check('#consent-check');
+  await page.click('#agree');
+  assert.equal(await nextScreen(page), 'instructions');
+  const { state: end } = await take(page);
+  assert.equal(end, 'done');
+  const s = await savedSession(page);
+  assert.match(s.consent.agreed_at, /^20\d\d-\d\d-\d\dT/);
+  assert.match(s.consent.text_fnv64, /^[0-9a-f]{16}$/);
+  const [dj] = await Promise.all([page.waitForEvent('download'), page.click('#download-json')]);
+  const rec = JSON.parse(fs.readFileSync(await dj.path(), 'utf8'));
+  assert.equal(rec.config.settings.consent_agreed_at, s.consent.agreed_at);
+  await page.close();
+
+  // The text from a file on the study's site; "I do not agree" ends the study with nothing saved.
+  const p2 = await participantPage('#/take?tasks=SC&tpc=1&practice=0&seed=3&consent_url=study/consent-example.txt');
+  await p2.waitForSelector('#take[data-state="welcome"]');
+  assert.match(await p2.textContent('#consent-text'), /working memory/);
+  await p2.click('#decline');
+  await p2.waitForSelector('#take[data-state="declined"]');
+  assert.equal(await savedSession(p2), null, 'nothing kept');
+  // A text that cannot be loaded stops the study with a plain message.
+  await participantPage('#/take?tasks=SC&consent_url=study/missing.txt', { page: p2 });
+  await p2.waitForSelector('#take[data-state="error"]');
+  assert.match(await p2.textContent('#study-error'), /study\/missing\.txt.*404.*cannot start/s);
+  assert.deepEqual(p2.errors.filter((e) => !/404/.test(e)), []);
+  await p2.close();
+});
+
 test('losing focus pauses the trial and is recorded', async () => {
   const page = await participantPage('#/take?tasks=SC&tpc=1&practice=0&seed=2');
   await nextScreen(page);

@@ -14,6 +14,7 @@ use wasm_bindgen::prelude::*;
 use wmlab_core::display::Frame;
 use wmlab_core::people::presenter::{Action, Awaiting, Input, Presenter};
 use wmlab_core::people::session::{PageEvent, PageEventKind};
+use wmlab_core::people::study::StudyText;
 use wmlab_core::people::{Answer, Session, StudyConfig, TimingStats, TrialResult, estimate_refresh};
 use wmlab_core::record::ResultRecord;
 
@@ -27,7 +28,17 @@ const CALIB_FRAMES: usize = 60;
 pub enum Screen {
     Loading,
     Error(String),
-    Offer { done: usize, total: usize },
+    Offer {
+        done: usize,
+        total: usize,
+    },
+    /// Extra instructions and/or the consent text, before the first trial.
+    Welcome {
+        info: Option<String>,
+        consent: Option<String>,
+    },
+    /// The participant did not agree: nothing is recorded.
+    Declined,
     Calibrating,
     Instructions,
     Trial,
@@ -42,6 +53,8 @@ impl Screen {
             Screen::Loading => "loading",
             Screen::Error(_) => "error",
             Screen::Offer { .. } => "offer",
+            Screen::Welcome { .. } => "welcome",
+            Screen::Declined => "declined",
             Screen::Calibrating => "calibrating",
             Screen::Instructions => "instructions",
             Screen::Trial if practice => "practice",
@@ -454,6 +467,27 @@ impl Ctl {
         self.calib = Some(Vec::with_capacity(CALIB_FRAMES));
         self.ui.screen.set(Screen::Calibrating);
         request_frame();
+    }
+
+    /// The texts to show before the first trial (extra instructions; consent while not agreed to).
+    pub fn welcome_texts(&self) -> Option<(Option<StudyText>, Option<StudyText>)> {
+        let info = self.session.config.info.clone().filter(|_| self.session.done.is_empty());
+        let consent = self.session.config.consent.clone().filter(|_| self.session.needs_consent());
+        (info.is_some() || consent.is_some()).then_some((info, consent))
+    }
+
+    /// The participant agreed to `consent` (the text as shown) or read the instructions.
+    pub fn agree(&mut self, consent: Option<&str>) {
+        if let Some(text) = consent {
+            self.session.agree(web::now_iso(), text);
+        }
+        self.save();
+    }
+
+    /// The participant did not agree: forget the (empty) session; nothing is sent.
+    pub fn decline(&mut self) {
+        outbox::remove(&self.key);
+        self.ui.screen.set(Screen::Declined);
     }
 
     /// Start the study afresh (a new seed for anonymous links).

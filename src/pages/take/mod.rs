@@ -20,6 +20,7 @@ mod screens;
 use leptos::prelude::*;
 use wmlab_core::people::presenter::Awaiting;
 use wmlab_core::people::session::PageEventKind;
+use wmlab_core::people::study::StudyText;
 use wmlab_core::people::{Session, StudyConfig};
 
 use crate::components::outbox;
@@ -58,6 +59,25 @@ fn open(query: &str, ui: Ui) -> Result<(Screen, StudyConfig), String> {
     Ok((screen, cfg))
 }
 
+/// A study text as shown: given in the link, or loaded from the study's site.
+async fn load(t: Option<StudyText>) -> Result<Option<String>, String> {
+    match t {
+        None => Ok(None),
+        Some(StudyText::Text(s)) => Ok(Some(s)),
+        Some(StudyText::Path(p)) => web::fetch_text(&p)
+            .await
+            .map(Some)
+            .map_err(|e| format!("{e} The study's text could not be shown, so the study cannot start.")),
+    }
+}
+
+/// Measure the refresh rate, then the first instructions (after JATOS is ready, inside JATOS).
+fn begin() {
+    outbox::jatos_on_load(|| {
+        act(|c| c.calibrate());
+    });
+}
+
 #[component]
 pub fn Take(query: String) -> impl IntoView {
     let ui = Ui::new();
@@ -78,9 +98,15 @@ pub fn Take(query: String) -> impl IntoView {
                 }
                 _ => {
                     act(|c| c.save());
-                    outbox::jatos_on_load(|| {
-                        act(|c| c.calibrate());
-                    });
+                    match act(|c| c.welcome_texts()).flatten() {
+                        Some((info, consent)) => wasm_bindgen_futures::spawn_local(async move {
+                            ui.screen.set(match (load(info).await, load(consent).await) {
+                                (Ok(info), Ok(consent)) => Screen::Welcome { info, consent },
+                                (Err(e), _) | (_, Err(e)) => Screen::Error(e),
+                            });
+                        }),
+                        None => begin(),
+                    }
                 }
             }
             // Anything still queued from before (a reload) goes out now.
@@ -150,6 +176,8 @@ pub fn Take(query: String) -> impl IntoView {
                 Screen::Loading => view! { <p class="small">"Loading…"</p> }.into_any(),
                 Screen::Error(e) => screens::error(e).into_any(),
                 Screen::Offer { done, total } => screens::offer(done, total).into_any(),
+                Screen::Welcome { info, consent } => screens::welcome(info, consent, begin).into_any(),
+                Screen::Declined => screens::declined().into_any(),
                 Screen::Calibrating => view! { <p class="small" id="calibrating">"Getting ready…"</p> }.into_any(),
                 Screen::Instructions => screens::instructions(ui, fs_wanted).into_any(),
                 Screen::Feedback => screens::feedback(ui).into_any(),

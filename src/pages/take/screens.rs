@@ -95,6 +95,52 @@ pub fn instructions(ui: Ui, fs_wanted: bool) -> impl IntoView {
     }
 }
 
+/// Paragraphs of a plain text (blank lines between them); never HTML.
+fn paragraphs(text: &str) -> impl IntoView + use<> {
+    text.split("\n\n").map(str::trim).filter(|p| !p.is_empty()).map(|p| view! { <p>{p.to_string()}</p> }).collect_view()
+}
+
+/// Before the first trial: the study's extra instructions and its consent text, which must be agreed
+/// to (a box to tick, then “I agree”) before anything starts; “I do not agree” ends the study.
+pub fn welcome(info: Option<String>, consent: Option<String>, begin: fn()) -> impl IntoView {
+    let ticked = RwSignal::new(false);
+    let needs = consent.is_some();
+    let agreed = consent.clone();
+    view! {
+        <div class="panel welcome">
+            <h2>"Before you start"</h2>
+            {info.map(|t| view! { <div id="study-info" class="study-text">{paragraphs(&t)}</div> })}
+            {consent.map(|t| view! {
+                <h3>"Consent"</h3>
+                <div id="consent-text" class="study-text consent-text">{paragraphs(&t)}</div>
+                <label class="check consent-check">
+                    <input type="checkbox" id="consent-check" on:change=move |ev| ticked.set(event_target_checked(&ev))/>
+                    " I have read this and agree to take part."
+                </label>
+            })}
+            <div class="actions">
+                <button id="agree" class="primary" disabled=move || needs && !ticked.get()
+                    on:click=move |_| {
+                        act(|c| c.agree(agreed.as_deref()));
+                        begin();
+                    }>
+                    {if needs { "I agree — start" } else { "Continue" }}
+                </button>
+                {needs.then(|| view! { <button id="decline" on:click=move |_| { act(|c| c.decline()); }>"I do not agree"</button> })}
+            </div>
+        </div>
+    }
+}
+
+pub fn declined() -> impl IntoView {
+    view! {
+        <div class="panel declined">
+            <h2>"You chose not to take part"</h2>
+            <p id="declined-text">"Nothing was recorded. You can close this tab."</p>
+        </div>
+    }
+}
+
 pub fn feedback(ui: Ui) -> impl IntoView {
     let (correct, score) = ui.feedback.get();
     let all = !correct.is_empty() && correct.iter().all(|&c| c);

@@ -224,6 +224,17 @@ pub struct Session {
     /// Measured refresh interval (ms), set by the edge at session start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refresh_ms: Option<f64>,
+    /// The participant's agreement to the study's consent text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consent: Option<Consent>,
+}
+
+/// An agreement to a consent text: when (the edge's clock, ISO 8601) and to which text (FNV-64 of the
+/// text shown, so a record says which version was agreed to).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Consent {
+    pub agreed_at: String,
+    pub text_fnv64: String,
 }
 
 fn nback_ordinal(kind: NbackKind) -> u8 {
@@ -327,7 +338,28 @@ impl Session {
         }
         blocks.retain(|b| !b.units.is_empty());
         let cursor = if blocks.is_empty() { None } else { Some(Position { block: 0, trial: 0 }) };
-        Session { version: SESSION_VERSION, config, seed, blocks, cursor, done: Vec::new(), refresh_ms: None }
+        Session {
+            version: SESSION_VERSION,
+            config,
+            seed,
+            blocks,
+            cursor,
+            done: Vec::new(),
+            refresh_ms: None,
+            consent: None,
+        }
+    }
+
+    /// Whether the participant must still agree to the study's consent text (before any trial).
+    pub fn needs_consent(&self) -> bool {
+        self.config.consent.is_some() && self.consent.is_none()
+    }
+
+    /// Record the agreement to `text` (the consent text as shown) at `agreed_at` (ISO 8601).
+    pub fn agree(&mut self, agreed_at: impl Into<String>, text: &str) {
+        let mut h = crate::hash::Fnv64::default();
+        h.write(text.as_bytes());
+        self.consent = Some(Consent { agreed_at: agreed_at.into(), text_fnv64: format!("{:016x}", h.finish()) });
     }
 
     /// Save the measured refresh interval (ms).
@@ -447,6 +479,9 @@ impl Session {
     /// (a repeat after a reload, a skipped trial) is refused and nothing changes.
     pub fn record(&mut self, result: TrialResult) -> Result<RecordOutcome, SessionError> {
         let expected = self.cursor.ok_or(SessionError::Finished)?;
+        if self.needs_consent() {
+            return Err(SessionError::BadState("the participant has not agreed to the consent text".into()));
+        }
         if result.position != expected {
             return Err(SessionError::OutOfOrder { expected, got: result.position });
         }
@@ -630,6 +665,10 @@ impl Session {
         }
         if let Some(r) = self.refresh_ms {
             settings.insert("refresh_ms".into(), Setting::Num(r));
+        }
+        if let Some(c) = &self.consent {
+            settings.insert("consent_agreed_at".into(), Setting::Text(c.agreed_at.clone()));
+            settings.insert("consent_text_fnv64".into(), Setting::Text(c.text_fnv64.clone()));
         }
         let t = self.timing();
         if t.n > 0 {
@@ -956,6 +995,41 @@ pub(crate) mod tests {
         let mut broken = first.clone();
         broken.done.pop();
         assert!(Session::from_json(&broken.to_json()).is_err());
+    }
+
+    #[test]
+    fn a_study_with_consent_records_nothing_before_the_agreement_and_keeps_it_in_the_record() {
+        use crate::people::study::StudyText;
+        let c = StudyConfig {
+            consent: Some(StudyText::Text("I agree.".into())),
+            ..cfg(vec![StudyTask::Worm(TaskId::Vir)])
+        };
+        let mut s = Session::new(c);
+        assert!(s.needs_consent());
+        let pos = s.current().unwrap();
+        let t = s.trial(pos).unwrap();
+        let answers: Vec<Answer> =
+            t.steps.iter().filter(|s| answerable(s)).map(|st| right_answer(t.task, st)).collect();
+        let res = TrialResult { position: pos, answers, ..Default::default() };
+        let e = s.record(res.clone()).unwrap_err();
+        assert!(e.to_string().contains("consent"), "{e}");
+        s.agree("2026-11-25T10:00:00Z", "I agree.");
+        assert!(!s.needs_consent());
+        s.record(res).unwrap();
+        // Saved and resumed with the agreement; the record says when and to which text.
+        let back = Session::from_json(&s.to_json()).unwrap();
+        assert_eq!(back.consent, s.consent);
+        let r = s.to_record(None);
+        let text = |k: &str| match r.config.settings.get(k) {
+            Some(Setting::Text(t)) => t.clone(),
+            other => panic!("{k}: {other:?}"),
+        };
+        assert_eq!(text("consent_agreed_at"), "2026-11-25T10:00:00Z");
+        let mut h = crate::hash::Fnv64::default();
+        h.write(b"I agree.");
+        assert_eq!(text("consent_text_fnv64"), format!("{:016x}", h.finish()));
+        // A study without consent text needs none.
+        assert!(!Session::new(cfg(vec![StudyTask::Worm(TaskId::Vir)])).needs_consent());
     }
 
     #[test]

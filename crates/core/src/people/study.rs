@@ -20,6 +20,8 @@
 //! | `STUDY_ID`, `SESSION_ID`, `assignmentId`, `hitId` | panel ids, kept in the record | same charset |
 //! | `done` (`completion`) | completion URL to redirect to | `http(s)://…` |
 //! | `endpoint` | URL the record is POSTed to | `http(s)://…` |
+//! | `consent` / `consent_url` | consent text the participant must agree to before the first trial (the agreement is recorded), by value or as a path on the same site | text up to 20,000 characters / a relative path such as `consent.txt` |
+//! | `info` / `info_url` | extra instructions shown before the first trial | as `consent` |
 //!
 //! Any unknown, repeated, empty or invalid parameter gives a [`StudyError`] naming the parameter and
 //! the allowed values; no partial config is ever returned.
@@ -45,6 +47,27 @@ pub const MAX_NBACK_BLOCKS: u8 = 10;
 pub const MAX_NBACK_N: u8 = 3;
 pub const MAX_ID_LEN: usize = 128;
 pub const MAX_URL_LEN: usize = 2048;
+pub const MAX_TEXT_LEN: usize = 20_000;
+
+/// A text the study shows (consent, extra instructions): given in the link, or a path on the same site
+/// that the page loads (shown as plain text; never run as HTML).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StudyText {
+    Text(String),
+    /// A path relative to the app's page (`consent.txt`, `/study/a/consent.txt`): same site only.
+    Path(String),
+}
+
+impl StudyText {
+    /// The text when it is given by value.
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            StudyText::Text(t) => Some(t),
+            StudyText::Path(_) => None,
+        }
+    }
+}
 
 /// A study: which tasks, how many trials, and where the data and the participant go afterwards.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -67,6 +90,12 @@ pub struct StudyConfig {
     pub endpoint: Option<String>,
     pub show_results: bool,
     pub fullscreen: bool,
+    /// Consent the participant must agree to before the first trial.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consent: Option<StudyText>,
+    /// Extra instructions shown before the first trial.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub info: Option<StudyText>,
 }
 
 impl Default for StudyConfig {
@@ -86,6 +115,8 @@ impl Default for StudyConfig {
             endpoint: None,
             show_results: false,
             fullscreen: false,
+            consent: None,
+            info: None,
         }
     }
 }
@@ -113,8 +144,24 @@ impl std::error::Error for StudyError {}
 
 const PARTICIPANT_KEYS: [&str; 4] = ["pid", "participant", "PROLIFIC_PID", "workerId"];
 const EXTERNAL_KEYS: [&str; 4] = ["STUDY_ID", "SESSION_ID", "assignmentId", "hitId"];
-const KNOWN: [&str; 12] =
-    ["tasks", "tpc", "order", "seed", "practice", "pt", "n", "nbb", "results", "fs", "done", "endpoint"];
+const KNOWN: [&str; 16] = [
+    "tasks",
+    "tpc",
+    "order",
+    "seed",
+    "practice",
+    "pt",
+    "n",
+    "nbb",
+    "results",
+    "fs",
+    "done",
+    "endpoint",
+    "consent",
+    "consent_url",
+    "info",
+    "info_url",
+];
 
 fn allowed_params() -> String {
     let mut v: Vec<&str> = KNOWN.to_vec();
@@ -230,6 +277,49 @@ pub fn check_url(param: &str, v: &str) -> Result<String, StudyError> {
     Ok(v.to_string())
 }
 
+/// A path on the app's own site (relative, or absolute from the site root): no scheme, no host, no
+/// `..`, no spaces, at most [`MAX_URL_LEN`] characters.
+pub fn check_site_path(param: &str, v: &str) -> Result<String, StudyError> {
+    let err = |why: &str| {
+        Err(StudyError::new(
+            param,
+            format!("“{v}” is not allowed: {why}. Give a path on the study's own site, e.g. consent.txt."),
+        ))
+    };
+    if v.len() > MAX_URL_LEN {
+        return err("it is too long");
+    }
+    if v.chars().any(|c| c.is_control() || c.is_whitespace() || "\"<>\\^`{|}".contains(c)) {
+        return err("it contains spaces or characters a URL cannot hold");
+    }
+    let before_slash = v.split('/').next().unwrap_or("");
+    if v.starts_with("//") || before_slash.contains(':') {
+        return err("it names another site or a scheme (only paths on this site are loaded)");
+    }
+    if v.split(['/', '?', '#']).any(|seg| seg == "..") {
+        return err("it climbs out of the folder with ..");
+    }
+    Ok(v.to_string())
+}
+
+/// Read `text` / `text_url` (one of them) into a [`StudyText`].
+fn study_text(seen: &BTreeMap<String, String>, name: &str) -> Result<Option<StudyText>, StudyError> {
+    let url = format!("{name}_url");
+    match (seen.get(name), seen.get(&url)) {
+        (Some(_), Some(_)) => Err(StudyError::new(&url, format!("give either {name} or {url}, not both."))),
+        (Some(t), None) if t.chars().count() > MAX_TEXT_LEN => Err(StudyError::new(
+            name,
+            format!(
+                "the text is {} characters; at most {MAX_TEXT_LEN} fit in a link (put it in a file and use {url}).",
+                t.chars().count()
+            ),
+        )),
+        (Some(t), None) => Ok(Some(StudyText::Text(t.clone()))),
+        (None, Some(u)) => Ok(Some(StudyText::Path(check_site_path(&url, u)?))),
+        (None, None) => Ok(None),
+    }
+}
+
 impl StudyConfig {
     /// A config for these tasks with every other field at its default.
     pub fn new(tasks: Vec<StudyTask>) -> Self {
@@ -295,6 +385,13 @@ impl StudyConfig {
         }
         if let Some(u) = &self.endpoint {
             q.push(("endpoint".into(), u.clone()));
+        }
+        for (name, t) in [("consent", &self.consent), ("info", &self.info)] {
+            match t {
+                Some(StudyText::Text(v)) => q.push((name.into(), v.clone())),
+                Some(StudyText::Path(p)) => q.push((format!("{name}_url"), p.clone())),
+                None => {}
+            }
         }
         q.iter().map(|(k, v)| format!("{k}={}", percent_encode(v))).collect::<Vec<_>>().join("&")
     }
@@ -414,6 +511,8 @@ impl StudyConfig {
         if let Some(v) = seen.get("endpoint") {
             c.endpoint = Some(check_url("endpoint", v)?);
         }
+        c.consent = study_text(&seen, "consent")?;
+        c.info = study_text(&seen, "info")?;
         Ok(c)
     }
 }
@@ -454,6 +553,28 @@ mod tests {
     }
 
     #[test]
+    fn consent_and_info_by_value_or_by_a_path_on_this_site() {
+        let c = StudyConfig::from_query("tasks=SC&consent=I+agree%21&info_url=notes/info.txt").unwrap();
+        assert_eq!(c.consent, Some(StudyText::Text("I agree!".into())));
+        assert_eq!(c.info, Some(StudyText::Path("notes/info.txt".into())));
+        assert_eq!(StudyConfig::from_query(&c.to_query()).unwrap(), c);
+        for (q, param, why) in [
+            ("tasks=SC&consent=a&consent_url=b.txt", "consent_url", "not both"),
+            ("tasks=SC&consent_url=https://evil.example/c.txt", "consent_url", "another site"),
+            ("tasks=SC&consent_url=//evil.example/c.txt", "consent_url", "another site"),
+            ("tasks=SC&info_url=javascript:alert(1)", "info_url", "another site"),
+            ("tasks=SC&info_url=../../secret.txt", "info_url", ".."),
+            ("tasks=SC&info_url=a%20b.txt", "info_url", "spaces"),
+        ] {
+            let e = StudyConfig::from_query(q).unwrap_err();
+            assert_eq!(e.param, param, "{q}");
+            assert!(e.message.contains(why), "{q}: {}", e.message);
+        }
+        let long = format!("tasks=SC&consent={}", "a".repeat(MAX_TEXT_LEN + 1));
+        assert!(StudyConfig::from_query(&long).unwrap_err().message.contains("consent_url"));
+    }
+
+    #[test]
     fn round_trips() {
         let mut c = StudyConfig::new(StudyTask::all());
         c.trials_per_condition = 200;
@@ -468,6 +589,8 @@ mod tests {
         c.external_ids.insert("SESSION_ID".into(), "se1".into());
         c.completion_url = Some("https://example.org/done?cc=AB&x=1#top".into());
         c.endpoint = Some("http://127.0.0.1:8080/post".into());
+        c.consent = Some(StudyText::Text("I agree & consent: 100% (yes)\n\nSecond paragraph.".into()));
+        c.info = Some(StudyText::Path("/studies/a/info.txt".into()));
         c.show_results = true;
         c.fullscreen = true;
         let q = c.to_query();
