@@ -1,6 +1,6 @@
 //! `wmlab llm run` against a real model: the local llama-cpp-python server with SmolLM2-135M
-//! (scripts/llm-server.sh). Runs only when WMLAB_LLM_URL is set (e.g. http://127.0.0.1:18080/v1);
-//! otherwise it says it was skipped and passes. The 135M model is weak: the test checks the shape of
+//! (scripts/llm-server.sh), at WMLAB_LLM_URL (e.g. http://127.0.0.1:18080/v1; scripts/test.sh sets it).
+//! Without it the tests fail with a message saying how to start the server. The 135M model is weak: the test checks the shape of
 //! what comes back (outcomes, non-empty replies or classified errors, numeric scores, a valid
 //! record), not its intelligence. It also prints requests/s at concurrency 1 and 4.
 
@@ -13,19 +13,17 @@ use wmlab_core::record::ResultRecord;
 use wmlab_llm::native::{StdClock, UreqTransport, block_on};
 use wmlab_llm::{Control, NoCache, ProviderConfig, ProviderKind, RunLog, RunOptions, Runner, Secret};
 
-fn server() -> Option<(String, String)> {
-    match std::env::var("WMLAB_LLM_URL") {
-        Ok(u) if !u.trim().is_empty() => {
-            let model = std::env::var("WMLAB_LLM_MODEL").unwrap_or_else(|_| "smollm2".into());
-            Some((u.trim().trim_end_matches('/').to_string(), model))
-        }
-        _ => {
-            println!(
-                "llm_real: SKIPPED (set WMLAB_LLM_URL, e.g. http://127.0.0.1:18080/v1 after scripts/llm-server.sh)"
-            );
-            None
-        }
-    }
+/// The server under test. `scripts/test.sh` starts it and sets WMLAB_LLM_URL; without it these tests
+/// fail (they are real tests, never silently skipped).
+fn server() -> (String, String) {
+    let u = std::env::var("WMLAB_LLM_URL").unwrap_or_default();
+    assert!(
+        !u.trim().is_empty(),
+        "WMLAB_LLM_URL is not set: start ./scripts/llm-server.sh and export WMLAB_LLM_URL=http://127.0.0.1:18080/v1 \
+         (scripts/test.sh does both)"
+    );
+    let model = std::env::var("WMLAB_LLM_MODEL").unwrap_or_else(|_| "smollm2".into());
+    (u.trim().trim_end_matches('/').to_string(), model)
 }
 
 fn out_dir(name: &str) -> PathBuf {
@@ -107,7 +105,7 @@ fn run_suite(url: &str, model: &str, name: &str, extra: &[&str], expected: usize
 
 #[test]
 fn suites_against_the_local_model() {
-    let Some((url, model)) = server() else { return };
+    let (url, model) = server();
     // N-back: one block, N = 1, letters_30, README protocol (6 pre-filled trials, one retry).
     let nb = run_suite(
         &url,
@@ -178,7 +176,7 @@ fn suites_against_the_local_model() {
 
 #[test]
 fn requests_per_second_at_concurrency_1_and_4() {
-    let Some((url, model)) = server() else { return };
+    let (url, model) = server();
     let transport = UreqTransport::new();
     let clock = StdClock::new();
     let mut provider = ProviderConfig::new(ProviderKind::OpenAi, &url, &model);

@@ -346,26 +346,22 @@ mod tests {
     use super::*;
     use crate::llm::{Reference, SampleBody, Suite, metrics};
 
+    /// The published snapshot as the app ships it (always in the repository).
     fn snapshot_dir() -> std::path::PathBuf {
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/minerva/minerva_snapshot")
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../public/data/minerva/minerva_snapshot")
     }
 
-    fn load_all() -> Option<Vec<(usize, Vec<Sample>)>> {
+    fn load_all() -> Vec<(usize, Vec<Sample>)> {
         let dir = snapshot_dir();
-        if !dir.is_dir() {
-            eprintln!("snapshot not found at {}; skipping", dir.display());
-            return None;
-        }
-        Some(
-            FILES
-                .iter()
-                .enumerate()
-                .map(|(i, (cat, task))| {
-                    let bytes = std::fs::read(dir.join(file_path(cat, task))).unwrap();
-                    (i, parse_gz_file(cat, task, &bytes).unwrap_or_else(|e| panic!("{e}")))
-                })
-                .collect(),
-        )
+        assert!(dir.is_dir(), "{} is missing: the snapshot ships with the repository", dir.display());
+        FILES
+            .iter()
+            .enumerate()
+            .map(|(i, (cat, task))| {
+                let bytes = std::fs::read(dir.join(file_path(cat, task))).unwrap();
+                (i, parse_gz_file(cat, task, &bytes).unwrap_or_else(|e| panic!("{e}")))
+            })
+            .collect()
     }
 
     #[test]
@@ -389,7 +385,7 @@ mod tests {
 
     #[test]
     fn all_snapshot_files_parse() {
-        let Some(all) = load_all() else { return };
+        let all = load_all();
         let mut total = 0;
         for (i, samples) in &all {
             let (cat, task) = FILES[*i];
@@ -432,7 +428,7 @@ mod tests {
     /// "2 times" (a bare number has no count word and no "(\d+) times").
     #[test]
     fn reference_as_prediction_scores_one() {
-        let Some(all) = load_all() else { return };
+        let all = load_all();
         let mut empty = Vec::new();
         for (i, samples) in &all {
             let task = FILES[*i].1;

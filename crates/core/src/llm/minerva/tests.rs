@@ -572,14 +572,12 @@ fn minerva_contexts_within_token_budget_and_whole_items() {
 
 // ----- the published snapshot and the real word list --------------------------------------------------
 
-fn shared_dir() -> Option<PathBuf> {
-    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/minerva");
-    if d.is_dir() {
-        Some(d)
-    } else {
-        eprintln!("shared/data/minerva not found beside the repository; skipping");
-        None
-    }
+/// The snapshot and word list the app ships (`public/data/minerva`, copied from `shared/data/minerva`).
+/// Always in the repository: a missing file is a failure, not a skip.
+fn data_dir() -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../public/data/minerva");
+    assert!(d.is_dir(), "{} is missing: the Minerva data ship with the repository", d.display());
+    d
 }
 
 /// Gunzip with miniz_oxide (gzip header, raw deflate, trailer ignored).
@@ -661,7 +659,7 @@ fn json_condition(v: &serde_json::Value) -> String {
 
 #[test]
 fn minerva_templates_match_snapshot() {
-    let Some(dir) = shared_dir() else { return };
+    let dir = data_dir();
     for &(task, category, n) in TASKS.iter().chain(EXTRA_TASKS) {
         let snap = snapshot_entries(&dir, category, task);
         assert_eq!(snap.len(), n, "{task}: snapshot count");
@@ -714,7 +712,7 @@ fn real_words(dir: &Path) -> Vec<String> {
 
 #[test]
 fn minerva_real_word_list_matches_snapshot_sizes() {
-    let Some(dir) = shared_dir() else { return };
+    let dir = data_dir();
     let words = real_words(&dir);
     assert_eq!(words.len(), 370_099);
     // The snapshot's own contexts are within 4000 cl100k tokens and nearly fill them.
@@ -762,7 +760,7 @@ fn minerva_real_word_list_matches_snapshot_sizes() {
 #[test]
 #[ignore]
 fn minerva_real_word_list_full_paper_set() {
-    let Some(dir) = shared_dir() else { return };
+    let dir = data_dir();
     let words = real_words(&dir);
     let t = std::time::Instant::now();
     let samples = generate(&MinervaConfig::default(), &words);
