@@ -14,33 +14,25 @@
 // WorM paper has no human N-back numbers — the page says so).
 //
 // Test-only switches as in people.test.mjs (localStorage wmlab_fast / wmlab_test before the app loads).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage } from './helpers.mjs';
+import { appUnderTest, launch, openPage } from './helpers.mjs';
 import { takeState, nextScreen, answered, answerStep } from './participant.mjs';
 
 const LLM_URL = process.env.WMLAB_LLM_URL;
 const LONG = { timeout: 600_000 };
 
-let server, browser;
-before(async () => {
-  server = await serve();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const app = appUnderTest();
 
 // ---- a scripted participant (as people.test.mjs) ----
 
 async function participantPage(hash) {
-  const p = await openPage(browser.context, server.url + '#/');
+  const p = await openPage(app.browser.context, app.server.url + '#/');
   await p.evaluate(() => {
     localStorage.setItem('wmlab_fast', '1');
     localStorage.setItem('wmlab_test', '1');
   });
-  await p.goto(server.url + 'index.html?x=' + Math.random() + hash);
+  await p.goto(app.server.url + 'index.html?x=' + Math.random() + hash);
   await p.waitForSelector('body[data-app-ready="true"]');
   await p.waitForSelector('#take');
   return p;
@@ -109,7 +101,7 @@ async function participant() {
 async function llmRun() {
   assert.ok(LLM_URL, 'WMLAB_LLM_URL is not set: start the local model server with ./scripts/llm-server.sh and export WMLAB_LLM_URL=http://127.0.0.1:18080/v1 (scripts/test.sh does both)');
   const t0 = Date.now();
-  const page = await openPage(browser.context, server.url + '#/llm');
+  const page = await openPage(app.browser.context, app.server.url + '#/llm');
   await page.waitForSelector('#llm');
   await page.selectOption('#llm-kind', 'openai');
   await page.fill('#llm-base-url', LLM_URL);
@@ -141,7 +133,7 @@ async function llmRun() {
 let networkOps = null;
 async function network() {
   const t0 = Date.now();
-  const page = await openPage(browser.context, server.url + '#/networks');
+  const page = await openPage(app.browser.context, app.server.url + '#/networks');
   await page.waitForSelector('#networks[data-phase="ready"]', LONG);
   await page.selectOption('#nn-backend-pick', 'cpu');
   await page.waitForFunction(() => /CPU/.test(document.querySelector('#nn-backend').textContent), null, LONG);
@@ -198,7 +190,7 @@ test('a person, an LLM and a network made here are compared on one page and by l
   // Every 60 s until the three are made, what each page did last with its storage (window.__wmlab_idb):
   // written to stderr, for the case where one of them stalls.
   const watch = setInterval(async () => {
-    for (const o of browser.context.pages()) {
+    for (const o of app.browser.context.pages()) {
       const v = await o.evaluate(() => ({ url: location.hash, ops: (window.__wmlab_idb || []).slice(-12) })).catch((x) => String(x));
       console.error(`[compare] ${((Date.now() - t0) / 1000).toFixed(0)} s: ${JSON.stringify(v)}`);
     }
@@ -207,7 +199,7 @@ test('a person, an LLM and a network made here are compared on one page and by l
   t.diagnostic(`made the three results in ${((Date.now() - t0) / 1000).toFixed(1)} s (LLM ${(msLlm / 1000).toFixed(1)} s, network ${(msNet / 1000).toFixed(1)} s, participant ${(msPerson / 1000).toFixed(1)} s)`);
 
   // Each landed in the history (Results lists it).
-  const page = await openPage(browser.context, server.url + '#/results');
+  const page = await openPage(app.browser.context, app.server.url + '#/results');
   await page.waitForSelector('#history[data-count="3"]', { timeout: 30_000 });
   const kinds = await page.$$eval('#history tr.history-row', (trs) => trs.map((tr) => tr.dataset.kind).sort());
   assert.deepEqual(kinds, ['llm', 'network', 'person']);
@@ -258,7 +250,7 @@ test('a person, an LLM and a network made here are compared on one page and by l
     assert.equal(await other.isChecked('#cmp-chance'), true);
 
     // A garbled comparison link: a plain error, and the page stays usable.
-    await other.goto(server.url + 'index.html#c=1.AAAA!!not-a-link');
+    await other.goto(app.server.url + 'index.html#c=1.AAAA!!not-a-link');
     await other.waitForSelector('#cmp-error');
     assert.match(await other.textContent('#cmp-error'), /comparison link could not be opened.*damaged/);
     await other.fill('#cmp-link', link);
@@ -267,7 +259,7 @@ test('a person, an LLM and a network made here are compared on one page and by l
     assert.equal(await other.$('#cmp-error'), null);
     assert.deepEqual((await charts(other)).map((c) => c.series), [4]);
     // A garbled result link and a file that is not a result: errors, nothing chosen is lost.
-    await other.fill('#cmp-link', server.url + '#r=1.zzzz');
+    await other.fill('#cmp-link', app.server.url + '#r=1.zzzz');
     await other.click('#cmp-add-link');
     await other.waitForSelector('#cmp-error');
     await other.setInputFiles('#cmp-file', { name: 'notes.json', mimeType: 'application/json', buffer: Buffer.from('{"hello": 1}') });

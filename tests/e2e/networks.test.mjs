@@ -2,27 +2,19 @@
 // the live curves draw, pause/resume works, a reload resumes from the checkpoint in IndexedDB, a
 // downloaded checkpoint loads back, a bad file is refused with the run kept, and the evaluation draws
 // the behavioural curves over the human ones.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { serve, launch, openPage } from './helpers.mjs';
+import { appUnderTest, openPage } from './helpers.mjs';
 
-let server, browser;
-before(async () => {
-  server = await serve();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const app = appUnderTest();
 
 const LONG = { timeout: Number(process.env.WMLAB_E2E_WAIT || 600_000) };
 
-async function openNetworks(url = server.url + '#/networks') {
-  const page = await openPage(browser.context, url);
+async function openNetworks(url = app.server.url + '#/networks') {
+  const page = await openPage(app.browser.context, url);
   await page.waitForSelector('#networks[data-phase="ready"]', LONG);
   await page.waitForFunction(() => /parameters/.test(document.querySelector('#nn-params')?.textContent || ''), null, LONG);
   return page;

@@ -6,35 +6,27 @@
 // Test-only switches (set in localStorage before the app loads; the normal path never sets them):
 // wmlab_fast=1 shows each timed frame for one refresh, wmlab_test=1 exposes the current step's correct
 // answer on window.__wmlab_test.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import fs from 'node:fs';
-import { serve, launch, openPage } from './helpers.mjs';
+import { appUnderTest, openPage } from './helpers.mjs';
 import { takeState, hook, nextScreen, answered, answerStep } from './participant.mjs';
 
 const WORM = ['SC', 'SFR', 'SI', 'SMU', 'STS', 'VIR', 'VSR', 'VSRec',
   'CD-Color', 'CD-Orientation', 'CD-Size', 'CD-Gap', 'CD-Conjunction', 'CS'];
 
-let server, browser;
-before(async () => {
-  server = await serve();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const app = appUnderTest();
 
 /** A page with the test switches on (fresh storage unless keep). */
 async function participantPage(hash, { keep = false, page = null } = {}) {
-  const p = page ?? await openPage(browser.context, server.url + '#/');
+  const p = page ?? await openPage(app.browser.context, app.server.url + '#/');
   await p.evaluate((keep) => {
     if (!keep) localStorage.clear();
     localStorage.setItem('wmlab_fast', '1');
     localStorage.setItem('wmlab_test', '1');
   }, keep);
-  await p.goto(server.url + 'index.html?x=' + Math.random() + hash);
+  await p.goto(app.server.url + 'index.html?x=' + Math.random() + hash);
   await p.waitForSelector('body[data-app-ready="true"]');
   await p.waitForSelector('#take');
   return p;
@@ -145,7 +137,7 @@ test('a bad study link shows the error and starts nothing', async () => {
 });
 
 test('the study page builds a link that starts, and names bad values', async () => {
-  const page = await openPage(browser.context, server.url + '#/study');
+  const page = await openPage(app.browser.context, app.server.url + '#/study');
   await page.waitForSelector('#study');
   await page.waitForSelector('#study-form-error');
   await page.check('#task-VIR');

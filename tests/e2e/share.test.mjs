@@ -1,19 +1,11 @@
 // Share links: a demo result round-trips through its link into a fresh page; malformed, truncated,
 // oversized and future-version links show a plain error, keep the page usable and keep the result
 // shown before.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, openPage, encodeShare } from './helpers.mjs';
+import { appUnderTest, openPage, encodeShare } from './helpers.mjs';
 
-let server, browser;
-before(async () => {
-  server = await serve();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const app = appUnderTest();
 
 async function rendered(page, state = 'shown') {
   await page.waitForSelector(`#results[data-state="${state}"] #summary-table`);
@@ -28,7 +20,7 @@ async function rendered(page, state = 'shown') {
 }
 
 async function makeDemo(task) {
-  const page = await openPage(browser.context, server.url + '#/gallery');
+  const page = await openPage(app.browser.context, app.server.url + '#/gallery');
   await page.selectOption('#task-select', task);
   await page.waitForSelector(`#gallery[data-task="${task}"]`);
   await page.fill('#seed', '7');
@@ -57,7 +49,7 @@ test('a demo result round-trips through its share link', async () => {
   }
   assert.match(link, /^http:\/\/127\.0\.0\.1:\d+\/#r=1\.[A-Za-z0-9_-]+$/);
 
-  const fresh = await openPage(browser.context, link);
+  const fresh = await openPage(app.browser.context, link);
   const back = await rendered(fresh);
   assert.deepEqual(back, shown);
   assert.equal(await fresh.inputValue('#share-link'), link);
@@ -65,7 +57,7 @@ test('a demo result round-trips through its share link', async () => {
   await fresh.close();
 
   // The same link pasted into the Results page's field.
-  const pasted = await openPage(browser.context, server.url + '#/results');
+  const pasted = await openPage(app.browser.context, app.server.url + '#/results');
   await pasted.waitForSelector('#results-empty');
   await pasted.fill('#link-input', link);
   await pasted.click('#open-link');
@@ -94,7 +86,7 @@ test('malformed links show a plain error and the page stays usable', async () =>
   assert.ok(demo, 'the round-trip test ran first');
   const payload = demo.link.split('#r=')[1];
   for (const [name, frag, message] of badLinks(payload)) {
-    const page = await openPage(browser.context, server.url + frag);
+    const page = await openPage(app.browser.context, app.server.url + frag);
     await page.waitForSelector('#results[data-state="error"] #share-error.error');
     const text = await page.textContent('#share-error');
     assert.match(text, message, `${name}: ${text}`);
@@ -145,7 +137,7 @@ test('an exported JSON file opens, a broken file shows an error', async () => {
   assert.match(csv, /^subject_kind,subject,task,trial,/);
   assert.equal(csv.trim().split('\n').length, 1 + Number(shown.trials));
 
-  const other = await openPage(browser.context, server.url + '#/results');
+  const other = await openPage(app.browser.context, app.server.url + '#/results');
   await other.setInputFiles('#file-input', { name: 'r.json', mimeType: 'application/json', buffer: Buffer.from(json) });
   assert.deepEqual(await rendered(other), shown);
   await other.setInputFiles('#file-input', { name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"schema": 999}') });
