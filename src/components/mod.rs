@@ -1,3 +1,6 @@
+pub mod chart;
+pub mod compare_chart;
+pub mod format;
 pub mod history;
 pub mod idb;
 pub mod line_chart;

@@ -20,6 +20,7 @@ use wmlab_llm::{
 };
 
 use crate::app::AppState;
+use crate::components::format::fmt_ms;
 use crate::components::llm_log::LlmLog;
 use crate::components::llm_plot::LlmCharts;
 use crate::components::llm_store::{self as store, GeneratedSpec, LogWriter, RunSpec, SnapshotSpec, StorageCache};
@@ -65,18 +66,6 @@ fn opt_f64(s: &str, what: &str) -> Result<Option<f64>, String> {
 
 fn num<T: std::str::FromStr>(s: &str, what: &str) -> Result<T, String> {
     s.trim().parse::<T>().map_err(|_| format!("{what}: \"{}\" is not a valid number.", s.trim()))
-}
-
-/// A duration in words (`42s`, `3m 05s`, `1h 02m`), also used by the Networks page.
-pub(crate) fn fmt_ms(ms: f64) -> String {
-    let s = (ms / 1000.0).round() as i64;
-    if s >= 3600 {
-        format!("{}h {:02}m", s / 3600, s % 3600 / 60)
-    } else if s >= 60 {
-        format!("{}m {:02}s", s / 60, s % 60)
-    } else {
-        format!("{s}s")
-    }
 }
 
 /// The form, as signals (numbers kept as typed text until Start).

@@ -724,7 +724,7 @@ pub fn Networks() -> impl IntoView {
         if let (Some(ms), Some(per)) = (ms_per_step.get(), config.with(|c| c["per_task"].as_f64())) {
             t.push_str(&format!(" · {:.0} ms/step · {:.1} trials/s", ms, per * ids * 1000.0 / ms.max(1e-3)));
             if phase.get() == Phase::Training && n > s {
-                t.push_str(&format!(" · about {} left", crate::pages::llm::fmt_ms(ms * (n - s) as f64)));
+                t.push_str(&format!(" · about {} left", crate::components::format::fmt_ms(ms * (n - s) as f64)));
             }
         }
         t
@@ -961,7 +961,7 @@ pub fn Networks() -> impl IntoView {
 /// [`wmlab_core::analysis::record_table_a3_with`]). CD is compared at retention 18 as the paper does,
 /// or pooled over every retention interval when the box is ticked.
 fn a3_table(r: &ResultRecord) -> impl IntoView + use<> {
-    use crate::pages::compare::pair;
+    use crate::components::format::pair;
     let rec = r.clone();
     let cd_pooled = RwSignal::new(false);
     // The paper's value for the same architecture and capacity, where its Table A3 has that model.
@@ -1048,7 +1048,7 @@ fn starred(
     let p = test.map(|t| t.p.to_string()).unwrap_or_default();
     view! {
         <td class=format!("num a3-{which}") title=title data-p=p data-star=star.to_string()>
-            {crate::pages::compare::fmt(score)}{if star { "*" } else { "" }}</td>
+            {crate::components::format::fmt(score)}{if star { "*" } else { "" }}</td>
     }
 }
 

@@ -8,16 +8,23 @@ use wmlab_core::papers::{self, Entry, Paper, Published, Status, Where};
 use wmlab_core::people::StudyTask;
 
 use crate::app::AppState;
+use crate::components::chart::SpecChart;
 
 fn published_cell(e: &Entry) -> AnyView {
     match e.published {
         Published::Embedded(what) => {
             let t = papers::published_table(what);
             let n = t.rows.len();
+            let id: String = format!("paper-chart-{}-{}", e.paper.key(), e.id)
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c.to_ascii_lowercase() } else { '-' })
+                .collect();
+            let chart = papers::published_chart(what).map(|c| view! { <SpecChart chart=c id=id/> });
             view! {
                 <details class="paper-published" data-rows=n>
                     <summary>{format!("published numbers ({n} rows)")}</summary>
                     <p class="small">{t.source.clone()}</p>
+                    {chart}
                     <div class="table-scroll">
                         <table class="results-table">
                             <thead><tr>{t.header.iter().map(|h| view! { <th>{h.clone()}</th> }).collect_view()}</tr></thead>

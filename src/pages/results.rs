@@ -6,10 +6,14 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
+use wmlab_core::compare::{self as cmp, Extras};
+use wmlab_core::people::StudyTask;
 use wmlab_core::record::{ResultRecord, Summary};
 use wmlab_core::share;
+use wmlab_core::task::TaskId;
 
 use crate::app::AppState;
+use crate::components::compare_chart::CmpChart;
 use crate::components::history;
 use crate::components::plot::Charts;
 use crate::web;
@@ -204,6 +208,29 @@ fn History() -> impl IntoView {
     }
 }
 
+/// Nothing open yet: the published numbers a result will be set against (people on VSR, WorM Fig. 4,
+/// with the chance model), and one click to each way of making a result of one's own.
+fn empty_state() -> impl IntoView {
+    let task = StudyTask::Worm(TaskId::Vsr);
+    let panels = cmp::panels(task, &[], Extras { human: true, chance: true, published: false });
+    view! {
+        <div class="empty" id="results-empty">
+            <p>"No result is open yet. Paste a share link above or open a JSON file — or make one:"</p>
+            <ul class="ways">
+                <li><a id="empty-people" href="#/take?tasks=VSR&tpc=1&practice=0&results=1">"Take VSR yourself (8 rounds, about 3 minutes)"</a></li>
+                <li><a id="empty-llm" href="#/llm">"Run a language model on the text suites"</a></li>
+                <li><a id="empty-networks" href="#/networks">"Train or load a network"</a></li>
+                <li><a href="#/gallery">"Make a demo result in the Task gallery"</a></li>
+            </ul>
+            <p class="small">"What a result is set against: the published human numbers (WorM, Fig. 4) and the chance model. "
+                <a href="#/compare">"Compare"</a> " draws any task's published numbers, and yours beside them."</p>
+            <div class="charts" id="results-published">
+                {panels.into_iter().take(1).enumerate().map(|(i, p)| view! { <CmpChart panel=p index=i names=vec![]/> }).collect_view()}
+            </div>
+        </div>
+    }
+}
+
 #[component]
 pub fn Results() -> impl IntoView {
     let state = expect_context::<AppState>();
@@ -266,13 +293,7 @@ pub fn Results() -> impl IntoView {
             {move || state.error.get().map(|e| view! { <p class="error" id="share-error" role="alert">{e}</p> })}
             {move || match state.result.get() {
                 Some(r) => record_view(state, r).into_any(),
-                None => view! {
-                    <div class="empty" id="results-empty">
-                        <p>"No result is open yet."</p>
-                        <p>"Paste a share link above, open a JSON file, or make a demo result in the "
-                            <a href="#/gallery">"Task gallery"</a> "."</p>
-                    </div>
-                }.into_any(),
+                None => empty_state().into_any(),
             }}
             <History/>
         </section>

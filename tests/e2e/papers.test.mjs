@@ -1,5 +1,5 @@
 // Papers: every numbered figure and table of the four papers is listed with its status, the published
-// numbers the app embeds open as tables, and a Compare entry opens the Compare page on its task.
+// numbers the app embeds open as tables and charts, and a Compare entry opens the Compare page on its task.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appUnderTest, openPage } from './helpers.mjs';
@@ -21,6 +21,13 @@ test('papers: every figure and table, published numbers, and the way to your own
   const header = await page.$$eval(`${t2} thead th`, (ths) => ths.map((t) => t.textContent));
   assert.equal(header.length, 11, JSON.stringify(header));
   assert.match(await page.textContent(`${t2} tbody tr`), /string_search_word.*0\.94/);
+  // ...and drawn: one series per model over the table's tasks.
+  const chart = `${t2} canvas.spec-plot`;
+  await page.waitForSelector(`${chart}[data-drawn="true"]`);
+  assert.equal(await page.getAttribute(chart, 'data-series'), '9');
+  // N-back: every published results file's d′ against N, drawn.
+  const nb = await page.$$eval('#paper-nback canvas.spec-plot', (cs) => cs.map((c) => [c.dataset.drawn, Number(c.dataset.series)]));
+  assert.ok(nb.length >= 2 && nb.every(([d, n]) => d === 'true' && n >= 1), JSON.stringify(nb));
   // Table A3's published scores: 12 models, every value starred.
   const a3 = '#paper-worm tr.paper-entry[data-id="Table A3"]';
   assert.equal(await page.getAttribute(a3, 'data-status'), 'reproduced');

@@ -59,6 +59,10 @@ test('a demo result round-trips through its share link', async () => {
   // The same link pasted into the Results page's field.
   const pasted = await openPage(app.browser.context, app.server.url + '#/results');
   await pasted.waitForSelector('#results-empty');
+  // Never empty: the published human VSR curves and the chance model are drawn, with ways to a result.
+  await pasted.waitForSelector('#results-published canvas.cmp-plot[data-drawn="true"]');
+  assert.equal(await pasted.getAttribute('#results-published canvas', 'data-who'), 'human chance');
+  assert.match(await pasted.getAttribute('#empty-people', 'href'), /^#\/take\?tasks=VSR/);
   await pasted.fill('#link-input', link);
   await pasted.click('#open-link');
   assert.deepEqual(await rendered(pasted), shown);

@@ -13,6 +13,7 @@
 
 pub mod analysis;
 pub mod chance;
+pub mod chart;
 pub mod compare;
 pub mod display;
 pub mod hash;

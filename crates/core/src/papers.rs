@@ -10,6 +10,7 @@
 
 use serde::Serialize;
 
+use crate::chart::{Chart, Role, Series};
 use crate::llm::{lrt, nback, snapshot};
 use crate::people::StudyTask;
 use crate::people::reference::human_curves;
@@ -702,8 +703,12 @@ pub fn published_table(what: Embedded) -> Table {
         }
         Embedded::NbackPerBlock => {
             let blocks = nback::reported_blocks();
-            let mut files: Vec<String> = blocks.iter().map(|b| b.results_file.clone()).collect();
-            files.dedup();
+            let mut files: Vec<String> = vec![];
+            for b in &blocks {
+                if !files.contains(&b.results_file) {
+                    files.push(b.results_file.clone());
+                }
+            }
             let rows = files
                 .iter()
                 .map(|f| {
@@ -772,6 +777,97 @@ pub fn published_table(what: Embedded) -> Table {
     }
 }
 
+/// The published numbers of an embedded source as a chart, where a chart says more than the table:
+/// N-back d′ against N per results file (± SE), LRT success against the number of lines, and a Minerva
+/// table's scores per task and model. (The WorM human curves are drawn on the Compare page, one task at
+/// a time; Table A3 and the per-block tests stay tables.)
+pub fn published_chart(what: Embedded) -> Option<Chart> {
+    let reference =
+        |name: String, points: Vec<(f64, f64)>, err: Vec<f64>| Series { name, role: Role::Reference, points, err };
+    match what {
+        Embedded::NbackSummary(readme) => {
+            let rows: Vec<_> =
+                nback::reported_summary().into_iter().filter(|r| (r.trials_per_block == 30) == readme).collect();
+            // One series per results file and number of blocks (GPT-3.5's verbal file is also summarised over
+            // its first 30 blocks, as the paper's cross-model figure does).
+            let mut keys: Vec<(String, usize, String)> = vec![];
+            for r in &rows {
+                if !keys.iter().any(|(f, b, _)| *f == r.results_file && *b == r.blocks_used) {
+                    keys.push((r.results_file.clone(), r.blocks_used, r.model.clone()));
+                }
+            }
+            let most = |f: &str| rows.iter().filter(|r| r.results_file == f).map(|r| r.blocks_used).max().unwrap_or(0);
+            let series = keys
+                .into_iter()
+                .map(|(f, b, m)| {
+                    let mine: Vec<_> = rows.iter().filter(|r| r.results_file == f && r.blocks_used == b).collect();
+                    let first = if b < most(&f) { format!(", first {b} blocks") } else { String::new() };
+                    let variant = f.trim_end_matches(".json").trim_start_matches("all_trials_");
+                    let name = format!("{m}: {variant}{first}");
+                    let points = mine.iter().map(|r| (r.n as f64, r.dprime.0)).collect();
+                    reference(name, points, mine.iter().map(|r| r.dprime.1).collect())
+                })
+                .collect();
+            Some(Chart {
+                title: if readme {
+                    "N-back d′ (README runs, 30 blocks × 30 trials)"
+                } else {
+                    "N-back d′ (GPT-3.5, 50 blocks × 24 trials)"
+                }
+                .into(),
+                x_label: "N".into(),
+                y_label: "d′ (mean ± SE over blocks)".into(),
+                categories: vec![],
+                y_range: None,
+                series,
+            })
+        }
+        Embedded::LrtOrderedShuffled | Embedded::LrtBlockShuffle => {
+            let x = |r: &[f64; 10]| lrt::DEFAULT_LINES.iter().zip(r).map(|(&n, &v)| (n as f64, v)).collect::<Vec<_>>();
+            let series = if what == Embedded::LrtOrderedShuffled {
+                lrt::REPORTED.iter().map(|(m, o, r)| reference(format!("{m}: {o}"), x(r), vec![])).collect()
+            } else {
+                lrt::REPORTED_BLOCK_SHUFFLE
+                    .iter()
+                    .map(|(b, r)| reference(format!("shuffled, B = {b}"), x(r), vec![]))
+                    .collect()
+            };
+            Some(Chart {
+                title: "LRT: retrieval success against context length".into(),
+                x_label: "lines in the context".into(),
+                y_label: "success rate".into(),
+                categories: vec![],
+                y_range: Some((0.0, 1.0)),
+                series,
+            })
+        }
+        Embedded::MinervaTable(source) => {
+            let cols: Vec<_> = snapshot::REPORTED.iter().filter(|c| c.2.starts_with(source)).collect();
+            let categories = cols.iter().map(|c| c.0.to_string()).collect();
+            let series = snapshot::MODELS
+                .iter()
+                .enumerate()
+                .map(|(m, name)| {
+                    reference(
+                        name.to_string(),
+                        cols.iter().enumerate().map(|(i, c)| (i as f64, c.3[m])).collect(),
+                        vec![],
+                    )
+                })
+                .collect();
+            Some(Chart {
+                title: format!("Minerva {source}: score per task and model"),
+                x_label: "task".into(),
+                y_label: "score (as the table: accuracy, IoU, …)".into(),
+                categories,
+                y_range: None,
+                series,
+            })
+        }
+        Embedded::WormHumanCurves | Embedded::NbackPerBlock | Embedded::WormTableA3 => None,
+    }
+}
+
 /// Per paper, how many entries are reproduced, partly, not yet, and with no result.
 pub fn summary(paper: Paper) -> [(Status, usize); 4] {
     let n = |s: Status| ENTRIES.iter().filter(|e| e.paper == paper && e.status == s).count();
@@ -781,6 +877,44 @@ pub fn summary(paper: Paper) -> [(Status, usize); 4] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn published_charts_carry_the_numbers_of_their_tables() {
+        let embedded: Vec<Embedded> = ENTRIES
+            .iter()
+            .filter_map(|e| match e.published {
+                Published::Embedded(w) => Some(w),
+                _ => None,
+            })
+            .collect();
+        let mut charts = 0;
+        for w in embedded {
+            let (Some(chart), table) = (published_chart(w), published_table(w)) else { continue };
+            charts += 1;
+            assert!(!chart.series.is_empty(), "{w:?}");
+            // Every number drawn is a number of the table (to its printed 2 decimals), and every point is finite.
+            let cells: Vec<String> = table.rows.iter().flatten().cloned().collect::<Vec<_>>();
+            for s in &chart.series {
+                assert!(s.err.is_empty() || s.err.len() == s.points.len(), "{w:?} {}", s.name);
+                for &(x, y) in &s.points {
+                    assert!(x.is_finite() && y.is_finite(), "{w:?} {}", s.name);
+                    let shown = format!("{y:.2}");
+                    assert!(cells.iter().any(|c| c.contains(&shown)), "{w:?} {}: {shown} not in the table", s.name);
+                }
+                if !chart.categories.is_empty() {
+                    assert_eq!(s.points.len(), chart.categories.len(), "{w:?}");
+                }
+            }
+            let ((x0, x1), (y0, y1)) = chart.bounds();
+            assert!(x0 < x1 && y0 < y1);
+        }
+        assert!(charts >= 5, "N-back ×2, LRT ×2 and the Minerva tables have charts: {charts}");
+        // N-back: GPT-3.5's curve falls from N = 1 to N = 3, as the paper reports.
+        let c = published_chart(Embedded::NbackSummary(false)).unwrap();
+        let s = &c.series[0];
+        assert_eq!(s.points.iter().map(|p| p.0).collect::<Vec<_>>(), vec![1.0, 2.0, 3.0]);
+        assert!(s.points[0].1 > s.points[2].1, "{s:?}");
+    }
 
     #[test]
     fn every_paper_lists_its_numbered_figures_and_tables_once() {
