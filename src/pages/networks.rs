@@ -12,7 +12,7 @@ use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use wasm_bindgen::JsCast;
-use wmlab_core::nn_messages::SettingsEdits;
+use wmlab_core::nn_messages::{SettingsEdits, ValReport};
 use wmlab_core::record::ResultRecord;
 
 use crate::app::AppState;
@@ -75,7 +75,7 @@ impl Phase {
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 struct RunCurves {
     losses: Vec<(f64, f64)>,
-    vals: Vec<Value>,
+    vals: Vec<ValReport>,
     backend: String,
 }
 
@@ -293,20 +293,19 @@ pub fn Networks() -> impl IntoView {
         Event::EvalProgress { done, total } => eval_progress.set(Some((done, total))),
         Event::Record { record: r } => {
             eval_progress.set(None);
-            match serde_json::from_value::<ResultRecord>(r) {
-                Ok(mut r) => {
-                    r.created = Some(web::now_iso());
-                    // Analyses of the same model made before this evaluation stay with its record.
-                    r.analyses = analysis.get_untracked();
-                    crate::components::history::add_later(r.clone());
-                    record.set(Some(r));
-                }
-                Err(e) => error.set(Some(format!("The evaluation result could not be read: {e}"))),
-            }
+            let mut r = *r;
+            r.created = Some(web::now_iso());
+            // Analyses of the same model made before this evaluation stay with its record.
+            r.analyses = analysis.get_untracked();
+            crate::components::history::add_later(r.clone());
+            record.set(Some(r));
         }
         Event::AnalysisProgress { stage, done, total } => analyse_progress.set(Some((stage, done, total))),
         Event::Analysis { report } => {
             analyse_progress.set(None);
+            let Ok(report) = serde_json::to_value(&*report) else {
+                return error.set(Some("The analysis could not be kept.".into()));
+            };
             // Saved into the evaluation's record too (travels in exports; dropped from share links).
             if record.with_untracked(|r| r.is_some()) {
                 record.update(|r| {
@@ -562,7 +561,7 @@ pub fn Networks() -> impl IntoView {
                 nnw::store_bytes("nn/latest", &buf).await?;
                 nnw::delete("nn/best").await?;
                 let c = RunCurves {
-                    vals: info.state["history"].as_array().cloned().unwrap_or_default(),
+                    vals: serde_json::from_value(info.state["history"].clone()).unwrap_or_default(),
                     ..Default::default()
                 };
                 nnw::store_text("nn/run", &serde_json::to_string(&c).unwrap_or_default()).await?;
@@ -672,7 +671,7 @@ pub fn Networks() -> impl IntoView {
     let loss_chart = Signal::derive(move || {
         curves.with(|c| {
             let val: Vec<(f64, f64)> =
-                c.vals.iter().filter_map(|r| Some((r["step"].as_f64()?, r["val_loss"].as_f64()?))).collect();
+                c.vals.iter().map(|r| (r.step as f64, r.val_loss)).filter(|p| p.1.is_finite()).collect();
             LineChart {
                 title: "Loss".into(),
                 x_desc: "step".into(),
@@ -689,21 +688,13 @@ pub fn Networks() -> impl IntoView {
         curves.with(|c| {
             let mut lines: Vec<Line> = vec![Line {
                 label: "mean of 14".into(),
-                points: c
-                    .vals
-                    .iter()
-                    .filter_map(|r| Some((r["step"].as_f64()?, r["mean_accuracy"].as_f64()?)))
-                    .collect(),
+                points: c.vals.iter().map(|r| (r.step as f64, r.mean_accuracy)).collect(),
                 thin: false,
             }];
             for id in task_ids() {
                 lines.push(Line {
                     label: id.into(),
-                    points: c
-                        .vals
-                        .iter()
-                        .filter_map(|r| Some((r["step"].as_f64()?, r["accuracy"][id].as_f64()?)))
-                        .collect(),
+                    points: c.vals.iter().filter_map(|r| Some((r.step as f64, *r.accuracy.get(id)?))).collect(),
                     thin: true,
                 });
             }

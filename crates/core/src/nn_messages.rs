@@ -2,7 +2,12 @@
 //! the `json` field of each `{json, bytes?}` message; `bytes` carries checkpoint bundles. Plain data, no
 //! IO: defined once here so the page (which must not link burn) and the worker share one definition.
 
-use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::analysis::NetworkAnalysis;
+use crate::record::ResultRecord;
 
 /// Page → worker.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -50,6 +55,46 @@ pub enum Cmd {
     },
 }
 
+/// A number JSON wrote as `null` (serde_json writes NaN and ±∞ so) reads back as NaN, so a report with
+/// no training loss yet (no steps since the last check) survives a message or a checkpoint.
+fn nan_if_null<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
+}
+
+/// Result of one validation check.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ValReport {
+    /// Steps done when the check ran.
+    pub step: usize,
+    /// Mean training loss since the previous check.
+    #[serde(deserialize_with = "nan_if_null")]
+    pub train_loss: f64,
+    /// Validation loss (mean over validation batches of the joint loss).
+    #[serde(deserialize_with = "nan_if_null")]
+    pub val_loss: f64,
+    /// Accuracy per task id (`{"SC": 0.61, …}`).
+    pub accuracy: BTreeMap<String, f64>,
+    /// Mean of the per-task accuracies.
+    #[serde(deserialize_with = "nan_if_null")]
+    pub mean_accuracy: f64,
+    /// Learning rate after the check.
+    #[serde(deserialize_with = "nan_if_null")]
+    pub lr: f64,
+    /// Whether this check gave the best mean accuracy so far.
+    pub best: bool,
+    /// Wall-clock seconds of training when the check ran (set by the caller through
+    /// `Trainer::elapsed_s`; the trainer reads no clock). Absent in older checkpoints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elapsed_s: Option<f64>,
+    /// Accuracy per task id as the test scores it (a person's scoring, [`crate::chance`]), which
+    /// for SFR, STS and CS differs from `accuracy` (the reference's training-time measure).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scored_accuracy: Option<BTreeMap<String, f64>>,
+    /// Task ids whose scored validation accuracy is above chance (one-sided exact test, p < 0.01).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub above_chance: Option<usize>,
+}
+
 /// Worker → page.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "ev", rename_all = "snake_case")]
@@ -76,9 +121,9 @@ pub enum Event {
         loss: f32,
         ms: f64,
     },
-    /// A validation check (`wmlab_nn::ValReport` as JSON).
+    /// A validation check.
     Val {
-        report: serde_json::Value,
+        report: ValReport,
     },
     /// A checkpoint bundle in `bytes`: `kind` is `latest` (resume point) or `best` (by validation accuracy).
     Checkpoint {
@@ -101,7 +146,7 @@ pub enum Event {
     },
     /// The evaluation's `ResultRecord` (JSON).
     Record {
-        record: serde_json::Value,
+        record: Box<ResultRecord>,
     },
     /// Analysis progress: `stage` (`hidden`, `tsne-units`, `tsne-sts`, `lesions`), done of total.
     AnalysisProgress {
@@ -111,7 +156,7 @@ pub enum Event {
     },
     /// The analysis report (`wmlab_core::analysis::NetworkAnalysis` as JSON).
     Analysis {
-        report: serde_json::Value,
+        report: Box<NetworkAnalysis>,
     },
     /// Something went wrong; `fatal` means the run stopped (the last checkpoint stays valid).
     Error {
@@ -219,6 +264,39 @@ pub fn set_path(config: &mut serde_json::Value, path: &[&str], value: serde_json
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn typed_events_round_trip_through_json_and_a_missing_loss_reads_as_nan() {
+        let report = ValReport {
+            step: 100,
+            train_loss: f64::NAN,
+            val_loss: 0.7,
+            accuracy: [("SC".to_string(), 0.61), ("VSR".to_string(), 0.2)].into_iter().collect(),
+            mean_accuracy: 0.405,
+            lr: 1e-4,
+            best: true,
+            elapsed_s: Some(12.5),
+            scored_accuracy: Some([("SC".to_string(), 0.6)].into_iter().collect()),
+            above_chance: Some(1),
+        };
+        let text = serde_json::to_string(&Event::Val { report: report.clone() }).unwrap();
+        assert!(text.contains(r#""train_loss":null"#), "{text}");
+        let Event::Val { report: back } = serde_json::from_str::<Event>(&text).unwrap() else { panic!() };
+        assert!(back.train_loss.is_nan());
+        assert_eq!(ValReport { train_loss: 0.0, ..back }, ValReport { train_loss: 0.0, ..report });
+        // An older report (Value-shaped, without the newer fields) still reads.
+        let old = r#"{"step":5,"train_loss":1.2,"val_loss":1.1,"accuracy":{"CS":0.5},"mean_accuracy":0.5,"lr":0.001,"best":false}"#;
+        let r: ValReport = serde_json::from_str(old).unwrap();
+        assert_eq!((r.accuracy["CS"], r.scored_accuracy, r.elapsed_s), (0.5, None, None));
+        // A record travels typed too.
+        let rec = ResultRecord::new(
+            crate::record::Subject::Reference { source: "test".into() },
+            "VSR",
+            crate::record::RunConfig::default(),
+        );
+        let ev = Event::Record { record: Box::new(rec) };
+        assert_eq!(serde_json::from_str::<Event>(&serde_json::to_string(&ev).unwrap()).unwrap(), ev);
+    }
     use serde_json::json;
 
     #[test]

@@ -21,10 +21,7 @@ pub async fn analyse(model: &WormModel, train: &TrainConfig, n: usize, device: &
         true
     };
     match analyse_network(model, train, n, CHUNK, TSNE_ITERATIONS, device, &mut progress).await {
-        Ok(report) => match serde_json::to_value(&report) {
-            Ok(v) => post(&Event::Analysis { report: v }, None),
-            Err(e) => error(format!("the analysis could not be saved: {e}"), false),
-        },
+        Ok(report) => post(&Event::Analysis { report: Box::new(report) }, None),
         Err(e) => error(e.to_string(), false),
     }
 }

@@ -260,10 +260,7 @@ impl State {
         };
         let chunk = 8;
         match wmlab_nn::eval::evaluate_record(&model, &train, &backend, n.max(1), chunk, &device, &mut progress).await {
-            Ok(Some(record)) => match serde_json::to_value(&record) {
-                Ok(v) => post(&Event::Record { record: v }, None),
-                Err(e) => error(format!("the evaluation could not be saved: {e}"), false),
-            },
+            Ok(Some(record)) => post(&Event::Record { record: Box::new(record) }, None),
             Ok(None) => error("evaluation cancelled", false),
             Err(e) => error(format!("evaluation failed: {e}"), false),
         }
@@ -300,7 +297,7 @@ impl State {
             match t.validate().await {
                 Ok(report) => {
                     let best = report.best;
-                    post(&Event::Val { report: serde_json::to_value(&report).unwrap_or_default() }, None);
+                    post(&Event::Val { report }, None);
                     if best {
                         self.send_checkpoint("best").await;
                     }

@@ -140,15 +140,10 @@ impl Accuracy {
         let v: Vec<f64> = self.per_task().iter().flatten().copied().collect();
         if v.is_empty() { 0.0 } else { v.iter().sum::<f64>() / v.len() as f64 }
     }
-    /// `{"SC": 0.5, …}` as JSON.
-    pub fn to_json(&self) -> serde_json::Value {
-        let mut m = serde_json::Map::new();
-        for (k, a) in self.per_task().iter().enumerate() {
-            if let Some(a) = a {
-                m.insert(TaskId::ALL[k].as_str().to_string(), serde_json::json!(a));
-            }
-        }
-        serde_json::Value::Object(m)
+    /// `{"SC": 0.5, …}`: the task ids with scored items.
+    pub fn to_map(&self) -> std::collections::BTreeMap<String, f64> {
+        let per = self.per_task();
+        per.iter().enumerate().filter_map(|(k, a)| a.map(|a| (TaskId::ALL[k].as_str().to_string(), a))).collect()
     }
 }
 

@@ -13,6 +13,7 @@ use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
 use burn::prelude::*;
 use burn::tensor::Bytes;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use wmlab_core::Split;
 use wmlab_core::TaskId;
 use wmlab_core::record::TrialRow;
@@ -190,35 +191,7 @@ impl TrainConfig {
     }
 }
 
-/// Result of one validation check.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ValReport {
-    /// Steps done when the check ran.
-    pub step: usize,
-    /// Mean training loss since the previous check.
-    pub train_loss: f64,
-    /// Validation loss (mean over validation batches of the joint loss).
-    pub val_loss: f64,
-    /// Accuracy per task id (`{"SC": 0.61, …}`).
-    pub accuracy: serde_json::Value,
-    /// Mean of the per-task accuracies.
-    pub mean_accuracy: f64,
-    /// Learning rate after the check.
-    pub lr: f64,
-    /// Whether this check gave the best mean accuracy so far.
-    pub best: bool,
-    /// Wall-clock seconds of training when the check ran (set by the caller through
-    /// [`Trainer::elapsed_s`]; the trainer reads no clock). Absent in older checkpoints.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub elapsed_s: Option<f64>,
-    /// Accuracy per task id as the test scores it (a person's scoring, [`wmlab_core::chance`]), which
-    /// for SFR, STS and CS differs from `accuracy` (the reference's training-time measure).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scored_accuracy: Option<serde_json::Value>,
-    /// Task ids whose scored validation accuracy is above chance (one-sided exact test, p < 0.01).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub above_chance: Option<usize>,
-}
+pub use wmlab_core::nn_messages::ValReport;
 
 /// Training progress that goes into a checkpoint.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -419,8 +392,7 @@ impl Trainer {
             .into_iter()
             .filter_map(|t| wmlab_core::chance::task_significance(t, &rows))
             .collect();
-        let scored: serde_json::Map<String, serde_json::Value> =
-            significance.iter().map(|s| (s.task.clone(), serde_json::json!(s.accuracy))).collect();
+        let scored: BTreeMap<String, f64> = significance.iter().map(|s| (s.task.clone(), s.accuracy)).collect();
         let above = significance.iter().filter(|s| s.above_chance(wmlab_core::chance::LEVEL)).count();
         let best = st.best_mean_accuracy.is_none_or(|b| mean > b);
         if best {
@@ -431,12 +403,12 @@ impl Trainer {
             step: st.step,
             train_loss: if self.loss_n > 0 { self.loss_sum / self.loss_n as f64 } else { f64::NAN },
             val_loss,
-            accuracy: acc.to_json(),
+            accuracy: acc.to_map(),
             mean_accuracy: mean,
             lr: st.lr,
             best,
             elapsed_s: self.elapsed_s,
-            scored_accuracy: Some(serde_json::Value::Object(scored)),
+            scored_accuracy: Some(scored),
             above_chance: Some(above),
         };
         st.history.push(report.clone());

@@ -105,7 +105,7 @@ fn cd_color_after(attention: Attention, steps: usize) -> f64 {
         assert!(pollster::block_on(tr.train_step()).unwrap().is_finite());
     }
     let rep = pollster::block_on(tr.validate()).unwrap();
-    rep.accuracy["CD-Color"].as_f64().unwrap()
+    rep.accuracy["CD-Color"]
 }
 
 /// The reason for the distance attention: on CD-Color alone, the same quick settings with distance

@@ -237,7 +237,7 @@ fn trainer_steps_and_validates() {
     assert!(tr.check_due());
     let rep = pollster::block_on(tr.validate()).unwrap();
     assert_eq!(rep.step, 2);
-    assert_eq!(rep.accuracy.as_object().unwrap().len(), 14);
+    assert_eq!(rep.accuracy.len(), 14);
     assert!(rep.best && tr.best.is_some());
     // Resume from the checkpoint: same step, same outputs.
     let ck = tr.checkpoint().unwrap();

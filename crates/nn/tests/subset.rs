@@ -75,7 +75,7 @@ fn subset_trains_only_its_heads() {
         }
     }
     let rep = pollster::block_on(tr.validate()).unwrap();
-    let ids: Vec<&String> = rep.accuracy.as_object().unwrap().keys().collect();
+    let ids: Vec<&String> = rep.accuracy.keys().collect();
     assert_eq!(ids, vec!["VSR"]);
     let ck = Checkpoint::from_bundle(&tr.checkpoint().unwrap().to_bundle()).unwrap();
     assert_eq!(ck.train.task_ids(), vec![TaskId::Vsr]);
