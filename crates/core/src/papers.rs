@@ -74,6 +74,10 @@ pub enum Embedded {
     MinervaTable(&'static str),
     /// WorM Table A3 ([`crate::analysis::PUBLISHED_A3`]).
     WormTableA3,
+    /// A Minerva table of context-length sweeps ([`snapshot::LENGTH_SWEEPS`] whose source starts so).
+    MinervaLengths(&'static str),
+    /// A Minerva table of prompt variants ([`snapshot::PROMPT_VARIANTS`] whose source starts so).
+    MinervaVariants(&'static str),
 }
 
 /// Where an entry's published numbers are.
@@ -592,7 +596,7 @@ pub const ENTRIES: &[Entry] = &[
         "Table 7",
         "Context length",
         "functional updates and count at 500–16k tokens",
-        SeedText,
+        Emb(Embedded::MinervaLengths("Table 7")),
         Where::Llm,
         NotYet,
         "One run per context length (the generator's context field) works; a sweep and its table are not yet.",
@@ -602,7 +606,7 @@ pub const ENTRIES: &[Entry] = &[
         "Table 8",
         "Prompt variation",
         "string search and group association, instruction 1 vs 2",
-        SeedText,
+        Emb(Embedded::MinervaVariants("Table 8")),
         Where::Nowhere,
         NotYet,
         "Needs the second instruction wording; not yet.",
@@ -622,7 +626,7 @@ pub const ENTRIES: &[Entry] = &[
         "Table 11",
         "Context length, three more tasks",
         "string search, replace all, iterate at several lengths",
-        SeedText,
+        Emb(Embedded::MinervaLengths("Table 11")),
         Where::Llm,
         NotYet,
         "As Table 7.",
@@ -632,7 +636,7 @@ pub const ENTRIES: &[Entry] = &[
         "Table 12",
         "Prompt variation, three more tasks",
         "replace all, check association, quantity state",
-        SeedText,
+        Emb(Embedded::MinervaVariants("Table 12")),
         Where::Nowhere,
         NotYet,
         "As Table 8.",
@@ -760,6 +764,51 @@ pub fn published_table(what: Embedded) -> Table {
                 .collect();
             Table { source: format!("Minerva {source}, core llm::snapshot::REPORTED"), header, rows }
         }
+        Embedded::MinervaLengths(source) => {
+            let mut rows = Vec::new();
+            for sw in snapshot::LENGTH_SWEEPS.iter().filter(|s| s.source.starts_with(source)) {
+                for (model, values) in sw.rows {
+                    let at = sw
+                        .lengths
+                        .iter()
+                        .zip(*values)
+                        .map(|(l, v)| format!("{l}: {v:.2}"))
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    rows.push(vec![sw.source.into(), sw.task.into(), sw.metric.as_str().into(), model.to_string(), at]);
+                }
+            }
+            Table {
+                source: format!("Minerva {source}, core llm::snapshot::LENGTH_SWEEPS"),
+                header: ["sub-table", "task", "metric", "model", "score at each context length (tokens)"]
+                    .map(String::from)
+                    .to_vec(),
+                rows,
+            }
+        }
+        Embedded::MinervaVariants(source) => {
+            let mut rows = Vec::new();
+            for pv in snapshot::PROMPT_VARIANTS.iter().filter(|s| s.source.starts_with(source)) {
+                for (model, vars) in pv.rows {
+                    let ci = |(v, lo, hi): (f64, f64, f64)| format!("{v:.2} ({lo:.2}, {hi:.2})");
+                    rows.push(vec![
+                        pv.source.into(),
+                        format!("{} ({})", pv.name, pv.task),
+                        pv.metric.as_str().into(),
+                        model.to_string(),
+                        ci(vars[0]),
+                        ci(vars[1]),
+                    ]);
+                }
+            }
+            Table {
+                source: format!("Minerva {source}, core llm::snapshot::PROMPT_VARIANTS"),
+                header: ["sub-table", "task", "metric", "model", "variant 1 (95 % CI)", "variant 2 (95 % CI)"]
+                    .map(String::from)
+                    .to_vec(),
+                rows,
+            }
+        }
         Embedded::WormTableA3 => {
             use crate::analysis::{A3_MODELS, PUBLISHED_A3};
             let mut header = vec!["task".to_string(), "effect".to_string(), "score".to_string()];
@@ -862,6 +911,51 @@ pub fn published_chart(what: Embedded) -> Option<Chart> {
                 categories,
                 y_range: None,
                 series,
+            })
+        }
+        Embedded::MinervaLengths(source) => {
+            let sweeps: Vec<_> = snapshot::LENGTH_SWEEPS.iter().filter(|s| s.source.starts_with(source)).collect();
+            let series = sweeps
+                .iter()
+                .flat_map(|sw| {
+                    sw.rows.iter().map(move |(m, v)| {
+                        let points = sw.lengths.iter().zip(*v).map(|(&l, &y)| ((l as f64).log2(), y)).collect();
+                        reference(format!("{}: {m}", sw.task), points, vec![])
+                    })
+                })
+                .collect();
+            Some(Chart {
+                title: format!("Minerva {source}: score against context length"),
+                x_label: "context length, log₂ tokens (9 = 500, 12 ≈ 4K, 15 ≈ 32K)".into(),
+                y_label: "score".into(),
+                categories: vec![],
+                y_range: Some((0.0, 1.0)),
+                series,
+            })
+        }
+        Embedded::MinervaVariants(source) => {
+            // x: one category per (sub-table, model); one series per variant, with the printed CIs.
+            let tables: Vec<_> = snapshot::PROMPT_VARIANTS.iter().filter(|s| s.source.starts_with(source)).collect();
+            let mut categories = Vec::new();
+            let mut per: [(Vec<(f64, f64)>, Vec<f64>); 2] = Default::default();
+            for pv in &tables {
+                for (model, vars) in pv.rows {
+                    let x = categories.len() as f64;
+                    categories.push(format!("{}: {model}", pv.name));
+                    for (k, &(v, lo, hi)) in vars.iter().enumerate() {
+                        per[k].0.push((x, v));
+                        per[k].1.push(((v - lo).max(hi - v)).max(0.0));
+                    }
+                }
+            }
+            let [(p1, e1), (p2, e2)] = per;
+            Some(Chart {
+                title: format!("Minerva {source}: two wordings of the instruction"),
+                x_label: "task and model".into(),
+                y_label: "score (± the printed 95 % CI, widest side)".into(),
+                categories,
+                y_range: Some((0.0, 1.0)),
+                series: vec![reference("variant 1".into(), p1, e1), reference("variant 2".into(), p2, e2)],
             })
         }
         Embedded::WormHumanCurves | Embedded::NbackPerBlock | Embedded::WormTableA3 => None,

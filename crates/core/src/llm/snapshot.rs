@@ -324,6 +324,157 @@ pub const REPORTED: &[ReportedColumn] = &[
     ("theory_of_mind", Metric::TheoryOfMind, "Table 6", [0.26, 0.38, 0.21, 0.18, 0.16, 0.20, 0.10, 0.12, 0.03]),
 ];
 
+/// One published context-length sweep (Tables 7 and 11): a task's score at several context lengths.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LengthSweep {
+    /// "Table 7 (a)" …
+    pub source: &'static str,
+    /// The generator's task id.
+    pub task: &'static str,
+    pub metric: Metric,
+    /// Context lengths in tokens (the paper's "1K" is 1000).
+    pub lengths: &'static [u32],
+    /// (model, one score per length).
+    pub rows: &'static [(&'static str, &'static [f64])],
+}
+
+/// Tables 7 and 11 of the paper, as printed. Which sub-table is which task was checked against the main
+/// tables: each sweep's 4K column equals the task's column of Tables 2 and 4 for the same models (a test
+/// below), e.g. Table 11's second sweep is Replace all (phi-3-small 0.49, as Table 12) and its third is
+/// Iterate (gpt-4o 0.86, as Table 4).
+pub const LENGTH_SWEEPS: &[LengthSweep] = &[
+    LengthSweep {
+        source: "Table 7 (a)",
+        task: "functional_updates",
+        metric: Metric::RougeL,
+        lengths: &[500, 1000, 2000, 4000, 8000],
+        rows: &[
+            ("gpt-4o", &[1.00, 1.00, 0.99, 0.93, 0.59]),
+            ("gpt-4o-mini", &[0.69, 0.66, 0.42, 0.24, 0.10]),
+            ("phi-3-small", &[0.49, 0.45, 0.21, 0.07, 0.03]),
+        ],
+    },
+    LengthSweep {
+        source: "Table 7 (b)",
+        task: "count",
+        metric: Metric::ExactMatch,
+        lengths: &[1000, 2000, 4000, 8000, 16000],
+        rows: &[
+            ("gpt-4-turbo", &[0.52, 0.44, 0.40, 0.32, 0.28]),
+            ("cohere-command-r-plus", &[0.36, 0.24, 0.20, 0.20, 0.12]),
+            ("phi-3-medium", &[0.20, 0.16, 0.12, 0.08, 0.04]),
+        ],
+    },
+    LengthSweep {
+        source: "Table 11 (a)",
+        task: "string_search_word",
+        metric: Metric::ExactMatch,
+        lengths: &[2000, 4000, 8000, 16000, 32000],
+        rows: &[
+            ("gpt-4o", &[1.00, 1.00, 1.00, 1.00, 0.98]),
+            ("gpt-4o-mini", &[0.98, 0.98, 0.94, 0.90, 0.78]),
+            ("phi-3-small", &[1.00, 0.94, 0.90, 0.98, 0.98]),
+        ],
+    },
+    LengthSweep {
+        source: "Table 11 (b)",
+        task: "replace_all",
+        metric: Metric::RougeL,
+        lengths: &[1000, 2000, 4000, 8000, 16000],
+        rows: &[
+            ("gpt-4o", &[1.00, 1.00, 0.99, 0.81, 0.48]),
+            ("gpt-4o-mini", &[0.99, 0.91, 0.84, 0.71, 0.42]),
+            ("phi-3-small", &[0.87, 0.67, 0.49, 0.32, 0.06]),
+        ],
+    },
+    LengthSweep {
+        source: "Table 11 (c)",
+        task: "iterate_last",
+        metric: Metric::RougeL,
+        lengths: &[1000, 2000, 4000, 8000, 16000],
+        rows: &[
+            ("gpt-4o", &[1.00, 0.97, 0.86, 0.70, 0.57]),
+            ("gpt-4o-mini", &[0.91, 0.87, 0.67, 0.43, 0.28]),
+            ("phi-3-small", &[0.15, 0.09, 0.04, 0.01, 0.01]),
+        ],
+    },
+];
+
+/// One published prompt-variation table (Tables 8 and 12): a task's score under two wordings of its
+/// instruction, with the paper's 95 % intervals.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PromptVariants {
+    pub source: &'static str,
+    /// The paper's name of the task, and the generator's task id.
+    pub name: &'static str,
+    pub task: &'static str,
+    pub metric: Metric,
+    /// (model, [(score, ci_low, ci_high) for variant 1, variant 2]).
+    pub rows: &'static [(&'static str, [(f64, f64, f64); 2])],
+}
+
+/// Tables 8 and 12, as printed (a printed "(0.00)" interval is (0, 0)). Sub-tables are matched to tasks
+/// by the main tables: Table 12's third is Quantity state (10 samples: gpt-4o 1.00, gpt-4o-mini 0.70,
+/// phi-3-small 0.00, as Table 5), so the one beside Replace all is Check association (whose variant 1
+/// is the generator's `check_association` instruction).
+pub const PROMPT_VARIANTS: &[PromptVariants] = &[
+    PromptVariants {
+        source: "Table 8 (a)",
+        name: "String search",
+        task: "string_search_word",
+        metric: Metric::ExactMatch,
+        rows: &[
+            ("gpt-4o", [(1.00, 0.93, 1.00), (1.00, 0.93, 1.00)]),
+            ("gpt-4o-mini", [(0.98, 0.90, 1.00), (0.98, 0.90, 1.00)]),
+            ("phi-3-medium", [(1.00, 0.93, 1.00), (1.00, 0.93, 1.00)]),
+        ],
+    },
+    PromptVariants {
+        source: "Table 8 (b)",
+        name: "Group association",
+        task: "group_association",
+        metric: Metric::ExactMatch,
+        rows: &[
+            ("gpt-4o", [(0.65, 0.50, 0.78), (0.63, 0.47, 0.76)]),
+            ("cohere-command-r-plus", [(0.70, 0.55, 0.82), (0.75, 0.60, 0.86)]),
+            ("phi-3-small", [(0.55, 0.40, 0.69), (0.55, 0.40, 0.69)]),
+        ],
+    },
+    PromptVariants {
+        source: "Table 12 (a)",
+        name: "Replace all",
+        task: "replace_all",
+        metric: Metric::RougeL,
+        rows: &[
+            ("gpt-4o", [(0.99, 0.93, 1.00), (0.98, 0.93, 1.00)]),
+            ("gpt-4o-mini", [(0.84, 0.71, 0.94), (0.83, 0.71, 0.94)]),
+            ("phi-3-small", [(0.49, 0.32, 0.63), (0.51, 0.35, 0.65)]),
+        ],
+    },
+    PromptVariants {
+        source: "Table 12 (b)",
+        name: "Check association",
+        task: "check_association",
+        metric: Metric::ExactMatch,
+        rows: &[
+            ("gpt-4o", [(0.72, 0.58, 0.83), (0.76, 0.63, 0.86)]),
+            ("gpt-4o-mini", [(0.60, 0.46, 0.72), (0.58, 0.42, 0.69)]),
+            ("phi-3-small", [(0.70, 0.56, 0.81), (0.60, 0.46, 0.72)]),
+        ],
+    },
+    PromptVariants {
+        source: "Table 12 (c)",
+        name: "Quantity state",
+        task: "quantity_state",
+        metric: Metric::FinalAnswerExactMatch,
+        rows: &[
+            ("gpt-4o", [(1.00, 0.72, 1.00), (1.00, 0.72, 1.00)]),
+            ("gpt-4o-mini", [(0.70, 0.40, 0.89), (0.80, 0.49, 0.94)]),
+            ("phi-3-small", [(0.00, 0.00, 0.00), (0.00, 0.00, 0.00)]),
+        ],
+    },
+];
+
 /// All reported numbers, one per (task, model), from [`REPORTED`].
 pub fn reported() -> Vec<Reported> {
     let mut out = Vec::new();
@@ -344,6 +495,40 @@ pub fn reported_value(model: &str, task: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sweeps_and_variants_agree_with_the_main_tables_where_they_overlap() {
+        // Each sweep's 4K column is the main tables' value for the same task and model (where one exists).
+        let mut checked = 0;
+        for sw in LENGTH_SWEEPS {
+            let at4k = sw.lengths.iter().position(|&l| l == 4000).expect("every sweep has 4K");
+            for (model, values) in sw.rows {
+                assert_eq!(values.len(), sw.lengths.len(), "{}", sw.source);
+                if let Some(v) = reported_value(model, sw.task) {
+                    assert_eq!(values[at4k], v, "{} {model}", sw.source);
+                    checked += 1;
+                }
+            }
+        }
+        for pv in PROMPT_VARIANTS {
+            for (model, vars) in pv.rows {
+                for &(v, lo, hi) in vars {
+                    assert!(lo <= v && v <= hi || (lo, hi) == (0.0, 0.0), "{} {model}: {v} ({lo}, {hi})", pv.source);
+                }
+                if let Some(v) = reported_value(model, pv.task) {
+                    assert_eq!(vars[0].0, v, "{} {model}: variant 1 is the main prompt", pv.source);
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked >= 15, "{checked} overlaps checked");
+        // Replace all: the same numbers in Table 11's 4K column and Table 12's variant 1.
+        let t11 = LENGTH_SWEEPS.iter().find(|s| s.source == "Table 11 (b)").unwrap();
+        let t12 = PROMPT_VARIANTS.iter().find(|s| s.source == "Table 12 (a)").unwrap();
+        for ((m1, v), (m2, vars)) in t11.rows.iter().zip(t12.rows) {
+            assert_eq!((m1, v[2]), (m2, vars[0].0));
+        }
+    }
     use crate::llm::{Reference, SampleBody, Suite, metrics};
 
     /// The published snapshot as the app ships it (always in the repository).
