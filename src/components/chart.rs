@@ -13,7 +13,7 @@ use crate::components::plot::COLOURS;
 
 const PLOT_W: u32 = 560;
 const CANVAS_W: u32 = 800;
-const CANVAS_H: u32 = 400;
+const CANVAS_H: u32 = 360;
 
 fn draw(canvas: web_sys::HtmlCanvasElement, chart: &Chart) -> Result<usize, String> {
     let e = |e: &dyn std::fmt::Display| e.to_string();
@@ -25,7 +25,7 @@ fn draw(canvas: web_sys::HtmlCanvasElement, chart: &Chart) -> Result<usize, Stri
     let pad = if chart.categories.is_empty() { (x1 - x0) * 0.06 } else { 0.5 };
     let ypad = (y1 - y0) * 0.05;
     let cats = chart.categories.clone();
-    let bottom = if cats.is_empty() { 40 } else { 130 };
+    let bottom = 40;
     let mut c = ChartBuilder::on(&area)
         .caption(&chart.title, ("sans-serif", 15))
         .margin(8)
@@ -35,18 +35,17 @@ fn draw(canvas: web_sys::HtmlCanvasElement, chart: &Chart) -> Result<usize, Stri
         .map_err(|x| e(&x))?;
     let mut mesh = c.configure_mesh();
     mesh.x_desc(chart.x_label.as_str()).y_desc(chart.y_label.as_str()).light_line_style(WHITE.mix(0.0));
+    // Categories are numbered 1, 2, … on the axis; the key under the chart names them.
     let fmt_cat = |v: &f64| {
         let i = v.round();
-        if (v - i).abs() < 1e-6 && i >= 0.0 {
-            cats.get(i as usize).map(|s| s.chars().take(24).collect()).unwrap_or_default()
+        if (v - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < cats.len() {
+            format!("{}", i as usize + 1)
         } else {
             String::new()
         }
     };
     if !chart.categories.is_empty() {
-        mesh.x_labels(chart.categories.len() * 2 + 1)
-            .x_label_formatter(&fmt_cat)
-            .x_label_style(("sans-serif", 10).into_font().transform(FontTransform::Rotate90));
+        mesh.x_labels(chart.categories.len() * 2 + 1).x_label_formatter(&fmt_cat);
     }
     mesh.draw().map_err(|x| e(&x))?;
     for (k, s) in chart.series.iter().enumerate() {
@@ -56,11 +55,18 @@ fn draw(canvas: web_sys::HtmlCanvasElement, chart: &Chart) -> Result<usize, Stri
         };
         let width = if s.role == Role::Subject { 2 } else { 1 };
         let style = colour.stroke_width(width);
-        let pts = s.points.clone();
-        if s.role == Role::Chance {
-            c.draw_series(DashedLineSeries::new(pts.iter().copied(), 6, 4, style)).map_err(|x| e(&x))?;
-        } else {
-            c.draw_series(LineSeries::new(pts.iter().copied(), style)).map_err(|x| e(&x))?;
+        // Categories: the series side by side around each category (no lines between categories).
+        let n = chart.series.len() as f64;
+        let dodge = if cats.is_empty() { 0.0 } else { (k as f64 - (n - 1.0) / 2.0) * 0.5 / n.max(1.0) };
+        let pts: Vec<(f64, f64)> = s.points.iter().map(|&(x, y)| (x + dodge, y)).collect();
+        match (cats.is_empty(), s.role) {
+            (false, _) => {}
+            (true, Role::Chance) => {
+                c.draw_series(DashedLineSeries::new(pts.iter().copied(), 6, 4, style)).map_err(|x| e(&x))?;
+            }
+            (true, _) => {
+                c.draw_series(LineSeries::new(pts.iter().copied(), style)).map_err(|x| e(&x))?;
+            }
         }
         let fill = if s.role == Role::Subject { colour.filled() } else { colour.stroke_width(1) };
         c.draw_series(pts.iter().map(|&(x, y)| Circle::new((x, y), 3, fill))).map_err(|x| e(&x))?;
@@ -93,6 +99,8 @@ fn draw(canvas: web_sys::HtmlCanvasElement, chart: &Chart) -> Result<usize, Stri
 pub fn SpecChart(chart: Chart, id: String) -> impl IntoView {
     let canvas = NodeRef::<Canvas>::new();
     let title = chart.title.clone();
+    let key =
+        chart.categories.iter().enumerate().map(|(i, c)| format!("{} {c}", i + 1)).collect::<Vec<_>>().join(" · ");
     Effect::new(move |_| {
         if let Some(c) = canvas.get() {
             match draw(c.clone(), &chart) {
@@ -111,6 +119,7 @@ pub fn SpecChart(chart: Chart, id: String) -> impl IntoView {
         <figure class="chart spec-chart">
             <canvas node_ref=canvas class="plot spec-plot" id=id width=CANVAS_W height=CANVAS_H role="img"
                 aria-label=format!("chart: {title}")></canvas>
+            {(!key.is_empty()).then(|| view! { <figcaption class="small spec-key">{key}</figcaption> })}
         </figure>
     }
 }
