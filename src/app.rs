@@ -7,13 +7,13 @@ use leptos::prelude::*;
 use wmlab_core::record::ResultRecord;
 use wmlab_core::{TaskId, share};
 
-use crate::components::history;
 use crate::pages::compare::{Compare, CompareState};
 use crate::pages::{
     gallery::Gallery, home::Home, llm::Llm, networks::Networks, papers::Papers, results::Results, study::Study,
     take::Take,
 };
-use crate::web;
+use crate::platform::history;
+use crate::platform::web;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Route {

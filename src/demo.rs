@@ -60,7 +60,7 @@ pub fn demo_record(task: TaskId, seed: u64, trials: u64) -> ResultRecord {
     config.settings.insert("lapse_rate".into(), Setting::Num(1.0 / LAPSE_ONE_IN as f64));
     let subject = Subject::Reference { source: "Demo observer (simulated, 1 lapse in 5)".into() };
     let mut record = ResultRecord::new(subject, task.as_str(), config);
-    record.created = Some(crate::web::now_iso());
+    record.created = Some(crate::platform::web::now_iso());
     record.summaries = summarise(&rows);
     record.trials = rows;
     record

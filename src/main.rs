@@ -12,7 +12,7 @@ mod demo;
 #[cfg(target_arch = "wasm32")]
 mod pages;
 #[cfg(target_arch = "wasm32")]
-mod web;
+mod platform;
 
 #[cfg(target_arch = "wasm32")]
 fn main() {

@@ -1,16 +1,11 @@
 pub mod chart;
 pub mod compare_chart;
 pub mod format;
-pub mod history;
-pub mod idb;
 pub mod line_chart;
 pub mod llm_log;
 pub mod llm_plot;
-pub mod llm_store;
 pub mod network_view;
 pub mod nn_analysis;
-pub mod nn_worker;
-pub mod outbox;
 pub mod painter;
 pub mod plot;
 pub mod responses;

@@ -27,8 +27,8 @@ use wmlab_core::share;
 use crate::app::AppState;
 use crate::components::compare_chart::{CmpChart, hex, subject_colour, who_colour, who_name};
 use crate::components::format::{fmt, pair};
-use crate::components::history;
-use crate::web;
+use crate::platform::history;
+use crate::platform::web;
 
 /// One chosen result.
 #[derive(Clone, Debug, PartialEq)]

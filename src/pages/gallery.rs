@@ -7,7 +7,7 @@ use wmlab_core::{Response, Rng, Step, Target, TaskId, TaskSpec, Trial};
 
 use crate::app::AppState;
 use crate::components::stage::{NetworkView, Stage};
-use crate::web;
+use crate::platform::web;
 
 /// The demo result answers this many passes over the task's condition grid.
 const DEMO_PASSES: u64 = 2;

@@ -23,8 +23,8 @@ use crate::app::AppState;
 use crate::components::format::fmt_ms;
 use crate::components::llm_log::LlmLog;
 use crate::components::llm_plot::LlmCharts;
-use crate::components::llm_store::{self as store, GeneratedSpec, LogWriter, RunSpec, SnapshotSpec, StorageCache};
-use crate::web;
+use crate::platform::llm_store::{self as store, GeneratedSpec, LogWriter, RunSpec, SnapshotSpec, StorageCache};
+use crate::platform::web;
 
 /// Base URL presets: (id, label, kind, URL).
 const PRESETS: &[(&str, &str, ProviderKind, &str)] = &[
@@ -368,7 +368,7 @@ async fn words() -> Result<std::rc::Rc<Vec<String>>, String> {
     if let Some(w) = WORDS.with(|w| w.borrow().clone()) {
         return Ok(w);
     }
-    let gz = crate::web::fetch_bytes("data/minerva/words_alpha_dwyl_2019-03-13.txt.gz").await?;
+    let gz = crate::platform::web::fetch_bytes("data/minerva/words_alpha_dwyl_2019-03-13.txt.gz").await?;
     let text = String::from_utf8(snapshot::gunzip(&gz)?).map_err(|_| "The word list is not UTF-8 text.".to_string())?;
     let list: Vec<String> =
         text.lines().map(|l| l.trim_end_matches('\r')).filter(|w| !w.is_empty()).map(str::to_string).collect();
@@ -400,7 +400,7 @@ async fn build_samples(spec: &RunSpec) -> Result<Vec<Sample>, String> {
                 break;
             }
             let path = format!("data/minerva/minerva_snapshot/{}", snapshot::file_path(cat, task));
-            let gz = crate::web::fetch_bytes(&path).await?;
+            let gz = crate::platform::web::fetch_bytes(&path).await?;
             let mut ss =
                 snapshot::parse_gz_file(cat, task, &gz).map_err(|e| format!("Minerva snapshot {task}: {e}"))?;
             if s.limit > 0 {
@@ -572,7 +572,7 @@ pub fn Llm() -> impl IntoView {
             }
             if !result.cancelled {
                 // A finished run goes into this browser's results history.
-                crate::components::history::add_later(record_of(&spec, &result.outcomes));
+                crate::platform::history::add_later(record_of(&spec, &result.outcomes));
             }
             let _ = outcomes.try_set(result.outcomes);
             let _ = progress.try_set(Some(result.progress));

@@ -18,9 +18,9 @@ use wmlab_core::record::ResultRecord;
 use crate::app::AppState;
 use crate::components::line_chart::{Line, LineChart, LiveChart};
 use crate::components::nn_analysis::NnAnalysis;
-use crate::components::nn_worker::{self as nnw, BundleInfo, Cmd, Event, NnWorker};
 use crate::components::plot::Charts;
-use crate::web;
+use crate::platform::nn_worker::{self as nnw, BundleInfo, Cmd, Event, NnWorker};
+use crate::platform::web;
 
 /// The 14 task ids in the order the networks crate reports them ([`wmlab_core::TaskId::ALL`]).
 fn task_ids() -> [&'static str; 14] {
@@ -297,7 +297,7 @@ pub fn Networks() -> impl IntoView {
             r.created = Some(web::now_iso());
             // Analyses of the same model made before this evaluation stay with its record.
             r.analyses = analysis.get_untracked();
-            crate::components::history::add_later(r.clone());
+            crate::platform::history::add_later(r.clone());
             record.set(Some(r));
         }
         Event::AnalysisProgress { stage, done, total } => analyse_progress.set(Some((stage, done, total))),
@@ -602,7 +602,7 @@ pub fn Networks() -> impl IntoView {
     let pretrained_pick = RwSignal::new(0usize);
     let pretrained_loading = RwSignal::new(false);
     wasm_bindgen_futures::spawn_local(async move {
-        match crate::web::fetch_bytes(PRETRAINED_INDEX).await {
+        match crate::platform::web::fetch_bytes(PRETRAINED_INDEX).await {
             Ok(b) => match serde_json::from_slice::<Vec<Value>>(&b) {
                 Ok(v) => {
                     let _ = pretrained.try_set(v);
@@ -622,7 +622,7 @@ pub fn Networks() -> impl IntoView {
         error.set(None);
         pretrained_loading.set(true);
         wasm_bindgen_futures::spawn_local(async move {
-            let r = crate::web::fetch_bytes(&format!("models/{file}")).await;
+            let r = crate::platform::web::fetch_bytes(&format!("models/{file}")).await;
             pretrained_loading.set(false);
             match r {
                 Ok(b) => load_bundle(file, b),

@@ -1,6 +1,6 @@
 //! Results: open a share link or an exported JSON file and show the record; download it as JSON or
 //! CSV; copy its share link. A link or file that cannot be read shows a plain message and leaves the
-//! result shown before in place. Below, this browser's results history (`components::history`): open or
+//! result shown before in place. Below, this browser's results history (`platform::history`): open or
 //! delete saved results; a storage error is reported there and never replaces the result shown.
 
 use leptos::prelude::*;
@@ -14,9 +14,9 @@ use wmlab_core::task::TaskId;
 
 use crate::app::AppState;
 use crate::components::compare_chart::CmpChart;
-use crate::components::history;
 use crate::components::plot::Charts;
-use crate::web;
+use crate::platform::history;
+use crate::platform::web;
 
 fn fmt_num(x: f64) -> String {
     format!("{x:.4}")

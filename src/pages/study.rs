@@ -6,8 +6,8 @@
 use leptos::prelude::*;
 use wmlab_core::people::{BlockOrder, Session, StudyConfig, StudyTask};
 
-use crate::components::outbox;
-use crate::web;
+use crate::platform::outbox;
+use crate::platform::web;
 
 fn checkbox(id: String, label: String, sig: RwSignal<bool>) -> impl IntoView {
     view! {

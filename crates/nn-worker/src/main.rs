@@ -1,7 +1,7 @@
 //! The networks Web Worker: trains and evaluates the WorM models off the page's thread, on WebGPU
 //! (burn-wgpu) when the browser offers it and on burn's pure-Rust `flex` CPU backend otherwise.
 //!
-//! The page (`src/components/nn_worker.rs`) and this worker exchange plain messages
+//! The page (`src/platform/nn_worker.rs`) and this worker exchange plain messages
 //! `{ json: "<Cmd or Event as JSON>", bytes?: Uint8Array }`; `bytes` carries checkpoint bundles
 //! (`wmlab_nn::Checkpoint::to_bundle`). The worker holds no storage of its own: every checkpoint goes to
 //! the page, which keeps it in IndexedDB, so a reload (or a crash of the worker) loses at most the steps

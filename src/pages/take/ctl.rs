@@ -18,9 +18,9 @@ use wmlab_core::people::study::StudyText;
 use wmlab_core::people::{Answer, Session, StudyConfig, TimingStats, TrialResult, estimate_refresh};
 use wmlab_core::record::ResultRecord;
 
-use crate::components::outbox::{self, Item};
 use crate::components::painter;
-use crate::web;
+use crate::platform::outbox::{self, Item};
+use crate::platform::web;
 
 const CALIB_FRAMES: usize = 60;
 
@@ -444,7 +444,7 @@ impl Ctl {
         self.presenter = None;
         let r = self.record();
         // Into this browser's results history (the same result again is not added twice).
-        crate::components::history::add_later(r.clone());
+        crate::platform::history::add_later(r.clone());
         let first = self.ui.record.get_untracked().is_none();
         self.ui.timing.set(self.session.timing());
         self.ui.record.set(Some(r));

@@ -23,9 +23,9 @@ use wmlab_core::people::session::PageEventKind;
 use wmlab_core::people::study::StudyText;
 use wmlab_core::people::{Session, StudyConfig};
 
-use crate::components::outbox;
 use crate::components::responses::{below, overlay};
-use crate::web;
+use crate::platform::outbox;
+use crate::platform::web;
 use ctl::{Screen, Ui, act, fresh_seed, input, session_key};
 
 /// Parse the link and restore or start its session; returns the first screen and the link's options.

@@ -8,9 +8,9 @@ use wmlab_core::task::TaskId;
 
 use super::ctl::{Screen, Ui, act, now};
 use crate::app::AppState;
-use crate::components::outbox;
 use crate::components::plot::Charts;
-use crate::web;
+use crate::platform::outbox;
+use crate::platform::web;
 
 fn fullscreen() {
     if let Some(el) = web::window().document().and_then(|d| d.document_element()) {

@@ -14,7 +14,7 @@ use wmlab_core::llm::nback::NbackConfig;
 use wmlab_llm::provider::Reply;
 use wmlab_llm::{Cache, LogEntry, ProviderConfig, RunOptions};
 
-use crate::web;
+use crate::platform::web;
 
 const KEY_KEY: &str = "wmlab.llm.key";
 const CURRENT: &str = "wmlab.llm.run.current";

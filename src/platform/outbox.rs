@@ -18,7 +18,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::web;
+use crate::platform::web;
 
 pub const SESSION_PREFIX: &str = "wmlab.session.";
 pub const OUTBOX: &str = "wmlab.outbox";

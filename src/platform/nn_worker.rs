@@ -1,5 +1,5 @@
 //! The page's side of the networks worker (`crates/nn-worker`): start it, send commands, receive events.
-//! Checkpoints are kept across reloads in IndexedDB (`components::idb`; the paper's models are megabytes,
+//! Checkpoints are kept across reloads in IndexedDB (`platform::idb`; the paper's models are megabytes,
 //! beyond what localStorage holds).
 //!
 //! Messages are `{ json, bytes? }` objects; the JSON is `wmlab_core::nn_messages::{Cmd, Event}`, the
