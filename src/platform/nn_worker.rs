@@ -8,6 +8,7 @@
 //! stored run holds without loading burn into the page's own wasm.
 
 use js_sys::{Object, Reflect, Uint8Array};
+use leptos::prelude::{RwSignal, Set as _};
 
 use super::idb::js_err;
 pub use super::idb::{delete, load_bytes, load_text, store_bytes, store_text};
@@ -112,4 +113,59 @@ impl BundleInfo {
             self.steps()
         )
     }
+}
+
+// ---- checkpoints in IndexedDB ----
+
+/// The stored checkpoint to evaluate or analyse: the best one, else the latest (None: the worker uses
+/// the run in memory).
+pub async fn stored_model() -> Option<Vec<u8>> {
+    match load_bytes("nn/best").await.ok().flatten() {
+        Some(b) => Some(b),
+        None => load_bytes("nn/latest").await.ok().flatten(),
+    }
+}
+
+thread_local! {
+    /// Checkpoints waiting to be stored (the newest of each kind, with the curves JSON at that moment)
+    /// and whether a writer is running.
+    static WRITES: std::cell::RefCell<(bool, Vec<(String, Vec<u8>, String)>)> = const { std::cell::RefCell::new((false, Vec::new())) };
+}
+
+/// Store a checkpoint (`nn/<kind>`) and the curves (`nn/run`) in IndexedDB. One writer at a time:
+/// checkpoints that arrive while it writes wait, and only the newest of each kind is written, so a fast
+/// run cannot queue up writes that hold the browser's storage (the results history of another tab
+/// waits on it). Lives outside the page, so a write under way finishes when the page is left; `notice` hears of a failure.
+pub fn store_checkpoint(kind: String, bytes: Vec<u8>, curves_json: String, notice: RwSignal<Option<String>>) {
+    let start = WRITES.with_borrow_mut(|(busy, q)| {
+        q.retain(|(k, _, _)| *k != kind);
+        q.push((kind, bytes, curves_json));
+        !std::mem::replace(busy, true)
+    });
+    if !start {
+        return;
+    }
+    wasm_bindgen_futures::spawn_local(async move {
+        loop {
+            let next = WRITES.with_borrow_mut(|(busy, q)| {
+                if q.is_empty() {
+                    *busy = false;
+                    None
+                } else {
+                    Some(q.remove(0))
+                }
+            });
+            let Some((kind, bytes, text)) = next else { break };
+            let r = async {
+                store_bytes(&format!("nn/{kind}"), &bytes).await?;
+                store_text("nn/run", &text).await
+            }
+            .await;
+            if let Err(e) = r {
+                let _ = notice.try_set(Some(format!(
+                    "The checkpoint could not be saved in this browser ({e}); download it to keep it."
+                )));
+            }
+        }
+    });
 }

@@ -30,9 +30,19 @@ pub fn now_iso() -> String {
 /// Offer `text` as a file download named `name`.
 pub fn download(name: &str, mime: &str, text: &str) -> Result<(), String> {
     let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
+    save_blob(name, mime, &parts)
+}
+
+/// Offer `bytes` as a file download named `name` (checkpoints).
+pub fn download_bytes(name: &str, bytes: &[u8]) -> Result<(), String> {
+    let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
+    save_blob(name, "application/octet-stream", &parts)
+}
+
+fn save_blob(name: &str, mime: &str, parts: &js_sys::Array) -> Result<(), String> {
     let opts = web_sys::BlobPropertyBag::new();
     opts.set_type(mime);
-    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts)
+    let blob = web_sys::Blob::new_with_blob_sequence_and_options(parts, &opts)
         .map_err(|_| "the browser could not make the file".to_string())?;
     let url = web_sys::Url::create_object_url_with_blob(&blob)
         .map_err(|_| "the browser could not make the file".to_string())?;

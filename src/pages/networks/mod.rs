@@ -11,7 +11,6 @@
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use wasm_bindgen::JsCast;
 use wmlab_core::nn_messages::{SettingsEdits, ValReport};
 use wmlab_core::record::ResultRecord;
 
@@ -22,6 +21,9 @@ use crate::components::plot::Charts;
 use crate::platform::nn_worker::{self as nnw, BundleInfo, Cmd, Event, NnWorker};
 use crate::platform::web;
 
+mod results;
+use results::{a3_table, model_card, significance_row};
+
 /// The 14 task ids in the order the networks crate reports them ([`wmlab_core::TaskId::ALL`]).
 fn task_ids() -> [&'static str; 14] {
     wmlab_core::TaskId::ALL.map(|t| t.as_str())
@@ -30,17 +32,6 @@ fn task_ids() -> [&'static str; 14] {
 const PRETRAINED_INDEX: &str = "models/index.json";
 
 use wmlab_core::chance::LEVEL as SIGNIFICANCE;
-
-/// A p-value for a table: 3 significant digits, or "< 1e-12".
-fn fmt_p(p: f64) -> String {
-    if p < 1e-12 {
-        "< 1e-12".into()
-    } else if p < 0.001 {
-        format!("{p:.1e}")
-    } else {
-        format!("{p:.3}")
-    }
-}
 
 /// Kept points of the per-step loss curve (older points are thinned by half when exceeded).
 const MAX_LOSS_POINTS: usize = 3000;
@@ -101,78 +92,6 @@ fn thin(v: &mut Vec<(f64, f64)>) {
     if v.len() > MAX_LOSS_POINTS {
         *v = v.chunks(2).map(|c| (c[0].0, c.iter().map(|p| p.1).sum::<f64>() / c.len() as f64)).collect();
     }
-}
-
-/// The stored checkpoint to evaluate or analyse: the best one, else the latest (None: the worker uses
-/// the run in memory).
-async fn stored_model() -> Option<Vec<u8>> {
-    match nnw::load_bytes("nn/best").await.ok().flatten() {
-        Some(b) => Some(b),
-        None => nnw::load_bytes("nn/latest").await.ok().flatten(),
-    }
-}
-
-thread_local! {
-    /// Checkpoints waiting to be stored (the newest of each kind, with the curves JSON at that moment)
-    /// and whether a writer is running.
-    static WRITES: std::cell::RefCell<(bool, Vec<(String, Vec<u8>, String)>)> = const { std::cell::RefCell::new((false, Vec::new())) };
-}
-
-/// Store a checkpoint (`nn/<kind>`) and the curves (`nn/run`) in IndexedDB. One writer at a time:
-/// checkpoints that arrive while it writes wait, and only the newest of each kind is written, so a fast
-/// run cannot queue up writes that hold the browser's storage (the results history of another tab
-/// waits on it). Lives outside the page, so a write under way finishes when the page is left.
-fn store_checkpoint(kind: String, bytes: Vec<u8>, curves_json: String, notice: RwSignal<Option<String>>) {
-    let start = WRITES.with_borrow_mut(|(busy, q)| {
-        q.retain(|(k, _, _)| *k != kind);
-        q.push((kind, bytes, curves_json));
-        !std::mem::replace(busy, true)
-    });
-    if !start {
-        return;
-    }
-    wasm_bindgen_futures::spawn_local(async move {
-        loop {
-            let next = WRITES.with_borrow_mut(|(busy, q)| {
-                if q.is_empty() {
-                    *busy = false;
-                    None
-                } else {
-                    Some(q.remove(0))
-                }
-            });
-            let Some((kind, bytes, text)) = next else { break };
-            let r = async {
-                nnw::store_bytes(&format!("nn/{kind}"), &bytes).await?;
-                nnw::store_text("nn/run", &text).await
-            }
-            .await;
-            if let Err(e) = r {
-                let _ = notice.try_set(Some(format!(
-                    "The checkpoint could not be saved in this browser ({e}); download it to keep it."
-                )));
-            }
-        }
-    });
-}
-
-fn download_bytes(name: &str, bytes: &[u8]) -> Result<(), String> {
-    let arr = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes));
-    let opts = web_sys::BlobPropertyBag::new();
-    opts.set_type("application/octet-stream");
-    let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&arr, &opts).map_err(|e| format!("{e:?}"))?;
-    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| format!("{e:?}"))?;
-    let a: web_sys::HtmlAnchorElement = web::window()
-        .document()
-        .ok_or("no document")?
-        .create_element("a")
-        .map_err(|e| format!("{e:?}"))?
-        .unchecked_into();
-    a.set_href(&url);
-    a.set_download(name);
-    a.click();
-    let _ = web_sys::Url::revoke_object_url(&url);
-    Ok(())
 }
 
 #[component]
@@ -236,7 +155,7 @@ pub fn Networks() -> impl IntoView {
             saved.set(Some(info));
         }
         let curves_json = serde_json::to_string(&curves.get_untracked()).unwrap_or_default();
-        store_checkpoint(kind, bytes, curves_json, notice);
+        nnw::store_checkpoint(kind, bytes, curves_json, notice);
     };
     let on_event = move |ev: Event, bytes: Option<Vec<u8>>| match ev {
         Event::Loaded => {
@@ -539,7 +458,7 @@ pub fn Networks() -> impl IntoView {
                                 )
                             })
                             .unwrap_or_else(|_| format!("wmlab-{kind}.wmlabnn"));
-                        if let Err(e) = download_bytes(&name, &b) {
+                        if let Err(e) = web::download_bytes(&name, &b) {
                             error.set(Some(format!("The download failed: {e}")));
                         }
                     }
@@ -639,7 +558,7 @@ pub fn Networks() -> impl IntoView {
         record.set(None);
         eval_progress.set(Some((0, n * task_ids().len())));
         wasm_bindgen_futures::spawn_local(async move {
-            send(Cmd::Evaluate { n }, stored_model().await.as_deref());
+            send(Cmd::Evaluate { n }, nnw::stored_model().await.as_deref());
         });
     };
     let analyse = move |_| {
@@ -651,7 +570,7 @@ pub fn Networks() -> impl IntoView {
         analysis.set(None);
         analyse_progress.set(Some(("hidden".into(), 0, n * task_ids().len())));
         wasm_bindgen_futures::spawn_local(async move {
-            send(Cmd::Analyse { n }, stored_model().await.as_deref());
+            send(Cmd::Analyse { n }, nnw::stored_model().await.as_deref());
         });
     };
     let apply_json = move |ev: leptos::ev::Event| {
@@ -944,160 +863,5 @@ pub fn Networks() -> impl IntoView {
             })}
             {move || analysis.get().map(|r| view! { <div id="nn-analysis" class="eval"><NnAnalysis report=r/></div> })}
         </section>
-    }
-}
-
-/// Table A3 of an evaluation: slope (A) and average-accuracy (B) difference scores against the humans for
-/// every task with human curves, then CD with the five features pooled (rows from
-/// [`wmlab_core::analysis::record_table_a3_with`]). CD is compared at retention 18 as the paper does,
-/// or pooled over every retention interval when the box is ticked.
-fn a3_table(r: &ResultRecord) -> impl IntoView + use<> {
-    use crate::components::format::pair;
-    let rec = r.clone();
-    let cd_pooled = RwSignal::new(false);
-    // The paper's value for the same architecture and capacity, where its Table A3 has that model.
-    let (model, preset) = match &r.subject {
-        wmlab_core::record::Subject::Network { arch, capacity, preset, .. } => {
-            (format!("{}-{capacity}", arch.to_uppercase()), preset.clone())
-        }
-        _ => (String::new(), String::new()),
-    };
-    let in_paper = wmlab_core::analysis::A3_MODELS.iter().any(|m| m.eq_ignore_ascii_case(&model));
-    let paper_head = match (in_paper, preset.as_str()) {
-        (false, _) => format!("paper (no {model} column)"),
-        (true, "paper") => format!("paper, {model}: A / B"),
-        (true, p) => format!("paper, {model}: A / B (the paper's model; this one: the {p} preset)"),
-    };
-    let rows = move || {
-        let opts = wmlab_core::people::CurveOptions { cd_pooled: cd_pooled.get() };
-        wmlab_core::analysis::record_table_a3_with(&rec, opts)
-            .into_iter()
-            .map(|row| {
-                let published = |s: char| wmlab_core::analysis::published_a3(&model, &row.task, &row.effect, s);
-                let paper = match (published('a'), published('b')) {
-                    (None, None) => "—".to_string(),
-                    (a, b) => {
-                        let f = |x: Option<f64>| x.map_or("—".to_string(), |v| format!("{v:.3}*"));
-                        format!("{} / {}", f(a), f(b))
-                    }
-                };
-                view! {
-                    <tr data-task=row.task.clone() data-effect=row.effect.clone() data-note=row.note.clone() title=row.note.clone()
-                        data-a=row.a.map(|v| v.to_string()).unwrap_or_default() data-b=row.b.map(|v| v.to_string()).unwrap_or_default()>
-                        <td>{row.task.clone()}</td>
-                        <td>{row.effect.replace('_', " ")}</td>
-                        {starred(row.a, row.a_test.as_ref(), "a")}
-                        {starred(row.b, row.b_test.as_ref(), "b")}
-                        <td class="num">{pair(row.m_a, row.h_a)}</td>
-                        <td class="num">{pair(row.m_b, row.h_b)}</td>
-                        <td class="num a3-paper">{paper}</td>
-                    </tr>
-                }
-            })
-            .collect_view()
-    };
-    view! {
-        <h3>"Difference from the humans (Table A3)"</h3>
-        <p class="small">"A = |(M_A − H_A) / H_A| compares the slopes of the behavioural effect, B = |(M_B − H_B) / H_B| the mean \
-            accuracies (WorM appendix A2.3); 0 means human-like. The last row pools the five CD features, as the paper's table \
-            does. The Compare page puts these beside other subjects and chance."</p>
-        <label class="small"><input type="checkbox" id="nn-a3-cd-pooled" prop:checked=move || cd_pooled.get()
-            on:change=move |ev| cd_pooled.set(event_target_checked(&ev))/>
-            " CD: pool every retention interval (the paper compares the network with people at retention 18)"</label>
-        <p class="small">"* : different from the chance model at p < 0.01 (two-tailed t-test, as Table A3 marks it). The \
-            paper does not say what its t-tests were run over; here each score is computed on 10 disjoint parts of the \
-            test trials (each with every condition) and the ten values are tested against the chance model's score. \
-            Hover a score for its t, p and the chance score."</p>
-        <table class="summary" id="nn-a3-table">
-            <thead><tr><th>"task"</th><th>"effect"</th><th>"A"</th><th>"B"</th><th>"slope M_A / H_A"</th><th>"mean M_B / H_B"</th>
-                <th id="nn-a3-paper-head">{paper_head}</th></tr></thead>
-            <tbody>{rows}</tbody>
-        </table>
-    }
-}
-
-/// A Table A3 score with its asterisk (p < 0.01 against the chance model) and the test in the tooltip.
-fn starred(
-    score: Option<f64>,
-    test: Option<&wmlab_core::analysis::ChanceTest>,
-    which: &'static str,
-) -> impl IntoView + use<> {
-    let star = test.is_some_and(|t| t.star());
-    let title = test
-        .map(|t| {
-            let stat =
-                t.t.map_or("t = ∞ (every part scored the same)".to_string(), |v| format!("t({}) = {v:.2}", t.n - 1));
-            format!(
-                "{stat}, p = {}, over {} parts (mean {:.3}); chance model: {:.3}",
-                fmt_p(t.p),
-                t.n,
-                t.mean,
-                t.chance
-            )
-        })
-        .unwrap_or_else(|| "no test: too few trials for 10 parts, or no score".into());
-    let p = test.map(|t| t.p.to_string()).unwrap_or_default();
-    view! {
-        <td class=format!("num a3-{which}") title=title data-p=p data-star=star.to_string()>
-            {crate::components::format::fmt(score)}{if star { "*" } else { "" }}</td>
-    }
-}
-
-/// One table row of a task's accuracy beside chance (an evaluation, or a model card's test results):
-/// task, accuracy, chance, responses, p and the above-chance mark.
-fn significance_row(task: String, accuracy: f64, chance: f64, responses: u64, p: f64) -> impl IntoView {
-    let above = p < SIGNIFICANCE;
-    let label = task.clone();
-    view! {
-        <tr data-task=task data-above=above.to_string() class:above=above>
-            <td>{label}</td>
-            <td class="num">{format!("{accuracy:.3}")}</td>
-            <td class="num">{format!("{chance:.3}")}</td>
-            <td class="num">{responses}</td>
-            <td class="num">{fmt_p(p)}</td>
-            <td class="mark" title=if above { "above chance (one-sided exact test, p < 0.01)" } else { "not distinguishable from guessing at p < 0.01" }>
-                {if above { "✓ above chance" } else { "– chance" }}</td>
-        </tr>
-    }
-}
-
-/// A pretrained model's card (an entry of `models/index.json`, written by `scripts/model-card.py`):
-/// how it was trained and its test accuracy per task id beside chance.
-fn model_card(c: Value) -> impl IntoView {
-    let s = |k: &str| c[k].as_str().unwrap_or("").to_string();
-    let tests = c["test"].as_array().cloned().unwrap_or_default();
-    let rows = tests
-        .into_iter()
-        .map(|t| {
-            significance_row(
-                t["task"].as_str().unwrap_or("").to_string(),
-                t["accuracy"].as_f64().unwrap_or(0.0),
-                t["chance"].as_f64().unwrap_or(0.0),
-                t["responses"].as_u64().unwrap_or(0),
-                t["p_above_chance"].as_f64().unwrap_or(1.0),
-            )
-        })
-        .collect_view();
-    let effects = c["effects"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
-        .into_iter()
-        .map(|e| {
-            let shown = e["shown"].as_bool().unwrap_or(false);
-            view! { <li class:shown=shown>{if shown { "✓ " } else { "✗ " }}<strong>{e["effect"].as_str().unwrap_or("").to_string()}</strong>
-                ": " {e["detail"].as_str().unwrap_or("").to_string()}</li> }
-        })
-        .collect_view();
-    view! {
-        <div class="card" id="nn-model-card">
-            <p><strong>{s("title")}</strong> " · " {s("model")} " · " {c["params"].as_u64().unwrap_or(0)} " parameters · preset " {s("preset")}
-                " · " {c["trials_seen"].as_u64().unwrap_or(0)} " trials seen in " {format!("{:.0}", c["wall_time_s"].as_f64().unwrap_or(0.0) / 60.0)}
-                " min on " {s("hardware")} " · " {s("storage")}</p>
-            <p class="small">{s("notes")}</p>
-            <table class="summary"><thead><tr><th>"task"</th><th>"test accuracy"</th><th>"chance"</th><th>"responses"</th><th>"p"</th><th></th></tr></thead>
-                <tbody>{rows}</tbody></table>
-            <ul class="effects">{effects}</ul>
-        </div>
     }
 }
