@@ -44,6 +44,18 @@ async function configure(page, { arch = 'gru', capacity = 16, steps = 8, valEver
   assert.equal(cfg.model.arch, arch);
 }
 
+test('the paper preset\'s parameter count is shown beside Table A4\'s', LONG, async () => {
+  const page = await openNetworks();
+  await page.selectOption('#nn-preset', 'paper');
+  await page.selectOption('#nn-arch', 'lstm');
+  await page.fill('#nn-capacity', '256');
+  await page.press('#nn-capacity', 'Tab');
+  await page.waitForFunction(() => /Table A4: 2\.5M/.test(document.querySelector('#nn-params')?.textContent || ''), null, LONG);
+  const n = Number((await page.textContent('#nn-params')).match(/^(\d+) parameters/)[1]);
+  assert.ok(Math.abs(n - 2.5e6) / 2.5e6 < 0.2, `LSTM-256 has ${n} parameters`);
+  await page.close();
+});
+
 const step = (name) => { if (process.env.WMLAB_E2E_TRACE) console.log(`[networks] ${new Date().toISOString()} ${name}`); };
 const stepOf = (page) => page.$eval('#nn-step', (e) => Number(e.dataset.step));
 

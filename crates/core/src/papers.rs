@@ -74,6 +74,8 @@ pub enum Embedded {
     MinervaTable(&'static str),
     /// WorM Table A3 ([`crate::analysis::PUBLISHED_A3`]).
     WormTableA3,
+    /// WorM Table A4 ([`TABLE_A4`]).
+    WormTableA4,
     /// A Minerva table of context-length sweeps ([`snapshot::LENGTH_SWEEPS`] whose source starts so).
     MinervaLengths(&'static str),
     /// A Minerva table of prompt variants ([`snapshot::PROMPT_VARIANTS`] whose source starts so).
@@ -188,6 +190,27 @@ const fn e(
 use Paper::{Lrt, Minerva, Nback, Worm};
 use Published::{Embedded as Emb, FigureOnly, NoNumbers, SeedText};
 use Status::{NoResult, NotYet, Partly, Reproduced};
+
+/// WorM Table A4: (architecture, hidden size, number of parameters as printed, rounded there).
+pub const TABLE_A4: [(&str, usize, f64); 12] = [
+    ("rnn", 96, 1.8e6),
+    ("rnn", 256, 2.0e6),
+    ("rnn", 1024, 3.5e6),
+    ("gru", 96, 2.0e6),
+    ("gru", 256, 2.5e6),
+    ("gru", 1024, 6.5e6),
+    ("lstm", 96, 2.0e6),
+    ("lstm", 256, 2.5e6),
+    ("lstm", 1024, 8.0e6),
+    ("trf", 96, 2.5e6),
+    ("trf", 256, 4.5e6),
+    ("trf", 1024, 20.0e6),
+];
+
+/// Table A4's parameter count of the paper's model `arch`-`hidden` (`lstm`, 256), if it lists it.
+pub fn table_a4_params(arch: &str, hidden: usize) -> Option<f64> {
+    TABLE_A4.iter().find(|(a, h, _)| a.eq_ignore_ascii_case(arch) && *h == hidden).map(|r| r.2)
+}
 
 /// Every entry, papers in [`Paper::ALL`] order, each paper's entries in the paper's order.
 pub const ENTRIES: &[Entry] = &[
@@ -306,10 +329,10 @@ pub const ENTRIES: &[Entry] = &[
         "Table A4",
         "Model capacities and parameter counts",
         "parameters of the 12 architectures",
-        SeedText,
+        Emb(Embedded::WormTableA4),
         Where::Networks,
-        Partly,
-        "The Networks page prints the parameter count of the chosen model; the published column is not embedded.",
+        Reproduced,
+        "The Networks page prints the chosen model's parameter count beside Table A4's; wmlab-nn's tests check the paper preset's counts against it.",
     ),
     e(
         Worm,
@@ -764,6 +787,16 @@ pub fn published_table(what: Embedded) -> Table {
                 .collect();
             Table { source: format!("Minerva {source}, core llm::snapshot::REPORTED"), header, rows }
         }
+        Embedded::WormTableA4 => Table {
+            source: "WorM Table A4 (rounded as printed)".into(),
+            header: ["model", "hidden size", "parameters"].map(String::from).to_vec(),
+            rows: TABLE_A4
+                .iter()
+                .map(|(a, h, n)| {
+                    vec![format!("{}-{h}", a.to_ascii_uppercase()), h.to_string(), format!("{}M", n / 1e6)]
+                })
+                .collect(),
+        },
         Embedded::MinervaLengths(source) => {
             let mut rows = Vec::new();
             for sw in snapshot::LENGTH_SWEEPS.iter().filter(|s| s.source.starts_with(source)) {
@@ -958,7 +991,7 @@ pub fn published_chart(what: Embedded) -> Option<Chart> {
                 series: vec![reference("variant 1".into(), p1, e1), reference("variant 2".into(), p2, e2)],
             })
         }
-        Embedded::WormHumanCurves | Embedded::NbackPerBlock | Embedded::WormTableA3 => None,
+        Embedded::WormHumanCurves | Embedded::NbackPerBlock | Embedded::WormTableA3 | Embedded::WormTableA4 => None,
     }
 }
 

@@ -742,7 +742,15 @@ pub fn Networks() -> impl IntoView {
                         <option value="paper">"paper (Table A1; days)"</option>
                     </select>
                 </label>
-                <span class="small" id="nn-params">{move || params.get().map(|p| format!("{p} parameters")).unwrap_or_default()}</span>
+                <span class="small" id="nn-params">{move || params.get().map(|p| {
+                    // Beside Table A4's count for the same architecture and hidden size.
+                    // (Only for the paper preset: the others change the encoder.)
+                    let (paper, arch, cap) = config.with(|c| (c["preset"] == "paper", c["model"]["arch"].as_str().unwrap_or("").to_string(), c["model"]["capacity"].as_u64().unwrap_or(0)));
+                    match wmlab_core::papers::table_a4_params(&arch, cap as usize).filter(|_| paper) {
+                        Some(n) => format!("{p} parameters (Table A4: {}M)", n / 1e6),
+                        None => format!("{p} parameters"),
+                    }
+                }).unwrap_or_default()}</span>
                 <div class="row">
                     {field("nn-steps", "Steps", &["steps"], false)}
                     {field("nn-per-task", "Trials per task per step", &["per_task"], false)}
