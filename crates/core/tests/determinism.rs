@@ -22,8 +22,20 @@ fn batch_hash(id: TaskId) -> u64 {
     h.finish()
 }
 
+/// The same for the trials people see (the human split, as `people::Session::trial` draws them).
+fn human_hash(id: TaskId) -> u64 {
+    let spec = TaskSpec::new(id);
+    let mut h = Fnv64::default();
+    for i in 0..TRIALS {
+        trial_hash(&mut h, &spec.trial(2024, Split::Human, i * 5 + 2));
+    }
+    h.finish()
+}
+
 fn computed() -> String {
-    TaskId::ALL.iter().map(|&id| format!("{} {:016x}\n", id.as_str(), batch_hash(id))).collect()
+    let train = TaskId::ALL.iter().map(|&id| format!("{} {:016x}\n", id.as_str(), batch_hash(id)));
+    let human = TaskId::ALL.iter().map(|&id| format!("{} human {:016x}\n", id.as_str(), human_hash(id)));
+    train.chain(human).collect()
 }
 
 #[test]

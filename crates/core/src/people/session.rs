@@ -268,11 +268,6 @@ pub fn nback_frame(kind: NbackKind, stimulus: &str) -> Frame {
     }
 }
 
-/// The coin-flip bit of main trial `i` in a grid of `k` cells: the core's balanced flip.
-fn people_flip(i: u64, k: u64) -> bool {
-    crate::task::balanced_flip(i, k)
-}
-
 impl Session {
     /// A new session with its block plan. The seed is [`StudyConfig::effective_seed`].
     pub fn new(config: StudyConfig) -> Session {
@@ -410,14 +405,18 @@ impl Session {
                 let spec = TaskSpec::new(id);
                 let grid = spec.grid();
                 let k = grid.len() as u64;
-                let (cell, flip) = if block.practice {
+                // A main trial is the task's trial `index` of the human split: the same function the
+                // Gallery, the CLI and the networks' data use (one meaning of "seed"). Practice trials
+                // (indices from PRACTICE_BASE) walk the grid from its first cell, alternating answers.
+                let (cell, t) = if block.practice {
                     let j = index.saturating_sub(PRACTICE_BASE);
-                    (grid[(j % k) as usize].clone(), j % 2 == 1)
+                    let cell = grid[(j % k) as usize].clone();
+                    let mut rng = Rng::from_key(trial_seed(self.seed, id.ordinal(), Split::Human, index));
+                    let t = spec.trial_in(&cell, &mut rng, j % 2 == 1);
+                    (cell, t)
                 } else {
-                    (grid[(index % k) as usize].clone(), people_flip(index, k))
+                    (grid[(index % k) as usize].clone(), spec.trial(self.seed, Split::Human, index))
                 };
-                let mut rng = Rng::from_key(trial_seed(self.seed, id.ordinal(), Split::Human, index));
-                let t = spec.trial_in(&cell, &mut rng, flip);
                 Ok(SessionTrial {
                     task: block.task,
                     practice: block.practice,
@@ -917,6 +916,23 @@ pub(crate) mod tests {
         let named = StudyConfig { participant: Some("P01".into()), ..anon };
         assert_eq!(Session::for_link(named.clone(), 1234).seed, named.effective_seed());
         assert_eq!(Session::for_link(named.clone(), 1).seed, Session::for_link(named, 2).seed);
+    }
+
+    #[test]
+    fn a_main_trial_is_the_tasks_trial_of_the_human_split() {
+        let s = Session::new(StudyConfig {
+            seed: Some(77),
+            ..cfg(vec![StudyTask::Worm(TaskId::Vsr), StudyTask::Worm(TaskId::CdColor)])
+        });
+        for (b, block) in s.blocks.iter().enumerate().filter(|(_, b)| !b.practice) {
+            let id = block.task.worm().unwrap();
+            for (j, unit) in block.units.iter().enumerate() {
+                let Unit::Worm { index } = *unit else { panic!() };
+                let t = s.trial(Position { block: b, trial: j }).unwrap();
+                let same = TaskSpec::new(id).trial(77, Split::Human, index);
+                assert_eq!((t.steps, t.conditions), (same.steps, same.conditions), "{id:?} trial {index}");
+            }
+        }
     }
 
     #[test]
