@@ -221,12 +221,10 @@ impl Form {
         };
         let lrt_cfg = if self.lrt_on.get_untracked() {
             let blocks = if self.lrt_shuffled.get_untracked() {
-                let b = parse_list(&self.lrt_block.get_untracked()).map_err(|e| format!("LRT block sizes: {e}"))?;
-                if b.is_empty() || b.contains(&0) {
-                    return Err(
-                        "LRT block sizes: give one or more sizes of 1 or more (1 = a full shuffle), e.g. 1, 10, 250."
-                            .into(),
-                    );
+                let b = lrt::parse_block_sizes(&self.lrt_block.get_untracked())
+                    .map_err(|e| format!("LRT block sizes: {e}."))?;
+                if b.is_empty() {
+                    return Err("LRT block sizes: give one or more (1 = a full shuffle), or untick shuffled.".into());
                 }
                 b
             } else {

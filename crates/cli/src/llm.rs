@@ -237,20 +237,7 @@ pub fn build_samples(a: &RunArgs) -> Result<Vec<Sample>, String> {
                 cfg.lines = l.clone();
             }
             cfg.tests_per_size = a.tests;
-            let blocks: Vec<usize> = if a.shuffle_blocks.trim() == "none" {
-                Vec::new()
-            } else {
-                a.shuffle_blocks
-                    .split(',')
-                    .map(|b| b.trim().parse::<usize>().ok().filter(|b| *b >= 1))
-                    .collect::<Option<_>>()
-                    .ok_or_else(|| {
-                        format!(
-                            "--shuffle-blocks {:?}: block sizes of 1 or more, comma-separated, or none",
-                            a.shuffle_blocks
-                        )
-                    })?
-            };
+            let blocks = lrt::parse_block_sizes(&a.shuffle_blocks).map_err(|e| format!("--shuffle-blocks {e}"))?;
             cfg.orders = lrt::orders(a.ordered, &blocks);
             if cfg.orders.is_empty() {
                 return Err("LRT: --ordered false and --shuffle-blocks none leave nothing to run".into());

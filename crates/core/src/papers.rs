@@ -738,15 +738,13 @@ pub fn published_table(what: Embedded) -> Table {
             }
             let rows = files
                 .iter()
-                .map(|f| {
-                    let per: Vec<(u8, f64)> =
-                        blocks.iter().filter(|b| &b.results_file == f).map(|b| (b.n, b.dprime)).collect();
-                    let t = nback::dprime_tests(&per);
+                .filter_map(|f| {
+                    let t = nback::reported_file_tests(f)?;
                     let k = match &t.kruskal {
                         Ok(r) => format!("H = {:.2}, p = {:.2e}", r.statistic, r.p),
                         Err(e) => e.clone(),
                     };
-                    vec![f.clone(), t.levels.iter().map(|l| l.1.to_string()).collect::<Vec<_>>().join(" / "), k]
+                    Some(vec![f.clone(), t.levels.iter().map(|l| l.1.to_string()).collect::<Vec<_>>().join(" / "), k])
                 })
                 .collect();
             Table {

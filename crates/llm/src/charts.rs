@@ -354,12 +354,7 @@ pub fn nback_tests(outcomes: &[Outcome]) -> Option<(nback::DprimeTests, Option<(
     let published = variant.zip(protocol).and_then(|(v, p)| {
         let reported = nback::reported_for(v, p);
         let first = reported.first()?;
-        let blocks: Vec<(u8, f64)> = nback::reported_blocks()
-            .iter()
-            .filter(|b| b.results_file == first.results_file)
-            .map(|b| (b.n, b.dprime))
-            .collect();
-        (!blocks.is_empty()).then(|| (first.model.clone(), nback::dprime_tests(&blocks)))
+        nback::reported_file_tests(&first.results_file).map(|t| (first.model.clone(), t))
     });
     Some((nback::dprime_tests(&per_block), published))
 }

@@ -108,6 +108,26 @@ impl Insertion {
     }
 }
 
+/// Block sizes as a person types them (the CLI's `--shuffle-blocks`, the LLM page's field): whole numbers
+/// of 1 or more separated by commas, spaces or semicolons (1 = a full shuffle), or `none` for no
+/// shuffled order. A bad list gets a sentence saying what is allowed.
+pub fn parse_block_sizes(text: &str) -> Result<Vec<usize>, String> {
+    if text.trim().eq_ignore_ascii_case("none") {
+        return Ok(Vec::new());
+    }
+    let bad =
+        || format!("\"{}\": give block sizes of 1 or more (1 = a full shuffle), e.g. 1, 10, 250; or none", text.trim());
+    let sizes: Vec<usize> = text
+        .split([',', ' ', ';'])
+        .filter(|p| !p.trim().is_empty())
+        .map(|p| p.trim().parse::<usize>().ok().filter(|b| *b >= 1).ok_or_else(bad))
+        .collect::<Result<_, _>>()?;
+    if sizes.is_empty() {
+        return Err(bad());
+    }
+    Ok(sizes)
+}
+
 /// The orders of a run: ordered (if asked) then a block shuffle for each block size B (1 = a full
 /// shuffle), each B once, in the order given.
 pub fn orders(ordered: bool, shuffle_blocks: &[usize]) -> Vec<Order> {
@@ -314,6 +334,16 @@ pub fn score(reply: &str, target: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn block_sizes_parse_as_typed_and_bad_ones_are_named() {
+        assert_eq!(parse_block_sizes("1, 10;250"), Ok(vec![1, 10, 250]));
+        assert_eq!(parse_block_sizes(" NONE "), Ok(vec![]));
+        for bad in ["0", "1,x", "", " , ", "-3"] {
+            let e = parse_block_sizes(bad).unwrap_err();
+            assert!(e.contains("block sizes of 1 or more"), "{bad}: {e}");
+        }
+    }
 
     fn check_item(item: &LrtItem, n: usize) {
         let lines: Vec<&str> = item.text.lines().collect();

@@ -1108,6 +1108,14 @@ pub fn reported_blocks() -> Vec<ReportedBlock> {
         .collect()
 }
 
+/// The paper's d′ tests ([`dprime_tests`]) on the published blocks of one results file; `None` when the
+/// file has no per-block rows.
+pub fn reported_file_tests(results_file: &str) -> Option<DprimeTests> {
+    let per: Vec<(u8, f64)> =
+        reported_blocks().iter().filter(|b| b.results_file == results_file).map(|b| (b.n, b.dprime)).collect();
+    (!per.is_empty()).then(|| dprime_tests(&per))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
