@@ -94,6 +94,24 @@ fn draw(canvas: web_sys::HtmlCanvasElement, chart: &Chart) -> Result<usize, Stri
     Ok(chart.series.len())
 }
 
+/// Record a draw's outcome on its canvas, for readers and the browser tests: `data-drawn="true"` (and
+/// `data-series`, when the drawing counts its series) or `data-drawn="error"` with `data-error`. Every
+/// chart component reports through this.
+pub fn mark_drawn(c: &web_sys::HtmlCanvasElement, result: Result<Option<usize>, String>) {
+    match result {
+        Ok(series) => {
+            if let Some(n) = series {
+                let _ = c.set_attribute("data-series", &n.to_string());
+            }
+            let _ = c.set_attribute("data-drawn", "true");
+        }
+        Err(e) => {
+            let _ = c.set_attribute("data-drawn", "error");
+            let _ = c.set_attribute("data-error", &e);
+        }
+    }
+}
+
 /// A chart on a canvas `id`; `data-drawn` says `true` (with `data-series`) or `error` (with `data-error`).
 #[component]
 pub fn SpecChart(chart: Chart, id: String) -> impl IntoView {
@@ -103,16 +121,7 @@ pub fn SpecChart(chart: Chart, id: String) -> impl IntoView {
         chart.categories.iter().enumerate().map(|(i, c)| format!("{} {c}", i + 1)).collect::<Vec<_>>().join(" · ");
     Effect::new(move |_| {
         if let Some(c) = canvas.get() {
-            match draw(c.clone(), &chart) {
-                Ok(n) => {
-                    let _ = c.set_attribute("data-series", &n.to_string());
-                    let _ = c.set_attribute("data-drawn", "true");
-                }
-                Err(err) => {
-                    let _ = c.set_attribute("data-drawn", "error");
-                    let _ = c.set_attribute("data-error", &err);
-                }
-            }
+            mark_drawn(&c, draw(c.clone(), &chart).map(Some));
         }
     });
     view! {

@@ -8,7 +8,8 @@ use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use wmlab_core::compare::{Panel, Who};
 
-use crate::components::plot::COLOURS;
+use crate::components::chart::mark_drawn;
+use crate::components::plot::{COLOURS, bounds};
 
 pub fn subject_colour(i: usize) -> RGBColor {
     COLOURS[i % COLOURS.len()]
@@ -49,21 +50,8 @@ fn draw(canvas: web_sys::HtmlCanvasElement, panel: &Panel, names: &[String]) -> 
     root.fill(&WHITE).map_err(|e| e.to_string())?;
     // The plot on the left, the legend on the right (so it never hides a point).
     let (area, legend) = root.split_horizontally(PLOT_W);
-    let pts = panel.series.iter().flat_map(|s| s.curves.iter().flat_map(|c| c.points.iter().copied()));
-    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, 0.0f64, 1.0f64);
-    for (x, y) in pts {
-        x0 = x0.min(x);
-        x1 = x1.max(x);
-        y0 = y0.min(y);
-        y1 = y1.max(y);
-    }
-    if x0 > x1 {
-        (x0, x1) = (0.0, 1.0);
-    }
-    if (x1 - x0).abs() < 1e-9 {
-        x0 -= 1.0;
-        x1 += 1.0;
-    }
+    let (x0, x1, y0, y1) =
+        bounds(panel.series.iter().flat_map(|s| s.curves.iter().flat_map(|c| c.points.iter().copied())));
     let pad = (x1 - x0) * 0.08;
     let ypad = (y1 - y0) * 0.04;
     // Every x of these panels is a whole number (positions, sizes, counts, N): label whole numbers only.
@@ -175,16 +163,7 @@ pub fn CmpChart(panel: Panel, index: usize, names: Vec<String>) -> impl IntoView
     let p = panel.clone();
     Effect::new(move |_| {
         if let Some(c) = canvas.get() {
-            match draw(c.clone(), &p, &names) {
-                Ok(n) => {
-                    let _ = c.set_attribute("data-series", &n.to_string());
-                    let _ = c.set_attribute("data-drawn", "true");
-                }
-                Err(e) => {
-                    let _ = c.set_attribute("data-drawn", "error");
-                    let _ = c.set_attribute("data-error", &e);
-                }
-            }
+            mark_drawn(&c, draw(c.clone(), &p, &names).map(Some));
         }
     });
     let who = panel.series.iter().map(|s| s.who.key()).collect::<Vec<_>>().join(" ");

@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 
+use super::chart::mark_drawn;
 use super::plot::COLOURS;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -109,16 +110,7 @@ pub fn LiveChart(
     Effect::new(move |_| {
         let chart = data.get();
         if let Some(c) = canvas.get() {
-            match draw(c.clone(), &chart) {
-                Ok(n) => {
-                    let _ = c.set_attribute("data-drawn", "true");
-                    let _ = c.set_attribute("data-series", &n.to_string());
-                }
-                Err(e) => {
-                    let _ = c.set_attribute("data-drawn", "error");
-                    let _ = c.set_attribute("data-error", &e);
-                }
-            }
+            mark_drawn(&c, draw(c.clone(), &chart).map(Some));
         }
     });
     view! {

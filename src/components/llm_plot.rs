@@ -10,6 +10,7 @@ use wmlab_core::llm::nback::DprimeTests;
 use wmlab_llm::Outcome;
 use wmlab_llm::charts::{LlmPanel, nback_tests, panels};
 
+use super::chart::mark_drawn;
 use super::plot::COLOURS;
 
 fn draw(canvas: web_sys::HtmlCanvasElement, p: &LlmPanel) -> Result<(), String> {
@@ -116,15 +117,7 @@ fn LlmChart(panel: LlmPanel) -> impl IntoView {
     let p = panel.clone();
     Effect::new(move |_| {
         if let Some(c) = canvas.get() {
-            match draw(c.clone(), &p) {
-                Ok(()) => {
-                    let _ = c.set_attribute("data-drawn", "true");
-                }
-                Err(e) => {
-                    let _ = c.set_attribute("data-drawn", "error");
-                    let _ = c.set_attribute("data-error", &e);
-                }
-            }
+            mark_drawn(&c, draw(c.clone(), &p).map(|()| None));
         }
     });
     let own = panel.series.iter().filter(|s| !s.reference).map(|s| s.points.len()).sum::<usize>();

@@ -15,6 +15,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters_canvas::CanvasBackend;
 use wmlab_core::analysis::NetworkAnalysis;
 
+use super::chart::mark_drawn;
 use super::plot::COLOURS;
 
 type Area = DrawingArea<CanvasBackend, Shift>;
@@ -338,15 +339,7 @@ fn Figure(report: Rc<NetworkAnalysis>, id: &'static str, width: u32, height: u32
             draw(&report, &root)?;
             root.present().map_err(e2s)
         });
-        match res {
-            Ok(()) => {
-                let _ = c.set_attribute("data-drawn", "true");
-            }
-            Err(e) => {
-                let _ = c.set_attribute("data-drawn", "error");
-                let _ = c.set_attribute("data-error", &e);
-            }
-        }
+        mark_drawn(&c, res.map(|()| None));
     });
     view! { <canvas node_ref=canvas id=id width=width height=height class="chart"></canvas> }
 }

@@ -9,6 +9,8 @@ use plotters_canvas::CanvasBackend;
 use wmlab_core::people::{Curve, StudyTask, human_curves, subject_curves};
 use wmlab_core::record::ResultRecord;
 
+use super::chart::mark_drawn;
+
 /// One panel: its name and (curve, is_human) series.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Panel {
@@ -65,13 +67,11 @@ pub const COLOURS: [RGBColor; 8] = [
     RGBColor(0x17, 0xbe, 0xcf),
 ];
 
-fn draw(canvas: web_sys::HtmlCanvasElement, panel: &Panel) -> Result<(), String> {
-    let backend = CanvasBackend::with_canvas_object(canvas).ok_or("no canvas")?;
-    let root = backend.into_drawing_area();
-    root.fill(&WHITE).map_err(|e| e.to_string())?;
-    let pts = panel.series.iter().flat_map(|(c, _)| c.points.iter().copied());
+/// The x and y range of curve points on the paper's axes: y always spans 0–1 (rates) and grows to hold
+/// larger values (d′); x holds every point, one unit either side when all share one x, 0–1 when none.
+pub fn bounds(points: impl Iterator<Item = (f64, f64)>) -> (f64, f64, f64, f64) {
     let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, 0.0f64, 1.0f64);
-    for (x, y) in pts {
+    for (x, y) in points {
         x0 = x0.min(x);
         x1 = x1.max(x);
         y0 = y0.min(y);
@@ -84,6 +84,14 @@ fn draw(canvas: web_sys::HtmlCanvasElement, panel: &Panel) -> Result<(), String>
         x0 -= 1.0;
         x1 += 1.0;
     }
+    (x0, x1, y0, y1)
+}
+
+fn draw(canvas: web_sys::HtmlCanvasElement, panel: &Panel) -> Result<(), String> {
+    let backend = CanvasBackend::with_canvas_object(canvas).ok_or("no canvas")?;
+    let root = backend.into_drawing_area();
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    let (x0, x1, y0, y1) = bounds(panel.series.iter().flat_map(|(c, _)| c.points.iter().copied()));
     let pad = (x1 - x0) * 0.08;
     let y_desc = if panel.series.iter().any(|(c, _)| c.label == "dprime") { "value" } else { "accuracy" };
     let mut chart = ChartBuilder::on(&root)
@@ -142,15 +150,7 @@ pub fn Chart(panel: Panel, #[prop(default = 0)] index: usize) -> impl IntoView {
     let p = panel.clone();
     Effect::new(move |_| {
         if let Some(c) = canvas.get() {
-            match draw(c.clone(), &p) {
-                Ok(()) => {
-                    let _ = c.set_attribute("data-drawn", "true");
-                }
-                Err(e) => {
-                    let _ = c.set_attribute("data-drawn", "error");
-                    let _ = c.set_attribute("data-error", &e);
-                }
-            }
+            mark_drawn(&c, draw(c.clone(), &p).map(|()| None));
         }
     });
     view! {

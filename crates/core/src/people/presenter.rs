@@ -222,9 +222,6 @@ impl Presenter {
         (p, vec![Action::Paint(blank), Action::Await(None)])
     }
 
-    pub fn trial(&self) -> &SessionTrial {
-        &self.trial
-    }
     /// The step on screen (0 during the gap).
     pub fn step(&self) -> usize {
         self.step

@@ -59,16 +59,6 @@ pub enum StudyText {
     Path(String),
 }
 
-impl StudyText {
-    /// The text when it is given by value.
-    pub fn text(&self) -> Option<&str> {
-        match self {
-            StudyText::Text(t) => Some(t),
-            StudyText::Path(_) => None,
-        }
-    }
-}
-
 /// A study: which tasks, how many trials, and where the data and the participant go afterwards.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StudyConfig {
