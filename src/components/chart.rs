@@ -1,102 +1,298 @@
-//! The one chart component for charts given as data (`wmlab_core::chart::Chart`): lines with markers
-//! and error bars, references thin and hollow, chance dashed, the legend to the right of the plot so it
-//! never hides a point, category names on x where the chart has them. The builders that fill a `Chart`
-//! live in the core (e.g. `papers::published_chart`), where native tests read them.
+//! The one chart module: it draws the chart specs of `wmlab_core::chart` on canvases and does nothing
+//! else. A [`Chart`] of lines or points (references thin and hollow, chance dashed, error bars, the
+//! legend to the right of the plot so it never hides a point, categories numbered on x with a key
+//! below), a [`Heatmap`] and a [`HistGrid`]. Every builder — the papers' published numbers, a record's
+//! curves beside the people's, a comparison panel, an LLM run, a network's training curves and its
+//! analyses — lives in the core or `wmlab-llm`, where native tests read the specs.
+//!
+//! Every canvas reports its outcome through [`mark_drawn`]: `data-drawn="true"` (with `data-series`, the
+//! number of legend entries drawn) or `data-drawn="error"` with `data-error`.
 
 use leptos::html::Canvas;
 use leptos::prelude::*;
+use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters_canvas::CanvasBackend;
-use wmlab_core::chart::{Chart, Role};
+use wmlab_core::chart::{Chart, Heatmap, HistGrid, Marker, Rgb, Role, palette};
 
-use crate::components::plot::COLOURS;
+type Area = DrawingArea<CanvasBackend, Shift>;
 
-const PLOT_W: u32 = 560;
-const CANVAS_W: u32 = 800;
-const CANVAS_H: u32 = 360;
+fn e2s<E: std::fmt::Display>(e: E) -> String {
+    e.to_string()
+}
 
-fn draw(canvas: web_sys::HtmlCanvasElement, chart: &Chart) -> Result<usize, String> {
-    let e = |e: &dyn std::fmt::Display| e.to_string();
-    let backend = CanvasBackend::with_canvas_object(canvas).ok_or("no canvas")?;
-    let root = backend.into_drawing_area();
-    root.fill(&WHITE).map_err(|x| e(&x))?;
-    let (area, legend) = root.split_horizontally(PLOT_W);
+fn rgb(c: Rgb) -> RGBColor {
+    RGBColor(c.0, c.1, c.2)
+}
+
+fn text(area: &Area, s: &str, (x, y): (i32, i32), size: u32, h: HPos, v: VPos, rotate: bool) -> Result<(), String> {
+    let mut style = TextStyle::from(("sans-serif", size).into_font()).color(&BLACK).pos(Pos::new(h, v));
+    if rotate {
+        style = style.transform(FontTransform::Rotate270);
+    }
+    area.draw(&Text::new(s.to_string(), (x, y), style)).map_err(e2s)
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    if s.chars().count() > max { s.chars().take(max.saturating_sub(1)).chain(['…']).collect() } else { s.to_string() }
+}
+
+/// A marker of `shape` at a data point: filled, or an outline for references.
+fn marker<DB: DrawingBackend + 'static>(
+    shape: Marker,
+    (x, y): (f64, f64),
+    size: i32,
+    colour: RGBColor,
+    filled: bool,
+) -> DynElement<'static, DB, (f64, f64)> {
+    let fill = if filled { colour.filled() } else { colour.stroke_width(1) };
+    let line = colour.stroke_width(if filled { 2 } else { 1 });
+    let s = size;
+    let poly = move |pts: Vec<(i32, i32)>| {
+        if filled {
+            (EmptyElement::at((x, y)) + Polygon::new(pts, fill)).into_dyn()
+        } else {
+            let closed: Vec<(i32, i32)> = pts.iter().copied().chain(pts.first().copied()).collect();
+            (EmptyElement::at((x, y)) + PathElement::new(closed, line)).into_dyn()
+        }
+    };
+    match shape {
+        Marker::Circle => Circle::new((x, y), s, fill).into_dyn(),
+        Marker::Triangle => poly(vec![(0, -s - 1), (s + 1, s), (-s - 1, s)]),
+        Marker::Square => poly(vec![(-s, -s), (s, -s), (s, s), (-s, s)]),
+        Marker::Cross => Cross::new((x, y), s, line).into_dyn(),
+        Marker::Diamond => poly(vec![(0, -s - 1), (s + 1, 0), (0, s + 1), (-s - 1, 0)]),
+        Marker::TriangleDown => poly(vec![(-s - 1, -s), (s + 1, -s), (0, s + 1)]),
+        Marker::Plus => (EmptyElement::at((x, y))
+            + PathElement::new(vec![(-s - 1, 0), (s + 1, 0)], line)
+            + PathElement::new(vec![(0, -s - 1), (0, s + 1)], line))
+        .into_dyn(),
+        Marker::Pentagon => poly(vec![(0, -s - 1), (s + 1, -1), (s - 1, s + 1), (-s + 1, s + 1), (-s - 1, -1)]),
+    }
+}
+
+/// One chart on `area`: the plot on the left, the legend on the right. Returns the legend entries drawn.
+fn draw_chart(area: &Area, chart: &Chart) -> Result<usize, String> {
+    let (w, h) = area.dim_in_pixel();
+    let legend_w = (w as f64 * 0.3).min(240.0) as u32;
+    let (plot, legend) = area.split_horizontally(w - legend_w);
     let ((x0, x1), (y0, y1)) = chart.bounds();
-    let pad = if chart.categories.is_empty() { (x1 - x0) * 0.06 } else { 0.5 };
-    let ypad = (y1 - y0) * 0.05;
-    let cats = chart.categories.clone();
-    let bottom = 40;
-    let mut c = ChartBuilder::on(&area)
-        .caption(&chart.title, ("sans-serif", 15))
+    let cats = &chart.categories;
+    let pad = if cats.is_empty() { (x1 - x0) * 0.06 } else { 0.5 };
+    let ypad = (y1 - y0) * 0.04;
+    let mut c = ChartBuilder::on(&plot)
+        .caption(&chart.title, ("sans-serif", 14))
         .margin(8)
-        .x_label_area_size(bottom)
+        .x_label_area_size(if chart.x_label.is_empty() { 24 } else { 38 })
         .y_label_area_size(48)
         .build_cartesian_2d((x0 - pad)..(x1 + pad), (y0 - ypad)..(y1 + ypad))
-        .map_err(|x| e(&x))?;
+        .map_err(e2s)?;
     let mut mesh = c.configure_mesh();
     mesh.x_desc(chart.x_label.as_str()).y_desc(chart.y_label.as_str()).light_line_style(WHITE.mix(0.0));
-    // Categories are numbered 1, 2, … on the axis; the key under the chart names them.
-    let fmt_cat = |v: &f64| {
+    // Categories are numbered 1, 2, … (the key under the chart names them); whole-number axes label
+    // whole numbers only.
+    let n_cats = cats.len();
+    let fmt_cat = move |v: &f64| {
         let i = v.round();
-        if (v - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < cats.len() {
+        if (v - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < n_cats {
             format!("{}", i as usize + 1)
         } else {
             String::new()
         }
     };
-    if !chart.categories.is_empty() {
-        mesh.x_labels(chart.categories.len() * 2 + 1).x_label_formatter(&fmt_cat);
+    let fmt_whole =
+        |v: &f64| if (v - v.round()).abs() < 1e-6 { format!("{}", v.round() as i64) } else { String::new() };
+    if !cats.is_empty() {
+        mesh.x_labels(n_cats * 2 + 1).x_label_formatter(&fmt_cat);
+    } else if chart.whole_x() && x1 - x0 <= 30.0 {
+        mesh.x_labels(((x1 - x0).round() as usize + 1).clamp(2, 12)).x_label_formatter(&fmt_whole);
     }
-    mesh.draw().map_err(|x| e(&x))?;
+    mesh.draw().map_err(e2s)?;
+
+    let n = chart.series.len() as f64;
+    let mut entries: Vec<(String, RGBColor, Role, Marker, bool)> = Vec::new();
     for (k, s) in chart.series.iter().enumerate() {
-        let colour = match s.role {
-            Role::Chance => RGBColor(0x99, 0x99, 0x99),
-            _ => COLOURS[k % COLOURS.len()],
-        };
-        let width = if s.role == Role::Subject { 2 } else { 1 };
-        let style = colour.stroke_width(width);
-        // Categories: the series side by side around each category (no lines between categories).
-        let n = chart.series.len() as f64;
+        let colour = rgb(s.colour_at(k));
+        let style = colour.stroke_width(if s.role == Role::Subject { 2 } else { 1 });
+        // Categories: the series side by side around each category, not joined.
         let dodge = if cats.is_empty() { 0.0 } else { (k as f64 - (n - 1.0) / 2.0) * 0.5 / n.max(1.0) };
-        let pts: Vec<(f64, f64)> = s.points.iter().map(|&(x, y)| (x + dodge, y)).collect();
-        match (cats.is_empty(), s.role) {
-            (false, _) => {}
-            (true, Role::Chance) => {
-                c.draw_series(DashedLineSeries::new(pts.iter().copied(), 6, 4, style)).map_err(|x| e(&x))?;
-            }
-            (true, _) => {
-                c.draw_series(LineSeries::new(pts.iter().copied(), style)).map_err(|x| e(&x))?;
+        let pts: Vec<(f64, f64)> = s.finite_points().map(|(x, y)| (x + dodge, y)).collect();
+        if pts.is_empty() {
+            continue;
+        }
+        let joined = s.line && cats.is_empty();
+        if joined && s.role == Role::Chance {
+            c.draw_series(DashedLineSeries::new(pts.iter().copied(), 6, 4, style)).map_err(e2s)?;
+        } else if joined {
+            c.draw_series(LineSeries::new(pts.iter().copied(), style)).map_err(e2s)?;
+        }
+        // Markers where they can be told apart (a long live curve is a line only).
+        if !joined || pts.len() < 40 {
+            let filled = s.role == Role::Subject;
+            c.draw_series(pts.iter().map(|&p| marker(s.marker, p, 3, colour, filled))).map_err(e2s)?;
+        }
+        // Whiskers: the bar and its two caps (1 % of the x range wide).
+        let cap = (x1 - x0 + 2.0 * pad) * 0.01;
+        for &(x, lo, hi) in &s.bars {
+            let x = x + dodge;
+            for path in [vec![(x, lo), (x, hi)], vec![(x - cap, lo), (x + cap, lo)], vec![(x - cap, hi), (x + cap, hi)]]
+            {
+                c.draw_series(std::iter::once(PathElement::new(path, colour.stroke_width(1)))).map_err(e2s)?;
             }
         }
-        let fill = if s.role == Role::Subject { colour.filled() } else { colour.stroke_width(1) };
-        c.draw_series(pts.iter().map(|&(x, y)| Circle::new((x, y), 3, fill))).map_err(|x| e(&x))?;
-        if s.err.len() == pts.len() {
-            // Whiskers: the bar and its two caps, as paths in data space (caps 1 % of the x range wide).
-            let cap = (x1 - x0 + 2.0 * pad) * 0.01;
-            let bar = colour.stroke_width(1);
-            for (&(x, y), &h) in pts.iter().zip(&s.err) {
-                for path in [
-                    vec![(x, y - h), (x, y + h)],
-                    vec![(x - cap, y - h), (x + cap, y - h)],
-                    vec![(x - cap, y + h), (x + cap, y + h)],
-                ] {
-                    c.draw_series(std::iter::once(PathElement::new(path, bar))).map_err(|x| e(&x))?;
-                }
-            }
+        if s.legend {
+            entries.push((s.name.clone(), colour, s.role, s.marker, joined));
         }
-        let y = 40 + 20 * k as i32;
-        legend.draw(&PathElement::new(vec![(4, y), (28, y)], colour.stroke_width(2))).map_err(|x| e(&x))?;
-        let name: String =
-            if s.name.chars().count() > 32 { s.name.chars().take(31).chain(['…']).collect() } else { s.name.clone() };
-        legend.draw(&Text::new(name, (34, y - 7), ("sans-serif", 11).into_font().color(&BLACK))).map_err(|x| e(&x))?;
     }
-    root.present().map_err(|x| e(&x))?;
-    Ok(chart.series.len())
+    let step = (((h as i32) - 50) / entries.len().max(1) as i32).clamp(12, 20);
+    let max_chars = ((legend_w as i32 - 36) / 6).max(8) as usize;
+    for (i, (name, colour, role, shape, joined)) in entries.iter().enumerate() {
+        let y = 40 + step * i as i32;
+        let style = colour.stroke_width(2);
+        if *role == Role::Chance && *joined {
+            for x in [4, 14, 24] {
+                legend.draw(&PathElement::new(vec![(x, y), (x + 6, y)], style)).map_err(e2s)?;
+            }
+        } else if *joined {
+            legend.draw(&PathElement::new(vec![(4, y), (28, y)], style)).map_err(e2s)?;
+        }
+        if !*joined || *shape != Marker::Circle {
+            let m: DynElement<'static, CanvasBackend, (i32, i32)> = match shape {
+                Marker::Circle => Circle::new((16, y), 4, colour.filled()).into_dyn(),
+                _ => Text::new(shape.glyph().to_string(), (11, y - 7), ("sans-serif", 12).into_font().color(&colour))
+                    .into_dyn(),
+            };
+            legend.draw(&m).map_err(e2s)?;
+        }
+        let font = ("sans-serif", 11).into_font().color(&BLACK);
+        legend.draw(&Text::new(truncate(name, max_chars), (34, y - 7), font)).map_err(e2s)?;
+    }
+    Ok(entries.len())
+}
+
+/// A matrix as coloured cells: row names on the left, column names rotated below, an optional strip of
+/// palette colours under the columns.
+fn draw_heatmap(area: &Area, m: &Heatmap) -> Result<usize, String> {
+    let (w, h) = area.dim_in_pixel();
+    text(area, &m.title, (w as i32 / 2, 4), 14, HPos::Center, VPos::Top, false)?;
+    let axis = !m.axis_label.is_empty();
+    let longest = m.rows.iter().map(|r| r.chars().count()).max().unwrap_or(2) as i32;
+    let left = (12 + longest * 6).clamp(40, 260) + if axis { 18 } else { 0 };
+    let top = if axis { 36 } else { 28 };
+    let bottom = if !m.cols.is_empty() {
+        16 + 6 * m.cols.iter().map(|c| c.chars().count()).max().unwrap_or(2) as i32 + if axis { 18 } else { 0 }
+    } else if m.strip.is_some() {
+        40
+    } else {
+        10
+    };
+    let (mut pw, mut ph) = (w as i32 - left - 10, h as i32 - top - bottom);
+    if m.square {
+        pw = pw.min(ph);
+        ph = pw;
+    }
+    let nr = m.cells.len().max(1) as f64;
+    let nc = m.cells.iter().map(|r| r.len()).max().unwrap_or(0).max(1) as f64;
+    let (cw, ch) = (pw as f64 / nc, ph as f64 / nr);
+    let at = |i: usize, size: f64, origin: i32| origin + (i as f64 * size) as i32;
+    for (i, row) in m.cells.iter().enumerate() {
+        for (j, v) in row.iter().enumerate() {
+            let (x0, x1, y0, y1) = (at(j, cw, left), at(j + 1, cw, left), at(i, ch, top), at(i + 1, ch, top));
+            let fill = v.map(|v| rgb(m.colour(v))).unwrap_or(RGBColor(0xdd, 0xdd, 0xdd));
+            area.draw(&Rectangle::new([(x0, y0), (x1.max(x0 + 1), y1.max(y0 + 1))], fill.filled())).map_err(e2s)?;
+            if let (true, Some(v)) = (m.values, v) {
+                text(area, &format!("{v:.2}"), ((x0 + x1) / 2, (y0 + y1) / 2), 10, HPos::Center, VPos::Center, false)?;
+            }
+        }
+    }
+    area.draw(&Rectangle::new([(left, top), (left + pw, top + ph)], BLACK.mix(0.4).stroke_width(1))).map_err(e2s)?;
+    for (i, r) in m.rows.iter().enumerate() {
+        text(area, r, (left - 4, top + ((i as f64 + 0.5) * ch) as i32), 11, HPos::Right, VPos::Center, false)?;
+    }
+    for (j, c) in m.cols.iter().enumerate() {
+        text(area, c, (left + ((j as f64 + 0.5) * cw) as i32, top + ph + 4), 11, HPos::Right, VPos::Center, true)?;
+    }
+    if let Some((strip, caption)) = &m.strip {
+        for (j, &c) in strip.iter().enumerate() {
+            let (x0, x1) = (at(j, cw, left), at(j + 1, cw, left));
+            let cell = [(x0, top + ph + 4), (x1.max(x0 + 1), top + ph + 16)];
+            area.draw(&Rectangle::new(cell, rgb(palette(c)).filled())).map_err(e2s)?;
+        }
+        text(area, caption, (left + pw / 2, top + ph + 20), 11, HPos::Center, VPos::Top, false)?;
+    }
+    if axis {
+        text(area, &m.axis_label, (left + pw / 2, h as i32 - 14), 12, HPos::Center, VPos::Center, false)?;
+        text(area, &m.axis_label, (10, top + ph / 2), 12, HPos::Center, VPos::Center, true)?;
+    }
+    Ok(1)
+}
+
+/// A square grid of small histograms, names on the left and (rotated) below.
+fn draw_hist_grid(area: &Area, g: &HistGrid) -> Result<usize, String> {
+    let (w, h) = area.dim_in_pixel();
+    text(area, &g.title, (w as i32 / 2, 4), 14, HPos::Center, VPos::Top, false)?;
+    let n = g.names.len().max(1) as i32;
+    let (left, top) = (60, 28);
+    let cell = ((w as i32 - left - 10).min(h as i32 - top - 70) / n).max(8);
+    for (a, name) in g.names.iter().enumerate() {
+        let a32 = a as i32;
+        text(area, name, (left - 4, top + cell * a32 + cell / 2), 11, HPos::Right, VPos::Center, false)?;
+        text(area, name, (left + cell * a32 + cell / 2, top + cell * n + 4), 11, HPos::Right, VPos::Center, true)?;
+        for b in 0..g.names.len() {
+            let (x0, y0) = (left + cell * b as i32, top + cell * a32);
+            area.draw(&Rectangle::new([(x0, y0), (x0 + cell, y0 + cell)], BLACK.mix(0.2).stroke_width(1)))
+                .map_err(e2s)?;
+            let Some(counts) = g.cells.get(a).and_then(|r| r.get(b)).and_then(|c| c.as_ref()) else { continue };
+            let max = counts.iter().copied().max().unwrap_or(0).max(1) as f64;
+            let bw = (cell - 4) as f64 / counts.len().max(1) as f64;
+            for (i, &k) in counts.iter().enumerate().filter(|(_, k)| **k > 0) {
+                let bx0 = x0 + 2 + (i as f64 * bw) as i32;
+                let bx1 = x0 + 2 + ((i + 1) as f64 * bw) as i32;
+                let bh = (((cell - 4) as f64 * k as f64 / max) as i32).max(1);
+                let bar = [(bx0, y0 + cell - 2 - bh), (bx1.max(bx0 + 1), y0 + cell - 2)];
+                area.draw(&Rectangle::new(bar, rgb(palette(0)).filled())).map_err(e2s)?;
+            }
+        }
+    }
+    Ok(1)
+}
+
+/// A figure to draw on one canvas.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Figure {
+    /// Charts side by side (usually one).
+    Charts(Vec<Chart>),
+    Heatmap(Heatmap),
+    HistGrid(HistGrid),
+    /// Nothing to draw: a line of text in its place.
+    Empty(String),
+}
+
+fn paint(canvas: web_sys::HtmlCanvasElement, figure: &Figure) -> Result<usize, String> {
+    let root = CanvasBackend::with_canvas_object(canvas).ok_or("no canvas")?.into_drawing_area();
+    root.fill(&WHITE).map_err(e2s)?;
+    let n = match figure {
+        Figure::Charts(charts) => {
+            let mut n = 0;
+            for (area, chart) in root.split_evenly((1, charts.len().max(1))).iter().zip(charts) {
+                n += draw_chart(area, chart)?;
+            }
+            n
+        }
+        Figure::Heatmap(m) => draw_heatmap(&root, m)?,
+        Figure::HistGrid(g) => draw_hist_grid(&root, g)?,
+        Figure::Empty(msg) => {
+            text(&root, msg, (20, 40), 13, HPos::Left, VPos::Top, false)?;
+            0
+        }
+    };
+    root.present().map_err(e2s)?;
+    Ok(n)
 }
 
 /// Record a draw's outcome on its canvas, for readers and the browser tests: `data-drawn="true"` (and
-/// `data-series`, when the drawing counts its series) or `data-drawn="error"` with `data-error`. Every
-/// chart component reports through this.
+/// `data-series`) or `data-drawn="error"` with `data-error`.
 pub fn mark_drawn(c: &web_sys::HtmlCanvasElement, result: Result<Option<usize>, String>) {
     match result {
         Ok(series) => {
@@ -112,23 +308,105 @@ pub fn mark_drawn(c: &web_sys::HtmlCanvasElement, result: Result<Option<usize>, 
     }
 }
 
-/// A chart on a canvas `id`; `data-drawn` says `true` (with `data-series`) or `error` (with `data-error`).
+/// A figure on a canvas `id` that redraws whenever `figure` changes; `data` are extra attributes set on
+/// the canvas (what the page's tests and readers look up), `caption` a line under it. Categories of a
+/// chart get a key under it.
 #[component]
-pub fn SpecChart(chart: Chart, id: String) -> impl IntoView {
+pub fn FigureCanvas(
+    #[prop(into)] figure: Signal<Figure>,
+    #[prop(into)] id: String,
+    #[prop(default = "")] class: &'static str,
+    #[prop(default = 800)] width: u32,
+    #[prop(default = 360)] height: u32,
+    #[prop(optional)] data: Vec<(&'static str, String)>,
+    #[prop(default = None)] caption: Option<String>,
+    #[prop(default = None)] caption_id: Option<String>,
+) -> impl IntoView {
     let canvas = NodeRef::<Canvas>::new();
-    let title = chart.title.clone();
-    let key =
-        chart.categories.iter().enumerate().map(|(i, c)| format!("{} {c}", i + 1)).collect::<Vec<_>>().join(" · ");
     Effect::new(move |_| {
+        let f = figure.get();
         if let Some(c) = canvas.get() {
-            mark_drawn(&c, draw(c.clone(), &chart).map(Some));
+            for (k, v) in &data {
+                let _ = c.set_attribute(k, v);
+            }
+            mark_drawn(&c, paint(c.clone(), &f).map(Some));
         }
     });
+    let label = move || {
+        figure.with(|f| match f {
+            Figure::Charts(c) => c.iter().map(|c| c.title.clone()).collect::<Vec<_>>().join("; "),
+            Figure::Heatmap(m) => m.title.clone(),
+            Figure::HistGrid(g) => g.title.clone(),
+            Figure::Empty(s) => s.clone(),
+        })
+    };
+    let key = move || {
+        figure.with(|f| match f {
+            Figure::Charts(c) => c
+                .iter()
+                .flat_map(|c| c.categories.iter().enumerate().map(|(i, c)| format!("{} {c}", i + 1)))
+                .collect::<Vec<_>>()
+                .join(" · "),
+            _ => String::new(),
+        })
+    };
     view! {
-        <figure class="chart spec-chart">
-            <canvas node_ref=canvas class="plot spec-plot" id=id width=CANVAS_W height=CANVAS_H role="img"
-                aria-label=format!("chart: {title}")></canvas>
-            {(!key.is_empty()).then(|| view! { <figcaption class="small spec-key">{key}</figcaption> })}
+        <figure class="chart">
+            <canvas node_ref=canvas class=format!("plot {class}") id=id width=width height=height role="img"
+                aria-label=label></canvas>
+            {move || { let k = key(); (!k.is_empty()).then(|| view! { <figcaption class="small spec-key">{k}</figcaption> }) }}
+            {caption.map(|c| view! { <figcaption class="small chart-note" id=caption_id>{c}</figcaption> })}
         </figure>
+    }
+}
+
+/// One chart on a canvas `id` (see [`FigureCanvas`]).
+#[component]
+pub fn SpecChart(
+    #[prop(into)] chart: Signal<Chart>,
+    #[prop(into)] id: String,
+    #[prop(default = "")] class: &'static str,
+    #[prop(default = 800)] width: u32,
+    #[prop(default = 360)] height: u32,
+    #[prop(optional)] data: Vec<(&'static str, String)>,
+    #[prop(default = None)] caption: Option<String>,
+    #[prop(default = None)] caption_id: Option<String>,
+) -> impl IntoView {
+    let figure = Signal::derive(move || Figure::Charts(vec![chart.get()]));
+    view! { <FigureCanvas figure id class width height data caption caption_id/> }
+}
+
+/// A record's per-condition curves beside the people's (`people::record_charts`), one chart per panel
+/// (`#plot-i`, `data-panel` = its name), or a line saying there are none.
+#[component]
+pub fn RecordCharts(record: wmlab_core::record::ResultRecord) -> impl IntoView {
+    let charts = wmlab_core::people::record_charts(&record);
+    if charts.is_empty() {
+        return view! { <p class="small" id="charts-empty">"No per-condition curves for this result."</p> }.into_any();
+    }
+    let n = charts.len();
+    view! {
+        <div class="charts" id="charts" data-panels=n>
+            {charts.into_iter().enumerate().map(|(i, c)| {
+                let data = vec![("data-panel", c.title.clone())];
+                view! { <SpecChart chart=c id=format!("plot-{i}") width=720 height=340 data/> }
+            }).collect_view()}
+        </div>
+        <p class="small">"Thick lines, filled dots: this result. Thin lines, rings: people in the WorM study (where published)."</p>
+    }
+    .into_any()
+}
+
+/// One comparison panel (`wmlab_core::compare::Panel`) as a chart, `#cmp-plot-i` with the panel, the
+/// subjects and references drawn (`data-who`) and the chosen results (`data-subjects`), and the marker
+/// key under it.
+#[component]
+pub fn CmpChart(panel: wmlab_core::compare::Panel, index: usize, names: Vec<String>) -> impl IntoView {
+    let who = panel.series.iter().map(|s| s.who.key()).collect::<Vec<_>>().join(" ");
+    let subjects = panel.subjects().iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",");
+    let data = vec![("data-panel", panel.name.clone()), ("data-who", who), ("data-subjects", subjects)];
+    let caption = panel.marker_key().map(|k| format!("Markers: {k}"));
+    view! {
+        <SpecChart chart=panel.chart(&names) id=format!("cmp-plot-{index}") class="cmp-plot" width=780 data caption/>
     }
 }

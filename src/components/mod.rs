@@ -1,12 +1,9 @@
 pub mod chart;
-pub mod compare_chart;
 pub mod format;
-pub mod line_chart;
+pub mod llm_charts;
 pub mod llm_log;
-pub mod llm_plot;
 pub mod network_view;
 pub mod nn_analysis;
 pub mod painter;
-pub mod plot;
 pub mod responses;
 pub mod stage;

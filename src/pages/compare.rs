@@ -25,10 +25,11 @@ use wmlab_core::record::ResultRecord;
 use wmlab_core::share;
 
 use crate::app::AppState;
-use crate::components::compare_chart::{CmpChart, hex, subject_colour, who_colour, who_name};
+use crate::components::chart::CmpChart;
 use crate::components::format::{fmt, pair};
 use crate::platform::history;
 use crate::platform::web;
+use wmlab_core::chart::{hex, palette};
 
 /// One chosen result.
 #[derive(Clone, Debug, PartialEq)]
@@ -90,8 +91,8 @@ impl Default for CompareState {
 
 fn score_rows(who: Who, rows: Vec<ScoreRow>, name: String, kind: String) -> impl IntoView {
     let colour = match &who {
-        Who::Subject(i) => hex(subject_colour(*i)),
-        other => hex(who_colour(other, 0)),
+        Who::Subject(i) => hex(palette(*i)),
+        other => hex(other.colour(0)),
     };
     let key = who.key();
     rows.into_iter()
@@ -385,7 +386,7 @@ pub fn Compare(link: Option<String>) -> impl IntoView {
                         let id = c.id.clone();
                         view! {
                             <tr class="cmp-chosen-row" data-who=format!("s{i}") data-id=c.id.clone() class:missing=!has>
-                                <td><span class="swatch" style=format!("background:{}", hex(subject_colour(i)))></span>{r.subject.label()}</td>
+                                <td><span class="swatch" style=format!("background:{}", hex(palette(i)))></span>{r.subject.label()}</td>
                                 <td>{r.subject.kind()}</td>
                                 <td>{task_names(&tasks)}</td>
                                 <td>{c.source.clone()}</td>
@@ -449,7 +450,7 @@ pub fn Compare(link: Option<String>) -> impl IntoView {
                         let (name, kind) = match &who {
                             Who::Subject(i) => (names.get(*i).cloned().unwrap_or_default(), kinds.get(*i).cloned().unwrap_or_default()),
                             Who::Chance => ("chance model".to_string(), "model".to_string()),
-                            other => (who_name(other, &names), "reference".to_string()),
+                            other => (other.name(&names), "reference".to_string()),
                         };
                         score_rows(who, rows, name, kind)
                     }).collect_view()}

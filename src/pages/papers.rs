@@ -19,7 +19,7 @@ fn published_cell(e: &Entry) -> AnyView {
                 .chars()
                 .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c.to_ascii_lowercase() } else { '-' })
                 .collect();
-            let chart = papers::published_chart(what).map(|c| view! { <SpecChart chart=c id=id/> });
+            let chart = papers::published_chart(what).map(|c| view! { <SpecChart chart=c id=id class="spec-plot"/> });
             view! {
                 <details class="paper-published" data-rows=n>
                     <summary>{format!("published numbers ({n} rows)")}</summary>

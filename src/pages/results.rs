@@ -13,8 +13,7 @@ use wmlab_core::share;
 use wmlab_core::task::TaskId;
 
 use crate::app::AppState;
-use crate::components::compare_chart::CmpChart;
-use crate::components::plot::Charts;
+use crate::components::chart::{CmpChart, RecordCharts};
 use crate::platform::history;
 use crate::platform::web;
 
@@ -107,7 +106,7 @@ fn record_view(state: AppState, r: ResultRecord) -> impl IntoView {
                 }.into_any()
             }}
             <h2>"Accuracy per condition"</h2>
-            <Charts record=r.clone()/>
+            <RecordCharts record=r.clone()/>
             {r.analyses.clone().map(|a| view! {
                 <h2>"Neural analyses"</h2>
                 <div id="record-analyses" class="eval"><crate::components::nn_analysis::NnAnalysis report=a/></div>

@@ -1,69 +1,318 @@
-//! A chart as data: what to draw, not how. Builders in the core fill it from results and published
-//! numbers (e.g. [`crate::papers::published_chart`]); the app's one chart component draws it on a canvas
-//! (the legend outside the plot area, so it never hides a point), and tests read it natively.
+//! Charts as data: what to draw, not how. Builders in the core (and in `wmlab-llm`) fill these from
+//! results and published numbers — [`crate::papers::published_chart`], [`crate::people::record_charts`],
+//! [`crate::compare::Panel::chart`], [`crate::analysis::figures`], `wmlab_llm::charts` — and the app's
+//! chart module draws them on a canvas (a line/point chart with its legend outside the plot area, a heat
+//! map, a grid of histograms). Native tests read the specs; the app only turns them into pixels.
 
 use serde::Serialize;
+
+/// An sRGB colour.
+pub type Rgb = (u8, u8, u8);
+
+/// The series colours of every chart in the app, in order.
+pub const PALETTE: [Rgb; 8] = [
+    (0x1f, 0x77, 0xb4),
+    (0xd6, 0x27, 0x28),
+    (0x2c, 0xa0, 0x2c),
+    (0xff, 0x7f, 0x0e),
+    (0x94, 0x67, 0xbd),
+    (0x8c, 0x56, 0x4b),
+    (0xe3, 0x77, 0xc2),
+    (0x17, 0xbe, 0xcf),
+];
+/// Chance lines and models.
+pub const GREY: Rgb = (0x99, 0x99, 0x99);
+/// The published human numbers.
+pub const INK: Rgb = (0x22, 0x22, 0x22);
+
+/// The `i`-th palette colour (wrapping).
+pub fn palette(i: usize) -> Rgb {
+    PALETTE[i % PALETTE.len()]
+}
+
+/// `#rrggbb`, for swatches beside a chart.
+pub fn hex(c: Rgb) -> String {
+    format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
+}
 
 /// What a series is to the reader.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
-    /// The user's own result (drawn strongest).
+    /// The user's own result (thick line, filled markers).
     Subject,
-    /// Published numbers (thin lines, hollow markers).
+    /// Published numbers or a secondary line (thin line, hollow markers).
     Reference,
-    /// The chance level or model (dashed).
+    /// The chance level or model (dashed, grey unless coloured).
     Chance,
 }
 
-/// One line of points; `err[i]` is the half-width of the error bar at `points[i]` (same length, or empty).
+/// A marker shape; one per curve label where a chart tells curves apart by shape (the Compare page).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Marker {
+    Circle,
+    Triangle,
+    Square,
+    Cross,
+    Diamond,
+    TriangleDown,
+    Plus,
+    Pentagon,
+}
+
+impl Marker {
+    pub const ALL: [Marker; 8] = [
+        Marker::Circle,
+        Marker::Triangle,
+        Marker::Square,
+        Marker::Cross,
+        Marker::Diamond,
+        Marker::TriangleDown,
+        Marker::Plus,
+        Marker::Pentagon,
+    ];
+    /// The `i`-th shape (wrapping).
+    pub fn nth(i: usize) -> Marker {
+        Marker::ALL[i % Marker::ALL.len()]
+    }
+    /// The shape as a character, for keys written under a chart.
+    pub fn glyph(self) -> char {
+        match self {
+            Marker::Circle => '●',
+            Marker::Triangle => '▲',
+            Marker::Square => '■',
+            Marker::Cross => '✕',
+            Marker::Diamond => '◆',
+            Marker::TriangleDown => '▼',
+            Marker::Plus => '+',
+            Marker::Pentagon => '⬟',
+        }
+    }
+}
+
+/// One line of points.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Series {
     pub name: String,
     pub role: Role,
     pub points: Vec<(f64, f64)>,
-    pub err: Vec<f64>,
+    /// Error bars: (x, low, high).
+    pub bars: Vec<(f64, f64, f64)>,
+    /// `None`: the palette colour of the series' index (grey for chance).
+    pub colour: Option<Rgb>,
+    pub marker: Marker,
+    /// Whether the legend names this series (several curves of one subject share one entry).
+    pub legend: bool,
+    /// Whether points are joined (false: a scatter).
+    pub line: bool,
 }
 
-/// A chart: axes, and the series on them. With `categories`, x is the index of a category
-/// (0, 1, …) and the axis is labelled with the names.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+impl Series {
+    /// A joined series with circles, named in the legend, coloured by its index.
+    pub fn new(name: impl Into<String>, role: Role, points: Vec<(f64, f64)>) -> Self {
+        Series {
+            name: name.into(),
+            role,
+            points,
+            bars: vec![],
+            colour: None,
+            marker: Marker::Circle,
+            legend: true,
+            line: true,
+        }
+    }
+    pub fn colour(mut self, c: Rgb) -> Self {
+        self.colour = Some(c);
+        self
+    }
+    pub fn marker(mut self, m: Marker) -> Self {
+        self.marker = m;
+        self
+    }
+    pub fn bars(mut self, bars: Vec<(f64, f64, f64)>) -> Self {
+        self.bars = bars;
+        self
+    }
+    /// Symmetric error bars: `half[i]` either side of `points[i]`.
+    pub fn err(self, half: &[f64]) -> Self {
+        let bars = self.points.iter().zip(half).map(|(&(x, y), &h)| (x, y - h, y + h)).collect();
+        self.bars(bars)
+    }
+    /// Not named in the legend.
+    pub fn unlabelled(mut self) -> Self {
+        self.legend = false;
+        self
+    }
+    /// Points only, not joined.
+    pub fn scatter(mut self) -> Self {
+        self.line = false;
+        self
+    }
+    /// The points that can be drawn (both coordinates finite).
+    pub fn finite_points(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
+        self.points.iter().copied().filter(|p| p.0.is_finite() && p.1.is_finite())
+    }
+    /// The colour it is drawn in, as the `k`-th series of its chart.
+    pub fn colour_at(&self, k: usize) -> Rgb {
+        match (self.colour, self.role) {
+            (Some(c), _) => c,
+            (None, Role::Chance) => GREY,
+            (None, _) => palette(k),
+        }
+    }
+}
+
+/// A chart of lines or points: axes, and the series on them. With `categories`, x is the index of a
+/// category (0, 1, …), the series stand side by side at each category, unjoined, and the axis numbers
+/// the categories (a key under the chart names them).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Chart {
     pub title: String,
     pub x_label: String,
     pub y_label: String,
     pub categories: Vec<String>,
-    /// The y range to show (`None`: from the data, with 0 and 1 included for rates).
+    /// The y range to show (`None`: from the data).
     pub y_range: Option<(f64, f64)>,
     pub series: Vec<Series>,
 }
 
 impl Chart {
-    /// The x and y ranges that hold every point and error bar (and `y_range` where it is set).
+    pub fn new(title: impl Into<String>, x_label: impl Into<String>, y_label: impl Into<String>) -> Self {
+        Chart { title: title.into(), x_label: x_label.into(), y_label: y_label.into(), ..Default::default() }
+    }
+
+    /// The x and y ranges that hold every finite point and error bar (y: `y_range` where it is set);
+    /// a range of one value is widened by 1 either way, no data gives 0–1.
     pub fn bounds(&self) -> ((f64, f64), (f64, f64)) {
         let mut x = (f64::INFINITY, f64::NEG_INFINITY);
-        let mut y = self.y_range.unwrap_or((f64::INFINITY, f64::NEG_INFINITY));
+        let mut y = (f64::INFINITY, f64::NEG_INFINITY);
         for s in &self.series {
-            for (i, &(px, py)) in s.points.iter().enumerate() {
-                let e = s.err.get(i).copied().unwrap_or(0.0);
+            for (px, py) in s.finite_points() {
                 x = (x.0.min(px), x.1.max(px));
-                if self.y_range.is_none() {
-                    y = (y.0.min(py - e), y.1.max(py + e));
-                }
+                y = (y.0.min(py), y.1.max(py));
+            }
+            for &(bx, lo, hi) in s.bars.iter().filter(|b| b.0.is_finite() && b.1.is_finite() && b.2.is_finite()) {
+                x = (x.0.min(bx), x.1.max(bx));
+                y = (y.0.min(lo), y.1.max(hi));
             }
         }
-        if !x.0.is_finite() {
-            x = (0.0, 1.0);
+        if let Some(r) = self.y_range {
+            y = r;
         }
-        if !y.0.is_finite() {
-            y = (0.0, 1.0);
+        let settle = |r: (f64, f64)| {
+            if !r.0.is_finite() || !r.1.is_finite() {
+                (0.0, 1.0)
+            } else if r.1 - r.0 < 1e-9 {
+                (r.0 - 1.0, r.1 + 1.0)
+            } else {
+                r
+            }
+        };
+        (settle(x), settle(y))
+    }
+
+    /// Whether every x is a whole number (the axis then labels whole numbers only).
+    pub fn whole_x(&self) -> bool {
+        self.series.iter().flat_map(|s| s.finite_points()).all(|(x, _)| (x - x.round()).abs() < 1e-9)
+    }
+
+    /// The series the legend names and that have something to draw: what a reader counts.
+    pub fn legend_entries(&self) -> usize {
+        self.series.iter().filter(|s| s.legend && s.finite_points().next().is_some()).count()
+    }
+}
+
+/// How a heat map's values become colours.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scale {
+    /// 0 white → `full` dark blue.
+    Sequential,
+    /// −`full` blue → 0 white → `full` red.
+    Diverging,
+}
+
+/// A matrix drawn as coloured cells (grey where a value is missing).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Heatmap {
+    pub title: String,
+    pub rows: Vec<String>,
+    /// Column names (drawn rotated below), or none.
+    pub cols: Vec<String>,
+    pub cells: Vec<Vec<Option<f64>>>,
+    pub scale: Scale,
+    /// The value drawn at full colour (and its negative, on a diverging scale).
+    pub full: f64,
+    /// Square cells (a matrix of one set against itself).
+    pub square: bool,
+    /// Write each cell's value in it.
+    pub values: bool,
+    /// A strip of palette colours under the columns (e.g. each unit's cluster), with its caption.
+    pub strip: Option<(Vec<usize>, String)>,
+    /// A label along both axes (e.g. "serial position").
+    pub axis_label: String,
+}
+
+impl Heatmap {
+    /// A cell's colour: white at 0, the scale's end colour at `full` (clamped beyond).
+    pub fn colour(&self, v: f64) -> Rgb {
+        let t = if self.full > 0.0 { v / self.full } else { 0.0 };
+        let lerp = |a: Rgb, b: Rgb, t: f64| {
+            let t = t.clamp(0.0, 1.0);
+            let m = |x: u8, y: u8| (x as f64 + (y as f64 - x as f64) * t).round() as u8;
+            (m(a.0, b.0), m(a.1, b.1), m(a.2, b.2))
+        };
+        const WHITE: Rgb = (0xff, 0xff, 0xff);
+        match self.scale {
+            Scale::Sequential => lerp(WHITE, (0x08, 0x30, 0x6b), t),
+            Scale::Diverging if t >= 0.0 => lerp(WHITE, (0xb2, 0x18, 0x2b), t),
+            Scale::Diverging => lerp(WHITE, (0x21, 0x66, 0xac), -t),
         }
-        if x.1 - x.0 < 1e-9 {
-            x = (x.0 - 1.0, x.1 + 1.0);
-        }
-        if y.1 - y.0 < 1e-9 {
-            y = (y.0 - 1.0, y.1 + 1.0);
-        }
-        (x, y)
+    }
+}
+
+/// A square grid of small histograms: cell (row a, column b) shows `cells[a][b]` (counts over equal
+/// bins), none on the diagonal or where missing.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct HistGrid {
+    pub title: String,
+    pub names: Vec<String>,
+    pub cells: Vec<Vec<Option<Vec<u32>>>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounds_hold_points_and_bars_and_ignore_non_finite() {
+        let mut c = Chart::new("t", "x", "y");
+        c.series.push(
+            Series::new("a", Role::Subject, vec![(1.0, 0.5), (3.0, f64::NAN), (2.0, 0.7)]).bars(vec![(2.0, 0.2, 0.9)]),
+        );
+        assert_eq!(c.bounds(), ((1.0, 2.0), (0.2, 0.9)));
+        c.y_range = Some((0.0, 1.0));
+        assert_eq!(c.bounds().1, (0.0, 1.0));
+        assert_eq!(Chart::new("e", "", "").bounds(), ((0.0, 1.0), (0.0, 1.0)));
+        let one = Chart { series: vec![Series::new("p", Role::Subject, vec![(4.0, 0.5)])], ..Chart::new("", "", "") };
+        assert_eq!(one.bounds(), ((3.0, 5.0), (-0.5, 1.5)));
+    }
+
+    #[test]
+    fn legend_counts_named_series_with_points_and_colours_follow_roles() {
+        let mut c = Chart::new("t", "x", "y");
+        c.series.push(Series::new("a", Role::Subject, vec![(1.0, 0.5)]));
+        c.series.push(Series::new("a, second curve", Role::Subject, vec![(1.0, 0.6)]).unlabelled());
+        c.series.push(Series::new("empty", Role::Reference, vec![(1.0, f64::NAN)]));
+        c.series.push(Series::new("chance", Role::Chance, vec![(1.0, 0.5)]));
+        assert_eq!(c.legend_entries(), 2);
+        assert_eq!(c.series[0].colour_at(0), PALETTE[0]);
+        assert_eq!(c.series[3].colour_at(3), GREY);
+        assert_eq!(c.series[3].clone().colour(INK).colour_at(3), INK);
+        assert!(c.whole_x());
+        assert_eq!(Series::new("e", Role::Subject, vec![(1.0, 0.5)]).err(&[0.1]).bars, vec![(1.0, 0.4, 0.6)]);
+        assert_eq!(hex(PALETTE[0]), "#1f77b4");
+        assert_eq!(Marker::nth(9), Marker::Triangle);
     }
 }

@@ -24,6 +24,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::scores::{ScoreRow, chance_curves, chance_level, table_a3};
+use crate::chart::{self, Chart, GREY, INK, Marker, Rgb, Role, palette};
 use crate::hash::Fnv64;
 use crate::llm::nback::reported_summary;
 use crate::people::reference::{Curve, human_curves, subject_curves};
@@ -268,6 +269,27 @@ pub enum Who {
 }
 
 impl Who {
+    /// What a chart's legend and the scores table call it (`names`: the chosen results' names).
+    pub fn name(&self, names: &[String]) -> String {
+        match self {
+            Who::Subject(i) => names.get(*i).cloned().unwrap_or_else(|| format!("result {}", i + 1)),
+            Who::Human => "people (WorM)".into(),
+            Who::Chance => "chance model".into(),
+            Who::Published(m) => format!("{m} (published)"),
+        }
+    }
+
+    /// Its colour: the palette for the chosen results, ink for people, grey for chance, and two
+    /// alternating greys for published models (`published_index`: its place among them).
+    pub fn colour(&self, published_index: usize) -> Rgb {
+        match self {
+            Who::Subject(i) => palette(*i),
+            Who::Human => INK,
+            Who::Chance => GREY,
+            Who::Published(_) => [(0x7f, 0x7f, 0x00), (0x55, 0x55, 0x55)][published_index % 2],
+        }
+    }
+
     /// A stable key for element ids: `s0`, `human`, `chance`, `pub-gpt-4`.
     pub fn key(&self) -> String {
         match self {
@@ -304,6 +326,52 @@ pub struct Panel {
 }
 
 impl Panel {
+    /// The panel as a chart: one colour per subject (or reference), one marker shape per curve label
+    /// (filled for the chosen results, hollow for references), chance dashed, and one legend entry per
+    /// subject or reference that has points.
+    pub fn chart(&self, names: &[String]) -> Chart {
+        let mut chart = Chart::new(self.name.clone(), self.x_name.replace('_', " "), self.y_name.clone());
+        let mut published = 0;
+        for s in &self.series {
+            let colour = s.who.colour(published);
+            if matches!(s.who, Who::Published(_)) {
+                published += 1;
+            }
+            let role = match s.who {
+                Who::Subject(_) => Role::Subject,
+                Who::Chance => Role::Chance,
+                Who::Human | Who::Published(_) => Role::Reference,
+            };
+            let mut first = true;
+            for c in s.curves.iter().filter(|c| !c.points.is_empty()) {
+                let k = self.labels.iter().position(|l| *l == c.label).unwrap_or(0);
+                let mut series =
+                    chart::Series::new(s.who.name(names), role, c.points.clone()).colour(colour).marker(Marker::nth(k));
+                if !first {
+                    series = series.unlabelled();
+                }
+                first = false;
+                chart.series.push(series);
+            }
+        }
+        let (_, (y0, y1)) = chart.bounds();
+        chart.y_range = Some((y0.min(0.0), y1.max(1.0)));
+        chart
+    }
+
+    /// The marker key written under the chart (`● list length 3   ▲ list length 4`), where the panel
+    /// has more than one curve label.
+    pub fn marker_key(&self) -> Option<String> {
+        (self.labels.len() > 1 || self.labels.first().is_some_and(|l| l != "all")).then(|| {
+            self.labels
+                .iter()
+                .enumerate()
+                .map(|(i, l)| format!("{} {}", Marker::nth(i).glyph(), l.replace('_', " ")))
+                .collect::<Vec<_>>()
+                .join("   ")
+        })
+    }
+
     pub fn subjects(&self) -> Vec<usize> {
         self.series
             .iter()
@@ -695,6 +763,20 @@ mod tests {
         assert_eq!(ps[0].labels, ["list_length=3", "list_length=4", "list_length=5", "list_length=6"]);
         assert_eq!(ps[0].series.iter().map(|s| s.who.key()).collect::<Vec<_>>(), ["s0", "s1", "human"]);
         assert_eq!(ps[0].subjects(), [0, 1]);
+        // As a chart: one legend entry per subject and the people, a shape per list length, a colour per who.
+        let c = ps[0].chart(&["me".into()]);
+        assert_eq!(c.legend_entries(), 3);
+        let named: Vec<_> = c.series.iter().filter(|s| s.legend).map(|s| s.name.as_str()).collect();
+        assert_eq!(named, ["me", "result 2", "people (WorM)"]);
+        assert_eq!(c.series.iter().filter(|s| s.name == "me").map(|s| s.marker).collect::<Vec<_>>(), &Marker::ALL[..4]);
+        assert!(
+            c.series.iter().all(|s| s.colour
+                == Some(if s.name == "people (WorM)" { INK } else { palette(usize::from(s.name != "me")) }))
+        );
+        assert_eq!(
+            ps[0].marker_key().as_deref(),
+            Some("● list length=3   ▲ list length=4   ■ list length=5   ✕ list length=6")
+        );
         let none =
             panels(VSR, std::slice::from_ref(&human_like), Extras { human: false, chance: false, published: false });
         assert_eq!(none[0].series.len(), 1);

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::analysis::NetworkAnalysis;
+use crate::chart::{Chart, Role, Series};
 use crate::record::ResultRecord;
 
 /// Page → worker.
@@ -259,6 +260,43 @@ pub fn set_path(config: &mut serde_json::Value, path: &[&str], value: serde_json
         *node = serde_json::json!({});
     }
     node[*last] = value;
+}
+
+/// A training run's curves as the Networks page keeps them (saved beside the checkpoints so a reload
+/// redraws them): the loss of every step, the validation checks, and the backend that ran them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunCurves {
+    pub losses: Vec<(f64, f64)>,
+    pub vals: Vec<ValReport>,
+    pub backend: String,
+}
+
+impl RunCurves {
+    /// Loss against step: every training step (thin) and the validation loss at each check (thick).
+    pub fn loss_chart(&self) -> Chart {
+        let val = self.vals.iter().map(|r| (r.step as f64, r.val_loss)).collect();
+        Chart {
+            series: vec![
+                Series::new("training (per step)", Role::Reference, self.losses.clone()),
+                Series::new("validation", Role::Subject, val),
+            ],
+            ..Chart::new("Loss", "step", "joint loss")
+        }
+    }
+
+    /// Validation accuracy against step: the mean over tasks (thick) and each of `tasks` (thin).
+    pub fn accuracy_chart(&self, tasks: &[&str]) -> Chart {
+        let mut series = vec![Series::new(
+            "mean of 14",
+            Role::Subject,
+            self.vals.iter().map(|r| (r.step as f64, r.mean_accuracy)).collect(),
+        )];
+        for id in tasks {
+            let points = self.vals.iter().filter_map(|r| Some((r.step as f64, *r.accuracy.get(*id)?))).collect();
+            series.push(Series::new(*id, Role::Reference, points));
+        }
+        Chart { y_range: Some((0.0, 1.0)), series, ..Chart::new("Validation accuracy per task", "step", "accuracy") }
+    }
 }
 
 #[cfg(test)]

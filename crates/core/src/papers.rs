@@ -863,7 +863,7 @@ pub fn published_table(what: Embedded) -> Table {
 /// a time; Table A3 and the per-block tests stay tables.)
 pub fn published_chart(what: Embedded) -> Option<Chart> {
     let reference =
-        |name: String, points: Vec<(f64, f64)>, err: Vec<f64>| Series { name, role: Role::Reference, points, err };
+        |name: String, points: Vec<(f64, f64)>, err: Vec<f64>| Series::new(name, Role::Reference, points).err(&err);
     match what {
         Embedded::NbackSummary(readme) => {
             let rows: Vec<_> =
@@ -1020,7 +1020,7 @@ mod tests {
             // Every number drawn is a number of the table (to its printed 2 decimals), and every point is finite.
             let cells: Vec<String> = table.rows.iter().flatten().cloned().collect::<Vec<_>>();
             for s in &chart.series {
-                assert!(s.err.is_empty() || s.err.len() == s.points.len(), "{w:?} {}", s.name);
+                assert!(s.bars.is_empty() || s.bars.len() == s.points.len(), "{w:?} {}", s.name);
                 for &(x, y) in &s.points {
                     assert!(x.is_finite() && y.is_finite(), "{w:?} {}", s.name);
                     let shown = format!("{y:.2}");

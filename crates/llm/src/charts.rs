@@ -1,6 +1,7 @@
 //! What an LLM run's charts show, as data (no drawing): each panel's series, the published numbers drawn
 //! beside them and a note where the two are not strictly comparable, plus the N-back paper's tests on the
-//! run's d′. The app's `components/llm_plot.rs` only draws these; native tests check them here.
+//! run's d′. Each panel becomes a `wmlab_core::chart::Chart` ([`LlmPanel::chart`]) that the app's one
+//! chart component draws; native tests check them here.
 //!
 //! - **N-back**: HR / FAR / accuracy and d′ vs N. The published curves are those of the *same* variant
 //!   and protocol ([`nback::reported_for`]); d′ is the notebook's on both sides (rates clipped to
@@ -13,6 +14,7 @@
 
 use std::collections::BTreeMap;
 
+use wmlab_core::chart::{self, Chart, Role};
 use wmlab_core::llm::{Suite, lrt, minerva, nback, snapshot};
 
 use crate::Outcome;
@@ -39,6 +41,22 @@ pub struct LlmPanel {
     pub note: Option<String>,
     /// Error bars: (index into `series`, x, low, high).
     pub intervals: Vec<(usize, f64, f64, f64)>,
+}
+
+impl LlmPanel {
+    /// The panel as a chart spec: this run's series thick and filled, the references thin and hollow,
+    /// categories (Minerva tasks) numbered on x, and the intervals as error bars of their series.
+    pub fn chart(&self) -> Chart {
+        let mut chart = Chart::new(self.title.clone(), self.x_desc.clone(), self.y_desc.clone());
+        chart.y_range = Some(self.y_range);
+        chart.categories = self.x_labels.clone().unwrap_or_default();
+        for (i, s) in self.series.iter().enumerate() {
+            let role = if s.reference { Role::Reference } else { Role::Subject };
+            let bars = self.intervals.iter().filter(|iv| iv.0 == i).map(|&(_, x, lo, hi)| (x, lo, hi)).collect();
+            chart.series.push(chart::Series::new(s.label.clone(), role, s.points.clone()).bars(bars));
+        }
+        chart
+    }
 }
 
 fn mean(v: &[f64]) -> Option<f64> {
@@ -475,6 +493,12 @@ mod tests {
         let half = 4.302652729911275 * 0.1 / 3f64.sqrt();
         assert!((lo - (0.5 - half)).abs() < 1e-9 && (hi - (0.5 + half)).abs() < 1e-9, "{lo} {hi}");
         assert!(p.note.as_deref().unwrap().contains("95 %"));
+        // The chart spec carries the interval as its series' error bar, and the tasks as categories.
+        let c = p.chart();
+        assert_eq!(c.series[series].bars, vec![(x, lo, hi)]);
+        assert_eq!(c.series[series].role, Role::Subject);
+        assert_eq!(c.categories.len(), 2);
+        assert!(c.series.iter().filter(|s| s.role == Role::Reference).all(|s| s.bars.is_empty()));
     }
 
     #[test]

@@ -9,15 +9,13 @@
 //! a person, and drawn over the WorM human curves.
 
 use leptos::prelude::*;
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use wmlab_core::nn_messages::{SettingsEdits, ValReport};
+use wmlab_core::nn_messages::{RunCurves, SettingsEdits};
 use wmlab_core::record::ResultRecord;
 
 use crate::app::AppState;
-use crate::components::line_chart::{Line, LineChart, LiveChart};
+use crate::components::chart::{RecordCharts, SpecChart};
 use crate::components::nn_analysis::NnAnalysis;
-use crate::components::plot::Charts;
 use crate::platform::nn_worker::{self as nnw, BundleInfo, Cmd, Event, NnWorker};
 use crate::platform::web;
 
@@ -60,14 +58,6 @@ impl Phase {
             Phase::Failed => "failed",
         }
     }
-}
-
-/// What is saved beside the checkpoints so a reload redraws the curves.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-struct RunCurves {
-    losses: Vec<(f64, f64)>,
-    vals: Vec<ValReport>,
-    backend: String,
 }
 
 /// A comma list of task ids as the config's `tasks` (null for all 14), or a message naming the bad id.
@@ -587,45 +577,8 @@ pub fn Networks() -> impl IntoView {
     };
 
     // Charts.
-    let loss_chart = Signal::derive(move || {
-        curves.with(|c| {
-            let val: Vec<(f64, f64)> =
-                c.vals.iter().map(|r| (r.step as f64, r.val_loss)).filter(|p| p.1.is_finite()).collect();
-            LineChart {
-                title: "Loss".into(),
-                x_desc: "step".into(),
-                y_desc: "joint loss".into(),
-                y_range: None,
-                lines: vec![
-                    Line { label: "training (per step)".into(), points: c.losses.clone(), thin: true },
-                    Line { label: "validation".into(), points: val, thin: false },
-                ],
-            }
-        })
-    });
-    let acc_chart = Signal::derive(move || {
-        curves.with(|c| {
-            let mut lines: Vec<Line> = vec![Line {
-                label: "mean of 14".into(),
-                points: c.vals.iter().map(|r| (r.step as f64, r.mean_accuracy)).collect(),
-                thin: false,
-            }];
-            for id in task_ids() {
-                lines.push(Line {
-                    label: id.into(),
-                    points: c.vals.iter().filter_map(|r| Some((r.step as f64, *r.accuracy.get(id)?))).collect(),
-                    thin: true,
-                });
-            }
-            LineChart {
-                title: "Validation accuracy per task".into(),
-                x_desc: "step".into(),
-                y_desc: "accuracy".into(),
-                y_range: Some((0.0, 1.0)),
-                lines,
-            }
-        })
-    });
+    let loss_chart = Signal::derive(move || curves.with(RunCurves::loss_chart));
+    let acc_chart = Signal::derive(move || curves.with(|c| c.accuracy_chart(&task_ids())));
 
     let status_text = move || {
         let (s, n) = (step.get(), steps.get());
@@ -789,8 +742,8 @@ pub fn Networks() -> impl IntoView {
                 <span id="nn-step" data-step=move || step.get()>{status_text}</span>
             </div>
             <div class="charts">
-                <LiveChart id="nn-loss-chart" data=loss_chart/>
-                <LiveChart id="nn-acc-chart" data=acc_chart/>
+                <SpecChart id="nn-loss-chart" chart=loss_chart width=760 height=320/>
+                <SpecChart id="nn-acc-chart" chart=acc_chart width=760 height=380/>
             </div>
 
             <h2>"Pretrained models"</h2>
@@ -848,7 +801,7 @@ pub fn Networks() -> impl IntoView {
                         <p class="small">"Chance is the accuracy of guessing among the answers each step offers (½ for the yes/no \
                             tasks, 1/9 for VSR and SMU, 1/8 for CS recall, L/100 for SFR); p is the one-sided exact probability of \
                             doing at least this well by guessing."</p>
-                        <Charts record=r.clone()/>
+                        <RecordCharts record=r.clone()/>
                         {a3_table(&r)}
                         <div class="buttons"><button id="nn-open-results" on:click=open_results>"Open in Results (downloads, share link)"</button></div>
                     </div>

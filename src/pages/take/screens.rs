@@ -8,7 +8,7 @@ use wmlab_core::task::TaskId;
 
 use super::ctl::{Screen, Ui, act, now};
 use crate::app::AppState;
-use crate::components::plot::Charts;
+use crate::components::chart::RecordCharts;
 use crate::platform::outbox;
 use crate::platform::web;
 
@@ -233,7 +233,7 @@ pub fn done(ui: Ui, show: bool, completion: Option<String>) -> impl IntoView {
             <p class="small" id="timing-summary">{format!(
                 "Frame timing: {} timed frames, median |error| {:.2} ms, {:.1} % within one refresh.",
                 timing.n, timing.median_abs_err_ms, timing.within_one_frame_fraction * 100.0)}</p>
-            {(show && r.is_some()).then(|| view! { <h3>"Your results"</h3> <Charts record=r.clone().unwrap()/> })}
+            {(show && r.is_some()).then(|| view! { <h3>"Your results"</h3> <RecordCharts record=r.clone().unwrap()/> })}
         </div>
     }
 }

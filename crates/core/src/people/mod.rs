@@ -10,6 +10,7 @@
 //!   marks, blur restarts), as a state machine the page drives with timestamps and inputs.
 //! - [`session`]: the serialisable session state machine (block plan, practice, resume, records).
 //! - [`score`]: scoring a person's answer per step (binary, choice, CS classes, SFR sets, N-back).
+//! - [`charts`]: a result's curves beside the people's, as charts.
 //! - [`reference`]: the WorM human reference curves and the same curves from a person's record.
 //! - [`text`]: instruction screens for lay participants.
 
@@ -19,6 +20,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::task::TaskId;
 
+pub mod charts;
 pub mod presenter;
 pub mod reference;
 pub mod score;
@@ -27,6 +29,7 @@ pub mod study;
 pub mod text;
 pub mod timing;
 
+pub use charts::record_charts;
 pub use reference::{
     CD_PAPER_RETENTION, Curve, CurveOptions, cd_at_paper_retention, human_curves, subject_curves, subject_curves_with,
 };

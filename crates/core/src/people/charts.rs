@@ -1,0 +1,95 @@
+//! A result's per-condition curves as charts ([`crate::chart::Chart`]): the subject's curves
+//! ([`super::subject_curves`]) over the WorM human reference of the same panel ([`super::human_curves`]),
+//! one chart per panel — what the participant's end screen, the Networks evaluation and the Results
+//! page draw.
+
+use crate::chart::{Chart, Role, Series, palette};
+use crate::compare::record_tasks;
+use crate::record::ResultRecord;
+
+use super::{Curve, human_curves, subject_curves};
+
+/// One chart per panel of every task the record has rows for (panels with no subject points left
+/// out). One colour per curve label, so a subject's curve and the people's curve of the same label
+/// share it; the subject's thick with filled markers, the people's thin with hollow ones. y spans
+/// at least 0–1.
+pub fn record_charts(record: &ResultRecord) -> Vec<Chart> {
+    let mut panels: Vec<(String, String, Vec<(Curve, bool)>)> = Vec::new();
+    for task in record_tasks(record) {
+        let subject = subject_curves(record, task).into_iter().map(|c| (c, false));
+        let human = human_curves(task).into_iter().map(|c| (c, true));
+        for (c, is_human) in subject.chain(human) {
+            match panels.iter_mut().find(|p| p.0 == c.panel) {
+                Some(p) => p.2.push((c, is_human)),
+                // Human panels without any subject curve are left out.
+                None if !is_human => panels.push((c.panel.clone(), c.x_name.clone(), vec![(c, false)])),
+                None => {}
+            }
+        }
+    }
+    panels.retain(|(_, _, cs)| cs.iter().any(|(c, h)| !h && !c.points.is_empty()));
+    panels
+        .into_iter()
+        .map(|(name, x_name, curves)| {
+            let mut labels: Vec<&str> = Vec::new();
+            for (c, _) in &curves {
+                if !labels.contains(&c.label.as_str()) {
+                    labels.push(&c.label);
+                }
+            }
+            let y_label = if labels.contains(&"dprime") { "value" } else { "accuracy" };
+            let mut chart = Chart::new(name, x_name.replace('_', " "), y_label);
+            for (c, is_human) in curves.iter().filter(|(c, _)| !c.points.is_empty()) {
+                let who = if *is_human { "people (WorM)" } else { "this result" };
+                let series_name = if c.label == "all" { who.to_string() } else { format!("{who}: {}", c.label) };
+                let role = if *is_human { Role::Reference } else { Role::Subject };
+                let colour = palette(labels.iter().position(|l| *l == c.label).unwrap_or(0));
+                chart.series.push(Series::new(series_name, role, c.points.clone()).colour(colour));
+            }
+            let (_, (y0, y1)) = chart.bounds();
+            chart.y_range = Some((y0.min(0.0), y1.max(1.0)));
+            chart
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{RunConfig, Subject, TrialRow};
+    use crate::task::Conditions;
+
+    #[test]
+    fn a_record_gives_one_chart_per_panel_with_the_people_beside_it() {
+        let mut r = ResultRecord::new(Subject::Person { id: "p".into() }, "VSR", RunConfig::default());
+        for (l, correct) in [(3u8, vec![true, true, false]), (4, vec![true, true, false, false])] {
+            r.trials.push(TrialRow {
+                task: "VSR".into(),
+                conditions: Conditions { list_length: Some(l), ..Default::default() },
+                targets: correct.iter().map(|_| "0".into()).collect(),
+                responses: correct.iter().map(|_| "0".into()).collect(),
+                correct,
+                ..Default::default()
+            });
+        }
+        let charts = record_charts(&r);
+        assert_eq!(charts.len(), 1);
+        let c = &charts[0];
+        assert_eq!((c.title.as_str(), c.x_label.as_str(), c.y_label.as_str()), ("VSR", "serial position", "accuracy"));
+        let subject: Vec<_> = c.series.iter().filter(|s| s.role == Role::Subject).collect();
+        assert_eq!(
+            subject.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
+            ["this result: list_length=3", "this result: list_length=4"]
+        );
+        assert_eq!(subject[0].points, vec![(1.0, 1.0), (2.0, 1.0), (3.0, 0.0)]);
+        // The people's curve of the same label is there, in the same colour.
+        let people = c.series.iter().find(|s| s.name == "people (WorM): list_length=3").expect("people drawn");
+        assert_eq!((people.role, people.colour), (Role::Reference, subject[0].colour));
+        assert_ne!(subject[0].colour, subject[1].colour);
+        assert_eq!(c.y_range, Some((0.0, 1.0)));
+        assert!(
+            record_charts(&ResultRecord::new(Subject::Person { id: "q".into() }, "VSR", RunConfig::default()))
+                .is_empty()
+        );
+    }
+}

@@ -1,0 +1,299 @@
+//! The LLM page's form sections as components: the provider box and the suites box, and the small
+//! field helpers they share.
+
+use leptos::prelude::*;
+use wmlab_core::llm::nback::{Protocol, Variant};
+use wmlab_core::llm::snapshot;
+use wmlab_llm::web::{FetchTransport, WebClock};
+use wmlab_llm::{ProviderConfig, ProviderKind, Secret};
+
+use super::form::{Form, PRESETS, gen_tasks, kind_label};
+use crate::platform::llm_store as store;
+
+/// Where the provider's model list stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fetch {
+    Idle,
+    Loading,
+    Loaded,
+    Failed,
+}
+
+impl Fetch {
+    fn as_str(self) -> &'static str {
+        match self {
+            Fetch::Idle => "idle",
+            Fetch::Loading => "loading",
+            Fetch::Loaded => "loaded",
+            Fetch::Failed => "failed",
+        }
+    }
+}
+
+fn check(id: &'static str, label: &'static str, sig: RwSignal<bool>) -> impl IntoView {
+    view! {
+        <label class="check"><input type="checkbox" id=id prop:checked=move || sig.get()
+            on:change=move |ev| sig.set(event_target_checked(&ev))/>{label}</label>
+    }
+}
+
+/// A sampling field: typing in it means "send this", so it turns the papers' sampling off.
+fn sampling_input(id: &'static str, sig: RwSignal<String>, paper: RwSignal<bool>) -> impl IntoView {
+    view! { <input type="text" id=id prop:value=move || sig.get() on:input=move |ev| { sig.set(event_target_value(&ev)); paper.set(false); }/> }
+}
+
+fn text_input(id: &'static str, sig: RwSignal<String>) -> impl IntoView {
+    view! { <input type="text" id=id prop:value=move || sig.get() on:input=move |ev| sig.set(event_target_value(&ev))/> }
+}
+
+fn field(label: &'static str, input: impl IntoView, hint: &'static str) -> impl IntoView {
+    view! {
+        <label class="field">{label}</label>
+        <div>{input}{(!hint.is_empty()).then(|| view! { <span class="small">" " {hint}</span> })}</div>
+    }
+}
+
+/// The provider: kind, base URL, model (with the provider's list), key (kept in memory unless
+/// remembered), sampling, concurrency, prices, timeouts, retries and the reply cache.
+#[component]
+pub(super) fn ProviderBox(
+    f: Form,
+    key: RwSignal<String>,
+    remember: RwSignal<bool>,
+    error: RwSignal<Option<String>>,
+    notice: RwSignal<Option<String>>,
+) -> impl IntoView {
+    let models = RwSignal::new(Vec::<String>::new());
+    let models_state = RwSignal::new(Fetch::Idle);
+    let fetch_models = move |_| {
+        let kind = f.kind.get_untracked();
+        let cfg = ProviderConfig::new(kind, f.base_url.get_untracked(), f.model.get_untracked());
+        let secret = Secret::new(key.get_untracked());
+        models_state.set(Fetch::Loading);
+        error.set(None);
+        wasm_bindgen_futures::spawn_local(async move {
+            let transport = FetchTransport::new();
+            let clock = WebClock::new();
+            match wmlab_llm::provider::list_models(&transport, &clock, &cfg, &secret, 20_000).await {
+                Ok(list) => {
+                    let ids: Vec<String> = list.into_iter().map(|m| m.id).collect();
+                    if f.model.get_untracked().trim().is_empty()
+                        && let Some(first) = ids.first()
+                    {
+                        let _ = f.model.try_set(first.clone());
+                    }
+                    let _ = models.try_set(ids);
+                    let _ = models_state.try_set(Fetch::Loaded);
+                }
+                Err(e) => {
+                    let _ = error.try_set(Some(format!("Could not list the models: {}", e.message)));
+                    let _ = models_state.try_set(Fetch::Failed);
+                }
+            }
+        });
+    };
+
+    let on_preset = move |ev: leptos::ev::Event| {
+        let v = event_target_value(&ev);
+        if let Some(p) = PRESETS.iter().find(|p| p.0 == v) {
+            f.kind.set(p.2);
+            f.base_url.set(p.3.to_string());
+            models.set(Vec::new());
+        }
+    };
+    let on_kind = move |ev: leptos::ev::Event| {
+        if let Some(k) = ProviderKind::parse(&event_target_value(&ev)) {
+            let old = f.base_url.get_untracked();
+            if old.trim().is_empty() || ProviderKind::ALL.iter().any(|x| x.default_base_url() == old.trim()) {
+                f.base_url.set(k.default_base_url().to_string());
+            }
+            f.kind.set(k);
+            models.set(Vec::new());
+        }
+    };
+    let on_key = move |ev: leptos::ev::Event| {
+        let k = event_target_value(&ev);
+        if remember.get_untracked() {
+            store::save_key(&k);
+        }
+        key.set(k);
+    };
+    let on_remember = move |ev: leptos::ev::Event| {
+        let on = event_target_checked(&ev);
+        remember.set(on);
+        if on {
+            store::save_key(&key.get_untracked());
+        } else {
+            store::forget_key();
+        }
+    };
+    let on_forget = move |_| {
+        key.set(String::new());
+        remember.set(false);
+        store::forget_key();
+        notice.set(Some("The key is forgotten (removed from this page and from this device's storage).".into()));
+    };
+    let on_clear_cache = move |_| {
+        let n = store::clear_cache();
+        notice.set(Some(format!("Removed {n} cached replies.")));
+    };
+
+    view! {
+        <fieldset class="llm-provider">
+            <legend>"Provider"</legend>
+            <div class="grid2">
+                {field("Kind", view! {
+                    <select id="llm-kind" on:change=on_kind prop:value=move || f.kind.get().as_str()>
+                        {ProviderKind::ALL.iter().map(|k| view! { <option value=k.as_str()>{kind_label(*k)}</option> }).collect_view()}
+                    </select>
+                    " "
+                    <select id="llm-preset" on:change=on_preset prop:value="">
+                        <option value="">"Presets…"</option>
+                        {PRESETS.iter().map(|p| view! { <option value=p.0>{p.1}</option> }).collect_view()}
+                    </select>
+                }, "")}
+                {field("Base URL", view! {
+                    <input type="url" id="llm-base-url" class="wide" prop:value=move || f.base_url.get()
+                        on:input=move |ev| f.base_url.set(event_target_value(&ev))/>
+                }, "")}
+                {field("Model", view! {
+                    <input type="text" id="llm-model" list="llm-models" prop:value=move || f.model.get()
+                        on:input=move |ev| f.model.set(event_target_value(&ev))/>
+                    <datalist id="llm-models">
+                        {move || models.get().into_iter().map(|m| view! { <option value=m/> }).collect_view()}
+                    </datalist>
+                    " "
+                    <button id="llm-fetch-models" on:click=fetch_models data-state=move || models_state.get().as_str()>"Fetch models"</button>
+                    <span class="small" id="llm-model-count">{move || { let n = models.with(Vec::len); (n > 0).then(|| format!(" {n} models")) }}</span>
+                }, "")}
+                {field("API key", view! {
+                    <input type="password" id="llm-key" autocomplete="off" spellcheck="false" prop:value=move || key.get() on:input=on_key/>
+                    " "
+                    <label class="check"><input type="checkbox" id="llm-remember" prop:checked=move || remember.get() on:change=on_remember/>"remember on this device"</label>
+                    <button id="llm-forget" on:click=on_forget>"Forget key"</button>
+                }, "")}
+                <span></span>
+                <p class="small">"The key is sent only to the base URL above, in a request header. It stays in this tab's memory unless \"remember\" is ticked (then in this browser's storage), and never enters a result, an export, a share link or the log. Local servers need none."</p>
+                {field("Sampling", view! {
+                    <label class="check"><input type="checkbox" id="llm-paper-sampling" prop:checked=move || f.paper_sampling.get()
+                        on:change=move |ev| f.paper_sampling.set(event_target_checked(&ev))/>"as each paper ran it"</label>
+                }, "N-back: the API's default temperature (GPT-3.5 was run so), no cap; Little Retrieval Test: temperature 0, 10 tokens; \
+                    Minerva: temperature 0, top-p 1, 4,096 tokens. Typing below sends those values to every suite instead.")}
+                {field("Temperature", sampling_input("llm-temperature", f.temperature, f.paper_sampling), "empty = not sent")}
+                {field("Max tokens", sampling_input("llm-max-tokens", f.max_tokens, f.paper_sampling), "reply length cap; empty = provider default")}
+                {field("Top-p", sampling_input("llm-top-p", f.top_p, f.paper_sampling), "")}
+                {field("Seed", text_input("llm-seed", f.seed), "sampling seed, where the API has one")}
+                {field("Concurrency", text_input("llm-concurrency", f.concurrency), "requests in flight at once")}
+                {field("Prices per 1M tokens", view! {
+                    "in " <input type="text" id="llm-price-in" class="short" prop:value=move || f.price_in.get() on:input=move |ev| f.price_in.set(event_target_value(&ev))/>
+                    " out " <input type="text" id="llm-price-out" class="short" prop:value=move || f.price_out.get() on:input=move |ev| f.price_out.set(event_target_value(&ev))/>
+                }, "optional: gives an estimated cost")}
+                {field("Timeout (s)", text_input("llm-timeout", f.timeout_s), "per request")}
+                {field("Retries", view! {
+                    <input type="text" id="llm-retries" class="short" prop:value=move || f.max_retries.get() on:input=move |ev| f.max_retries.set(event_target_value(&ev))/>
+                    " first wait (ms) " <input type="text" id="llm-backoff" class="short" prop:value=move || f.backoff_ms.get() on:input=move |ev| f.backoff_ms.set(event_target_value(&ev))/>
+                }, "doubling with jitter; Retry-After is honoured")}
+                {field("Cache", view! {
+                    {check("llm-use-cache", "reuse stored replies to identical requests", f.use_cache)}
+                    <button id="llm-clear-cache" on:click=on_clear_cache>"Clear cache"</button>
+                }, "")}
+            </div>
+        </fieldset>
+    }
+}
+
+/// The suites: N-back, the Little Retrieval Test, Minerva's snapshot and generator, and the slice.
+#[component]
+pub(super) fn SuitesBox(f: Form) -> impl IntoView {
+    let nb_variants =
+        Variant::ALL.iter().map(|v| view! { <option value=v.as_str()>{v.as_str()}</option> }).collect_view();
+    let nb_protocols =
+        Protocol::ALL.iter().map(|p| view! { <option value=p.as_str()>{p.as_str()}</option> }).collect_view();
+    let snap_boxes = snapshot::FILES
+        .iter()
+        .enumerate()
+        .map(|(i, (cat, task))| {
+            let n = snapshot::ENTRIES.get(i).copied().unwrap_or(0);
+            view! {
+                <label class="check" title=cat.replace('_', " ")><input type="checkbox" id=format!("llm-snap-{task}")
+                    prop:checked=move || f.snap_files.with(|v| v[i])
+                    on:change=move |ev| { let on = event_target_checked(&ev); f.snap_files.update(|v| v[i] = on); }/>
+                    {format!("{task} ({n})")}</label>
+            }
+        })
+        .collect_view();
+    let gen_boxes = gen_tasks()
+        .into_iter()
+        .enumerate()
+        .map(|(i, task)| {
+            view! {
+                <label class="check"><input type="checkbox" id=format!("llm-gen-{task}")
+                    prop:checked=move || f.gen_tasks.with(|v| v[i])
+                    on:change=move |ev| { let on = event_target_checked(&ev); f.gen_tasks.update(|v| v[i] = on); }/>
+                    {task}</label>
+            }
+        })
+        .collect_view();
+
+    view! {
+        <fieldset class="llm-suites">
+            <legend>"Suites"</legend>
+            <h3>{check("llm-nback-on", "N-back", f.nb_on)}</h3>
+            <div class="grid2" class:hidden=move || !f.nb_on.get()>
+                {field("Variant", view! {
+                    <select id="llm-nback-variant" on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        if let Some(var) = Variant::parse(&v) { f.nb_protocol.set(var.default_protocol().as_str().into()); }
+                        f.nb_variant.set(v);
+                    } prop:value=move || f.nb_variant.get()>{nb_variants}</select>
+                }, "letters_30: the README's 30×30 blocks; others: the paper's 50×24 files")}
+                {field("N", text_input("llm-nback-ns", f.nb_ns), "e.g. 1, 2, 3")}
+                {field("Protocol", view! {
+                    <select id="llm-nback-protocol" on:change=move |ev| f.nb_protocol.set(event_target_value(&ev))
+                        prop:value=move || f.nb_protocol.get()>{nb_protocols}</select>
+                }, "readme = multi-turn with pre-filled trials; base/noise/feedback/cot = the paper's system prompt")}
+                {field("Blocks per N", text_input("llm-nback-blocks", f.nb_blocks), "")}
+                {field("Blocks from", view! {
+                    {check("llm-nback-new", "new blocks from the generator, seed", f.nb_new)}
+                    " " <input type="text" id="llm-nback-seed" class="short" prop:value=move || f.nb_seed.get()
+                        on:input=move |ev| f.nb_seed.set(event_target_value(&ev))/>
+                }, "unticked = the published files (N = 1–3); new blocks have the published length and matches, any N")}
+            </div>
+            <h3>{check("llm-lrt-on", "Little Retrieval Test", f.lrt_on)}</h3>
+            <div class="grid2" class:hidden=move || !f.lrt_on.get()>
+                {field("Line counts", text_input("llm-lrt-lines", f.lrt_lines), "")}
+                {field("Tests per size", text_input("llm-lrt-tests", f.lrt_tests), "")}
+                {field("Order", view! {
+                    {check("llm-lrt-ordered", "ordered", f.lrt_ordered)}
+                    {check("llm-lrt-shuffled", "shuffled", f.lrt_shuffled)}
+                    " block sizes " <input type="text" id="llm-lrt-block" class="short" prop:value=move || f.lrt_block.get() on:input=move |ev| f.lrt_block.set(event_target_value(&ev))/>
+                }, "1 = a full shuffle; several (e.g. 1, 10, 250) run side by side, each drawn as its own series")}
+                {field("Instruction placed", view! {
+                    <select id="llm-lrt-insertion" on:change=move |ev| f.lrt_insertion.set(event_target_value(&ev))
+                        prop:value=move || f.lrt_insertion.get()>
+                        <option value="uniform">"uniformly among the lines (the paper)"</option>
+                        <option value="reference">"as the published code does"</option>
+                    </select>
+                }, "the published code ties the place to the target line k: lines.insert(k − 1, instruction)")}
+                {field("Seed", text_input("llm-lrt-seed", f.lrt_seed), "")}
+            </div>
+            <h3>{check("llm-snap-on", "Minerva: the published snapshot", f.snap_on)}</h3>
+            <div class:hidden=move || !f.snap_on.get()>
+                <div class="task-grid">{snap_boxes}</div>
+                <div class="grid2">{field("Entries per file", text_input("llm-snap-limit", f.snap_limit), "0 = all")}</div>
+            </div>
+            <h3>{check("llm-gen-on", "Minerva: newly generated", f.gen_on)}</h3>
+            <div class:hidden=move || !f.gen_on.get()>
+                <div class="task-grid">{gen_boxes}</div>
+                <div class="grid2">
+                    {field("Samples per grid cell", text_input("llm-gen-spc", f.gen_spc), "the paper: 1–25 per task")}
+                    {field("Context tokens", text_input("llm-gen-ctx", f.gen_ctx), "cl100k tokens; the paper: 4000")}
+                    {field("Seed", text_input("llm-gen-seed", f.gen_seed), "")}
+                </div>
+            </div>
+            <div class="grid2">
+                {field("Slice", text_input("llm-slice", f.slice), "at most this many samples per suite (0 = all)")}
+            </div>
+        </fieldset>
+    }
+}

@@ -1,0 +1,343 @@
+//! The LLM page's form: every field as a signal, turned into a run's spec (`RunSpec`: provider,
+//! options, the suites' core configs) with plain messages for bad input, and filled back from a saved
+//! spec (a resumed run, the last form).
+
+use leptos::prelude::*;
+use wmlab_core::llm::lrt::{LrtConfig, Order};
+use wmlab_core::llm::nback::{BlockSource, DialogueOptions, NbackConfig, Protocol, Variant};
+use wmlab_core::llm::{lrt, minerva, snapshot};
+use wmlab_llm::{ProviderConfig, ProviderKind, RunOptions};
+
+use crate::platform::llm_store::{GeneratedSpec, RunSpec, SnapshotSpec};
+use crate::platform::web;
+
+/// Base URL presets: (id, label, kind, URL).
+pub(super) const PRESETS: &[(&str, &str, ProviderKind, &str)] = &[
+    ("openai", "OpenAI", ProviderKind::OpenAi, "https://api.openai.com/v1"),
+    ("anthropic", "Anthropic", ProviderKind::Anthropic, "https://api.anthropic.com"),
+    ("gemini", "Google Gemini", ProviderKind::Gemini, "https://generativelanguage.googleapis.com/v1beta"),
+    ("openrouter", "OpenRouter", ProviderKind::OpenAi, "https://openrouter.ai/api/v1"),
+    ("ollama", "Ollama (local)", ProviderKind::OpenAi, "http://localhost:11434/v1"),
+    ("llamacpp", "llama.cpp server (local)", ProviderKind::OpenAi, "http://127.0.0.1:8080/v1"),
+];
+
+pub(super) fn kind_label(k: ProviderKind) -> &'static str {
+    match k {
+        ProviderKind::OpenAi => "OpenAI-compatible",
+        ProviderKind::Anthropic => "Anthropic",
+        ProviderKind::Gemini => "Google Gemini",
+    }
+}
+
+/// Every generator task (the paper's and the extras).
+pub(super) fn gen_tasks() -> Vec<&'static str> {
+    minerva::TASKS.iter().chain(minerva::EXTRA_TASKS).map(|t| t.0).collect()
+}
+
+fn parse_list(s: &str) -> Result<Vec<usize>, String> {
+    s.split([',', ' ', ';'])
+        .filter(|p| !p.trim().is_empty())
+        .map(|p| p.trim().parse::<usize>().map_err(|_| format!("\"{p}\" is not a whole number.")))
+        .collect()
+}
+
+fn opt_f64(s: &str, what: &str) -> Result<Option<f64>, String> {
+    let t = s.trim();
+    if t.is_empty() {
+        return Ok(None);
+    }
+    t.parse::<f64>().map(Some).map_err(|_| format!("{what}: \"{t}\" is not a number."))
+}
+
+fn num<T: std::str::FromStr>(s: &str, what: &str) -> Result<T, String> {
+    s.trim().parse::<T>().map_err(|_| format!("{what}: \"{}\" is not a valid number.", s.trim()))
+}
+
+/// The form, as signals (numbers kept as typed text until Start).
+#[derive(Clone, Copy)]
+pub(super) struct Form {
+    pub(super) kind: RwSignal<ProviderKind>,
+    pub(super) base_url: RwSignal<String>,
+    pub(super) model: RwSignal<String>,
+    /// Sample each suite as its paper did (the three fields below are then not used); typing in one of
+    /// them turns it off.
+    pub(super) paper_sampling: RwSignal<bool>,
+    pub(super) temperature: RwSignal<String>,
+    pub(super) max_tokens: RwSignal<String>,
+    pub(super) top_p: RwSignal<String>,
+    pub(super) seed: RwSignal<String>,
+    pub(super) concurrency: RwSignal<String>,
+    pub(super) price_in: RwSignal<String>,
+    pub(super) price_out: RwSignal<String>,
+    pub(super) timeout_s: RwSignal<String>,
+    pub(super) max_retries: RwSignal<String>,
+    pub(super) backoff_ms: RwSignal<String>,
+    pub(super) use_cache: RwSignal<bool>,
+    pub(super) slice: RwSignal<String>,
+    pub(super) nb_on: RwSignal<bool>,
+    pub(super) nb_variant: RwSignal<String>,
+    pub(super) nb_ns: RwSignal<String>,
+    pub(super) nb_protocol: RwSignal<String>,
+    pub(super) nb_blocks: RwSignal<String>,
+    /// New blocks from the generator (the variant's published shape) instead of the published files.
+    pub(super) nb_new: RwSignal<bool>,
+    pub(super) nb_seed: RwSignal<String>,
+    pub(super) lrt_on: RwSignal<bool>,
+    pub(super) lrt_lines: RwSignal<String>,
+    pub(super) lrt_tests: RwSignal<String>,
+    pub(super) lrt_ordered: RwSignal<bool>,
+    pub(super) lrt_shuffled: RwSignal<bool>,
+    pub(super) lrt_block: RwSignal<String>,
+    /// `uniform` or `reference` ([`wmlab_core::llm::lrt::Insertion`]).
+    pub(super) lrt_insertion: RwSignal<String>,
+    pub(super) lrt_seed: RwSignal<String>,
+    pub(super) snap_on: RwSignal<bool>,
+    pub(super) snap_files: RwSignal<Vec<bool>>,
+    pub(super) snap_limit: RwSignal<String>,
+    pub(super) gen_on: RwSignal<bool>,
+    pub(super) gen_tasks: RwSignal<Vec<bool>>,
+    pub(super) gen_spc: RwSignal<String>,
+    pub(super) gen_ctx: RwSignal<String>,
+    pub(super) gen_seed: RwSignal<String>,
+}
+
+impl Form {
+    pub(super) fn new() -> Self {
+        let mut snap = vec![false; snapshot::FILES.len()];
+        snap[0] = true;
+        let mut gen_on = vec![false; gen_tasks().len()];
+        gen_on[0] = true;
+        Form {
+            kind: RwSignal::new(ProviderKind::OpenAi),
+            base_url: RwSignal::new(ProviderKind::OpenAi.default_base_url().to_string()),
+            model: RwSignal::new(String::new()),
+            paper_sampling: RwSignal::new(true),
+            temperature: RwSignal::new("0".into()),
+            max_tokens: RwSignal::new(String::new()),
+            top_p: RwSignal::new(String::new()),
+            seed: RwSignal::new(String::new()),
+            concurrency: RwSignal::new("2".into()),
+            price_in: RwSignal::new(String::new()),
+            price_out: RwSignal::new(String::new()),
+            timeout_s: RwSignal::new("120".into()),
+            max_retries: RwSignal::new("6".into()),
+            backoff_ms: RwSignal::new("1000".into()),
+            use_cache: RwSignal::new(true),
+            slice: RwSignal::new("0".into()),
+            nb_on: RwSignal::new(true),
+            nb_variant: RwSignal::new("letters_30".into()),
+            nb_ns: RwSignal::new("1, 2, 3".into()),
+            nb_protocol: RwSignal::new("readme".into()),
+            nb_blocks: RwSignal::new("30".into()),
+            nb_new: RwSignal::new(false),
+            nb_seed: RwSignal::new("1".into()),
+            lrt_on: RwSignal::new(false),
+            lrt_lines: RwSignal::new("500, 1000, 1500, 2000, 2500, 3000, 4000, 5000, 6000, 6500".into()),
+            lrt_tests: RwSignal::new("50".into()),
+            lrt_ordered: RwSignal::new(true),
+            lrt_shuffled: RwSignal::new(true),
+            lrt_block: RwSignal::new("1".into()),
+            lrt_insertion: RwSignal::new("uniform".into()),
+            lrt_seed: RwSignal::new("1".into()),
+            snap_on: RwSignal::new(false),
+            snap_files: RwSignal::new(snap),
+            snap_limit: RwSignal::new("0".into()),
+            gen_on: RwSignal::new(false),
+            gen_tasks: RwSignal::new(gen_on),
+            gen_spc: RwSignal::new("1".into()),
+            gen_ctx: RwSignal::new("4000".into()),
+            gen_seed: RwSignal::new("0".into()),
+        }
+    }
+
+    pub(super) fn spec(&self) -> Result<RunSpec, String> {
+        let kind = self.kind.get_untracked();
+        let base = self.base_url.get_untracked();
+        let model = self.model.get_untracked();
+        if model.trim().is_empty() {
+            return Err("Choose a model (type its name or press \"Fetch models\").".into());
+        }
+        let mut provider = ProviderConfig::new(kind, base, model);
+        provider.temperature = opt_f64(&self.temperature.get_untracked(), "Temperature")?;
+        provider.max_tokens = opt_f64(&self.max_tokens.get_untracked(), "Max tokens")?.map(|v| v.max(1.0) as u32);
+        provider.top_p = opt_f64(&self.top_p.get_untracked(), "Top-p")?;
+        provider.seed = opt_f64(&self.seed.get_untracked(), "Seed")?.map(|v| v as i64);
+        provider.paper_sampling = self.paper_sampling.get_untracked();
+        let options = RunOptions {
+            concurrency: num::<usize>(&self.concurrency.get_untracked(), "Concurrency")?.clamp(1, 64),
+            max_retries: num(&self.max_retries.get_untracked(), "Retries")?,
+            backoff_base_ms: num(&self.backoff_ms.get_untracked(), "Backoff")?,
+            timeout_ms: (num::<f64>(&self.timeout_s.get_untracked(), "Timeout")? * 1000.0).max(100.0) as u64,
+            price_in_per_m: opt_f64(&self.price_in.get_untracked(), "Price in")?,
+            price_out_per_m: opt_f64(&self.price_out.get_untracked(), "Price out")?,
+            ..RunOptions::default()
+        };
+        let nback = if self.nb_on.get_untracked() {
+            let variant = Variant::parse(&self.nb_variant.get_untracked()).ok_or("Unknown N-back variant.")?;
+            let protocol = Protocol::parse(&self.nb_protocol.get_untracked()).ok_or("Unknown N-back protocol.")?;
+            let ns: Vec<u8> = parse_list(&self.nb_ns.get_untracked())?.into_iter().map(|n| n.min(255) as u8).collect();
+            let blocks: usize = num(&self.nb_blocks.get_untracked(), "Blocks")?;
+            let source = if self.nb_new.get_untracked() {
+                if blocks == 0 {
+                    return Err("N-back: new blocks need at least 1 block per N.".into());
+                }
+                let (len, matches) = variant.published_shape();
+                BlockSource::Generated {
+                    count: blocks,
+                    len,
+                    matches,
+                    seed: num(&self.nb_seed.get_untracked(), "N-back seed")?,
+                }
+            } else {
+                BlockSource::Published
+            };
+            let c = NbackConfig {
+                variant,
+                ns,
+                blocks: None,
+                limit: Some(blocks),
+                options: DialogueOptions::new(protocol),
+                source,
+            };
+            c.validate().map_err(|e| format!("N-back: {e}."))?;
+            Some(c)
+        } else {
+            None
+        };
+        let lrt_cfg = if self.lrt_on.get_untracked() {
+            let blocks = if self.lrt_shuffled.get_untracked() {
+                let b = lrt::parse_block_sizes(&self.lrt_block.get_untracked())
+                    .map_err(|e| format!("LRT block sizes: {e}."))?;
+                if b.is_empty() {
+                    return Err("LRT block sizes: give one or more (1 = a full shuffle), or untick shuffled.".into());
+                }
+                b
+            } else {
+                Vec::new()
+            };
+            let orders = lrt::orders(self.lrt_ordered.get_untracked(), &blocks);
+            if orders.is_empty() {
+                return Err("LRT: tick ordered, shuffled or both.".into());
+            }
+            Some(LrtConfig {
+                lines: parse_list(&self.lrt_lines.get_untracked())?,
+                tests_per_size: num(&self.lrt_tests.get_untracked(), "Tests per size")?,
+                orders,
+                insertion: lrt::Insertion::parse(&self.lrt_insertion.get_untracked())?,
+                ..LrtConfig::default()
+            })
+        } else {
+            None
+        };
+        let snap = if self.snap_on.get_untracked() {
+            let files: Vec<usize> =
+                self.snap_files.get_untracked().iter().enumerate().filter(|(_, on)| **on).map(|(i, _)| i).collect();
+            if files.is_empty() {
+                return Err("Minerva snapshot: tick at least one file.".into());
+            }
+            Some(SnapshotSpec { files, limit: num(&self.snap_limit.get_untracked(), "Entries per file")? })
+        } else {
+            None
+        };
+        let generated = if self.gen_on.get_untracked() {
+            let names = gen_tasks();
+            let tasks: Vec<String> = self
+                .gen_tasks
+                .get_untracked()
+                .iter()
+                .enumerate()
+                .filter(|(_, on)| **on)
+                .map(|(i, _)| names[i].to_string())
+                .collect();
+            if tasks.is_empty() {
+                return Err("Minerva generated: tick at least one task.".into());
+            }
+            Some(GeneratedSpec {
+                tasks,
+                samples_per_cell: num::<usize>(&self.gen_spc.get_untracked(), "Samples per cell")?.max(1),
+                context_tokens: num::<usize>(&self.gen_ctx.get_untracked(), "Context tokens")?.max(100),
+                seed: num(&self.gen_seed.get_untracked(), "Seed")?,
+            })
+        } else {
+            None
+        };
+        if nback.is_none() && lrt_cfg.is_none() && snap.is_none() && generated.is_none() {
+            return Err("Tick at least one suite.".into());
+        }
+        let now = js_sys::Date::now();
+        Ok(RunSpec {
+            id: format!("{:x}", now as u64),
+            provider,
+            options,
+            use_cache: self.use_cache.get_untracked(),
+            nback,
+            lrt: lrt_cfg,
+            lrt_seed: num(&self.lrt_seed.get_untracked(), "LRT seed")?,
+            snapshot: snap,
+            generated,
+            slice: num(&self.slice.get_untracked(), "Slice")?,
+            created: web::now_iso(),
+        })
+    }
+
+    pub(super) fn load(&self, s: &RunSpec) {
+        let o = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
+        self.kind.set(s.provider.kind);
+        self.base_url.set(s.provider.base_url.clone());
+        self.model.set(s.provider.model.clone());
+        self.temperature.set(o(s.provider.temperature));
+        self.max_tokens.set(o(s.provider.max_tokens.map(f64::from)));
+        self.top_p.set(o(s.provider.top_p));
+        self.paper_sampling.set(s.provider.paper_sampling);
+        self.seed.set(o(s.provider.seed.map(|v| v as f64)));
+        self.concurrency.set(s.options.concurrency.to_string());
+        self.price_in.set(o(s.options.price_in_per_m));
+        self.price_out.set(o(s.options.price_out_per_m));
+        self.timeout_s.set((s.options.timeout_ms as f64 / 1000.0).to_string());
+        self.max_retries.set(s.options.max_retries.to_string());
+        self.backoff_ms.set(s.options.backoff_base_ms.to_string());
+        self.use_cache.set(s.use_cache);
+        self.slice.set(s.slice.to_string());
+        self.nb_on.set(s.nback.is_some());
+        if let Some(c) = &s.nback {
+            self.nb_variant.set(c.variant.as_str().into());
+            self.nb_ns.set(c.ns.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", "));
+            self.nb_protocol.set(c.options.protocol.as_str().into());
+            self.nb_blocks.set(c.limit.unwrap_or(30).to_string());
+            self.nb_new.set(matches!(c.source, BlockSource::Generated { .. }));
+            if let BlockSource::Generated { seed, .. } = c.source {
+                self.nb_seed.set(seed.to_string());
+            }
+        }
+        self.lrt_on.set(s.lrt.is_some());
+        if let Some(c) = &s.lrt {
+            self.lrt_lines.set(c.lines.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", "));
+            self.lrt_tests.set(c.tests_per_size.to_string());
+            self.lrt_ordered.set(c.orders.contains(&Order::Ordered));
+            let blocks: Vec<String> = c
+                .orders
+                .iter()
+                .filter(|o| matches!(o, Order::Shuffled { .. }))
+                .map(|o| o.block().to_string())
+                .collect();
+            self.lrt_shuffled.set(!blocks.is_empty());
+            if !blocks.is_empty() {
+                self.lrt_block.set(blocks.join(", "));
+            }
+            self.lrt_insertion.set(c.insertion.as_str().into());
+        }
+        self.lrt_seed.set(s.lrt_seed.to_string());
+        self.snap_on.set(s.snapshot.is_some());
+        if let Some(c) = &s.snapshot {
+            self.snap_files.set((0..snapshot::FILES.len()).map(|i| c.files.contains(&i)).collect());
+            self.snap_limit.set(c.limit.to_string());
+        }
+        self.gen_on.set(s.generated.is_some());
+        if let Some(g) = &s.generated {
+            self.gen_tasks.set(gen_tasks().iter().map(|t| g.tasks.iter().any(|x| x == t)).collect());
+            self.gen_spc.set(g.samples_per_cell.to_string());
+            self.gen_ctx.set(g.context_tokens.to_string());
+            self.gen_seed.set(g.seed.to_string());
+        }
+    }
+}

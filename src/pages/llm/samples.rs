@@ -1,0 +1,94 @@
+//! A run's samples (Minerva data fetched only when a Minerva suite is ticked) and its result record.
+
+use wmlab_core::llm::{Sample, lrt, minerva, nback, snapshot};
+use wmlab_core::record::{ResultRecord, Setting};
+use wmlab_llm::Outcome;
+
+use crate::platform::llm_store::RunSpec;
+
+thread_local! {
+    static WORDS: std::cell::RefCell<Option<std::rc::Rc<Vec<String>>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The dwyl word list, fetched and gunzipped once per page load.
+async fn words() -> Result<std::rc::Rc<Vec<String>>, String> {
+    if let Some(w) = WORDS.with(|w| w.borrow().clone()) {
+        return Ok(w);
+    }
+    let gz = crate::platform::web::fetch_bytes("data/minerva/words_alpha_dwyl_2019-03-13.txt.gz").await?;
+    let text = String::from_utf8(snapshot::gunzip(&gz)?).map_err(|_| "The word list is not UTF-8 text.".to_string())?;
+    let list: Vec<String> =
+        text.lines().map(|l| l.trim_end_matches('\r')).filter(|w| !w.is_empty()).map(str::to_string).collect();
+    let rc = std::rc::Rc::new(list);
+    WORDS.with(|w| *w.borrow_mut() = Some(rc.clone()));
+    Ok(rc)
+}
+
+/// The samples of a spec (Minerva data is fetched only when a Minerva suite is ticked).
+pub(super) async fn build_samples(spec: &RunSpec) -> Result<Vec<Sample>, String> {
+    let cap = |mut v: Vec<Sample>| {
+        if spec.slice > 0 {
+            v.truncate(spec.slice);
+        }
+        v
+    };
+    let mut all = Vec::new();
+    if let Some(c) = &spec.nback {
+        all.extend(cap(nback::samples(c)));
+    }
+    if let Some(c) = &spec.lrt {
+        all.extend(cap(lrt::samples(c, spec.lrt_seed)));
+    }
+    if let Some(s) = &spec.snapshot {
+        let mut v = Vec::new();
+        for &i in &s.files {
+            let Some(&(cat, task)) = snapshot::FILES.get(i) else { continue };
+            if spec.slice > 0 && v.len() >= spec.slice {
+                break;
+            }
+            let path = format!("data/minerva/minerva_snapshot/{}", snapshot::file_path(cat, task));
+            let gz = crate::platform::web::fetch_bytes(&path).await?;
+            let mut ss =
+                snapshot::parse_gz_file(cat, task, &gz).map_err(|e| format!("Minerva snapshot {task}: {e}"))?;
+            if s.limit > 0 {
+                ss.truncate(s.limit);
+            }
+            v.extend(ss);
+        }
+        all.extend(cap(v));
+    }
+    if let Some(g) = &spec.generated {
+        let w = words().await?;
+        let cfg = minerva::MinervaConfig {
+            seed: g.seed,
+            context_tokens: g.context_tokens,
+            tasks: Some(g.tasks.clone()),
+            samples_per_cell: Some(g.samples_per_cell),
+            ..Default::default()
+        };
+        all.extend(cap(minerva::generate(&cfg, &w)));
+    }
+    Ok(all)
+}
+
+pub(super) fn record_of(spec: &RunSpec, outcomes: &[Outcome]) -> ResultRecord {
+    let mut extra: Vec<(&str, Setting)> =
+        vec![("suites", Setting::Text(spec.label())), ("slice", Setting::Int(spec.slice as i64))];
+    if let Some(c) = &spec.nback {
+        extra.push(("nback_variant", Setting::Text(c.variant.as_str().into())));
+        extra.push(("nback_protocol", Setting::Text(c.options.protocol.as_str().into())));
+    }
+    if let Some(g) = &spec.generated {
+        extra.push(("minerva_context_tokens", Setting::Int(g.context_tokens as i64)));
+        extra.push(("minerva_seed", Setting::Int(g.seed as i64)));
+    }
+    wmlab_llm::record::to_record(
+        &spec.provider,
+        &spec.options,
+        &spec.label(),
+        spec.lrt_seed,
+        &extra,
+        outcomes,
+        Some(spec.created.clone()),
+    )
+}
