@@ -51,14 +51,16 @@ export function serve(root = DIST) {
 
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 
-/** Headless Chromium with SwiftShader WebGPU and no background networking, fresh profile. */
-export async function launch() {
+/** Headless Chromium with SwiftShader WebGPU and no background networking, fresh profile; `options` are
+ * Playwright context options (e.g. a phone's viewport with touch). */
+export async function launch(options = {}) {
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wmlab-e2e-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
     headless: true,
     viewport: { width: 1280, height: 1000 },
     deviceScaleFactor: 1,
+    ...options,
     args: [
       '--headless=new', '--no-sandbox',
       '--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-vulkan=swiftshader',

@@ -28,26 +28,31 @@ export async function answered(page, h, timeout = 30_000) {
 const marks = (page) => page.$$eval('#take .overlay button.selected', (b) => b.map((x) => [x.id, x.textContent.trim()]));
 
 /**
- * Answer the awaited step `h` (rightly or wrongly; keys instead of clicks where `useKey`). Recall
+ * Answer the awaited step `h` (rightly or wrongly; by clicks, keys or touch taps: see `how`). Recall
  * answers first choose a stray item and take it back (Undo, Backspace, or a second click), checking
  * the marks on the way. Returns what the session stores, one entry per step the answer covers:
  * a class, a list of cells, or null for an N-back "no press".
  */
-export async function answerStep(page, h, right, useKey = false) {
+export async function answerStep(page, h, right, how = false) {
   const t = h.target;
+  // how: true or 'key' (keys where a key exists), false or 'click', 'tap' (touch taps; the page's context
+  // must have touch).
+  const useKey = how === true || how === 'key';
+  const tap = how === 'tap';
+  const press = (sel) => (tap ? page.tap(sel) : page.click(sel));
   const count = (sel) => page.$$eval(sel, (b) => b.length);
   switch (h.awaiting) {
     case 'binary': {
       const a = right ? t : 1 - t;
       if (useKey) await page.keyboard.press(a === 0 ? 'f' : 'j');
-      else await page.click(`#btn-${a}`);
+      else await press(`#btn-${a}`);
       return [a];
     }
     case 'choice': {
       const n = await count('#take .overlay button.opt');
       const a = right ? t : (t + 1) % n;
       if (useKey && n <= 9) await page.keyboard.press(String(a + 1));
-      else await page.click(`#opt-${a}`);
+      else await press(`#opt-${a}`);
       return [a];
     }
     case 'order': {
@@ -56,21 +61,21 @@ export async function answerStep(page, h, right, useKey = false) {
       const seq = right ? t : t.map((x) => (x + 1) % n);
       const stray = [...Array(n).keys()].find((x) => !seq.includes(x));
       if (stray !== undefined) {
-        await page.click(`#opt-${stray}`);
+        await press(`#opt-${stray}`);
         assert.deepEqual(await marks(page), [[`opt-${stray}`, '1']], 'a click is marked with its number');
         if (useKey) await page.keyboard.press('Backspace');
-        else await page.click(`#opt-${stray}`);
+        else await press(`#opt-${stray}`);
         assert.deepEqual(await marks(page), [], 'and taken back');
       }
       for (const [i, x] of seq.entries()) {
         assert.equal(await page.$eval('#confirm', (b) => b.disabled), true, `Done waits for all ${seq.length}`);
         if (useKey) await page.keyboard.press(String(x + 1));
-        else await page.click(`#opt-${x}`);
+        else await press(`#opt-${x}`);
         assert.equal(await page.textContent(`#opt-${x} .mark`), String(i + 1));
       }
       assert.equal(await page.textContent('#chosen-count'), `${seq.length} of ${seq.length} chosen`);
       if (useKey) await page.keyboard.press('Enter');
-      else await page.click('#confirm');
+      else await press('#confirm');
       return seq;
     }
     case 'cells': {
@@ -82,22 +87,22 @@ export async function answerStep(page, h, right, useKey = false) {
         for (let c = 0; cells.length < t.length; c++) if (!t.includes(c)) cells.push(c);
       }
       const stray = [...Array(n).keys()].find((x) => !cells.includes(x));
-      await page.click(`#cell-${stray}`);
+      await press(`#cell-${stray}`);
       assert.deepEqual((await marks(page)).map((m) => m[0]), [`cell-${stray}`]);
-      await page.click('#undo');
-      for (const c of cells) await page.click(`#cell-${c}`);
+      await press('#undo');
+      for (const c of cells) await press(`#cell-${c}`);
       if (useKey) await page.keyboard.press('Enter');
-      else await page.click('#confirm');
+      else await press('#confirm');
       return [cells];
     }
     case 'match': {
-      const press = right ? t === 1 : t !== 1;
-      if (press) {
+      const hit = right ? t === 1 : t !== 1;
+      if (hit) {
         if (useKey) await page.keyboard.press(' ');
-        else await page.click('#match');
+        else await press('#match');
         return [1];
       }
-      await page.click('#nomatch');
+      await press('#nomatch');
       return [null];
     }
     default: throw new Error('unknown awaiting ' + h.awaiting);

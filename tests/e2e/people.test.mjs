@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import fs from 'node:fs';
-import { appUnderTest, openPage } from './helpers.mjs';
+import { appUnderTest, launch, openPage } from './helpers.mjs';
 import { takeState, hook, nextScreen, answered, answerStep } from './participant.mjs';
 
 const WORM = ['SC', 'SFR', 'SI', 'SMU', 'STS', 'VIR', 'VSR', 'VSRec',
@@ -301,9 +301,11 @@ test('an anonymous link (no seed, no participant id) gives each participant othe
 // A phone: 360 × 740. The participant view fits the width (no horizontal scrolling) on the instructions,
 // on every response screen and at the end; the stimulus is as wide as the screen allows; no app
 // navigation; the answers are clicks on the response buttons and cells as on a desktop.
-test('the participant view fits a 360 px wide phone screen and works there', async () => {
-  const page = await participantPage('#/take?tasks=VSR,SFR,CD-Color&tpc=1&practice=0&seed=5&results=1');
-  await page.setViewportSize({ width: 360, height: 740 });
+test('the participant view fits a 360 px wide touch phone screen and is answered by taps', async () => {
+  // A phone: 360 × 740, touch, mobile viewport; every answer below is a tap.
+  const phone = await launch({ viewport: { width: 360, height: 740 }, hasTouch: true, isMobile: true });
+  const page = await participantPage('#/take?tasks=VSR,SFR,CD-Color&tpc=1&practice=0&seed=5&results=1',
+    { page: await openPage(phone.context, app.server.url + '#/') });
   const fits = async (where, stimulus = false) => {
     const m = await page.evaluate(() => {
       const c = document.querySelector('#take canvas');
@@ -325,18 +327,21 @@ test('the participant view fits a 360 px wide phone screen and works there', asy
   for (;;) {
     const st = await nextScreen(page);
     if (st === 'done' || st === 'error') { assert.equal(st, 'done'); break; }
-    if (st === 'instructions') { await fits(`instructions`); await page.click('#start'); continue; }
-    if (st === 'feedback' || st === 'paused') { await page.click('#continue'); continue; }
+    if (st === 'instructions') { await fits(`instructions`); await page.tap('#start'); continue; }
+    if (st === 'feedback' || st === 'paused') { await page.tap('#continue'); continue; }
     const h = await hook(page);
     if (!h?.awaiting) continue;
     if (!seen.has(h.task)) { seen.add(h.task); await fits(`${h.task} response (${h.awaiting})`, true); }
-    await answer(page, h, true);
+    await answerStep(page, h, true, 'tap');
     await page.waitForFunction((seq) => (window.__wmlab_test?.seq ?? 0) > seq, h.seq, { timeout: 30_000, polling: 'raf' });
   }
   assert.deepEqual([...seen].sort(), ['CD-Color', 'SFR', 'VSR']);
   await fits('the end');
+  // Every answer was kept: the end screen's curves are drawn from them.
+  await page.waitForSelector('#take #charts canvas.plot[data-drawn="true"]');
   assert.deepEqual(page.errors, []);
   await page.close();
+  await phone.close();
 });
 
 test('consent must be agreed to before the first trial, the agreement is recorded, and declining records nothing', async () => {
