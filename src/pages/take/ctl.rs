@@ -1,10 +1,11 @@
-//! The participant controller: the session, the presenter of the trial on screen, storage and sending.
+//! The participant controller: the session, the presenter of the trial on screen, and storage.
 //!
 //! Everything with a rule in it lives in the core (`people::Session`: plan, scoring, records;
 //! `people::presenter::Presenter`: one trial frame by frame, with its natively tested frame lock,
 //! response windows, N-back timing, recall marks and blur restarts). This module only feeds the
 //! presenter `requestAnimationFrame` timestamps, inputs and page events, carries out its actions (paint,
-//! show controls, record) and moves between the page's screens.
+//! show controls, record) and moves between the page's screens. The browser glue (clock, seed, canvas,
+//! test hook) is in `browser`, sending the data in `post`.
 
 use std::cell::RefCell;
 
@@ -15,11 +16,12 @@ use wmlab_core::display::Frame;
 use wmlab_core::people::presenter::{Action, Awaiting, Input, Presenter};
 use wmlab_core::people::session::{PageEvent, PageEventKind};
 use wmlab_core::people::study::StudyText;
-use wmlab_core::people::{Answer, Session, StudyConfig, TimingStats, TrialResult, estimate_refresh};
+use wmlab_core::people::{Session, TimingStats, TrialResult, estimate_refresh};
 use wmlab_core::record::ResultRecord;
 
+use super::browser::{answer_js, canvas, css_size, flag, fresh_seed, now, publish_hook};
 use crate::components::painter;
-use crate::platform::outbox::{self, Item};
+use crate::platform::outbox;
 use crate::platform::web;
 
 const CALIB_FRAMES: usize = 60;
@@ -130,7 +132,6 @@ pub struct Ctl {
 
 thread_local! {
     static CTL: RefCell<Option<Ctl>> = const { RefCell::new(None) };
-    static HOOK_SEQ: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
     static RAF: RefCell<Option<Closure<dyn FnMut(f64)>>> = const { RefCell::new(None) };
 }
 
@@ -176,14 +177,6 @@ pub fn input(i: Input) {
     });
 }
 
-pub fn now() -> f64 {
-    web::window().performance().map(|p| p.now()).unwrap_or(0.0)
-}
-
-fn flag(name: &str) -> bool {
-    outbox::get(name).as_deref() == Some("1")
-}
-
 fn request_frame() {
     RAF.with(|r| {
         let mut r = r.borrow_mut();
@@ -200,45 +193,14 @@ fn request_frame() {
     });
 }
 
-/// A random 64-bit seed for a session of an anonymous link (the browser's crypto source, else
-/// Math.random).
-pub fn fresh_seed() -> u64 {
-    let mut b = [0u8; 8];
-    let crypto = web::window().crypto().ok();
-    if crypto.is_some_and(|c| c.get_random_values_with_u8_array(&mut b).is_ok()) {
-        return u64::from_le_bytes(b);
-    }
-    ((js_sys::Math::random() * 4294967296.0) as u64) << 32 | (js_sys::Math::random() * 4294967296.0) as u64
-}
-
-/// The storage key of a study (+ participant): FNV-64 of the canonical query.
-pub fn session_key(cfg: &StudyConfig) -> String {
-    let mut h = wmlab_core::hash::Fnv64::default();
-    h.write(cfg.to_query().as_bytes());
-    format!("{}{:016x}", outbox::SESSION_PREFIX, h.finish())
-}
-
-fn canvas() -> Option<web_sys::HtmlCanvasElement> {
-    web::window().document()?.get_element_by_id("take-canvas")?.dyn_into().ok()
-}
-
-/// The stimulus's side in CSS px: as large as the window allows.
-fn css_size() -> f64 {
-    let w = web::window();
-    let iw = w.inner_width().ok().and_then(|v| v.as_f64()).unwrap_or(800.0);
-    let ih = w.inner_height().ok().and_then(|v| v.as_f64()).unwrap_or(800.0);
-    (iw - 32.0).min(ih - 190.0).clamp(220.0, 680.0).floor()
-}
-
-fn answer_js(a: &Answer) -> JsValue {
-    match a {
-        Answer::Class(c) => JsValue::from(*c),
-        Answer::Set(v) => v.iter().map(|&x| JsValue::from(x)).collect::<js_sys::Array>().into(),
-        Answer::None => JsValue::NULL,
-    }
-}
-
 impl Ctl {
+    /// `window.__wmlab_test` (only with `localStorage.wmlab_test = '1'`).
+    fn hook(&self, step: Option<usize>, awaiting: Option<&str>, target: JsValue) {
+        if self.test {
+            publish_hook(&self.key, &self.ui.cur.get_untracked(), step, awaiting, target);
+        }
+    }
+
     fn paint(&self, f: &Frame) {
         if let Some(c) = canvas() {
             painter::paint(&c, f, self.css_px);
@@ -299,33 +261,6 @@ impl Ctl {
                 }
             }
         }
-    }
-
-    /// `window.__wmlab_test` (only with `localStorage.wmlab_test = '1'`).
-    fn hook(&self, step: Option<usize>, awaiting: Option<&str>, target: JsValue) {
-        if !self.test {
-            return;
-        }
-        let o = js_sys::Object::new();
-        let set = |k: &str, v: JsValue| {
-            let _ = js_sys::Reflect::set(&o, &JsValue::from_str(k), &v);
-        };
-        let c = self.ui.cur.get_untracked();
-        set("key", JsValue::from_str(&self.key));
-        set("task", JsValue::from_str(&c.task));
-        set("block", JsValue::from(c.block as u32));
-        set("trial", JsValue::from(c.trial as u32));
-        set("global", JsValue::from(c.global as u32));
-        set("practice", JsValue::from(c.practice));
-        set("step", step.map(|s| JsValue::from(s as u32)).unwrap_or(JsValue::NULL));
-        set("awaiting", awaiting.map(JsValue::from_str).unwrap_or(JsValue::NULL));
-        set("target", target);
-        let seq = HOOK_SEQ.with(|q| {
-            q.set(q.get() + 1);
-            q.get()
-        });
-        set("seq", JsValue::from(seq));
-        let _ = js_sys::Reflect::set(&web::window(), &JsValue::from_str("__wmlab_test"), &o);
     }
 
     pub fn set_cur(&mut self, resumed: bool) {
@@ -406,38 +341,6 @@ impl Ctl {
             Some(p) if p.trial == 0 => self.show_block_start(false),
             Some(_) => self.start_trial(),
         }
-    }
-
-    fn record(&self) -> ResultRecord {
-        let mut r = self.session.to_record(None);
-        r.created = Some(web::now_iso());
-        r
-    }
-
-    /// Send the record after block `block` (or at the end): JATOS if present, else the endpoint.
-    fn send(&self, block: usize, last: bool) {
-        let record = self.record();
-        let Ok(json) = record.to_json() else { return };
-        if outbox::jatos().is_some() {
-            if !last {
-                outbox::jatos_append(&(json + "\n"));
-            }
-            return;
-        }
-        let Some(endpoint) = self.session.config.endpoint.clone() else { return };
-        let nonce = outbox::get(&format!("{}.nonce", self.key)).unwrap_or_else(|| self.key.clone());
-        let id = if last { format!("{nonce}-final") } else { format!("{nonce}-b{block}") };
-        let body = serde_json::json!({
-            "idempotency_id": id,
-            "block": if last { serde_json::Value::Null } else { serde_json::Value::from(block) },
-            "final": last,
-            "participant": self.session.config.participant,
-            "record": serde_json::from_str::<serde_json::Value>(&json).unwrap_or(serde_json::Value::Null),
-        });
-        let pending = self.ui.pending;
-        outbox::enqueue(Item { id, endpoint, body: body.to_string(), attempts: 0 }, move |n| {
-            let _ = pending.try_set(n);
-        });
     }
 
     pub fn done(&mut self) {

@@ -14,7 +14,9 @@
 //! refresh and lets N-back trials wait for an answer; `localStorage.wmlab_test = '1'` exposes the current
 //! step and its correct answer on `window.__wmlab_test`.
 
+mod browser;
 mod ctl;
+mod post;
 mod screens;
 
 use leptos::prelude::*;
@@ -26,7 +28,8 @@ use wmlab_core::people::{Session, StudyConfig};
 use crate::components::responses::{below, overlay};
 use crate::platform::outbox;
 use crate::platform::web;
-use ctl::{Screen, Ui, act, fresh_seed, input, session_key};
+use browser::{fresh_seed, session_key};
+use ctl::{Screen, Ui, act, input};
 
 /// Parse the link and restore or start its session; returns the first screen and the link's options.
 fn open(query: &str, ui: Ui) -> Result<(Screen, StudyConfig), String> {

@@ -6,7 +6,8 @@ use wmlab_core::people::{StudyTask, text};
 use wmlab_core::record::ResultRecord;
 use wmlab_core::task::TaskId;
 
-use super::ctl::{Screen, Ui, act, now};
+use super::browser::now;
+use super::ctl::{Screen, Ui, act};
 use crate::app::AppState;
 use crate::components::chart::RecordCharts;
 use crate::platform::outbox;

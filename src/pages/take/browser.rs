@@ -1,0 +1,83 @@
+//! The participant page's browser glue: the clock, flags, a fresh seed, the session's storage key, the
+//! stimulus canvas and its size, and the test hook (`window.__wmlab_test`).
+
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+use wmlab_core::people::{Answer, StudyConfig};
+
+use super::ctl::Cur;
+use crate::platform::outbox;
+use crate::platform::web;
+
+thread_local! {
+    static HOOK_SEQ: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+pub fn now() -> f64 {
+    web::window().performance().map(|p| p.now()).unwrap_or(0.0)
+}
+
+pub fn flag(name: &str) -> bool {
+    outbox::get(name).as_deref() == Some("1")
+}
+
+/// A random 64-bit seed for a session of an anonymous link (the browser's crypto source, else
+/// Math.random).
+pub fn fresh_seed() -> u64 {
+    let mut b = [0u8; 8];
+    let crypto = web::window().crypto().ok();
+    if crypto.is_some_and(|c| c.get_random_values_with_u8_array(&mut b).is_ok()) {
+        return u64::from_le_bytes(b);
+    }
+    ((js_sys::Math::random() * 4294967296.0) as u64) << 32 | (js_sys::Math::random() * 4294967296.0) as u64
+}
+
+/// The storage key of a study (+ participant): FNV-64 of the canonical query.
+pub fn session_key(cfg: &StudyConfig) -> String {
+    let mut h = wmlab_core::hash::Fnv64::default();
+    h.write(cfg.to_query().as_bytes());
+    format!("{}{:016x}", outbox::SESSION_PREFIX, h.finish())
+}
+
+pub fn canvas() -> Option<web_sys::HtmlCanvasElement> {
+    web::window().document()?.get_element_by_id("take-canvas")?.dyn_into().ok()
+}
+
+/// The stimulus's side in CSS px: as large as the window allows.
+pub fn css_size() -> f64 {
+    let w = web::window();
+    let iw = w.inner_width().ok().and_then(|v| v.as_f64()).unwrap_or(800.0);
+    let ih = w.inner_height().ok().and_then(|v| v.as_f64()).unwrap_or(800.0);
+    (iw - 32.0).min(ih - 190.0).clamp(220.0, 680.0).floor()
+}
+
+pub fn answer_js(a: &Answer) -> JsValue {
+    match a {
+        Answer::Class(c) => JsValue::from(*c),
+        Answer::Set(v) => v.iter().map(|&x| JsValue::from(x)).collect::<js_sys::Array>().into(),
+        Answer::None => JsValue::NULL,
+    }
+}
+
+/// `window.__wmlab_test` (only with `localStorage.wmlab_test = '1'`).
+pub fn publish_hook(key: &str, c: &Cur, step: Option<usize>, awaiting: Option<&str>, target: JsValue) {
+    let o = js_sys::Object::new();
+    let set = |k: &str, v: JsValue| {
+        let _ = js_sys::Reflect::set(&o, &JsValue::from_str(k), &v);
+    };
+    set("key", JsValue::from_str(key));
+    set("task", JsValue::from_str(&c.task));
+    set("block", JsValue::from(c.block as u32));
+    set("trial", JsValue::from(c.trial as u32));
+    set("global", JsValue::from(c.global as u32));
+    set("practice", JsValue::from(c.practice));
+    set("step", step.map(|s| JsValue::from(s as u32)).unwrap_or(JsValue::NULL));
+    set("awaiting", awaiting.map(JsValue::from_str).unwrap_or(JsValue::NULL));
+    set("target", target);
+    let seq = HOOK_SEQ.with(|q| {
+        q.set(q.get() + 1);
+        q.get()
+    });
+    set("seq", JsValue::from(seq));
+    let _ = js_sys::Reflect::set(&web::window(), &JsValue::from_str("__wmlab_test"), &o);
+}
