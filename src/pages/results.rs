@@ -109,7 +109,7 @@ fn record_view(state: AppState, r: ResultRecord) -> impl IntoView {
             <RecordCharts record=r.clone()/>
             {r.analyses.clone().map(|a| view! {
                 <h2>"Neural analyses"</h2>
-                <div id="record-analyses" class="eval"><crate::components::nn_analysis::NnAnalysis report=a/></div>
+                <div id="record-analyses" class="eval">{crate::components::nn_analysis::record_analyses(a)}</div>
             })}
             <div class="actions">
                 <button id="download-json" on:click=download_json>"Download JSON"</button>

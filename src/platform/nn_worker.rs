@@ -4,8 +4,9 @@
 //!
 //! Messages are `{ json, bytes? }` objects; the JSON is `wmlab_core::nn_messages::{Cmd, Event}`, the
 //! one definition the worker uses too.
-//! The page reads a checkpoint bundle's header itself (magic, length, JSON) to show what a file or a
-//! stored run holds without loading burn into the page's own wasm.
+//! The page reads a checkpoint bundle's header with the core's reader
+//! ([`wmlab_core::nn_messages::BundleHeader`], the one `wmlab_nn` uses) to show what a file or a stored
+//! run holds without loading burn into the page's own wasm.
 
 use js_sys::{Object, Reflect, Uint8Array};
 use leptos::prelude::{RwSignal, Set as _};
@@ -19,7 +20,7 @@ use web_sys::{MessageEvent, Worker};
 /// The worker script Trunk writes for `data-type="worker" data-loader-shim` (index.html).
 pub const WORKER_URL: &str = "./wmlab-nn-worker_loader.js";
 
-pub use wmlab_core::nn_messages::{Cmd, Event};
+pub use wmlab_core::nn_messages::{CheckpointKind, Cmd, Event};
 
 /// A running worker.
 #[derive(Clone)]
@@ -77,66 +78,28 @@ impl NnWorker {
     }
 }
 
-/// What a checkpoint bundle holds, read from its header: `WMLABNN1`, a little-endian u32 length, JSON
-/// `{format, train, state}`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BundleInfo {
-    pub train: serde_json::Value,
-    pub state: serde_json::Value,
-}
-
-impl BundleInfo {
-    pub fn read(bytes: &[u8]) -> Result<BundleInfo, String> {
-        if bytes.len() < 12 || &bytes[..8] != b"WMLABNN1" {
-            return Err("this file is not a WM Lab network checkpoint (it should start with WMLABNN1; download one from this page or write one with `wmlab train`)".into());
-        }
-        let n = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize;
-        let json = bytes.get(12..12 + n).ok_or("the checkpoint file is truncated")?;
-        let v: serde_json::Value =
-            serde_json::from_slice(json).map_err(|e| format!("the checkpoint's header is damaged: {e}"))?;
-        Ok(BundleInfo { train: v["train"].clone(), state: v["state"].clone() })
-    }
-    pub fn step(&self) -> usize {
-        self.state["step"].as_u64().unwrap_or(0) as usize
-    }
-    pub fn steps(&self) -> usize {
-        self.train["steps"].as_u64().unwrap_or(0) as usize
-    }
-    pub fn label(&self) -> String {
-        let m = &self.train["model"];
-        format!(
-            "{}-{} ({} preset), step {} of {}",
-            m["arch"].as_str().unwrap_or("?").to_uppercase(),
-            m["capacity"].as_u64().unwrap_or(0),
-            self.train["preset"].as_str().unwrap_or("custom"),
-            self.step(),
-            self.steps()
-        )
-    }
-}
-
 // ---- checkpoints in IndexedDB ----
 
 /// The stored checkpoint to evaluate or analyse: the best one, else the latest (None: the worker uses
 /// the run in memory).
 pub async fn stored_model() -> Option<Vec<u8>> {
-    match load_bytes("nn/best").await.ok().flatten() {
+    match load_bytes(CheckpointKind::Best.key()).await.ok().flatten() {
         Some(b) => Some(b),
-        None => load_bytes("nn/latest").await.ok().flatten(),
+        None => load_bytes(CheckpointKind::Latest.key()).await.ok().flatten(),
     }
 }
 
 thread_local! {
     /// Checkpoints waiting to be stored (the newest of each kind, with the curves JSON at that moment)
     /// and whether a writer is running.
-    static WRITES: std::cell::RefCell<(bool, Vec<(String, Vec<u8>, String)>)> = const { std::cell::RefCell::new((false, Vec::new())) };
+    static WRITES: std::cell::RefCell<(bool, Vec<(CheckpointKind, Vec<u8>, String)>)> = const { std::cell::RefCell::new((false, Vec::new())) };
 }
 
 /// Store a checkpoint (`nn/<kind>`) and the curves (`nn/run`) in IndexedDB. One writer at a time:
 /// checkpoints that arrive while it writes wait, and only the newest of each kind is written, so a fast
 /// run cannot queue up writes that hold the browser's storage (the results history of another tab
 /// waits on it). Lives outside the page, so a write under way finishes when the page is left; `notice` hears of a failure.
-pub fn store_checkpoint(kind: String, bytes: Vec<u8>, curves_json: String, notice: RwSignal<Option<String>>) {
+pub fn store_checkpoint(kind: CheckpointKind, bytes: Vec<u8>, curves_json: String, notice: RwSignal<Option<String>>) {
     let start = WRITES.with_borrow_mut(|(busy, q)| {
         q.retain(|(k, _, _)| *k != kind);
         q.push((kind, bytes, curves_json));
@@ -157,7 +120,7 @@ pub fn store_checkpoint(kind: String, bytes: Vec<u8>, curves_json: String, notic
             });
             let Some((kind, bytes, text)) = next else { break };
             let r = async {
-                store_bytes(&format!("nn/{kind}"), &bytes).await?;
+                store_bytes(kind.key(), &bytes).await?;
                 store_text("nn/run", &text).await
             }
             .await;

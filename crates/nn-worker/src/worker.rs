@@ -13,7 +13,7 @@ use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 use wmlab_nn::{Checkpoint, TrainConfig, Trainer, WormModel};
 
-use crate::protocol::{Cmd, Event};
+use crate::protocol::{Backend, BackendPick, CheckpointKind, Cmd, Event};
 
 /// A command with its optional checkpoint bytes.
 struct Msg {
@@ -81,20 +81,21 @@ pub fn start() {
     post(&Event::Loaded, None);
 }
 
-async fn init_device(backend: &str) -> Result<(Device, String), String> {
-    let want_gpu = backend != "cpu";
-    if want_gpu {
+async fn init_device(pick: BackendPick) -> Result<(Device, Backend), String> {
+    if pick != BackendPick::Cpu {
         match Device::wgpu_options().init_async().await {
-            Ok(d) => return Ok((d, "webgpu".into())),
-            Err(e) if backend == "webgpu" => return Err(format!("WebGPU is not available in this browser: {e:?}")),
+            Ok(d) => return Ok((d, Backend::Webgpu)),
+            Err(e) if pick == BackendPick::Webgpu => {
+                return Err(format!("WebGPU is not available in this browser: {e:?}"));
+            }
             Err(_) => {}
         }
     }
-    Ok((Device::flex(), "cpu".into()))
+    Ok((Device::flex(), Backend::Cpu))
 }
 
 struct State {
-    device: Option<(Device, String)>,
+    device: Option<(Device, Backend)>,
     trainer: Option<Trainer>,
     running: bool,
     /// Steps between `latest` checkpoints sent to the page.
@@ -109,18 +110,18 @@ struct State {
 const LATEST_EVERY_MS: f64 = 5_000.0;
 
 impl State {
-    async fn send_checkpoint(&mut self, kind: &str) {
-        if kind == "latest" {
+    async fn send_checkpoint(&mut self, kind: CheckpointKind) {
+        if kind == CheckpointKind::Latest {
             self.last_latest_ms = now_ms();
         }
         let Some(t) = &self.trainer else { return };
-        let ck = if kind == "best" {
+        let ck = if kind == CheckpointKind::Best {
             t.best.clone().ok_or_else(|| "no best model yet".to_string())
         } else {
             t.checkpoint_async().await
         };
         match ck {
-            Ok(ck) => post(&Event::Checkpoint { kind: kind.into(), step: ck.state.step }, Some(&ck.to_bundle())),
+            Ok(ck) => post(&Event::Checkpoint { kind, step: ck.state.step }, Some(&ck.to_bundle())),
             Err(e) => error(format!("could not save a checkpoint: {e}"), false),
         }
     }
@@ -129,10 +130,7 @@ impl State {
     /// to count).
     fn send_config(&self, c: TrainConfig, seq: u64) {
         let params = wmlab_nn::model::param_count(&c.model, &Device::flex());
-        match serde_json::to_value(&c) {
-            Ok(config) => post(&Event::Config { config, params, seq }, None),
-            Err(e) => error(e.to_string(), false),
-        }
+        post(&Event::Config { config: Box::new(c.into()), params, seq }, None);
     }
 
     fn device(&self) -> Result<Device, String> {
@@ -145,35 +143,27 @@ impl State {
             Err(e) => return error(e, false),
         };
         match cmd {
-            Cmd::Init { backend } => match init_device(&backend).await {
-                Ok((d, name)) => {
+            Cmd::Init { backend } => match init_device(backend).await {
+                Ok((d, backend)) => {
                     let device = format!("{d:?}");
-                    self.device = Some((d, name.clone()));
-                    post(&Event::Ready { backend: name, device }, None);
+                    self.device = Some((d, backend));
+                    post(&Event::Ready { backend, device }, None);
                 }
                 Err(e) => error(e, true),
             },
-            Cmd::Preset { name, arch, capacity, seq } => {
-                let Some(a) = wmlab_nn::Arch::parse(&arch) else {
-                    return error(format!("unknown architecture {arch}"), false);
-                };
-                match TrainConfig::preset(&name, a, capacity) {
-                    Some(c) => self.send_config(c, seq),
-                    None => error(format!("unknown preset {name}"), false),
-                }
-            }
-            Cmd::Check { config, seq } => match serde_json::from_value::<TrainConfig>(config) {
-                Ok(c) => match c.model.validate() {
+            Cmd::Preset { name, arch, capacity, seq } => match TrainConfig::preset(name.as_str(), arch, capacity) {
+                Some(c) => self.send_config(c, seq),
+                None => error(format!("unknown preset {}", name.as_str()), false),
+            },
+            Cmd::Check { config, seq } => {
+                let c = TrainConfig::from(*config);
+                match c.model.validate() {
                     Ok(()) => self.send_config(c, seq),
                     Err(e) => error(e, false),
-                },
-                Err(e) => error(format!("the training settings are not valid: {e}"), false),
-            },
+                }
+            }
             Cmd::Start { config } => {
-                let config: TrainConfig = match serde_json::from_value(config) {
-                    Ok(c) => c,
-                    Err(e) => return error(format!("the training settings are not valid: {e}"), true),
-                };
+                let config = TrainConfig::from(*config);
                 if let Err(e) = config.model.validate() {
                     return error(e, true);
                 }
@@ -211,7 +201,7 @@ impl State {
             }
             Cmd::Pause => {
                 self.running = false;
-                self.send_checkpoint("latest").await;
+                self.send_checkpoint(CheckpointKind::Latest).await;
                 let step = self.trainer.as_ref().map(|t| t.state.step).unwrap_or(0);
                 post(&Event::Paused { step }, None);
             }
@@ -222,7 +212,7 @@ impl State {
             }
             Cmd::Stop => {
                 self.running = false;
-                self.send_checkpoint("latest").await;
+                self.send_checkpoint(CheckpointKind::Latest).await;
                 let step = self.trainer.as_ref().map(|t| t.state.step).unwrap_or(0);
                 post(&Event::Stopped { step }, None);
             }
@@ -253,13 +243,13 @@ impl State {
             Ok(m) => m,
             Err(e) => return error(e, false),
         };
-        let backend = self.device.as_ref().map(|d| d.1.clone()).unwrap_or_default();
+        let backend = self.device.as_ref().map_or("", |d| d.1.as_str());
         let mut progress = |done: usize, total: usize| {
             post(&Event::EvalProgress { done, total }, None);
             true
         };
         let chunk = 8;
-        match wmlab_nn::eval::evaluate_record(&model, &train, &backend, n.max(1), chunk, &device, &mut progress).await {
+        match wmlab_nn::eval::evaluate_record(&model, &train, backend, n.max(1), chunk, &device, &mut progress).await {
             Ok(Some(record)) => post(&Event::Record { record: Box::new(record) }, None),
             Ok(None) => error("evaluation cancelled", false),
             Err(e) => error(format!("evaluation failed: {e}"), false),
@@ -299,7 +289,7 @@ impl State {
                     let best = report.best;
                     post(&Event::Val { report }, None);
                     if best {
-                        self.send_checkpoint("best").await;
+                        self.send_checkpoint(CheckpointKind::Best).await;
                     }
                 }
                 Err(e) => {
@@ -312,10 +302,10 @@ impl State {
         let step = t.state.step;
         if t.done() {
             self.running = false;
-            self.send_checkpoint("latest").await;
+            self.send_checkpoint(CheckpointKind::Latest).await;
             post(&Event::Done { step }, None);
         } else if step.is_multiple_of(self.checkpoint_every) && now_ms() - self.last_latest_ms >= LATEST_EVERY_MS {
-            self.send_checkpoint("latest").await;
+            self.send_checkpoint(CheckpointKind::Latest).await;
         }
     }
 }

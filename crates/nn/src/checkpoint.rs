@@ -12,12 +12,11 @@ use burn::module::Module;
 use burn::prelude::*;
 use burn::store::ModuleRecord;
 use burn::tensor::Bytes;
-use serde::{Deserialize, Serialize};
+use wmlab_core::nn_messages::{Bundle, BundleHeader};
 
 use crate::model::WormModel;
 use crate::train::{TrainConfig, TrainState};
 
-const MAGIC: &[u8; 8] = b"WMLABNN1";
 /// The one-file copy of a checkpoint directory (what the app loads and downloads).
 pub const BUNDLE_FILE: &str = "checkpoint.wmlabnn";
 
@@ -30,19 +29,6 @@ pub struct Checkpoint {
     /// burnpack bytes of Adam's state (moments and step counts per parameter); `None` for a checkpoint
     /// made without it (weights only, e.g. the best model kept for evaluation, or an older checkpoint).
     pub optimizer: Option<Vec<u8>>,
-}
-
-#[derive(Serialize, Deserialize)]
-struct Header {
-    format: String,
-    train: serde_json::Value,
-    state: TrainState,
-    /// Bytes of weights after the header (absent in format 1: all the rest).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    weights_len: Option<u64>,
-    /// Bytes of optimizer state after the weights.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    optimizer_len: Option<u64>,
 }
 
 impl Checkpoint {
@@ -89,47 +75,28 @@ impl Checkpoint {
         self.train.model.init(device).try_load_record(record).map_err(|e| e.to_string())
     }
 
-    /// One file: magic, header length, JSON header, weights, optimizer state. Without optimizer state
-    /// this is exactly format 1.
+    /// One file: magic, header length, JSON header, weights, optimizer state (the layout and the
+    /// header live in [`wmlab_core::nn_messages::Bundle`], which the page reads too). Without optimizer
+    /// state this is exactly format 1.
     pub fn to_bundle(&self) -> Vec<u8> {
-        let header = Header {
-            format: if self.optimizer.is_some() { "wmlab-nn-checkpoint-2" } else { "wmlab-nn-checkpoint-1" }.into(),
-            train: serde_json::to_value(&self.train).expect("config json"),
+        let header = BundleHeader {
+            format: String::new(),
+            train: self.train.clone().into(),
             state: self.state.clone(),
-            weights_len: self.optimizer.as_ref().map(|_| self.weights.len() as u64),
-            optimizer_len: self.optimizer.as_ref().map(|o| o.len() as u64),
+            weights_len: None,
+            optimizer_len: None,
         };
-        let json = serde_json::to_vec(&header).expect("header json");
-        let opt = self.optimizer.as_deref().unwrap_or(&[]);
-        let mut out = Vec::with_capacity(12 + json.len() + self.weights.len() + opt.len());
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&(json.len() as u32).to_le_bytes());
-        out.extend_from_slice(&json);
-        out.extend_from_slice(&self.weights);
-        out.extend_from_slice(opt);
-        out
+        Bundle { header, weights: &self.weights, optimizer: self.optimizer.as_deref() }.write()
     }
 
     pub fn from_bundle(bytes: &[u8]) -> Result<Checkpoint, String> {
-        if bytes.len() < 12 || &bytes[..8] != MAGIC {
-            return Err("not a WM Lab network checkpoint".into());
-        }
-        let n = u32::from_le_bytes(bytes[8..12].try_into().unwrap()) as usize;
-        let json = bytes.get(12..12 + n).ok_or("truncated checkpoint")?;
-        let header: Header = serde_json::from_slice(json).map_err(|e| e.to_string())?;
-        let train: TrainConfig = serde_json::from_value(header.train).map_err(|e| e.to_string())?;
-        let rest = &bytes[12 + n..];
-        let (weights, optimizer) = match header.weights_len {
-            None => (rest.to_vec(), None),
-            Some(w) => {
-                let w = usize::try_from(w).map_err(|_| "truncated checkpoint")?;
-                let o = usize::try_from(header.optimizer_len.unwrap_or(0)).map_err(|_| "truncated checkpoint")?;
-                let weights = rest.get(..w).ok_or("truncated checkpoint")?;
-                let opt = w.checked_add(o).and_then(|end| rest.get(w..end)).ok_or("truncated checkpoint")?;
-                (weights.to_vec(), header.optimizer_len.map(|_| opt.to_vec()))
-            }
-        };
-        Ok(Checkpoint { train, state: header.state, weights, optimizer })
+        let b = Bundle::read(bytes)?;
+        Ok(Checkpoint {
+            train: b.header.train.into(),
+            state: b.header.state,
+            weights: b.weights.to_vec(),
+            optimizer: b.optimizer.map(<[u8]>::to_vec),
+        })
     }
 
     /// Write to a directory (created if missing).

@@ -21,6 +21,7 @@ pub mod dist_attn;
 pub mod eval;
 pub mod loss;
 pub mod model;
+mod settings;
 pub mod train;
 
 pub use batch::Batch;

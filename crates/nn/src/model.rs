@@ -11,59 +11,13 @@ use burn::nn::{
     Relu, Rnn, RnnConfig,
 };
 use burn::prelude::*;
-use serde::{Deserialize, Serialize};
 use wmlab_core::task::MAX_STEPS;
 
 use crate::batch::{N_HEADS, N_TASKS, head_kinds};
 use crate::dist_attn::DistEncoder;
 
-/// The memory architecture.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Arch {
-    Rnn,
-    Gru,
-    Lstm,
-    Trf,
-}
-
-impl Arch {
-    pub const ALL: [Arch; 4] = [Arch::Rnn, Arch::Gru, Arch::Lstm, Arch::Trf];
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Arch::Rnn => "rnn",
-            Arch::Gru => "gru",
-            Arch::Lstm => "lstm",
-            Arch::Trf => "trf",
-        }
-    }
-    pub fn parse(s: &str) -> Option<Arch> {
-        Arch::ALL.into_iter().find(|a| a.as_str() == s.to_ascii_lowercase())
-    }
-}
-
-/// The visual encoder in front of the memory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Encoder {
-    /// The paper's 4-layer ConvNet (Table A1) and a linear projection.
-    Conv,
-    /// No convolutions: the linear projection reads the raw 32×32×3 frame (3,072 values). Positions and
-    /// colours reach the memory unchanged, and a frame costs about a tenth of the tiny ConvNet's arithmetic; not
-    /// the paper's model (used by the `quick` preset, which says so).
-    Pixels,
-}
-
-/// How the Transformer's attention scores a step against earlier steps.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Attention {
-    /// Scaled dot product (the paper's `nn.TransformerEncoder`).
-    Dot,
-    /// Negative squared distance between content queries and keys, with a "no match" slot
-    /// ([`crate::dist_attn`]): a match with memory is a first-order signal. Not the paper's.
-    Distance,
-}
+/// The memory, encoder and attention choices are plain data in the core (the page offers them too).
+pub use wmlab_core::nn_messages::{Arch, Attention, Encoder};
 
 /// The model's hyper-parameters (saved beside the weights as `model.json`).
 #[derive(Config, Debug, PartialEq)]

@@ -12,7 +12,6 @@ use burn::optim::grad_clipping::GradientClippingConfig;
 use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
 use burn::prelude::*;
 use burn::tensor::Bytes;
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use wmlab_core::Split;
 use wmlab_core::TaskId;
@@ -103,27 +102,10 @@ impl TrainConfig {
         self.per_task * self.task_ids().len()
     }
 
-    /// Parse a comma list of task ids (`VSR`, `CD-Color,VIR`, or `all`) into [`TrainConfig::tasks`].
+    /// Parse a comma list of task ids (`VSR`, `CD-Color,VIR`, or `all`) into [`TrainConfig::tasks`]
+    /// (one parser for the CLI and the page: [`wmlab_core::nn_messages::TrainSettings::parse_tasks`]).
     pub fn parse_tasks(list: &str) -> Result<Option<Vec<TaskId>>, String> {
-        let list = list.trim();
-        if list.is_empty() || list.eq_ignore_ascii_case("all") {
-            return Ok(None);
-        }
-        let mut out = Vec::new();
-        for part in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            // Case does not matter (`vsr`, `cd-color`).
-            let t = TaskId::ALL.into_iter().find(|t| t.as_str().eq_ignore_ascii_case(part)).ok_or_else(|| {
-                let ids: Vec<&str> = TaskId::ALL.iter().map(|t| t.as_str()).collect();
-                format!("unknown task id {part:?}: use a comma list of {} (or all)", ids.join(", "))
-            })?;
-            if !out.contains(&t) {
-                out.push(t);
-            }
-        }
-        if out.is_empty() {
-            return Ok(None);
-        }
-        Ok((out.len() < TaskId::ALL.len()).then_some(out))
+        wmlab_core::nn_messages::TrainSettings::parse_tasks(list)
     }
 
     /// The optimizer of this config (Adam, with the configured gradient clipping).
@@ -191,19 +173,7 @@ impl TrainConfig {
     }
 }
 
-pub use wmlab_core::nn_messages::ValReport;
-
-/// Training progress that goes into a checkpoint.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct TrainState {
-    pub step: usize,
-    pub lr: f64,
-    pub best_mean_accuracy: Option<f64>,
-    pub best_step: Option<usize>,
-    pub plateau_best_loss: Option<f64>,
-    pub plateau_bad_checks: usize,
-    pub history: Vec<ValReport>,
-}
+pub use wmlab_core::nn_messages::{TrainState, ValReport};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum TrainError {

@@ -2,7 +2,7 @@
 //! and the model card of a pretrained network.
 
 use leptos::prelude::*;
-use serde_json::Value;
+use wmlab_core::nn_messages::ModelCard;
 use wmlab_core::record::ResultRecord;
 
 use super::SIGNIFICANCE;
@@ -134,38 +134,26 @@ pub fn significance_row(task: String, accuracy: f64, chance: f64, responses: u64
 
 /// A pretrained model's card (an entry of `models/index.json`, written by `scripts/model-card.py`):
 /// how it was trained and its test accuracy per task id beside chance.
-pub fn model_card(c: Value) -> impl IntoView {
-    let s = |k: &str| c[k].as_str().unwrap_or("").to_string();
-    let tests = c["test"].as_array().cloned().unwrap_or_default();
-    let rows = tests
+pub fn model_card(c: ModelCard) -> impl IntoView {
+    let rows = c
+        .test
         .into_iter()
-        .map(|t| {
-            significance_row(
-                t["task"].as_str().unwrap_or("").to_string(),
-                t["accuracy"].as_f64().unwrap_or(0.0),
-                t["chance"].as_f64().unwrap_or(0.0),
-                t["responses"].as_u64().unwrap_or(0),
-                t["p_above_chance"].as_f64().unwrap_or(1.0),
-            )
-        })
+        .map(|t| significance_row(t.task, t.accuracy, t.chance, t.responses, t.p_above_chance))
         .collect_view();
-    let effects = c["effects"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
+    let effects = c
+        .effects
         .into_iter()
         .map(|e| {
-            let shown = e["shown"].as_bool().unwrap_or(false);
-            view! { <li class:shown=shown>{if shown { "✓ " } else { "✗ " }}<strong>{e["effect"].as_str().unwrap_or("").to_string()}</strong>
-                ": " {e["detail"].as_str().unwrap_or("").to_string()}</li> }
+            view! { <li class:shown=e.shown>{if e.shown { "✓ " } else { "✗ " }}<strong>{e.effect}</strong>
+            ": " {e.detail}</li> }
         })
         .collect_view();
     view! {
         <div class="card" id="nn-model-card">
-            <p><strong>{s("title")}</strong> " · " {s("model")} " · " {c["params"].as_u64().unwrap_or(0)} " parameters · preset " {s("preset")}
-                " · " {c["trials_seen"].as_u64().unwrap_or(0)} " trials seen in " {format!("{:.0}", c["wall_time_s"].as_f64().unwrap_or(0.0) / 60.0)}
-                " min on " {s("hardware")} " · " {s("storage")}</p>
-            <p class="small">{s("notes")}</p>
+            <p><strong>{c.title}</strong> " · " {c.model} " · " {c.params} " parameters · preset " {c.preset}
+                " · " {c.trials_seen} " trials seen in " {format!("{:.0}", c.wall_time_s / 60.0)}
+                " min on " {c.hardware} " · " {c.storage}</p>
+            <p class="small">{c.notes}</p>
             <table class="summary"><thead><tr><th>"task"</th><th>"test accuracy"</th><th>"chance"</th><th>"responses"</th><th>"p"</th><th></th></tr></thead>
                 <tbody>{rows}</tbody></table>
             <ul class="effects">{effects}</ul>

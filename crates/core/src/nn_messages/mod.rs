@@ -6,6 +6,15 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Deserializer, Serialize};
 
+mod bundle;
+mod card;
+mod settings;
+pub use bundle::{BUNDLE_MAGIC, Bundle, BundleHeader, TrainState};
+pub use card::{CardEffect, CardTest, ModelCard};
+pub use settings::{
+    Arch, Attention, Backend, BackendPick, Edit, Encoder, Field, ModelSettings, Preset, SettingsEdits, TrainSettings,
+};
+
 use crate::analysis::NetworkAnalysis;
 use crate::chart::{Chart, Role, Series};
 use crate::record::ResultRecord;
@@ -14,29 +23,29 @@ use crate::record::ResultRecord;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "cmd", rename_all = "snake_case")]
 pub enum Cmd {
-    /// Choose the backend: `auto` (WebGPU if the browser offers it, else CPU), `webgpu`, `cpu`.
+    /// Choose the backend.
     Init {
-        backend: String,
+        backend: BackendPick,
     },
-    /// The settings of a named preset (`quick`, `paper`, `small`, `tiny`) for an architecture and
-    /// capacity; answered by `Event::Config` with the same `seq` (see [`SettingsEdits`]).
+    /// The settings of a preset for an architecture and capacity; answered by `Event::Config` with the
+    /// same `seq` (see [`SettingsEdits`]).
     Preset {
-        name: String,
-        arch: String,
+        name: Preset,
+        arch: Arch,
         capacity: usize,
         #[serde(default)]
         seq: u64,
     },
-    /// Check a `wmlab_nn::TrainConfig` (JSON) and count its parameters; answered by `Event::Config` with
-    /// the same `seq`.
+    /// Check settings and count their model's parameters; answered by `Event::Config` with the same
+    /// `seq`.
     Check {
-        config: serde_json::Value,
+        config: Box<TrainSettings>,
         #[serde(default)]
         seq: u64,
     },
-    /// Start a new run with this `wmlab_nn::TrainConfig` (JSON).
+    /// Start a new run with these settings.
     Start {
-        config: serde_json::Value,
+        config: Box<TrainSettings>,
     },
     /// Resume training from the checkpoint in `bytes`.
     Resume {
@@ -96,6 +105,32 @@ pub struct ValReport {
     pub above_chance: Option<usize>,
 }
 
+/// Which checkpoint a bundle is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CheckpointKind {
+    /// The resume point.
+    Latest,
+    /// The best so far by validation accuracy.
+    Best,
+}
+
+impl CheckpointKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckpointKind::Latest => "latest",
+            CheckpointKind::Best => "best",
+        }
+    }
+    /// Where the page keeps it in IndexedDB.
+    pub fn key(self) -> &'static str {
+        match self {
+            CheckpointKind::Latest => "nn/latest",
+            CheckpointKind::Best => "nn/best",
+        }
+    }
+}
+
 /// Worker → page.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "ev", rename_all = "snake_case")]
@@ -104,13 +139,13 @@ pub enum Event {
     Loaded,
     /// The backend is ready.
     Ready {
-        backend: String,
+        backend: Backend,
         device: String,
     },
     /// A full training configuration and the model's parameter count; `seq` is the request's
     /// (`Cmd::Preset` / `Cmd::Check`), 0 when no request asked for it.
     Config {
-        config: serde_json::Value,
+        config: Box<TrainSettings>,
         params: usize,
         #[serde(default)]
         seq: u64,
@@ -126,9 +161,9 @@ pub enum Event {
     Val {
         report: ValReport,
     },
-    /// A checkpoint bundle in `bytes`: `kind` is `latest` (resume point) or `best` (by validation accuracy).
+    /// A checkpoint bundle in `bytes`.
     Checkpoint {
-        kind: String,
+        kind: CheckpointKind,
         step: usize,
     },
     Paused {
@@ -164,102 +199,6 @@ pub enum Event {
         message: String,
         fatal: bool,
     },
-}
-
-/// The training settings as the Networks page edits them, kept consistent while requests to the worker
-/// are in flight. Choosing a preset, architecture or capacity asks the worker for a whole new
-/// configuration ([`SettingsEdits::request`]); answers can arrive after the user has already edited a
-/// field (steps, learning rate, …) or asked again. Without care, a late answer overwrites those edits
-/// (a run meant to take 2 steps trains 10,000) or an older answer replaces a newer one. Here an answer
-/// to an older request is dropped, and the fields edited since the latest request are applied again on
-/// top of its answer.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct SettingsEdits {
-    /// The latest request's number (requests are numbered from 1).
-    seq: u64,
-    /// Whether the latest request is still unanswered (edits are recorded while it is).
-    open: bool,
-    /// Whether the page should show the settings as still changing (cleared by an error too).
-    pending: bool,
-    /// Fields edited since the latest request, in order.
-    edits: Vec<(Vec<String>, serde_json::Value)>,
-}
-
-impl SettingsEdits {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// A new request for a whole configuration: its number, to send with `Cmd::Preset` / `Cmd::Check`.
-    /// Edits made before it are the old configuration's and are not carried over.
-    pub fn request(&mut self) -> u64 {
-        self.seq += 1;
-        self.open = true;
-        self.pending = true;
-        self.edits.clear();
-        self.seq
-    }
-
-    /// Whether a request is unanswered (the settings shown may still change).
-    pub fn pending(&self) -> bool {
-        self.pending
-    }
-
-    /// The worker reported an error (a settings request it refused, or anything else): stop showing
-    /// the settings as changing. Edits are still recorded, should the answer come after all.
-    pub fn settle(&mut self) {
-        self.pending = false;
-    }
-
-    /// Set one field of `config` (a path of object keys) and remember the edit while a request is
-    /// unanswered, so its answer keeps it.
-    pub fn edit(&mut self, config: &mut serde_json::Value, path: &[&str], value: serde_json::Value) {
-        set_path(config, path, value.clone());
-        if self.open {
-            self.edits.push((path.iter().map(|k| k.to_string()).collect(), value));
-        }
-    }
-
-    /// The worker's answer `config` to request `seq`: `None` when a newer request is out (drop it),
-    /// else the configuration to show, with the fields edited since the request set again. An answer no
-    /// request asked for (`seq` 0, e.g. the settings of a resumed checkpoint) replaces everything.
-    pub fn answer(&mut self, seq: u64, mut config: serde_json::Value) -> Option<serde_json::Value> {
-        if seq == 0 {
-            self.open = false;
-            self.pending = false;
-            self.edits.clear();
-            return Some(config);
-        }
-        if seq != self.seq {
-            return None;
-        }
-        for (path, v) in self.edits.drain(..) {
-            let path: Vec<&str> = path.iter().map(String::as_str).collect();
-            set_path(&mut config, &path, v);
-        }
-        self.open = false;
-        self.pending = false;
-        Some(config)
-    }
-}
-
-/// Set `config[path[0]][path[1]]… = value`, making objects on the way where needed.
-pub fn set_path(config: &mut serde_json::Value, path: &[&str], value: serde_json::Value) {
-    let Some((last, parents)) = path.split_last() else {
-        *config = value;
-        return;
-    };
-    let mut node = config;
-    for k in parents {
-        if !node.get(*k).is_some_and(|v| v.is_object()) {
-            node[*k] = serde_json::json!({});
-        }
-        node = &mut node[*k];
-    }
-    if !node.is_object() {
-        *node = serde_json::json!({});
-    }
-    node[*last] = value;
 }
 
 /// A training run's curves as the Networks page keeps them (saved beside the checkpoints so a reload
@@ -335,73 +274,17 @@ mod tests {
         let ev = Event::Record { record: Box::new(rec) };
         assert_eq!(serde_json::from_str::<Event>(&serde_json::to_string(&ev).unwrap()).unwrap(), ev);
     }
-    use serde_json::json;
-
-    #[test]
-    fn a_late_answer_keeps_the_fields_edited_since_the_request() {
-        let mut e = SettingsEdits::new();
-        let mut shown = json!({"steps": 300, "lr": 0.001, "model": {"capacity": 96}});
-        // The user changes capacity: a request goes out; then edits steps and the model's capacity
-        // field before the answer comes.
-        let seq = e.request();
-        assert!(e.pending());
-        e.edit(&mut shown, &["steps"], json!(2));
-        assert_eq!(shown["steps"], json!(2), "the edit shows at once");
-        e.edit(&mut shown, &["val_every"], json!(2));
-        let answer = json!({"steps": 10000, "lr": 0.001, "val_every": 500, "model": {"capacity": 16}});
-        let now = e.answer(seq, answer).expect("the latest request's answer is used");
-        assert_eq!(now["steps"], json!(2));
-        assert_eq!(now["val_every"], json!(2));
-        assert_eq!(now["model"]["capacity"], json!(16), "the rest comes from the answer");
-        assert!(!e.pending());
-        // Edits after the answer are not kept for later answers.
-        e.edit(&mut shown, &["steps"], json!(5));
-        let seq2 = e.request();
-        let now = e.answer(seq2, json!({"steps": 300})).unwrap();
-        assert_eq!(now["steps"], json!(300), "a new preset's own values win over edits made before it");
-    }
-
-    #[test]
-    fn an_answer_to_an_older_request_is_dropped() {
-        let mut e = SettingsEdits::new();
-        let first = e.request();
-        let second = e.request();
-        assert_eq!(e.answer(first, json!({"arch": "trf"})), None);
-        assert!(e.pending(), "still waiting for the newer answer");
-        assert_eq!(e.answer(second, json!({"arch": "gru"})), Some(json!({"arch": "gru"})));
-        // An unrequested configuration (a resumed checkpoint's) replaces all.
-        let third = e.request();
-        let _ = third;
-        let mut shown = json!({});
-        e.edit(&mut shown, &["steps"], json!(9));
-        assert_eq!(e.answer(0, json!({"steps": 1})), Some(json!({"steps": 1})));
-        assert!(!e.pending());
-    }
-
-    #[test]
-    fn an_error_settles_but_a_late_answer_still_keeps_the_edits() {
-        let mut e = SettingsEdits::new();
-        let seq = e.request();
-        e.settle();
-        assert!(!e.pending());
-        let mut shown = json!({"steps": 300});
-        e.edit(&mut shown, &["steps"], json!(7));
-        assert_eq!(e.answer(seq, json!({"steps": 10})), Some(json!({"steps": 7})));
-    }
-
-    #[test]
-    fn set_path_makes_missing_objects() {
-        let mut v = json!({"a": 1});
-        set_path(&mut v, &["model", "capacity"], json!(16));
-        assert_eq!(v, json!({"a": 1, "model": {"capacity": 16}}));
-        set_path(&mut v, &["a", "b"], json!(2));
-        assert_eq!(v["a"], json!({"b": 2}));
-    }
-
     #[test]
     fn messages_round_trip_in_the_wire_format() {
         let c: Cmd = serde_json::from_str(r#"{"cmd":"preset","name":"tiny","arch":"gru","capacity":16}"#).unwrap();
-        assert_eq!(c, Cmd::Preset { name: "tiny".into(), arch: "gru".into(), capacity: 16, seq: 0 });
+        assert_eq!(c, Cmd::Preset { name: Preset::Tiny, arch: Arch::Gru, capacity: 16, seq: 0 });
+        assert!(serde_json::from_str::<Cmd>(r#"{"cmd":"preset","name":"huge","arch":"gru","capacity":16}"#).is_err());
+        let c = Cmd::Start { config: Box::new(settings::tests::settings(96, 8)) };
+        assert_eq!(serde_json::from_str::<Cmd>(&serde_json::to_string(&c).unwrap()).unwrap(), c);
+        let e = Event::Checkpoint { kind: CheckpointKind::Best, step: 4 };
+        assert_eq!(serde_json::to_string(&e).unwrap(), r#"{"ev":"checkpoint","kind":"best","step":4}"#);
+        let e = Event::Ready { backend: Backend::Cpu, device: "flex".into() };
+        assert_eq!(serde_json::to_string(&e).unwrap(), r#"{"ev":"ready","backend":"cpu","device":"flex"}"#);
         assert_eq!(serde_json::to_string(&Cmd::Pause).unwrap(), r#"{"cmd":"pause"}"#);
         let e = Event::Step { step: 3, steps: 8, loss: 1.5, ms: 2.0 };
         let text = serde_json::to_string(&e).unwrap();

@@ -1,0 +1,178 @@
+//! A checkpoint bundle's header, read in one place: `wmlab_nn::Checkpoint` reads and writes bundles
+//! through it, and the Networks page reads it to show what a file or a stored run holds without loading
+//! burn. A bundle is `WMLABNN1`, a little-endian u32 JSON length, the JSON header, the weights, then the
+//! optimizer state (the header gives both lengths; format 1 has no lengths: everything after the header
+//! is weights).
+
+use serde::{Deserialize, Serialize};
+
+use super::ValReport;
+use super::settings::TrainSettings;
+
+pub const BUNDLE_MAGIC: &[u8; 8] = b"WMLABNN1";
+
+/// Training progress that goes into a checkpoint.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TrainState {
+    pub step: usize,
+    pub lr: f64,
+    pub best_mean_accuracy: Option<f64>,
+    pub best_step: Option<usize>,
+    pub plateau_best_loss: Option<f64>,
+    pub plateau_bad_checks: usize,
+    pub history: Vec<ValReport>,
+}
+
+/// The JSON header of a bundle.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BundleHeader {
+    /// `wmlab-nn-checkpoint-1` (weights only) or `-2` (weights and optimizer state, with lengths).
+    pub format: String,
+    pub train: TrainSettings,
+    pub state: TrainState,
+    /// Bytes of weights after the header (absent in format 1: all the rest).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weights_len: Option<u64>,
+    /// Bytes of optimizer state after the weights.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub optimizer_len: Option<u64>,
+}
+
+/// A bundle split into its parts.
+#[derive(Debug, PartialEq)]
+pub struct Bundle<'a> {
+    pub header: BundleHeader,
+    pub weights: &'a [u8],
+    /// `None` in a bundle without optimizer state.
+    pub optimizer: Option<&'a [u8]>,
+}
+
+const NOT_A_BUNDLE: &str = "this file is not a WM Lab network checkpoint (it should start with WMLABNN1; download one \
+    from the Networks page or write one with `wmlab train`)";
+const TRUNCATED: &str = "the checkpoint file is truncated";
+
+impl BundleHeader {
+    /// The header of a bundle and where its body starts; errors in plain words.
+    pub fn read(bytes: &[u8]) -> Result<(BundleHeader, usize), String> {
+        if bytes.len() < 12 || &bytes[..8] != BUNDLE_MAGIC {
+            return Err(NOT_A_BUNDLE.into());
+        }
+        let n = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize;
+        let json = bytes.get(12..12 + n).ok_or(TRUNCATED)?;
+        let header = serde_json::from_slice(json)
+            .map_err(|e| format!("the checkpoint's header is damaged or not this app's: {e}"))?;
+        Ok((header, 12 + n))
+    }
+
+    /// The step the checkpoint was taken at.
+    pub fn step(&self) -> usize {
+        self.state.step
+    }
+
+    /// The steps its run was set to train.
+    pub fn steps(&self) -> usize {
+        self.train.steps
+    }
+
+    /// `GRU-96 (tiny preset), step 8 of 8`.
+    pub fn label(&self) -> String {
+        format!("{}, step {} of {}", self.train.label(), self.step(), self.steps())
+    }
+
+    /// A file name for a download of this checkpoint of `kind` (`latest`, `best`).
+    pub fn file_name(&self, kind: &str) -> String {
+        format!(
+            "wmlab-{}{}-{kind}-step{}.wmlabnn",
+            self.train.model.arch.as_str(),
+            self.train.model.capacity,
+            self.step()
+        )
+    }
+}
+
+impl<'a> Bundle<'a> {
+    /// Split a bundle into header, weights and optimizer state.
+    pub fn read(bytes: &'a [u8]) -> Result<Bundle<'a>, String> {
+        let (header, start) = BundleHeader::read(bytes)?;
+        let rest = &bytes[start..];
+        let (weights, optimizer) = match header.weights_len {
+            None => (rest, None),
+            Some(w) => {
+                let w = usize::try_from(w).map_err(|_| TRUNCATED)?;
+                let o = usize::try_from(header.optimizer_len.unwrap_or(0)).map_err(|_| TRUNCATED)?;
+                let weights = rest.get(..w).ok_or(TRUNCATED)?;
+                let opt = w.checked_add(o).and_then(|end| rest.get(w..end)).ok_or(TRUNCATED)?;
+                (weights, header.optimizer_len.map(|_| opt))
+            }
+        };
+        Ok(Bundle { header, weights, optimizer })
+    }
+
+    /// One file: magic, header length, JSON header, weights, optimizer state. The header's format and
+    /// lengths are set from the parts (without optimizer state this is exactly format 1).
+    pub fn write(&self) -> Vec<u8> {
+        let header = BundleHeader {
+            format: if self.optimizer.is_some() { "wmlab-nn-checkpoint-2" } else { "wmlab-nn-checkpoint-1" }.into(),
+            weights_len: self.optimizer.map(|_| self.weights.len() as u64),
+            optimizer_len: self.optimizer.map(|o| o.len() as u64),
+            ..self.header.clone()
+        };
+        let json = serde_json::to_vec(&header).expect("a header is plain data");
+        let opt = self.optimizer.unwrap_or(&[]);
+        let mut out = Vec::with_capacity(12 + json.len() + self.weights.len() + opt.len());
+        out.extend_from_slice(BUNDLE_MAGIC);
+        out.extend_from_slice(&(json.len() as u32).to_le_bytes());
+        out.extend_from_slice(&json);
+        out.extend_from_slice(self.weights);
+        out.extend_from_slice(opt);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nn_messages::settings::tests::settings;
+
+    fn header() -> BundleHeader {
+        BundleHeader {
+            format: String::new(),
+            train: settings(96, 8),
+            state: TrainState { step: 5, lr: 1e-3, ..Default::default() },
+            weights_len: None,
+            optimizer_len: None,
+        }
+    }
+
+    #[test]
+    fn bundles_round_trip_with_and_without_optimizer_state() {
+        let h = header();
+        let with = Bundle { header: h.clone(), weights: &[1, 2, 3], optimizer: Some(&[9, 9]) };
+        let bytes = with.write();
+        assert_eq!(&bytes[..8], BUNDLE_MAGIC);
+        let back = Bundle::read(&bytes).unwrap();
+        assert_eq!((back.weights, back.optimizer), (&[1u8, 2, 3][..], Some(&[9u8, 9][..])));
+        assert_eq!((back.header.format.as_str(), back.header.weights_len), ("wmlab-nn-checkpoint-2", Some(3)));
+        assert_eq!(back.header.train, h.train);
+        // Without optimizer state: format 1, everything after the header is weights.
+        let bytes = Bundle { header: h, weights: &[4, 5], optimizer: None }.write();
+        let back = Bundle::read(&bytes).unwrap();
+        assert_eq!(
+            (back.weights, back.optimizer, back.header.format.as_str()),
+            (&[4u8, 5][..], None, "wmlab-nn-checkpoint-1")
+        );
+        assert_eq!(back.header.label(), "GRU-96 (tiny preset), step 5 of 8");
+        assert_eq!(back.header.file_name("best"), "wmlab-gru96-best-step5.wmlabnn");
+    }
+
+    #[test]
+    fn a_bad_file_says_what_is_wrong_in_plain_words() {
+        assert!(BundleHeader::read(b"not a checkpoint").unwrap_err().contains("not a WM Lab network checkpoint"));
+        let bytes = Bundle { header: header(), weights: &[1, 2, 3], optimizer: Some(&[9, 9]) }.write();
+        assert_eq!(Bundle::read(&bytes[..bytes.len() - 1]).unwrap_err(), TRUNCATED, "optimizer cut short");
+        assert_eq!(BundleHeader::read(&bytes[..20]).unwrap_err(), TRUNCATED, "header cut short");
+        let mut damaged = bytes.clone();
+        damaged[14] = b'#';
+        assert!(BundleHeader::read(&damaged).unwrap_err().starts_with("the checkpoint's header is damaged"));
+    }
+}

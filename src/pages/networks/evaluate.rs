@@ -1,0 +1,130 @@
+//! Evaluate the model on the test trials (scored like a participant, curves over the human curves) and
+//! run the neural analyses; both can be cancelled.
+
+use leptos::prelude::*;
+use wmlab_core::TaskId;
+use wmlab_core::chance::{LEVEL as SIGNIFICANCE, record_significance};
+
+use super::results::{a3_table, significance_row};
+use super::state::Net;
+use crate::components::chart::RecordCharts;
+use crate::components::nn_analysis::NnAnalysis;
+use crate::platform::nn_worker::{self as nnw, Cmd};
+use crate::platform::web;
+
+/// A whole number in `range` typed in a box, or the message naming `what`.
+fn count(text: &str, range: std::ops::RangeInclusive<usize>, what: &str) -> Result<usize, String> {
+    text.trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|n| range.contains(n))
+        .ok_or_else(|| format!("{what}: a whole number from {} to {}.", range.start(), range.end()))
+}
+
+impl Net {
+    fn evaluate(self) {
+        self.error.set(None);
+        let n = match count(&self.eval_n.get_untracked(), 1..=10_000, "Test trials per task") {
+            Ok(n) => n,
+            Err(e) => return self.error.set(Some(e)),
+        };
+        self.record.set(None);
+        self.eval_progress.set(Some((0, n * TaskId::ALL.len())));
+        wasm_bindgen_futures::spawn_local(async move {
+            self.send(Cmd::Evaluate { n }, nnw::stored_model().await.as_deref());
+        });
+    }
+
+    fn analyse(self) {
+        self.error.set(None);
+        let n = match count(&self.analyse_n.get_untracked(), 2..=1000, "Analysis trials per task") {
+            Ok(n) => n,
+            Err(e) => return self.error.set(Some(e)),
+        };
+        self.analysis.set(None);
+        self.analyse_progress.set(Some(("hidden".into(), 0, n * TaskId::ALL.len())));
+        wasm_bindgen_futures::spawn_local(async move {
+            self.send(Cmd::Analyse { n }, nnw::stored_model().await.as_deref());
+        });
+    }
+
+    fn open_results(self) {
+        let Some(r) = self.record.get_untracked() else { return };
+        match r.to_json() {
+            Ok(j) => {
+                self.app.open_json(&j);
+                web::set_hash("#/results");
+            }
+            Err(e) => self.error.set(Some(e.to_string())),
+        }
+    }
+}
+
+/// The evaluation's result: per-task accuracy against chance, the curves, Table A3.
+fn evaluation(net: Net) -> impl IntoView {
+    move || {
+        net.record.get().map(|r| {
+            let sig = record_significance(&r);
+            let above = sig.iter().filter(|s| s.above_chance(SIGNIFICANCE)).count();
+            let above = format!("{above} of {} task ids above chance (one-sided exact binomial test, p < 0.01).", sig.len());
+            let rows = sig
+                .into_iter()
+                .map(|s| significance_row(s.task, s.accuracy, s.chance, s.responses, s.p_above_chance))
+                .collect_view();
+            view! {
+                <div id="nn-eval" class="eval">
+                    <h3>{format!("{}: test accuracy", r.subject.label())}</h3>
+                    <p id="nn-above-count">{above}</p>
+                    <table class="summary" id="nn-eval-table"><thead><tr><th>"task"</th><th>"accuracy"</th><th>"chance"</th>
+                        <th title="scored responses the accuracy is over">"responses"</th><th>"p (above chance)"</th><th></th></tr></thead>
+                        <tbody>{rows}</tbody></table>
+                    <p class="small">"Chance is the accuracy of guessing among the answers each step offers (½ for the yes/no \
+                        tasks, 1/9 for VSR and SMU, 1/8 for CS recall, L/100 for SFR); p is the one-sided exact probability of \
+                        doing at least this well by guessing."</p>
+                    <RecordCharts record=r.clone()/>
+                    {a3_table(&r)}
+                    <div class="buttons"><button id="nn-open-results" on:click=move |_| net.open_results()>
+                        "Open in Results (downloads, share link)"</button></div>
+                </div>
+            }
+        })
+    }
+}
+
+pub fn evaluate_and_analyse(net: Net) -> impl IntoView {
+    let no_model = move || net.phase.get().busy() || !net.has_model();
+    view! {
+        <h2>"Evaluate"</h2>
+        <p class="small">"Runs the best checkpoint (or the latest) on the test trials of every task id and scores it like a \
+            participant: per-task accuracy and the paper's behavioural curves (Fig. 4) over the human curves."</p>
+        <div class="buttons">
+            <label>"Test trials per task " <input type="text" class="short" id="nn-eval-n" prop:value=move || net.eval_n.get()
+                on:input=move |ev| net.eval_n.set(event_target_value(&ev))/></label>
+            <button id="nn-evaluate" on:click=move |_| net.evaluate()
+                disabled=move || no_model() || net.eval_progress.get().is_some()>"Evaluate"</button>
+        </div>
+        {move || net.eval_progress.get().map(|(d, t)| view! {
+            <div class="progress-line"><progress id="nn-eval-progress" max=t.max(1) value=d></progress>
+                <span>{format!("{d} of {t} test trials")}</span>
+                <button id="nn-cancel-eval" class="secondary" on:click=move |_| net.cancel_work()>"Cancel"</button></div>
+        })}
+        {evaluation(net)}
+
+        <h3>"Analyse"</h3>
+        <p class="small">"Neural analyses of the best checkpoint (or the latest) on the test trials: task variance and \
+            clusters of hidden units, fractional task variance, cluster lesions, the STS probe-state embedding and \
+            the similarity matrices (paper Fig. 5, A5, A6, A13)."</p>
+        <div class="buttons">
+            <label>"Trials per task " <input type="text" class="short" id="nn-analyse-n" prop:value=move || net.analyse_n.get()
+                on:input=move |ev| net.analyse_n.set(event_target_value(&ev))/></label>
+            <button id="nn-analyse" on:click=move |_| net.analyse()
+                disabled=move || no_model() || net.analyse_progress.get().is_some() || net.eval_progress.get().is_some()>"Analyse"</button>
+        </div>
+        {move || net.analyse_progress.get().map(|(stage, d, t)| view! {
+            <div class="progress-line"><progress max=t.max(1) value=d></progress>
+                <span id="nn-analyse-progress">{format!("{stage}: {d} of {t}")}</span>
+                <button id="nn-cancel-analyse" class="secondary" on:click=move |_| net.cancel_work()>"Cancel"</button></div>
+        })}
+        {move || net.analysis.get().map(|r| view! { <div id="nn-analysis" class="eval"><NnAnalysis report=r/></div> })}
+    }
+}

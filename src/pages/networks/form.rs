@@ -1,0 +1,114 @@
+//! The settings form: backend, memory, capacity and preset (each asks the worker for a whole new
+//! configuration), the number fields, the trained task ids, the reference-code quirks and the full
+//! settings as JSON. What a field accepts is decided by `wmlab_core::nn_messages::{Field, Edit}`.
+
+use leptos::prelude::*;
+use wmlab_core::nn_messages::{Arch, BackendPick, Cmd, Edit, Field, Preset, TrainSettings};
+
+use super::state::Net;
+
+/// One number field: shows the settings' value, edits it on change.
+fn number_field(net: Net, f: Field) -> impl IntoView {
+    // A memo: the box is written only when its own value changes, so an answer that leaves it as it
+    // was does not wipe what is being typed there.
+    let shown = Memo::new(move |_| net.config.with(|c| c.as_ref().map(|c| f.show(c)).unwrap_or_default()));
+    view! {
+        <label>{f.label()} " " <input type="text" class="short" id=f.id() prop:value=move || shown.get()
+            on:change=move |ev| net.edit(f.parse(&event_target_value(&ev)))/></label>
+    }
+}
+
+/// One reference-code quirk as a box (all off = the paper's tasks).
+fn quirk_box(net: Net, name: &'static str, what: &'static str) -> impl IntoView {
+    let on = move || net.config.with(|c| c.as_ref().and_then(|c| c.quirks).is_some_and(|q| q.names().contains(&name)));
+    let toggle = move |ev: leptos::ev::Event| {
+        let checked = event_target_checked(&ev);
+        if let Some(e) = net.config.with_untracked(|c| c.as_ref().map(|c| Edit::quirk(c, name, checked))) {
+            net.edit(e);
+        }
+    };
+    view! {
+        <label class="small" title=what><input type="checkbox" id=format!("nn-quirk-{name}") prop:checked=on on:change=toggle/>
+            " " {name}</label>
+    }
+}
+
+/// "309137 parameters (Table A4: 0.3M)": beside Table A4's count for the paper preset (the others
+/// change the encoder).
+fn params_text(net: Net) -> String {
+    let Some(p) = net.params.get() else { return String::new() };
+    let paper = net.config.with(|c| {
+        c.as_ref()
+            .filter(|c| c.preset == Preset::Paper.as_str())
+            .and_then(|c| wmlab_core::papers::table_a4_params(c.model.arch.as_str(), c.model.capacity))
+    });
+    match paper {
+        Some(n) => format!("{p} parameters (Table A4: {}M)", n / 1e6),
+        None => format!("{p} parameters"),
+    }
+}
+
+pub fn settings_form(net: Net) -> impl IntoView {
+    let tasks_shown =
+        Memo::new(move |_| net.config.with(|c| c.as_ref().map(TrainSettings::tasks_text).unwrap_or_default()));
+    view! {
+        <fieldset class="form" disabled=move || net.phase.get().busy()>
+            <legend>"Model and training"</legend>
+            <label>"Backend "
+                <select id="nn-backend-pick" prop:value=move || net.backend_pick.get().as_str() on:change=move |ev| {
+                    let pick = BackendPick::parse(&event_target_value(&ev)).unwrap_or_default();
+                    net.backend_pick.set(pick);
+                    net.send(Cmd::Init { backend: pick }, None);
+                }>
+                    {BackendPick::ALL.into_iter().map(|b| view! { <option value=b.as_str()>{b.label()}</option> }).collect_view()}
+                </select>
+            </label>
+            <label>"Memory "
+                <select id="nn-arch" prop:value=move || net.arch.get().as_str() on:change=move |ev| {
+                    if let Some(a) = Arch::parse(&event_target_value(&ev)) {
+                        net.arch.set(a);
+                        net.request_preset();
+                    }
+                }>
+                    {Arch::ALL.into_iter().map(|a| view! { <option value=a.as_str()>{a.label()}</option> }).collect_view()}
+                </select>
+            </label>
+            <label>"Capacity "
+                <input type="text" class="short" id="nn-capacity" list="nn-capacities" prop:value=move || net.capacity.get()
+                    on:change=move |ev| { net.capacity.set(event_target_value(&ev)); net.request_preset(); }/>
+                <datalist id="nn-capacities"><option value="96"/><option value="256"/><option value="1024"/></datalist>
+            </label>
+            <label>"Preset "
+                <select id="nn-preset" prop:value=move || net.preset.get().as_str() on:change=move |ev| {
+                    if let Some(p) = Preset::parse(&event_target_value(&ev)) {
+                        net.preset.set(p);
+                        net.request_preset();
+                    }
+                }>
+                    {Preset::ALL.into_iter().map(|p| view! { <option value=p.as_str()>{p.label()}</option> }).collect_view()}
+                </select>
+            </label>
+            <span class="small" id="nn-params">{move || params_text(net)}</span>
+            <div class="row">{Field::ALL.into_iter().map(|f| number_field(net, f)).collect_view()}</div>
+            <div class="row">
+                <label>"Task ids "
+                    <input type="text" id="nn-tasks" placeholder="all 14" size="40" prop:value=move || tasks_shown.get()
+                        on:change=move |ev| net.edit(Edit::tasks(&event_target_value(&ev)))/></label>
+                <span class="small">"Train a subset, e.g. " <code>"VSR"</code> " (the paper's VSR-alone ablation) or "
+                    <code>"CD-Color,VIR,SC"</code> "; empty = all 14. Only these ids get a loss; evaluation tests these ids."</span>
+            </div>
+            <div class="row" id="nn-quirks">
+                <span>"Reference-code behaviours "</span>
+                {wmlab_core::Quirks::ALL.into_iter().map(|(name, what)| quirk_box(net, name, what)).collect_view()}
+                <span class="small">"Off = the paper's tasks. On = what the WorM code does, to reproduce numbers made with it \
+                    (hover for each). Kept in the checkpoint; evaluation uses the same."</span>
+            </div>
+            <details>
+                <summary id="nn-json-summary">"All settings (JSON)"</summary>
+                <p class="small">"Every field of the training and model configuration; edits are checked by the worker."</p>
+                <textarea id="nn-config-json" rows="14" cols="70" prop:value=move || net.config_text.get()
+                    on:change=move |ev| net.apply_json(&event_target_value(&ev))></textarea>
+            </details>
+        </fieldset>
+    }
+}

@@ -1,0 +1,442 @@
+//! The Networks page's state: one `Copy` bundle of signals ([`Net`]) with the worker's events and the
+//! page's actions as methods, so the sections (settings, files, evaluation) share it without threading
+//! thirty signals through props. The settings are typed ([`TrainSettings`]); what a field accepts and
+//! how a late worker answer keeps edits is decided in the core (`nn_messages::{Field, Edit,
+//! SettingsEdits}`), where native tests reach it.
+
+use leptos::prelude::*;
+use wmlab_core::analysis::NetworkAnalysis;
+use wmlab_core::nn_messages::{
+    Arch, Backend, BackendPick, BundleHeader, CheckpointKind, Edit, ModelCard, Preset, RunCurves, SettingsEdits,
+    TrainSettings,
+};
+use wmlab_core::record::ResultRecord;
+
+use crate::app::AppState;
+use crate::platform::nn_worker::{self as nnw, Cmd, Event, NnWorker};
+use crate::platform::web;
+
+/// Where the page keeps the run's curves in IndexedDB (beside the checkpoints).
+pub const RUN_KEY: &str = "nn/run";
+/// Kept points of the per-step loss curve (older points are thinned by half when exceeded).
+const MAX_LOSS_POINTS: usize = 3000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// The worker is loading or initialising its backend.
+    Starting,
+    Ready,
+    Training,
+    Paused,
+    Stopped,
+    Done,
+    Failed,
+}
+
+impl Phase {
+    /// The page's `data-phase` (tests wait on it).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Starting => "starting",
+            Phase::Ready => "ready",
+            Phase::Training => "training",
+            Phase::Paused => "paused",
+            Phase::Stopped => "stopped",
+            Phase::Done => "done",
+            Phase::Failed => "failed",
+        }
+    }
+    pub fn label(self) -> &'static str {
+        match self {
+            Phase::Starting => "Starting the training worker…",
+            Phase::Ready => "Ready.",
+            Phase::Training => "Training…",
+            Phase::Paused => "Paused.",
+            Phase::Stopped => "Stopped.",
+            Phase::Done => "Finished.",
+            Phase::Failed => "The training worker is not available.",
+        }
+    }
+    /// The worker is busy with a run (or starting): settings and files are locked.
+    pub fn busy(self) -> bool {
+        matches!(self, Phase::Training | Phase::Starting)
+    }
+}
+
+#[derive(Clone, Copy)]
+pub struct Net {
+    pub phase: RwSignal<Phase>,
+    pub error: RwSignal<Option<String>>,
+    pub notice: RwSignal<Option<String>>,
+    pub backend_pick: RwSignal<BackendPick>,
+    pub backend: RwSignal<Option<Backend>>,
+    pub device: RwSignal<String>,
+    pub arch: RwSignal<Arch>,
+    pub capacity: RwSignal<String>,
+    pub preset: RwSignal<Preset>,
+    /// The settings in use (`None` until the worker's first answer).
+    pub config: RwSignal<Option<TrainSettings>>,
+    pub params: RwSignal<Option<usize>>,
+    /// The JSON box's text: the settings, or what the user typed there that did not read.
+    pub config_text: RwSignal<String>,
+    /// Fields edited while the worker is still answering a preset / settings request survive its answer.
+    edits: StoredValue<SettingsEdits>,
+    /// Whether a settings request is unanswered (`data-settings="pending"`; tests wait for "settled").
+    pub settling: RwSignal<bool>,
+    pub step: RwSignal<usize>,
+    pub steps: RwSignal<usize>,
+    pub ms_per_step: RwSignal<Option<f64>>,
+    pub curves: RwSignal<RunCurves>,
+    /// The stored resume point's header.
+    pub saved: RwSignal<Option<BundleHeader>>,
+    pub has_best: RwSignal<bool>,
+    pub eval_n: RwSignal<String>,
+    pub eval_progress: RwSignal<Option<(usize, usize)>>,
+    pub record: RwSignal<Option<ResultRecord>>,
+    /// Neural analyses (Fig. 5, A5, A6, A13): trials per task, progress (stage, done, total), the report.
+    pub analyse_n: RwSignal<String>,
+    pub analyse_progress: RwSignal<Option<(String, usize, usize)>>,
+    pub analysis: RwSignal<Option<NetworkAnalysis>>,
+    /// Shipped pretrained models (`models/index.json`), the one picked, whether its weights are loading.
+    pub pretrained: RwSignal<Vec<ModelCard>>,
+    pub pretrained_pick: RwSignal<usize>,
+    pub pretrained_loading: RwSignal<bool>,
+    worker: StoredValue<Option<NnWorker>>,
+    /// The app's state (an evaluation opens in Results).
+    pub app: AppState,
+}
+
+fn thin(v: &mut Vec<(f64, f64)>) {
+    if v.len() > MAX_LOSS_POINTS {
+        *v = v.chunks(2).map(|c| (c[0].0, c.iter().map(|p| p.1).sum::<f64>() / c.len() as f64)).collect();
+    }
+}
+
+impl Net {
+    pub fn new() -> Net {
+        Net {
+            phase: RwSignal::new(Phase::Starting),
+            error: RwSignal::new(None),
+            notice: RwSignal::new(None),
+            backend_pick: RwSignal::new(BackendPick::Auto),
+            backend: RwSignal::new(None),
+            device: RwSignal::new(String::new()),
+            // The quick preset's measured best (docs/learning.md): the causal Transformer, 96 units.
+            arch: RwSignal::new(Arch::Trf),
+            capacity: RwSignal::new("96".into()),
+            preset: RwSignal::new(Preset::Quick),
+            config: RwSignal::new(None),
+            params: RwSignal::new(None),
+            config_text: RwSignal::new(String::new()),
+            edits: StoredValue::new(SettingsEdits::new()),
+            settling: RwSignal::new(false),
+            step: RwSignal::new(0),
+            steps: RwSignal::new(0),
+            ms_per_step: RwSignal::new(None),
+            curves: RwSignal::new(RunCurves::default()),
+            saved: RwSignal::new(None),
+            has_best: RwSignal::new(false),
+            eval_n: RwSignal::new("20".into()),
+            eval_progress: RwSignal::new(None),
+            record: RwSignal::new(None),
+            analyse_n: RwSignal::new("10".into()),
+            analyse_progress: RwSignal::new(None),
+            analysis: RwSignal::new(None),
+            pretrained: RwSignal::new(Vec::new()),
+            pretrained_pick: RwSignal::new(0),
+            pretrained_loading: RwSignal::new(false),
+            worker: StoredValue::new(None),
+            app: expect_context::<AppState>(),
+        }
+    }
+
+    pub fn send(self, cmd: Cmd, bytes: Option<&[u8]>) {
+        self.worker.with_value(|w| {
+            if let Some(w) = w {
+                w.send(&cmd, bytes)
+            }
+        })
+    }
+
+    /// Whether a model is there to evaluate or analyse (a stored run or best checkpoint).
+    pub fn has_model(self) -> bool {
+        self.saved.with(Option::is_some) || self.has_best.get()
+    }
+
+    // ---- settings ----
+
+    /// Ask the worker for the chosen preset's settings for the chosen memory and capacity.
+    pub fn request_preset(self) {
+        let cap = self.capacity.get_untracked().trim().parse::<usize>().unwrap_or(0);
+        if cap == 0 {
+            self.error.set(Some("Capacity must be a whole number above 0 (the paper uses 96, 256 and 1024).".into()));
+            return;
+        }
+        let seq = self.edits.try_update_value(|e| e.request()).unwrap_or(0);
+        self.settling.set(true);
+        let (name, arch) = (self.preset.get_untracked(), self.arch.get_untracked());
+        self.send(Cmd::Preset { name, arch, capacity: cap, seq }, None);
+    }
+
+    /// Show `c` as the settings in use.
+    fn show(self, c: TrainSettings) {
+        self.steps.set(c.steps);
+        self.config_text.set(c.to_json_pretty());
+        self.config.set(Some(c));
+    }
+
+    /// A person's edit of one field (kept if a worker answer is still to come).
+    pub fn edit(self, edit: Result<Edit, String>) {
+        match edit {
+            Ok(e) => {
+                self.error.set(None);
+                let Some(mut c) = self.config.get_untracked() else { return };
+                self.edits.update_value(|s| s.edit(&mut c, e));
+                self.show(c);
+            }
+            Err(e) => self.error.set(Some(e)),
+        }
+    }
+
+    /// Settings typed or pasted as JSON: read here, checked (and counted) by the worker.
+    pub fn apply_json(self, text: &str) {
+        match TrainSettings::from_json(text) {
+            Ok(c) => {
+                self.error.set(None);
+                let seq = self.edits.try_update_value(|e| e.request()).unwrap_or(0);
+                self.settling.set(true);
+                self.send(Cmd::Check { config: Box::new(c), seq }, None);
+            }
+            Err(e) => self.error.set(Some(e)),
+        }
+    }
+
+    // ---- the worker ----
+
+    pub fn on_event(self, ev: Event, bytes: Option<Vec<u8>>) {
+        match ev {
+            Event::Loaded => self.send(Cmd::Init { backend: self.backend_pick.get_untracked() }, None),
+            Event::Ready { backend, device } => {
+                self.backend.set(Some(backend));
+                self.device.set(device);
+                if self.phase.get_untracked() == Phase::Starting {
+                    self.phase.set(Phase::Ready);
+                    // The first start asks for the preset; a restarted worker (after Cancel) keeps the settings.
+                    if self.config.with_untracked(Option::is_none) {
+                        self.request_preset();
+                    }
+                }
+            }
+            Event::Config { config, params, seq } => {
+                // An answer to an older request is dropped; fields edited since the latest are kept.
+                let Some(c) = self.edits.try_update_value(|e| e.answer(seq, *config)).flatten() else { return };
+                self.settling.set(false);
+                self.show(c);
+                self.params.set(Some(params));
+            }
+            Event::Step { step, steps, loss, ms } => {
+                self.step.set(step);
+                self.steps.set(steps);
+                self.ms_per_step.update(|m| *m = Some(m.map_or(ms, |old| 0.9 * old + 0.1 * ms)));
+                self.curves.update(|c| {
+                    c.losses.push((step as f64, loss as f64));
+                    thin(&mut c.losses);
+                });
+            }
+            Event::Val { report } => self.curves.update(|c| c.vals.push(report)),
+            Event::Checkpoint { kind, .. } => {
+                if let Some(b) = bytes {
+                    self.persist(kind, b);
+                }
+            }
+            Event::Paused { step } => self.halt(step, Phase::Paused),
+            Event::Stopped { step } => self.halt(step, Phase::Stopped),
+            Event::Done { step } => {
+                self.halt(step, Phase::Done);
+                self.notice.set(Some("Training finished. Evaluate the best model below.".into()));
+            }
+            Event::EvalProgress { done, total } => self.eval_progress.set(Some((done, total))),
+            Event::Record { record } => {
+                self.eval_progress.set(None);
+                let mut r = *record;
+                r.created = Some(web::now_iso());
+                // Analyses of the same model made before this evaluation stay with its record.
+                r.analyses = self.analysis.with_untracked(|a| a.as_ref().and_then(|a| serde_json::to_value(a).ok()));
+                crate::platform::history::add_later(r.clone());
+                self.record.set(Some(r));
+            }
+            Event::AnalysisProgress { stage, done, total } => self.analyse_progress.set(Some((stage, done, total))),
+            Event::Analysis { report } => {
+                self.analyse_progress.set(None);
+                // Saved into the evaluation's record too (travels in exports; dropped from share links).
+                if let Ok(v) = serde_json::to_value(&*report) {
+                    self.record.update(|r| {
+                        if let Some(r) = r {
+                            r.analyses = Some(v);
+                        }
+                    });
+                }
+                self.analysis.set(Some(*report));
+            }
+            Event::Error { message, fatal } => {
+                self.edits.update_value(|e| e.settle());
+                self.settling.set(false);
+                self.eval_progress.set(None);
+                self.analyse_progress.set(None);
+                let phase = self.phase.get_untracked();
+                if fatal && phase.busy() {
+                    self.phase.set(if phase == Phase::Starting { Phase::Failed } else { Phase::Stopped });
+                }
+                self.error.set(Some(message));
+            }
+        }
+    }
+
+    fn halt(self, step: usize, phase: Phase) {
+        self.step.set(step);
+        self.phase.set(phase);
+    }
+
+    /// Keep a checkpoint and the curves; a failure (storage full, private mode) is reported, not fatal.
+    fn persist(self, kind: CheckpointKind, bytes: Vec<u8>) {
+        match kind {
+            CheckpointKind::Best => self.has_best.set(true),
+            CheckpointKind::Latest => {
+                if let Ok((h, _)) = BundleHeader::read(&bytes) {
+                    self.saved.set(Some(h));
+                }
+            }
+        }
+        let curves = serde_json::to_string(&self.curves.get_untracked()).unwrap_or_default();
+        nnw::store_checkpoint(kind, bytes, curves, self.notice);
+    }
+
+    /// Start the worker (its events come to [`Net::on_event`]).
+    pub fn start_worker(self) {
+        match NnWorker::spawn(move |ev, bytes| self.on_event(ev, bytes)) {
+            Ok(w) => {
+                w.on_error(move |m| {
+                    self.error.set(Some(format!("The networks worker stopped: {m}")));
+                    self.phase.set(Phase::Failed);
+                });
+                self.worker.set_value(Some(w));
+            }
+            Err(e) => {
+                self.error.set(Some(e));
+                self.phase.set(Phase::Failed);
+            }
+        }
+    }
+
+    pub fn stop_worker(self) {
+        if let Some(Some(w)) = self.worker.try_get_value() {
+            w.terminate();
+        }
+    }
+
+    /// Cancel a running evaluation or analysis: the worker computes without reading messages until it is
+    /// done, so it is stopped and a fresh one started (it loads from the wasm cache); the checkpoints live
+    /// in IndexedDB and are untouched. The page waits for the new worker's `Ready` (phase `Starting`).
+    pub fn cancel_work(self) {
+        self.stop_worker();
+        self.eval_progress.set(None);
+        self.analyse_progress.set(None);
+        self.phase.set(Phase::Starting);
+        self.notice.set(Some("Cancelled. The saved checkpoints are kept.".into()));
+        self.start_worker();
+    }
+
+    /// Read what this browser keeps of an earlier run: the resume point, whether a best model is there,
+    /// the curves.
+    pub fn load_stored(self) {
+        wasm_bindgen_futures::spawn_local(async move {
+            if let Ok(Some(b)) = nnw::load_bytes(CheckpointKind::Latest.key()).await
+                && let Ok((h, _)) = BundleHeader::read(&b)
+            {
+                let _ = self.saved.try_set(Some(h));
+            }
+            if let Ok(Some(_)) = nnw::load_bytes(CheckpointKind::Best.key()).await {
+                let _ = self.has_best.try_set(true);
+            }
+            if let Ok(Some(t)) = nnw::load_text(RUN_KEY).await
+                && let Ok(c) = serde_json::from_str::<RunCurves>(&t)
+            {
+                let _ = self.curves.try_set(c);
+            }
+        });
+    }
+
+    // ---- a run ----
+
+    pub fn start(self) {
+        self.error.set(None);
+        self.notice.set(None);
+        self.record.set(None);
+        self.analysis.set(None);
+        let Some(c) = self.config.get_untracked() else {
+            return self.error.set(Some("The settings are not loaded yet.".into()));
+        };
+        let backend = self.backend.get_untracked().map(|b| b.as_str().to_string()).unwrap_or_default();
+        self.curves.set(RunCurves { backend, ..Default::default() });
+        self.has_best.set(false);
+        self.step.set(0);
+        self.ms_per_step.set(None);
+        self.phase.set(Phase::Training);
+        wasm_bindgen_futures::spawn_local(async move {
+            let _ = nnw::delete(CheckpointKind::Best.key()).await;
+        });
+        self.send(Cmd::Start { config: Box::new(c) }, None);
+    }
+
+    pub fn resume(self) {
+        self.error.set(None);
+        self.phase.set(Phase::Training);
+        self.send(Cmd::Continue, None);
+    }
+
+    /// Resume the run stored in this browser.
+    pub fn resume_saved(self) {
+        self.error.set(None);
+        wasm_bindgen_futures::spawn_local(async move {
+            match nnw::load_bytes(CheckpointKind::Latest.key()).await {
+                Ok(Some(b)) => {
+                    if let Ok((h, _)) = BundleHeader::read(&b) {
+                        self.steps.set(h.steps());
+                        self.step.set(h.step());
+                        let c = self.edits.try_update_value(|e| e.answer(0, h.train.clone())).flatten();
+                        self.show(c.unwrap_or(h.train));
+                    }
+                    self.phase.set(Phase::Training);
+                    self.send(Cmd::Resume { run: true }, Some(&b));
+                }
+                Ok(None) => self.error.set(Some("No saved run in this browser.".into())),
+                Err(e) => self.error.set(Some(format!("The saved run could not be read: {e}"))),
+            }
+        });
+    }
+
+    pub fn discard(self) {
+        wasm_bindgen_futures::spawn_local(async move {
+            for k in [CheckpointKind::Latest.key(), CheckpointKind::Best.key(), RUN_KEY] {
+                let _ = nnw::delete(k).await;
+            }
+            self.saved.set(None);
+            self.has_best.set(false);
+            self.curves.set(RunCurves::default());
+        });
+    }
+
+    /// "step 40 of 300 · 120 ms/step · 233 trials/s · about 31 s left".
+    pub fn status_text(self) -> String {
+        let (s, n) = (self.step.get(), self.steps.get());
+        let mut t = format!("step {s} of {n}");
+        let per_step = self.config.with(|c| c.as_ref().map(TrainSettings::trials_per_step));
+        if let (Some(ms), Some(trials)) = (self.ms_per_step.get(), per_step) {
+            t.push_str(&format!(" · {:.0} ms/step · {:.1} trials/s", ms, trials as f64 * 1000.0 / ms.max(1e-3)));
+            if self.phase.get() == Phase::Training && n > s {
+                t.push_str(&format!(" · about {} left", crate::components::format::fmt_ms(ms * (n - s) as f64)));
+            }
+        }
+        t
+    }
+}
