@@ -1,0 +1,210 @@
+//! Compare: people, LLMs and networks side by side on one task. Results come from this browser's
+//! history, from JSON files or from pasted share links (`#r=1.…`, or a whole comparison `#c=1.…`). The
+//! core (`wmlab_core::compare`) puts every result on the paper's axes with the same code, adds the
+//! published human (and LLM N-back) numbers and the chance model, and scores each subject with Table A3's
+//! A and B; this page only collects the choices and draws. A comparison link carries the task and the
+//! chosen results (trimmed to that task), so it opens the same comparison anywhere.
+//!
+//! `state`: the choices and how a result gets chosen; `sources`: the history, files and links;
+//! `tables`: the chosen results and the A/B scores; here: the plots, options and share link.
+//!
+//! Bad input (a damaged link or file, a result without rows of any task the page can draw) gives a
+//! plain message and leaves what was already chosen in place.
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use wmlab_core::compare::{self as cmp, Comparison, Extras};
+use wmlab_core::people::StudyTask;
+use wmlab_core::share;
+
+use crate::app::AppState;
+use crate::components::chart::CmpChart;
+use crate::platform::web;
+
+mod sources;
+mod state;
+mod tables;
+pub use state::CompareState;
+use state::{Page, has_published};
+
+#[component]
+pub fn Compare(link: Option<String>) -> impl IntoView {
+    let app = expect_context::<AppState>();
+    let st = app.compare;
+    let page = Page::new(st);
+    let Page { error, notice, loading, .. } = page;
+    let copied = RwSignal::new(false);
+    if let Some(l) = link {
+        page.apply_comparison(&l, true);
+    }
+
+    let names = Memo::new(move |_| {
+        st.chosen.with(|c| {
+            c.iter()
+                .map(|x| format!("{} ({})", x.item.record.subject.label(), x.item.record.subject.kind()))
+                .collect::<Vec<_>>()
+        })
+    });
+    let all_tasks = Memo::new(move |_| {
+        let items = st.chosen.with(|c| c.iter().map(|x| x.item.tasks()).collect::<Vec<_>>());
+        if items.is_empty() {
+            // Nothing chosen: every task with published numbers to look at.
+            return StudyTask::all().into_iter().filter(|&t| has_published(t)).map(|t| (t, 0)).collect::<Vec<_>>();
+        }
+        StudyTask::all()
+            .into_iter()
+            .filter_map(|t| {
+                let n = items.iter().filter(|ts| ts.contains(&t)).count();
+                (n > 0).then_some((t, n))
+            })
+            .collect::<Vec<_>>()
+    });
+    let curves = Memo::new(move |_| {
+        let t = st.task.get()?;
+        Some((t, st.chosen.with(|c| c.iter().map(|x| x.item.curves(t)).collect::<Vec<_>>())))
+    });
+    let extras = move || Extras { human: st.human.get(), chance: st.chance.get(), published: st.published.get() };
+    let panels = Memo::new(move |_| curves.get().map(|(t, cs)| cmp::panels(t, &cs, extras())).unwrap_or_default());
+    let scores = Memo::new(move |_| curves.get().map(|(t, cs)| cmp::score_table(t, &cs)).unwrap_or_default());
+    let missing = move || {
+        let (t, cs) = curves.get()?;
+        let names = names.get();
+        let without: Vec<String> = cs
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.iter().all(|c| c.points.is_empty()))
+            .map(|(i, _)| names[i].clone())
+            .collect();
+        (!without.is_empty()).then(|| format!("Not drawn (no rows of {t}): {}.", without.join("; ")))
+    };
+    let share_link = Memo::new(move |_| {
+        let t = st.task.get()?;
+        let items = st.chosen.with(|c| c.iter().map(|x| x.item.clone()).collect::<Vec<_>>());
+        if items.is_empty() {
+            return None;
+        }
+        let c = Comparison::new(t, &items, st.human.get(), st.chance.get(), st.published.get());
+        Some(
+            share::comparison_fragment(&c)
+                .map(|(f, full)| (format!("{}{}", web::base_url(), f), full))
+                .map_err(|e| e.to_string()),
+        )
+    });
+
+    let plots_view = move || {
+        let ps = panels.get();
+        if st.task.get().is_none() {
+            return view! { <p class="small" id="cmp-plots-empty">"Choose results above to draw them."</p> }.into_any();
+        }
+        if ps.is_empty() {
+            let msg = if st.chosen.with(|c| c.is_empty()) {
+                "Nothing to draw: tick \"people\" or \"published LLM numbers\" above, or choose results."
+            } else {
+                "None of the chosen results has trial rows of this task."
+            };
+            return view! { <p class="small" id="cmp-plots-empty">{msg}</p> }.into_any();
+        }
+        let names = names.get();
+        let n = ps.len();
+        view! {
+            <div class="charts cmp-plots" id="cmp-plots" data-panels=n>
+                {ps.into_iter().enumerate().map(|(i, p)| view! { <CmpChart panel=p index=i names=names.clone()/> }).collect_view()}
+            </div>
+        }
+        .into_any()
+    };
+
+    let on_task = move |ev: leptos::ev::Event| {
+        if let Some(t) = StudyTask::parse(&event_target_value(&ev)) {
+            st.task.set(Some(t));
+            notice.set(None);
+        }
+    };
+    let link_input = NodeRef::<leptos::html::Input>::new();
+    let copy = move |_| {
+        if let Some(Ok((l, _))) = share_link.get_untracked() {
+            if let Some(i) = link_input.get() {
+                i.select();
+            }
+            let _ = web::window().navigator().clipboard().write_text(&l);
+            copied.set(true);
+        }
+    };
+    let is_nback = move || st.task.get().is_some_and(|t| t.nback().is_some());
+
+    view! {
+        <section class="compare" id="compare"
+            data-state=move || { if error.get().is_some() { "error" } else if loading.get() > 0 { "loading" } else { "ready" } }
+            data-chosen=move || st.chosen.with(|c| c.len())
+            data-task=move || st.task.get().map(|t| t.as_str()).unwrap_or("")>
+            <h1>"Compare"</h1>
+            <p class="lead">"People, language models and networks on one task: each result is put on the paper's axes by the same \
+                code, drawn beside the published human numbers, and scored against them."</p>
+            {move || error.get().map(|e| view! { <p class="error" id="cmp-error" role="alert">{e}</p> })}
+            {move || notice.get().map(|n| view! { <p class="notice" id="cmp-notice">{n}</p> })}
+
+            {sources::sources(page)}
+
+            <h2>"Chosen results"</h2>
+            {tables::chosen_table(st)}
+
+            <div class="cmp-options">
+                <label>"Task "
+                    <select id="cmp-task" on:change=on_task prop:value=move || st.task.get().map(|t| t.as_str()).unwrap_or("")>
+                        {move || all_tasks.get().into_iter().map(|(t, n)| view! {
+                            <option value=t.as_str() selected=move || st.task.get() == Some(t)>
+                                {match st.chosen.with(|c| c.len()) {
+                                    0 => format!("{} — {} (published numbers)", t.as_str(), t.title()),
+                                    k => format!("{} — {} ({n} of {k})", t.as_str(), t.title()),
+                                }}
+                            </option>
+                        }).collect_view()}
+                    </select>
+                </label>
+                <label><input type="checkbox" id="cmp-human" prop:checked=move || st.human.get()
+                    on:change=move |ev| st.human.set(event_target_checked(&ev))/>" people (WorM, where published)"</label>
+                <label class:hidden=move || !is_nback()><input type="checkbox" id="cmp-published" prop:checked=move || st.published.get()
+                    on:change=move |ev| st.published.set(event_target_checked(&ev))/>" published LLM numbers (N-back)"</label>
+                <label><input type="checkbox" id="cmp-chance" prop:checked=move || st.chance.get()
+                    on:change=move |ev| st.chance.set(event_target_checked(&ev))/>" chance model"</label>
+            </div>
+
+            {plots_view}
+            {move || missing().map(|m| view! { <p class="small" id="cmp-missing">{m}</p> })}
+            <p class="small">"Thick lines with filled markers: the chosen results, one colour each. Thin lines: people in the WorM \
+                study (dark), published LLM numbers, and the chance model (dashed grey). The marker shape tells the curves of one \
+                panel apart (e.g. list lengths)."</p>
+            <p class="small" id="cmp-chance-explained">"The chance model guesses among the answers a participant can give: 1/2 for \
+                the yes/no tasks, 1/9 for VSR and SMU, 1/8 for each CS recall probe. The WorM paper draws CS's chance line at 0.04 \
+                (Fig. A9) without saying how it was derived; it is below what any guess among the 8 options scores, so a CS curve \
+                at 0.125 is still at chance here."</p>
+
+            <h2>"Scores A and B (Table A3)"</h2>
+            <p class="small" id="cmp-scores-explained">"For each effect, A = |(M_A − H_A) / H_A| compares the slope of the subject's \
+                accuracy along the effect's axis (serial position, set size, distractors …) with the humans' slope H_A, and \
+                B = |(M_B − H_B) / H_B| compares the subject's mean accuracy over the same conditions with the humans' mean H_B. \
+                0 means the same as people; larger means further from them. The chance model answers at random, so its scores show \
+                how far \"not remembering at all\" is."</p>
+            {tables::scores_table(st, scores, names)}
+
+            <h2>"Share this comparison"</h2>
+            {move || match share_link.get() {
+                None => view! { <p class="small">"Choose results to get a link."</p> }.into_any(),
+                Some(Err(e)) => view! { <p class="error" id="cmp-share-error">{e}</p> }.into_any(),
+                Some(Ok((l, full))) => view! {
+                    <div class="share">
+                        <input id="cmp-share-link" type="text" readonly node_ref=link_input prop:value=l.clone()
+                            on:focus=move |ev| {
+                                if let Some(i) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) { i.select(); }
+                            }/>
+                        <button id="cmp-copy" on:click=copy>{move || if copied.get() { "Copied" } else { "Copy link" }}</button>
+                    </div>
+                    <p class="small" id="cmp-share-note" data-full=full.to_string()>
+                        "The chosen results travel inside the link (after the #), cut to this task's rows; no server sees them."
+                        {(!full).then_some(" They are too long for a link, so it carries their summaries and curves only.")}
+                    </p>
+                }.into_any(),
+            }}
+        </section>
+    }
+}
