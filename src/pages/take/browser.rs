@@ -5,7 +5,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use wmlab_core::people::{Answer, StudyConfig};
 
-use super::ctl::Cur;
+use super::ui::Cur;
 use crate::platform::outbox;
 use crate::platform::web;
 

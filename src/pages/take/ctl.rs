@@ -5,7 +5,7 @@
 //! response windows, N-back timing, recall marks and blur restarts). This module only feeds the
 //! presenter `requestAnimationFrame` timestamps, inputs and page events, carries out its actions (paint,
 //! show controls, record) and moves between the page's screens. The browser glue (clock, seed, canvas,
-//! test hook) is in `browser`, sending the data in `post`.
+//! test hook) is in `browser`, sending the data in `post`, the page's signals and screens in `ui`.
 
 use std::cell::RefCell;
 
@@ -16,103 +16,15 @@ use wmlab_core::display::Frame;
 use wmlab_core::people::presenter::{Action, Awaiting, Input, Presenter};
 use wmlab_core::people::session::{PageEvent, PageEventKind};
 use wmlab_core::people::study::StudyText;
-use wmlab_core::people::{Session, TimingStats, TrialResult, estimate_refresh};
-use wmlab_core::record::ResultRecord;
+use wmlab_core::people::{Session, TrialResult, estimate_refresh};
 
 use super::browser::{answer_js, canvas, css_size, flag, fresh_seed, now, publish_hook};
+use super::ui::{Cur, Screen, Ui};
 use crate::components::painter;
 use crate::platform::outbox;
 use crate::platform::web;
 
 const CALIB_FRAMES: usize = 60;
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum Screen {
-    Loading,
-    Error(String),
-    Offer {
-        done: usize,
-        total: usize,
-    },
-    /// Extra instructions and/or the consent text, before the first trial.
-    Welcome {
-        info: Option<String>,
-        consent: Option<String>,
-    },
-    /// The participant did not agree: nothing is recorded.
-    Declined,
-    Calibrating,
-    Instructions,
-    Trial,
-    Feedback,
-    Paused,
-    Done,
-}
-
-impl Screen {
-    pub fn name(&self, practice: bool) -> &'static str {
-        match self {
-            Screen::Loading => "loading",
-            Screen::Error(_) => "error",
-            Screen::Offer { .. } => "offer",
-            Screen::Welcome { .. } => "welcome",
-            Screen::Declined => "declined",
-            Screen::Calibrating => "calibrating",
-            Screen::Instructions => "instructions",
-            Screen::Trial if practice => "practice",
-            Screen::Trial => "trial",
-            Screen::Feedback => "feedback",
-            Screen::Paused => "paused",
-            Screen::Done => "done",
-        }
-    }
-}
-
-/// What the page shows about the current position.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Cur {
-    pub task: String,
-    pub title: String,
-    pub block: usize,
-    pub blocks: usize,
-    pub trial: usize,
-    pub trials: usize,
-    pub global: usize,
-    pub step: usize,
-    pub practice: bool,
-    pub n_back: Option<u8>,
-    pub resumed: bool,
-}
-
-/// The page's signals.
-#[derive(Clone, Copy)]
-pub struct Ui {
-    pub screen: RwSignal<Screen>,
-    pub cur: RwSignal<Cur>,
-    pub awaiting: RwSignal<Option<Awaiting>>,
-    pub feedback: RwSignal<(Vec<bool>, f64)>,
-    pub pending: RwSignal<usize>,
-    pub record: RwSignal<Option<ResultRecord>>,
-    pub note: RwSignal<Option<String>>,
-    pub px: RwSignal<f64>,
-    pub timing: RwSignal<TimingStats>,
-}
-
-impl Ui {
-    pub fn new() -> Ui {
-        Ui {
-            screen: RwSignal::new(Screen::Loading),
-            cur: RwSignal::new(Cur::default()),
-            awaiting: RwSignal::new(None),
-            feedback: RwSignal::new((vec![], 0.0)),
-            pending: RwSignal::new(0),
-            record: RwSignal::new(None),
-            note: RwSignal::new(None),
-            px: RwSignal::new(480.0),
-            timing: RwSignal::new(Default::default()),
-        }
-    }
-}
 
 pub struct Ctl {
     pub ui: Ui,

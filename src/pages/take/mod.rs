@@ -18,6 +18,7 @@ mod browser;
 mod ctl;
 mod post;
 mod screens;
+mod ui;
 
 use leptos::prelude::*;
 use wmlab_core::people::presenter::Awaiting;
@@ -29,7 +30,8 @@ use crate::components::responses::{below, overlay};
 use crate::platform::outbox;
 use crate::platform::web;
 use browser::{fresh_seed, session_key};
-use ctl::{Screen, Ui, act, input};
+use ctl::{act, input};
+use ui::{Screen, Ui};
 
 /// Parse the link and restore or start its session; returns the first screen and the link's options.
 fn open(query: &str, ui: Ui) -> Result<(Screen, StudyConfig), String> {

@@ -7,7 +7,8 @@ use wmlab_core::record::ResultRecord;
 use wmlab_core::task::TaskId;
 
 use super::browser::now;
-use super::ctl::{Screen, Ui, act};
+use super::ctl::act;
+use super::ui::{Screen, Ui};
 use crate::app::AppState;
 use crate::components::chart::RecordCharts;
 use crate::platform::outbox;

@@ -1,0 +1,95 @@
+//! What the participant page shows: its screens, the position in the study, and its signals, which
+//! the controller (`ctl`) sets and the views (`mod`, `screens`) read.
+
+use leptos::prelude::*;
+use wmlab_core::people::TimingStats;
+use wmlab_core::people::presenter::Awaiting;
+use wmlab_core::record::ResultRecord;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Screen {
+    Loading,
+    Error(String),
+    Offer {
+        done: usize,
+        total: usize,
+    },
+    /// Extra instructions and/or the consent text, before the first trial.
+    Welcome {
+        info: Option<String>,
+        consent: Option<String>,
+    },
+    /// The participant did not agree: nothing is recorded.
+    Declined,
+    Calibrating,
+    Instructions,
+    Trial,
+    Feedback,
+    Paused,
+    Done,
+}
+
+impl Screen {
+    pub fn name(&self, practice: bool) -> &'static str {
+        match self {
+            Screen::Loading => "loading",
+            Screen::Error(_) => "error",
+            Screen::Offer { .. } => "offer",
+            Screen::Welcome { .. } => "welcome",
+            Screen::Declined => "declined",
+            Screen::Calibrating => "calibrating",
+            Screen::Instructions => "instructions",
+            Screen::Trial if practice => "practice",
+            Screen::Trial => "trial",
+            Screen::Feedback => "feedback",
+            Screen::Paused => "paused",
+            Screen::Done => "done",
+        }
+    }
+}
+
+/// What the page shows about the current position.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Cur {
+    pub task: String,
+    pub title: String,
+    pub block: usize,
+    pub blocks: usize,
+    pub trial: usize,
+    pub trials: usize,
+    pub global: usize,
+    pub step: usize,
+    pub practice: bool,
+    pub n_back: Option<u8>,
+    pub resumed: bool,
+}
+
+/// The page's signals.
+#[derive(Clone, Copy)]
+pub struct Ui {
+    pub screen: RwSignal<Screen>,
+    pub cur: RwSignal<Cur>,
+    pub awaiting: RwSignal<Option<Awaiting>>,
+    pub feedback: RwSignal<(Vec<bool>, f64)>,
+    pub pending: RwSignal<usize>,
+    pub record: RwSignal<Option<ResultRecord>>,
+    pub note: RwSignal<Option<String>>,
+    pub px: RwSignal<f64>,
+    pub timing: RwSignal<TimingStats>,
+}
+
+impl Ui {
+    pub fn new() -> Ui {
+        Ui {
+            screen: RwSignal::new(Screen::Loading),
+            cur: RwSignal::new(Cur::default()),
+            awaiting: RwSignal::new(None),
+            feedback: RwSignal::new((vec![], 0.0)),
+            pending: RwSignal::new(0),
+            record: RwSignal::new(None),
+            note: RwSignal::new(None),
+            px: RwSignal::new(480.0),
+            timing: RwSignal::new(Default::default()),
+        }
+    }
+}
