@@ -73,8 +73,23 @@ pub struct SnapshotSpec {
 pub struct GeneratedSpec {
     pub tasks: Vec<String>,
     pub samples_per_cell: usize,
+    /// The first (or only) context length.
     pub context_tokens: usize,
     pub seed: u64,
+    /// Every context length of a sweep (Tables 7 and 11); empty = `context_tokens` only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub contexts: Vec<usize>,
+    /// Operation steps of the stateful tasks, a sweep when several (Fig. 6); empty = the paper's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<usize>,
+}
+
+impl GeneratedSpec {
+    /// The sweep these settings ask for.
+    pub fn sweep(&self) -> wmlab_core::llm::minerva::Sweep {
+        let contexts = if self.contexts.is_empty() { vec![self.context_tokens] } else { self.contexts.clone() };
+        wmlab_core::llm::minerva::Sweep { contexts, steps: self.steps.clone() }
+    }
 }
 
 /// Everything needed to rebuild the same samples and run them the same way (no key).

@@ -85,6 +85,7 @@ async function configure(page, o) {
     for (const id of ids) await page.setChecked('#' + id, o.gen.tasks.includes(id.slice('llm-gen-'.length)));
     await page.fill('#llm-gen-spc', String(o.gen.spc));
     await page.fill('#llm-gen-ctx', String(o.gen.ctx));
+    await page.fill('#llm-gen-steps', o.gen.steps ?? '');
   }
 }
 
@@ -209,6 +210,28 @@ test('a small slice of every suite runs against the real local model and is scor
   await page.waitForSelector('#results[data-state="shown"] #summary-table');
   assert.match(await page.textContent('#subject'), /smollm2/);
   assert.deepEqual(realErrors(page), []);
+  await page.close();
+});
+
+test('a Minerva steps sweep runs in one go and draws score against steps (Fig. 6)', { timeout: 600_000 }, async () => {
+  assert.ok(LLM_URL, 'WMLAB_LLM_URL is not set: start ./scripts/llm-server.sh (scripts/test.sh does)');
+  const page = await open();
+  // A bad list is refused in plain words, nothing starts.
+  await configure(page, {
+    base: LLM_URL, model: 'smollm2', maxTokens: 12, concurrency: 2, cache: false,
+    gen: { tasks: ['quantity_state'], spc: 1, ctx: 300, steps: '3, six' },
+  });
+  await page.click('#llm-start');
+  await page.waitForSelector('#llm-error');
+  assert.match(await page.textContent('#llm-error'), /Operation steps: "six" is not a whole number/);
+  await page.fill('#llm-gen-steps', '3, 6');
+  await runToEnd(page);
+  const rs = await rows(page);
+  assert.deepEqual(rs.map((r) => r.sample).sort(), ['minerva/quantity_state@steps=3/0', 'minerva/quantity_state@steps=6/0']);
+  // Both points land on the steps chart when both were scored; an unscorable reply is a classified error.
+  const scored = rs.filter((r) => !r.error).length;
+  if (scored === 2) assert.equal(await page.getAttribute('#llm-plot-minerva-steps', 'data-drawn'), 'true');
+  else for (const r of rs.filter((r) => r.error)) assert.notEqual(r.error, 'network', r.sample);
   await page.close();
 });
 

@@ -106,9 +106,14 @@ pub struct RunArgs {
     /// Minerva tasks, comma-separated (default: the paper's set).
     #[arg(long, value_delimiter = ',')]
     pub tasks: Option<Vec<String>>,
-    /// Minerva generator context length in cl100k tokens.
-    #[arg(long, default_value_t = 4000)]
-    pub context_tokens: usize,
+    /// Minerva generator context length in cl100k tokens; a comma list (`500,1000,2000,4000,8000`) runs
+    /// every task sized by context at each length in one run (Tables 7 and 11).
+    #[arg(long, default_value = "4000", value_name = "TOKENS,...")]
+    pub context_tokens: String,
+    /// Minerva: operation steps of the stateful tasks (quantity_state, set_state, theory_of_mind; default
+    /// 200 / 100 / 100); a comma list (`50,100,200,400`) runs each at every count in one run (Fig. 6).
+    #[arg(long, default_value = "", value_name = "STEPS,...")]
+    pub steps: String,
     /// Minerva generator samples per grid cell (default: the paper's).
     #[arg(long)]
     pub samples_per_cell: Option<usize>,
@@ -271,14 +276,17 @@ pub fn build_samples(a: &RunArgs) -> Result<Vec<Sample>, String> {
             let gz = fs::read(&path).map_err(|e| format!("cannot read {}: {e} (set --data DIR)", path.display()))?;
             let text = String::from_utf8(snapshot::gunzip(&gz)?).map_err(|e| format!("word list is not UTF-8: {e}"))?;
             let words: Vec<&str> = text.lines().map(|l| l.trim_end_matches('\r')).filter(|w| !w.is_empty()).collect();
+            let sweep = minerva::Sweep {
+                contexts: minerva::Sweep::parse_list(&a.context_tokens, 100, "--context-tokens")?,
+                steps: minerva::Sweep::parse_list(&a.steps, 1, "--steps")?,
+            };
             let cfg = minerva::MinervaConfig {
                 seed: a.seed,
-                context_tokens: a.context_tokens,
                 tasks: a.tasks.clone(),
                 samples_per_cell: a.samples_per_cell,
                 ..Default::default()
             };
-            minerva::generate(&cfg, &words)
+            minerva::generate_sweep(&cfg, &sweep, &words)
         }
     };
     if let Some(l) = a.limit {

@@ -172,6 +172,36 @@ fn suites_against_the_local_model() {
         ],
         2,
     );
+    // A steps sweep (Fig. 6) in one run: quantity_state at 3 and 6 steps, one sample each, each with its
+    // point in its id and conditions.
+    let swept = run_suite(
+        &url,
+        &model,
+        "minerva-steps",
+        &[
+            "--suite",
+            "minerva",
+            "--tasks",
+            "quantity_state",
+            "--steps",
+            "3,6",
+            "--samples-per-cell",
+            "1",
+            "--max-tokens",
+            "16",
+        ],
+        2,
+    );
+    let mut points: Vec<(String, String)> = swept
+        .iter()
+        .map(|o| (o["sample_id"].as_str().unwrap().to_string(), o["conditions"]["step"].as_str().unwrap().to_string()))
+        .collect();
+    points.sort();
+    assert_eq!(
+        points,
+        [("minerva/quantity_state@steps=3/0", "3"), ("minerva/quantity_state@steps=6/0", "6")]
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+    );
 }
 
 #[test]

@@ -510,9 +510,10 @@ pub const ENTRIES: &[Entry] = &[
         "Overall performance by category",
         "nine models' mean score per test category (4k snapshot)",
         FigureOnly,
-        Where::Nowhere,
-        NotYet,
-        "Needs a category overview chart; the per-task chart is on the LLM page.",
+        Where::Llm,
+        Partly,
+        "LLM page, any Minerva run over two categories or more: the run's mean headline score per category, beside \
+         gpt-4o's and llama-3.1-8b's over the same tasks where Tables 2–6 give numbers (the figure itself is a picture).",
     ),
     e(
         Minerva,
@@ -540,9 +541,10 @@ pub const ENTRIES: &[Entry] = &[
         "String search (subsequence) errors",
         "false positives and negatives vs subsequence length",
         FigureOnly,
-        Where::Nowhere,
-        NotYet,
-        "Needs errors split by subsequence length; not yet.",
+        Where::Llm,
+        Partly,
+        "LLM page, a Minerva run with string_search_sequence: false negatives (present, answered no) and false \
+         positives (absent, answered yes) by subsequence length; the published curves are a picture only.",
     ),
     e(
         Minerva,
@@ -610,9 +612,10 @@ pub const ENTRIES: &[Entry] = &[
         "Number of operation steps",
         "quantity and set state vs steps",
         FigureOnly,
-        Where::Nowhere,
-        NotYet,
-        "Needs a steps sweep in one run; not yet.",
+        Where::Llm,
+        Partly,
+        "LLM page, Minerva generator with a list of operation steps (or `wmlab llm run --suite minerva --steps \
+         50,100,200,400`): score against steps for the stateful tasks; the published curves are a picture only.",
     ),
     e(
         Minerva,
@@ -621,8 +624,9 @@ pub const ENTRIES: &[Entry] = &[
         "functional updates and count at 500–16k tokens",
         Emb(Embedded::MinervaLengths("Table 7")),
         Where::Llm,
-        NotYet,
-        "One run per context length (the generator's context field) works; a sweep and its table are not yet.",
+        Reproduced,
+        "LLM page, Minerva generator with a list of context lengths (or `wmlab llm run --suite minerva --context-tokens \
+         500,1000,2000,4000,8000`): each task's score against length, drawn beside this table's models.",
     ),
     e(
         Minerva,
@@ -651,8 +655,8 @@ pub const ENTRIES: &[Entry] = &[
         "string search, replace all, iterate at several lengths",
         Emb(Embedded::MinervaLengths("Table 11")),
         Where::Llm,
-        NotYet,
-        "As Table 7.",
+        Reproduced,
+        "As Table 7: a context sweep of string_search_word, replace_all or iterate_last is drawn beside this table.",
     ),
     e(
         Minerva,

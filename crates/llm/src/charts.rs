@@ -10,7 +10,9 @@
 //! - **LRT**: success rate vs lines for each (order, block size B): "ordered", "shuffled" (B = 1, a full
 //!   shuffle) and "shuffled, B = 10" are separate series, never merged; the README's full-shuffle and
 //!   block-shuffle curves are drawn beside the B the run used.
-//! - **Minerva**: the headline score per task beside two of the paper's models.
+//! - **Minerva**: the headline score per task beside two of the paper's models; the mean per category
+//!   (Fig. 1); string search errors on present and absent subsequences by their length (Fig. 2); a
+//!   context-length sweep beside Tables 7 and 11; a steps sweep of the stateful tasks (Fig. 6).
 
 use std::collections::BTreeMap;
 
@@ -119,6 +121,10 @@ pub fn panels(outcomes: &[Outcome]) -> Vec<LlmPanel> {
     let mv: Vec<&Outcome> = outcomes.iter().filter(|o| o.suite == Suite::Minerva).collect();
     if !mv.is_empty() {
         out.push(minerva_panel(&mv));
+        out.extend(minerva_categories_panel(&mv));
+        out.extend(minerva_subsequence_panel(&mv));
+        out.extend(minerva_length_panels(&mv));
+        out.extend(minerva_steps_panel(&mv));
     }
     out
 }
@@ -355,6 +361,174 @@ fn minerva_panel(mv: &[&Outcome]) -> LlmPanel {
     }
 }
 
+/// The headline metric of a Minerva task.
+fn headline(task: &str) -> String {
+    minerva::task_metrics(task).first().map(|m| m.as_str()).unwrap_or("exact_match").to_string()
+}
+
+/// Error-free outcomes' headline scores.
+fn headline_score(o: &Outcome) -> Option<f64> {
+    o.error.is_none().then(|| o.scores.get(&headline(&o.task)).copied()).flatten().filter(|v| v.is_finite())
+}
+
+/// Fig. 1: the run's mean headline score per test category, beside the same mean of two of the paper's
+/// models over the run's tasks the paper reports in numbers (Tables 2–6; the categories drawn only as
+/// figures there have none). Drawn when the run covers two categories or more.
+fn minerva_categories_panel(mv: &[&Outcome]) -> Option<LlmPanel> {
+    let mut cats: Vec<&'static str> = Vec::new();
+    for (task, cat, _) in minerva::TASKS.iter().chain(minerva::EXTRA_TASKS) {
+        if mv.iter().any(|o| o.task == *task) && !cats.contains(cat) {
+            cats.push(cat);
+        }
+    }
+    if cats.len() < 2 {
+        return None;
+    }
+    let in_cat = |o: &&&Outcome, cat: &str| minerva::task_category(&o.task) == Some(cat);
+    let mine: Vec<(f64, f64)> = cats
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| {
+            let v: Vec<f64> = mv.iter().filter(|o| in_cat(o, c)).filter_map(|o| headline_score(o)).collect();
+            Some((i as f64, mean(&v)?))
+        })
+        .collect();
+    let mut series = vec![Series { label: "this run".into(), points: mine, reference: false }];
+    for model in ["gpt-4o", "llama-3.1-8b"] {
+        let pts = cats
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| {
+                let mut tasks: Vec<&str> = mv.iter().filter(|o| in_cat(o, c)).map(|o| o.task.as_str()).collect();
+                tasks.dedup();
+                let v: Vec<f64> = tasks.iter().filter_map(|t| snapshot::reported_value(model, t)).collect();
+                // Only where the paper reports every task of the category this run has.
+                (v.len() == tasks.len()).then(|| mean(&v)).flatten().map(|m| (i as f64, m))
+            })
+            .collect();
+        series.push(Series { label: format!("paper: {model}"), points: pts, reference: true });
+    }
+    Some(LlmPanel {
+        id: "minerva-categories".into(),
+        title: "Minerva: mean score per category (Fig. 1)".into(),
+        x_desc: "category".into(),
+        y_desc: "mean headline score".into(),
+        y_range: (0.0, 1.0),
+        x_labels: Some(cats.iter().map(|c| c.replace('_', " ")).collect()),
+        series,
+        note: Some(
+            "Each category's mean of its tasks' headline scores (exact match, ROUGE-L or Jaccard), over this run's \
+             samples; the paper's models over the same tasks where Tables 2–6 give numbers (recall and edit, match and \
+             compare and spot the differences are figures only in the paper)."
+                .into(),
+        ),
+        intervals: Vec::new(),
+    })
+}
+
+/// Fig. 2: string search with a subsequence, by subsequence length: the share of present subsequences
+/// answered "no" (false negatives) and of absent ones answered "yes" (false positives).
+fn minerva_subsequence_panel(mv: &[&Outcome]) -> Option<LlmPanel> {
+    let ss: Vec<&&Outcome> = mv.iter().filter(|o| o.task == "string_search_sequence" && o.error.is_none()).collect();
+    let rate = |label: &str| -> Vec<(f64, f64)> {
+        let mut g: BTreeMap<i64, Vec<f64>> = BTreeMap::new();
+        for o in &ss {
+            if o.conditions.get("label").map(String::as_str) != Some(label) {
+                continue;
+            }
+            if let (Some(len), Some(v)) = (cond_num(o, "sequence_length"), o.scores.get("exact_match")) {
+                g.entry(len as i64).or_default().push(if *v >= 0.5 { 0.0 } else { 1.0 });
+            }
+        }
+        g.into_iter().filter_map(|(x, v)| Some((x as f64, mean(&v)?))).collect()
+    };
+    let (fneg, fpos) = (rate("yes"), rate("no"));
+    if fneg.is_empty() && fpos.is_empty() {
+        return None;
+    }
+    Some(LlmPanel {
+        id: "minerva-subsequence".into(),
+        title: "Minerva: string search (subsequence) errors by length (Fig. 2)".into(),
+        x_desc: "subsequence length (words)".into(),
+        y_desc: "error rate".into(),
+        y_range: (0.0, 1.0),
+        x_labels: None,
+        series: vec![
+            Series { label: "false negatives (present, answered no)".into(), points: fneg, reference: false },
+            Series { label: "false positives (absent, answered yes)".into(), points: fpos, reference: false },
+        ],
+        note: Some(
+            "An answer that is neither yes nor no counts as an error on its side. The paper's Fig. 2 (GPT-4o, \
+             Mistral, Phi-3-medium) is given as a picture only."
+                .into(),
+        ),
+        intervals: Vec::new(),
+    })
+}
+
+/// Tables 7 and 11: each task run at two context lengths or more, its headline score against the length,
+/// beside the published sweep of the same task.
+fn minerva_length_panels(mv: &[&Outcome]) -> Vec<LlmPanel> {
+    let mut tasks: Vec<&str> = Vec::new();
+    for o in mv {
+        if !tasks.contains(&o.task.as_str()) && !minerva::STATEFUL.contains(&o.task.as_str()) {
+            tasks.push(&o.task);
+        }
+    }
+    let mut out = Vec::new();
+    for task in tasks {
+        let of_task = || mv.iter().copied().filter(|o| o.task == task);
+        let mine = by_x(of_task(), |o| cond_num(o, "context_length"), &headline(task));
+        if mine.len() < 2 {
+            continue;
+        }
+        let mut series = vec![Series { label: "this run".into(), points: mine, reference: false }];
+        let mut sources = Vec::new();
+        for sweep in snapshot::LENGTH_SWEEPS.iter().filter(|s| s.task == task) {
+            sources.push(sweep.source);
+            for (model, vals) in sweep.rows {
+                let points = sweep.lengths.iter().zip(vals.iter()).map(|(l, v)| (*l as f64, *v)).collect();
+                series.push(Series { label: format!("paper: {model}"), points, reference: true });
+            }
+        }
+        let from = if sources.is_empty() { String::new() } else { format!(" ({})", sources.join(", ")) };
+        out.push(LlmPanel {
+            id: format!("minerva-length-{task}"),
+            title: format!("Minerva: {} vs context length{from}", task.replace('_', " ")),
+            x_desc: "context length (tokens)".into(),
+            y_desc: headline(task).replace('_', " "),
+            y_range: (0.0, 1.0),
+            x_labels: None,
+            series,
+            note: None,
+            intervals: Vec::new(),
+        });
+    }
+    out
+}
+
+/// Fig. 6: the stateful tasks run at two step counts or more, their headline score against the steps.
+fn minerva_steps_panel(mv: &[&Outcome]) -> Option<LlmPanel> {
+    let series: Vec<Series> = ["quantity_state", "set_state", "theory_of_mind"]
+        .iter()
+        .filter_map(|t| {
+            let points = by_x(mv.iter().copied().filter(|o| o.task == *t), |o| cond_num(o, "step"), &headline(t));
+            (points.len() >= 2).then(|| Series { label: t.replace('_', " "), points, reference: false })
+        })
+        .collect();
+    (!series.is_empty()).then(|| LlmPanel {
+        id: "minerva-steps".into(),
+        title: "Minerva: stateful tasks vs number of operation steps (Fig. 6)".into(),
+        x_desc: "operation steps".into(),
+        y_desc: "score".into(),
+        y_range: (0.0, 1.0),
+        x_labels: None,
+        series,
+        note: Some("The paper's Fig. 6 is given as a picture only.".into()),
+        intervals: Vec::new(),
+    })
+}
+
 /// The N-back paper's tests on this run's per-block d′ (notebook definition), and the same tests on the
 /// published blocks of the same variant and protocol where the per-block file has them.
 pub fn nback_tests(outcomes: &[Outcome]) -> Option<(nback::DprimeTests, Option<(String, nback::DprimeTests)>)> {
@@ -512,5 +686,72 @@ mod tests {
         let (model, theirs) = published.unwrap();
         assert_eq!(model, "GPT-3.5-turbo");
         assert_eq!(theirs.levels.iter().map(|l| l.1).collect::<Vec<_>>(), vec![50, 50, 50]);
+    }
+
+    fn mv(task: &str, conditions: &[(&str, &str)], scores: &[(&str, f64)]) -> Outcome {
+        Outcome { task: task.into(), ..outcome(Suite::Minerva, conditions, scores) }
+    }
+
+    fn panel<'a>(ps: &'a [LlmPanel], id: &str) -> Option<&'a LlmPanel> {
+        ps.iter().find(|p| p.id == id)
+    }
+
+    #[test]
+    fn minerva_subsequence_errors_split_present_and_absent_by_length() {
+        let o = |len: &str, label: &str, em: f64| {
+            mv("string_search_sequence", &[("sequence_length", len), ("label", label)], &[("exact_match", em)])
+        };
+        let outs = vec![
+            o("8", "yes", 1.0),
+            o("8", "yes", 0.0),
+            o("8", "no", 1.0),
+            o("64", "yes", 1.0),
+            o("64", "no", 0.0),
+            o("64", "no", 0.0),
+        ];
+        let ps = panels(&outs);
+        let p = panel(&ps, "minerva-subsequence").expect("Fig. 2 panel");
+        assert_eq!(p.series[0].points, vec![(8.0, 0.5), (64.0, 0.0)], "false negatives");
+        assert_eq!(p.series[1].points, vec![(8.0, 0.0), (64.0, 1.0)], "false positives");
+        assert!(panel(&ps, "minerva-categories").is_none(), "one category: no overview");
+    }
+
+    #[test]
+    fn minerva_categories_average_tasks_and_the_papers_models_over_the_same_tasks() {
+        let outs = vec![
+            mv("string_search_word", &[], &[("exact_match", 1.0)]),
+            mv("key_value_search", &[], &[("exact_match", 0.5)]),
+            mv("count", &[], &[("exact_match", 0.2)]),
+        ];
+        let ps = panels(&outs);
+        let p = panel(&ps, "minerva-categories").expect("Fig. 1 panel");
+        assert_eq!(p.x_labels.as_deref(), Some(&["search".to_string(), "match and compare".to_string()][..]));
+        assert_eq!(p.series[0].points, vec![(0.0, 0.75), (1.0, 0.2)]);
+        let gpt = &p.series[1];
+        let want = (snapshot::reported_value("gpt-4o", "string_search_word").unwrap()
+            + snapshot::reported_value("gpt-4o", "key_value_search").unwrap())
+            / 2.0;
+        assert_eq!(gpt.points, vec![(0.0, want)], "count is a figure-only task: no published point");
+    }
+
+    #[test]
+    fn minerva_sweeps_draw_length_and_steps_curves_beside_the_tables() {
+        let mut outs = Vec::new();
+        for (len, v) in [("1000", 0.5), ("2000", 0.25), ("2000", 0.75)] {
+            outs.push(mv("count", &[("context_length", len)], &[("exact_match", v)]));
+        }
+        for (step, v) in [("50", 0.8), ("100", 0.4)] {
+            outs.push(mv("quantity_state", &[("step", step)], &[("final_answer_exact_match", v)]));
+        }
+        outs.push(mv("key_value_search", &[("context_length", "4000")], &[("exact_match", 1.0)]));
+        let ps = panels(&outs);
+        let p = panel(&ps, "minerva-length-count").expect("a length panel for count");
+        assert_eq!(p.series[0].points, vec![(1000.0, 0.5), (2000.0, 0.5)]);
+        assert!(p.title.contains("Table 7 (b)"), "{}", p.title);
+        assert_eq!(p.series.len(), 4, "this run and Table 7 (b)'s three models");
+        assert!(panel(&ps, "minerva-length-key_value_search").is_none(), "one length: no curve");
+        let s = panel(&ps, "minerva-steps").expect("Fig. 6 panel");
+        assert_eq!(s.series.len(), 1);
+        assert_eq!(s.series[0].points, vec![(50.0, 0.8), (100.0, 0.4)]);
     }
 }

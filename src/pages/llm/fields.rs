@@ -287,7 +287,8 @@ pub(super) fn SuitesBox(f: Form) -> impl IntoView {
                 <div class="task-grid">{gen_boxes}</div>
                 <div class="grid2">
                     {field("Samples per grid cell", text_input("llm-gen-spc", f.gen_spc), "the paper: 1–25 per task")}
-                    {field("Context tokens", text_input("llm-gen-ctx", f.gen_ctx), "cl100k tokens; the paper: 4000")}
+                    {field("Context tokens", text_input("llm-gen-ctx", f.gen_ctx), "cl100k tokens; the paper: 4000; a comma list (500, 1000, 2000, 4000, 8000) runs every length in one run, as Tables 7 and 11")}
+                    {field("Operation steps", text_input("llm-gen-steps", f.gen_steps), "quantity and set state, theory of mind; empty = the paper's 200 / 100 / 100; a comma list runs each, as Fig. 6")}
                     {field("Seed", text_input("llm-gen-seed", f.gen_seed), "")}
                 </div>
             </div>

@@ -98,6 +98,7 @@ pub(super) struct Form {
     pub(super) gen_tasks: RwSignal<Vec<bool>>,
     pub(super) gen_spc: RwSignal<String>,
     pub(super) gen_ctx: RwSignal<String>,
+    pub(super) gen_steps: RwSignal<String>,
     pub(super) gen_seed: RwSignal<String>,
 }
 
@@ -146,6 +147,7 @@ impl Form {
             gen_tasks: RwSignal::new(gen_on),
             gen_spc: RwSignal::new("1".into()),
             gen_ctx: RwSignal::new("4000".into()),
+            gen_steps: RwSignal::new(String::new()),
             gen_seed: RwSignal::new("0".into()),
         }
     }
@@ -252,11 +254,17 @@ impl Form {
             if tasks.is_empty() {
                 return Err("Minerva generated: tick at least one task.".into());
             }
+            let contexts = minerva::Sweep::parse_list(&self.gen_ctx.get_untracked(), 100, "Context tokens")?;
+            let Some(&first) = contexts.first() else {
+                return Err("Context tokens: give a length (the paper: 4000), or a comma list for a sweep.".into());
+            };
             Some(GeneratedSpec {
                 tasks,
                 samples_per_cell: num::<usize>(&self.gen_spc.get_untracked(), "Samples per cell")?.max(1),
-                context_tokens: num::<usize>(&self.gen_ctx.get_untracked(), "Context tokens")?.max(100),
+                context_tokens: first,
                 seed: num(&self.gen_seed.get_untracked(), "Seed")?,
+                contexts: if contexts.len() > 1 { contexts } else { Vec::new() },
+                steps: minerva::Sweep::parse_list(&self.gen_steps.get_untracked(), 1, "Operation steps")?,
             })
         } else {
             None
@@ -336,7 +344,9 @@ impl Form {
         if let Some(g) = &s.generated {
             self.gen_tasks.set(gen_tasks().iter().map(|t| g.tasks.iter().any(|x| x == t)).collect());
             self.gen_spc.set(g.samples_per_cell.to_string());
-            self.gen_ctx.set(g.context_tokens.to_string());
+            let ctx: Vec<String> = g.sweep().contexts.iter().map(usize::to_string).collect();
+            self.gen_ctx.set(ctx.join(", "));
+            self.gen_steps.set(g.steps.iter().map(usize::to_string).collect::<Vec<_>>().join(", "));
             self.gen_seed.set(g.seed.to_string());
         }
     }

@@ -66,7 +66,7 @@ pub(super) async fn build_samples(spec: &RunSpec) -> Result<Vec<Sample>, String>
             samples_per_cell: Some(g.samples_per_cell),
             ..Default::default()
         };
-        all.extend(cap(minerva::generate(&cfg, &w)));
+        all.extend(cap(minerva::generate_sweep(&cfg, &g.sweep(), &w)));
     }
     Ok(all)
 }
@@ -80,6 +80,14 @@ pub(super) fn record_of(spec: &RunSpec, outcomes: &[Outcome]) -> ResultRecord {
     }
     if let Some(g) = &spec.generated {
         extra.push(("minerva_context_tokens", Setting::Int(g.context_tokens as i64)));
+        if !g.contexts.is_empty() {
+            let list: Vec<String> = g.contexts.iter().map(usize::to_string).collect();
+            extra.push(("minerva_context_sweep", Setting::Text(list.join(","))));
+        }
+        if !g.steps.is_empty() {
+            let list: Vec<String> = g.steps.iter().map(usize::to_string).collect();
+            extra.push(("minerva_steps", Setting::Text(list.join(","))));
+        }
         extra.push(("minerva_seed", Setting::Int(g.seed as i64)));
     }
     wmlab_llm::record::to_record(

@@ -222,6 +222,93 @@ pub fn generate<S: AsRef<str>>(config: &MinervaConfig, words: &[S]) -> Vec<Sampl
     out
 }
 
+/// The tasks whose length is set by their number of operation steps, not by the context length.
+pub const STATEFUL: [&str; 3] = ["quantity_state", "set_state", "theory_of_mind"];
+
+/// Several context lengths and step counts in one run: the paper's context-length tables (7 and 11) and
+/// its steps figure (Fig. 6). Empty = the configuration's single value.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Sweep {
+    /// Context lengths in tokens for the tasks sized by context.
+    pub contexts: Vec<usize>,
+    /// Operation steps for the stateful tasks ([`STATEFUL`]).
+    pub steps: Vec<usize>,
+}
+
+impl Sweep {
+    /// A comma list of whole numbers of at least `least` (`"500, 1000,2000"`), each once, in the order
+    /// given; `what` names the field in the message.
+    pub fn parse_list(text: &str, least: usize, what: &str) -> Result<Vec<usize>, String> {
+        let mut out = Vec::new();
+        for p in text.split([',', ' ', ';']).map(str::trim).filter(|p| !p.is_empty()) {
+            let v = p.parse::<usize>().ok().filter(|v| *v >= least).ok_or_else(|| {
+                format!("{what}: \"{p}\" is not a whole number of {least} or more (give one, or a comma list)")
+            })?;
+            if !out.contains(&v) {
+                out.push(v);
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// [`generate`] at every point of `sweep`: each task sized by context at every context length, each
+/// stateful task at every step count (once, whatever the context list). With one value on an axis (or
+/// none) the samples are exactly [`generate`]'s; with several, a sample's id carries its point
+/// (`generated/count@ctx=8000/3`, `generated/set_state@steps=50/0`) so ids stay unique resume keys, and
+/// its conditions carry it too (`context_length`, `step`).
+pub fn generate_sweep<S: AsRef<str>>(config: &MinervaConfig, sweep: &Sweep, words: &[S]) -> Vec<Sample> {
+    if sweep.contexts.len() <= 1 && sweep.steps.len() <= 1 {
+        let cfg = MinervaConfig {
+            context_tokens: sweep.contexts.first().copied().unwrap_or(config.context_tokens),
+            steps: sweep.steps.first().copied().or(config.steps),
+            ..config.clone()
+        };
+        return generate(&cfg, words);
+    }
+    let names: Vec<String> = match &config.tasks {
+        Some(v) => v.clone(),
+        None => TASKS.iter().map(|t| t.0.to_string()).collect(),
+    };
+    let (stateful, sized): (Vec<String>, Vec<String>) = names.into_iter().partition(|t| STATEFUL.contains(&t.as_str()));
+    let contexts = if sweep.contexts.is_empty() { vec![config.context_tokens] } else { sweep.contexts.clone() };
+    let steps: Vec<Option<usize>> =
+        if sweep.steps.is_empty() { vec![config.steps] } else { sweep.steps.iter().map(|&s| Some(s)).collect() };
+    let tagged = |samples: Vec<Sample>, tag: String| {
+        samples.into_iter().map(move |mut s| {
+            if !tag.is_empty() {
+                let index = s.id.rsplit('/').next().unwrap_or("0").to_string();
+                s.id = format!("{GENERATED}/{}{tag}/{index}", s.task);
+            }
+            s
+        })
+    };
+    let mut out = Vec::new();
+    if !sized.is_empty() {
+        for &ctx in &contexts {
+            let cfg = MinervaConfig { context_tokens: ctx, tasks: Some(sized.clone()), ..config.clone() };
+            let tag = if contexts.len() > 1 { format!("@ctx={ctx}") } else { String::new() };
+            out.extend(tagged(generate(&cfg, words), tag));
+        }
+    }
+    if !stateful.is_empty() {
+        for &st in &steps {
+            let cfg = MinervaConfig {
+                context_tokens: contexts[0],
+                steps: st,
+                tasks: Some(stateful.clone()),
+                ..config.clone()
+            };
+            let tag = match st {
+                Some(n) if steps.len() > 1 => format!("@steps={n}"),
+                _ => String::new(),
+            };
+            out.extend(tagged(generate(&cfg, words), tag));
+        }
+    }
+    out
+}
+
 /// The ChaCha key of one task's stream: (seed, task ordinal in TASKS ++ EXTRA_TASKS, a Minerva tag).
 fn task_key(seed: u64, ordinal: u8) -> [u8; 32] {
     let mut key = [0u8; 32];

@@ -777,3 +777,47 @@ fn minerva_real_word_list_full_paper_set() {
         eprintln!("--- {task}: {}…{}", &p[..120.min(p.len())], &p[p.len() - 300.min(p.len())..]);
     }
 }
+
+#[test]
+fn a_sweep_runs_each_task_at_every_point_with_unique_ids() {
+    let w = synthetic_words();
+    let tasks: Vec<String> = ["count", "quantity_state", "set_state"].map(String::from).to_vec();
+    let config = MinervaConfig { tasks: Some(tasks.clone()), samples_per_cell: Some(1), ..test_config() };
+    // One value on each axis: exactly `generate`.
+    let one = Sweep { contexts: vec![800], steps: vec![20] };
+    let plain = generate(&MinervaConfig { context_tokens: 800, steps: Some(20), ..config.clone() }, w);
+    assert_eq!(generate_sweep(&config, &one, w), plain);
+    assert_eq!(generate_sweep(&config, &Sweep::default(), w), generate(&config, w));
+    // Two contexts × three step counts: count at both contexts, each stateful task at every step count.
+    let sweep = Sweep { contexts: vec![500, 1000], steps: vec![10, 20, 40] };
+    let all = generate_sweep(&config, &sweep, w);
+    let ids: HashSet<&str> = all.iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(ids.len(), all.len(), "ids are unique resume keys");
+    let points = |task: &str, key: &str| -> BTreeSet<String> {
+        all.iter().filter(|s| s.task == task).map(|s| s.conditions[key].clone()).collect()
+    };
+    assert_eq!(points("count", "context_length"), ["1000", "500"].map(String::from).into());
+    for t in ["quantity_state", "set_state"] {
+        assert_eq!(points(t, "step"), ["10", "20", "40"].map(String::from).into(), "{t}");
+    }
+    let count_500 = all.iter().filter(|s| s.task == "count" && s.id.starts_with("minerva/count@ctx=500/")).count();
+    assert_eq!(
+        count_500,
+        generate(&MinervaConfig { context_tokens: 500, tasks: Some(vec!["count".into()]), ..config.clone() }, w).len()
+    );
+    assert!(all.iter().any(|s| s.id == "minerva/set_state@steps=40/0"));
+    // The samples at a point are the single run's at that point (same prompts), only the id differs.
+    let at = generate(&MinervaConfig { steps: Some(40), tasks: Some(vec!["set_state".into()]), ..config.clone() }, w);
+    let swept: Vec<&Sample> = all.iter().filter(|s| s.id.starts_with("minerva/set_state@steps=40/")).collect();
+    assert_eq!(swept.len(), at.len());
+    assert!(swept.iter().zip(&at).all(|(a, b)| a.body == b.body && a.conditions == b.conditions));
+}
+
+#[test]
+fn sweep_lists_read_and_say_why_not() {
+    assert_eq!(Sweep::parse_list("500, 1000;2000 1000", 100, "Context tokens"), Ok(vec![500, 1000, 2000]));
+    assert_eq!(Sweep::parse_list("", 1, "Steps"), Ok(vec![]));
+    let e = Sweep::parse_list("50, ten", 1, "Steps").unwrap_err();
+    assert_eq!(e, "Steps: \"ten\" is not a whole number of 1 or more (give one, or a comma list)");
+    assert!(Sweep::parse_list("0", 1, "Steps").is_err());
+}
