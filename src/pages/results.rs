@@ -107,6 +107,7 @@ fn record_view(state: AppState, r: ResultRecord) -> impl IntoView {
             }}
             <h2>"Accuracy per condition"</h2>
             <RecordCharts record=r.clone()/>
+            {wmlab_core::analysis::retention::vir_retention(&r).map(|t| view! { <p class="small" id="record-vir-retention">{t.line()}</p> })}
             {r.analyses.clone().map(|a| view! {
                 <h2>"Neural analyses"</h2>
                 <div id="record-analyses" class="eval">{crate::components::nn_analysis::record_analyses(a)}</div>

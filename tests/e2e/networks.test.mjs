@@ -230,6 +230,8 @@ test('CPU backend: live curves, pause/resume, reload resume, download/upload, ba
   for (const name of ['VSR', 'SMU', 'CS', 'CD-Color']) {
     assert.ok(panels.some(([p, d]) => p === name && d === 'true'), `${name} panel drawn: ${JSON.stringify(panels)}`);
   }
+  // Fig. A3: VIR accuracy per retention interval of the test trials, with the test across them (or why not).
+  assert.match(await page.textContent('#nn-vir-retention'), /retention interval \(Fig\. A3\): \d: [\d.]+ \(n \d+\).*; (Kruskal–Wallis across intervals H = [\d.]+, p = [\d.]+|no test \(.+\))\.$/);
   // The record opens in Results (downloads and share link live there).
   await page.click('#nn-open-results');
   await page.waitForSelector('#results[data-state="shown"]', LONG);

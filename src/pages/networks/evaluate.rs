@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 use wmlab_core::TaskId;
+use wmlab_core::analysis::retention::vir_retention;
 use wmlab_core::chance::{LEVEL as SIGNIFICANCE, record_significance};
 
 use super::results::{a3_table, significance_row};
@@ -82,6 +83,7 @@ fn evaluation(net: Net) -> impl IntoView {
                         tasks, 1/9 for VSR and SMU, 1/8 for CS recall, L/100 for SFR); p is the one-sided exact probability of \
                         doing at least this well by guessing."</p>
                     <RecordCharts record=r.clone()/>
+                    {vir_retention(&r).map(|t| view! { <p class="small" id="nn-vir-retention">{t.line()}</p> })}
                     {a3_table(&r)}
                     <div class="buttons"><button id="nn-open-results" on:click=move |_| net.open_results()>
                         "Open in Results (downloads, share link)"</button></div>

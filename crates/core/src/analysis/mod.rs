@@ -48,6 +48,7 @@ pub mod cluster;
 pub mod figures;
 pub mod lesion;
 pub mod report;
+pub mod retention;
 pub mod scores;
 pub mod similarity;
 pub mod tsne;
