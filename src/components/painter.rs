@@ -162,5 +162,32 @@ fn draw_shape(ctx: &CanvasRenderingContext2d, shape: &Shape, k: f64) {
             ctx.set_text_baseline("middle");
             let _ = ctx.fill_text(text, pt(*x, k), pt(*y, k));
         }
+        Shape::Noise { seed } => draw_noise(ctx, *seed, k),
     }
+}
+
+/// A noise frame: its 96×96 pixels put on a small canvas, scaled up without smoothing (each noise pixel
+/// a crisp square, as the network sees it before downsampling).
+fn draw_noise(ctx: &CanvasRenderingContext2d, seed: u64, k: f64) {
+    let n = SPACE as u32;
+    let rgb = wmlab_core::display::noise_bytes(seed);
+    let mut rgba = Vec::with_capacity(rgb.len() / 3 * 4);
+    for p in rgb.chunks_exact(3) {
+        rgba.extend_from_slice(&[p[0], p[1], p[2], 255]);
+    }
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
+    let Some(small) = doc.create_element("canvas").ok().and_then(|e| e.dyn_into::<HtmlCanvasElement>().ok()) else {
+        return;
+    };
+    small.set_width(n);
+    small.set_height(n);
+    let (Some(sctx), Ok(img)) =
+        (context(&small), web_sys::ImageData::new_with_u8_clamped_array(wasm_bindgen::Clamped(&rgba), n))
+    else {
+        return;
+    };
+    let _ = sctx.put_image_data(&img, 0.0, 0.0);
+    ctx.set_image_smoothing_enabled(false);
+    let _ = ctx.draw_image_with_html_canvas_element_and_dw_and_dh(&small, 0.0, 0.0, n as f64 * k, n as f64 * k);
+    ctx.set_image_smoothing_enabled(true);
 }

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use wmlab_core::raster::{self, BIG, SMALL, TENSOR_LEN};
 use wmlab_core::task::{HeadKind, MAX_STEPS};
-use wmlab_core::{Conditions, Split, Target, TaskId, TaskSpec, Trial};
+use wmlab_core::{Conditions, Split, Target, TaskSpec, Trial};
 
 use crate::{GenerateArgs, PngMode, TaskSel, npy, pngout};
 
@@ -22,6 +22,23 @@ pub fn run(a: &GenerateArgs) -> Result<(), String> {
     if a.start.checked_add(a.count).is_none() {
         return Err(format!("--start {} + --count {} overflows", a.start, a.count));
     }
+    // Every task's parameters before any work: a bad --set stops here, naming what is allowed.
+    let mut specs = Vec::new();
+    for &id in &ids {
+        let mut spec = TaskSpec::with_quirks(id, a.quirks);
+        spec.set_all(&a.set, ids.len() > 1)?;
+        specs.push(spec);
+    }
+    for (k, _) in &a.set {
+        if !specs.iter().any(|s| s.keys().contains(k)) {
+            return Err(format!("no chosen task has a parameter \"{k}\"; their parameters: {}", {
+                let mut keys: Vec<String> = specs.iter().flat_map(TaskSpec::keys).collect();
+                keys.sort();
+                keys.dedup();
+                keys.join(", ")
+            }));
+        }
+    }
     let total = a.count * ids.len() as u64;
     let bar = if a.quiet {
         ProgressBar::hidden()
@@ -33,13 +50,13 @@ pub fn run(a: &GenerateArgs) -> Result<(), String> {
             .expect("valid template")
             .progress_chars("=> "),
     );
-    for &id in &ids {
+    for (&id, spec) in ids.iter().zip(specs) {
         let dir = match a.task {
             TaskSel::All => a.out.join(id.as_str()),
             TaskSel::One(_) => a.out.clone(),
         };
         bar.set_message(id.as_str());
-        let (frames, pngs) = one_task(id, a, &dir, &bar)?;
+        let (frames, pngs) = one_task(&spec, a, &dir, &bar)?;
         bar.suspend(|| {
             println!(
                 "{:<15} {} trials, {} real frames, {} PNGs -> {}",
@@ -107,9 +124,9 @@ struct Meta<'a> {
 }
 
 /// Write one task's files into `dir`; returns (real frames, PNGs written).
-fn one_task(id: TaskId, a: &GenerateArgs, dir: &Path, bar: &ProgressBar) -> Result<(u64, u64), String> {
+fn one_task(spec: &TaskSpec, a: &GenerateArgs, dir: &Path, bar: &ProgressBar) -> Result<(u64, u64), String> {
+    let (id, spec) = (spec.id, spec.clone());
     let split = a.split.split();
-    let spec = TaskSpec::with_quirks(id, a.quirks);
     fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let png_dir = dir.join("png");
     if a.png != PngMode::None {

@@ -136,6 +136,14 @@ fn valid_ids() -> String {
     TaskId::ALL.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(" ")
 }
 
+/// `KEY=VALUE` of `--set`.
+fn parse_setting(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
+        _ => Err(format!("\"{s}\" is not KEY=VALUE (e.g. noise_mask=true)")),
+    }
+}
+
 fn parse_task(s: &str) -> Result<TaskSel, String> {
     if s == "all" {
         return Ok(TaskSel::All);
@@ -219,6 +227,12 @@ pub struct GenerateArgs {
     /// cs-all-steps, sts-cue-steps. meta.json's parameters record them.
     #[arg(long, value_name = "LIST", value_parser = wmlab_core::Quirks::parse, default_value = "none")]
     pub quirks: wmlab_core::Quirks,
+    /// Set a task parameter (repeatable), e.g. `--set noise_mask=true` (CD: noise retention frames, WorM
+    /// A3.4) or `--set set_sizes=2,4`: a switch, a number or a comma list. With `--task all` a key applies
+    /// to the ids that have it. An unknown key or a bad value is refused, naming the allowed ones, before
+    /// anything is written; meta.json's parameters record what was set.
+    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_setting)]
+    pub set: Vec<(String, String)>,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,

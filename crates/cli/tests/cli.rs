@@ -512,3 +512,65 @@ fn generate_with_reference_quirks() {
         &["unknown quirk", "sts-cue-steps"],
     );
 }
+
+/// `--set KEY=VALUE` reaches the generator: CD with noise masks writes retention frames that are not gray
+/// and records the setting in meta.json; an unknown key or a bad value is refused before anything is
+/// written, naming what is allowed.
+#[test]
+fn generate_with_task_parameters() {
+    let out = TempDir::new("cd-noise");
+    let args = |extra: &[&'static str]| {
+        let mut v = vec!["generate", "--task", "CD-Color", "--split", "test", "--count", "24", "--png", "none", "-q"];
+        v.extend_from_slice(extra);
+        v
+    };
+    let mut a = args(&["--set", "noise_mask=true", "--set", "retentions=6", "--out"]);
+    a.push(out.s());
+    ok(&a);
+    let meta = fs::read_to_string(out.path().join("meta.json")).unwrap();
+    assert!(meta.contains("\"noise_mask\": true") && meta.contains("\"retentions\": [\n"), "{meta}");
+    // Step 1 of the first trial is a retention frame: noise, not the uniform gray of a plain frame.
+    let bytes = fs::read(out.path().join("frames.npy")).unwrap();
+    let data = &bytes[bytes.len() - 24 * TRIAL_FLOATS * 4..];
+    let step1: Vec<f32> = data[3 * 32 * 32 * 4..2 * 3 * 32 * 32 * 4]
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let (lo, hi) = step1.iter().fold((1.0f32, 0.0f32), |(l, h), &v| (l.min(v), h.max(v)));
+    assert!(hi - lo > 0.3, "a noise retention frame varies: {lo}..{hi}");
+    let none = TempDir::new("cd-noise-refused");
+    let mut a = args(&["--set", "noise=true", "--out"]);
+    a.push(none.s());
+    fails(&a, &["no parameter \"noise\"", "noise_mask"]);
+    let mut a = args(&["--set", "noise_mask=sometimes", "--out"]);
+    a.push(none.s());
+    fails(&a, &["noise_mask", "not true or false"]);
+    fails(
+        &["generate", "--task", "VSR", "--split", "test", "--count", "1", "--set", "oops", "--out", none.s()],
+        &["not KEY=VALUE"],
+    );
+    assert!(!none.path().join("meta.json").exists(), "nothing written");
+    // With --task all a key goes to the ids that have it; a key none has is refused.
+    let all = TempDir::new("all-noise");
+    ok(&[
+        "generate",
+        "--task",
+        "all",
+        "--split",
+        "test",
+        "--count",
+        "1",
+        "--png",
+        "none",
+        "-q",
+        "--set",
+        "noise_mask=true",
+        "--out",
+        all.s(),
+    ]);
+    assert!(fs::read_to_string(all.path().join("CD-Gap/meta.json")).unwrap().contains("\"noise_mask\": true"));
+    fails(
+        &["generate", "--task", "all", "--split", "test", "--count", "1", "--set", "zzz=1", "--out", none.s()],
+        &["no chosen task has a parameter \"zzz\""],
+    );
+}

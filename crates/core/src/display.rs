@@ -75,6 +75,20 @@ pub enum Shape {
     /// Text for people (labels, key hints), centred at `(x, y)`, `size` units tall. Network frames never
     /// carry text; the rasterizer skips it.
     Text { x: f32, y: f32, size: f32, text: String, color: Rgb },
+    /// The whole 96×96 frame as noise: every pixel's R, G and B drawn independently and uniformly from
+    /// 0–255 (WorM A3.4's backward mask), the bytes of [`noise_bytes`] of `seed`, so a trial's noise is
+    /// the same wherever it is drawn.
+    Noise { seed: u64 },
+}
+
+/// The 96×96×3 bytes (row-major, RGB) of [`Shape::Noise`] with `seed`.
+pub fn noise_bytes(seed: u64) -> Vec<u8> {
+    let mut rng = crate::rng::Rng::from_u64(seed);
+    let mut out = Vec::with_capacity(96 * 96 * 3);
+    while out.len() < 96 * 96 * 3 {
+        out.extend_from_slice(&rng.next_u32().to_le_bytes()[..3]);
+    }
+    out
 }
 
 /// One frame: a background and shapes painted in order.

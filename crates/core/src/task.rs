@@ -510,6 +510,93 @@ impl TaskSpec {
         quirks.apply(TaskSpec::new(id))
     }
 
+    /// The parameter names of this task (`set_sizes`, `noise_mask`, …), as [`TaskSpec::set`] takes them.
+    pub fn keys(&self) -> Vec<String> {
+        match serde_json::to_value(&self.params) {
+            Ok(serde_json::Value::Object(m)) => m.keys().filter(|k| *k != "task").cloned().collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Set one parameter from text, as a study link, the CLI (`--set KEY=VALUE`) or a form gives it: a
+    /// switch (`true`/`false`), a number, or a comma list of numbers (`2,4,8`). The value must fit the
+    /// parameter's type and give a usable grid; otherwise the spec is unchanged and the message names the
+    /// allowed keys or the expected kind of value.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let id = self.id.as_str();
+        let mut v = serde_json::to_value(&self.params).map_err(|e| e.to_string())?;
+        let keys = self.keys();
+        let Some(old) = v.get(key).filter(|_| key != "task").cloned() else {
+            return Err(format!("{id} has no parameter \"{key}\"; its parameters: {}", keys.join(", ")));
+        };
+        let t = value.trim();
+        let bad = |kind: &str| format!("{id} {key}: \"{t}\" is not {kind}");
+        let new = match &old {
+            serde_json::Value::Bool(_) => match t.to_ascii_lowercase().as_str() {
+                "true" | "1" | "yes" | "on" => serde_json::Value::Bool(true),
+                "false" | "0" | "no" | "off" => serde_json::Value::Bool(false),
+                _ => return Err(bad("true or false")),
+            },
+            serde_json::Value::Number(_) => serde_json::from_str::<serde_json::Number>(t)
+                .map(serde_json::Value::Number)
+                .map_err(|_| bad("a number"))?,
+            serde_json::Value::Array(_) => {
+                let items: Result<Vec<serde_json::Value>, String> = t
+                    .split([',', ' ', ';'])
+                    .filter(|p| !p.trim().is_empty())
+                    .map(|p| {
+                        serde_json::from_str::<serde_json::Number>(p.trim())
+                            .map(Into::into)
+                            .map_err(|_| bad("a comma list of numbers"))
+                    })
+                    .collect();
+                let items = items?;
+                if items.is_empty() {
+                    return Err(bad("a comma list of one number or more"));
+                }
+                serde_json::Value::Array(items)
+            }
+            serde_json::Value::String(_) => serde_json::Value::String(t.to_string()),
+            _ => return Err(format!("{id} {key} cannot be set from text")),
+        };
+        v[key] = new;
+        let params: TaskParams =
+            serde_json::from_value(v).map_err(|e| format!("{id} {key}: \"{t}\" does not fit ({e})"))?;
+        let spec = TaskSpec { id: self.id, params };
+        if spec.grid().is_empty() {
+            return Err(format!("{id} {key}: \"{t}\" leaves no conditions to test"));
+        }
+        // Bars are placed by rejection sampling, which cannot place more than the paper's 12 apart.
+        if let TaskParams::Cd(p) = &spec.params
+            && p.set_sizes.iter().any(|&n| !(1..=12).contains(&n))
+        {
+            return Err(format!("{id} set_sizes: each between 1 and 12 (the paper's largest array is 12 bars)"));
+        }
+        // Every cell's trial must fit the 20 steps a trial has.
+        let grid = spec.grid();
+        for (i, cell) in grid.iter().enumerate() {
+            let mut rng = Rng::from_key(trial_seed(0, spec.id.ordinal(), Split::Test, i as u64));
+            let n = spec.build(cell, &mut rng, balanced_flip(i as u64, grid.len() as u64)).steps.len();
+            if n > MAX_STEPS {
+                return Err(format!("{id} {key}: \"{t}\" makes a trial of {n} steps; a trial has at most {MAX_STEPS}"));
+            }
+        }
+        *self = spec;
+        Ok(())
+    }
+
+    /// Apply `KEY=VALUE` settings in order (see [`TaskSpec::set`]); a setting whose key this task does
+    /// not have is an error unless `lenient` (settings given once for several tasks).
+    pub fn set_all(&mut self, settings: &[(String, String)], lenient: bool) -> Result<(), String> {
+        for (k, v) in settings {
+            if lenient && !self.keys().contains(k) {
+                continue;
+            }
+            self.set(k, v)?;
+        }
+        Ok(())
+    }
+
     /// The condition grid: trials are spread evenly over these cells.
     pub fn grid(&self) -> Vec<Conditions> {
         match &self.params {
@@ -586,6 +673,13 @@ impl TaskSpec {
 
     /// A trial in a chosen condition cell (for the gallery and for people's blocks).
     pub fn trial_in(&self, cell: &Conditions, rng: &mut Rng, flip: bool) -> Trial {
+        let t = self.build(cell, rng, flip);
+        debug_assert!(t.steps.len() <= MAX_STEPS, "{} trial has {} steps", self.id, t.steps.len());
+        t
+    }
+
+    /// [`TaskSpec::trial_in`] without the length check (for [`TaskSpec::set`], which reports it).
+    fn build(&self, cell: &Conditions, rng: &mut Rng, flip: bool) -> Trial {
         let mut ctx = TrialCtx { rng, cell, flip };
         let (steps, conditions) = match &self.params {
             TaskParams::Sfr(p) => tasks::sfr::generate(p, &mut ctx),
@@ -599,7 +693,6 @@ impl TaskSpec {
             TaskParams::Smu(p) => tasks::smu::generate(p, &mut ctx),
             TaskParams::Sts(p) => tasks::sts::generate(p, &mut ctx),
         };
-        debug_assert!(steps.len() <= MAX_STEPS, "{} trial has {} steps", self.id, steps.len());
         Trial { task: self.id, steps, conditions }
     }
 }

@@ -25,6 +25,10 @@ pub struct CdParams {
     /// 10.5 px bar (`x1 ∓ 15/4`, `x1 ± 9/4`). The paper's intent, and the default, is 9 ↔ 15 px.
     #[serde(default)]
     pub reference_size_quirk: bool,
+    /// WorM A3.4: the retention frames are random noise (every pixel's RGB uniform in 0–255, a backward
+    /// mask) instead of gray. Off by default, as the main experiments.
+    #[serde(default)]
+    pub noise_mask: bool,
 }
 impl CdParams {
     pub fn for_task(id: TaskId) -> Self {
@@ -40,6 +44,7 @@ impl CdParams {
             set_sizes: vec![2, 4, 6, 8, 10, 12],
             retentions: vec![0, 6, 12, 18],
             reference_size_quirk: false,
+            noise_mask: false,
         }
     }
 }
@@ -177,7 +182,12 @@ pub fn generate(p: &CdParams, ctx: &mut TrialCtx) -> (Vec<Step>, Conditions) {
     let ri = ctx.cell.retention.unwrap_or(0) as usize;
     let (memory, probe, feature) = arrays(p, ctx);
     let mut steps = vec![Step::show(array_frame(&memory), Phase::Present)];
-    steps.extend((0..ri).map(|_| Step::show(Frame::blank(), Phase::Retention)));
+    for _ in 0..ri {
+        // Noise seeds are drawn after the arrays, so switching the mask on leaves the arrays as they were.
+        let frame =
+            if p.noise_mask { Frame::gray(vec![Shape::Noise { seed: ctx.rng.next_u64() }]) } else { Frame::blank() };
+        steps.push(Step::show(frame, Phase::Retention));
+    }
     steps.push(Step::ask(
         array_frame(&probe),
         Phase::Probe,

@@ -1,0 +1,72 @@
+//! Task parameters set from text (`TaskSpec::set`, as `--set KEY=VALUE` and links give them), and the
+//! noise-masked change detection of WorM A3.4.
+
+use wmlab_core::display::{Shape, noise_bytes};
+use wmlab_core::raster;
+use wmlab_core::task::{Phase, TaskParams};
+use wmlab_core::{Split, TaskId, TaskSpec};
+
+#[test]
+fn parameters_are_set_from_text_or_refused_with_the_allowed_ones() {
+    let mut cd = TaskSpec::new(TaskId::CdColor);
+    assert!(cd.keys().contains(&"noise_mask".to_string()) && cd.keys().contains(&"set_sizes".to_string()));
+    cd.set("set_sizes", "2, 4").unwrap();
+    cd.set("noise_mask", "true").unwrap();
+    let TaskParams::Cd(p) = &cd.params else { panic!() };
+    assert_eq!((p.set_sizes.clone(), p.noise_mask), (vec![2, 4], true));
+    assert_eq!(cd.grid().len(), 2 * 4, "2 set sizes × 4 retentions");
+    let before = cd.clone();
+    let e = cd.set("colour", "red").unwrap_err();
+    assert!(e.starts_with("CD-Color has no parameter \"colour\"; its parameters:") && e.contains("noise_mask"), "{e}");
+    assert_eq!(cd.set("noise_mask", "maybe").unwrap_err(), "CD-Color noise_mask: \"maybe\" is not true or false");
+    assert!(cd.set("set_sizes", "2,x").unwrap_err().contains("is not a comma list of numbers"));
+    assert!(cd.set("set_sizes", "40").unwrap_err().contains("between 1 and 12"));
+    assert!(cd.set("retentions", "30").unwrap_err().contains("a trial has at most 20"), "too long for 20 steps");
+    assert!(cd.set("set_sizes", "").unwrap_err().contains("one number or more"));
+    assert_eq!(cd, before, "a refused value changes nothing");
+    // Lenient: settings given for several tasks skip the keys a task lacks.
+    let mut vsr = TaskSpec::new(TaskId::Vsr);
+    let settings = vec![("noise_mask".to_string(), "true".to_string())];
+    assert!(vsr.set_all(&settings, false).is_err());
+    vsr.set_all(&settings, true).unwrap();
+    assert_eq!(vsr, TaskSpec::new(TaskId::Vsr));
+}
+
+#[test]
+fn noise_masked_change_detection_keeps_the_arrays_and_masks_the_retention() {
+    let plain = TaskSpec::new(TaskId::CdOrientation);
+    let mut noisy = plain.clone();
+    noisy.set("noise_mask", "on").unwrap();
+    let mut seeds = Vec::new();
+    for i in 0..8 {
+        let (a, b) = (plain.trial(3, Split::Test, i), noisy.trial(3, Split::Test, i));
+        assert_eq!(a.steps.len(), b.steps.len());
+        assert_eq!(a.conditions, b.conditions);
+        for (sa, sb) in a.steps.iter().zip(&b.steps) {
+            if sa.phase == Phase::Retention {
+                assert!(sa.frame.shapes.is_empty(), "gray without the mask");
+                let [Shape::Noise { seed }] = sb.frame.shapes[..] else {
+                    panic!("one noise shape: {:?}", sb.frame.shapes)
+                };
+                seeds.push(seed);
+            } else {
+                assert_eq!(sa.frame, sb.frame, "memory and probe arrays are unchanged by the mask");
+            }
+        }
+        // Seeded: the same trial again is the same noise.
+        assert_eq!(noisy.trial(3, Split::Test, i), b);
+    }
+    let mut distinct = seeds.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert!(seeds.len() > 10 && distinct.len() == seeds.len(), "every retention frame its own noise");
+    // Drawn for the network: every pixel is noise, and the 32×32 tensor is not the gray frame.
+    let bytes = noise_bytes(seeds[0]);
+    assert_eq!(bytes.len(), 96 * 96 * 3);
+    let mean = bytes.iter().map(|&b| b as f64).sum::<f64>() / bytes.len() as f64;
+    assert!((mean - 127.5).abs() < 4.0, "uniform 0–255: mean {mean}");
+    let noise_step = noisy.trial(3, Split::Test, 6).steps.into_iter().find(|s| s.phase == Phase::Retention).unwrap();
+    let t = raster::tensor32(&noise_step.frame);
+    let spread = t.iter().fold((1.0f32, 0.0f32), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+    assert!(spread.1 - spread.0 > 0.3, "the downsampled noise still varies: {spread:?}");
+}
