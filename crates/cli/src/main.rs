@@ -137,7 +137,7 @@ fn valid_ids() -> String {
 }
 
 /// `KEY=VALUE` of `--set`.
-fn parse_setting(s: &str) -> Result<(String, String), String> {
+pub(crate) fn parse_setting(s: &str) -> Result<(String, String), String> {
     match s.split_once('=') {
         Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
         _ => Err(format!("\"{s}\" is not KEY=VALUE (e.g. noise_mask=true)")),

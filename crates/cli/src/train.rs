@@ -104,6 +104,11 @@ pub struct TrainArgs {
     /// sts-cue-steps (STS scores cue steps). Kept in the checkpoint; `wmlab eval` uses the same.
     #[arg(long, value_name = "LIST", value_parser = wmlab_core::Quirks::parse)]
     pub quirks: Option<wmlab_core::Quirks>,
+    /// Set a task parameter (repeatable), e.g. `--set noise_mask=true` (CD with noise retention frames,
+    /// WorM A3.4); each key goes to the trained ids that have it. Kept in the checkpoint; `wmlab eval`
+    /// uses the same. A bad key or value is refused before training.
+    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = crate::parse_setting)]
+    pub set: Vec<(String, String)>,
     #[arg(long, value_enum, default_value = "cpu")]
     pub backend: BackendArg,
     /// Master seed (trial streams and initialisation).
@@ -239,6 +244,12 @@ mod imp {
                         .into(),
                 );
             }
+            if !a.set.is_empty() && Some(&a.set) != ck.train.task_settings.as_ref() {
+                return Err(
+                    "--set differs from the run being resumed: start a new run (another --out) to train other tasks"
+                        .into(),
+                );
+            }
             eprintln!(
                 "resuming {} at step {}{}",
                 last.display(),
@@ -318,6 +329,8 @@ mod imp {
             if let Some(q) = a.quirks {
                 cfg.quirks = (!q.is_none()).then_some(q);
             }
+            cfg.task_settings = (!a.set.is_empty()).then(|| a.set.clone());
+            cfg.check_task_settings().map_err(|e| format!("--set: {e}"))?;
             cfg.model.validate()?;
             Trainer::new(cfg, dev)
         };

@@ -157,6 +157,21 @@ fn task_subset_train_and_eval() {
     let out = dir.to_str().unwrap();
     let err = fails(&["train", "--arch", "gru", "--preset", "tiny", "--tasks", "VSR,XYZ", "--quiet", "--out", out]);
     assert!(err.contains("XYZ") && err.contains("CD-Color"), "{err}");
+    // A task parameter no trained id has is refused before training.
+    let err = fails(&[
+        "train",
+        "--arch",
+        "gru",
+        "--preset",
+        "tiny",
+        "--tasks",
+        "VSR",
+        "--set",
+        "noise_mask=true",
+        "--out",
+        out,
+    ]);
+    assert!(err.contains("no trained task has a parameter \"noise_mask\""), "{err}");
     let stdout = ok(&[
         "train",
         "--arch",
@@ -167,6 +182,8 @@ fn task_subset_train_and_eval() {
         "tiny",
         "--tasks",
         "vsr,CD-Color",
+        "--set",
+        "noise_mask=true",
         "--steps",
         "2",
         "--val-every",
@@ -188,6 +205,9 @@ fn task_subset_train_and_eval() {
     let rec = ResultRecord::from_json(&std::fs::read_to_string(&rec_path).unwrap()).unwrap();
     assert_eq!(rec.trials.len(), 2 * 3);
     assert!(rec.trials.iter().all(|t| t.task == "VSR" || t.task == "CD-Color"));
+    // The evaluation ran the checkpoint's task parameters (noise-masked CD), and the record says so.
+    let cd = rec.config.tasks.iter().find(|t| t.id == TaskId::CdColor).expect("CD-Color's spec");
+    assert!(matches!(&cd.params, wmlab_core::task::TaskParams::Cd(p) if p.noise_mask), "{:?}", cd.params);
     let err = fails(&[
         "train", "--arch", "gru", "--preset", "tiny", "--tasks", "SMU", "--steps", "4", "--resume", "--quiet", "--out",
         out,

@@ -157,14 +157,14 @@ impl State {
             },
             Cmd::Check { config, seq } => {
                 let c = TrainConfig::from(*config);
-                match c.model.validate() {
+                match c.model.validate().and_then(|()| c.check_task_settings()) {
                     Ok(()) => self.send_config(c, seq),
                     Err(e) => error(e, false),
                 }
             }
             Cmd::Start { config } => {
                 let config = TrainConfig::from(*config);
-                if let Err(e) = config.model.validate() {
+                if let Err(e) = config.model.validate().and_then(|()| config.check_task_settings()) {
                     return error(e, true);
                 }
                 let Ok(device) = self.device() else { return error("the backend is not initialised", true) };

@@ -96,6 +96,7 @@ impl From<TrainConfig> for TrainSettings {
             curriculum,
             multilabel_scale,
             quirks,
+            task_settings,
         } = c;
         TrainSettings {
             model: model.into(),
@@ -104,6 +105,7 @@ impl From<TrainConfig> for TrainSettings {
             curriculum,
             multilabel_scale,
             quirks,
+            task_settings,
             preset,
             steps,
             per_task,
@@ -128,6 +130,7 @@ impl From<TrainSettings> for TrainConfig {
             curriculum,
             multilabel_scale,
             quirks,
+            task_settings,
             preset,
             steps,
             per_task,
@@ -158,6 +161,7 @@ impl From<TrainSettings> for TrainConfig {
             curriculum,
             multilabel_scale,
             quirks,
+            task_settings,
         }
     }
 }
@@ -189,7 +193,8 @@ mod tests {
         .with_grad_clip(Some(0.5))
         .with_curriculum(Some(100))
         .with_multilabel_scale(Some(2.0))
-        .with_quirks(Some(Quirks::parse("cd-size,sts-cue-steps").unwrap()));
+        .with_quirks(Some(Quirks::parse("cd-size,sts-cue-steps").unwrap()))
+        .with_task_settings(Some(vec![("noise_mask".into(), "true".into())]));
         configs.push(full);
         for c in configs {
             let s = TrainSettings::from(c.clone());

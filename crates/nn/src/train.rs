@@ -74,6 +74,10 @@ pub struct TrainConfig {
     /// The reference code's behaviours to reproduce ([`wmlab_core::Quirks`]: CD size change, CS and STS
     /// scored steps); `None` = none, the paper's tasks. Evaluation uses the same, from the checkpoint.
     pub quirks: Option<wmlab_core::Quirks>,
+    /// Task parameters set from text (`KEY=VALUE`, [`wmlab_core::TaskSpec::set`]; e.g. `noise_mask=true`
+    /// for WorM A3.4's noise-masked CD), applied in order to the ids that have each key; `None` = the
+    /// paper's. Evaluation uses the same, from the checkpoint.
+    pub task_settings: Option<Vec<(String, String)>>,
 }
 
 impl TrainConfig {
@@ -89,7 +93,36 @@ impl TrainConfig {
     /// [`TaskId::ALL`] order.
     pub fn specs(&self) -> Vec<TaskSpec> {
         let q = self.quirks.unwrap_or_default();
-        self.task_ids().into_iter().map(|t| TaskSpec::with_quirks(t, q)).collect()
+        let set = self.task_settings.as_deref().unwrap_or(&[]);
+        self.task_ids()
+            .into_iter()
+            .map(|t| {
+                let mut spec = TaskSpec::with_quirks(t, q);
+                // Checked when the settings were made ([`TrainConfig::check_task_settings`]).
+                let _ = spec.set_all(set, true);
+                spec
+            })
+            .collect()
+    }
+
+    /// Whether every `task_settings` entry applies: each key is a parameter of some trained id, and its
+    /// value fits every id that has it (the message names the allowed keys otherwise).
+    pub fn check_task_settings(&self) -> Result<(), String> {
+        let Some(set) = &self.task_settings else { return Ok(()) };
+        let q = self.quirks.unwrap_or_default();
+        let specs: Vec<TaskSpec> = self.task_ids().into_iter().map(|t| TaskSpec::with_quirks(t, q)).collect();
+        for (k, _) in set {
+            if !specs.iter().any(|s| s.keys().contains(k)) {
+                let mut keys: Vec<String> = specs.iter().flat_map(TaskSpec::keys).collect();
+                keys.sort();
+                keys.dedup();
+                return Err(format!("no trained task has a parameter \"{k}\"; their parameters: {}", keys.join(", ")));
+            }
+        }
+        for mut s in specs {
+            s.set_all(set, true)?;
+        }
+        Ok(())
     }
 
     /// Whether this run trains a subset of the 14 ids.

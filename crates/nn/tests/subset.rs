@@ -170,3 +170,28 @@ fn quirks_reach_the_trained_specs() {
     let old: TrainConfig = serde_json::from_value(old).unwrap();
     assert_eq!(old.quirks, None);
 }
+
+/// `task_settings` (`--set KEY=VALUE`) reach the trained ids that have the key, are checked before a run,
+/// travel in the config JSON, and an older config without them loads as the paper's.
+#[test]
+fn task_settings_reach_the_trained_specs() {
+    use wmlab_core::task::TaskParams;
+    let mut cfg = TrainConfig::new(small(Arch::Gru)).with_tasks(Some(vec![TaskId::CdColor, TaskId::Vsr]));
+    cfg.task_settings = Some(vec![("noise_mask".into(), "true".into()), ("retentions".into(), "6".into())]);
+    cfg.check_task_settings().unwrap();
+    let specs = cfg.specs();
+    let TaskParams::Cd(p) = &specs[1].params else { panic!("CD-Color second in TaskId order: {:?}", specs[1].id) };
+    assert!(p.noise_mask && p.retentions == vec![6]);
+    assert_eq!(specs[0], wmlab_core::TaskSpec::new(TaskId::Vsr), "VSR has neither key: unchanged");
+    // Refused in words: a key no trained id has, a value that does not fit.
+    cfg.task_settings = Some(vec![("noise_mask".into(), "true".into())]);
+    let vsr_only = TrainConfig { tasks: Some(vec![TaskId::Vsr]), ..cfg.clone() };
+    assert!(vsr_only.check_task_settings().unwrap_err().contains("no trained task has a parameter \"noise_mask\""));
+    let bad = TrainConfig { task_settings: Some(vec![("noise_mask".into(), "often".into())]), ..cfg.clone() };
+    assert!(bad.check_task_settings().unwrap_err().contains("not true or false"));
+    let json = serde_json::to_string(&cfg).unwrap();
+    assert_eq!(serde_json::from_str::<TrainConfig>(&json).unwrap().task_settings, cfg.task_settings);
+    let mut old: serde_json::Value = serde_json::from_str(&json).unwrap();
+    old.as_object_mut().unwrap().remove("task_settings");
+    assert_eq!(serde_json::from_value::<TrainConfig>(old).unwrap().task_settings, None);
+}

@@ -189,6 +189,9 @@ pub struct TrainSettings {
     pub multilabel_scale: Option<f64>,
     /// The reference code's behaviours (`None` = none, the paper's tasks).
     pub quirks: Option<Quirks>,
+    /// Task parameters set from text (`KEY=VALUE`; `None` = the paper's).
+    #[serde(default)]
+    pub task_settings: Option<Vec<(String, String)>>,
     /// The preset these came from (`quick`, `paper`, … or `custom`).
     pub preset: String,
     pub steps: usize,
@@ -476,6 +479,7 @@ pub(crate) mod tests {
             curriculum: None,
             multilabel_scale: None,
             quirks: None,
+            task_settings: None,
             preset: "tiny".into(),
             steps,
             per_task: 2,
