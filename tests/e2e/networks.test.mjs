@@ -150,6 +150,19 @@ test('CPU backend: live curves, pause/resume, reload resume, download/upload, ba
   await page.waitForFunction(() => JSON.parse(document.querySelector('#nn-config-json').value).quirks?.sts_cue_steps === true, null, LONG);
   await page.uncheck('#nn-quirk-sts-cue-steps');
   await page.waitForFunction(() => (JSON.parse(document.querySelector('#nn-config-json').value).quirks ?? null) === null, null, LONG);
+  // Task parameters go to the worker, which checks them against the trained tasks: a key no task has is
+  // refused in words, a good one lands in the settings, an empty box is the paper's again.
+  await page.fill('#nn-task-params', 'colour=red');
+  await page.press('#nn-task-params', 'Tab');
+  await page.waitForSelector('#nn-error');
+  assert.match(await page.textContent('#nn-error'), /no trained task has a parameter "colour"/);
+  await page.fill('#nn-task-params', 'noise_mask=true');
+  await page.press('#nn-task-params', 'Tab');
+  await page.waitForFunction(() => JSON.stringify(JSON.parse(document.querySelector('#nn-config-json').value).task_settings ?? null) === '[["noise_mask","true"]]', null, LONG);
+  assert.equal(await page.$('#nn-error'), null);
+  await page.fill('#nn-task-params', '');
+  await page.press('#nn-task-params', 'Tab');
+  await page.waitForFunction(() => (JSON.parse(document.querySelector('#nn-config-json').value).task_settings ?? null) === null, null, LONG);
   // A settings JSON that does not parse is refused and the settings stay.
   await page.click('#nn-json-summary');
   await page.fill('#nn-config-json', '{ not json');

@@ -51,6 +51,8 @@ fn params_text(net: Net) -> String {
 pub fn settings_form(net: Net) -> impl IntoView {
     let tasks_shown =
         Memo::new(move |_| net.config.with(|c| c.as_ref().map(TrainSettings::tasks_text).unwrap_or_default()));
+    let params_shown =
+        Memo::new(move |_| net.config.with(|c| c.as_ref().map(TrainSettings::task_settings_text).unwrap_or_default()));
     view! {
         <fieldset class="form" disabled=move || net.phase.get().busy()>
             <legend>"Model and training"</legend>
@@ -96,6 +98,14 @@ pub fn settings_form(net: Net) -> impl IntoView {
                         on:change=move |ev| net.edit(Edit::tasks(&event_target_value(&ev)))/></label>
                 <span class="small">"Train a subset, e.g. " <code>"VSR"</code> " (the paper's VSR-alone ablation) or "
                     <code>"CD-Color,VIR,SC"</code> "; empty = all 14. Only these ids get a loss; evaluation tests these ids."</span>
+            </div>
+            <div class="row">
+                <label>"Task parameters "
+                    <input type="text" id="nn-task-params" placeholder="the paper's" size="40" prop:value=move || params_shown.get()
+                        on:change=move |ev| net.check_edit(Edit::task_settings(&event_target_value(&ev)))/></label>
+                <span class="small">"e.g. " <code>"noise_mask=true"</code> " (change detection with noise retention frames, \
+                    the paper's A3.4) or " <code>"set_sizes=2,4; retentions=6"</code> "; each goes to the tasks that have it. \
+                    Checked by the worker; kept in the checkpoint; evaluation uses the same."</span>
             </div>
             <div class="row" id="nn-quirks">
                 <span>"Reference-code behaviours "</span>

@@ -198,6 +198,19 @@ impl Net {
         }
     }
 
+    /// An edit the worker must check (task parameters: does each key fit a trained task?): applied to a
+    /// copy and sent as a settings request; the answer (or the worker's refusal) decides.
+    pub fn check_edit(self, edit: Result<Edit, String>) {
+        match edit {
+            Ok(e) => {
+                let Some(mut c) = self.config.get_untracked() else { return };
+                e.apply(&mut c);
+                self.apply_json(&c.to_json_pretty());
+            }
+            Err(e) => self.error.set(Some(e)),
+        }
+    }
+
     /// Settings typed or pasted as JSON: read here, checked (and counted) by the worker.
     pub fn apply_json(self, text: &str) {
         match TrainSettings::from_json(text) {

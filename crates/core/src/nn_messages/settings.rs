@@ -239,6 +239,12 @@ impl TrainSettings {
         Ok((!out.is_empty() && out.len() < TaskId::ALL.len()).then_some(out))
     }
 
+    /// `task_settings` as [`Edit::task_settings`] reads them (empty for none).
+    pub fn task_settings_text(&self) -> String {
+        let list = self.task_settings.as_deref().unwrap_or(&[]);
+        list.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; ")
+    }
+
     /// `tasks` as the comma list [`TrainSettings::parse_tasks`] reads (empty for all 14).
     pub fn tasks_text(&self) -> String {
         self.tasks.as_ref().map(|v| v.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(",")).unwrap_or_default()
@@ -348,12 +354,34 @@ pub enum Edit {
     Tasks(Option<Vec<TaskId>>),
     /// `None` when every switch is off.
     Quirks(Option<Quirks>),
+    /// Task parameters (`KEY=VALUE`), `None` for the paper's.
+    TaskSettings(Option<Vec<(String, String)>>),
 }
 
 impl Edit {
     /// The task-id list a person typed (see [`TrainSettings::parse_tasks`]).
     pub fn tasks(text: &str) -> Result<Edit, String> {
         TrainSettings::parse_tasks(text).map(Edit::Tasks).map_err(|e| format!("Task ids: {e}."))
+    }
+
+    /// Task parameters as a person types them: `KEY=VALUE` entries separated by `;` (a value may be a
+    /// comma list: `noise_mask=true; set_sizes=2,4`); empty = the paper's. Whether each key and value
+    /// fits the trained tasks is the worker's check (`wmlab_nn::TrainConfig::check_task_settings`).
+    pub fn task_settings(text: &str) -> Result<Edit, String> {
+        let mut out = Vec::new();
+        for entry in text.split(';').map(str::trim).filter(|e| !e.is_empty()) {
+            match entry.split_once('=') {
+                Some((k, v)) if !k.trim().is_empty() && !v.trim().is_empty() => {
+                    out.push((k.trim().to_string(), v.trim().to_string()))
+                }
+                _ => {
+                    return Err(format!(
+                        "Task parameters: \"{entry}\" is not KEY=VALUE (e.g. noise_mask=true; entries separated by ;)."
+                    ));
+                }
+            }
+        }
+        Ok(Edit::TaskSettings((!out.is_empty()).then_some(out)))
     }
 
     /// Switch the reference-code quirk `name` on or off in `c`'s quirks.
@@ -373,6 +401,7 @@ impl Edit {
             Edit::ValPerTask(n) => c.val_per_task = *n,
             Edit::Tasks(t) => c.tasks = t.clone(),
             Edit::Quirks(q) => c.quirks = *q,
+            Edit::TaskSettings(s) => c.task_settings = s.clone(),
         }
     }
 }
@@ -585,6 +614,14 @@ pub(crate) mod tests {
         Edit::quirk(&c, "cd-size", false).unwrap().apply(&mut c);
         assert_eq!(c.quirks, None, "all off is none, the paper's tasks");
         assert!(Edit::quirk(&c, "bogus", true).is_err());
+        // Task parameters: `;`-separated KEY=VALUE, values may be comma lists; shown back the same way.
+        Edit::task_settings(" noise_mask=true; set_sizes=2,4 ;").unwrap().apply(&mut c);
+        let want = vec![("noise_mask".to_string(), "true".to_string()), ("set_sizes".to_string(), "2,4".to_string())];
+        assert_eq!(c.task_settings, Some(want));
+        assert_eq!(c.task_settings_text(), "noise_mask=true; set_sizes=2,4");
+        assert_eq!(Edit::task_settings(""), Ok(Edit::TaskSettings(None)));
+        let e = Edit::task_settings("noise_mask").unwrap_err();
+        assert!(e.starts_with("Task parameters: \"noise_mask\" is not KEY=VALUE"), "{e}");
     }
 
     #[test]
