@@ -315,11 +315,11 @@ fn minerva_panel(mv: &[&Outcome]) -> LlmPanel {
     for source in ["snapshot", "generated"] {
         let mut mine = Vec::new();
         for (i, t) in tasks.iter().enumerate() {
-            let metric = minerva::task_metrics(t).first().map(|m| m.as_str()).unwrap_or("exact_match");
+            let metric = headline(t);
             let vals: Vec<f64> = mv
                 .iter()
                 .filter(|o| o.task == *t && o.error.is_none() && source_of(o) == source)
-                .filter_map(|o| o.scores.get(metric).copied())
+                .filter_map(|o| o.scores.get(&metric).copied())
                 .filter(|v| v.is_finite())
                 .collect();
             if let Some(m) = mean(&vals) {
@@ -399,8 +399,13 @@ fn minerva_categories_panel(mv: &[&Outcome]) -> Option<LlmPanel> {
             .iter()
             .enumerate()
             .filter_map(|(i, c)| {
-                let mut tasks: Vec<&str> = mv.iter().filter(|o| in_cat(o, c)).map(|o| o.task.as_str()).collect();
-                tasks.dedup();
+                // The category's tasks this run has, each once (outcomes of a task need not be adjacent).
+                let tasks: Vec<&str> = minerva::TASKS
+                    .iter()
+                    .chain(minerva::EXTRA_TASKS)
+                    .filter(|(t, cat, _)| cat == c && mv.iter().any(|o| o.task == *t))
+                    .map(|t| t.0)
+                    .collect();
                 let v: Vec<f64> = tasks.iter().filter_map(|t| snapshot::reported_value(model, t)).collect();
                 // Only where the paper reports every task of the category this run has.
                 (v.len() == tasks.len()).then(|| mean(&v)).flatten().map(|m| (i as f64, m))
@@ -732,6 +737,19 @@ mod tests {
             + snapshot::reported_value("gpt-4o", "key_value_search").unwrap())
             / 2.0;
         assert_eq!(gpt.points, vec![(0.0, want)], "count is a figure-only task: no published point");
+        // A task's outcomes need not be adjacent (a context sweep interleaves them): each task counts once.
+        let mixed = vec![
+            mv("string_search_sequence", &[], &[("exact_match", 1.0)]),
+            mv("key_value_search", &[], &[("exact_match", 1.0)]),
+            mv("count", &[], &[("exact_match", 0.2)]),
+            mv("string_search_sequence", &[], &[("exact_match", 0.0)]),
+        ];
+        let ps = panels(&mixed);
+        let gpt = &panel(&ps, "minerva-categories").unwrap().series[1];
+        let want = (snapshot::reported_value("gpt-4o", "string_search_sequence").unwrap()
+            + snapshot::reported_value("gpt-4o", "key_value_search").unwrap())
+            / 2.0;
+        assert_eq!(gpt.points, vec![(0.0, want)], "{:?}", gpt.points);
     }
 
     #[test]
