@@ -23,21 +23,11 @@ pub fn run(a: &GenerateArgs) -> Result<(), String> {
         return Err(format!("--start {} + --count {} overflows", a.start, a.count));
     }
     // Every task's parameters before any work: a bad --set stops here, naming what is allowed.
-    let mut specs = Vec::new();
-    for &id in &ids {
-        let mut spec = TaskSpec::with_quirks(id, a.quirks);
-        spec.set_all(&a.set, ids.len() > 1)?;
-        specs.push(spec);
-    }
-    for (k, _) in &a.set {
-        if !specs.iter().any(|s| s.keys().contains(k)) {
-            return Err(format!("no chosen task has a parameter \"{k}\"; their parameters: {}", {
-                let mut keys: Vec<String> = specs.iter().flat_map(TaskSpec::keys).collect();
-                keys.sort();
-                keys.dedup();
-                keys.join(", ")
-            }));
-        }
+    // One task: every key must be its own (the message names it); several: each key goes to those with it.
+    let mut specs: Vec<TaskSpec> = ids.iter().map(|&id| TaskSpec::with_quirks(id, a.quirks)).collect();
+    match &mut specs[..] {
+        [one] => one.set_all(&a.set, false)?,
+        all => TaskSpec::set_on_all(all, &a.set, "chosen")?,
     }
     let total = a.count * ids.len() as u64;
     let bar = if a.quiet {

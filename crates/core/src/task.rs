@@ -597,6 +597,21 @@ impl TaskSpec {
         Ok(())
     }
 
+    /// Apply `KEY=VALUE` settings given once for several tasks: each key goes to the specs that have it,
+    /// and a key none of them has is refused, naming their parameters (`whose` says which tasks they are:
+    /// "chosen", "trained"). On an error the specs may be partly set; callers drop them.
+    pub fn set_on_all(specs: &mut [TaskSpec], settings: &[(String, String)], whose: &str) -> Result<(), String> {
+        for (k, _) in settings {
+            if !specs.iter().any(|s| s.keys().contains(k)) {
+                let mut keys: Vec<String> = specs.iter().flat_map(TaskSpec::keys).collect();
+                keys.sort();
+                keys.dedup();
+                return Err(format!("no {whose} task has a parameter \"{k}\"; their parameters: {}", keys.join(", ")));
+            }
+        }
+        specs.iter_mut().try_for_each(|s| s.set_all(settings, true))
+    }
+
     /// The condition grid: trials are spread evenly over these cells.
     pub fn grid(&self) -> Vec<Conditions> {
         match &self.params {

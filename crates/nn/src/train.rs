@@ -83,10 +83,7 @@ pub struct TrainConfig {
 impl TrainConfig {
     /// The trained task ids, in [`TaskId::ALL`] order (all 14 unless [`TrainConfig::tasks`] names a subset).
     pub fn task_ids(&self) -> Vec<TaskId> {
-        match &self.tasks {
-            Some(v) if !v.is_empty() => TaskId::ALL.into_iter().filter(|t| v.contains(t)).collect(),
-            _ => TaskId::ALL.to_vec(),
-        }
+        wmlab_core::nn_messages::trained_ids(self.tasks.as_deref())
     }
 
     /// The trained ids' task specs (reference parameters with [`TrainConfig::quirks`]), in
@@ -110,19 +107,8 @@ impl TrainConfig {
     pub fn check_task_settings(&self) -> Result<(), String> {
         let Some(set) = &self.task_settings else { return Ok(()) };
         let q = self.quirks.unwrap_or_default();
-        let specs: Vec<TaskSpec> = self.task_ids().into_iter().map(|t| TaskSpec::with_quirks(t, q)).collect();
-        for (k, _) in set {
-            if !specs.iter().any(|s| s.keys().contains(k)) {
-                let mut keys: Vec<String> = specs.iter().flat_map(TaskSpec::keys).collect();
-                keys.sort();
-                keys.dedup();
-                return Err(format!("no trained task has a parameter \"{k}\"; their parameters: {}", keys.join(", ")));
-            }
-        }
-        for mut s in specs {
-            s.set_all(set, true)?;
-        }
-        Ok(())
+        let mut specs: Vec<TaskSpec> = self.task_ids().into_iter().map(|t| TaskSpec::with_quirks(t, q)).collect();
+        TaskSpec::set_on_all(&mut specs, set, "trained")
     }
 
     /// Whether this run trains a subset of the 14 ids.

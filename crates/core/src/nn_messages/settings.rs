@@ -206,13 +206,19 @@ pub struct TrainSettings {
     pub plateau_threshold: f64,
 }
 
+/// The ids a `tasks` setting trains, in [`TaskId::ALL`] order (all 14 for `None` or an empty list);
+/// `TrainSettings::task_ids` and `wmlab_nn::TrainConfig::task_ids` both read it so.
+pub fn trained_ids(tasks: Option<&[TaskId]>) -> Vec<TaskId> {
+    match tasks {
+        Some(v) if !v.is_empty() => TaskId::ALL.into_iter().filter(|t| v.contains(t)).collect(),
+        _ => TaskId::ALL.to_vec(),
+    }
+}
+
 impl TrainSettings {
     /// The trained task ids, in [`TaskId::ALL`] order (all 14 unless `tasks` names a subset).
     pub fn task_ids(&self) -> Vec<TaskId> {
-        match &self.tasks {
-            Some(v) if !v.is_empty() => TaskId::ALL.into_iter().filter(|t| v.contains(t)).collect(),
-            _ => TaskId::ALL.to_vec(),
-        }
+        trained_ids(self.tasks.as_deref())
     }
 
     /// Trials in one training step (`per_task` × trained ids).
