@@ -205,7 +205,7 @@ impl Net {
             Ok(e) => {
                 let Some(mut c) = self.config.get_untracked() else { return };
                 e.apply(&mut c);
-                self.apply_json(&c.to_json_pretty());
+                self.request_check(c);
             }
             Err(e) => self.error.set(Some(e)),
         }
@@ -214,14 +214,17 @@ impl Net {
     /// Settings typed or pasted as JSON: read here, checked (and counted) by the worker.
     pub fn apply_json(self, text: &str) {
         match TrainSettings::from_json(text) {
-            Ok(c) => {
-                self.error.set(None);
-                let seq = self.edits.try_update_value(|e| e.request()).unwrap_or(0);
-                self.settling.set(true);
-                self.send(Cmd::Check { config: Box::new(c), seq }, None);
-            }
+            Ok(c) => self.request_check(c),
             Err(e) => self.error.set(Some(e)),
         }
+    }
+
+    /// Ask the worker to check and count `c`; its answer becomes the settings shown.
+    fn request_check(self, c: TrainSettings) {
+        self.error.set(None);
+        let seq = self.edits.try_update_value(|e| e.request()).unwrap_or(0);
+        self.settling.set(true);
+        self.send(Cmd::Check { config: Box::new(c), seq }, None);
     }
 
     // ---- the worker ----
