@@ -83,12 +83,18 @@ pub enum Shape {
 
 /// The 96×96×3 bytes (row-major, RGB) of [`Shape::Noise`] with `seed`.
 pub fn noise_bytes(seed: u64) -> Vec<u8> {
-    let mut rng = crate::rng::Rng::from_u64(seed);
-    let mut out = Vec::with_capacity(96 * 96 * 3);
-    while out.len() < 96 * 96 * 3 {
-        out.extend_from_slice(&rng.next_u32().to_le_bytes()[..3]);
-    }
+    let mut out = vec![0; 96 * 96 * 3];
+    fill_noise(seed, &mut out);
     out
+}
+
+/// Write [`noise_bytes`] of `seed` into `out` (96×96×3 bytes): the rasterizer paints a noise frame in
+/// place, without a copy per frame.
+pub fn fill_noise(seed: u64, out: &mut [u8]) {
+    let mut rng = crate::rng::Rng::from_u64(seed);
+    for px in out.chunks_exact_mut(3) {
+        px.copy_from_slice(&rng.next_u32().to_le_bytes()[..3]);
+    }
 }
 
 /// One frame: a background and shapes painted in order.

@@ -382,7 +382,7 @@ fn draw_shape(img: &mut Image96, s: &Shape) {
         }
         Shape::Text { .. } => {}
         Shape::Noise { seed } => {
-            img.px.copy_from_slice(&crate::display::noise_bytes(seed));
+            crate::display::fill_noise(seed, &mut img.px);
             img.mark(0, 0, BIG as i32 - 1, BIG as i32 - 1);
         }
     }
