@@ -30,6 +30,13 @@ pub mod stats;
 pub mod task;
 pub mod tasks;
 
+/// The items of a list a person types: separated by commas, spaces or semicolons (`"2, 4;8 16"`), each
+/// trimmed, empty ones skipped. Every number list the app and the CLI read (LRT block sizes, Minerva
+/// sweeps, task parameters) splits this way.
+pub fn list_items(text: &str) -> impl Iterator<Item = &str> {
+    text.split([',', ' ', ';']).map(str::trim).filter(|p| !p.is_empty())
+}
+
 pub use display::{Frame, Rgb, Shape};
 pub use rng::{Rng, Split};
 pub use task::{Conditions, Phase, Quirks, Response, Step, Target, TaskId, TaskSpec, Trial};

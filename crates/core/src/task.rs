@@ -541,11 +541,9 @@ impl TaskSpec {
                 .map(serde_json::Value::Number)
                 .map_err(|_| bad("a number"))?,
             serde_json::Value::Array(_) => {
-                let items: Result<Vec<serde_json::Value>, String> = t
-                    .split([',', ' ', ';'])
-                    .filter(|p| !p.trim().is_empty())
+                let items: Result<Vec<serde_json::Value>, String> = crate::list_items(t)
                     .map(|p| {
-                        serde_json::from_str::<serde_json::Number>(p.trim())
+                        serde_json::from_str::<serde_json::Number>(p)
                             .map(Into::into)
                             .map_err(|_| bad("a comma list of numbers"))
                     })

@@ -35,9 +35,8 @@ pub(super) fn gen_tasks() -> Vec<&'static str> {
 }
 
 fn parse_list(s: &str) -> Result<Vec<usize>, String> {
-    s.split([',', ' ', ';'])
-        .filter(|p| !p.trim().is_empty())
-        .map(|p| p.trim().parse::<usize>().map_err(|_| format!("\"{p}\" is not a whole number.")))
+    wmlab_core::list_items(s)
+        .map(|p| p.parse::<usize>().map_err(|_| format!("\"{p}\" is not a whole number.")))
         .collect()
 }
 

@@ -117,10 +117,8 @@ pub fn parse_block_sizes(text: &str) -> Result<Vec<usize>, String> {
     }
     let bad =
         || format!("\"{}\": give block sizes of 1 or more (1 = a full shuffle), e.g. 1, 10, 250; or none", text.trim());
-    let sizes: Vec<usize> = text
-        .split([',', ' ', ';'])
-        .filter(|p| !p.trim().is_empty())
-        .map(|p| p.trim().parse::<usize>().ok().filter(|b| *b >= 1).ok_or_else(bad))
+    let sizes: Vec<usize> = crate::list_items(text)
+        .map(|p| p.parse::<usize>().ok().filter(|b| *b >= 1).ok_or_else(bad))
         .collect::<Result<_, _>>()?;
     if sizes.is_empty() {
         return Err(bad());

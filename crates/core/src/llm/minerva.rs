@@ -240,7 +240,7 @@ impl Sweep {
     /// given; `what` names the field in the message.
     pub fn parse_list(text: &str, least: usize, what: &str) -> Result<Vec<usize>, String> {
         let mut out = Vec::new();
-        for p in text.split([',', ' ', ';']).map(str::trim).filter(|p| !p.is_empty()) {
+        for p in crate::list_items(text) {
             let v = p.parse::<usize>().ok().filter(|v| *v >= least).ok_or_else(|| {
                 format!("{what}: \"{p}\" is not a whole number of {least} or more (give one, or a comma list)")
             })?;
