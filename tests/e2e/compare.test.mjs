@@ -226,6 +226,9 @@ test('a person, an LLM and a network made here are compared on one page and by l
   assert.deepEqual(cs[0].who, ['s0', 's1', 'human', 'chance']);
   assert.equal(cs[0].series, 4, 'two subjects + people + chance');
   assert.match(await page.textContent('#cmp-missing'), /smollm2/, 'the LLM is listed as not drawn on VSR');
+  // WorM Fig. A4: the network's training curve (its check at step 2), whatever the task.
+  await page.waitForSelector('#cmp-training[data-drawn="true"]');
+  assert.equal(await page.getAttribute('#cmp-training', 'data-subjects'), '1');
   let rows = await scoreRows(page);
   for (const w of ['s0', 's1', 'chance']) {
     assert.deepEqual(rows.filter((r) => r.who === w).map((r) => r.effect), ['primacy', 'recency', 'list_length'], `A/B rows of ${w}`);
@@ -248,6 +251,7 @@ test('a person, an LLM and a network made here are compared on one page and by l
     assert.deepEqual(await charts(other), cs, 'the same plots');
     assert.deepEqual(await scoreRows(other), vsrRows, 'the same scores');
     assert.equal(await other.isChecked('#cmp-chance'), true);
+    await other.waitForSelector('#cmp-training[data-drawn="true"]', { timeout: 30_000 });
 
     // A garbled comparison link: a plain error, and the page stays usable.
     await other.goto(app.server.url + 'index.html#c=1.AAAA!!not-a-link');

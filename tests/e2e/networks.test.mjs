@@ -163,6 +163,18 @@ test('CPU backend: live curves, pause/resume, reload resume, download/upload, ba
   await page.fill('#nn-task-params', '');
   await page.press('#nn-task-params', 'Tab');
   await page.waitForFunction(() => (JSON.parse(document.querySelector('#nn-config-json').value).task_settings ?? null) === null, null, LONG);
+  // The static (frozen one-hot) task embedding of Table A1: the worker recounts the parameters (the
+  // learned 14-row table is gone), and unticking gives the learned one back.
+  const paramsOf = async () => Number((await page.textContent('#nn-params')).match(/^(\d+) parameters/)[1]);
+  const learned = await paramsOf();
+  await page.check('#nn-static-emb');
+  await page.waitForFunction(() => JSON.parse(document.querySelector('#nn-config-json').value).model.frozen_task_embedding === true, null, LONG);
+  await page.waitForSelector('#networks[data-settings="settled"]', LONG);
+  assert.ok(await paramsOf() < learned, `static embedding: fewer trainable parameters than ${learned}`);
+  await page.uncheck('#nn-static-emb');
+  await page.waitForFunction(() => JSON.parse(document.querySelector('#nn-config-json').value).model.frozen_task_embedding === false, null, LONG);
+  await page.waitForSelector('#networks[data-settings="settled"]', LONG);
+  assert.equal(await paramsOf(), learned);
   // A settings JSON that does not parse is refused and the settings stay.
   await page.click('#nn-json-summary');
   await page.fill('#nn-config-json', '{ not json');

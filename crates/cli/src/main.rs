@@ -10,6 +10,7 @@ mod llm;
 mod npy;
 mod pngout;
 mod score;
+mod sweep;
 mod train;
 
 use std::path::PathBuf;
@@ -114,6 +115,10 @@ enum Cmd {
     /// Neural analyses of a network checkpoint (paper Fig. 5, A5, A6, A13: task variance, clusters, FTV,
     /// lesions, STS embedding, similarity) as one JSON document; --record stores them in a result record.
     Analyse(train::AnalyseArgs),
+    /// Train and evaluate a grid of configurations one after another into one folder (resumable): the
+    /// WorM paper's Table A1 grid with --grid table-a1, or lists of architectures, capacities, batch
+    /// sizes, learning rates, task embeddings and seeds; one result record per run and a summary.csv.
+    Sweep(sweep::SweepArgs),
 }
 
 /// A task id, or `all`.
@@ -336,6 +341,7 @@ fn main() -> ExitCode {
         Cmd::Train(a) => train::run_train(a),
         Cmd::Eval(a) => train::run_eval(a),
         Cmd::Analyse(a) => train::run_analyse(a),
+        Cmd::Sweep(a) => sweep::run_sweep(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

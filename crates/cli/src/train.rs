@@ -11,14 +11,20 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 #[cfg(feature = "nn")]
-pub use imp::{run_analyse, run_eval, run_train};
+pub use imp::{eval_report, run_analyse, run_train};
+
+/// `wmlab eval`: evaluate, write the record if asked, print the report.
+pub fn run_eval(a: &EvalArgs) -> Result<(), String> {
+    println!("{}", eval_report(a)?);
+    Ok(())
+}
 
 #[cfg(not(feature = "nn"))]
 pub fn run_train(_: &TrainArgs) -> Result<(), String> {
     Err("this wmlab was built without networks; rebuild with `cargo build -p wmlab-cli --features nn`".into())
 }
 #[cfg(not(feature = "nn"))]
-pub fn run_eval(_: &EvalArgs) -> Result<(), String> {
+pub fn eval_report(_: &EvalArgs) -> Result<serde_json::Value, String> {
     Err("this wmlab was built without networks; rebuild with `cargo build -p wmlab-cli --features nn`".into())
 }
 
@@ -41,6 +47,14 @@ pub enum BackendArg {
     Cpu,
     /// burn-wgpu (Vulkan/Metal/DX12) with fusion: needs a build with `--features wgpu`.
     Wgpu,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EmbeddingArg {
+    /// A learned task embedding (the paper's main models).
+    Learned,
+    /// A frozen identity embedding (one-hot task ids): the paper's "static" models (Table A1).
+    Static,
 }
 
 #[derive(Args, Debug)]
@@ -99,6 +113,10 @@ pub struct TrainArgs {
     /// Multiply SFR's loss (the mean BCE over its 100 units) by this (default: the preset's; 1 = the paper).
     #[arg(long, value_name = "X")]
     pub sfr_scale: Option<f64>,
+    /// Task embedding: learned (default) or static (frozen one-hot task ids, the paper's Table A1
+    /// "static" models).
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub task_embedding: Option<EmbeddingArg>,
     /// Reproduce reference-code behaviours (comma list; default none, the paper's tasks): cd-size (CD's
     /// asymmetric size change), cs-all-steps (CS scores every step, "no response" included),
     /// sts-cue-steps (STS scores cue steps). Kept in the checkpoint; `wmlab eval` uses the same.
@@ -180,7 +198,7 @@ mod imp {
     use wmlab_nn::train::{TrainConfig, Trainer};
     use wmlab_nn::{Arch, Checkpoint};
 
-    use super::{AnalyseArgs, ArchArg, BackendArg, EvalArgs, TrainArgs};
+    use super::{AnalyseArgs, ArchArg, BackendArg, EmbeddingArg, EvalArgs, TrainArgs};
 
     fn device(b: BackendArg) -> Result<Device, String> {
         match b {
@@ -329,6 +347,9 @@ mod imp {
             if let Some(q) = a.quirks {
                 cfg.quirks = (!q.is_none()).then_some(q);
             }
+            if let Some(e) = a.task_embedding {
+                cfg.model.frozen_task_embedding = e == EmbeddingArg::Static;
+            }
             cfg.task_settings = (!a.set.is_empty()).then(|| a.set.clone());
             cfg.check_task_settings().map_err(|e| format!("--set: {e}"))?;
             cfg.model.validate()?;
@@ -432,6 +453,25 @@ mod imp {
         Ok((path, ck))
     }
 
+    /// The whole run's validation history when `path` is a run's `best/` and the run's `last/` carries
+    /// on from it (the record's training curve then shows the run to its end, as Fig. A4 does, not only
+    /// up to the best check); `None` otherwise.
+    fn whole_run_history(path: &Path, ck: &Checkpoint) -> Option<Vec<wmlab_nn::train::ValReport>> {
+        if path.file_name()? != "best" {
+            return None;
+        }
+        let text = std::fs::read(path.parent()?.join("last").join("state.json")).ok()?;
+        let last: wmlab_nn::train::TrainState = serde_json::from_slice(&text).ok()?;
+        let best = &ck.state.history;
+        let same_run = last.history.len() >= best.len()
+            && last
+                .history
+                .iter()
+                .zip(best)
+                .all(|(a, b)| a.step == b.step && a.mean_accuracy.to_bits() == b.mean_accuracy.to_bits());
+        same_run.then_some(last.history)
+    }
+
     pub fn run_analyse(a: &AnalyseArgs) -> Result<(), String> {
         // Read the record first: a bad file is reported before minutes of work.
         let mut record = match &a.record {
@@ -487,7 +527,9 @@ mod imp {
         Ok(())
     }
 
-    pub fn run_eval(a: &EvalArgs) -> Result<(), String> {
+    /// Evaluate a checkpoint (writing the record when `a.record` names a file) and return the report
+    /// `wmlab eval` prints.
+    pub fn eval_report(a: &EvalArgs) -> Result<serde_json::Value, String> {
         let (path, ck) = open_checkpoint(&a.checkpoint)?;
         let dev = device(a.backend)?;
         let backend = backend_name(a.backend);
@@ -515,6 +557,9 @@ mod imp {
         let secs = t0.elapsed().as_secs_f64();
         let mut record = record;
         record.created = now_iso8601();
+        if let Some(h) = whole_run_history(&path, &ck) {
+            record.training = wmlab_core::nn_messages::training_curve(&h, ck.train.trials_per_step());
+        }
         let accuracy_of = |t: &str| {
             record
                 .summaries
@@ -579,7 +624,6 @@ mod imp {
             "cd_retention": if a.cd_pooled { serde_json::json!("pooled") } else { serde_json::json!(wmlab_core::people::CD_PAPER_RETENTION) },
             "record": a.record.as_ref().map(|p| p.display().to_string()),
         });
-        println!("{out}");
-        Ok(())
+        Ok(out)
     }
 }

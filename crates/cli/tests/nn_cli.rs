@@ -113,6 +113,10 @@ fn train_then_eval_writes_a_record() {
         matches!(&rec.subject, Subject::Network { arch, capacity: 16, steps: 4, backend, preset } if arch == "gru" && backend == "flex" && preset == "tiny")
     );
     assert!(rec.created.as_ref().is_some_and(|c| c.ends_with('Z') && c.len() == 20));
+    // The training curve (Fig. A4) of the whole run, from last/ even where best/ stopped earlier.
+    let curve: Vec<(u64, u64)> = rec.training.iter().map(|p| (p.step, p.trials)).collect();
+    assert_eq!(curve, [(2, 2 * 28), (4, 4 * 28)]);
+    assert_eq!(rec.training[1].mean_accuracy, lines[1]["mean_accuracy"].as_f64().unwrap());
     assert!(!subject_curves(&rec, StudyTask::Worm(TaskId::Smu)).is_empty());
 
     // `wmlab analyse` reads the same checkpoint: one JSON report with every figure's data, stored into
@@ -146,6 +150,67 @@ fn train_then_eval_writes_a_record() {
     let lines: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 1, "{stdout}");
     assert_eq!(lines[0]["step"], 6);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `wmlab sweep` trains and evaluates a grid into one folder, and a second call resumes it: finished runs
+/// are not trained again; a folder holding another grid is refused.
+#[test]
+fn a_sweep_runs_its_grid_once_and_resumes() {
+    let dir = tmp("sweep");
+    let out = dir.to_str().unwrap();
+    let args = [
+        "sweep",
+        "--arch",
+        "gru",
+        "--capacity",
+        "8,16",
+        "--task-embedding",
+        "learned,static",
+        "--preset",
+        "tiny",
+        "--steps",
+        "2",
+        "--val-every",
+        "1",
+        "--tasks",
+        "VSR,CD-Color",
+        "--n",
+        "3",
+        "--quiet",
+        "--out",
+        out,
+    ];
+    let stdout = ok(&args);
+    let runs: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|v| v.get("run").is_some())
+        .collect();
+    let names: Vec<&str> = runs.iter().map(|r| r["run"].as_str().unwrap()).collect();
+    assert_eq!(names, ["gru-8", "gru-8-static", "gru-16", "gru-16-static"]);
+    assert!(runs.iter().all(|r| r["status"] == "trained"), "{stdout}");
+    let rec = |name: &str| {
+        ResultRecord::from_json(&std::fs::read_to_string(dir.join(name).join("record.json")).unwrap()).unwrap()
+    };
+    let r = rec("gru-16-static");
+    assert_eq!(r.training.len(), 2);
+    // The evaluated checkpoint is the best one (step 1 or 2); the curve is the whole run.
+    let Subject::Network { steps, .. } = r.subject else { panic!("a network") };
+    assert_eq!(r.run_label(), format!("GRU-16 · tiny · {steps} steps · VSR+CD-Color only · static embedding"));
+    assert!(rec("gru-16").run_label().ends_with(" steps · VSR+CD-Color only"));
+    let summary = std::fs::read_to_string(dir.join("summary.csv")).unwrap();
+    assert_eq!(summary.lines().count(), 5, "{summary}");
+    assert!(summary.lines().nth(2).unwrap().starts_with("gru-8-static,gru,8,,,static,86,tiny,"), "{summary}");
+
+    let again = ok(&args);
+    assert!(
+        again.lines().filter(|l| l.contains("\"run\"")).all(|l| l.contains("done earlier")),
+        "nothing is trained twice: {again}"
+    );
+    assert!(!again.contains("\"step\""), "no training checks on a finished sweep: {again}");
+    let err = fails(&["sweep", "--arch", "lstm", "--preset", "tiny", "--quiet", "--out", out]);
+    assert!(err.contains("holds a different sweep"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
 

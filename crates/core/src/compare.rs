@@ -579,6 +579,60 @@ pub fn score_table(task: StudyTask, subjects: &[Vec<Curve>]) -> Vec<(Who, Vec<Sc
     out
 }
 
+/// Names for the chosen results as legends and tables show them: `label (kind)`, and where two would
+/// read the same (two LSTM-96 runs), each of those gets the longer [`ResultRecord::run_label`]
+/// (preset, steps, task subset, …); any still alike are numbered `#2`, `#3` in order.
+pub fn subject_names(records: &[&ResultRecord]) -> Vec<String> {
+    let short: Vec<String> = records.iter().map(|r| format!("{} ({})", r.subject.label(), r.subject.kind())).collect();
+    let long: Vec<String> = records
+        .iter()
+        .zip(&short)
+        .map(|(r, s)| {
+            if short.iter().filter(|t| *t == s).count() > 1 {
+                format!("{} ({})", r.run_label(), r.subject.kind())
+            } else {
+                s.clone()
+            }
+        })
+        .collect();
+    long.iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let same = long.iter().filter(|m| *m == n).count();
+            let k = long[..i].iter().filter(|m| *m == n).count();
+            if same > 1 && k > 0 { format!("{n} #{}", k + 1) } else { n.clone() }
+        })
+        .collect()
+}
+
+/// WorM Fig. A4, training curves: the mean validation accuracy of every chosen network against the
+/// training trials it had seen (in thousands), one series per result that carries a training curve
+/// (`ResultRecord::training`); `None` when none does.
+pub fn training_panel(records: &[&ResultRecord]) -> Option<Panel> {
+    let series: Vec<Series> = records
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !r.training.is_empty())
+        .map(|(i, r)| Series {
+            who: Who::Subject(i),
+            curves: vec![Curve {
+                panel: "Training (Fig. A4)".into(),
+                label: "mean".into(),
+                x_name: "trials_seen_(thousands)".into(),
+                points: r.training.iter().map(|p| (p.trials as f64 / 1000.0, p.mean_accuracy)).collect(),
+                note: None,
+            }],
+        })
+        .collect();
+    (!series.is_empty()).then(|| Panel {
+        name: "Training (Fig. A4)".into(),
+        x_name: "trials_seen_(thousands)".into(),
+        y_name: "validation accuracy (mean over task ids)".into(),
+        labels: vec!["mean".into()],
+        series,
+    })
+}
+
 /// The task most of the results share (ties: the first in [`StudyTask::all`] order), if any.
 pub fn common_task(results: &[Compared]) -> Option<StudyTask> {
     let mut best: Option<(StudyTask, usize)> = None;
@@ -694,6 +748,50 @@ mod tests {
             },
         ];
         r
+    }
+
+    fn network(arch: &str, preset: &str, steps: u64, trained: &str) -> ResultRecord {
+        let subject =
+            Subject::Network { arch: arch.into(), capacity: 96, preset: preset.into(), steps, backend: "flex".into() };
+        let mut cfg = RunConfig::default();
+        cfg.settings.insert("trained_tasks".into(), Setting::Text(trained.into()));
+        ResultRecord::new(subject, trained.replace(',', "+"), cfg)
+    }
+
+    #[test]
+    fn runs_of_one_kind_get_names_that_tell_them_apart() {
+        let all = TaskId::ALL.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(",");
+        let a = network("lstm", "quick", 6000, &all);
+        let b = network("lstm", "quick", 6000, "VSR");
+        let c = network("trf", "paper", 100, &all);
+        let mut d = a.clone();
+        d.config.settings.insert("task_embedding".into(), Setting::Text("static".into()));
+        let names = subject_names(&[&a, &b, &c, &d, &a]);
+        assert_eq!(names[0], "LSTM-96 · quick · 6000 steps (network)");
+        assert_eq!(names[1], "LSTM-96 · quick · 6000 steps · VSR only (network)");
+        assert_eq!(names[2], "TRF-96 (network)", "a name no other shares stays short");
+        assert_eq!(names[3], "LSTM-96 · quick · 6000 steps · static embedding (network)");
+        assert_eq!(names[4], "LSTM-96 · quick · 6000 steps (network) #2");
+        assert_eq!(
+            subject_names(&[&vsr_person("p1"), &vsr_person("p2")]),
+            ["participant p1 (person)", "participant p2 (person)"]
+        );
+    }
+
+    #[test]
+    fn the_training_panel_draws_each_network_with_a_curve() {
+        use crate::record::TrainPoint;
+        let mut a = network("lstm", "quick", 200, "VSR");
+        assert_eq!(training_panel(&[&a, &vsr_person("p")]), None);
+        a.training = [(100, 0.3), (200, 0.6)]
+            .map(|(step, m)| TrainPoint { step, trials: step * 140, mean_accuracy: m, accuracy: BTreeMap::new() })
+            .to_vec();
+        let p = training_panel(&[&vsr_person("p"), &a]).unwrap();
+        assert_eq!(p.subjects(), vec![1]);
+        assert_eq!(p.series[0].curves[0].points, vec![(14.0, 0.3), (28.0, 0.6)]);
+        let chart = p.chart(&["p".into(), "net".into()]);
+        assert_eq!(chart.series.len(), 1);
+        assert_eq!(chart.series[0].name, "net");
     }
 
     #[test]

@@ -282,7 +282,10 @@ pub const ENTRIES: &[Entry] = &[
         SeedText,
         Where::Networks,
         NoResult,
-        "The `paper` preset on the Networks page (and `wmlab train --preset paper`) uses them.",
+        "The `paper` preset on the Networks page (and `wmlab train --preset paper`) uses them; `wmlab sweep --grid \
+         table-a1` trains and evaluates the whole grid (4 memories × 3 capacities × batch 140/70 × 3 learning rates) \
+         into one resumable folder, one record per run; `--task-embedding learned,static` (or the Networks page's \
+         \"static task embedding\" box) adds the frozen embedding.",
     ),
     e(
         Worm,
@@ -342,9 +345,12 @@ pub const ENTRIES: &[Entry] = &[
         "Training curves of every architecture",
         "validation accuracy vs epoch",
         FigureOnly,
-        Where::Networks,
-        Partly,
-        "Training draws the live curve of one run; several runs on one plot are not yet.",
+        Where::Compare("VSR"),
+        Reproduced,
+        "Evaluate each network (on the Networks page, or `wmlab eval --record`, or `wmlab sweep`): its record carries \
+         its validation curve, and the Compare page draws the chosen networks' curves together against trials seen \
+         (the paper's x axis is epochs of 1.4M trials); runs are named by memory, capacity, preset, steps and task \
+         subset. The paper's curves are a picture only.",
     ),
     e(
         Worm,

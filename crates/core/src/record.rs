@@ -144,6 +144,22 @@ pub struct ResultRecord {
     /// [`ResultRecord::summary_only`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub analyses: Option<serde_json::Value>,
+    /// A network's training curve (WorM Fig. A4): its validation checks up to the evaluated step, in
+    /// order. Empty for people, LLMs and records made before it existed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub training: Vec<TrainPoint>,
+}
+
+/// One validation check of a network's training: after `step` steps (`trials` training trials seen),
+/// the mean validation accuracy over the trained ids and each id's, as the reference code measures them
+/// during training (`nn_messages::ValReport::accuracy`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TrainPoint {
+    pub step: u64,
+    pub trials: u64,
+    pub mean_accuracy: f64,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub accuracy: BTreeMap<String, f64>,
 }
 
 /// Why a record was refused.
@@ -201,6 +217,7 @@ impl ResultRecord {
             summaries: Vec::new(),
             trials: Vec::new(),
             analyses: None,
+            training: Vec::new(),
         }
     }
 
@@ -223,6 +240,14 @@ impl ResultRecord {
         for s in &self.summaries {
             if !s.value.is_finite() {
                 return Err(RecordError::Invalid(format!("a summary of {} is not a finite number", s.task)));
+            }
+        }
+        for p in &self.training {
+            if !p.mean_accuracy.is_finite() || p.accuracy.values().any(|v| !v.is_finite()) {
+                return Err(RecordError::Invalid(format!(
+                    "the training curve at step {} is not a finite number",
+                    p.step
+                )));
             }
         }
         Ok(())
@@ -256,6 +281,34 @@ impl ResultRecord {
     /// The same record without per-trial rows (what a share link carries when the full record is too big).
     pub fn summary_only(&self) -> ResultRecord {
         ResultRecord { trials: Vec::new(), analyses: None, ..self.clone() }
+    }
+
+    /// A label that tells runs of one kind apart: the subject's label, and for a network its preset,
+    /// trained steps, task subset, frozen task embedding and task parameters where the record says them
+    /// (`LSTM-96 · quick · 6000 steps · VSR only · static embedding`).
+    pub fn run_label(&self) -> String {
+        let mut parts = vec![self.subject.label()];
+        if let Subject::Network { preset, steps, .. } = &self.subject {
+            parts.push(preset.clone());
+            parts.push(format!("{steps} steps"));
+            let text = |k: &str| match self.config.settings.get(k) {
+                Some(Setting::Text(t)) if !t.is_empty() => Some(t.clone()),
+                _ => None,
+            };
+            if let Some(ids) = text("trained_tasks") {
+                let n = ids.split(',').count();
+                if n < crate::TaskId::ALL.len() {
+                    parts.push(if n <= 3 { format!("{} only", ids.replace(',', "+")) } else { format!("{n} ids") });
+                }
+            }
+            if text("task_embedding").as_deref() == Some("static") {
+                parts.push("static embedding".into());
+            }
+            if let Some(p) = text("task_settings") {
+                parts.push(p);
+            }
+        }
+        parts.join(" · ")
     }
 
     /// Long-format CSV: a header and one row per trial.

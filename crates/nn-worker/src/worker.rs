@@ -11,6 +11,8 @@ use js_sys::{Object, Reflect, Uint8Array};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+use wmlab_core::nn_messages::training_curve;
+use wmlab_core::record::TrainPoint;
 use wmlab_nn::{Checkpoint, TrainConfig, Trainer, WormModel};
 
 use crate::protocol::{Backend, BackendPick, CheckpointKind, Cmd, Event};
@@ -223,23 +225,31 @@ impl State {
 
     /// The model to evaluate or analyse: the checkpoint in `bytes`, else the run in memory; with its
     /// config (steps = the trained steps) and the device. `what` names the action in messages.
-    fn subject_model(&self, bytes: Option<Vec<u8>>, what: &str) -> Result<(Device, WormModel, TrainConfig), String> {
+    fn subject_model(
+        &self,
+        bytes: Option<Vec<u8>>,
+        what: &str,
+    ) -> Result<(Device, WormModel, TrainConfig, Vec<TrainPoint>), String> {
         let device = self.device()?;
         match bytes {
             Some(b) => {
                 let ck = Checkpoint::from_bundle(&b).map_err(|e| format!("the checkpoint could not be read: {e}"))?;
                 let model = ck.model(&device).map_err(|e| format!("the checkpoint could not be read: {e}"))?;
-                Ok((device, model, ck.train.with_steps(ck.state.step)))
+                let curve = training_curve(&ck.state.history, ck.train.trials_per_step());
+                Ok((device, model, ck.train.with_steps(ck.state.step), curve))
             }
             None => match &self.trainer {
-                Some(t) => Ok((device, t.model().clone(), t.config.clone().with_steps(t.state.step))),
+                Some(t) => {
+                    let curve = training_curve(&t.state.history, t.config.trials_per_step());
+                    Ok((device, t.model().clone(), t.config.clone().with_steps(t.state.step), curve))
+                }
                 None => Err(format!("nothing to {what}: train a model or load a checkpoint first")),
             },
         }
     }
 
     async fn evaluate(&mut self, n: usize, bytes: Option<Vec<u8>>) {
-        let (device, model, train) = match self.subject_model(bytes, "evaluate") {
+        let (device, model, train, curve) = match self.subject_model(bytes, "evaluate") {
             Ok(m) => m,
             Err(e) => return error(e, false),
         };
@@ -250,7 +260,10 @@ impl State {
         };
         let chunk = 8;
         match wmlab_nn::eval::evaluate_record(&model, &train, backend, n.max(1), chunk, &device, &mut progress).await {
-            Ok(Some(record)) => post(&Event::Record { record: Box::new(record) }, None),
+            Ok(Some(mut record)) => {
+                record.training = curve;
+                post(&Event::Record { record: Box::new(record) }, None)
+            }
             Ok(None) => error("evaluation cancelled", false),
             Err(e) => error(format!("evaluation failed: {e}"), false),
         }
@@ -258,7 +271,7 @@ impl State {
 
     /// The neural analyses of the checkpoint in `bytes` (or the current model): `crate::analyse`.
     async fn analyse(&mut self, n: usize, bytes: Option<Vec<u8>>) {
-        let (device, model, train) = match self.subject_model(bytes, "analyse") {
+        let (device, model, train, _) = match self.subject_model(bytes, "analyse") {
             Ok(m) => m,
             Err(e) => return error(e, false),
         };

@@ -32,6 +32,7 @@ use std::collections::BTreeMap;
 use burn::prelude::*;
 use wmlab_core::Split;
 use wmlab_core::chance::accuracy_items;
+use wmlab_core::nn_messages::training_curve;
 use wmlab_core::people::score::{Answer, answer_class, score_trial};
 use wmlab_core::people::timing::answerable;
 use wmlab_core::record::{ResultRecord, RunConfig, Setting, Subject, Summary, TrialRow, summarise};
@@ -178,6 +179,15 @@ pub fn network_record(train: &TrainConfig, backend: &str, n_per_task: usize, row
     settings.insert("n_per_task".into(), Setting::Int(n_per_task as i64));
     settings.insert("split".into(), Setting::Text(Split::Test.as_str().into()));
     settings.insert("backend".into(), Setting::Text(backend.into()));
+    settings.insert(
+        "task_embedding".into(),
+        Setting::Text(if m.frozen_task_embedding { "static" } else { "learned" }.into()),
+    );
+    settings.insert("trials_per_step".into(), Setting::Int(train.trials_per_step() as i64));
+    if let Some(list) = train.task_settings.as_deref().filter(|l| !l.is_empty()) {
+        let text = list.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; ");
+        settings.insert("task_settings".into(), Setting::Text(text));
+    }
     let ids = train.task_ids();
     // The ids the network was trained on (all 14 unless a subset was chosen).
     settings
@@ -271,5 +281,9 @@ pub async fn evaluate_checkpoint(
     let model = ck.model(&dev).map_err(TrainError::Device)?;
     let train = ck.train.clone().with_steps(ck.state.step);
     let chunk = ck.train.per_task.max(1);
-    evaluate_record(&model, &train, backend, n_per_task, chunk, &dev, progress).await
+    let mut rec = evaluate_record(&model, &train, backend, n_per_task, chunk, &dev, progress).await?;
+    if let Some(r) = rec.as_mut() {
+        r.training = training_curve(&ck.state.history, ck.train.trials_per_step());
+    }
+    Ok(rec)
 }

@@ -18,7 +18,7 @@ use wmlab_core::people::StudyTask;
 use wmlab_core::share;
 
 use crate::app::AppState;
-use crate::components::chart::CmpChart;
+use crate::components::chart::{CmpChart, SpecChart};
 use crate::platform::web;
 
 mod sources;
@@ -39,11 +39,10 @@ pub fn Compare(link: Option<String>) -> impl IntoView {
     }
 
     let names = Memo::new(move |_| {
-        st.chosen.with(|c| {
-            c.iter()
-                .map(|x| format!("{} ({})", x.item.record.subject.label(), x.item.record.subject.kind()))
-                .collect::<Vec<_>>()
-        })
+        st.chosen.with(|c| cmp::subject_names(&c.iter().map(|x| &x.item.record).collect::<Vec<_>>()))
+    });
+    let training = Memo::new(move |_| {
+        st.chosen.with(|c| cmp::training_panel(&c.iter().map(|x| &x.item.record).collect::<Vec<_>>()))
     });
     let all_tasks = Memo::new(move |_| {
         let items = st.chosen.with(|c| c.iter().map(|x| x.item.tasks()).collect::<Vec<_>>());
@@ -178,6 +177,19 @@ pub fn Compare(link: Option<String>) -> impl IntoView {
                 the yes/no tasks, 1/9 for VSR and SMU, 1/8 for each CS recall probe. The WorM paper draws CS's chance line at 0.04 \
                 (Fig. A9) without saying how it was derived; it is below what any guess among the 8 options scores, so a CS curve \
                 at 0.125 is still at chance here."</p>
+
+            {move || training.get().map(|p| {
+                let subjects = p.subjects().iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",");
+                let data = vec![("data-subjects", subjects)];
+                view! {
+                    <h2>"Training curves (WorM Fig. A4)"</h2>
+                    <p class="small">"Each chosen network's mean validation accuracy over its trained task ids at every check of \
+                        its training, against the training trials it had seen (the paper draws it against epochs of its 1.4M-trial \
+                        set: one epoch = 1,400 thousand trials). Runs are named by architecture, capacity, preset, steps and task \
+                        subset where two would otherwise read the same."</p>
+                    <SpecChart chart=p.chart(&names.get()) id="cmp-training".to_string() class="cmp-plot" width=780 data caption=None/>
+                }
+            })}
 
             <h2>"Scores A and B (Table A3)"</h2>
             <p class="small" id="cmp-scores-explained">"For each effect, A = |(M_A − H_A) / H_A| compares the slope of the subject's \

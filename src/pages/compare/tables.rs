@@ -27,7 +27,7 @@ pub fn chosen_table(st: CompareState) -> impl IntoView {
                         let id = c.id.clone();
                         view! {
                             <tr class="cmp-chosen-row" data-who=format!("s{i}") data-id=c.id.clone() class:missing=!has>
-                                <td><span class="swatch" style=format!("background:{}", hex(palette(i)))></span>{r.subject.label()}</td>
+                                <td><span class="swatch" style=format!("background:{}", hex(palette(i)))></span>{r.run_label()}</td>
                                 <td>{r.subject.kind()}</td>
                                 <td>{task_names(&tasks)}</td>
                                 <td>{c.source.clone()}</td>

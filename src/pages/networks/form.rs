@@ -107,6 +107,15 @@ pub fn settings_form(net: Net) -> impl IntoView {
                     the paper's A3.4) or " <code>"set_sizes=2,4; retentions=6"</code> "; each goes to the tasks that have it. \
                     Checked by the worker; kept in the checkpoint; evaluation uses the same."</span>
             </div>
+            <div class="row">
+                <label title="The paper's Table A1 trains each memory with a learned task embedding and with a frozen one (one-hot task ids)">
+                    <input type="checkbox" id="nn-static-emb"
+                        prop:checked=move || net.config.with(|c| c.as_ref().is_some_and(|c| c.model.frozen_task_embedding))
+                        on:change=move |ev| net.check_edit(Ok(Edit::StaticEmbedding(event_target_checked(&ev))))/>
+                    " static task embedding"</label>
+                <span class="small">"Off = a learned task embedding (the paper's main models); on = frozen one-hot task ids \
+                    (the paper's \"static\" models, Table A1)."</span>
+            </div>
             <div class="row" id="nn-quirks">
                 <span>"Reference-code behaviours "</span>
                 {wmlab_core::Quirks::ALL.into_iter().map(|(name, what)| quirk_box(net, name, what)).collect_view()}

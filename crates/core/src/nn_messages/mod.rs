@@ -106,6 +106,21 @@ pub struct ValReport {
     pub above_chance: Option<usize>,
 }
 
+/// A run's validation history as a record's training curve (WorM Fig. A4): one point per check, with
+/// the trials seen (`trials_per_step` × step); checks whose accuracy is not a number are left out.
+pub fn training_curve(history: &[ValReport], trials_per_step: usize) -> Vec<crate::record::TrainPoint> {
+    history
+        .iter()
+        .filter(|h| h.mean_accuracy.is_finite() && h.accuracy.values().all(|v| v.is_finite()))
+        .map(|h| crate::record::TrainPoint {
+            step: h.step as u64,
+            trials: (h.step * trials_per_step) as u64,
+            mean_accuracy: h.mean_accuracy,
+            accuracy: h.accuracy.clone(),
+        })
+        .collect()
+}
+
 /// Which checkpoint a bundle is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -242,6 +257,28 @@ impl RunCurves {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_history_becomes_a_training_curve_without_its_missing_numbers() {
+        let check = |step: usize, mean: f64| ValReport {
+            step,
+            train_loss: f64::NAN,
+            val_loss: 0.5,
+            accuracy: [("VSR".to_string(), mean)].into_iter().collect(),
+            mean_accuracy: mean,
+            lr: 1e-3,
+            best: false,
+            elapsed_s: None,
+            scored_accuracy: None,
+            above_chance: None,
+        };
+        let curve = training_curve(&[check(10, 0.2), check(20, f64::NAN), check(30, 0.7)], 14);
+        assert_eq!(
+            curve.iter().map(|p| (p.step, p.trials, p.mean_accuracy)).collect::<Vec<_>>(),
+            [(10, 140, 0.2), (30, 420, 0.7)]
+        );
+        assert_eq!(curve[1].accuracy.get("VSR"), Some(&0.7));
+    }
 
     #[test]
     fn typed_events_round_trip_through_json_and_a_missing_loss_reads_as_nan() {

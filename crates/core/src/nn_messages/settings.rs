@@ -362,6 +362,8 @@ pub enum Edit {
     Quirks(Option<Quirks>),
     /// Task parameters (`KEY=VALUE`), `None` for the paper's.
     TaskSettings(Option<Vec<(String, String)>>),
+    /// A frozen identity task embedding (the paper's "static" models) instead of a learned one.
+    StaticEmbedding(bool),
 }
 
 impl Edit {
@@ -408,6 +410,7 @@ impl Edit {
             Edit::Tasks(t) => c.tasks = t.clone(),
             Edit::Quirks(q) => c.quirks = *q,
             Edit::TaskSettings(s) => c.task_settings = s.clone(),
+            Edit::StaticEmbedding(on) => c.model.frozen_task_embedding = *on,
         }
     }
 }
