@@ -82,13 +82,16 @@ pub struct GeneratedSpec {
     /// Operation steps of the stateful tasks, a sweep when several (Fig. 6); empty = the paper's.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub steps: Vec<usize>,
+    /// Instruction wordings of the Tables 8/12 tasks (1, 2 or both); empty = the paper's standard one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub variants: Vec<u8>,
 }
 
 impl GeneratedSpec {
     /// The sweep these settings ask for.
     pub fn sweep(&self) -> wmlab_core::llm::minerva::Sweep {
         let contexts = if self.contexts.is_empty() { vec![self.context_tokens] } else { self.contexts.clone() };
-        wmlab_core::llm::minerva::Sweep { contexts, steps: self.steps.clone() }
+        wmlab_core::llm::minerva::Sweep { contexts, steps: self.steps.clone(), variants: self.variants.clone() }
     }
 }
 

@@ -86,6 +86,7 @@ async function configure(page, o) {
     await page.fill('#llm-gen-spc', String(o.gen.spc));
     await page.fill('#llm-gen-ctx', String(o.gen.ctx));
     await page.fill('#llm-gen-steps', o.gen.steps ?? '');
+    await page.fill('#llm-gen-variants', o.gen.variants ?? '');
   }
 }
 
@@ -232,6 +233,21 @@ test('a Minerva steps sweep runs in one go and draws score against steps (Fig. 6
   const scored = rs.filter((r) => !r.error).length;
   if (scored === 2) assert.equal(await page.getAttribute('#llm-plot-minerva-steps', 'data-drawn'), 'true');
   else for (const r of rs.filter((r) => r.error)) assert.notEqual(r.error, 'network', r.sample);
+
+  // Tables 8 and 12: both wordings of the instruction on the same trial; a wording other than 1 or 2 is
+  // refused first.
+  await page.fill('#llm-gen-steps', '3');
+  await page.fill('#llm-gen-variants', '1, 3');
+  await page.click('#llm-start');
+  await page.waitForSelector('#llm-error');
+  assert.match(await page.textContent('#llm-error'), /"3" is not 1 or 2/);
+  await page.fill('#llm-gen-variants', '1, 2');
+  await runToEnd(page);
+  const vs = await rows(page);
+  assert.deepEqual(vs.map((r) => r.sample).sort(), ['minerva/quantity_state@var=1/0', 'minerva/quantity_state@var=2/0']);
+  if (vs.every((r) => !r.error)) {
+    assert.equal(await page.getAttribute('#llm-plot-minerva-variants-quantity_state', 'data-drawn'), 'true');
+  }
   await page.close();
 });
 

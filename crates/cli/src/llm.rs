@@ -114,6 +114,11 @@ pub struct RunArgs {
     /// 200 / 100 / 100); a comma list (`50,100,200,400`) runs each at every count in one run (Fig. 6).
     #[arg(long, default_value = "", value_name = "STEPS,...")]
     pub steps: String,
+    /// Minerva: the wording of the instruction of string_search_word, group_association, replace_all and
+    /// quantity_state: 1 (the paper's standard prompt), 2 (its second wording) or 1,2 (both on the same
+    /// trials, as Tables 8 and 12).
+    #[arg(long, default_value = "", value_name = "1|2|1,2")]
+    pub prompt_variants: String,
     /// Minerva generator samples per grid cell (default: the paper's).
     #[arg(long)]
     pub samples_per_cell: Option<usize>,
@@ -279,6 +284,8 @@ pub fn build_samples(a: &RunArgs) -> Result<Vec<Sample>, String> {
             let sweep = minerva::Sweep {
                 contexts: minerva::Sweep::parse_list(&a.context_tokens, 100, "--context-tokens")?,
                 steps: minerva::Sweep::parse_list(&a.steps, 1, "--steps")?,
+                variants: minerva::Sweep::parse_variants(&a.prompt_variants)
+                    .map_err(|e| format!("--prompt-variants: {e}"))?,
             };
             let cfg = minerva::MinervaConfig {
                 seed: a.seed,

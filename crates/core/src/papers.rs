@@ -189,7 +189,7 @@ const fn e(
 
 use Paper::{Lrt, Minerva, Nback, Worm};
 use Published::{Embedded as Emb, FigureOnly, NoNumbers, SeedText};
-use Status::{NoResult, NotYet, Partly, Reproduced};
+use Status::{NoResult, Partly, Reproduced};
 
 /// WorM Table A4: (architecture, hidden size, number of parameters as printed, rounded there).
 pub const TABLE_A4: [(&str, usize, f64); 12] = [
@@ -642,9 +642,11 @@ pub const ENTRIES: &[Entry] = &[
         "Prompt variation",
         "string search and group association, instruction 1 vs 2",
         Emb(Embedded::MinervaVariants("Table 8")),
-        Where::Nowhere,
-        NotYet,
-        "Needs the second instruction wording; not yet.",
+        Where::Llm,
+        Reproduced,
+        "LLM page, Minerva generator with string search (word) and group association, instruction wording `1, 2` (or \
+         `wmlab llm run --suite minerva --prompt-variants 1,2`): both wordings on the same trials, drawn beside this \
+         table's models with the 95 % intervals.",
     ),
     e(
         Minerva,
@@ -672,9 +674,10 @@ pub const ENTRIES: &[Entry] = &[
         "Prompt variation, three more tasks",
         "replace all, check association, quantity state",
         Emb(Embedded::MinervaVariants("Table 12")),
-        Where::Nowhere,
-        NotYet,
-        "As Table 8.",
+        Where::Llm,
+        Partly,
+        "As Table 8, with replace all and quantity state. Check association is not offered: the seed's text of its \
+         second wording is cut off (\"Given the context …\").",
     ),
 ];
 

@@ -12,7 +12,8 @@
 //!   block-shuffle curves are drawn beside the B the run used.
 //! - **Minerva**: the headline score per task beside two of the paper's models; the mean per category
 //!   (Fig. 1); string search errors on present and absent subsequences by their length (Fig. 2); a
-//!   context-length sweep beside Tables 7 and 11; a steps sweep of the stateful tasks (Fig. 6).
+//!   context-length sweep beside Tables 7 and 11; a steps sweep of the stateful tasks (Fig. 6); the two
+//!   wordings of an instruction on the same trials beside Tables 8 and 12.
 
 use std::collections::BTreeMap;
 
@@ -125,6 +126,7 @@ pub fn panels(outcomes: &[Outcome]) -> Vec<LlmPanel> {
         out.extend(minerva_subsequence_panel(&mv));
         out.extend(minerva_length_panels(&mv));
         out.extend(minerva_steps_panel(&mv));
+        out.extend(minerva_variant_panels(&mv));
     }
     out
 }
@@ -534,6 +536,58 @@ fn minerva_steps_panel(mv: &[&Outcome]) -> Option<LlmPanel> {
     })
 }
 
+/// Tables 8 and 12: a task run in both wordings of its instruction (on the same trials), its headline
+/// score in each with the 95 % t interval, beside the paper's models with their printed intervals.
+fn minerva_variant_panels(mv: &[&Outcome]) -> Vec<LlmPanel> {
+    let mut out = Vec::new();
+    for pv in snapshot::PROMPT_VARIANTS {
+        let metric = headline(pv.task);
+        let scores = |v: &str| -> Vec<f64> {
+            mv.iter()
+                .filter(|o| o.task == pv.task && o.error.is_none())
+                .filter(|o| o.conditions.get("prompt_variant").map(String::as_str) == Some(v))
+                .filter_map(|o| o.scores.get(&metric).copied())
+                .filter(|x| x.is_finite())
+                .collect()
+        };
+        let (one, two) = (scores("1"), scores("2"));
+        let (Some(m1), Some(m2)) = (mean(&one), mean(&two)) else { continue };
+        let mut series =
+            vec![Series { label: "this run".into(), points: vec![(0.0, m1), (1.0, m2)], reference: false }];
+        let mut intervals = Vec::new();
+        for (x, vals) in [(0.0, &one), (1.0, &two)] {
+            if let Ok((lo, hi)) = wmlab_core::stats::ci_mean(vals, 0.95) {
+                intervals.push((0, x, lo.max(0.0), hi.min(1.0)));
+            }
+        }
+        for (model, vars) in pv.rows {
+            intervals.push((series.len(), 0.0, vars[0].1, vars[0].2));
+            intervals.push((series.len(), 1.0, vars[1].1, vars[1].2));
+            series.push(Series {
+                label: format!("paper: {model}"),
+                points: vec![(0.0, vars[0].0), (1.0, vars[1].0)],
+                reference: true,
+            });
+        }
+        out.push(LlmPanel {
+            id: format!("minerva-variants-{}", pv.task),
+            title: format!("Minerva: {}, two wordings of the instruction ({})", pv.name, pv.source),
+            x_desc: "instruction wording".into(),
+            y_desc: metric.replace('_', " "),
+            y_range: (0.0, 1.0),
+            x_labels: Some(vec!["wording 1 (the paper's prompt)".into(), "wording 2".into()]),
+            series,
+            note: Some(format!(
+                "Both wordings were asked on the same {} trials; bars: 95 % t interval of this run's mean, and the \
+                 paper's printed intervals.",
+                one.len().min(two.len())
+            )),
+            intervals,
+        });
+    }
+    out
+}
+
 /// The N-back paper's tests on this run's per-block d′ (notebook definition), and the same tests on the
 /// published blocks of the same variant and protocol where the per-block file has them.
 pub fn nback_tests(outcomes: &[Outcome]) -> Option<(nback::DprimeTests, Option<(String, nback::DprimeTests)>)> {
@@ -678,6 +732,39 @@ mod tests {
         assert_eq!(c.series[series].role, Role::Subject);
         assert_eq!(c.categories.len(), 2);
         assert!(c.series.iter().filter(|s| s.role == Role::Reference).all(|s| s.bars.is_empty()));
+    }
+
+    #[test]
+    fn both_wordings_of_an_instruction_are_drawn_beside_tables_8_and_12() {
+        let o = |task: &str, variant: &str, v: f64| {
+            let mut x = outcome(
+                Suite::Minerva,
+                &[("source", "generated"), ("prompt_variant", variant)],
+                &[("exact_match", v), ("rouge_l", v)],
+            );
+            x.task = task.into();
+            x
+        };
+        let run = vec![
+            o("group_association", "1", 1.0),
+            o("group_association", "1", 0.0),
+            o("group_association", "2", 1.0),
+            o("group_association", "2", 1.0),
+            o("replace_all", "1", 0.9),
+        ];
+        let ps = panels(&run);
+        assert!(panel(&ps, "minerva-variants-replace_all").is_none(), "one wording: no panel");
+        let p = panel(&ps, "minerva-variants-group_association").expect("a wordings panel");
+        assert_eq!(p.series[0].points, vec![(0.0, 0.5), (1.0, 1.0)]);
+        assert!(p.title.contains("Table 8 (b)"));
+        // The paper's three models of Table 8 (b), with their printed intervals (gpt-4o: 0.65 (0.50, 0.78)).
+        let refs: Vec<&Series> = p.series.iter().filter(|s| s.reference).collect();
+        assert_eq!(refs.len(), 3);
+        assert_eq!(refs[0].points, vec![(0.0, 0.65), (1.0, 0.63)]);
+        assert!(p.intervals.contains(&(1, 0.0, 0.50, 0.78)));
+        // This run's interval at wording 1: mean 0.5, sd 0.707, n 2 (t 12.706) → clipped to [0, 1].
+        assert!(p.intervals.contains(&(0, 0.0, 0.0, 1.0)), "{:?}", p.intervals);
+        assert_eq!(p.chart().categories.len(), 2);
     }
 
     #[test]

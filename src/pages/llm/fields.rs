@@ -289,6 +289,7 @@ pub(super) fn SuitesBox(f: Form) -> impl IntoView {
                     {field("Samples per grid cell", text_input("llm-gen-spc", f.gen_spc), "the paper: 1–25 per task")}
                     {field("Context tokens", text_input("llm-gen-ctx", f.gen_ctx), "cl100k tokens; the paper: 4000; a comma list (500, 1000, 2000, 4000, 8000) runs every length in one run, as Tables 7 and 11")}
                     {field("Operation steps", text_input("llm-gen-steps", f.gen_steps), "quantity and set state, theory of mind; empty = the paper's 200 / 100 / 100; a comma list runs each, as Fig. 6")}
+                    {field("Instruction wording", text_input("llm-gen-variants", f.gen_variants), "string search, group association, replace all, quantity state: 1 = the paper's prompt, 2 = its second wording, 1, 2 = both on the same trials, as Tables 8 and 12; empty = 1")}
                     {field("Seed", text_input("llm-gen-seed", f.gen_seed), "")}
                 </div>
             </div>

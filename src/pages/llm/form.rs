@@ -98,6 +98,7 @@ pub(super) struct Form {
     pub(super) gen_spc: RwSignal<String>,
     pub(super) gen_ctx: RwSignal<String>,
     pub(super) gen_steps: RwSignal<String>,
+    pub(super) gen_variants: RwSignal<String>,
     pub(super) gen_seed: RwSignal<String>,
 }
 
@@ -147,6 +148,7 @@ impl Form {
             gen_spc: RwSignal::new("1".into()),
             gen_ctx: RwSignal::new("4000".into()),
             gen_steps: RwSignal::new(String::new()),
+            gen_variants: RwSignal::new(String::new()),
             gen_seed: RwSignal::new("0".into()),
         }
     }
@@ -264,6 +266,7 @@ impl Form {
                 seed: num(&self.gen_seed.get_untracked(), "Seed")?,
                 contexts: if contexts.len() > 1 { contexts } else { Vec::new() },
                 steps: minerva::Sweep::parse_list(&self.gen_steps.get_untracked(), 1, "Operation steps")?,
+                variants: minerva::Sweep::parse_variants(&self.gen_variants.get_untracked())?,
             })
         } else {
             None
@@ -346,6 +349,7 @@ impl Form {
             let ctx: Vec<String> = g.sweep().contexts.iter().map(usize::to_string).collect();
             self.gen_ctx.set(ctx.join(", "));
             self.gen_steps.set(g.steps.iter().map(usize::to_string).collect::<Vec<_>>().join(", "));
+            self.gen_variants.set(g.variants.iter().map(u8::to_string).collect::<Vec<_>>().join(", "));
             self.gen_seed.set(g.seed.to_string());
         }
     }

@@ -88,6 +88,10 @@ pub(super) fn record_of(spec: &RunSpec, outcomes: &[Outcome]) -> ResultRecord {
             let list: Vec<String> = g.steps.iter().map(usize::to_string).collect();
             extra.push(("minerva_steps", Setting::Text(list.join(","))));
         }
+        if !g.variants.is_empty() {
+            let list: Vec<String> = g.variants.iter().map(u8::to_string).collect();
+            extra.push(("minerva_prompt_variants", Setting::Text(list.join(","))));
+        }
         extra.push(("minerva_seed", Setting::Int(g.seed as i64)));
     }
     wmlab_llm::record::to_record(

@@ -87,6 +87,10 @@ pub struct MinervaConfig {
     pub task_samples: BTreeMap<String, usize>,
     /// Number of operation steps of quantity_state / set_state / theory_of_mind (`None` = 200 / 100 / 100).
     pub steps: Option<usize>,
+    /// The wording of the instruction of the [`PROMPT_VARIANT_TASKS`] (Tables 8 and 12): `None` or 1 =
+    /// the paper's standard prompt, 2 = its second wording. A set value is written into each of those
+    /// tasks' samples as the condition `prompt_variant`.
+    pub prompt_variant: Option<u8>,
 }
 
 impl Default for MinervaConfig {
@@ -98,9 +102,16 @@ impl Default for MinervaConfig {
             samples_per_cell: None,
             task_samples: BTreeMap::new(),
             steps: None,
+            prompt_variant: None,
         }
     }
 }
+
+/// The tasks whose instruction the paper also ran in a second wording (Table 8: string search, group
+/// association; Table 12: replace all, quantity state). Table 12's third task, check association, is
+/// left out: the seed's text of its second wording is cut off after "Given the context".
+pub const PROMPT_VARIANT_TASKS: [&str; 4] =
+    ["string_search_word", "group_association", "replace_all", "quantity_state"];
 
 /// Category of a task name (paper set or extra).
 pub fn task_category(task: &str) -> Option<&'static str> {
@@ -208,14 +219,19 @@ pub fn generate<S: AsRef<str>>(config: &MinervaConfig, words: &[S]) -> Vec<Sampl
             max: config.context_tokens,
             s: samples_for(config, task, paper),
             steps: config.steps,
+            second_wording: config.prompt_variant == Some(2),
             items: Vec::new(),
         };
         g.run(task);
         let metrics = task_metrics(task);
+        let variant = config.prompt_variant.filter(|_| PROMPT_VARIANT_TASKS.contains(&task));
         for (index, item) in g.items.into_iter().enumerate() {
             let mut conditions: BTreeMap<String, String> =
                 item.cond.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
             conditions.insert("category".into(), category.into());
+            if let Some(v) = variant {
+                conditions.insert("prompt_variant".into(), v.to_string());
+            }
             out.push(sample(GENERATED, task, index, conditions, item.prompt, item.reference, metrics.clone()));
         }
     }
@@ -233,6 +249,8 @@ pub struct Sweep {
     pub contexts: Vec<usize>,
     /// Operation steps for the stateful tasks ([`STATEFUL`]).
     pub steps: Vec<usize>,
+    /// Instruction wordings (1, 2) of the [`PROMPT_VARIANT_TASKS`] (Tables 8 and 12).
+    pub variants: Vec<u8>,
 }
 
 impl Sweep {
@@ -250,6 +268,30 @@ impl Sweep {
         }
         Ok(out)
     }
+
+    /// A comma list of instruction wordings: 1 (the paper's standard prompt) and/or 2 (its second).
+    pub fn parse_variants(text: &str) -> Result<Vec<u8>, String> {
+        let mut out = Vec::new();
+        for p in crate::list_items(text) {
+            let v = match p {
+                "1" => 1,
+                "2" => 2,
+                _ => return Err(format!("Prompt wordings: \"{p}\" is not 1 or 2 (give 1, 2 or 1,2)")),
+            };
+            if !out.contains(&v) {
+                out.push(v);
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Put a sweep point's tag (`@var=2`) into a generated sample's id, before its index.
+fn tag_id(mut s: Sample, tag: &str) -> Sample {
+    if let Some((head, index)) = s.id.rsplit_once('/') {
+        s.id = format!("{head}{tag}/{index}");
+    }
+    s
 }
 
 /// [`generate`] at every point of `sweep`: each task sized by context at every context length, each
@@ -258,6 +300,29 @@ impl Sweep {
 /// (`generated/count@ctx=8000/3`, `generated/set_state@steps=50/0`) so ids stay unique resume keys, and
 /// its conditions carry it too (`context_length`, `step`).
 pub fn generate_sweep<S: AsRef<str>>(config: &MinervaConfig, sweep: &Sweep, words: &[S]) -> Vec<Sample> {
+    if sweep.variants.len() > 1 {
+        // The other tasks once; the wording tasks once per wording, on the same trials (same streams).
+        let names: Vec<String> = match &config.tasks {
+            Some(v) => v.clone(),
+            None => TASKS.iter().map(|t| t.0.to_string()).collect(),
+        };
+        let (worded, rest): (Vec<String>, Vec<String>) =
+            names.into_iter().partition(|t| PROMPT_VARIANT_TASKS.contains(&t.as_str()));
+        let inner = Sweep { variants: Vec::new(), ..sweep.clone() };
+        let mut out = Vec::new();
+        if !rest.is_empty() {
+            out.extend(generate_sweep(&MinervaConfig { tasks: Some(rest), ..config.clone() }, &inner, words));
+        }
+        if !worded.is_empty() {
+            for &v in &sweep.variants {
+                let cfg = MinervaConfig { tasks: Some(worded.clone()), prompt_variant: Some(v), ..config.clone() };
+                out.extend(generate_sweep(&cfg, &inner, words).into_iter().map(|s| tag_id(s, &format!("@var={v}"))));
+            }
+        }
+        return out;
+    }
+    let config =
+        &MinervaConfig { prompt_variant: sweep.variants.first().copied().or(config.prompt_variant), ..config.clone() };
     if sweep.contexts.len() <= 1 && sweep.steps.len() <= 1 {
         let cfg = MinervaConfig {
             context_tokens: sweep.contexts.first().copied().unwrap_or(config.context_tokens),
@@ -275,13 +340,7 @@ pub fn generate_sweep<S: AsRef<str>>(config: &MinervaConfig, sweep: &Sweep, word
     let steps: Vec<Option<usize>> =
         if sweep.steps.is_empty() { vec![config.steps] } else { sweep.steps.iter().map(|&s| Some(s)).collect() };
     let tagged = |samples: Vec<Sample>, tag: String| {
-        samples.into_iter().map(move |mut s| {
-            if !tag.is_empty() {
-                let index = s.id.rsplit('/').next().unwrap_or("0").to_string();
-                s.id = format!("{GENERATED}/{}{tag}/{index}", s.task);
-            }
-            s
-        })
+        samples.into_iter().map(move |s| if tag.is_empty() { s } else { tag_id(s, &tag) })
     };
     let mut out = Vec::new();
     if !sized.is_empty() {
@@ -363,6 +422,8 @@ struct Gen<'a> {
     max: usize,
     s: usize,
     steps: Option<usize>,
+    /// The paper's second wording of the instruction ([`PROMPT_VARIANT_TASKS`]).
+    second_wording: bool,
     items: Vec<Item>,
 }
 
@@ -522,9 +583,13 @@ impl<'a> Gen<'a> {
                     self.absent_word(&present)
                 };
                 for (label, w) in [("yes", yes), ("no", no)] {
-                    let instr = format!(
-                        "Given the context, determine if the word \"{w}\" is present in the context. Answer with 'yes' or 'no'."
-                    );
+                    let instr = if self.second_wording && !gib {
+                        format!("Is the word \"{w}\" present in the context? Answer with 'yes' or 'no'.")
+                    } else {
+                        format!(
+                            "Given the context, determine if the word \"{w}\" is present in the context. Answer with 'yes' or 'no'."
+                        )
+                    };
                     let cond = vec![self.ctx_cond(), ("context_depth", d.into()), ("label", label.into())];
                     self.push(cond, prompt(&joined, &instr), text(label));
                 }
@@ -636,7 +701,9 @@ impl<'a> Gen<'a> {
                 } else {
                     (
                         format!(
-                            "Repeat the previous context and replace the word \"{query}\" with \"{sub}\" each time it appears."
+                            "{} the previous context {} the word \"{query}\" with \"{sub}\" each time it appears.",
+                            if self.second_wording { "Copy" } else { "Repeat" },
+                            if self.second_wording { "but replace" } else { "and replace" }
                         ),
                         ctx.iter().map(|w| if *w == query { sub.as_str() } else { w.as_str() }).collect(),
                     )
@@ -940,9 +1007,15 @@ impl<'a> Gen<'a> {
                 for _ in 0..self.s {
                     let (lists, ctx) = self.round_robin(n);
                     let (a, b) = self.two_words(&lists, label == "yes");
-                    let instr = format!(
-                        "Given the lists of words in the context, determine if the word \"{a}\" and the word \"{b}\" are in the same list. Answer with \"yes\" or \"no\"."
-                    );
+                    let instr = if self.second_wording {
+                        format!(
+                            "Given the lists of words in the context, check if the words \"{a}\" and \"{b}\" belong to the same list. Answer with \"yes\" or \"no\"."
+                        )
+                    } else {
+                        format!(
+                            "Given the lists of words in the context, determine if the word \"{a}\" and the word \"{b}\" are in the same list. Answer with \"yes\" or \"no\"."
+                        )
+                    };
                     let cond = vec![self.ctx_cond(), ("n_list", n.to_string()), ("label", label.into())];
                     self.push(cond, prompt(&ctx, &instr), text(label));
                 }
@@ -1027,9 +1100,16 @@ impl<'a> Gen<'a> {
                     ops.push_str(&format!("{i}. Subtract {k}\n"));
                 }
             }
-            let instr = "In the context, you are given an initial number and a series of operations to perform on that number. Your task is to determine the final result of the operations. Write your final answer after the text \"FINAL ANSWER:\". For example, \"FINAL ANSWER: 42\".";
+            let ask = if self.second_wording {
+                "Determine the final result after the operations."
+            } else {
+                "Your task is to determine the final result of the operations."
+            };
+            let instr = format!(
+                "In the context, you are given an initial number and a series of operations to perform on that number. {ask} Write your final answer after the text \"FINAL ANSWER:\". For example, \"FINAL ANSWER: 42\"."
+            );
             let cond = vec![("step", steps.to_string())];
-            self.push(cond, prompt_final("Context:\n\n", &ops, instr), Reference::Int(value));
+            self.push(cond, prompt_final("Context:\n\n", &ops, &instr), Reference::Int(value));
         }
     }
 

@@ -784,12 +784,12 @@ fn a_sweep_runs_each_task_at_every_point_with_unique_ids() {
     let tasks: Vec<String> = ["count", "quantity_state", "set_state"].map(String::from).to_vec();
     let config = MinervaConfig { tasks: Some(tasks.clone()), samples_per_cell: Some(1), ..test_config() };
     // One value on each axis: exactly `generate`.
-    let one = Sweep { contexts: vec![800], steps: vec![20] };
+    let one = Sweep { contexts: vec![800], steps: vec![20], variants: vec![] };
     let plain = generate(&MinervaConfig { context_tokens: 800, steps: Some(20), ..config.clone() }, w);
     assert_eq!(generate_sweep(&config, &one, w), plain);
     assert_eq!(generate_sweep(&config, &Sweep::default(), w), generate(&config, w));
     // Two contexts × three step counts: count at both contexts, each stateful task at every step count.
-    let sweep = Sweep { contexts: vec![500, 1000], steps: vec![10, 20, 40] };
+    let sweep = Sweep { contexts: vec![500, 1000], steps: vec![10, 20, 40], variants: vec![] };
     let all = generate_sweep(&config, &sweep, w);
     let ids: HashSet<&str> = all.iter().map(|s| s.id.as_str()).collect();
     assert_eq!(ids.len(), all.len(), "ids are unique resume keys");
@@ -811,6 +811,62 @@ fn a_sweep_runs_each_task_at_every_point_with_unique_ids() {
     let swept: Vec<&Sample> = all.iter().filter(|s| s.id.starts_with("minerva/set_state@steps=40/")).collect();
     assert_eq!(swept.len(), at.len());
     assert!(swept.iter().zip(&at).all(|(a, b)| a.body == b.body && a.conditions == b.conditions));
+}
+
+#[test]
+fn the_second_wording_changes_only_the_instruction_of_the_tables_8_and_12_tasks() {
+    let w = synthetic_words();
+    let tasks: Vec<String> = ["string_search_word", "group_association", "replace_all", "quantity_state", "count"]
+        .map(String::from)
+        .to_vec();
+    let config = MinervaConfig { tasks: Some(tasks), samples_per_cell: Some(1), steps: Some(5), ..test_config() };
+    let sweep = Sweep { variants: vec![1, 2], ..Default::default() };
+    let all = generate_sweep(&config, &sweep, w);
+    let ids: HashSet<&str> = all.iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(ids.len(), all.len(), "ids are unique resume keys");
+    // count has no second wording: once, untagged, without the condition.
+    let count: Vec<&Sample> = all.iter().filter(|s| s.task == "count").collect();
+    assert!(
+        !count.is_empty()
+            && count.iter().all(|s| !s.id.contains("@var") && !s.conditions.contains_key("prompt_variant"))
+    );
+    let user = |s: &Sample| match &s.body {
+        crate::llm::SampleBody::Single(one) => one.messages.last().unwrap().content.clone(),
+        _ => unreachable!(),
+    };
+    for (task, first, second) in [
+        ("string_search_word", "Given the context, determine if the word", "Is the word"),
+        ("group_association", "determine if the word", "check if the words"),
+        ("replace_all", "Repeat the previous context and replace", "Copy the previous context but replace"),
+        ("quantity_state", "Your task is to determine the final result", "Determine the final result after"),
+    ] {
+        let of = |v: &str| -> Vec<&Sample> {
+            all.iter()
+                .filter(|s| s.task == task && s.conditions.get("prompt_variant").map(String::as_str) == Some(v))
+                .collect()
+        };
+        let (one, two) = (of("1"), of("2"));
+        assert!(!one.is_empty() && one.len() == two.len(), "{task}");
+        for (a, b) in one.iter().zip(&two) {
+            assert!(a.id.contains("@var=1/") && b.id.contains("@var=2/"), "{}", a.id);
+            let (pa, pb) = (user(a), user(b));
+            assert!(pa.contains(first) && !pa.contains(second), "{task}: {pa}");
+            assert!(pb.contains(second) && !pb.contains(first), "{task}: {pb}");
+            // The same trial: the context before the instruction and the answer are the same.
+            assert_eq!(pa.split("Instruction").next(), pb.split("Instruction").next(), "{task}");
+            let refs = |s: &Sample| match &s.body {
+                crate::llm::SampleBody::Single(one) => format!("{:?}", one.reference),
+                _ => unreachable!(),
+            };
+            assert_eq!(refs(a), refs(b));
+        }
+    }
+    // One wording: the plain run, with the condition set.
+    let one = generate_sweep(&config, &Sweep { variants: vec![2], ..Default::default() }, w);
+    assert_eq!(one, generate(&MinervaConfig { prompt_variant: Some(2), ..config.clone() }, w));
+    assert!(one.iter().filter(|s| s.task == "replace_all").all(|s| s.conditions["prompt_variant"] == "2"));
+    assert_eq!(Sweep::parse_variants("2, 1 2"), Ok(vec![2, 1]));
+    assert!(Sweep::parse_variants("3").unwrap_err().contains("not 1 or 2"));
 }
 
 #[test]
