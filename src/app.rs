@@ -96,6 +96,8 @@ pub struct GalleryState {
     pub cell: RwSignal<usize>,
     pub seed: RwSignal<u64>,
     pub step: RwSignal<usize>,
+    /// Task parameters as typed (`KEY=VALUE; …`, the CLI's `--set` and a study link's `set`).
+    pub params: RwSignal<String>,
 }
 
 impl AppState {
@@ -133,6 +135,7 @@ pub fn App() -> impl IntoView {
             cell: RwSignal::new(0),
             seed: RwSignal::new(1),
             step: RwSignal::new(0),
+            params: RwSignal::new(String::new()),
         },
         compare: CompareState::new(),
         history_rev: RwSignal::new(0),

@@ -45,7 +45,14 @@ pub fn answer_text(step: &Step) -> String {
 pub fn Gallery() -> impl IntoView {
     let state = expect_context::<AppState>();
     let g = state.gallery;
-    let spec = Memo::new(move |_| TaskSpec::new(g.task.get()));
+    // The task with the typed parameters; a bad entry is shown and the paper's task drawn meanwhile.
+    let checked = Memo::new(move |_| {
+        let mut spec = TaskSpec::new(g.task.get());
+        let settings = wmlab_core::parse_settings(&g.params.get())?;
+        spec.set_all(&settings, false)?;
+        Ok::<TaskSpec, String>(spec)
+    });
+    let spec = Memo::new(move |_| checked.get().unwrap_or_else(|_| TaskSpec::new(g.task.get())));
     let grid = Memo::new(move |_| spec.with(|s| s.grid()));
     // The flip bit (which answer a balanced task draws) follows the seed's parity.
     let trial = Memo::new(move |_| {
@@ -168,6 +175,20 @@ pub fn Gallery() -> impl IntoView {
                 </label>
                 <button id="new-trial" on:click=new_trial>"New trial"</button>
             </div>
+            <div class="controls">
+                <label>"Task parameters "
+                    <input id="gallery-params" type="text" size="40" placeholder="the paper's"
+                        prop:value=move || g.params.get()
+                        on:change=move |ev| { g.params.set(event_target_value(&ev)); g.cell.set(0); g.step.set(0); }/>
+                </label>
+                <span class="small" id="gallery-params-keys">{move || format!(
+                    "KEY=VALUE entries separated by ; (e.g. list_lengths=2,4,8,16 or noise_mask=true), as wmlab generate --set \
+                     and a study link's set=. Parameters of {}: {}.",
+                    g.task.get().as_str(), TaskSpec::new(g.task.get()).keys().join(", "))}</span>
+            </div>
+            {move || checked.get().err().map(|e| view! {
+                <p class="error" id="gallery-params-error" role="alert">{format!("Task parameters: {e}. The paper's task is shown.")}</p>
+            })}
             <div class="viewer">
                 <div class="big">
                     <Stage frame=frame key=key size=480.0/>

@@ -147,3 +147,25 @@ test('arrow keys step, new trial and seed change the trial', async () => {
   assert.notEqual(await trialHashes(), before);
   assert.deepEqual(page.errors, []);
 });
+
+test('task parameters: long VSRec lists draw 32-step trials; a bad entry is named and the paper task stays', async () => {
+  await page.selectOption('#task-select', 'VSRec');
+  await page.waitForSelector('#gallery[data-task="VSRec"]');
+  assert.match(await page.textContent('#gallery-params-keys'), /list_lengths/);
+  await page.fill('#gallery-params', 'list_lengths=16');
+  await page.press('#gallery-params', 'Tab');
+  await page.waitForSelector('#gallery[data-steps="32"]');
+  assert.match(await page.textContent('#cell-select'), /16/);
+  await drawn();
+  assert.equal(await page.$('#gallery-params-error'), null);
+  // A key VSRec does not have: the message names it, and the paper's task (L up to 9) is drawn.
+  await page.fill('#gallery-params', 'noise_mask=true');
+  await page.press('#gallery-params', 'Tab');
+  await page.waitForSelector('#gallery-params-error');
+  assert.match(await page.textContent('#gallery-params-error'), /no parameter "noise_mask"/);
+  assert.ok(await steps() <= 18);
+  await page.fill('#gallery-params', '');
+  await page.press('#gallery-params', 'Tab');
+  await page.waitForFunction(() => !document.querySelector('#gallery-params-error'));
+  assert.deepEqual(page.errors, []);
+});

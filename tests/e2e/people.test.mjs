@@ -157,7 +157,13 @@ test('the study page builds a link that starts, and names bad values', async () 
   await page.waitForSelector('#study-form-error');
   assert.match(await page.textContent('#study-form-error'), /endpoint/);
   await page.fill('#endpoint', '');
+  // Task parameters: a key no chosen task has is named; one VIR has goes into the link.
+  await page.fill('#set', 'colour=red');
+  await page.waitForSelector('#study-form-error');
+  assert.match(await page.textContent('#study-form-error'), /set.*no chosen task has a parameter "colour"/);
+  await page.fill('#set', 'list_lengths=4,16');
   await page.waitForSelector('#study-link');
+  assert.match(await page.inputValue('#study-link'), /set=list_lengths%3D4,16/);
   const href = await page.getAttribute('#try-link', 'href');
   await page.goto(href);
   await page.waitForSelector('#take[data-state="instructions"]', { timeout: 30_000 });

@@ -70,26 +70,27 @@ pub struct TrialLine<'a> {
     pub split: &'static str,
     pub seed: u64,
     pub seq_len: usize,
-    /// 20 entries: a class index, a sorted set of units (SFR), or null (unscored or padded step).
+    /// `max_steps` entries (20 unless task parameters make longer trials): a class index, a sorted set
+    /// of units (SFR), or null (unscored or padded step).
     pub targets: Vec<Option<&'a Target>>,
-    pub mask: [bool; MAX_STEPS],
+    pub mask: Vec<bool>,
     pub conditions: &'a Conditions,
-    /// 20 entries: the 1-based serial position a probe step asks about, else null.
+    /// `max_steps` entries: the 1-based serial position a probe step asks about, else null.
     pub serial_positions: Vec<Option<u8>>,
 }
 
 impl<'a> TrialLine<'a> {
-    pub fn new(i: u64, t: &'a Trial, split: Split, seed: u64) -> Self {
+    pub fn new(i: u64, t: &'a Trial, split: Split, seed: u64, max_steps: usize) -> Self {
         TrialLine {
             trial: i,
             task: t.task.as_str(),
             split: split.as_str(),
             seed,
             seq_len: t.len(),
-            targets: (0..MAX_STEPS).map(|k| t.steps.get(k).map(|s| &s.target)).collect(),
-            mask: t.mask(),
+            targets: (0..max_steps).map(|k| t.steps.get(k).map(|s| &s.target)).collect(),
+            mask: t.mask(max_steps),
             conditions: &t.conditions,
-            serial_positions: (0..MAX_STEPS).map(|k| t.steps.get(k).and_then(|s| s.serial_position)).collect(),
+            serial_positions: (0..max_steps).map(|k| t.steps.get(k).and_then(|s| s.serial_position)).collect(),
         }
     }
 }
@@ -123,7 +124,9 @@ fn one_task(spec: &TaskSpec, a: &GenerateArgs, dir: &Path, bar: &ProgressBar) ->
         fs::create_dir_all(&png_dir).map_err(|e| format!("cannot create {}: {e}", png_dir.display()))?;
     }
 
-    let shape = [a.count as usize, MAX_STEPS, 3, SMALL, SMALL];
+    // Padded to 20 steps, or to the longest trial the task's parameters make (long lists, A3.2).
+    let max_steps = spec.longest_trial().max(MAX_STEPS);
+    let shape = [a.count as usize, max_steps, 3, SMALL, SMALL];
     let npy_path = dir.join("frames.npy");
     let mut npy_w = BufWriter::with_capacity(1 << 20, File::create(&npy_path).map_err(|e| io_err(&npy_path, e))?);
     npy_w.write_all(&npy::header_f32(&shape)).map_err(|e| io_err(&npy_path, e))?;
@@ -137,7 +140,10 @@ fn one_task(spec: &TaskSpec, a: &GenerateArgs, dir: &Path, bar: &ProgressBar) ->
     let (mut frames, mut pngs) = (0u64, 0u64);
     for i in a.start..a.start + a.count {
         let trial = spec.trial(a.seed, split, i);
-        for t in 0..MAX_STEPS {
+        if trial.len() > max_steps {
+            return Err(format!("{id} trial {i} has {} steps, more than the {max_steps} of the export", trial.len()));
+        }
+        for t in 0..max_steps {
             let data: &[f32] = if t < trial.len() {
                 let img = raster::draw96(&trial.frame_at(t));
                 raster::downsample(&img, &mut tensor);
@@ -164,7 +170,8 @@ fn one_task(spec: &TaskSpec, a: &GenerateArgs, dir: &Path, bar: &ProgressBar) ->
             }
             npy_w.write_all(&bytes).map_err(|e| io_err(&npy_path, e))?;
         }
-        let line = serde_json::to_string(&TrialLine::new(i, &trial, split, a.seed)).expect("trial line serialises");
+        let line =
+            serde_json::to_string(&TrialLine::new(i, &trial, split, a.seed, max_steps)).expect("trial line serialises");
         writeln!(jsonl_w, "{line}").map_err(|e| io_err(&jsonl_path, e))?;
         bar.inc(1);
     }
@@ -183,7 +190,7 @@ fn one_task(spec: &TaskSpec, a: &GenerateArgs, dir: &Path, bar: &ProgressBar) ->
         spec: &spec,
         head: id.head(),
         grid: spec.grid(),
-        max_steps: MAX_STEPS,
+        max_steps,
         real_frames: frames,
         shapes: json!({
             "frames": shape,

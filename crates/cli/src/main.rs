@@ -61,9 +61,10 @@ enum Cmd {
         conditions, serial_positions[20]\n  \
         png/         {split}_{i:06d}_{t:02d}.png for every real step (96x96 drawn frames, or the 32x32 \
         tensors with --png 32)\n  \
-        meta.json    task, parameters, split, count, seed, version, shapes\n\n\
+        meta.json    task, parameters, split, count, seed, version, shapes, max_steps\n\n\
         Trial i belongs to condition cell i mod K of the task's grid, so any COUNT is balanced within ±1 \
-        per cell.")]
+        per cell. Steps are padded to 20 (the paper's longest trial), or to the longest trial when --set makes \
+        longer ones (e.g. --set list_lengths=2,4,8,16 on VSRec: 32 steps); meta.json's max_steps says which.")]
     Generate(GenerateArgs),
     /// Write one PNG contact sheet with a trial of every task id (one row per task).
     Gallery(GalleryArgs),
@@ -142,10 +143,11 @@ fn valid_ids() -> String {
 }
 
 /// `KEY=VALUE` of `--set`.
+/// One `--set KEY=VALUE` (the core's one parser of task parameters; one entry per flag).
 pub(crate) fn parse_setting(s: &str) -> Result<(String, String), String> {
-    match s.split_once('=') {
-        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
-        _ => Err(format!("\"{s}\" is not KEY=VALUE (e.g. noise_mask=true)")),
+    match wmlab_core::parse_settings(s)?.as_slice() {
+        [one] => Ok(one.clone()),
+        _ => Err(format!("\"{s}\" is not KEY=VALUE (e.g. noise_mask=true; one per --set)")),
     }
 }
 

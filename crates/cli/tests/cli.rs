@@ -574,3 +574,61 @@ fn generate_with_task_parameters() {
         &["no chosen task has a parameter \"zzz\""],
     );
 }
+
+/// Long lists (WorM A3.2): VSRec lists of 16 make 32-step trials; the export pads to 32 and says so in
+/// meta.json; masks and targets have 32 entries. VSR (a 3×3 probe) refuses lists past 9.
+#[test]
+fn generate_long_lists() {
+    let out = TempDir::new("long-lists");
+    ok(&[
+        "generate",
+        "--task",
+        "VSRec",
+        "--split",
+        "test",
+        "--count",
+        "4",
+        "--png",
+        "none",
+        "-q",
+        "--set",
+        "list_lengths=8,16",
+        "--out",
+        out.s(),
+    ]);
+    let meta: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.path().join("meta.json")).unwrap()).unwrap();
+    assert_eq!(meta["max_steps"], 32);
+    assert_eq!(meta["shapes"]["frames"], serde_json::json!([4, 32, 3, 32, 32]));
+    let bytes = fs::read(out.path().join("frames.npy")).unwrap();
+    assert!(bytes.len() > 4 * 32 * 3 * 32 * 32 * 4, "32 steps of frames per trial");
+    let lines: Vec<serde_json::Value> = fs::read_to_string(out.path().join("trials.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let long = lines.iter().find(|l| l["seq_len"] == 32).expect("a trial of L = 16");
+    let mask = long["mask"].as_array().unwrap();
+    assert_eq!(mask.len(), 32);
+    assert_eq!(mask.iter().filter(|m| m.as_bool().unwrap()).count(), 16);
+    assert_eq!(long["serial_positions"][31], 16);
+    let short = lines.iter().find(|l| l["seq_len"] == 16).unwrap();
+    assert_eq!(short["targets"].as_array().unwrap().len(), 32, "every trial padded to the export's 32");
+    let none = TempDir::new("long-vsr");
+    fails(
+        &[
+            "generate",
+            "--task",
+            "VSR",
+            "--split",
+            "test",
+            "--count",
+            "1",
+            "--set",
+            "list_lengths=12",
+            "--out",
+            none.s(),
+        ],
+        &["between 1 and 9"],
+    );
+}

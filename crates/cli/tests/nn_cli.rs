@@ -214,6 +214,42 @@ fn a_sweep_runs_its_grid_once_and_resumes() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// Long lists (WorM A3.2) end to end: a Transformer trained on VSRec lists up to 16 (32-step trials)
+/// evaluates into a record whose VSRec curves reach list length 16.
+#[test]
+fn long_lists_train_and_evaluate() {
+    let dir = tmp("long");
+    let out = dir.to_str().unwrap();
+    ok(&[
+        "train",
+        "--arch",
+        "trf",
+        "--capacity",
+        "16",
+        "--preset",
+        "tiny",
+        "--steps",
+        "2",
+        "--val-every",
+        "2",
+        "--tasks",
+        "VSRec",
+        "--set",
+        "list_lengths=4,16",
+        "--quiet",
+        "--out",
+        out,
+    ]);
+    let rec_path = dir.join("rec.json");
+    ok(&["eval", "--checkpoint", out, "--n", "10", "--quiet", "--record", rec_path.to_str().unwrap()]);
+    let rec = ResultRecord::from_json(&std::fs::read_to_string(&rec_path).unwrap()).unwrap();
+    let sixteen = rec.trials.iter().filter(|t| t.conditions.list_length == Some(16)).collect::<Vec<_>>();
+    assert!(!sixteen.is_empty() && sixteen.iter().all(|t| t.correct.len() == 16), "16 answers per long trial");
+    let curves = subject_curves(&rec, StudyTask::Worm(TaskId::VsRec));
+    assert!(curves.iter().any(|c| c.panel.contains("16")), "{curves:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// `--tasks` trains a subset: validation lines, the evaluation and the record cover those ids only; a bad
 /// id and a resume with other ids are refused in plain words.
 #[test]

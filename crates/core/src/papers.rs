@@ -315,7 +315,9 @@ pub const ENTRIES: &[Entry] = &[
         FigureOnly,
         Where::Networks,
         Partly,
-        "Train with task ids `VSR` (the VSR-alone ablation); LSR and lists beyond 9 are not built yet.",
+        "Train with task ids `VSR` (the VSR-alone ablation, A3.3). Longer lists (A3.2): task parameter \
+         `list_lengths=2,4,8,16` on VSRec, SFR or VIR (trials up to 32 steps; the batch and the Transformer's \
+         positions follow; VSR's 3×3 probe holds 9). Language serial recall (A3.1, LSR) is not built yet.",
     ),
     e(
         Worm,

@@ -7,8 +7,13 @@ use crate::display::Frame;
 use crate::rng::{Rng, Split, trial_seed};
 use crate::tasks;
 
-/// Every trial is padded to this many steps (`max_seq_len` in the reference).
+/// Trials are padded to this many steps (`max_seq_len` in the reference): the longest trial of the
+/// paper's grids. Task parameters may make longer trials (list lengths up to 16 = 32 steps, the paper's
+/// A3.2); then a batch pads to its longest trial ([`TaskSpec::longest_trial`]).
 pub const MAX_STEPS: usize = 20;
+
+/// The longest trial any task parameter may make.
+pub const STEP_LIMIT: usize = 64;
 
 /// The 14 task ids, in the reference's task-embedding order (SC 0 … CS 13).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -356,9 +361,9 @@ impl Trial {
     pub fn frame_at(&self, t: usize) -> Frame {
         self.steps.get(t).map(|s| s.frame.clone()).unwrap_or_else(Frame::padding)
     }
-    /// The per-step mask over the padded 20 steps.
-    pub fn mask(&self) -> [bool; MAX_STEPS] {
-        let mut m = [false; MAX_STEPS];
+    /// The per-step mask over the trial padded to `t` steps (or its own length, if longer).
+    pub fn mask(&self, t: usize) -> Vec<bool> {
+        let mut m = vec![false; t.max(self.steps.len())];
         for (i, s) in self.steps.iter().enumerate() {
             m[i] = s.scored;
         }
@@ -570,17 +575,36 @@ impl TaskSpec {
         {
             return Err(format!("{id} set_sizes: each between 1 and 12 (the paper's largest array is 12 bars)"));
         }
-        // Every cell's trial must fit the 20 steps a trial has.
-        let grid = spec.grid();
-        for (i, cell) in grid.iter().enumerate() {
-            let mut rng = Rng::from_key(trial_seed(0, spec.id.ordinal(), Split::Test, i as u64));
-            let n = spec.build(cell, &mut rng, balanced_flip(i as u64, grid.len() as u64)).steps.len();
-            if n > MAX_STEPS {
-                return Err(format!("{id} {key}: \"{t}\" makes a trial of {n} steps; a trial has at most {MAX_STEPS}"));
-            }
+        // VSR's probe shows the studied patterns in a 3×3 layout: at most 9 (and the answer is one of 9).
+        if let TaskParams::Vsr(p) = &spec.params
+            && p.list_lengths.iter().any(|&l| !(1..=9).contains(&l))
+        {
+            return Err(format!(
+                "{id} list_lengths: each between 1 and 9 (the probe shows the list in a 3×3 layout; VSRec, SFR and VIR \
+                 take longer lists)"
+            ));
+        }
+        // Every cell's trial must fit the longest trial a batch takes.
+        let n = spec.longest_trial();
+        if n > STEP_LIMIT {
+            return Err(format!("{id} {key}: \"{t}\" makes a trial of {n} steps; a trial has at most {STEP_LIMIT}"));
         }
         *self = spec;
         Ok(())
+    }
+
+    /// The steps of this task's longest trial: one trial of each condition cell is built (the length
+    /// is set by the cell). The paper's grids give at most [`MAX_STEPS`].
+    pub fn longest_trial(&self) -> usize {
+        let grid = self.grid();
+        grid.iter()
+            .enumerate()
+            .map(|(i, cell)| {
+                let mut rng = Rng::from_key(trial_seed(0, self.id.ordinal(), Split::Test, i as u64));
+                self.build(cell, &mut rng, balanced_flip(i as u64, grid.len() as u64)).steps.len()
+            })
+            .max()
+            .unwrap_or(0)
     }
 
     /// Apply `KEY=VALUE` settings in order (see [`TaskSpec::set`]); a setting whose key this task does
@@ -687,7 +711,7 @@ impl TaskSpec {
     /// A trial in a chosen condition cell (for the gallery and for people's blocks).
     pub fn trial_in(&self, cell: &Conditions, rng: &mut Rng, flip: bool) -> Trial {
         let t = self.build(cell, rng, flip);
-        debug_assert!(t.steps.len() <= MAX_STEPS, "{} trial has {} steps", self.id, t.steps.len());
+        debug_assert!(t.steps.len() <= STEP_LIMIT, "{} trial has {} steps", self.id, t.steps.len());
         t
     }
 

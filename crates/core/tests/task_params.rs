@@ -21,7 +21,7 @@ fn parameters_are_set_from_text_or_refused_with_the_allowed_ones() {
     assert_eq!(cd.set("noise_mask", "maybe").unwrap_err(), "CD-Color noise_mask: \"maybe\" is not true or false");
     assert!(cd.set("set_sizes", "2,x").unwrap_err().contains("is not a comma list of numbers"));
     assert!(cd.set("set_sizes", "40").unwrap_err().contains("between 1 and 12"));
-    assert!(cd.set("retentions", "30").unwrap_err().contains("a trial has at most 20"), "too long for 20 steps");
+    assert!(cd.set("retentions", "70").unwrap_err().contains("a trial has at most 64"), "too long for any batch");
     assert!(cd.set("set_sizes", "").unwrap_err().contains("one number or more"));
     assert_eq!(cd, before, "a refused value changes nothing");
     // Lenient: settings given for several tasks skip the keys a task lacks.
@@ -69,4 +69,39 @@ fn noise_masked_change_detection_keeps_the_arrays_and_masks_the_retention() {
     let t = raster::tensor32(&noise_step.frame);
     let spread = t.iter().fold((1.0f32, 0.0f32), |(lo, hi), &v| (lo.min(v), hi.max(v)));
     assert!(spread.1 - spread.0 > 0.3, "the downsampled noise still varies: {spread:?}");
+}
+
+/// Longer lists (WorM A3.2): list lengths up to 16 make trials of 32 steps, past the paper's 20; every
+/// cell keeps its balance and its masks; VSR, whose probe holds 9 slots, refuses more than 9.
+#[test]
+fn long_lists_make_long_trials_with_balanced_cells_and_masks() {
+    use wmlab_core::task::{MAX_STEPS, STEP_LIMIT};
+    let mut vsrec = TaskSpec::new(TaskId::VsRec);
+    assert_eq!(vsrec.longest_trial(), 18, "the paper's grid: L = 9, 2L steps");
+    vsrec.set("list_lengths", "2,4,8,16").unwrap();
+    assert_eq!(vsrec.longest_trial(), 32);
+    let k = vsrec.grid().len() as u64;
+    assert_eq!(k, 4 * 5, "4 list lengths × 5 pattern differences");
+    let mut per_length = std::collections::BTreeMap::new();
+    for i in 0..3 * k {
+        let t = vsrec.trial(5, Split::Train, i);
+        let l = t.conditions.list_length.unwrap() as usize;
+        *per_length.entry(l).or_insert(0) += 1;
+        assert_eq!(t.len(), 2 * l);
+        let mask = t.mask(MAX_STEPS);
+        assert_eq!(mask.len(), MAX_STEPS.max(2 * l), "padded to 20, or the trial's own length");
+        assert_eq!(mask.iter().filter(|&&m| m).count(), l, "one scored probe per item");
+        assert!(mask[..l].iter().all(|&m| !m) && mask[l..2 * l].iter().all(|&m| m));
+        let positions: Vec<u8> = t.scored_steps().map(|(_, s)| s.serial_position.unwrap()).collect();
+        assert_eq!(positions, (1..=l as u8).collect::<Vec<_>>());
+    }
+    assert_eq!(per_length.values().copied().collect::<Vec<_>>(), vec![15; 4], "balanced: {per_length:?}");
+    // The same index gives the same trial (seeded), long or not.
+    assert_eq!(vsrec.trial(5, Split::Train, 7), vsrec.trial(5, Split::Train, 7));
+    let mut vsr = TaskSpec::new(TaskId::Vsr);
+    let e = vsr.set("list_lengths", "2,12").unwrap_err();
+    assert!(e.contains("between 1 and 9") && e.contains("VSRec"), "{e}");
+    let mut sfr = TaskSpec::new(TaskId::Sfr);
+    sfr.set("list_lengths", "25").unwrap();
+    assert!(sfr.longest_trial() > MAX_STEPS && sfr.longest_trial() <= STEP_LIMIT);
 }

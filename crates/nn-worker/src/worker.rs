@@ -158,9 +158,12 @@ impl State {
                 None => error(format!("unknown preset {}", name.as_str()), false),
             },
             Cmd::Check { config, seq } => {
-                let c = TrainConfig::from(*config);
+                let mut c = TrainConfig::from(*config);
                 match c.model.validate().and_then(|()| c.check_task_settings()) {
-                    Ok(()) => self.send_config(c, seq),
+                    Ok(()) => {
+                        c.fit_steps();
+                        self.send_config(c, seq)
+                    }
                     Err(e) => error(e, false),
                 }
             }

@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use wmlab_core::analysis::similarity::PositionSimilarity;
 use wmlab_core::analysis::tv::TaskVarianceAccumulator;
 use wmlab_core::display::Shape;
-use wmlab_core::task::{MAX_STEPS, Phase, Target, TaskId, Trial};
+use wmlab_core::task::{Phase, Target, TaskId, Trial};
 use wmlab_core::{Frame, Split};
 
 use crate::batch::{Batch, N_HEADS, N_TASKS, all_specs};
@@ -179,7 +179,7 @@ pub async fn collect_hidden_with(
     let c = train.model.capacity;
     let (n, chunk) = (n_per_task, chunk.max(1));
     let total = N_TASKS * n;
-    let mut tv = TaskVarianceAccumulator::new(N_FAMILIES, MAX_STEPS, c);
+    let mut tv = TaskVarianceAccumulator::new(N_FAMILIES, train.model.step_capacity(), c);
     let mut trials_per_family = vec![0u64; N_FAMILIES];
     let mut first_sum = vec![vec![0.0f64; c]; N_TASKS];
     let mut first_n = [0u64; N_TASKS];
@@ -196,7 +196,7 @@ pub async fn collect_hidden_with(
         let trials = chunk_trials(train, start, m);
         let batch = Batch::from_trials(&trials);
         let host = to_host(model.hidden(&ModelInput::from_batch(&batch, &dev))).await?;
-        let per_trial = MAX_STEPS * c;
+        let per_trial = batch.steps * c;
         for (b, tr) in trials.iter().enumerate() {
             let j = start + b % m;
             let states = &host[b * per_trial..(b + 1) * per_trial];

@@ -41,7 +41,10 @@ pub struct HeadTargets {
 pub struct Batch {
     /// Number of trials `B`.
     pub size: usize,
-    /// `[B, T, 3, 32, 32]` (T = [`MAX_STEPS`]); black (zeros) after each trial's end.
+    /// Steps `T` every trial is padded to: [`MAX_STEPS`] (the paper's 20), or the longest trial's
+    /// length when task parameters make longer ones (long lists, WorM A3.2).
+    pub steps: usize,
+    /// `[B, T, 3, 32, 32]`; black (zeros) after each trial's end.
     pub frames: Vec<f32>,
     /// Task id of each trial.
     pub tasks: Vec<TaskId>,
@@ -60,7 +63,7 @@ impl Batch {
     /// Build a batch from trials.
     pub fn from_trials(trials: &[Trial]) -> Batch {
         let b = trials.len();
-        let t_max = MAX_STEPS;
+        let t_max = trials.iter().map(|t| t.len()).max().unwrap_or(0).max(MAX_STEPS);
         let kinds = head_kinds();
         let mut frames = vec![0.0f32; b * t_max * TENSOR_LEN];
         let mut heads: Vec<HeadTargets> = kinds
@@ -116,6 +119,7 @@ impl Batch {
         }
         Batch {
             size: b,
+            steps: t_max,
             frames,
             tasks: trials.iter().map(|t| t.task).collect(),
             seq_len: trials.iter().map(|t| t.len()).collect(),

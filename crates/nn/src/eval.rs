@@ -36,7 +36,7 @@ use wmlab_core::nn_messages::training_curve;
 use wmlab_core::people::score::{Answer, answer_class, score_trial};
 use wmlab_core::people::timing::answerable;
 use wmlab_core::record::{ResultRecord, RunConfig, Setting, Subject, Summary, TrialRow, summarise};
-use wmlab_core::task::{Conditions, HeadKind, MAX_STEPS, Response, Step, Target, TaskId, Trial};
+use wmlab_core::task::{Conditions, HeadKind, Response, Step, Target, TaskId, Trial};
 
 use crate::batch::Batch;
 use crate::checkpoint::Checkpoint;
@@ -45,9 +45,9 @@ use crate::model::{ModelInput, WormModel};
 use crate::train::{TrainConfig, TrainError};
 
 /// The logits of head `head` (with `units` outputs) at batch row `b`, step `s`, from host logits laid
-/// out as [`logits_to_host`] returns them (`[B, T, U]` row-major per head).
-pub fn step_logits(logits: &[Vec<f32>], head: usize, units: usize, b: usize, s: usize) -> &[f32] {
-    let r = b * MAX_STEPS + s;
+/// out as [`logits_to_host`] returns them (`[B, T, U]` row-major per head; `t` = T, the batch's steps).
+pub fn step_logits(logits: &[Vec<f32>], head: usize, units: usize, t: usize, b: usize, s: usize) -> &[f32] {
+    let r = b * t + s;
     &logits[head][r * units..(r + 1) * units]
 }
 
@@ -91,16 +91,24 @@ pub fn model_answer(task: TaskId, step: &Step, x: &[f32]) -> (Answer, Option<u16
     }
 }
 
-/// One trial row in the people encoding, from the model's host logits at batch row `b`.
-/// `trial_no` is the row's number in the record, `index` the trial's generator index.
-pub fn trial_row(trial: &Trial, trial_no: u64, index: u64, logits: &[Vec<f32>], b: usize) -> Result<TrialRow, String> {
+/// One trial row in the people encoding, from the model's host logits at batch row `b` of a batch of
+/// `t` steps ([`Batch::steps`]). `trial_no` is the row's number in the record, `index` the trial's
+/// generator index.
+pub fn trial_row(
+    trial: &Trial,
+    trial_no: u64,
+    index: u64,
+    logits: &[Vec<f32>],
+    t: usize,
+    b: usize,
+) -> Result<TrialRow, String> {
     let task = trial.task;
     let head = task.head_index();
     let units = task.head().units() as usize;
     let mut answers = Vec::new();
     let mut raw = Vec::new();
     for (s, step) in trial.steps.iter().enumerate().filter(|(_, st)| answerable(st)) {
-        let (a, r) = model_answer(task, step, step_logits(logits, head, units, b, s));
+        let (a, r) = model_answer(task, step, step_logits(logits, head, units, t, b, s));
         answers.push(a);
         raw.push(r);
     }
@@ -256,7 +264,7 @@ pub async fn evaluate_record(
         let host = logits_to_host(logits).await.map_err(TrainError::Device)?;
         for (b, tr) in trials.iter().enumerate() {
             let (k, j) = (b / m, start + b % m);
-            let row = trial_row(tr, (k * n + j) as u64, j as u64, &host, b)
+            let row = trial_row(tr, (k * n + j) as u64, j as u64, &host, batch.steps, b)
                 .map_err(|e| TrainError::Device(format!("scoring the model's answers: {e}")))?;
             rows[k].push(row);
         }

@@ -4,7 +4,7 @@
 
 use burn::prelude::*;
 use burn::tensor::activation::{log_sigmoid, log_softmax};
-use wmlab_core::task::{HeadKind, MAX_STEPS, TaskId};
+use wmlab_core::task::{HeadKind, TaskId};
 
 use crate::batch::{Batch, N_TASKS};
 
@@ -27,7 +27,7 @@ pub struct Targets {
 impl Targets {
     pub fn from_batch(batch: &Batch, device: &Device) -> Targets {
         let b = batch.size;
-        let t = MAX_STEPS;
+        let t = batch.steps;
         let heads = batch
             .heads
             .iter()
@@ -153,7 +153,7 @@ pub fn score_step(batch: &Batch, logits: &[Vec<f32>], i: usize, s: usize, mut f:
     let task = batch.tasks[i];
     let hi = task.head_index();
     let h = &batch.heads[hi];
-    let r = i * MAX_STEPS + s;
+    let r = i * batch.steps + s;
     if !h.mask[r] {
         return;
     }
@@ -183,7 +183,7 @@ pub fn accuracy(batch: &Batch, logits: &[Vec<f32>]) -> Accuracy {
     let mut acc = Accuracy::default();
     for i in 0..batch.size {
         let k = batch.tasks[i].ordinal() as usize;
-        for s in 0..MAX_STEPS {
+        for s in 0..batch.steps {
             score_step(batch, logits, i, s, |ok| {
                 acc.total[k] += 1;
                 acc.correct[k] += ok as u64;

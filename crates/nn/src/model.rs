@@ -61,6 +61,9 @@ pub struct ModelConfig {
     /// The Transformer's attention (`None` = [`Attention::Dot`], the paper's). Optional so older configs
     /// load.
     pub attention: Option<Attention>,
+    /// The longest trial the Transformer's position table covers (`None` = [`MAX_STEPS`], the paper's
+    /// 20). Set by [`crate::train::TrainConfig::fit_steps`] when task parameters make longer trials.
+    pub max_steps: Option<usize>,
 }
 
 impl ModelConfig {
@@ -78,6 +81,11 @@ impl ModelConfig {
             .with_trf_ff(64)
             .with_trf_layers(1)
             .with_trf_dropout(0.0)
+    }
+    /// The longest trial the model takes (the Transformer's position table; the recurrent models take
+    /// any length).
+    pub fn step_capacity(&self) -> usize {
+        self.max_steps.unwrap_or(MAX_STEPS).max(MAX_STEPS)
     }
     /// Width of the memory's input A_t (features + 14).
     pub fn memory_input(&self) -> usize {
@@ -153,11 +161,11 @@ impl ModelConfig {
             Arch::Gru => Memory::Gru(GruConfig::new(m_in, c, true).init(device)),
             Arch::Lstm => Memory::Lstm(LstmConfig::new(m_in, c, true).init(device)),
             Arch::Trf if self.attention_kind() == Attention::Distance => Memory::DistTrf(DistTrfMemory {
-                pos: EmbeddingConfig::new(MAX_STEPS, c).init(device),
+                pos: EmbeddingConfig::new(self.step_capacity(), c).init(device),
                 encoder: DistEncoder::new(c, self.trf_ff, self.trf_heads, self.trf_layers, self.trf_dropout, device),
             }),
             Arch::Trf => Memory::Trf(TrfMemory {
-                pos: EmbeddingConfig::new(MAX_STEPS, c).init(device),
+                pos: EmbeddingConfig::new(self.step_capacity(), c).init(device),
                 encoder: TransformerEncoderConfig::new(c, self.trf_ff, self.trf_heads, self.trf_layers)
                     .with_dropout(self.trf_dropout)
                     .with_activation(ActivationConfig::Relu)
@@ -255,7 +263,7 @@ impl ModelInput {
     pub fn from_batch(batch: &crate::batch::Batch, device: &Device) -> Self {
         let b = batch.size;
         let frames = Tensor::<1>::from_data(TensorData::new(batch.frames.clone(), [batch.frames.len()]), device)
-            .reshape([b, MAX_STEPS, 3, 32, 32]);
+            .reshape([b, batch.steps, 3, 32, 32]);
         let tasks = Tensor::<1, Int>::from_data(TensorData::new(batch.task_ordinals(), [b]), device);
         ModelInput { frames, tasks, seq_len: batch.seq_len.clone() }
     }
@@ -327,6 +335,13 @@ impl WormModel {
             None => input.tasks.clone().one_hot::<2>(N_TASKS).float().reshape([b, 1, N_TASKS]),
         };
         let x = Tensor::cat(vec![feats, emb.expand([b, t, N_TASKS])], 2); // A_t: [B, T, D + 14]
+        if let Memory::Trf(TrfMemory { pos, .. }) | Memory::DistTrf(DistTrfMemory { pos, .. }) = &self.memory {
+            let cap = pos.weight.dims()[0];
+            assert!(
+                t <= cap,
+                "a batch of {t} steps for a Transformer whose positions cover {cap} (TrainConfig::fit_steps)"
+            );
+        }
         match &self.memory {
             Memory::Rnn(m) => m.forward(x, None).0,
             Memory::Gru(m) => m.forward(x, None),

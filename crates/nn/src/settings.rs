@@ -22,6 +22,7 @@ impl From<ModelConfig> for ModelSettings {
             spatial,
             encoder,
             attention,
+            max_steps,
         } = m;
         ModelSettings {
             arch,
@@ -37,6 +38,7 @@ impl From<ModelConfig> for ModelSettings {
             trf_ff,
             trf_dropout,
             xavier,
+            max_steps,
         }
     }
 }
@@ -57,6 +59,7 @@ impl From<ModelSettings> for ModelConfig {
             trf_ff,
             trf_dropout,
             xavier,
+            max_steps,
         } = m;
         ModelConfig {
             arch,
@@ -72,6 +75,7 @@ impl From<ModelSettings> for ModelConfig {
             spatial,
             encoder,
             attention,
+            max_steps,
         }
     }
 }

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use wmlab_core::Split;
 use wmlab_core::TaskId;
 use wmlab_core::record::TrialRow;
-use wmlab_core::task::TaskSpec;
+use wmlab_core::task::{MAX_STEPS, STEP_LIMIT, TaskSpec};
 
 use crate::batch::{Batch, joint_trials_in, spread_index};
 use crate::checkpoint::Checkpoint;
@@ -109,6 +109,14 @@ impl TrainConfig {
         let q = self.quirks.unwrap_or_default();
         let mut specs: Vec<TaskSpec> = self.task_ids().into_iter().map(|t| TaskSpec::with_quirks(t, q)).collect();
         TaskSpec::set_on_all(&mut specs, set, "trained")
+    }
+
+    /// Size the Transformer's positions to the trials: task parameters that make trials longer than the
+    /// paper's 20 steps (long lists, WorM A3.2) set `model.max_steps` to [`STEP_LIMIT`]; otherwise it is
+    /// the paper's (`None`). The recurrent models take any length; the field then only records it.
+    pub fn fit_steps(&mut self) {
+        let long = self.task_settings.is_some() && self.specs().iter().any(|s| s.longest_trial() > MAX_STEPS);
+        self.model.max_steps = long.then_some(STEP_LIMIT);
     }
 
     /// Whether this run trains a subset of the 14 ids.
@@ -242,7 +250,8 @@ pub struct Trainer {
 
 impl Trainer {
     /// A fresh run. `device` should be an autodiff device (`Device::flex().autodiff()`).
-    pub fn new(config: TrainConfig, device: Device) -> Trainer {
+    pub fn new(mut config: TrainConfig, device: Device) -> Trainer {
+        config.fit_steps();
         device.seed(config.seed);
         let model = config.model.init(&device);
         Self::with_model(config, device, model, None)
@@ -482,7 +491,7 @@ pub async fn evaluate_rows(
         acc.add(&accuracy(&batch, &host));
         for (b, tr) in trials.iter().enumerate() {
             rows.push(
-                crate::eval::trial_row(tr, rows.len() as u64, 0, &host, b)
+                crate::eval::trial_row(tr, rows.len() as u64, 0, &host, batch.steps, b)
                     .map_err(|e| TrainError::Device(format!("scoring the model's answers: {e}")))?,
             );
         }

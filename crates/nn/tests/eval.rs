@@ -101,8 +101,11 @@ fn ground_truth_answers_score_one() {
     let trials: Vec<_> = specs.iter().flat_map(|s| (0..n).map(move |j| s.trial(86, Split::Test, j))).collect();
     let batch = Batch::from_trials(&trials);
     let logits = ideal_logits(&batch);
-    let rows: Vec<_> =
-        trials.iter().enumerate().map(|(b, t)| trial_row(t, b as u64, b as u64 % n, &logits, b).unwrap()).collect();
+    let rows: Vec<_> = trials
+        .iter()
+        .enumerate()
+        .map(|(b, t)| trial_row(t, b as u64, b as u64 % n, &logits, batch.steps, b).unwrap())
+        .collect();
     for r in &rows {
         assert!(r.correct.iter().all(|&c| c), "{r:?}");
         assert_eq!(r.targets, if r.task == "SFR" { r.targets.clone() } else { r.responses.clone() }, "{r:?}");
@@ -122,7 +125,8 @@ fn ground_truth_answers_score_one() {
 
     // Wrong answers: every logit negated. The STS/CS argmax may leave the options: written as the class.
     let neg: Vec<Vec<f32>> = logits.iter().map(|h| h.iter().map(|x| -x).collect()).collect();
-    let rows: Vec<_> = trials.iter().enumerate().map(|(b, t)| trial_row(t, b as u64, 0, &neg, b).unwrap()).collect();
+    let rows: Vec<_> =
+        trials.iter().enumerate().map(|(b, t)| trial_row(t, b as u64, 0, &neg, batch.steps, b).unwrap()).collect();
     for t in [TaskId::Sc, TaskId::Vir, TaskId::VsRec, TaskId::CdGap] {
         assert_eq!(task_accuracy(t, &rows).unwrap().value, 0.0, "{t}");
     }

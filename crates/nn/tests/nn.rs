@@ -284,3 +284,39 @@ fn padding_shortcut_equals_full_features() {
     let fast = model.step_features(frames, &batch.seq_len, MAX_STEPS).into_data().try_to_vec::<f32>().unwrap();
     close(&full, &fast, 1e-5, "features");
 }
+
+/// Long lists (WorM A3.2): VSRec lists up to 16 make trials of 32 steps. A batch pads to its longest
+/// trial, `fit_steps` sizes the Transformer's positions, and every architecture trains on them and
+/// scores its answers (a padded step past 20 is still masked).
+#[test]
+fn long_lists_train_every_architecture_on_32_step_trials() {
+    use wmlab_core::task::STEP_LIMIT;
+    let set = vec![("list_lengths".to_string(), "2,16".to_string())];
+    for arch in [Arch::Lstm, Arch::Trf] {
+        let mut cfg = TrainConfig::new(small(arch));
+        cfg.tasks = Some(vec![TaskId::VsRec, TaskId::Sc]);
+        cfg.task_settings = Some(set.clone());
+        cfg.per_task = 4;
+        cfg.val_per_task = 4;
+        cfg.val_every = 1;
+        cfg.steps = 1;
+        cfg.check_task_settings().unwrap();
+        let mut tr = Trainer::new(cfg, cpu_device().autodiff());
+        assert_eq!(tr.config.model.max_steps, Some(STEP_LIMIT), "{arch:?}: positions for long trials");
+        let trials =
+            tr.config.specs().iter().flat_map(|s| (0..6).map(|j| s.trial(1, Split::Train, j))).collect::<Vec<_>>();
+        let batch = Batch::from_trials(&trials);
+        assert_eq!(batch.steps, 32, "padded to the longest trial (L = 16)");
+        let sc = trials.iter().position(|t| t.task == TaskId::Sc).unwrap();
+        let sc_head = &batch.heads[TaskId::Sc.head_index()];
+        assert!(sc_head.mask[sc * 32 + MAX_STEPS..(sc + 1) * 32].iter().all(|&m| !m), "padding is never scored");
+        let loss = pollster::block_on(tr.train_step()).unwrap();
+        assert!(loss.is_finite(), "{arch:?}: {loss}");
+        let report = pollster::block_on(tr.validate()).unwrap();
+        assert!(report.accuracy.contains_key("VSRec") && report.mean_accuracy.is_finite(), "{arch:?}");
+    }
+    // Without long trials the positions stay the paper's 20.
+    let mut plain = TrainConfig::new(small(Arch::Trf));
+    plain.fit_steps();
+    assert_eq!(plain.model.max_steps, None);
+}

@@ -176,6 +176,9 @@ pub struct ModelSettings {
     pub trf_ff: usize,
     pub trf_dropout: f64,
     pub xavier: bool,
+    /// The longest trial the Transformer's positions cover (`None` = 20, the paper's).
+    #[serde(default)]
+    pub max_steps: Option<usize>,
 }
 
 /// `wmlab_nn::TrainConfig` as plain data (the same fields, names and JSON; see it for what each means).
@@ -376,19 +379,7 @@ impl Edit {
     /// comma list: `noise_mask=true; set_sizes=2,4`); empty = the paper's. Whether each key and value
     /// fits the trained tasks is the worker's check (`wmlab_nn::TrainConfig::check_task_settings`).
     pub fn task_settings(text: &str) -> Result<Edit, String> {
-        let mut out = Vec::new();
-        for entry in text.split(';').map(str::trim).filter(|e| !e.is_empty()) {
-            match entry.split_once('=') {
-                Some((k, v)) if !k.trim().is_empty() && !v.trim().is_empty() => {
-                    out.push((k.trim().to_string(), v.trim().to_string()))
-                }
-                _ => {
-                    return Err(format!(
-                        "Task parameters: \"{entry}\" is not KEY=VALUE (e.g. noise_mask=true; entries separated by ;)."
-                    ));
-                }
-            }
-        }
+        let out = crate::parse_settings(text).map_err(|e| format!("Task parameters: {e}."))?;
         Ok(Edit::TaskSettings((!out.is_empty()).then_some(out)))
     }
 
@@ -511,6 +502,7 @@ pub(crate) mod tests {
                 trf_ff: 2048,
                 trf_dropout: 0.1,
                 xavier: true,
+                max_steps: None,
             },
             tasks: None,
             grad_clip: None,

@@ -300,7 +300,7 @@ impl Session {
                             .collect();
                         blocks.push(PlannedBlock { task, practice: true, n: None, units });
                     }
-                    let k = TaskSpec::new(id).grid().len() as u64;
+                    let k = config.spec(id).grid().len() as u64;
                     let mut idx: Vec<u64> = (0..k * config.trials_per_condition as u64).collect();
                     Rng::from_key(trial_seed(seed, id.ordinal(), Split::Human, ORDER_STREAM)).shuffle(&mut idx);
                     blocks.push(PlannedBlock {
@@ -402,7 +402,7 @@ impl Session {
         let unit = block.units[pos.trial];
         match (block.task, unit) {
             (StudyTask::Worm(id), Unit::Worm { index }) => {
-                let spec = TaskSpec::new(id);
+                let spec = self.config.spec(id);
                 let grid = spec.grid();
                 let k = grid.len() as u64;
                 // A main trial is the task's trial `index` of the human split: the same function the
@@ -679,7 +679,7 @@ impl Session {
         }
         let config = RunConfig {
             seed: self.seed,
-            tasks: self.config.tasks.iter().filter_map(|t| t.worm()).map(TaskSpec::new).collect(),
+            tasks: self.config.tasks.iter().filter_map(|t| t.worm()).map(|id| self.config.spec(id)).collect(),
             settings,
         };
         let task = self.config.tasks.iter().map(|t| t.as_str()).collect::<Vec<_>>().join("+");

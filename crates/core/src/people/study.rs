@@ -22,6 +22,7 @@
 //! | `endpoint` | URL the record is POSTed to | `http(s)://…` |
 //! | `consent` / `consent_url` | consent text the participant must agree to before the first trial (the agreement is recorded), by value or as a path on the same site | text up to 20,000 characters / a relative path such as `consent.txt` |
 //! | `info` / `info_url` | extra instructions shown before the first trial | as `consent` |
+//! | `set` | task parameters of the WorM tasks, `KEY=VALUE` entries separated by `;` (`set=noise_mask=true;list_lengths=2,4,8,16`); each key goes to the chosen tasks that have it | see `wmlab generate --help` and the Gallery (none: the paper's) |
 //!
 //! Any unknown, repeated, empty or invalid parameter gives a [`StudyError`] naming the parameter and
 //! the allowed values; no partial config is ever returned.
@@ -86,6 +87,10 @@ pub struct StudyConfig {
     /// Extra instructions shown before the first trial.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub info: Option<StudyText>,
+    /// Task parameters (`KEY=VALUE`) applied to every chosen WorM task that has the key; empty = the
+    /// paper's tasks.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub task_settings: Vec<(String, String)>,
 }
 
 impl Default for StudyConfig {
@@ -107,6 +112,7 @@ impl Default for StudyConfig {
             fullscreen: false,
             consent: None,
             info: None,
+            task_settings: Vec::new(),
         }
     }
 }
@@ -134,7 +140,7 @@ impl std::error::Error for StudyError {}
 
 const PARTICIPANT_KEYS: [&str; 4] = ["pid", "participant", "PROLIFIC_PID", "workerId"];
 const EXTERNAL_KEYS: [&str; 4] = ["STUDY_ID", "SESSION_ID", "assignmentId", "hitId"];
-const KNOWN: [&str; 16] = [
+const KNOWN: [&str; 17] = [
     "tasks",
     "tpc",
     "order",
@@ -151,6 +157,7 @@ const KNOWN: [&str; 16] = [
     "consent_url",
     "info",
     "info_url",
+    "set",
 ];
 
 fn allowed_params() -> String {
@@ -311,6 +318,14 @@ fn study_text(seen: &BTreeMap<String, String>, name: &str) -> Result<Option<Stud
 }
 
 impl StudyConfig {
+    /// The task a WorM id is taken as in this study: the paper's, with the study's task parameters
+    /// (checked when the link was read).
+    pub fn spec(&self, id: crate::TaskId) -> crate::TaskSpec {
+        let mut spec = crate::TaskSpec::new(id);
+        let _ = spec.set_all(&self.task_settings, true);
+        spec
+    }
+
     /// A config for these tasks with every other field at its default.
     pub fn new(tasks: Vec<StudyTask>) -> Self {
         StudyConfig { tasks, ..Default::default() }
@@ -383,6 +398,10 @@ impl StudyConfig {
                 None => {}
             }
         }
+        if !self.task_settings.is_empty() {
+            let text = self.task_settings.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(";");
+            q.push(("set".into(), text));
+        }
         q.iter().map(|(k, v)| format!("{k}={}", percent_encode(v))).collect::<Vec<_>>().join("&")
     }
 
@@ -433,6 +452,17 @@ impl StudyConfig {
                     c.tasks.push(t);
                 }
             }
+        }
+        if let Some(v) = seen.get("set") {
+            let settings = crate::parse_settings(v).map_err(|e| StudyError::new("set", format!("{e}.")))?;
+            let mut specs: Vec<crate::TaskSpec> =
+                c.tasks.iter().filter_map(|t| t.worm()).map(crate::TaskSpec::new).collect();
+            if specs.is_empty() {
+                return Err(StudyError::new("set", "task parameters are for the WorM tasks; this study has none."));
+            }
+            crate::TaskSpec::set_on_all(&mut specs, &settings, "chosen")
+                .map_err(|e| StudyError::new("set", format!("{e}.")))?;
+            c.task_settings = settings;
         }
         if let Some(v) = seen.get("tpc") {
             c.trials_per_condition = parse_int("tpc", v, 1, MAX_TPC as u64)?;
@@ -562,6 +592,34 @@ mod tests {
         }
         let long = format!("tasks=SC&consent={}", "a".repeat(MAX_TEXT_LEN + 1));
         assert!(StudyConfig::from_query(&long).unwrap_err().message.contains("consent_url"));
+    }
+
+    #[test]
+    fn task_parameters_travel_in_the_link_and_are_checked() {
+        let c = StudyConfig::from_query("tasks=VSRec,CD-Color,nback-verbal&set=list_lengths%3D2,16;noise_mask%3Dtrue")
+            .unwrap();
+        assert_eq!(
+            c.task_settings,
+            vec![("list_lengths".to_string(), "2,16".to_string()), ("noise_mask".to_string(), "true".to_string())]
+        );
+        assert_eq!(c.spec(TaskId::VsRec).longest_trial(), 32, "lists of 16 for VSRec");
+        let crate::task::TaskParams::Cd(p) = c.spec(TaskId::CdColor).params else { panic!() };
+        assert!(p.noise_mask, "each key to the tasks that have it");
+        assert_eq!(StudyConfig::from_query(&c.to_query()).unwrap(), c);
+        // The session's trials and its record follow the parameters.
+        let session = crate::people::session::Session::new(c.clone());
+        let rec = session.to_record(Some("p"));
+        assert!(rec.config.tasks.iter().any(|s| s.longest_trial() == 32));
+        for (q, why) in [
+            ("tasks=VSR&set=colour%3Dred", "no chosen task has a parameter \"colour\""),
+            ("tasks=VSR&set=list_lengths%3D12", "between 1 and 9"),
+            ("tasks=VSR&set=list_lengths", "not KEY=VALUE"),
+            ("tasks=nback-verbal&set=noise_mask%3Dtrue", "this study has none"),
+        ] {
+            let e = StudyConfig::from_query(q).unwrap_err();
+            assert_eq!(e.param, "set", "{q}");
+            assert!(e.message.contains(why), "{q}: {}", e.message);
+        }
     }
 
     #[test]

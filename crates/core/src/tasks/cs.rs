@@ -396,7 +396,7 @@ mod tests {
     use crate::display::Shape;
     use crate::raster::{TENSOR_LEN, tensor32};
     use crate::rng::Split;
-    use crate::task::{TaskId, TaskParams, TaskSpec, Trial};
+    use crate::task::{MAX_STEPS, TaskId, TaskParams, TaskSpec, Trial};
     use crate::tasks::testutil::trials;
 
     /// The filled cells of a `g × g` grid drawn at `(x, y)` with cells of `cell` units: `Some(red?)` per
@@ -510,7 +510,7 @@ mod tests {
                 assert_eq!(class_offset(class(s)) + (class(s) - class_offset(class(s))), class(s));
             }
             assert_eq!(t.scored_steps().count(), 2 * count as usize + 2);
-            assert!(t.mask()[18..].iter().all(|&m| !m));
+            assert!(t.mask(MAX_STEPS)[18..].iter().all(|&m| !m));
             assert_eq!(t.frame_at(19), Frame::padding());
             for s in &t.steps {
                 assert_eq!(tensor32(&s.frame).len(), TENSOR_LEN);
