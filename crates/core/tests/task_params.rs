@@ -101,7 +101,47 @@ fn long_lists_make_long_trials_with_balanced_cells_and_masks() {
     let mut vsr = TaskSpec::new(TaskId::Vsr);
     let e = vsr.set("list_lengths", "2,12").unwrap_err();
     assert!(e.contains("between 1 and 9") && e.contains("VSRec"), "{e}");
+    // SC mirrors L/2 cells: a list shorter than a symmetry offset is refused in words, not a crash.
+    let mut sc = TaskSpec::new(TaskId::Sc);
+    assert!(sc.set("list_lengths", "2").unwrap_err().contains("symmetry offset"));
+    sc.set("list_lengths", "8,24").unwrap();
     let mut sfr = TaskSpec::new(TaskId::Sfr);
     sfr.set("list_lengths", "25").unwrap();
     assert!(sfr.longest_trial() > MAX_STEPS && sfr.longest_trial() <= STEP_LIMIT);
+}
+
+/// No value a person can type for any parameter crashes or hangs the generator: `set` either takes it
+/// (and then every condition cell builds a trial) or refuses it in words. Each case runs on its own
+/// thread with a time limit, so a generator that would loop forever fails this test instead of hanging it.
+#[test]
+fn no_parameter_value_crashes_or_hangs() {
+    use std::sync::mpsc;
+    use std::time::Duration;
+    let values = ["0", "1", "2", "3", "7", "16", "40", "255", "2,16", "true", "false"];
+    let mut bad = Vec::new();
+    for id in TaskId::ALL {
+        for key in TaskSpec::new(id).keys() {
+            for v in values {
+                let (tx, rx) = mpsc::channel();
+                let k = key.clone();
+                std::thread::spawn(move || {
+                    let result = std::panic::catch_unwind(|| {
+                        let mut spec = TaskSpec::new(id);
+                        if spec.set(&k, v).is_ok() {
+                            for i in 0..2 * spec.grid().len() as u64 {
+                                spec.trial(1, Split::Train, i);
+                            }
+                        }
+                    });
+                    let _ = tx.send(result.is_ok());
+                });
+                match rx.recv_timeout(Duration::from_secs(60)) {
+                    Ok(true) => {}
+                    Ok(false) => bad.push(format!("{id} {key}={v} panics")),
+                    Err(_) => bad.push(format!("{id} {key}={v} does not finish in 60 s")),
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{bad:?}");
 }

@@ -294,7 +294,7 @@ fn long_lists_train_every_architecture_on_32_step_trials() {
     let set = vec![("list_lengths".to_string(), "2,16".to_string())];
     for arch in [Arch::Lstm, Arch::Trf] {
         let mut cfg = TrainConfig::new(small(arch));
-        cfg.tasks = Some(vec![TaskId::VsRec, TaskId::Sc]);
+        cfg.tasks = Some(vec![TaskId::VsRec, TaskId::CdColor]);
         cfg.task_settings = Some(set.clone());
         cfg.per_task = 4;
         cfg.val_per_task = 4;
@@ -307,9 +307,9 @@ fn long_lists_train_every_architecture_on_32_step_trials() {
             tr.config.specs().iter().flat_map(|s| (0..6).map(|j| s.trial(1, Split::Train, j))).collect::<Vec<_>>();
         let batch = Batch::from_trials(&trials);
         assert_eq!(batch.steps, 32, "padded to the longest trial (L = 16)");
-        let sc = trials.iter().position(|t| t.task == TaskId::Sc).unwrap();
-        let sc_head = &batch.heads[TaskId::Sc.head_index()];
-        assert!(sc_head.mask[sc * 32 + MAX_STEPS..(sc + 1) * 32].iter().all(|&m| !m), "padding is never scored");
+        let cd = trials.iter().position(|t| t.task == TaskId::CdColor).unwrap();
+        let cd_head = &batch.heads[TaskId::CdColor.head_index()];
+        assert!(cd_head.mask[cd * 32 + MAX_STEPS..(cd + 1) * 32].iter().all(|&m| !m), "padding is never scored");
         let loss = pollster::block_on(tr.train_step()).unwrap();
         assert!(loss.is_finite(), "{arch:?}: {loss}");
         let report = pollster::block_on(tr.validate()).unwrap();

@@ -12,7 +12,7 @@
 //! The session only moves forward: [`Session::record`] accepts the result of the current position and
 //! nothing else, so completed trials are never repeated or dropped.
 //!
-//! Balance: trial `i` of a main block is grid cell `i mod K` (as [`TaskSpec::trial`]); its coin-flip
+//! Balance: trial `i` of a main block is grid cell `i mod K` (as [`crate::TaskSpec::trial`]); its coin-flip
 //! answer (change / no change, same / different, left / right, symmetric / not) is the core's
 //! `task::balanced_flip`, so a session with one trial per condition still has both answers (half the
 //! cells each). Trial `i` is exactly `TaskSpec::trial(seed, Split::Human, i)`.
@@ -33,7 +33,7 @@ use crate::llm::nback::{LETTERS, MatchRule, generate_block};
 use crate::record::{ResultRecord, RunConfig, Setting, Subject, Summary, TrialRow, summarise};
 use crate::rng::{Rng, Split, trial_seed};
 use crate::sdt::{self, SdtScores};
-use crate::task::{Conditions, Phase, Step, Target, TaskSpec, binary};
+use crate::task::{Conditions, Phase, Step, Target, binary};
 
 /// Version of the saved session JSON.
 pub const SESSION_VERSION: u32 = 1;
@@ -763,6 +763,7 @@ pub(crate) mod tests {
     use super::*;
     use crate::people::score::Answer;
     use crate::people::timing::answerable;
+    use crate::task::TaskSpec;
     use crate::task::{Response, TaskId};
 
     fn cfg(tasks: Vec<StudyTask>) -> StudyConfig {

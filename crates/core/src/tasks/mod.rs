@@ -95,6 +95,49 @@ pub fn distinct_patterns(rng: &mut Rng, count: usize, g: usize, filled: usize) -
     out
 }
 
+/// `n` choose `k` as a float (no overflow; only compared with small counts).
+fn choose(n: usize, k: usize) -> f64 {
+    if k > n {
+        return 0.0;
+    }
+    (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
+}
+
+/// Whether the pattern tasks (VIR, VSR, VSRec) can build trials from a `g`×`g` grid with `filled` cells,
+/// lists of `lists` and lures differing in `diffs` cells: the grid fits the probes (2 to 7: two grids side
+/// by side, or nine in the VSR layout, at their fixed cell sizes), a list has 1 pattern or more and there
+/// are enough distinct patterns for the longest list and a lure, and each difference is even (a lure moves
+/// `d/2` filled cells), at least 2 (else the lure is the studied pattern) and leaves enough lures
+/// (C(F, d/2)·C(G²−F, d/2) of them). Otherwise drawing would loop forever or fail.
+pub(crate) fn check_patterns(g: u8, filled: u8, lists: &[u8], diffs: &[u8]) -> Result<(), String> {
+    if !(2..=7).contains(&g) {
+        return Err("the grid must be 2 to 7 cells a side (the probes draw it at a fixed cell size)".into());
+    }
+    let n = g as usize * g as usize;
+    let f = filled as usize;
+    if f == 0 || f >= n {
+        return Err(format!("the filled cells must be 1 to {} on a {g}×{g} grid", n - 1));
+    }
+    let longest = lists.iter().copied().max().unwrap_or(0) as usize;
+    if lists.contains(&0) {
+        return Err("a list holds 1 pattern or more".into());
+    }
+    if choose(n, f) < (longest + 1) as f64 {
+        return Err(format!("a {g}×{g} grid with {f} filled cells has too few patterns for a list of {longest}"));
+    }
+    for &d in diffs {
+        let k = d as usize / 2;
+        if d < 2 || d % 2 == 1 || choose(f, k) * choose(n - f, k) < longest as f64 {
+            return Err(format!(
+                "a pattern difference of {d} must be even, at least 2 and at most {} (twice the filled or the empty \
+                 cells, whichever is fewer)",
+                2 * f.min(n - f)
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The two-alternative probe of VIR and VSRec: two 6×6 grids (cell 6, radius 1) at x = 4 and x = 52,
 /// y = 28, with a black separator at x = 46 from y = 20 to 76.
 pub fn side_by_side(left: &Pattern, right: &Pattern, color: Rgb) -> Vec<Shape> {

@@ -15,6 +15,22 @@ impl Default for SfrParams {
         SfrParams { grid: 10, visible: 30, list_lengths: vec![1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 15, 18] }
     }
 }
+/// Whether trials can be drawn: a board of 2 to 30 cells a side (3 px a cell or more), `visible` cells on
+/// it, and every list 1 to `visible` long (the recalled cells are among the visible ones).
+pub fn check(p: &SfrParams) -> Result<(), String> {
+    if !(2..=30).contains(&p.grid) {
+        return Err("the board must be 2 to 30 cells a side".into());
+    }
+    let n = p.grid as usize * p.grid as usize;
+    if p.visible == 0 || p.visible as usize > n {
+        return Err(format!("visible must be 1 to {n} (the cells of a {0}×{0} board)", p.grid));
+    }
+    if let Some(l) = p.list_lengths.iter().find(|&&l| l == 0 || l > p.visible) {
+        return Err(format!("a list of {l}: every list length must be 1 to the {} visible cells", p.visible));
+    }
+    Ok(())
+}
+
 pub fn grid(p: &SfrParams) -> Vec<Conditions> {
     p.list_lengths.iter().map(|&l| Conditions { list_length: Some(l), ..Default::default() }).collect()
 }

@@ -31,7 +31,7 @@ impl Default for SiParams {
 pub fn grid(p: &SiParams) -> Vec<Conditions> {
     p.part_sizes
         .iter()
-        .map(|&k| Conditions { part_size: Some(k), list_length: Some(p.segments / k), ..Default::default() })
+        .map(|&k| Conditions { part_size: Some(k), list_length: Some(p.segments / k.max(1)), ..Default::default() })
         .collect()
 }
 
@@ -73,6 +73,45 @@ pub(crate) fn figure(rng: &mut Rng, segments: usize, lattice: i32) -> Vec<Point>
             return path;
         }
     }
+}
+
+/// Whether trials of `p` can be drawn: a lattice of 1 to 12 (a probe cell of 5 px or more), every
+/// distractor difference between 1 and the segments (0 would draw the figure itself as "different"), and
+/// the figure and each distractor found by the random walks within a bounded number of restarts (a
+/// figure longer than the lattice allows would make [`generate`] walk forever). Checked with a fixed
+/// seed, so the answer is the same every time.
+pub fn check(p: &SiParams) -> Result<(), String> {
+    const RESTARTS: usize = 2000;
+    if !(1..=12).contains(&p.lattice) {
+        return Err(format!("the lattice must be 1 to 12 (a probe cell of {} px)", 66 / p.lattice.max(1) as i32));
+    }
+    if let Some(k) = p.part_sizes.iter().find(|&&k| k == 0 || k > p.segments) {
+        return Err(format!("a part of {k} segments: each part size must be 1 to the {} segments", p.segments));
+    }
+    if let Some(d) = p.distractor_differences.iter().find(|&&d| d == 0 || d > p.segments) {
+        return Err(format!("a distractor difference of {d} must be between 1 and the {} segments", p.segments));
+    }
+    let lattice = p.lattice as i32;
+    let segments = p.segments.max(1) as usize;
+    let mut rng = Rng::from_key([0x51; 32]);
+    let find_figure = |rng: &mut Rng| {
+        (0..RESTARTS).find_map(|_| {
+            let mut path = vec![(rng.randint(0, lattice), rng.randint(0, lattice))];
+            walk(rng, &mut path, segments, lattice, &[]).then_some(path)
+        })
+    };
+    let side = lattice + 1;
+    if find_figure(&mut rng).is_none() {
+        return Err(format!("a figure of {segments} segments does not fit a {side}×{side} lattice"));
+    }
+    for &d in &p.distractor_differences {
+        let found = (0..RESTARTS)
+            .any(|_| find_figure(&mut rng).is_some_and(|f| distractor(&mut rng, &f, d as usize, lattice).is_some()));
+        if !found {
+            return Err(format!("a distractor differing in {d} segments cannot be drawn on a {side}×{side} lattice"));
+        }
+    }
+    Ok(())
 }
 
 /// A distractor: the first `segments + 1 - dd` points of the figure, then `dd` new moves that avoid every
