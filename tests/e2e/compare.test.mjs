@@ -239,8 +239,29 @@ test('a person, an LLM and a network made here are compared on one page and by l
   assert.ok(Number.isFinite(Number(rows.find((r) => r.id === 'cmp-score-s0-list_length').b)));
   assert.match(await page.textContent('#cmp-scores-explained'), /A = \|\(M_A − H_A\) \/ H_A\|/);
 
+  // One plot per run (WorM Figs. A2, A7–A12): the network first (the paper's grid order), then the
+  // person, each alone beside the people and the chance model; the comparison link keeps the layout.
+  await page.selectOption('#cmp-layout', 'per-run');
+  await page.waitForFunction(() => {
+    const cs = [...document.querySelectorAll('#cmp-runs canvas.cmp-plot')];
+    return cs.length === 2 && cs.every((c) => c.dataset.drawn === 'true');
+  }, null, { timeout: 30_000 });
+  const perRun = () => page.$$eval('#cmp-runs .cmp-run', (ds) => ds.map((d) => ({
+    subject: d.dataset.subject, title: d.querySelector('.cmp-run-title').textContent,
+    who: [...d.querySelectorAll('canvas.cmp-plot')].map((c) => c.dataset.who),
+  })));
+  const runs = await perRun();
+  assert.deepEqual(runs.map((r) => [r.subject, r.who]), [['1', ['s1 human chance']], ['0', ['s0 human chance']]]);
+  assert.match(runs[0].title, /^GRU-16 · .*\(network\)$/);
+  assert.match(runs[1].title, /participant cmp-1 \(person\)/);
+  const perRunLink = await page.inputValue('#cmp-share-link');
+  await page.selectOption('#cmp-layout', 'together');
+  await page.waitForSelector('#cmp-plots canvas.cmp-plot');
+  assert.equal(await page.$('#cmp-runs'), null);
+
   // The comparison link, opened in a fresh browser (empty history), shows the same comparison.
   const link = await page.inputValue('#cmp-share-link');
+  assert.notEqual(link, perRunLink, 'the layout travels in the link');
   assert.match(link, /#c=1\.[A-Za-z0-9_-]+$/);
   assert.equal(await page.getAttribute('#cmp-share-note', 'data-full'), 'true');
   const vsrRows = rows;
@@ -270,6 +291,11 @@ test('a person, an LLM and a network made here are compared on one page and by l
     await other.waitForFunction(() => /notes\.json.*not a WM Lab result/.test(document.querySelector('#cmp-error')?.textContent || ''));
     assert.equal(await other.getAttribute('#compare', 'data-chosen'), '3');
     assert.deepEqual((await charts(other)).map((c) => c.series), [4]);
+    // The per-run link opens in the per-run layout.
+    await other.goto('about:blank');
+    await other.goto(perRunLink);
+    await other.waitForSelector('#cmp-runs[data-runs="2"]', { timeout: 30_000 });
+    assert.equal(await other.inputValue('#cmp-layout'), 'per-run');
     assert.deepEqual(other.errors, []);
   } finally {
     await fresh.close();

@@ -3,6 +3,7 @@
 //! same pure core as the browser app.
 
 mod bench;
+mod compare;
 mod font;
 mod gallery;
 mod generate;
@@ -120,6 +121,9 @@ enum Cmd {
     /// WorM paper's Table A1 grid with --grid table-a1, or lists of architectures, capacities, batch
     /// sizes, learning rates, task embeddings and seeds; one result record per run and a summary.csv.
     Sweep(sweep::SweepArgs),
+    /// Several results on one task, as the Compare page draws them: SVG plots (every run together, or
+    /// one plot per run as WorM Figs. A2 and A7–A12), the curves and the Table A3 scores as CSV.
+    Compare(compare::CompareArgs),
 }
 
 /// A task id, or `all`.
@@ -344,6 +348,7 @@ fn main() -> ExitCode {
         Cmd::Eval(a) => train::run_eval(a),
         Cmd::Analyse(a) => train::run_analyse(a),
         Cmd::Sweep(a) => sweep::run_sweep(a),
+        Cmd::Compare(a) => compare::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -587,7 +587,7 @@ fn generate_long_lists() {
         "--split",
         "test",
         "--count",
-        "4",
+        "6",
         "--png",
         "none",
         "-q",
@@ -599,9 +599,10 @@ fn generate_long_lists() {
     let meta: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(out.path().join("meta.json")).unwrap()).unwrap();
     assert_eq!(meta["max_steps"], 32);
-    assert_eq!(meta["shapes"]["frames"], serde_json::json!([4, 32, 3, 32, 32]));
+    assert_eq!(meta["shapes"]["frames"], serde_json::json!([6, 32, 3, 32, 32]));
     let bytes = fs::read(out.path().join("frames.npy")).unwrap();
-    assert!(bytes.len() > 4 * 32 * 3 * 32 * 32 * 4, "32 steps of frames per trial");
+    assert!(bytes.len() > 6 * 32 * 3 * 32 * 32 * 4, "32 steps of frames per trial");
+    // VSRec's grid is list length × pattern difference (2 × 5 cells): trials 0–4 have L = 8, 5 on L = 16.
     let lines: Vec<serde_json::Value> = fs::read_to_string(out.path().join("trials.jsonl"))
         .unwrap()
         .lines()

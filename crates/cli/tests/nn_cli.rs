@@ -343,3 +343,84 @@ fn bad_checkpoints_and_backends_give_plain_errors() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `wmlab compare` on two shipped networks — TRF-96 trained on all 14 ids and on VSR alone — evaluated
+/// into records: WorM Fig. A2's joint vs VSR-alone comparison, one plot per run, and the same runs
+/// together; the curves and Table A3 rows of both runs and the chance model as CSV.
+#[test]
+fn compare_draws_the_vsr_ablation_per_run_and_together() {
+    let dir = tmp("compare");
+    std::fs::create_dir_all(&dir).unwrap();
+    let models = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../public/models");
+    let mut recs = Vec::new();
+    for (name, file) in [("joint", "wmlab-trf96-quick-all14.wmlabnn"), ("vsr", "wmlab-trf96-quick-vsr.wmlabnn")] {
+        let rec = dir.join(format!("{name}.json"));
+        let ckpt = models.join(file);
+        ok(&[
+            "eval",
+            "--checkpoint",
+            ckpt.to_str().unwrap(),
+            "--n",
+            "12",
+            "--quiet",
+            "--record",
+            rec.to_str().unwrap(),
+        ]);
+        recs.push(rec.to_str().unwrap().to_string());
+    }
+    let out = dir.join("per-run");
+    let line = ok(&[
+        "compare",
+        "--task",
+        "VSR",
+        "--layout",
+        "per-run",
+        "--chance",
+        "--out",
+        out.to_str().unwrap(),
+        &recs[0],
+        &recs[1],
+    ]);
+    let doc: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
+    assert_eq!(doc["task"], "VSR");
+    let runs: Vec<&str> = doc["runs"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    assert!(runs[0].starts_with("TRF-96 · quick") && !runs[0].contains("only"), "{runs:?}");
+    assert!(runs[1].starts_with("TRF-96 · quick") && runs[1].contains("VSR only"), "{runs:?}");
+    assert_eq!(doc["plots"], serde_json::json!(["run1_vsr.svg", "run2_vsr.svg"]));
+    for (k, f) in ["run1_vsr.svg", "run2_vsr.svg"].iter().enumerate() {
+        let s = std::fs::read_to_string(out.join(f)).unwrap();
+        assert!(s.starts_with("<svg "), "{f}");
+        // The run alone, the people and the chance model: three labelled groups of series.
+        assert!(s.contains(&format!("data-name=\"{}\"", runs[k].replace('"', "&quot;"))), "{f}");
+        assert!(s.contains("data-name=\"people (WorM)\"") && s.contains("data-name=\"chance model\""), "{f}");
+        assert!(!s.contains(&format!("data-name=\"{}\"", runs[1 - k])), "{f}: only its own run");
+    }
+    let scores = std::fs::read_to_string(out.join("scores.csv")).unwrap();
+    for who in ["1,", "2,", ",chance model,"] {
+        let rows = scores.lines().filter(|l| l.starts_with(who)).count();
+        assert_eq!(rows, 3, "{who}: primacy, recency, list length\n{scores}");
+    }
+    let curves = std::fs::read_to_string(out.join("curves.csv")).unwrap();
+    assert!(
+        curves.lines().any(|l| l.starts_with("2,") && l.contains(",VSR,list_length=6,serial_position,")),
+        "{curves}"
+    );
+
+    let out = dir.join("together");
+    let line = ok(&["compare", "--out", out.to_str().unwrap(), &recs[0], &recs[1]]);
+    let doc: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
+    assert_eq!(doc["layout"], "together");
+    let s = std::fs::read_to_string(out.join("together_vsr.svg")).unwrap();
+    assert_eq!(s.matches("data-role=\"Subject\"").count(), 16, "two runs × eight list lengths (2–9)");
+
+    // Bad input: plain words, nothing written over.
+    let junk = dir.join("junk.json");
+    std::fs::write(&junk, "{not json").unwrap();
+    let err = fails(&["compare", "--out", dir.join("x").to_str().unwrap(), junk.to_str().unwrap()]);
+    assert!(err.contains("is not a result record"), "{err}");
+    let err = fails(&["compare", "--task", "VSRX", "--out", dir.join("x").to_str().unwrap(), &recs[0]]);
+    assert!(err.contains("unknown task 'VSRX'"), "{err}");
+    let err = fails(&["compare", "--task", "SC", "--out", dir.join("x").to_str().unwrap(), &recs[1]]);
+    assert!(err.contains("none of the records has rows of SC"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

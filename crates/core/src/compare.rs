@@ -157,6 +157,9 @@ pub struct Comparison {
     /// Show the published LLM numbers (N-back).
     #[serde(default = "yes")]
     pub published: bool,
+    /// One plot per run ([`run_panels`], WorM Figs. A2 and A7–A12) instead of every run on one plot.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub per_run: bool,
 }
 
 fn yes() -> bool {
@@ -174,7 +177,7 @@ impl Comparison {
                 Compared { record, curves }
             })
             .collect();
-        Comparison { schema: COMPARISON_SCHEMA, task, results, human, chance, published }
+        Comparison { schema: COMPARISON_SCHEMA, task, results, human, chance, published, per_run: false }
     }
     /// The same comparison with every record's trial rows replaced by its curves (a shorter link).
     pub fn summaries_only(&self) -> Self {
@@ -562,6 +565,71 @@ pub fn panels(task: StudyTask, subjects: &[Vec<Curve>], extras: Extras) -> Vec<P
     out
 }
 
+/// One run's plots in the per-run layout.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunPlots {
+    /// The run's index among the chosen results (its colour, as in the together layout).
+    pub subject: usize,
+    /// The run's long name ([`ResultRecord::run_label`]): architecture, capacity, preset, steps, task
+    /// subset, task parameters — what tells one ablation from another.
+    pub title: String,
+    pub panels: Vec<Panel>,
+}
+
+/// The place of an architecture in the paper's figures (RNN, GRU, LSTM, Transformer).
+fn arch_rank(arch: &str) -> usize {
+    ["rnn", "gru", "lstm", "trf"].iter().position(|a| a.eq_ignore_ascii_case(arch)).unwrap_or(4)
+}
+
+/// The order of the per-run layout: networks as the paper's grid of Figs. A7–A12 (by architecture —
+/// RNN, GRU, LSTM, Transformer — then capacity), then every other result in the order chosen.
+pub fn run_order(records: &[&ResultRecord]) -> Vec<usize> {
+    let mut idx: Vec<usize> = (0..records.len()).collect();
+    let key = |i: usize| match &records[i].subject {
+        crate::record::Subject::Network { arch, capacity, .. } => (0, arch_rank(arch), *capacity, i),
+        _ => (1, 0, 0, i),
+    };
+    idx.sort_by_key(|&i| key(i));
+    idx
+}
+
+/// The per-run layout (WorM Figs. A2 and A7–A12 draw one panel per model): for each run in `order`
+/// that has points on `task`, the task's panels with that run alone beside the references asked for.
+/// Each run keeps its index (and so its colour); `titles[i]` names run `i`.
+pub fn run_panels(
+    task: StudyTask,
+    subjects: &[Vec<Curve>],
+    extras: Extras,
+    order: &[usize],
+    titles: &[String],
+) -> Vec<RunPlots> {
+    order
+        .iter()
+        .copied()
+        .filter(|&i| subjects.get(i).is_some_and(|s| s.iter().any(|c| !c.points.is_empty())))
+        .map(|i| {
+            // The other runs' curves are left empty: `panels` skips them, and the indices stay.
+            let alone: Vec<Vec<Curve>> =
+                subjects.iter().enumerate().map(|(j, c)| if j == i { c.clone() } else { Vec::new() }).collect();
+            let title = titles.get(i).cloned().unwrap_or_else(|| format!("result {}", i + 1));
+            RunPlots { subject: i, title, panels: panels(task, &alone, extras) }
+        })
+        .collect()
+}
+
+/// Titles for the per-run layout: each record's [`ResultRecord::run_label`] with its kind, numbered
+/// `#2`, `#3` where two are alike.
+pub fn run_titles(records: &[&ResultRecord]) -> Vec<String> {
+    let long: Vec<String> = records.iter().map(|r| format!("{} ({})", r.run_label(), r.subject.kind())).collect();
+    long.iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let k = long[..i].iter().filter(|m| *m == n).count();
+            if k > 0 { format!("{n} #{}", k + 1) } else { n.clone() }
+        })
+        .collect()
+}
+
 /// Table A3 rows of every subject with points on the task and of the chance model (in that order)
 /// against the human curves. Empty when the task has no human curves (SFR, SC, SI, STS, N-back).
 pub fn score_table(task: StudyTask, subjects: &[Vec<Curve>]) -> Vec<(Who, Vec<ScoreRow>)> {
@@ -913,6 +981,62 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Figs. A7–A12: networks laid out as the paper's grid (architecture, then capacity), each run its own
+    /// panels with only its curves beside the references, keeping its colour; a person after the networks.
+    #[test]
+    fn per_run_layout_orders_networks_as_the_paper_and_draws_each_alone() {
+        let mut person = vsr_person("p");
+        person.subject = Subject::Person { id: "p".into() };
+        let net = |arch: &str, capacity: u32, trained: &str| {
+            let mut r = vsr_person("n");
+            r.subject = Subject::Network {
+                arch: arch.into(),
+                capacity,
+                preset: "paper".into(),
+                steps: 1000,
+                backend: "flex".into(),
+            };
+            r.config.settings.insert("trained_tasks".into(), Setting::Text(trained.into()));
+            r
+        };
+        let all = TaskId::ALL.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(",");
+        let records =
+            [person, net("trf", 96, &all), net("lstm", 1024, &all), net("lstm", 96, &all), net("lstm", 96, "VSR")];
+        let refs: Vec<&ResultRecord> = records.iter().collect();
+        assert_eq!(run_order(&refs), [3, 4, 2, 1, 0], "LSTM-96 (both), LSTM-1024, TRF-96, then the person");
+        let titles = run_titles(&refs);
+        assert_eq!(titles[3], "LSTM-96 · paper · 1000 steps (network)");
+        assert_eq!(titles[4], "LSTM-96 · paper · 1000 steps · VSR only (network)", "the VSR-alone ablation (Fig. A2)");
+        assert_eq!(titles[0], "participant p (person)");
+
+        let mut curves: Vec<Vec<Curve>> = records.iter().map(|r| Compared::new(r.clone()).curves(VSR)).collect();
+        curves[1].clear(); // a run without the task is left out
+        let runs = run_panels(
+            VSR,
+            &curves,
+            Extras { human: true, chance: true, published: false },
+            &run_order(&refs),
+            &titles,
+        );
+        assert_eq!(runs.iter().map(|r| r.subject).collect::<Vec<_>>(), [3, 4, 2, 0]);
+        for run in &runs {
+            assert_eq!(run.title, titles[run.subject]);
+            assert_eq!(run.panels.len(), 1);
+            let keys: Vec<String> = run.panels[0].series.iter().map(|s| s.who.key()).collect();
+            assert_eq!(keys, [format!("s{}", run.subject), "human".into(), "chance".into()]);
+            assert_eq!(run.panels[0].subjects(), [run.subject]);
+            assert_eq!(run.panels[0].labels.len(), 4, "a curve per list length, as Fig. A7");
+            // The run keeps its colour of the together layout.
+            let chart = run.panels[0].chart(&titles);
+            assert_eq!(chart.series[0].colour, Some(palette(run.subject)));
+            assert_eq!(chart.series[0].name, titles[run.subject]);
+        }
+        // With no subject points anywhere, nothing (not a page of references).
+        assert!(
+            run_panels(VSR, &[vec![]], Extras { human: true, chance: true, published: true }, &[0], &titles).is_empty()
+        );
     }
 
     #[test]

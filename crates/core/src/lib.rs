@@ -14,6 +14,7 @@
 pub mod analysis;
 pub mod chance;
 pub mod chart;
+pub mod chart_svg;
 pub mod compare;
 pub mod display;
 pub mod hash;

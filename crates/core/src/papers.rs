@@ -317,7 +317,9 @@ pub const ENTRIES: &[Entry] = &[
         Partly,
         "Train with task ids `VSR` (the VSR-alone ablation, A3.3). Longer lists (A3.2): task parameter \
          `list_lengths=2,4,8,16` on VSRec, SFR or VIR (trials up to 32 steps; the batch and the Transformer's \
-         positions follow; VSR's 3×3 probe holds 9). Language serial recall (A3.1, LSR) is not built yet.",
+         positions follow; VSR's 3×3 probe holds 9). The Compare page's \"one plot per run\" layout (or `wmlab compare --layout per-run`) draws the runs side by \
+         side, each named by its task subset and parameters (\"VSR only\", \"list_lengths=2,4,8,16\"). Language serial \
+         recall (A3.1, LSR) is not built yet.",
     ),
     e(
         Worm,
@@ -381,8 +383,8 @@ pub const ENTRIES: &[Entry] = &[
         "per model, accuracy vs serial position for each list length",
         FigureOnly,
         Where::Compare("VSR"),
-        Partly,
-        "Evaluate each network and add them as subjects on the Compare page (VSR).",
+        Reproduced,
+        "Evaluate each network (Networks page, `wmlab eval --record` or `wmlab sweep`), choose them on the Compare page (VSR) and pick the layout \"one plot per run\": one panel per model with a curve per list length, the networks in the paper's order (RNN, GRU, LSTM, Transformer, then capacity), each beside the people; `wmlab compare --task VSR --layout per-run` writes the same plots as SVG. The paper's panels are pictures only.",
     ),
     e(
         Worm,
@@ -391,8 +393,8 @@ pub const ENTRIES: &[Entry] = &[
         "accuracy vs probed position at retention 0 and 5",
         FigureOnly,
         Where::Compare("VIR"),
-        Partly,
-        "Evaluate each network and compare on VIR.",
+        Reproduced,
+        "As Fig. A7, on VIR: one plot per model and list length, a curve per retention interval (0 and 5 among them), beside the people.",
     ),
     e(
         Worm,
@@ -401,8 +403,8 @@ pub const ENTRIES: &[Entry] = &[
         "accuracy vs distractor load per storage–distractor pair",
         FigureOnly,
         Where::Compare("CS"),
-        Partly,
-        "Evaluate each network and compare on CS (chance: the app's 1/8 and the paper's 0.04 line are both drawn).",
+        Reproduced,
+        "As Fig. A7, on CS: one plot per model, accuracy against distractors per storage–distractor pair (chance: the app's 1/8 and the paper's 0.04 line are both drawn).",
     ),
     e(
         Worm,
@@ -411,8 +413,8 @@ pub const ENTRIES: &[Entry] = &[
         "accuracy vs set size 1–8",
         FigureOnly,
         Where::Compare("SMU"),
-        Partly,
-        "Evaluate each network and compare on SMU.",
+        Reproduced,
+        "As Fig. A7, on SMU: one plot per model, accuracy against set size, beside the people.",
     ),
     e(
         Worm,
@@ -421,8 +423,8 @@ pub const ENTRIES: &[Entry] = &[
         "accuracy vs serial position per pattern difference",
         FigureOnly,
         Where::Compare("VSRec"),
-        Partly,
-        "Evaluate each network and compare on VSRec.",
+        Reproduced,
+        "As Fig. A7, on VSRec: one plot per model and list length, a curve per pattern difference, beside the people.",
     ),
     e(
         Worm,
@@ -431,8 +433,8 @@ pub const ENTRIES: &[Entry] = &[
         "accuracy vs set size for the five CD conditions",
         FigureOnly,
         Where::Compare("CD-Color"),
-        Partly,
-        "Evaluate each network and compare on each CD id (retention 18, as the paper).",
+        Reproduced,
+        "As Fig. A7, on each CD id: one plot per model, accuracy against set size (retention 18, as the paper), beside the people.",
     ),
     e(
         Worm,

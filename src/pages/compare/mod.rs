@@ -64,6 +64,16 @@ pub fn Compare(link: Option<String>) -> impl IntoView {
     });
     let extras = move || Extras { human: st.human.get(), chance: st.chance.get(), published: st.published.get() };
     let panels = Memo::new(move |_| curves.get().map(|(t, cs)| cmp::panels(t, &cs, extras())).unwrap_or_default());
+    // The per-run layout: runs named by everything that tells them apart, networks in the paper's grid order.
+    let run_titles =
+        Memo::new(move |_| st.chosen.with(|c| cmp::run_titles(&c.iter().map(|x| &x.item.record).collect::<Vec<_>>())));
+    let runs = Memo::new(move |_| {
+        if !st.per_run.get() {
+            return Vec::new();
+        }
+        let order = st.chosen.with(|c| cmp::run_order(&c.iter().map(|x| &x.item.record).collect::<Vec<_>>()));
+        curves.get().map(|(t, cs)| cmp::run_panels(t, &cs, extras(), &order, &run_titles.get())).unwrap_or_default()
+    });
     let scores = Memo::new(move |_| curves.get().map(|(t, cs)| cmp::score_table(t, &cs)).unwrap_or_default());
     let missing = move || {
         let (t, cs) = curves.get()?;
@@ -82,7 +92,10 @@ pub fn Compare(link: Option<String>) -> impl IntoView {
         if items.is_empty() {
             return None;
         }
-        let c = Comparison::new(t, &items, st.human.get(), st.chance.get(), st.published.get());
+        let c = Comparison {
+            per_run: st.per_run.get(),
+            ..Comparison::new(t, &items, st.human.get(), st.chance.get(), st.published.get())
+        };
         Some(
             share::comparison_fragment(&c)
                 .map(|(f, full)| (format!("{}{}", web::base_url(), f), full))
@@ -102,6 +115,29 @@ pub fn Compare(link: Option<String>) -> impl IntoView {
                 "None of the chosen results has trial rows of this task."
             };
             return view! { <p class="small" id="cmp-plots-empty">{msg}</p> }.into_any();
+        }
+        if st.per_run.get() && !st.chosen.with(|c| c.is_empty()) {
+            let titles = run_titles.get();
+            let rs = runs.get();
+            let n = rs.len();
+            let mut k = 0;
+            return view! {
+                <div class="cmp-runs" id="cmp-runs" data-runs=n>
+                    {rs.into_iter().map(|r| {
+                        let plots = r.panels.into_iter().map(|p| {
+                            k += 1;
+                            view! { <CmpChart panel=p index=k - 1 names=titles.clone()/> }
+                        }).collect_view();
+                        view! {
+                            <div class="cmp-run" data-subject=r.subject>
+                                <h3 class="cmp-run-title">{r.title}</h3>
+                                <div class="charts cmp-plots">{plots}</div>
+                            </div>
+                        }
+                    }).collect_view()}
+                </div>
+            }
+            .into_any();
         }
         let names = names.get();
         let n = ps.len();
@@ -164,12 +200,23 @@ pub fn Compare(link: Option<String>) -> impl IntoView {
                     on:change=move |ev| st.human.set(event_target_checked(&ev))/>" people (WorM, where published)"</label>
                 <label class:hidden=move || !is_nback()><input type="checkbox" id="cmp-published" prop:checked=move || st.published.get()
                     on:change=move |ev| st.published.set(event_target_checked(&ev))/>" published LLM numbers (N-back)"</label>
+                <label>"Layout "
+                    <select id="cmp-layout" prop:value=move || if st.per_run.get() { "per-run" } else { "together" }
+                        on:change=move |ev| st.per_run.set(event_target_value(&ev) == "per-run")>
+                        <option value="together">"every run on one plot"</option>
+                        <option value="per-run">"one plot per run (WorM Figs. A2, A7–A12)"</option>
+                    </select>
+                </label>
                 <label><input type="checkbox" id="cmp-chance" prop:checked=move || st.chance.get()
                     on:change=move |ev| st.chance.set(event_target_checked(&ev))/>" chance model"</label>
             </div>
 
             {plots_view}
             {move || missing().map(|m| view! { <p class="small" id="cmp-missing">{m}</p> })}
+            <p class="small" id="cmp-layout-explained">"One plot per run draws each chosen result on its own beside the \
+                references, as the WorM appendix draws one panel per model (Figs. A7–A12: networks ordered RNN, GRU, LSTM, \
+                Transformer, then by capacity; Fig. A2: VSR trained jointly, alone, or with longer lists). Each run is named by \
+                its architecture, capacity, preset, steps, task subset and task parameters."</p>
             <p class="small">"Thick lines with filled markers: the chosen results, one colour each. Thin lines: people in the WorM \
                 study (dark), published LLM numbers, and the chance model (dashed grey). The marker shape tells the curves of one \
                 panel apart (e.g. list lengths)."</p>

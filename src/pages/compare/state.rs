@@ -40,6 +40,8 @@ pub struct CompareState {
     pub human: RwSignal<bool>,
     pub chance: RwSignal<bool>,
     pub published: RwSignal<bool>,
+    /// One plot per run (WorM Figs. A2, A7–A12) instead of every run on one plot.
+    pub per_run: RwSignal<bool>,
 }
 
 impl CompareState {
@@ -51,6 +53,7 @@ impl CompareState {
             human: RwSignal::new(true),
             chance: RwSignal::new(false),
             published: RwSignal::new(true),
+            per_run: RwSignal::new(false),
         }
     }
     pub fn items(&self) -> Vec<Compared> {
@@ -147,6 +150,7 @@ impl Page {
                 st.human.set(c.human);
                 st.chance.set(c.chance);
                 st.published.set(c.published);
+                st.per_run.set(c.per_run);
                 self.error.set(None);
                 self.notice.set((!c.has_rows()).then(|| {
                     "This comparison link carries summaries and curves only (the full results were too long for a link); the plots and scores are the same.".to_string()

@@ -1,0 +1,231 @@
+//! `wmlab compare`: several results (people, LLMs, networks) on one task, as the Compare page draws them
+//! and with the same core code (`wmlab_core::compare`): the plots as SVG files, the curves and the
+//! Table A3 scores as CSV.
+//!
+//! Layouts: `together` (one plot per panel, every run on it) and `per-run` (one plot per run and panel,
+//! networks ordered as the paper's grid — RNN, GRU, LSTM, Transformer, then capacity — as WorM Figs. A2
+//! and A7–A12 draw one panel per model).
+//!
+//! The folder: `together_<panel>.svg` or `run<k>_<panel>.svg` (k: the record's place on the command
+//! line, from 1), `curves.csv` (run, who, panel, label, x_name, x, y), `scores.csv` (Table A3: run, who,
+//! effect, A, B, M_A, H_A, M_B, H_B, note) and `runs.csv` (run, title, file). stdout: one JSON line
+//! saying what was written.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+use wmlab_core::chart_svg::svg;
+use wmlab_core::compare::{self as cmp, Compared, Extras, Panel, Who};
+use wmlab_core::people::StudyTask;
+use wmlab_core::record::ResultRecord;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LayoutArg {
+    /// One plot per panel with every run on it.
+    Together,
+    /// One plot per run and panel (WorM Figs. A2, A7–A12).
+    PerRun,
+}
+
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// Result records: JSON files (`wmlab eval --record`, `wmlab llm run`'s record, the app's downloads)
+    /// or folders holding a `record.json` (a `wmlab sweep` run).
+    #[arg(required = true, value_name = "RECORD")]
+    pub records: Vec<PathBuf>,
+    /// The task (VSR, CD-Color, nback-verbal …); default: the one most of the records have.
+    #[arg(long)]
+    pub task: Option<String>,
+    #[arg(long, value_enum, default_value = "together")]
+    pub layout: LayoutArg,
+    /// Leave out the published human curves.
+    #[arg(long)]
+    pub no_human: bool,
+    /// Leave out the published LLM numbers (N-back).
+    #[arg(long)]
+    pub no_published: bool,
+    /// Draw the chance model.
+    #[arg(long)]
+    pub chance: bool,
+    /// Output folder (made if missing).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Size of each plot in pixels.
+    #[arg(long, default_value_t = 760)]
+    pub width: u32,
+    #[arg(long, default_value_t = 400)]
+    pub height: u32,
+}
+
+fn read_record(path: &Path) -> Result<ResultRecord, String> {
+    let file = if path.is_dir() { path.join("record.json") } else { path.to_path_buf() };
+    let text = std::fs::read_to_string(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    ResultRecord::from_json(&text).map_err(|e| format!("{} is not a result record: {e}", file.display()))
+}
+
+/// A panel name as part of a file name: `VIR list_length=4` → `vir_list_length-4`.
+fn slug(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        let sep = match c {
+            c if c.is_ascii_alphanumeric() => {
+                out.push(c.to_ascii_lowercase());
+                continue;
+            }
+            ' ' | '_' => '_',
+            _ => '-',
+        };
+        // A run of separators keeps its first.
+        if !out.is_empty() && !out.ends_with(['_', '-']) {
+            out.push(sep);
+        }
+    }
+    out.trim_end_matches(['-', '_']).to_string()
+}
+
+fn csv(s: &str) -> String {
+    if s.contains([',', '"', '\n']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
+}
+
+fn opt(v: Option<f64>) -> String {
+    v.map(|v| format!("{v:.6}")).unwrap_or_default()
+}
+
+/// The run column of a series: `k` (1-based) for a chosen record, empty for references.
+fn run_of(who: &Who) -> String {
+    match who {
+        Who::Subject(i) => (i + 1).to_string(),
+        _ => String::new(),
+    }
+}
+
+fn curves_rows(out: &mut String, panels: &[Panel], names: &[String]) {
+    for p in panels {
+        for s in &p.series {
+            for c in &s.curves {
+                for (x, y) in &c.points {
+                    let _ = writeln!(
+                        out,
+                        "{},{},{},{},{},{x},{y}",
+                        run_of(&s.who),
+                        csv(&s.who.name(names)),
+                        csv(&p.name),
+                        csv(&c.label),
+                        csv(&c.x_name)
+                    );
+                }
+            }
+        }
+    }
+}
+
+pub fn run(a: &CompareArgs) -> Result<(), String> {
+    let records = a.records.iter().map(|p| read_record(p)).collect::<Result<Vec<_>, _>>()?;
+    let items: Vec<Compared> = records.iter().cloned().map(Compared::new).collect();
+    let task = match &a.task {
+        Some(t) => StudyTask::parse(t).ok_or_else(|| {
+            let all: Vec<&str> = StudyTask::all().into_iter().map(|t| t.as_str()).collect();
+            format!("unknown task '{t}'; tasks: {}", all.join(", "))
+        })?,
+        None => cmp::common_task(&items).ok_or("none of the records has trial rows of a task that can be compared")?,
+    };
+    let refs: Vec<&ResultRecord> = records.iter().collect();
+    let subjects: Vec<_> = items.iter().map(|c| c.curves(task)).collect();
+    let without: Vec<String> = a
+        .records
+        .iter()
+        .zip(&subjects)
+        .filter(|(_, s)| s.iter().all(|c| c.points.is_empty()))
+        .map(|(p, _)| p.display().to_string())
+        .collect();
+    if without.len() == records.len() {
+        return Err(format!("none of the records has rows of {task}"));
+    }
+    let extras = Extras { human: !a.no_human, chance: a.chance, published: !a.no_published };
+    std::fs::create_dir_all(&a.out).map_err(|e| format!("cannot make {}: {e}", a.out.display()))?;
+    let write = |name: &str, text: &str| {
+        let p = a.out.join(name);
+        std::fs::write(&p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))
+    };
+
+    let mut files: Vec<String> = Vec::new();
+    let mut curves = String::from("run,who,panel,label,x_name,x,y\n");
+    let mut runs = String::from("run,title,file\n");
+    let names;
+    match a.layout {
+        LayoutArg::Together => {
+            names = cmp::subject_names(&refs);
+            let panels = cmp::panels(task, &subjects, extras);
+            for p in &panels {
+                let file = format!("together_{}.svg", slug(&p.name));
+                write(&file, &svg(&p.chart(&names), a.width, a.height))?;
+                files.push(file.clone());
+                for i in p.subjects() {
+                    let _ = writeln!(runs, "{},{},{}", i + 1, csv(&names[i]), file);
+                }
+            }
+            curves_rows(&mut curves, &panels, &names);
+        }
+        LayoutArg::PerRun => {
+            names = cmp::run_titles(&refs);
+            for run in cmp::run_panels(task, &subjects, extras, &cmp::run_order(&refs), &names) {
+                for p in &run.panels {
+                    let mut chart = p.chart(&names);
+                    chart.title = format!("{} — {}", run.title, p.name);
+                    let file = format!("run{}_{}.svg", run.subject + 1, slug(&p.name));
+                    write(&file, &svg(&chart, a.width, a.height))?;
+                    files.push(file.clone());
+                    let _ = writeln!(runs, "{},{},{}", run.subject + 1, csv(&run.title), file);
+                }
+                curves_rows(&mut curves, &run.panels, &names);
+            }
+        }
+    }
+    let mut scores = String::from("run,who,effect,A,B,M_A,H_A,M_B,H_B,note\n");
+    for (who, rows) in cmp::score_table(task, &subjects) {
+        for r in rows {
+            let _ = writeln!(
+                scores,
+                "{},{},{},{},{},{},{},{},{},{}",
+                run_of(&who),
+                csv(&who.name(&names)),
+                csv(&r.effect),
+                opt(r.a),
+                opt(r.b),
+                opt(r.m_a),
+                opt(r.h_a),
+                opt(r.m_b),
+                opt(r.h_b),
+                csv(&r.note)
+            );
+        }
+    }
+    write("curves.csv", &curves)?;
+    write("scores.csv", &scores)?;
+    write("runs.csv", &runs)?;
+    let line = serde_json::json!({
+        "task": task.as_str(),
+        "layout": match a.layout { LayoutArg::Together => "together", LayoutArg::PerRun => "per-run" },
+        "runs": names,
+        "plots": files,
+        "without_task": without,
+        "out": a.out.display().to_string(),
+    });
+    println!("{line}");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn panel_names_become_file_names() {
+        assert_eq!(slug("VIR list_length=4"), "vir_list_length-4");
+        assert_eq!(slug("VSR"), "vsr");
+        assert_eq!(slug("nback-verbal dprime"), "nback-verbal_dprime");
+        assert_eq!(slug("CD-Color (set size)"), "cd-color_set_size");
+        assert_eq!(csv("a, \"b\""), "\"a, \"\"b\"\"\"");
+    }
+}
