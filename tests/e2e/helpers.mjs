@@ -22,13 +22,22 @@ const TYPES = {
   '.png': 'image/png',
 };
 
-/** Serve DIST on 127.0.0.1 at a free port. Resolves to { url, close }. */
-export function serve(root = DIST) {
+/** Serve DIST on 127.0.0.1 at a free port, under `prefix` (a sub-path such as `/lab/wmlab/`, as a
+ * static host would; requests outside it get 404 and are listed in `outside`). Resolves to
+ * { url, close, outside }, `url` ending in the prefix. */
+export function serve(root = DIST, { prefix = '/' } = {}) {
   if (!fs.existsSync(path.join(root, 'index.html'))) {
     throw new Error(`${root}/index.html is missing: build the app first (tests/e2e/run.sh)`);
   }
+  const outside = [];
   const server = http.createServer((req, res) => {
-    const urlPath = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    let urlPath = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    if (!urlPath.startsWith(prefix)) {
+      outside.push(urlPath);
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not under ' + prefix);
+      return;
+    }
+    urlPath = '/' + urlPath.slice(prefix.length);
     let file = path.normalize(path.join(root, urlPath));
     if (!file.startsWith(root)) { res.writeHead(403).end(); return; }
     if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
@@ -44,7 +53,7 @@ export function serve(root = DIST) {
   return new Promise((resolve) => {
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address();
-      resolve({ url: `http://127.0.0.1:${port}/`, close: () => new Promise((r) => server.close(r)) });
+      resolve({ url: `http://127.0.0.1:${port}${prefix}`, outside, close: () => new Promise((r) => server.close(r)) });
     });
   });
 }
