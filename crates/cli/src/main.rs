@@ -4,6 +4,7 @@
 
 mod bench;
 mod compare;
+mod dataset;
 mod font;
 mod gallery;
 mod generate;
@@ -124,6 +125,9 @@ enum Cmd {
     /// Several results on one task, as the Compare page draws them: SVG plots (every run together, or
     /// one plot per run as WorM Figs. A2 and A7–A12), the curves and the Table A3 scores as CSV.
     Compare(compare::CompareArgs),
+    /// Result records as a Psych-DS dataset: dataset_description.json (every CSV column described, what
+    /// was run) and one data/study-wmlab_subject-<id>_session-<k>_data.csv per record.
+    Dataset(dataset::DatasetArgs),
 }
 
 /// A task id, or `all`.
@@ -349,6 +353,7 @@ fn main() -> ExitCode {
         Cmd::Analyse(a) => train::run_analyse(a),
         Cmd::Sweep(a) => sweep::run_sweep(a),
         Cmd::Compare(a) => compare::run(a),
+        Cmd::Dataset(a) => dataset::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

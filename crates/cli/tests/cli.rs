@@ -633,3 +633,58 @@ fn generate_long_lists() {
         &["between 1 and 9"],
     );
 }
+
+/// `wmlab dataset`: a folder of records becomes a Psych-DS dataset — dataset_description.json naming
+/// every column of every data file, and data/*_data.csv named by Psych-DS keywords; a file that is not a
+/// record is refused by name and nothing is written.
+#[test]
+fn dataset_writes_a_psych_ds_folder() {
+    use wmlab_core::record::{ResultRecord, RunConfig, Subject, TrialRow};
+    use wmlab_core::task::Conditions;
+    let dir = TempDir::new("dataset");
+    let recs = dir.path().join("records");
+    fs::create_dir_all(&recs).unwrap();
+    for (name, id, task) in [("a.json", "P01", "VSR"), ("b.json", "P02", "CD-Color"), ("c.json", "P01", "SC")] {
+        let mut r = ResultRecord::new(Subject::Person { id: id.into() }, task, RunConfig::default());
+        r.trials.push(TrialRow {
+            task: task.into(),
+            trial: 0,
+            conditions: Conditions { list_length: Some(4), ..Default::default() },
+            targets: vec!["1".into()],
+            responses: vec!["1".into()],
+            correct: vec![true],
+            rt_ms: vec![431.0],
+            ..Default::default()
+        });
+        fs::write(recs.join(name), r.to_json().unwrap()).unwrap();
+    }
+    let out = dir.path().join("ds");
+    let line = ok(&["dataset", "--name", "Pilot", "--out", out.to_str().unwrap(), recs.to_str().unwrap()]);
+    let doc: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
+    let files: Vec<&str> = doc["files"].as_array().unwrap().iter().map(|f| f.as_str().unwrap()).collect();
+    assert_eq!(
+        files,
+        [
+            "dataset_description.json",
+            "data/study-wmlab_subject-P01_session-1_data.csv",
+            "data/study-wmlab_subject-P02_session-1_data.csv",
+            "data/study-wmlab_subject-P01_session-2_data.csv"
+        ]
+    );
+    let desc: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("dataset_description.json")).unwrap()).unwrap();
+    assert_eq!((desc["@type"].as_str(), desc["name"].as_str()), (Some("Dataset"), Some("Pilot")));
+    let vars: Vec<String> =
+        desc["variableMeasured"].as_array().unwrap().iter().map(|v| v["name"].as_str().unwrap().to_string()).collect();
+    for f in &files[1..] {
+        let csv = fs::read_to_string(out.join(f)).unwrap();
+        assert_eq!(csv.lines().count(), 2, "{f}: a header and the one trial");
+        for h in csv.lines().next().unwrap().split(',') {
+            assert!(vars.iter().any(|v| v == h), "{h} is not in variableMeasured");
+        }
+    }
+    fs::write(recs.join("d.json"), "{\"hello\": 1}").unwrap();
+    let again = dir.path().join("ds2");
+    fails(&["dataset", "--out", again.to_str().unwrap(), recs.to_str().unwrap()], &["d.json is not a result record"]);
+    assert!(!again.exists(), "nothing written");
+}

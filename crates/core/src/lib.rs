@@ -22,6 +22,7 @@ pub mod llm;
 pub mod nn_messages;
 pub mod papers;
 pub mod people;
+pub mod psychds;
 pub mod raster;
 pub mod record;
 pub mod rng;

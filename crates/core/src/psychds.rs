@@ -1,0 +1,234 @@
+//! A Psych-DS dataset from result records: what a researcher shares or archives after a study.
+//!
+//! Psych-DS (the behavioural sciences' BIDS-like standard) asks for a `dataset_description.json` at the
+//! root — JSON-LD in the schema.org namespace, `@type` Dataset, with `name`, `description` and
+//! `variableMeasured` naming every column of every data file — and CSV data files under `data/`, named by
+//! keywords: `([a-z]+-[a-zA-Z0-9]+)(_[a-z]+-[a-zA-Z0-9]+)*_data.csv`. Here each record is one file,
+//! `data/study-wmlab_subject-<id>_session-<k>_data.csv` (its long-format CSV, [`ResultRecord::to_csv`];
+//! `k` counts the subject's records in the order given), and `variableMeasured` describes each column as a
+//! `PropertyValue` (what it holds, its unit). The description also carries, under `wmlab:records`, each
+//! file's subject, task, app version and run configuration, so the dataset says what was run.
+//!
+//! Pure: the caller writes the files (`wmlab dataset`).
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use crate::record::{ResultRecord, Subject};
+
+/// One file of the dataset: its path inside the dataset folder and its text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DatasetFile {
+    pub path: String,
+    pub text: String,
+}
+
+/// Letters and digits only (a Psych-DS keyword value); `anon` when nothing is left.
+pub fn keyword_value(s: &str) -> String {
+    let v: String = s.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
+    if v.is_empty() { "anon".into() } else { v }
+}
+
+/// The subject part of a file name: a participant's id, an LLM's model, a network's architecture and
+/// capacity.
+fn subject_id(s: &Subject) -> String {
+    keyword_value(&match s {
+        Subject::Person { id } => id.clone(),
+        Subject::Llm { model, .. } => model.clone(),
+        Subject::Network { arch, capacity, .. } => format!("{arch}{capacity}"),
+        Subject::Reference { source } => source.clone(),
+    })
+}
+
+/// What a column holds, for `variableMeasured` (columns not listed get a general description).
+fn describe(column: &str) -> (String, Option<&'static str>) {
+    let d = |s: &str| s.to_string();
+    match column {
+        "subject_kind" => (d("who answered: person, llm or network"), None),
+        "subject" => (d("the participant id, the language model or the network (architecture-capacity)"), None),
+        "task" => (d("task id (VSR, CD-Color, … as in the WorM paper; nback-verbal/-spatial; LLM suite ids)"), None),
+        "trial" => (d("trial index within the record, from 0"), None),
+        "list_length" => (d("condition: items in the list (WorM L)"), None),
+        "set_size" => (d("condition: items on the display (change detection, SMU)"), None),
+        "retention" => (d("condition: retention interval in steps"), None),
+        "pattern_difference" => (d("condition: cells in which the lure differs from the studied pattern"), None),
+        "changed_feature" => (d("condition: the feature that changed (change detection)"), None),
+        "storage" => (d("condition: storage domain (complex span)"), None),
+        "distractor" => (d("condition: distractor domain (complex span)"), None),
+        "distractor_count" => (d("condition: distractors between stored items (complex span)"), None),
+        "symmetry_offset" => (d("condition: cells moved from symmetry (spatial coordination)"), None),
+        "part_size" => (d("condition: segments per partial drawing (spatial integration)"), None),
+        "probed_position" => (d("condition: serial position of the probed item"), None),
+        "switches" => (d("condition: task switches (spatial task switching)"), None),
+        "targets" => (d("correct answer of each scored step, space-separated"), None),
+        "responses" => (d("given answer of each scored step, space-separated (empty: no answer)"), None),
+        "correct" => (d("1 where the response equals the target, per scored step, space-separated"), None),
+        "score" => (d("proportion of the trial's scored steps answered correctly"), Some("proportion")),
+        "rt_ms" => (d("response time of each scored step from its onset, space-separated"), Some("ms")),
+        "block" => (d("block index within the session"), None),
+        "block_kind" => (d("practice or main block"), None),
+        "serial_positions" => (d("serial position of each scored step, space-separated"), None),
+        "n_back" => (d("N of an N-back block"), None),
+        "frame_durations" => (d("intended/actual duration of each presented frame"), Some("ms")),
+        "refresh_ms" => (d("measured display refresh interval"), Some("ms")),
+        "blur_count" => (d("times the window lost focus during the trial"), None),
+        "unfocused_ms" => (d("time the window was out of focus during the trial"), Some("ms")),
+        "error" => (d("why a language model's sample failed, if it did"), None),
+        _ if column.starts_with("frame_") => (d("frame timing statistic of the trial"), Some("ms")),
+        _ => (
+            d("a further condition or measure of the trial, as named (see wmlab:records for the run's settings)"),
+            None,
+        ),
+    }
+}
+
+/// The dataset of `records` named `name`: `dataset_description.json` and one data file per record, in
+/// the order given. A record that fails validation is refused with its place in the list.
+pub fn dataset(records: &[ResultRecord], name: &str) -> Result<Vec<DatasetFile>, String> {
+    if records.is_empty() {
+        return Err("a dataset needs one record or more".into());
+    }
+    let mut files = Vec::new();
+    let mut columns: Vec<String> = Vec::new();
+    let mut sessions: BTreeMap<String, usize> = BTreeMap::new();
+    let mut about = Vec::new();
+    for (i, r) in records.iter().enumerate() {
+        let csv = r.to_csv().map_err(|e| format!("record {} ({}): {e}", i + 1, r.subject.label()))?;
+        for c in csv.lines().next().unwrap_or("").split(',') {
+            if !columns.iter().any(|x| x == c) {
+                columns.push(c.to_string());
+            }
+        }
+        let subject = subject_id(&r.subject);
+        let k = sessions.entry(subject.clone()).or_insert(0);
+        *k += 1;
+        let path = format!("data/study-wmlab_subject-{subject}_session-{k}_data.csv");
+        about.push(json!({
+            "file": path,
+            "subject": r.subject,
+            "task": r.task,
+            "app_version": r.app_version,
+            "created": r.created,
+            "config": r.config,
+        }));
+        files.push(DatasetFile { path, text: csv });
+    }
+    let variables: Vec<Value> = columns
+        .iter()
+        .map(|c| {
+            let (description, unit) = describe(c);
+            let mut v = json!({ "@type": "PropertyValue", "name": c, "description": description });
+            if let Some(u) = unit {
+                v["unitText"] = json!(u);
+            }
+            v
+        })
+        .collect();
+    let mut tasks: Vec<&str> = records.iter().flat_map(|r| r.trials.iter().map(|t| t.task.as_str())).collect();
+    tasks.sort();
+    tasks.dedup();
+    let description = format!(
+        "Working-memory tasks taken in WM Lab ({} record(s); tasks {}). One long-format CSV per record: one row \
+         per trial with its conditions, targets, responses and response times.",
+        records.len(),
+        tasks.join(", ")
+    );
+    let doc = json!({
+        "@context": "https://schema.org",
+        "@type": "Dataset",
+        "name": name,
+        "description": description,
+        "variableMeasured": variables,
+        "wmlab:records": about,
+    });
+    let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())? + "\n";
+    files.insert(0, DatasetFile { path: "dataset_description.json".into(), text });
+    Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{RunConfig, Setting, TrialRow};
+    use crate::task::Conditions;
+
+    fn person(id: &str, task: &str) -> ResultRecord {
+        let mut r = ResultRecord::new(Subject::Person { id: id.into() }, task, RunConfig::default());
+        r.created = Some("2026-11-25T10:00:00Z".into());
+        r.trials.push(TrialRow {
+            task: task.into(),
+            trial: 0,
+            conditions: Conditions { list_length: Some(3), ..Default::default() },
+            targets: vec!["1".into(), "2".into()],
+            responses: vec!["1".into(), "3".into()],
+            correct: vec![true, false],
+            rt_ms: vec![512.0, 640.5],
+            extra: [("block_kind".to_string(), Setting::Text("main".into()))].into_iter().collect(),
+        });
+        r
+    }
+
+    /// The Psych-DS data file name rule, `([a-z]+-[a-zA-Z0-9]+)(_[a-z]+-[a-zA-Z0-9]+)*_data\.csv`.
+    fn psychds_name(name: &str) -> bool {
+        let Some(stem) = name.strip_suffix("_data.csv") else { return false };
+        stem.split('_').all(|kv| {
+            let mut it = kv.splitn(2, '-');
+            let (k, v) = (it.next().unwrap_or(""), it.next().unwrap_or(""));
+            !k.is_empty()
+                && k.chars().all(|c| c.is_ascii_lowercase())
+                && !v.is_empty()
+                && v.chars().all(|c| c.is_ascii_alphanumeric())
+        })
+    }
+
+    #[test]
+    fn files_follow_the_psych_ds_rules() {
+        let records = [person("P-01", "VSR"), person("P-01", "CD-Color"), person("ü", "SC")];
+        let files = dataset(&records, "My study").unwrap();
+        assert_eq!(files[0].path, "dataset_description.json");
+        let paths: Vec<&str> = files[1..].iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "data/study-wmlab_subject-P01_session-1_data.csv",
+                "data/study-wmlab_subject-P01_session-2_data.csv",
+                "data/study-wmlab_subject-anon_session-1_data.csv"
+            ]
+        );
+        assert!(paths.iter().all(|p| psychds_name(p.trim_start_matches("data/"))), "{paths:?}");
+        assert!(!psychds_name("study-wm_lab_data.csv") && !psychds_name("Study-x_data.csv"));
+
+        let doc: Value = serde_json::from_str(&files[0].text).unwrap();
+        assert_eq!(doc["@context"], "https://schema.org");
+        assert_eq!(doc["@type"], "Dataset");
+        assert_eq!(doc["name"], "My study");
+        assert!(doc["description"].as_str().unwrap().contains("CD-Color, SC, VSR"));
+        // Every column header of every data file is in variableMeasured, described.
+        let vars: Vec<&str> =
+            doc["variableMeasured"].as_array().unwrap().iter().map(|v| v["name"].as_str().unwrap()).collect();
+        for f in &files[1..] {
+            for h in f.text.lines().next().unwrap().split(',') {
+                assert!(vars.contains(&h), "{h} missing from variableMeasured");
+            }
+        }
+        let rt = doc["variableMeasured"].as_array().unwrap().iter().find(|v| v["name"] == "rt_ms").unwrap();
+        assert_eq!(rt["unitText"], "ms");
+        assert_eq!(rt["@type"], "PropertyValue");
+        // What was run travels with the data.
+        assert_eq!(doc["wmlab:records"][1]["task"], "CD-Color");
+        assert_eq!(doc["wmlab:records"][1]["file"], paths[1]);
+        assert_eq!(doc["wmlab:records"][0]["created"], "2026-11-25T10:00:00Z");
+        // The data file is the record's own CSV.
+        assert_eq!(files[1].text, records[0].to_csv().unwrap());
+    }
+
+    #[test]
+    fn no_records_or_a_broken_one_is_refused_in_words() {
+        assert!(dataset(&[], "x").unwrap_err().contains("one record or more"));
+        let mut bad = person("p", "VSR");
+        bad.schema = 0; // not a record any version of the app writes
+        let e = dataset(&[person("q", "VSR"), bad], "x").unwrap_err();
+        assert!(e.starts_with("record 2 (participant p)"), "{e}");
+    }
+}
