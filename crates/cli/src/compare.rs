@@ -11,14 +11,13 @@
 //! effect, A, B, M_A, H_A, M_B, H_B, note) and `runs.csv` (run, title, file). stdout: one JSON line
 //! saying what was written.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use wmlab_core::chart_svg::svg;
 use wmlab_core::compare::{self as cmp, Compared, Extras, Panel, Who};
 use wmlab_core::people::StudyTask;
-use wmlab_core::record::ResultRecord;
+use wmlab_core::record::{ResultRecord, push_csv_row};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum LayoutArg {
@@ -58,10 +57,9 @@ pub struct CompareArgs {
     pub height: u32,
 }
 
+/// A record file, or a folder's `record.json` (a `wmlab sweep` run).
 fn read_record(path: &Path) -> Result<ResultRecord, String> {
-    let file = if path.is_dir() { path.join("record.json") } else { path.to_path_buf() };
-    let text = std::fs::read_to_string(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-    ResultRecord::from_json(&text).map_err(|e| format!("{} is not a result record: {e}", file.display()))
+    crate::dataset::read_record(&if path.is_dir() { path.join("record.json") } else { path.to_path_buf() })
 }
 
 /// A panel name as part of a file name: `VIR list_length=4` → `vir_list_length-4`.
@@ -84,10 +82,6 @@ fn slug(s: &str) -> String {
     out.trim_end_matches(['-', '_']).to_string()
 }
 
-fn csv(s: &str) -> String {
-    if s.contains([',', '"', '\n']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
-}
-
 fn opt(v: Option<f64>) -> String {
     v.map(|v| format!("{v:.6}")).unwrap_or_default()
 }
@@ -105,15 +99,8 @@ fn curves_rows(out: &mut String, panels: &[Panel], names: &[String]) {
         for s in &p.series {
             for c in &s.curves {
                 for (x, y) in &c.points {
-                    let _ = writeln!(
-                        out,
-                        "{},{},{},{},{},{x},{y}",
-                        run_of(&s.who),
-                        csv(&s.who.name(names)),
-                        csv(&p.name),
-                        csv(&c.label),
-                        csv(&c.x_name)
-                    );
+                    let (who, x, y) = (s.who.name(names), x.to_string(), y.to_string());
+                    push_csv_row(out, &[run_of(&s.who), who, p.name.clone(), c.label.clone(), c.x_name.clone(), x, y]);
                 }
             }
         }
@@ -162,7 +149,7 @@ pub fn run(a: &CompareArgs) -> Result<(), String> {
                 write(&file, &svg(&p.chart(&names), a.width, a.height))?;
                 files.push(file.clone());
                 for i in p.subjects() {
-                    let _ = writeln!(runs, "{},{},{}", i + 1, csv(&names[i]), file);
+                    push_csv_row(&mut runs, &[(i + 1).to_string(), names[i].clone(), file.clone()]);
                 }
             }
             curves_rows(&mut curves, &panels, &names);
@@ -176,7 +163,7 @@ pub fn run(a: &CompareArgs) -> Result<(), String> {
                     let file = format!("run{}_{}.svg", run.subject + 1, slug(&p.name));
                     write(&file, &svg(&chart, a.width, a.height))?;
                     files.push(file.clone());
-                    let _ = writeln!(runs, "{},{},{}", run.subject + 1, csv(&run.title), file);
+                    push_csv_row(&mut runs, &[(run.subject + 1).to_string(), run.title.clone(), file.clone()]);
                 }
                 curves_rows(&mut curves, &run.panels, &names);
             }
@@ -185,20 +172,10 @@ pub fn run(a: &CompareArgs) -> Result<(), String> {
     let mut scores = String::from("run,who,effect,A,B,M_A,H_A,M_B,H_B,note\n");
     for (who, rows) in cmp::score_table(task, &subjects) {
         for r in rows {
-            let _ = writeln!(
-                scores,
-                "{},{},{},{},{},{},{},{},{},{}",
-                run_of(&who),
-                csv(&who.name(&names)),
-                csv(&r.effect),
-                opt(r.a),
-                opt(r.b),
-                opt(r.m_a),
-                opt(r.h_a),
-                opt(r.m_b),
-                opt(r.h_b),
-                csv(&r.note)
-            );
+            let mut row = vec![run_of(&who), who.name(&names), r.effect.clone()];
+            row.extend([r.a, r.b, r.m_a, r.h_a, r.m_b, r.h_b].map(opt));
+            row.push(r.note.clone());
+            push_csv_row(&mut scores, &row);
         }
     }
     write("curves.csv", &curves)?;
@@ -226,6 +203,9 @@ mod tests {
         assert_eq!(slug("VSR"), "vsr");
         assert_eq!(slug("nback-verbal dprime"), "nback-verbal_dprime");
         assert_eq!(slug("CD-Color (set size)"), "cd-color_set_size");
-        assert_eq!(csv("a, \"b\""), "\"a, \"\"b\"\"\"");
+        // Cells with commas or quotes are quoted as RFC 4180 says (the records' own CSV writer).
+        let mut row = String::new();
+        push_csv_row(&mut row, &["a, \"b\"".to_string()]);
+        assert_eq!(row, "\"a, \"\"b\"\"\"\n");
     }
 }

@@ -2,7 +2,7 @@
 //! as one Psych-DS dataset folder — `dataset_description.json` and `data/*_data.csv`
 //! (`wmlab_core::psychds`). Prints one JSON line: the files written.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use wmlab_core::psychds::dataset;
@@ -42,15 +42,15 @@ fn record_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     Ok(out)
 }
 
+/// A result record from a JSON file, refused in words naming the file (`wmlab dataset`, `wmlab compare`).
+pub fn read_record(file: &Path) -> Result<ResultRecord, String> {
+    let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    ResultRecord::from_json(&text).map_err(|e| format!("{} is not a result record: {e}", file.display()))
+}
+
 pub fn run(a: &DatasetArgs) -> Result<(), String> {
     let files = record_files(&a.records)?;
-    let records = files
-        .iter()
-        .map(|f| {
-            let text = std::fs::read_to_string(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
-            ResultRecord::from_json(&text).map_err(|e| format!("{} is not a result record: {e}", f.display()))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let records = files.iter().map(|f| read_record(f)).collect::<Result<Vec<_>, _>>()?;
     let out = dataset(&records, &a.name)?;
     for f in &out {
         let p = a.out.join(&f.path);

@@ -228,18 +228,23 @@ fn record_path(out: &Path, run: &Run) -> PathBuf {
     out.join(&run.name).join("record.json")
 }
 
+/// A run's result: its mean test accuracy and how many task ids scored above chance.
+fn outcome(rec: &wmlab_core::record::ResultRecord) -> (Option<f64>, usize) {
+    use wmlab_core::chance::{LEVEL, record_significance};
+    let mean = rec.summaries.iter().find(|s| s.metric == "mean_accuracy").map(|s| s.value);
+    (mean, record_significance(rec).iter().filter(|s| s.above_chance(LEVEL)).count())
+}
+
 /// `summary.csv`: one row per run with a record (its settings, trained steps, mean test accuracy and
 /// task ids above chance).
 fn write_summary(out: &Path, g: &Grid) -> Result<(), String> {
-    use wmlab_core::chance::{LEVEL, record_significance};
     let mut csv = String::from(
         "run,arch,capacity,per_task,lr,task_embedding,seed,preset,steps,trials_seen,mean_accuracy,above_chance_ids\n",
     );
     for r in &g.runs {
         let Ok(text) = std::fs::read_to_string(record_path(out, r)) else { continue };
         let Ok(rec) = wmlab_core::record::ResultRecord::from_json(&text) else { continue };
-        let mean = rec.summaries.iter().find(|s| s.metric == "mean_accuracy").map(|s| s.value);
-        let above = record_significance(&rec).iter().filter(|s| s.above_chance(LEVEL)).count();
+        let (mean, above) = outcome(&rec);
         let steps = match &rec.subject {
             wmlab_core::record::Subject::Network { steps, .. } => *steps,
             _ => 0,
@@ -352,9 +357,7 @@ pub fn run_sweep(a: &SweepArgs) -> Result<(), String> {
         let text = std::fs::read_to_string(&rec).map_err(|e| format!("{}: {e}", rec.display()))?;
         let record = wmlab_core::record::ResultRecord::from_json(&text)
             .map_err(|e| format!("{}: not a result record ({e})", rec.display()))?;
-        let mean = record.summaries.iter().find(|s| s.metric == "mean_accuracy").map(|s| s.value);
-        use wmlab_core::chance::{LEVEL, record_significance};
-        let above = record_significance(&record).iter().filter(|s| s.above_chance(LEVEL)).count();
+        let (mean, above) = outcome(&record);
         println!(
             "{}",
             serde_json::json!({

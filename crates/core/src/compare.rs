@@ -620,11 +620,16 @@ pub fn run_panels(
 /// Titles for the per-run layout: each record's [`ResultRecord::run_label`] with its kind, numbered
 /// `#2`, `#3` where two are alike.
 pub fn run_titles(records: &[&ResultRecord]) -> Vec<String> {
-    let long: Vec<String> = records.iter().map(|r| format!("{} ({})", r.run_label(), r.subject.kind())).collect();
-    long.iter()
+    number_repeats(records.iter().map(|r| format!("{} ({})", r.run_label(), r.subject.kind())).collect())
+}
+
+/// Names still alike numbered in order: the second `n` becomes `n #2`, the third `n #3`.
+fn number_repeats(names: Vec<String>) -> Vec<String> {
+    names
+        .iter()
         .enumerate()
         .map(|(i, n)| {
-            let k = long[..i].iter().filter(|m| *m == n).count();
+            let k = names[..i].iter().filter(|m| *m == n).count();
             if k > 0 { format!("{n} #{}", k + 1) } else { n.clone() }
         })
         .collect()
@@ -663,14 +668,7 @@ pub fn subject_names(records: &[&ResultRecord]) -> Vec<String> {
             }
         })
         .collect();
-    long.iter()
-        .enumerate()
-        .map(|(i, n)| {
-            let same = long.iter().filter(|m| *m == n).count();
-            let k = long[..i].iter().filter(|m| *m == n).count();
-            if same > 1 && k > 0 { format!("{n} #{}", k + 1) } else { n.clone() }
-        })
-        .collect()
+    number_repeats(long)
 }
 
 /// WorM Fig. A4, training curves: the mean validation accuracy of every chosen network against the

@@ -327,7 +327,7 @@ impl ResultRecord {
         header.extend(["targets", "responses", "correct", "score", "rt_ms"].iter().map(|s| s.to_string()));
         header.extend(extra_cols.iter().map(|s| s.to_string()));
         let mut out = String::new();
-        push_row(&mut out, &header);
+        push_csv_row(&mut out, &header);
         let subject = self.subject.label();
         for t in &self.trials {
             let pairs: BTreeMap<&str, String> = t.conditions.pairs().into_iter().collect();
@@ -348,7 +348,7 @@ impl ResultRecord {
                     Some(Setting::Text(s)) => s.clone(),
                 });
             }
-            push_row(&mut out, &row);
+            push_csv_row(&mut out, &row);
         }
         Ok(out)
     }
@@ -358,8 +358,8 @@ fn format_num(x: f64) -> String {
     if x.fract() == 0.0 && x.abs() < 1e15 { format!("{}", x as i64) } else { format!("{x:.4}") }
 }
 
-/// RFC 4180 quoting.
-fn push_row(out: &mut String, cells: &[String]) {
+/// One CSV row of `cells` with RFC 4180 quoting, and a newline (the records' CSV and `wmlab compare`).
+pub fn push_csv_row(out: &mut String, cells: &[String]) {
     for (i, c) in cells.iter().enumerate() {
         if i > 0 {
             out.push(',');

@@ -584,21 +584,10 @@ impl TaskSpec {
                  take longer lists)"
             ));
         }
-        // SC draws L/2 cells on the left and mirrors them; an asymmetric pattern moves offset/2 of the
-        // mirrors, so every offset must fit every list length, and the left half holds G²/2 cells.
-        if let TaskParams::Sc(p) = &spec.params {
-            let (g, least) = (p.grid as usize, p.list_lengths.iter().copied().min().unwrap_or(0) as usize);
-            let most = p.list_lengths.iter().copied().max().unwrap_or(0) as usize;
-            if p.symmetry_offsets.iter().any(|&o| o as usize / 2 > least / 2) || most / 2 > g * (g / 2) || g < 2 {
-                return Err(format!(
-                    "{id} {key}: \"{t}\" does not fit: every symmetry offset must be at most the shortest list length \
-                     ({least}), and a list at most the grid's cell count"
-                ));
-            }
-        }
         // Every value must leave trials that can be drawn: random draws that cannot finish would loop
         // forever, and samples larger than their pools would fail.
         let fits = match &spec.params {
+            TaskParams::Sc(p) => tasks::sc::check(p),
             TaskParams::Si(p) => tasks::si::check(p),
             TaskParams::Sfr(p) => tasks::sfr::check(p),
             TaskParams::Vir(p) => tasks::check_patterns(p.grid, p.filled, &p.list_lengths, &[p.pattern_difference]),

@@ -737,13 +737,7 @@ mod tests {
     #[test]
     fn both_wordings_of_an_instruction_are_drawn_beside_tables_8_and_12() {
         let o = |task: &str, variant: &str, v: f64| {
-            let mut x = outcome(
-                Suite::Minerva,
-                &[("source", "generated"), ("prompt_variant", variant)],
-                &[("exact_match", v), ("rouge_l", v)],
-            );
-            x.task = task.into();
-            x
+            mv(task, &[("source", "generated"), ("prompt_variant", variant)], &[("exact_match", v), ("rouge_l", v)])
         };
         let run = vec![
             o("group_association", "1", 1.0),

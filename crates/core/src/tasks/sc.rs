@@ -16,6 +16,21 @@ impl Default for ScParams {
     }
 }
 /// Cells: list length × offset; the balanced bit makes half of each cell's trials symmetric.
+/// Whether trials can be drawn: SC draws L/2 cells on the left and mirrors them, and an asymmetric pattern
+/// moves offset/2 of the mirrors, so every offset must fit every list length, and the left half holds
+/// G²/2 cells.
+pub fn check(p: &ScParams) -> Result<(), String> {
+    let (g, least) = (p.grid as usize, p.list_lengths.iter().copied().min().unwrap_or(0) as usize);
+    let most = p.list_lengths.iter().copied().max().unwrap_or(0) as usize;
+    if p.symmetry_offsets.iter().any(|&o| o as usize / 2 > least / 2) || most / 2 > g * (g / 2) || g < 2 {
+        return Err(format!(
+            "every symmetry offset must be at most the shortest list length ({least}), and a list at most the \
+             grid's cell count"
+        ));
+    }
+    Ok(())
+}
+
 pub fn grid(p: &ScParams) -> Vec<Conditions> {
     let mut v = Vec::new();
     for &l in &p.list_lengths {

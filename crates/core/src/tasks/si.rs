@@ -65,11 +65,16 @@ fn walk(rng: &mut Rng, path: &mut Vec<Point>, segments: usize, lattice: i32, avo
     true
 }
 
-/// The figure: a random walk of `segments` king moves from a uniform start, restarted until it completes.
+/// One try at the figure: a random walk of `segments` king moves from a uniform start; None if it got stuck.
+fn try_figure(rng: &mut Rng, segments: usize, lattice: i32) -> Option<Vec<Point>> {
+    let mut path = vec![(rng.randint(0, lattice), rng.randint(0, lattice))];
+    walk(rng, &mut path, segments, lattice, &[]).then_some(path)
+}
+
+/// The figure: [`try_figure`] restarted until it completes.
 pub(crate) fn figure(rng: &mut Rng, segments: usize, lattice: i32) -> Vec<Point> {
     loop {
-        let mut path = vec![(rng.randint(0, lattice), rng.randint(0, lattice))];
-        if walk(rng, &mut path, segments, lattice, &[]) {
+        if let Some(path) = try_figure(rng, segments, lattice) {
             return path;
         }
     }
@@ -94,12 +99,7 @@ pub fn check(p: &SiParams) -> Result<(), String> {
     let lattice = p.lattice as i32;
     let segments = p.segments.max(1) as usize;
     let mut rng = Rng::from_key([0x51; 32]);
-    let find_figure = |rng: &mut Rng| {
-        (0..RESTARTS).find_map(|_| {
-            let mut path = vec![(rng.randint(0, lattice), rng.randint(0, lattice))];
-            walk(rng, &mut path, segments, lattice, &[]).then_some(path)
-        })
-    };
+    let find_figure = |rng: &mut Rng| (0..RESTARTS).find_map(|_| try_figure(rng, segments, lattice));
     let side = lattice + 1;
     if find_figure(&mut rng).is_none() {
         return Err(format!("a figure of {segments} segments does not fit a {side}×{side} lattice"));
