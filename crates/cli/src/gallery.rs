@@ -4,7 +4,8 @@ use wmlab_core::raster::{self, BIG};
 use wmlab_core::task::MAX_STEPS;
 use wmlab_core::{TaskId, TaskSpec, Trial};
 
-use crate::{GalleryArgs, font, pngout};
+use crate::{GalleryArgs, pngout};
+use wmlab_core::font;
 
 /// Gap between frames, rows and around the sheet.
 pub const GAP: usize = 4;

@@ -11,17 +11,18 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use wmlab_core::llm::nback::{self, BlockSource, DialogueOptions, NbackConfig, Protocol, Variant};
+use wmlab_core::llm::vision::{self, Render, VisionConfig};
 use wmlab_core::llm::{Sample, lrt, minerva, snapshot};
 use wmlab_core::record::{ResultRecord, Setting};
 use wmlab_llm::native::{StdClock, UreqTransport, block_on};
-use wmlab_llm::record::{iso8601, to_record};
+use wmlab_llm::record::{iso8601, to_record, to_vision_record};
 use wmlab_llm::runner::MetaEntry;
 use wmlab_llm::{Clock, Control, LogEntry, MemoryCache, NoCache, Outcome, ProviderConfig, ProviderKind};
 use wmlab_llm::{Progress, RunLog, RunOptions, Runner, Secret};
 
 #[derive(Subcommand, Debug)]
 pub enum LlmCmd {
-    /// Run a suite (nback, lrt, minerva, minerva-snapshot) against a model; resumable.
+    /// Run a suite (nback, lrt, minerva, minerva-snapshot, worm-vision) against a model; resumable.
     Run(Box<RunArgs>),
 }
 
@@ -31,6 +32,8 @@ pub enum SuiteArg {
     Lrt,
     Minerva,
     MinervaSnapshot,
+    /// The WorM tasks and the spatial N-back as frames (--render image|text), scored as people are.
+    WormVision,
 }
 
 impl SuiteArg {
@@ -40,6 +43,7 @@ impl SuiteArg {
             SuiteArg::Lrt => "lrt",
             SuiteArg::Minerva => "minerva",
             SuiteArg::MinervaSnapshot => "minerva-snapshot",
+            SuiteArg::WormVision => "worm-vision",
         }
     }
 }
@@ -103,9 +107,22 @@ pub struct RunArgs {
     /// `lines.insert(k - 1, ...)`).
     #[arg(long, default_value = "uniform", value_parser = lrt::Insertion::parse)]
     pub insertion: lrt::Insertion,
-    /// Minerva tasks, comma-separated (default: the paper's set).
+    /// Minerva tasks, comma-separated (default: the paper's set). worm-vision: WorM task ids and
+    /// nback-spatial (default VSR,CD-Color,VIR,SMU,nback-spatial).
     #[arg(long, value_delimiter = ',')]
     pub tasks: Option<Vec<String>>,
+    /// worm-vision: frames as PNG images (`image`, for multimodal models) or as character grids (`text`).
+    #[arg(long, default_value = "image", value_name = "image|text")]
+    pub render: String,
+    /// worm-vision: image side in px (96–1024; the 96×96 frames enlarged without smoothing).
+    #[arg(long, default_value_t = wmlab_core::llm::vision::DEFAULT_SIZE, value_name = "PX")]
+    pub size: u32,
+    /// worm-vision: characters per row of a text frame (12, 16, 24, 32, 48 or 96).
+    #[arg(long, default_value_t = wmlab_core::llm::vision::DEFAULT_TEXT_COLS, value_name = "N")]
+    pub text_cols: u32,
+    /// worm-vision: trials per WorM task, and blocks per level of the N-back (its levels: --n).
+    #[arg(long, default_value_t = 4, value_name = "N")]
+    pub trials: u32,
     /// Minerva generator context length in cl100k tokens; a comma list (`500,1000,2000,4000,8000`) runs
     /// every task sized by context at each length in one run (Tables 7 and 11).
     #[arg(long, default_value = "4000", value_name = "TOKENS,...")]
@@ -212,9 +229,25 @@ fn read_key(a: &RunArgs, kind: ProviderKind, base_url: &str) -> Result<Secret, S
     }
 }
 
+/// The visual suite's configuration from the arguments.
+pub fn vision_config(a: &RunArgs) -> Result<VisionConfig, String> {
+    let render =
+        Render::parse(&a.render).ok_or_else(|| format!("--render: `{}` is neither image nor text", a.render))?;
+    let list = a.tasks.as_ref().map(|t| t.join(",")).unwrap_or_else(|| "VSR,CD-Color,VIR,SMU,nback-spatial".into());
+    let mut cfg = VisionConfig::new(VisionConfig::parse_tasks(&list).map_err(|e| format!("--tasks: {e}"))?, render);
+    cfg.trials = a.trials;
+    cfg.nback_ns = a.n.clone();
+    cfg.seed = a.seed;
+    cfg.size = a.size;
+    cfg.text_cols = a.text_cols;
+    cfg.check()?;
+    Ok(cfg)
+}
+
 /// The samples of the chosen suite.
 pub fn build_samples(a: &RunArgs) -> Result<Vec<Sample>, String> {
     let mut samples = match a.suite {
+        SuiteArg::WormVision => vision::samples(&vision_config(a)?)?,
         SuiteArg::Nback => {
             let variant = Variant::parse(&a.variant).ok_or_else(|| {
                 let all: Vec<&str> = Variant::ALL.iter().map(|v| v.as_str()).collect();
@@ -305,9 +338,10 @@ pub fn build_samples(a: &RunArgs) -> Result<Vec<Sample>, String> {
     Ok(samples)
 }
 
-/// What a log must agree on to be resumed.
-fn fingerprint(p: &ProviderConfig, suite: SuiteArg) -> serde_json::Value {
-    serde_json::json!({
+/// What a log must agree on to be resumed (the visual suite: its configuration too, so an image run and
+/// a text run of the same trials never share a log).
+fn fingerprint(p: &ProviderConfig, suite: SuiteArg, vision: Option<&VisionConfig>) -> serde_json::Value {
+    let mut v = serde_json::json!({
         "wmlab_llm_log": 1,
         "suite": suite.as_str(),
         "provider": p.kind.as_str(),
@@ -318,7 +352,11 @@ fn fingerprint(p: &ProviderConfig, suite: SuiteArg) -> serde_json::Value {
         "top_p": p.top_p,
         "seed": p.seed,
         "paper_sampling": p.paper_sampling,
-    })
+    });
+    if let Some(c) = vision {
+        v["vision"] = serde_json::to_value(c).expect("serialises");
+    }
+    v
 }
 
 struct LogFile {
@@ -414,12 +452,13 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
         price_out_per_m: a.price_out,
         ..Default::default()
     };
+    let vision_cfg = if a.suite == SuiteArg::WormVision { Some(vision_config(a)?) } else { None };
     let samples = build_samples(a)?;
 
     fs::create_dir_all(&a.out).map_err(|e| format!("cannot create {}: {e}", a.out.display()))?;
     let log_path = a.out.join("log.jsonl");
     let (mut log_file, log) = LogFile::open(&log_path)?;
-    let fp = fingerprint(&provider, a.suite);
+    let fp = fingerprint(&provider, a.suite, vision_cfg.as_ref());
     match log.meta() {
         Some(m) if *m != fp => {
             return Err(format!(
@@ -449,13 +488,20 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
         bar.set_position(p.done as u64);
         bar.set_message(progress_message(p));
     };
+    let probe = vision_cfg.as_ref().is_some_and(|c| c.render == Render::Image);
     let result = match &cache {
         Some(c) => {
             let r = Runner::new(&transport, &clock, c, provider.clone(), key, options.clone());
+            if probe {
+                check_images(&r, &control)?;
+            }
             block_on(r.run(&samples, &log, &control, &mut on_entry, &mut on_progress))
         }
         None => {
             let r = Runner::new(&transport, &clock, &NoCache, provider.clone(), key, options.clone());
+            if probe {
+                check_images(&r, &control)?;
+            }
             block_on(r.run(&samples, &log, &control, &mut on_entry, &mut on_progress))
         }
     };
@@ -464,16 +510,22 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
         save_cache(c, p)?;
     }
 
-    let extra = [("suite", Setting::Text(a.suite.as_str().into())), ("samples", Setting::Int(samples.len() as i64))];
-    let record = to_record(
-        &provider,
-        &options,
-        a.suite.as_str(),
-        a.seed,
-        &extra,
-        &result.outcomes,
-        Some(iso8601(clock.now_ms())),
-    );
+    let record = match &vision_cfg {
+        Some(cfg) => to_vision_record(&provider, &options, cfg, &result.outcomes, Some(iso8601(clock.now_ms()))),
+        None => {
+            let extra =
+                [("suite", Setting::Text(a.suite.as_str().into())), ("samples", Setting::Int(samples.len() as i64))];
+            to_record(
+                &provider,
+                &options,
+                a.suite.as_str(),
+                a.seed,
+                &extra,
+                &result.outcomes,
+                Some(iso8601(clock.now_ms())),
+            )
+        }
+    };
     write_record(&record, &a.out)?;
     print_table(&record, &result.outcomes, &result.progress);
     eprintln!(
@@ -486,6 +538,28 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
         a.out.display()
     );
     Ok(())
+}
+
+/// The one-image probe before an image run: a refusal stops the run with the provider's words; an answer
+/// that does not name the square's colour is a warning (the model may not see the images).
+fn check_images<T: wmlab_llm::Transport, C: Clock, K: wmlab_llm::Cache>(
+    r: &Runner<T, C, K>,
+    control: &Control,
+) -> Result<(), String> {
+    match block_on(r.probe_images(control)) {
+        Err(e) => Err(format!(
+            "the model did not take an image ({}): choose a model that reads images, or --render text",
+            e.message
+        )),
+        Ok(reply) if !vision::image_probe_seen(&reply) => {
+            eprintln!(
+                "wmlab: warning: asked the colour of a red square, the model answered {:?}; it may not see the images",
+                reply.chars().take(80).collect::<String>()
+            );
+            Ok(())
+        }
+        Ok(_) => Ok(()),
+    }
 }
 
 fn save_cache(c: &MemoryCache, path: &Path) -> Result<(), String> {

@@ -5,7 +5,6 @@
 mod bench;
 mod compare;
 mod dataset;
-mod font;
 mod gallery;
 mod generate;
 mod llm;

@@ -163,8 +163,19 @@ impl ProviderConfig {
     pub fn chat_body(&self, messages: &[Message]) -> Value {
         match self.kind {
             ProviderKind::OpenAi => {
-                let msgs: Vec<Value> =
-                    messages.iter().map(|m| json!({"role": role_str(m.role), "content": m.content})).collect();
+                let msgs: Vec<Value> = messages
+                    .iter()
+                    .map(|m| {
+                        if m.images.is_empty() {
+                            return json!({"role": role_str(m.role), "content": m.content});
+                        }
+                        let mut parts = vec![json!({"type": "text", "text": m.content})];
+                        parts.extend(
+                            m.images.iter().map(|i| json!({"type": "image_url", "image_url": {"url": i.data_url()}})),
+                        );
+                        json!({"role": role_str(m.role), "content": parts})
+                    })
+                    .collect();
                 let mut b = json!({"model": self.model, "messages": msgs});
                 if let Some(t) = self.temperature {
                     b["temperature"] = json!(t);
@@ -187,11 +198,18 @@ impl ProviderConfig {
                 // Consecutive turns of one role become one turn with several text blocks.
                 let msgs: Vec<Value> = merge_turns(messages)
                     .into_iter()
-                    .map(|(role, texts)| {
-                        let content: Value = if texts.len() == 1 {
-                            json!(texts[0])
+                    .map(|(role, turn)| {
+                        let content: Value = if turn.len() == 1 && turn[0].images.is_empty() {
+                            json!(turn[0].content)
                         } else {
-                            Value::Array(texts.iter().map(|t| json!({"type": "text", "text": t})).collect())
+                            let mut blocks = Vec::new();
+                            for m in turn {
+                                blocks.push(json!({"type": "text", "text": m.content}));
+                                blocks.extend(m.images.iter().map(|i| {
+                                    json!({"type": "image", "source": {"type": "base64", "media_type": i.media_type, "data": i.data}})
+                                }));
+                            }
+                            Value::Array(blocks)
                         };
                         json!({"role": role_str(role), "content": content})
                     })
@@ -219,9 +237,17 @@ impl ProviderConfig {
                 // several parts.
                 let contents: Vec<Value> = merge_turns(messages)
                     .into_iter()
-                    .map(|(role, texts)| {
+                    .map(|(role, turn)| {
                         let role = if role == Role::Assistant { "model" } else { "user" };
-                        let parts: Vec<Value> = texts.iter().map(|t| json!({"text": t})).collect();
+                        let mut parts = Vec::new();
+                        for m in turn {
+                            parts.push(json!({"text": m.content}));
+                            parts.extend(
+                                m.images
+                                    .iter()
+                                    .map(|i| json!({"inline_data": {"mime_type": i.media_type, "data": i.data}})),
+                            );
+                        }
                         json!({"role": role, "parts": parts})
                     })
                     .collect();
@@ -407,12 +433,12 @@ impl ProviderConfig {
 }
 
 /// Non-system messages with consecutive turns of the same role grouped.
-fn merge_turns(messages: &[Message]) -> Vec<(Role, Vec<&str>)> {
-    let mut out: Vec<(Role, Vec<&str>)> = Vec::new();
+fn merge_turns(messages: &[Message]) -> Vec<(Role, Vec<&Message>)> {
+    let mut out: Vec<(Role, Vec<&Message>)> = Vec::new();
     for m in messages.iter().filter(|m| m.role != Role::System) {
         match out.last_mut() {
-            Some((r, texts)) if *r == m.role => texts.push(&m.content),
-            _ => out.push((m.role, vec![&m.content])),
+            Some((r, turn)) if *r == m.role => turn.push(m),
+            _ => out.push((m.role, vec![m])),
         }
     }
     out

@@ -9,8 +9,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use wmlab_core::Conditions;
+use wmlab_core::llm::Suite;
+use wmlab_core::llm::vision::VisionConfig;
+use wmlab_core::people::StudyTask;
+use wmlab_core::people::session::{StudyRow, study_summaries};
 use wmlab_core::record::{ResultRecord, RunConfig, Setting, Subject, Summary, TrialRow, credential_like, mean_se};
+use wmlab_core::{Conditions, TaskSpec};
 
 use crate::provider::ProviderConfig;
 use crate::runner::{Outcome, RunOptions};
@@ -74,6 +78,13 @@ pub fn trial_row(index: usize, o: &Outcome) -> TrialRow {
         extra.insert("error".into(), text(&e.message));
         extra.insert("error_kind".into(), text(e.kind.as_str()));
     }
+    if let Some(row) = &o.row {
+        // The visual suite: the people's row, with the call's numbers beside the task's own extras.
+        let mut r = row.clone();
+        r.extra.extend(extra);
+        r.rt_ms = if o.requests > 0 { vec![o.latency_ms] } else { vec![] };
+        return r;
+    }
     let (targets, responses, correct) = match (&o.targets, &o.answers) {
         (Some(t), Some(a)) => {
             let t: Vec<String> = t.chars().map(String::from).collect();
@@ -111,6 +122,9 @@ pub fn trial_row(index: usize, o: &Outcome) -> TrialRow {
 /// one row per metric (mean over samples without an error, with its SE), plus an `errors` row (the
 /// fraction of samples that failed) when any failed.
 pub fn summaries(outcomes: &[Outcome]) -> Vec<Summary> {
+    if outcomes.iter().any(|o| o.suite == Suite::Vision) {
+        return vision_summaries(outcomes);
+    }
     let mut out = Vec::new();
     let mut tasks: Vec<&str> = Vec::new();
     for o in outcomes {
@@ -187,6 +201,62 @@ fn push_group(out: &mut Vec<Summary>, task: &str, conditions: Conditions, group:
             se: None,
         });
     }
+}
+
+/// The visual suite's summaries: those of a person's record (accuracy per task × cell, N-back SDT
+/// measures per level, [`study_summaries`]) over the trials that finished, plus an `errors` row per
+/// task where calls failed.
+fn vision_summaries(outcomes: &[Outcome]) -> Vec<Summary> {
+    let rows: Vec<StudyRow> = outcomes
+        .iter()
+        .filter(|o| o.error.is_none())
+        .filter_map(|o| {
+            let task = StudyTask::parse(&o.task)?;
+            Some(StudyRow { task, cell: o.cell.as_ref()?, row: o.row.as_ref()?, sdt: o.sdt.as_ref() })
+        })
+        .collect();
+    let mut out = study_summaries(&rows);
+    let mut tasks: Vec<&str> = Vec::new();
+    for o in outcomes {
+        if !tasks.contains(&o.task.as_str()) {
+            tasks.push(&o.task);
+        }
+    }
+    for task in tasks {
+        let of_task: Vec<&Outcome> = outcomes.iter().filter(|o| o.task == task).collect();
+        let errors = of_task.iter().filter(|o| o.error.is_some()).count();
+        if errors > 0 {
+            out.push(Summary {
+                task: task.to_string(),
+                conditions: Conditions::default(),
+                metric: "errors".into(),
+                n: of_task.len() as u32,
+                value: errors as f64 / of_task.len() as f64,
+                se: None,
+            });
+        }
+    }
+    out
+}
+
+/// The record of a visual-suite run: named like a person's (`VSR+CD-Color+…`), the WorM tasks'
+/// parameters in the config (so the Compare page and Table A3 read it as they read a person's), the
+/// suite's settings (`vision_render`, size or grid width) beside the provider's.
+pub fn to_vision_record(
+    provider: &ProviderConfig,
+    options: &RunOptions,
+    cfg: &VisionConfig,
+    outcomes: &[Outcome],
+    created: Option<String>,
+) -> ResultRecord {
+    let mut extra: Vec<(String, Setting)> = cfg.settings().into_iter().collect();
+    extra.push(("suite".into(), Setting::Text("worm-vision".into())));
+    extra.push(("samples".into(), Setting::Int(outcomes.len() as i64)));
+    let extra: Vec<(&str, Setting)> = extra.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+    let task = cfg.tasks.iter().map(|t| t.as_str()).collect::<Vec<_>>().join("+");
+    let mut r = to_record(provider, options, &task, cfg.seed, &extra, outcomes, created);
+    r.config.tasks = cfg.tasks.iter().filter_map(|t| t.worm()).map(TaskSpec::new).collect();
+    r
 }
 
 /// The record of a run. `task` names what was run (`nback`, `lrt`, `minerva`, or a finer label);

@@ -184,6 +184,12 @@ pub struct Outcome {
     pub trials: Vec<TrialRecord>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sdt: Option<SdtScores>,
+    /// Visual suite: the trial scored by the people's code (long-format row).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub row: Option<wmlab_core::record::TrialRow>,
+    /// Visual suite: the design cell of the trial (what summaries group by).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cell: Option<wmlab_core::Conditions>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finish_reason: Option<String>,
     /// Sum over the sample's requests (cache hits count 0).
@@ -360,6 +366,15 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
     /// One request with cache, retries, timeout, pause and cancel, sent with `provider` (the run's
     /// configuration as a sample's suite sends it, [`ProviderConfig::for_suite`]). `retries` counts the
     /// retries made.
+    /// Send the visual suite's one-image probe ([`wmlab_core::llm::vision::image_probe`]) and return the
+    /// reply: an error here means the endpoint or model does not take images.
+    pub async fn probe_images(&self, control: &Control) -> Result<String, LlmError> {
+        let msgs = wmlab_core::llm::vision::image_probe();
+        let retries = Cell::new(0);
+        let provider = self.provider.for_suite(Suite::Vision);
+        self.call(&provider, &msgs, control, &retries).await.map(|c| c.reply.text)
+    }
+
     pub async fn call(
         &self,
         provider: &ProviderConfig,
@@ -536,6 +551,8 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
             answers: None,
             trials: Vec::new(),
             sdt: None,
+            row: None,
+            cell: None,
             finish_reason: None,
             latency_ms: 0.0,
             requests: 0,
@@ -545,6 +562,75 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
             tokens_out: 0,
             error: None,
         }
+    }
+
+    /// Run a multi-turn protocol to its end: replay the logged turns, then ask and feed until the dialogue
+    /// is finished or a call fails (the error goes in the outcome). `None` when cancelled.
+    #[allow(clippy::too_many_arguments)]
+    async fn drive<D: Dialogue>(
+        &self,
+        d: &mut D,
+        s: &Sample,
+        prior_turns: &[TurnEntry],
+        o: &mut Outcome,
+        sample_provider: &ProviderConfig,
+        control: &Control,
+        retries: &Cell<u32>,
+        on_entry: &RefCell<&mut dyn FnMut(&LogEntry)>,
+        on_progress: &RefCell<&mut dyn FnMut(&Progress)>,
+    ) -> Option<()> {
+        let mut turn = 0u32;
+        for t in prior_turns {
+            if d.next_request().is_none() {
+                break;
+            }
+            d.feed(&t.reply);
+            turn += 1;
+            o.latency_ms += t.latency_ms;
+            o.tokens_in += t.tokens_in;
+            o.tokens_out += t.tokens_out;
+            o.requests += 1;
+            o.cache_hits += t.cached as u32;
+        }
+        self.bump(|p| {
+            p.tokens_in += o.tokens_in;
+            p.tokens_out += o.tokens_out;
+        });
+        while let Some(msgs) = d.next_request() {
+            match self.call(sample_provider, &msgs, control, retries).await {
+                Err(e) if e.kind == LlmErrorKind::Cancelled => return None,
+                Err(e) => {
+                    o.error = Some(e);
+                    break;
+                }
+                Ok(call) => {
+                    let entry = TurnEntry {
+                        sample_id: s.id.clone(),
+                        turn,
+                        reply: call.reply.text.clone(),
+                        latency_ms: call.latency_ms,
+                        tokens_in: call.reply.tokens_in.unwrap_or(0),
+                        tokens_out: call.reply.tokens_out.unwrap_or(0),
+                        cached: call.cached,
+                    };
+                    (on_entry.borrow_mut())(&LogEntry::Turn(entry.clone()));
+                    d.feed(&call.reply.text);
+                    turn += 1;
+                    o.latency_ms += entry.latency_ms;
+                    o.tokens_in += entry.tokens_in;
+                    o.tokens_out += entry.tokens_out;
+                    o.requests += 1;
+                    o.cache_hits += call.cached as u32;
+                    o.finish_reason = call.reply.finish_reason.clone();
+                    self.bump(|p| {
+                        p.tokens_in += entry.tokens_in;
+                        p.tokens_out += entry.tokens_out;
+                    });
+                    self.emit_progress(on_progress);
+                }
+            }
+        }
+        Some(())
     }
 
     /// `None` when cancelled before the sample finished.
@@ -597,57 +683,8 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
             }
             SampleBody::Dialogue(d0) => {
                 let mut d = d0.clone();
-                let mut turn = 0u32;
-                for t in &prior_turns {
-                    if d.next_request().is_none() {
-                        break;
-                    }
-                    d.feed(&t.reply);
-                    turn += 1;
-                    o.latency_ms += t.latency_ms;
-                    o.tokens_in += t.tokens_in;
-                    o.tokens_out += t.tokens_out;
-                    o.requests += 1;
-                    o.cache_hits += t.cached as u32;
-                }
-                self.bump(|p| {
-                    p.tokens_in += o.tokens_in;
-                    p.tokens_out += o.tokens_out;
-                });
-                while let Some(msgs) = d.next_request() {
-                    match self.call(&sample_provider, &msgs, control, &retries).await {
-                        Err(e) if e.kind == LlmErrorKind::Cancelled => return None,
-                        Err(e) => {
-                            o.error = Some(e);
-                            break;
-                        }
-                        Ok(call) => {
-                            let entry = TurnEntry {
-                                sample_id: s.id.clone(),
-                                turn,
-                                reply: call.reply.text.clone(),
-                                latency_ms: call.latency_ms,
-                                tokens_in: call.reply.tokens_in.unwrap_or(0),
-                                tokens_out: call.reply.tokens_out.unwrap_or(0),
-                                cached: call.cached,
-                            };
-                            (on_entry.borrow_mut())(&LogEntry::Turn(entry.clone()));
-                            d.feed(&call.reply.text);
-                            turn += 1;
-                            o.latency_ms += entry.latency_ms;
-                            o.tokens_in += entry.tokens_in;
-                            o.tokens_out += entry.tokens_out;
-                            o.requests += 1;
-                            o.cache_hits += call.cached as u32;
-                            o.finish_reason = call.reply.finish_reason.clone();
-                            self.bump(|p| {
-                                p.tokens_in += entry.tokens_in;
-                                p.tokens_out += entry.tokens_out;
-                            });
-                            self.emit_progress(on_progress);
-                        }
-                    }
-                }
+                self.drive(&mut d, s, &prior_turns, &mut o, &sample_provider, control, &retries, on_entry, on_progress)
+                    .await?;
                 o.retries = retries.get();
                 let k = d.trials.len();
                 o.targets = Some(d.conditions.chars().take(k).collect());
@@ -668,6 +705,33 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
                 o.trials = d.trials.clone();
                 if self.options.keep_prompts {
                     o.messages = d.messages.clone();
+                }
+            }
+            SampleBody::Vision(d0) => {
+                let mut d = d0.clone();
+                self.drive(&mut d, s, &prior_turns, &mut o, &sample_provider, control, &retries, on_entry, on_progress)
+                    .await?;
+                o.retries = retries.get();
+                o.answers = Some(d.answers_text());
+                o.cell = Some(d.cell.clone());
+                if o.error.is_none() {
+                    match d.scored() {
+                        Some(Ok((row, sdt))) => {
+                            o.scores.insert("accuracy".into(), row.score());
+                            if let Some(sdt) = &sdt {
+                                o.scores.insert("dprime".into(), sdt.dprime);
+                                o.scores.insert("hit_rate".into(), sdt.hit_rate);
+                                o.scores.insert("false_alarm_rate".into(), sdt.false_alarm_rate);
+                            }
+                            o.sdt = sdt;
+                            o.row = Some(row);
+                        }
+                        Some(Err(e)) => o.score_errors.push(e),
+                        None => o.score_errors.push("the trial did not finish".into()),
+                    }
+                }
+                if self.options.keep_prompts {
+                    o.messages = d.messages.iter().map(Message::without_image_data).collect();
                 }
             }
         }

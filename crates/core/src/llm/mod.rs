@@ -18,6 +18,7 @@ pub mod minerva;
 pub mod nback;
 pub mod score;
 pub mod snapshot;
+pub mod vision;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -31,17 +32,60 @@ pub enum Role {
 pub struct Message {
     pub role: Role,
     pub content: String,
+    /// Images shown after the text (the visual suite's frames); each provider writes them as its own
+    /// image parts. Empty for the text suites, and then absent from the JSON.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<ImagePart>,
+}
+
+/// A PNG attached to a message: base64 of its bytes, with its size for people reading a log.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImagePart {
+    /// `image/png`.
+    pub media_type: String,
+    /// Standard base64 (with padding) of the file; empty in a log that keeps prompts without images.
+    pub data: String,
+    pub width: u32,
+    pub height: u32,
+}
+
+impl ImagePart {
+    pub fn png(bytes: &[u8], width: u32, height: u32) -> Self {
+        use base64::Engine;
+        ImagePart {
+            media_type: "image/png".into(),
+            data: base64::engine::general_purpose::STANDARD.encode(bytes),
+            width,
+            height,
+        }
+    }
+    /// `data:image/png;base64,…` (OpenAI-compatible `image_url`).
+    pub fn data_url(&self) -> String {
+        format!("data:{};base64,{}", self.media_type, self.data)
+    }
 }
 
 impl Message {
     pub fn system(s: impl Into<String>) -> Self {
-        Message { role: Role::System, content: s.into() }
+        Message { role: Role::System, content: s.into(), images: Vec::new() }
     }
     pub fn user(s: impl Into<String>) -> Self {
-        Message { role: Role::User, content: s.into() }
+        Message { role: Role::User, content: s.into(), images: Vec::new() }
     }
     pub fn assistant(s: impl Into<String>) -> Self {
-        Message { role: Role::Assistant, content: s.into() }
+        Message { role: Role::Assistant, content: s.into(), images: Vec::new() }
+    }
+    /// A user turn with images after its text.
+    pub fn user_with_images(s: impl Into<String>, images: Vec<ImagePart>) -> Self {
+        Message { role: Role::User, content: s.into(), images }
+    }
+    /// The message with each image's data dropped (size and type kept): what a log keeps of a prompt.
+    pub fn without_image_data(&self) -> Message {
+        let mut m = self.clone();
+        for i in &mut m.images {
+            i.data.clear();
+        }
+        m
     }
 }
 
@@ -51,6 +95,8 @@ pub enum Suite {
     Nback,
     Lrt,
     Minerva,
+    /// The WorM tasks and the spatial N-back as frames (images or character grids), [`vision`].
+    Vision,
 }
 
 /// The sampling parameters a suite's paper sent (`None` = not sent: the API's default).
@@ -88,6 +134,12 @@ impl Suite {
                 max_tokens: Some(4096),
                 top_p: Some(1.0),
                 source: "Minerva (inference.py): temperature 0, top-p 1, 4,096 tokens",
+            },
+            Suite::Vision => PaperSampling {
+                temperature: Some(0.0),
+                max_tokens: Some(vision::MAX_TOKENS),
+                top_p: None,
+                source: "visual suite (no paper of its own): temperature 0, short answers",
             },
         }
     }
@@ -179,6 +231,8 @@ pub struct Sample {
 pub enum SampleBody {
     Single(Single),
     Dialogue(nback::NbackDialogue),
+    /// A WorM trial or spatial N-back block of the visual suite.
+    Vision(vision::VisionDialogue),
 }
 
 /// A multi-turn protocol. The runner loops: `next_request()` → send → `feed(reply)` until `None`.

@@ -251,6 +251,143 @@ fn nback_alphabet(kind: NbackKind) -> Vec<String> {
     }
 }
 
+/// One scored trial for [`study_summaries`].
+pub struct StudyRow<'a> {
+    pub task: StudyTask,
+    /// The design cell the trial was drawn for (what summaries group by).
+    pub cell: &'a Conditions,
+    pub row: &'a TrialRow,
+    pub sdt: Option<&'a SdtScores>,
+}
+
+/// Summaries of scored trials as a person's record has them: accuracy per WorM task × cell (the rows'
+/// `correct`), and for N-back the SDT measures per level, averaged over blocks. The visual LLM suite
+/// summarises its records here too.
+pub fn study_summaries(rows: &[StudyRow]) -> Vec<Summary> {
+    let worm: Vec<TrialRow> = rows
+        .iter()
+        .filter(|d| d.task.worm().is_some())
+        .map(|d| TrialRow { conditions: d.cell.clone(), ..d.row.clone() })
+        .collect();
+    let mut out = summarise(&worm);
+    let mut groups: Vec<((StudyTask, Conditions), Vec<SdtScores>)> = Vec::new();
+    for d in rows {
+        if let Some(s) = d.sdt {
+            let key = (d.task, d.cell.clone());
+            match groups.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, v)) => v.push(s.clone()),
+                None => groups.push((key, vec![s.clone()])),
+            }
+        }
+    }
+    for ((task, cell), blocks) in groups {
+        let m = sdt::summarize(&blocks);
+        for (metric, ms) in [
+            ("accuracy", m.accuracy),
+            ("hit_rate", m.hit_rate),
+            ("false_alarm_rate", m.false_alarm_rate),
+            ("dprime", m.dprime),
+            ("dprime_notebook", m.dprime_notebook),
+        ] {
+            out.push(Summary {
+                task: task.as_str().into(),
+                conditions: cell.clone(),
+                metric: metric.into(),
+                n: m.blocks as u32,
+                value: ms.mean,
+                se: (m.blocks > 1).then_some(ms.se),
+            });
+        }
+    }
+    out
+}
+
+/// A trial's answers scored by the people's code, in the long-format columns.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScoredAnswers {
+    pub targets: Vec<String>,
+    pub responses: Vec<String>,
+    pub correct: Vec<bool>,
+    /// N-back: the block's SDT measures.
+    pub sdt: Option<SdtScores>,
+    /// `n_back`, `stimuli` and the SDT rates (N-back); `sfr_exact`, `serial_positions` (WorM).
+    pub extra: BTreeMap<String, Setting>,
+}
+
+/// Score one answer per answerable step of a trial of `task` (`nback` = the block of an N-back trial).
+/// People's sessions and the visual LLM suite both score here.
+pub fn score_answers(
+    task: StudyTask,
+    steps: &[Step],
+    nback: Option<&NbackInfo>,
+    answers: &[Answer],
+) -> Result<ScoredAnswers, String> {
+    let mut extra: BTreeMap<String, Setting> = BTreeMap::new();
+    match (task, nback) {
+        (StudyTask::Nback(_), Some(nb)) => {
+            let (s, correct, letters) = score_nback(&nb.conditions, answers)?;
+            extra.insert("n_back".into(), Setting::Int(nb.n as i64));
+            extra.insert("stimuli".into(), Setting::Text(nb.stimuli.join(" ")));
+            extra.insert("hit_rate".into(), Setting::Num(s.hit_rate));
+            extra.insert("false_alarm_rate".into(), Setting::Num(s.false_alarm_rate));
+            extra.insert("dprime".into(), Setting::Num(s.dprime));
+            Ok(ScoredAnswers {
+                targets: nb.conditions.chars().map(String::from).collect(),
+                responses: letters.chars().map(String::from).collect(),
+                correct,
+                sdt: Some(s),
+                extra,
+            })
+        }
+        (StudyTask::Worm(id), _) => {
+            let s = score_trial(id, steps, answers)?;
+            if let Some(exact) = s.exact_set {
+                extra.insert("sfr_exact".into(), Setting::Bool(exact));
+            }
+            if s.serial_positions.iter().any(|p| p.is_some()) {
+                let v: Vec<String> =
+                    s.serial_positions.iter().map(|p| p.map(|x| x.to_string()).unwrap_or_else(|| "-".into())).collect();
+                extra.insert("serial_positions".into(), Setting::Text(v.join(" ")));
+            }
+            Ok(ScoredAnswers { targets: s.targets, responses: s.responses, correct: s.correct, sdt: None, extra })
+        }
+        _ => Err("N-back trial without its block".into()),
+    }
+}
+
+/// N-back block `b` at level `n` under `seed` (a practice block when `practice`): one binary step per
+/// stimulus ("no match" / "match"), and what the SDT scorer needs. People's sessions and the visual LLM
+/// suite take their blocks from here, so the same seed gives both the same stimuli.
+pub fn nback_block(
+    seed: u64,
+    kind: NbackKind,
+    n: u8,
+    b: u32,
+    practice: bool,
+) -> Result<(Vec<Step>, NbackInfo), String> {
+    let (len, matches, key) = if practice {
+        (NBACK_PRACTICE_LEN, NBACK_PRACTICE_MATCHES, PRACTICE_BASE + ((n as u64) << 32) + b as u64)
+    } else {
+        (NBACK_LEN, NBACK_MATCHES, ((n as u64) << 32) + b as u64)
+    };
+    let mut rng = Rng::from_key(trial_seed(seed, nback_ordinal(kind), Split::Human, key));
+    let blk = generate_block(&mut rng, n as usize, len, matches, &nback_alphabet(kind), MatchRule::Identity)?;
+    let steps = blk
+        .stimuli
+        .iter()
+        .zip(blk.conditions.chars())
+        .map(|(s, c)| {
+            Step::ask(
+                nback_frame(kind, s),
+                Phase::Probe,
+                Target::Class((c == 'm') as u16),
+                binary(["no match", "match"]),
+            )
+        })
+        .collect();
+    Ok((steps, NbackInfo { kind, n, stimuli: blk.stimuli, conditions: blk.conditions }))
+}
+
 /// The frame of one N-back stimulus: a capital letter, or a 3×3 grid with one blue cell.
 pub fn nback_frame(kind: NbackKind, stimulus: &str) -> Frame {
     match kind {
@@ -430,28 +567,8 @@ impl Session {
                 })
             }
             (StudyTask::Nback(kind), Unit::Nback { n, block: b }) => {
-                let (len, matches, key) = if block.practice {
-                    (NBACK_PRACTICE_LEN, NBACK_PRACTICE_MATCHES, PRACTICE_BASE + ((n as u64) << 32) + b as u64)
-                } else {
-                    (NBACK_LEN, NBACK_MATCHES, ((n as u64) << 32) + b as u64)
-                };
-                let mut rng = Rng::from_key(trial_seed(self.seed, nback_ordinal(kind), Split::Human, key));
-                let blk =
-                    generate_block(&mut rng, n as usize, len, matches, &nback_alphabet(kind), MatchRule::Identity)
-                        .map_err(|e| SessionError::BadState(format!("N-back block: {e}")))?;
-                let steps = blk
-                    .stimuli
-                    .iter()
-                    .zip(blk.conditions.chars())
-                    .map(|(s, c)| {
-                        Step::ask(
-                            nback_frame(kind, s),
-                            Phase::Probe,
-                            Target::Class((c == 'm') as u16),
-                            binary(["no match", "match"]),
-                        )
-                    })
-                    .collect();
+                let (steps, info) = nback_block(self.seed, kind, n, b, block.practice)
+                    .map_err(|e| SessionError::BadState(format!("N-back block: {e}")))?;
                 let cell = Conditions { set_size: Some(n), ..Default::default() };
                 Ok(SessionTrial {
                     task: block.task,
@@ -462,7 +579,7 @@ impl Session {
                     cell: cell.clone(),
                     conditions: cell,
                     steps,
-                    nback: Some(NbackInfo { kind, n, stimuli: blk.stimuli, conditions: blk.conditions }),
+                    nback: Some(info),
                 })
             }
             _ => Err(SessionError::BadState(format!("block {} mixes task kinds", pos.block))),
@@ -498,37 +615,9 @@ impl Session {
             return Err(SessionError::BadResult("a frame timing is not a number".into()));
         }
         let trial = self.trial(expected)?;
-        let mut extra: BTreeMap<String, Setting> = BTreeMap::new();
-        let (targets, responses, correct, sdt_scores) = match (&trial.task, &trial.nback) {
-            (StudyTask::Nback(_), Some(nb)) => {
-                let (s, correct, answers) =
-                    score_nback(&nb.conditions, &result.answers).map_err(SessionError::BadResult)?;
-                extra.insert("n_back".into(), Setting::Int(nb.n as i64));
-                extra.insert("stimuli".into(), Setting::Text(nb.stimuli.join(" ")));
-                extra.insert("hit_rate".into(), Setting::Num(s.hit_rate));
-                extra.insert("false_alarm_rate".into(), Setting::Num(s.false_alarm_rate));
-                extra.insert("dprime".into(), Setting::Num(s.dprime));
-                let targets = nb.conditions.chars().map(String::from).collect();
-                let responses = answers.chars().map(String::from).collect();
-                (targets, responses, correct, Some(s))
-            }
-            (StudyTask::Worm(id), _) => {
-                let s = score_trial(*id, &trial.steps, &result.answers).map_err(SessionError::BadResult)?;
-                if let Some(exact) = s.exact_set {
-                    extra.insert("sfr_exact".into(), Setting::Bool(exact));
-                }
-                if s.serial_positions.iter().any(|p| p.is_some()) {
-                    let v: Vec<String> = s
-                        .serial_positions
-                        .iter()
-                        .map(|p| p.map(|x| x.to_string()).unwrap_or_else(|| "-".into()))
-                        .collect();
-                    extra.insert("serial_positions".into(), Setting::Text(v.join(" ")));
-                }
-                (s.targets, s.responses, s.correct, None)
-            }
-            _ => return Err(SessionError::BadState("N-back trial without its block".into())),
-        };
+        let ScoredAnswers { targets, responses, correct, sdt: sdt_scores, mut extra } =
+            score_answers(trial.task, &trial.steps, trial.nback.as_ref(), &result.answers)
+                .map_err(SessionError::BadResult)?;
         let block = &self.blocks[expected.block];
         extra.insert("block".into(), Setting::Int(expected.block as i64 + 1));
         extra.insert("block_kind".into(), Setting::Text(if block.practice { "practice" } else { "main" }.into()));
@@ -691,43 +780,13 @@ impl Session {
 
     /// Summaries of the main (non-practice) trials.
     pub fn summaries(&self) -> Vec<Summary> {
-        let worm: Vec<TrialRow> = self
+        let main: Vec<StudyRow> = self
             .done
             .iter()
-            .filter(|d| !d.practice && d.task.worm().is_some())
-            .map(|d| TrialRow { conditions: d.cell.clone(), ..d.row.clone() })
+            .filter(|d| !d.practice)
+            .map(|d| StudyRow { task: d.task, cell: &d.cell, row: &d.row, sdt: d.sdt.as_ref() })
             .collect();
-        let mut out = summarise(&worm);
-        let mut groups: Vec<((StudyTask, Conditions), Vec<SdtScores>)> = Vec::new();
-        for d in self.done.iter().filter(|d| !d.practice) {
-            if let Some(s) = &d.sdt {
-                let key = (d.task, d.cell.clone());
-                match groups.iter_mut().find(|(k, _)| *k == key) {
-                    Some((_, v)) => v.push(s.clone()),
-                    None => groups.push((key, vec![s.clone()])),
-                }
-            }
-        }
-        for ((task, cell), blocks) in groups {
-            let m = sdt::summarize(&blocks);
-            for (metric, ms) in [
-                ("accuracy", m.accuracy),
-                ("hit_rate", m.hit_rate),
-                ("false_alarm_rate", m.false_alarm_rate),
-                ("dprime", m.dprime),
-                ("dprime_notebook", m.dprime_notebook),
-            ] {
-                out.push(Summary {
-                    task: task.as_str().into(),
-                    conditions: cell.clone(),
-                    metric: metric.into(),
-                    n: m.blocks as u32,
-                    value: ms.mean,
-                    se: (m.blocks > 1).then_some(ms.se),
-                });
-            }
-        }
-        out
+        study_summaries(&main)
     }
 
     /// The instruction-screen moment: whether `pos` starts a block (show the task's instructions).

@@ -1,5 +1,6 @@
-//! A tiny 5×7 bitmap font for the gallery's labels (the core has no text rasterizer). Each glyph is 7 rows
-//! of 5 bits, bit 4 = leftmost column. Lowercase letters without a glyph fall back to uppercase.
+//! A tiny 5×7 bitmap font for labels drawn into RGB8 images (the gallery's task names, the answer-option
+//! numbers of the visual LLM suite); the display-list rasterizer draws no text. Each glyph is 7 rows of 5
+//! bits, bit 4 = leftmost column. Lowercase letters without a glyph fall back to uppercase.
 
 pub const W: usize = 5;
 pub const H: usize = 7;

@@ -1,0 +1,116 @@
+//! A minimal PNG encoder (8-bit RGB, no interlace, filter 0 per row, zlib through miniz_oxide): enough to
+//! hand a frame to a vision model or a file without another image crate in the core. Pure: bytes in, bytes
+//! out.
+
+/// The PNG bytes of an RGB8 image, row-major, `width × height × 3` bytes.
+pub fn encode_rgb(width: u32, height: u32, rgb: &[u8]) -> Vec<u8> {
+    let (w, h) = (width as usize, height as usize);
+    assert_eq!(rgb.len(), w * h * 3, "encode_rgb: {} bytes for {w}×{h}", rgb.len());
+    let mut raw = Vec::with_capacity((w * 3 + 1) * h);
+    for row in rgb.chunks_exact(w * 3) {
+        raw.push(0);
+        raw.extend_from_slice(row);
+    }
+    let mut out = Vec::with_capacity(64 + raw.len() / 4);
+    out.extend_from_slice(b"\x89PNG\r\n\x1a\n");
+    let mut ihdr = Vec::with_capacity(13);
+    ihdr.extend_from_slice(&width.to_be_bytes());
+    ihdr.extend_from_slice(&height.to_be_bytes());
+    ihdr.extend_from_slice(&[8, 2, 0, 0, 0]);
+    chunk(&mut out, b"IHDR", &ihdr);
+    chunk(&mut out, b"IDAT", &miniz_oxide::deflate::compress_to_vec_zlib(&raw, 6));
+    chunk(&mut out, b"IEND", &[]);
+    out
+}
+
+fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
+    out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+    let start = out.len();
+    out.extend_from_slice(kind);
+    out.extend_from_slice(data);
+    let crc = crc32(&out[start..]);
+    out.extend_from_slice(&crc.to_be_bytes());
+}
+
+/// CRC-32 (IEEE, reflected, as PNG and zip use it).
+pub fn crc32(bytes: &[u8]) -> u32 {
+    let mut c = !0u32;
+    for &b in bytes {
+        c ^= b as u32;
+        for _ in 0..8 {
+            c = if c & 1 == 1 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
+        }
+    }
+    !c
+}
+
+/// Width, height and RGB8 bytes of a PNG this module wrote (colour type 2, depth 8, filter 0 rows), for
+/// tests and for checking what a request carried. Errors name what is wrong.
+pub fn decode_rgb(png: &[u8]) -> Result<(u32, u32, Vec<u8>), String> {
+    if png.len() < 8 || &png[..8] != b"\x89PNG\r\n\x1a\n" {
+        return Err("not a PNG (bad signature)".into());
+    }
+    let (mut i, mut w, mut h, mut idat) = (8usize, 0u32, 0u32, Vec::new());
+    while i + 12 <= png.len() {
+        let len = u32::from_be_bytes(png[i..i + 4].try_into().unwrap()) as usize;
+        let kind = &png[i + 4..i + 8];
+        let data = png.get(i + 8..i + 8 + len).ok_or("a PNG chunk runs past the end")?;
+        let crc =
+            u32::from_be_bytes(png.get(i + 8 + len..i + 12 + len).ok_or("a PNG chunk has no CRC")?.try_into().unwrap());
+        if crc != crc32(&png[i + 4..i + 8 + len]) {
+            return Err(format!("CRC mismatch in chunk {}", String::from_utf8_lossy(kind)));
+        }
+        match kind {
+            b"IHDR" => {
+                w = u32::from_be_bytes(data[0..4].try_into().unwrap());
+                h = u32::from_be_bytes(data[4..8].try_into().unwrap());
+                if data[8..13] != [8, 2, 0, 0, 0] {
+                    return Err("only 8-bit RGB, non-interlaced PNGs are read".into());
+                }
+            }
+            b"IDAT" => idat.extend_from_slice(data),
+            b"IEND" => break,
+            _ => {}
+        }
+        i += 12 + len;
+    }
+    let raw = miniz_oxide::inflate::decompress_to_vec_zlib(&idat).map_err(|e| format!("bad image data: {e:?}"))?;
+    let stride = w as usize * 3 + 1;
+    if raw.len() != stride * h as usize {
+        return Err(format!("{} bytes of pixels for {w}×{h}", raw.len()));
+    }
+    let mut rgb = Vec::with_capacity(w as usize * h as usize * 3);
+    for row in raw.chunks_exact(stride) {
+        if row[0] != 0 {
+            return Err("only unfiltered rows are read".into());
+        }
+        rgb.extend_from_slice(&row[1..]);
+    }
+    Ok((w, h, rgb))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crc_of_known_text() {
+        assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+        assert_eq!(crc32(b"IEND"), 0xAE42_6082);
+    }
+
+    #[test]
+    fn round_trip_and_compression() {
+        let (w, h) = (96u32, 64u32);
+        let rgb: Vec<u8> = (0..w * h * 3).map(|i| if (i / 3) % 97 < 40 { 214 } else { (i % 251) as u8 }).collect();
+        let png = encode_rgb(w, h, &rgb);
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+        assert_eq!(decode_rgb(&png).unwrap(), (w, h, rgb));
+        let flat = encode_rgb(96, 96, &vec![214; 96 * 96 * 3]);
+        assert!(flat.len() < 200, "a flat frame compresses: {} bytes", flat.len());
+        let mut bad = png.clone();
+        bad[40] ^= 1;
+        assert!(decode_rgb(&bad).is_err());
+        assert!(decode_rgb(b"GIF89a").unwrap_err().contains("signature"));
+    }
+}
