@@ -69,8 +69,12 @@ fn run_suite(url: &str, model: &str, name: &str, extra: &[&str], expected: usize
                 );
             }
             None => {
-                let dialogue = o.get("answers").is_some();
-                if dialogue {
+                let dialogue = o.get("targets").is_some();
+                if let Some(row) = o.get("row") {
+                    // the visual suite: the people's row, one correct flag per target
+                    let n = row["targets"].as_array().unwrap().len();
+                    assert!(n > 0 && row["correct"].as_array().unwrap().len() == n, "{name}: {row}");
+                } else if dialogue {
                     let answers = o["answers"].as_str().unwrap();
                     assert_eq!(answers.len(), o["targets"].as_str().unwrap().len());
                     assert!(
@@ -202,6 +206,45 @@ fn suites_against_the_local_model() {
         [("minerva/quantity_state@steps=3/0", "3"), ("minerva/quantity_state@steps=6/0", "6")]
             .map(|(a, b)| (a.to_string(), b.to_string()))
     );
+}
+
+/// The visual suite's text rendering (the 135M model reads no images): two WorM trials as character
+/// grids, scored as people are, resumed on a rerun; the same folder refuses an image run of it.
+#[test]
+fn visual_suite_as_text_against_the_local_model() {
+    let (url, model) = server();
+    let args = [
+        "--suite",
+        "worm-vision",
+        "--render",
+        "text",
+        "--text-cols",
+        "12",
+        "--tasks",
+        "CD-Color,VIR",
+        "--trials",
+        "1",
+        "--concurrency",
+        "1",
+    ];
+    let got = run_suite(&url, &model, "vision-keep", &args, 2);
+    assert!(got.iter().all(|o| o["suite"] == "vision"));
+    // run again into a folder, then ask for images there: refused before anything is sent
+    let dir = out_dir("vision-render");
+    let d = dir.to_str().unwrap();
+    let mut a = vec!["llm", "run", "--provider", "openai", "--base-url", &url, "--model", &model, "--out", d, "-q"];
+    a.extend_from_slice(&args);
+    a.extend_from_slice(&["--limit", "1"]);
+    wmlab(&a);
+    let rec = ResultRecord::from_json(&std::fs::read_to_string(dir.join("record.json")).unwrap()).unwrap();
+    assert_eq!(rec.task, "CD-Color+VIR");
+    assert!(rec.summaries.iter().any(|s| s.task == "CD-Color" && s.metric == "accuracy"));
+    let i = a.iter().position(|x| *x == "text").unwrap();
+    a[i] = "image";
+    let out = Command::new(env!("CARGO_BIN_EXE_wmlab")).args(&a).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("belongs to another run"));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -3,8 +3,9 @@
 //! requests per sample and the connections open at once. Real sockets, the real native transport and
 //! clock; ms-scale backoffs.
 
+mod common;
+
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -69,30 +70,8 @@ fn tag_of(body: &str) -> (String, usize) {
 }
 
 fn handle(mut s: TcpStream, stats: &Stats, script: &Script) {
-    let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
-    let mut reader = BufReader::new(s.try_clone().unwrap());
-    let mut len = 0usize;
-    let mut line = String::new();
-    loop {
-        line.clear();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 {
-            return;
-        }
-        let l = line.trim_end();
-        if l.is_empty() {
-            break;
-        }
-        if let Some((k, v)) = l.split_once(':')
-            && k.eq_ignore_ascii_case("content-length")
-        {
-            len = v.trim().parse().unwrap_or(0);
-        }
-    }
-    let mut body = vec![0u8; len];
-    if reader.read_exact(&mut body).is_err() {
-        return;
-    }
-    let body = String::from_utf8_lossy(&body).into_owned();
+    let Some(req) = common::read_request(&s) else { return };
+    let body = req.body;
     let (tag, messages) = tag_of(&body);
     let n = {
         let mut m = stats.per_tag.lock().unwrap();
@@ -110,19 +89,7 @@ fn handle(mut s: TcpStream, stats: &Stats, script: &Script) {
     stats.open.fetch_sub(1, Ordering::SeqCst);
     match action {
         Action::Stall(ms) => std::thread::sleep(Duration::from_millis(ms)),
-        Action::Reply(status, headers, body) => {
-            let mut out = format!(
-                "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
-                body.len()
-            );
-            for (k, v) in headers {
-                out.push_str(&format!("{k}: {v}\r\n"));
-            }
-            out.push_str("\r\n");
-            out.push_str(&body);
-            let _ = s.write_all(out.as_bytes());
-            let _ = s.flush();
-        }
+        Action::Reply(status, headers, body) => common::write_json(&mut s, status, &headers, &body),
     }
 }
 
