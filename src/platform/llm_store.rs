@@ -107,6 +107,9 @@ pub struct RunSpec {
     pub lrt_seed: u64,
     pub snapshot: Option<SnapshotSpec>,
     pub generated: Option<GeneratedSpec>,
+    /// The visual suite (runs alone: its record is scored like a person's).
+    #[serde(default)]
+    pub vision: Option<wmlab_core::llm::vision::VisionConfig>,
     /// At most this many samples per suite (0 = all).
     pub slice: usize,
     pub created: String,
@@ -127,6 +130,9 @@ impl RunSpec {
         }
         if self.generated.is_some() {
             parts.push("minerva");
+        }
+        if self.vision.is_some() {
+            parts.push("worm-vision");
         }
         parts.join("+")
     }

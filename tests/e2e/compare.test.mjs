@@ -5,19 +5,22 @@
 // model, scores them with Table A3's A and B, and its share link opens the same comparison in a fresh
 // browser; a garbled link or file shows an error and the page stays usable.
 //
-// Which tasks the three share: the LLM suites are text (N-back, LRT, Minerva) and never take a WorM task,
-// so the LLM cannot be on the VSR plot (its run here is one 30-trial 1-back block: the small local model
-// answers about one trial a second on this machine). The check is therefore in two parts on the same three results:
+// Which tasks the three share: the text suites (N-back, LRT, Minerva) never take a WorM task, so the text
+// LLM cannot be on the VSR plot (its run here is one 30-trial 1-back block: the small local model
+// answers about one trial a second on this machine). The check is therefore in parts on the same results:
 // person + network on VSR (human curves, chance model, A/B rows for both and for chance; the LLM listed as
 // "not drawn"), then person + LLM on verbal N-back (the LLM's letter blocks are read as the people's
 // verbal N-back by the core; published GPT-3.5/GPT-4 numbers and the chance model drawn; no A/B, as the
-// WorM paper has no human N-back numbers — the page says so).
+// WorM paper has no human N-back numbers — the page says so); then a third part: a vision-language
+// model's VSR run (the visual suite against the checking fault server) on the VSR plot with the person,
+// the network, the human curves and the chance model, with its Table A3 rows.
 //
 // Test-only switches as in people.test.mjs (localStorage wmlab_fast / wmlab_test before the app loads).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appUnderTest, launch, openPage } from './helpers.mjs';
 import { takeState, nextScreen, answered, answerStep } from './participant.mjs';
+import { startFaultServer } from './fault-server.mjs';
 
 const LLM_URL = process.env.WMLAB_LLM_URL;
 const LONG = { timeout: 600_000 };
@@ -330,6 +333,53 @@ test('a person, an LLM and a network made here are compared on one page and by l
   await page.waitForSelector('#history[data-count="2"]');
   await page.click('#nav-compare');
   await page.waitForSelector('#compare[data-chosen="3"] #cmp-history[data-count="2"]');
+
+  // Part 3: a vision-language model on VSR (issue 17) beside the person and the network. No registry
+  // ships a vision model small enough for this machine, so the model is the checking fault server (every
+  // frame must arrive as a decodable PNG of the asked size; it answers the first option).
+  const vlm = await startFaultServer({ visionSize: 384 });
+  try {
+    const lp = await openPage(app.browser.context, app.server.url + '#/llm');
+    await lp.waitForSelector('#llm');
+    await lp.selectOption('#llm-kind', 'openai');
+    await lp.fill('#llm-base-url', vlm.base('ok'));
+    await lp.fill('#llm-model', 'vision-fake');
+    await lp.setChecked('#llm-paper-sampling', true);
+    await lp.setChecked('#llm-use-cache', false);
+    await lp.fill('#llm-slice', '0');
+    await lp.setChecked('#llm-vis-on', true);
+    await lp.fill('#llm-vis-tasks', 'VSR');
+    await lp.selectOption('#llm-vis-render', 'image');
+    await lp.fill('#llm-vis-size', '384');
+    await lp.fill('#llm-vis-trials', '8'); // one trial per list length, as the person's
+    await lp.fill('#llm-vis-seed', '11');
+    await lp.click('#llm-start');
+    await lp.waitForSelector('#llm:is([data-run="done"], [data-run="failed"])', LONG);
+    assert.equal(await lp.getAttribute('#llm', 'data-run'), 'done', await lp.textContent('#llm-error').catch(() => ''));
+    assert.deepEqual(vlm.visionProblems, []);
+    assert.ok(vlm.images > 8);
+    await saved(lp);
+    await lp.close();
+  } finally {
+    await vlm.close();
+  }
+  await page.click('#nav-results');
+  await page.click('#nav-compare');
+  await page.waitForSelector('#compare[data-chosen="3"] #cmp-history[data-count="3"]');
+  const vis = await page.$eval('#cmp-history li.cmp-history-item[data-kind="llm"]', (li) => li.dataset.id);
+  await page.check(`#cmp-pick-${vis}`);
+  await page.waitForSelector(`#cmp-chosen tr.cmp-chosen-row[data-id="${vis}"]`);
+  await page.selectOption('#cmp-task', 'VSR');
+  await page.waitForSelector('#compare[data-task="VSR"]');
+  await page.check('#cmp-chance');
+  const visWho = (await chosenRows(page)).find((c) => c.id === vis).who;
+  await page.waitForFunction((w) => (document.querySelector('#cmp-plots canvas.cmp-plot')?.dataset.who || '').split(' ').includes(w), visWho);
+  cs = await charts(page);
+  assert.deepEqual(cs.map((c) => c.panel), ['VSR']);
+  for (const w of [who.person, who.network, visWho, 'human', 'chance']) assert.ok(cs[0].who.includes(w), `${w} on the VSR plot: ${cs[0].who}`);
+  assert.doesNotMatch(await page.textContent('#cmp-missing').catch(() => ''), /vision-fake/);
+  rows = await scoreRows(page);
+  assert.deepEqual(rows.filter((r) => r.who === visWho).map((r) => r.effect), ['primacy', 'recency', 'list_length'], 'Table A3 rows for the model');
   assert.deepEqual(page.errors, []);
   await page.close();
 });

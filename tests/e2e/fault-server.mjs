@@ -5,10 +5,16 @@
 //           up), a 200 with malformed JSON, then answers
 //   fail    always 500
 //   gate    answer the first `gateFree` requests at once, hold the rest until `release()`
+//   noimage a text-only model: 400 for any request carrying an image, else as `ok`
+// Requests of the visual suite (image parts, or a question in its answer format) are checked and answered
+// in every mode: each image part must be a data URL of a PNG whose signature, IHDR size and zlib data
+// decode (`visionSize`, 96 for the one-image probe); what is wrong goes in `visionProblems`, images that
+// pass are counted in `images`. The answer is the first option of the format the last question names.
 // Every chat request is counted per prompt (hash of its messages): `received` and `answered` (the
 // answer was fully written while the client was still connected).
 import http from 'node:http';
 import crypto from 'node:crypto';
+import zlib from 'node:zlib';
 
 const CORS = {
   'access-control-allow-origin': '*',
@@ -26,13 +32,49 @@ function completion(text) {
   });
 }
 
-export async function startFaultServer({ gateFree = 0, reply = 'The value is 4242.' } = {}) {
+/** Check one PNG data URL: size `want`×`want`, decodable. Returns a problem or null. */
+function checkPng(url, want) {
+  const prefix = 'data:image/png;base64,';
+  if (typeof url !== 'string' || !url.startsWith(prefix)) return `not a PNG data URL: ${String(url).slice(0, 40)}`;
+  const b = Buffer.from(url.slice(prefix.length), 'base64');
+  if (b.subarray(0, 8).toString('hex') !== '89504e470d0a1a0a') return 'bad PNG signature';
+  if (b.subarray(12, 16).toString() !== 'IHDR') return 'no IHDR first';
+  const w = b.readUInt32BE(16), h = b.readUInt32BE(20);
+  if (w !== want || h !== want) return `image ${w}×${h}, expected ${want}`;
+  const idat = [];
+  for (let i = 8; i + 12 <= b.length;) {
+    const len = b.readUInt32BE(i);
+    const kind = b.subarray(i + 4, i + 8).toString();
+    if (kind === 'IDAT') idat.push(b.subarray(i + 8, i + 8 + len));
+    i += 12 + len;
+  }
+  try {
+    const raw = zlib.inflateSync(Buffer.concat(idat));
+    if (raw.length !== (w * 3 + 1) * h) return `pixel data of ${raw.length} bytes`;
+  } catch (e) { return `image data does not inflate: ${e.message}`; }
+  return null;
+}
+
+/** The first option of the answer format a visual-suite question names (null: not such a question). */
+export function visionAnswer(q) {
+  let m = q.match(/Answer with "([^"]+)" or "/);
+  if (m) return m[1];
+  m = q.match(/Answer with (\d+) different numbers from 1 to/);
+  if (m) return Array.from({ length: Number(m[1]) }, (_, i) => i + 1).join(', ');
+  if (/Answer with one number from 1 to/.test(q)) return '1';
+  if (/What colour is the square/.test(q)) return 'Red.';
+  return null;
+}
+
+export async function startFaultServer({ gateFree = 0, reply = 'The value is 4242.', visionSize = 384 } = {}) {
   const prompts = new Map(); // hash → { received, answered }
   const auth = [];
   const held = new Set();
   let faultSeq = 0;
   let gateOpen = false;
   let total = 0;
+  const visionProblems = [];
+  let images = 0;
 
   const stat = (h) => {
     if (!prompts.has(h)) prompts.set(h, { received: 0, answered: 0 });
@@ -58,12 +100,34 @@ export async function startFaultServer({ gateFree = 0, reply = 'The value is 424
     req.on('data', (c) => { body += c; });
     req.on('end', () => {
       let h = 'unparsed';
+      let msgs = [];
       try {
-        h = crypto.createHash('sha1').update(JSON.stringify(JSON.parse(body).messages)).digest('hex');
+        msgs = JSON.parse(body).messages || [];
+        h = crypto.createHash('sha1').update(JSON.stringify(msgs)).digest('hex');
       } catch { /* counted as unparsed */ }
       stat(h).received++;
       total++;
-      const ok = () => answer(res, h, 200, completion(reply));
+      // The visual suite: check every image part, answer the last question's format.
+      let withImages = false;
+      let lastText = '';
+      for (const m of msgs) {
+        if (typeof m.content === 'string') { lastText = m.content; continue; }
+        for (const p of m.content || []) {
+          if (p.type === 'text') lastText = p.text;
+          else if (p.type === 'image_url') {
+            withImages = true;
+            const want = /What colour is the square/.test(JSON.stringify(m.content)) ? 96 : visionSize;
+            const problem = checkPng(p.image_url?.url, want);
+            if (problem) visionProblems.push(problem); else images++;
+          } else visionProblems.push(`unknown content part ${p.type}`);
+        }
+      }
+      if (mode === 'noimage' && withImages) {
+        answer(res, h, 400, JSON.stringify({ error: { message: 'image input is not supported by this model' } }));
+        return;
+      }
+      const text = visionAnswer(lastText) ?? reply;
+      const ok = () => answer(res, h, 200, completion(text));
       if (mode === 'faults') {
         const k = faultSeq++;
         if (k === 0) answer(res, h, 429, JSON.stringify({ error: { message: 'Rate limit reached' } }), { 'retry-after': '1' });
@@ -91,6 +155,9 @@ export async function startFaultServer({ gateFree = 0, reply = 'The value is 424
     base: (mode) => `http://127.0.0.1:${port}/${mode}/v1`,
     prompts,
     auth,
+    visionProblems,
+    get images() { return images; },
+    set visionSize(v) { visionSize = v; },
     get held() { return held.size; },
     get total() { return total; },
     release() {
@@ -100,6 +167,7 @@ export async function startFaultServer({ gateFree = 0, reply = 'The value is 424
     },
     reset(opts = {}) {
       prompts.clear(); auth.length = 0; faultSeq = 0; total = 0; gateOpen = false;
+      visionProblems.length = 0; images = 0;
       if (opts.gateFree !== undefined) gateFree = opts.gateFree;
     },
     close() {

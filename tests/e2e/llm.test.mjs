@@ -59,7 +59,17 @@ async function configure(page, o) {
   await page.fill('#llm-backoff', String(o.backoff ?? 1000));
   await page.setChecked('#llm-use-cache', o.cache ?? false);
   await page.fill('#llm-slice', String(o.slice ?? 0));
+  await page.setChecked('#llm-vis-on', Boolean(o.vision));
   for (const s of SUITES) await page.setChecked(`#llm-${s}-on`, Boolean(o[s]));
+  if (o.vision) {
+    await page.fill('#llm-vis-tasks', o.vision.tasks);
+    await page.selectOption('#llm-vis-render', o.vision.render ?? 'image');
+    await page.fill('#llm-vis-size', String(o.vision.size ?? 384));
+    await page.fill('#llm-vis-cols', String(o.vision.cols ?? 24));
+    await page.fill('#llm-vis-trials', String(o.vision.trials ?? 1));
+    await page.fill('#llm-vis-ns', o.vision.ns ?? '1');
+    await page.fill('#llm-vis-seed', String(o.vision.seed ?? 0));
+  }
   if (o.nback) {
     await page.selectOption('#llm-nback-variant', o.nback.variant);
     await page.fill('#llm-nback-ns', o.nback.ns);
@@ -372,6 +382,96 @@ test('a reload in the middle of an N-back dialogue replays its saved turns and s
   await page.click(`tr.llm-row[data-sample="${row.sample}"]`);
   await page.waitForSelector('#llm-detail table.llm-trials');
   assert.equal(await page.$$eval('#llm-detail table.llm-trials tbody tr', (t) => t.length), 30);
+  await page.close();
+});
+
+// The visual suite (issue 17). No registry ships a vision model small enough for this machine, so the
+// model is the checking server: every image part must decode as a PNG of the asked size, and it answers
+// each question with the first option of the format it names. The scoring is the people's code.
+const VISION_TASKS = 'VSR, CD-Color, VIR, SMU, nback-spatial';
+
+test('the visual suite sends every frame as a PNG, as text on the same trials, and is scored as people are', { timeout: 300_000 }, async () => {
+  faults.reset();
+  faults.visionSize = 192;
+  const page = await open();
+  await configure(page, {
+    base: faults.base('ok'), model: 'vision-fake', paperSampling: true, concurrency: 2,
+    vision: { tasks: VISION_TASKS, render: 'image', size: 192, trials: 1, ns: '1', seed: 5 },
+  });
+  assert.equal(await page.isChecked('#llm-nback-on'), false, 'the visual suite runs alone');
+  await runToEnd(page, 120_000);
+  assert.deepEqual(faults.visionProblems, []);
+  const imageRows = await rows(page);
+  assert.deepEqual(imageRows.map((r) => r.task), ['VSR', 'CD-Color', 'VIR', 'SMU', 'nback-spatial']);
+  for (const r of imageRows) assert.equal(r.error, '', `${r.task}: ${r.error}`);
+  // one probe image, then at least every frame of every trial (the N-back block alone has 30)
+  assert.ok(faults.images > 1 + 30, `${faults.images} images checked`);
+  const record = JSON.parse(await download(page, '#llm-export-json'));
+  assert.equal(record.task, 'VSR+CD-Color+VIR+SMU+nback-spatial');
+  assert.equal(record.config.settings.vision_render, 'image');
+  assert.equal(record.config.settings.vision_size_px, 192);
+  const vsr = record.trials.find((t) => t.task === 'VSR');
+  assert.ok(vsr.responses.every((x) => x === '0'), 'the first option read as option 0');
+  assert.ok(record.summaries.some((x) => x.task === 'nback-spatial' && x.metric === 'dprime'));
+  // the same trials as text: no image is sent
+  const before = faults.images;
+  await configure(page, {
+    base: faults.base('ok'), model: 'vision-fake', paperSampling: true, concurrency: 2,
+    vision: { tasks: VISION_TASKS, render: 'text', cols: 24, trials: 1, ns: '1', seed: 5 },
+  });
+  await runToEnd(page, 120_000);
+  assert.equal(faults.images, before, 'a text run sends no image');
+  const textRecord = JSON.parse(await download(page, '#llm-export-json'));
+  assert.equal(textRecord.config.settings.vision_render, 'text');
+  assert.deepEqual(textRecord.trials.map((t) => t.targets), record.trials.map((t) => t.targets), 'identical trials');
+  // bad settings: a plain message, nothing starts
+  await page.fill('#llm-vis-tasks', 'VSR, nback-verbal');
+  await page.click('#llm-start');
+  await page.waitForSelector('#llm-error');
+  assert.match(await page.textContent('#llm-error'), /letters, not pictures/);
+  assert.deepEqual(realErrors(page), []);
+  await page.close();
+});
+
+test('a model that takes no images is stopped by the one-image probe before any trial', { timeout: 120_000 }, async () => {
+  faults.reset();
+  const page = await open();
+  await configure(page, {
+    base: faults.base('noimage'), model: 'text-only', paperSampling: true,
+    vision: { tasks: 'CD-Color', render: 'image', size: 96, trials: 2 },
+  });
+  await page.click('#llm-start');
+  await page.waitForSelector('#llm[data-run="failed"]');
+  assert.match(await page.textContent('#llm-error'), /did not take an image.*image input is not supported.*as text/);
+  assert.equal(faults.total, 1, 'only the probe was sent');
+  await page.close();
+});
+
+test('a reload in the middle of a visual trial replays its saved turns and sends none twice', { timeout: 300_000 }, async () => {
+  faults.reset({ gateFree: 9 });
+  faults.visionSize = 96;
+  const page = await open();
+  await configure(page, {
+    base: faults.base('gate'), model: 'vision-fake', paperSampling: true, concurrency: 1,
+    vision: { tasks: 'nback-spatial', render: 'image', size: 96, trials: 1, ns: '2' },
+  });
+  await page.click('#llm-start');
+  // the probe and eight answered items, then one held
+  await until(() => faults.held === 1 && faults.total === 10, 'eight answered items and one held');
+  await page.reload();
+  await page.waitForSelector('body[data-app-ready="true"]');
+  await page.waitForSelector('#llm-resume-banner');
+  await until(() => faults.held === 0, 'the held turn to be dropped by the reload');
+  faults.release();
+  await page.click('#llm-resume');
+  await page.waitForSelector('#llm[data-run="done"]', { timeout: 60_000 });
+  const [row] = await rows(page);
+  assert.equal(row.error, '');
+  assert.deepEqual(faults.visionProblems, []);
+  const answered = [...faults.prompts.values()].map((s) => s.answered);
+  assert.ok(answered.every((n) => n <= 1), `a turn was answered twice: ${answered}`);
+  // the probe once (a resumed run does not probe again), 30 items, the held one sent again
+  assert.equal(faults.total, 1 + 30 + 1, `${faults.total} requests`);
   await page.close();
 });
 

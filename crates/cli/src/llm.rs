@@ -488,7 +488,9 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
         bar.set_position(p.done as u64);
         bar.set_message(progress_message(p));
     };
-    let probe = vision_cfg.as_ref().is_some_and(|c| c.render == Render::Image);
+    // The one-image probe on a fresh run (a resumed one passed it).
+    let probe = vision_cfg.as_ref().is_some_and(|c| c.render == Render::Image)
+        && log.entries.iter().all(|e| matches!(e, LogEntry::Meta(_)));
     let result = match &cache {
         Some(c) => {
             let r = Runner::new(&transport, &clock, c, provider.clone(), key, options.clone());

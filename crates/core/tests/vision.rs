@@ -233,3 +233,43 @@ fn seeds_change_trials_and_the_same_seed_repeats_them() {
     cfg.seed = 1;
     assert_ne!(a, samples(&cfg).unwrap());
 }
+
+#[test]
+fn a_models_record_is_compared_with_people_on_the_same_axes() {
+    use wmlab_core::compare::{Compared, score_table};
+    use wmlab_core::people::session::{StudyRow, study_summaries};
+    use wmlab_core::record::{ResultRecord, RunConfig, Subject};
+    let mut cfg = VisionConfig::new(vec![StudyTask::Worm(TaskId::Vsr)], Render::Image);
+    cfg.trials = 8;
+    cfg.size = 96;
+    let mut scored = Vec::new();
+    for mut d in dialogues(&cfg) {
+        while d.next_request().is_some() {
+            let r = right_reply(&d);
+            d.feed(&r);
+        }
+        let (row, _) = d.scored().unwrap().unwrap();
+        scored.push((d.cell.clone(), row));
+    }
+    let mut rec = ResultRecord::new(
+        Subject::Llm { provider: "openai".into(), model: "vlm".into() },
+        "VSR",
+        RunConfig { seed: 0, tasks: vec![TaskSpec::new(TaskId::Vsr)], settings: Default::default() },
+    );
+    let rows: Vec<StudyRow> = scored
+        .iter()
+        .map(|(c, r)| StudyRow { task: StudyTask::Worm(TaskId::Vsr), cell: c, row: r, sdt: None })
+        .collect();
+    rec.summaries = study_summaries(&rows);
+    rec.trials = scored.iter().map(|(_, r)| r.clone()).collect();
+    rec.validate().unwrap();
+    assert_eq!(rec.summaries.len(), 8, "one accuracy per list length");
+    assert!(rec.summaries.iter().all(|s| s.value == 1.0));
+    let c = Compared::new(rec);
+    let vsr = StudyTask::Worm(TaskId::Vsr);
+    assert_eq!(c.tasks(), vec![vsr]);
+    let curves = c.curves(vsr);
+    assert!(!curves.is_empty());
+    let table = score_table(vsr, &[curves]);
+    assert!(!table.is_empty(), "Table A3 rows for the model");
+}

@@ -293,6 +293,33 @@ pub(super) fn SuitesBox(f: Form) -> impl IntoView {
                     {field("Seed", text_input("llm-gen-seed", f.gen_seed), "")}
                 </div>
             </div>
+            <h3><label class="check"><input type="checkbox" id="llm-vis-on" prop:checked=move || f.vis_on.get()
+                on:change=move |ev| {
+                    let on = event_target_checked(&ev);
+                    f.vis_on.set(on);
+                    if on {
+                        // it runs on its own: ticking it unticks the text suites
+                        for s in [f.nb_on, f.lrt_on, f.snap_on, f.gen_on] { s.set(false); }
+                    }
+                }/>"Visual suite: the WorM tasks and the spatial N-back as frames"</label></h3>
+            <div class:hidden=move || !f.vis_on.get()>
+                <p class="small">"The trials a person takes (same seed, same stimuli), one dialogue per trial: the frames since the last question, then the question in its answer format. Answers are scored by the people's code, so the result sits beside people and networks on the Compare page. Runs on its own."</p>
+                <div class="grid2">
+                    {field("Tasks", text_input("llm-vis-tasks", f.vis_tasks), "WorM task ids (VSR, CD-Color, VIR, SMU, SFR, CS, SC, SI, STS, VSRec, CD-Orientation, …) and nback-spatial")}
+                    {field("Frames as", view! {
+                        <select id="llm-vis-render" on:change=move |ev| f.vis_render.set(event_target_value(&ev))
+                            prop:value=move || f.vis_render.get()>
+                            <option value="image">"images (PNG) — for models that read images"</option>
+                            <option value="text">"text (a character per block of pixels)"</option>
+                        </select>
+                    }, "run both on the same seed to compare images with text on identical trials")}
+                    {field("Image size (px)", text_input("llm-vis-size", f.vis_size), "96–1024; the 96×96 frames enlarged without smoothing; option numbers fit from 384")}
+                    {field("Text grid width", text_input("llm-vis-cols", f.vis_cols), "characters per row: 12, 16, 24, 32, 48 or 96")}
+                    {field("Trials per task", text_input("llm-vis-trials", f.vis_trials), "N-back: blocks per level")}
+                    {field("N-back levels", text_input("llm-vis-ns", f.vis_ns), "1–5")}
+                    {field("Seed", text_input("llm-vis-seed", f.vis_seed), "the same seed as a participant's link gives the same trials")}
+                </div>
+            </div>
             <div class="grid2">
                 {field("Slice", text_input("llm-slice", f.slice), "at most this many samples per suite (0 = all)")}
             </div>

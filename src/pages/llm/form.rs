@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 use wmlab_core::llm::lrt::{LrtConfig, Order};
 use wmlab_core::llm::nback::{BlockSource, DialogueOptions, NbackConfig, Protocol, Variant};
+use wmlab_core::llm::vision::{self, Render, VisionConfig};
 use wmlab_core::llm::{lrt, minerva, snapshot};
 use wmlab_llm::{ProviderConfig, ProviderKind, RunOptions};
 
@@ -100,6 +101,15 @@ pub(super) struct Form {
     pub(super) gen_steps: RwSignal<String>,
     pub(super) gen_variants: RwSignal<String>,
     pub(super) gen_seed: RwSignal<String>,
+    pub(super) vis_on: RwSignal<bool>,
+    pub(super) vis_tasks: RwSignal<String>,
+    /// `image` or `text`.
+    pub(super) vis_render: RwSignal<String>,
+    pub(super) vis_size: RwSignal<String>,
+    pub(super) vis_cols: RwSignal<String>,
+    pub(super) vis_trials: RwSignal<String>,
+    pub(super) vis_ns: RwSignal<String>,
+    pub(super) vis_seed: RwSignal<String>,
 }
 
 impl Form {
@@ -150,6 +160,14 @@ impl Form {
             gen_steps: RwSignal::new(String::new()),
             gen_variants: RwSignal::new(String::new()),
             gen_seed: RwSignal::new("0".into()),
+            vis_on: RwSignal::new(false),
+            vis_tasks: RwSignal::new("VSR, CD-Color, VIR, SMU, nback-spatial".into()),
+            vis_render: RwSignal::new("image".into()),
+            vis_size: RwSignal::new(vision::DEFAULT_SIZE.to_string()),
+            vis_cols: RwSignal::new(vision::DEFAULT_TEXT_COLS.to_string()),
+            vis_trials: RwSignal::new("4".into()),
+            vis_ns: RwSignal::new("1, 2".into()),
+            vis_seed: RwSignal::new("0".into()),
         }
     }
 
@@ -271,7 +289,26 @@ impl Form {
         } else {
             None
         };
-        if nback.is_none() && lrt_cfg.is_none() && snap.is_none() && generated.is_none() {
+        let vision_cfg = if self.vis_on.get_untracked() {
+            if nback.is_some() || lrt_cfg.is_some() || snap.is_some() || generated.is_some() {
+                return Err("The visual suite runs on its own (its record is scored like a person's): untick the text suites, or run them separately.".into());
+            }
+            let render =
+                Render::parse(&self.vis_render.get_untracked()).ok_or("Visual suite: choose image or text.")?;
+            let tasks = VisionConfig::parse_tasks(&self.vis_tasks.get_untracked())
+                .map_err(|e| format!("Visual suite: {e}."))?;
+            let mut c = VisionConfig::new(tasks, render);
+            c.size = num(&self.vis_size.get_untracked(), "Image size")?;
+            c.text_cols = num(&self.vis_cols.get_untracked(), "Grid width")?;
+            c.trials = num(&self.vis_trials.get_untracked(), "Trials per task")?;
+            c.nback_ns = parse_list(&self.vis_ns.get_untracked())?.into_iter().map(|n| n.min(255) as u8).collect();
+            c.seed = num(&self.vis_seed.get_untracked(), "Seed")?;
+            c.check().map_err(|e| format!("Visual suite: {e}."))?;
+            Some(c)
+        } else {
+            None
+        };
+        if nback.is_none() && lrt_cfg.is_none() && snap.is_none() && generated.is_none() && vision_cfg.is_none() {
             return Err("Tick at least one suite.".into());
         }
         let now = js_sys::Date::now();
@@ -285,6 +322,7 @@ impl Form {
             lrt_seed: num(&self.lrt_seed.get_untracked(), "LRT seed")?,
             snapshot: snap,
             generated,
+            vision: vision_cfg,
             slice: num(&self.slice.get_untracked(), "Slice")?,
             created: web::now_iso(),
         })
@@ -351,6 +389,16 @@ impl Form {
             self.gen_steps.set(g.steps.iter().map(usize::to_string).collect::<Vec<_>>().join(", "));
             self.gen_variants.set(g.variants.iter().map(u8::to_string).collect::<Vec<_>>().join(", "));
             self.gen_seed.set(g.seed.to_string());
+        }
+        self.vis_on.set(s.vision.is_some());
+        if let Some(c) = &s.vision {
+            self.vis_tasks.set(c.tasks.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(", "));
+            self.vis_render.set(c.render.as_str().into());
+            self.vis_size.set(c.size.to_string());
+            self.vis_cols.set(c.text_cols.to_string());
+            self.vis_trials.set(c.trials.to_string());
+            self.vis_ns.set(c.nback_ns.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", "));
+            self.vis_seed.set(c.seed.to_string());
         }
     }
 }

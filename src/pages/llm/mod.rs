@@ -12,6 +12,7 @@
 
 use leptos::prelude::*;
 use wmlab_core::llm::Sample;
+use wmlab_core::llm::vision::Render;
 use wmlab_llm::web::{FetchTransport, WebClock};
 use wmlab_llm::{Control, LogEntry, Outcome, Progress, RunLog, Runner, Secret};
 
@@ -139,6 +140,31 @@ pub fn Llm() -> impl IntoView {
             let clock = WebClock::new();
             let cache = StorageCache { enabled: spec.use_cache };
             let runner = Runner::new(&transport, &clock, &cache, spec.provider.clone(), secret, spec.options.clone());
+            if spec.vision.as_ref().is_some_and(|v| v.render == Render::Image) && log.entries.is_empty() {
+                // One image first (a fresh run only: a resumed one passed it): a model or endpoint that
+                // takes no images fails here, before any trial.
+                match runner.probe_images(&c).await {
+                    Err(e) if c.is_cancelled() || e.kind == wmlab_llm::LlmErrorKind::Cancelled => {
+                        let _ = run_state.try_set(RunState::Cancelled);
+                        return;
+                    }
+                    Err(e) => {
+                        let _ = error.try_set(Some(format!(
+                            "The model did not take an image: {} Choose a model that reads images, or give the frames as text.",
+                            e.message
+                        )));
+                        let _ = run_state.try_set(RunState::Failed);
+                        return;
+                    }
+                    Ok(reply) if !wmlab_core::llm::vision::image_probe_seen(&reply) => {
+                        let short: String = reply.chars().take(80).collect();
+                        let _ = notice.try_set(Some(format!(
+                            "Asked the colour of a red square, the model answered \"{short}\": it may not see the images."
+                        )));
+                    }
+                    Ok(_) => {}
+                }
+            }
             let writer = LogWriter::new(&spec.id, prior);
             let mut on_entry = |e: &LogEntry| {
                 writer.append(e);
@@ -232,7 +258,7 @@ pub fn Llm() -> impl IntoView {
     view! {
         <section id="llm" class="llm study-form" data-run=move || run_state.get().as_str() data-run-seq=move || run_seq.get()>
             <h1>"Language models"</h1>
-            <p>"Run the N-back, the Little Retrieval Test and Minerva against your own provider or a local server. \
+            <p>"Run the N-back, the Little Retrieval Test, Minerva and the visual suite (the WorM tasks as images or text) against your own provider or a local server. \
                 Every request goes from this tab straight to the provider; results stay here until you export or share them."</p>
             {move || offer.get().map(|(s, done)| view! {
                 <div class="llm-banner" id="llm-resume-banner">

@@ -57,6 +57,9 @@ pub(super) async fn build_samples(spec: &RunSpec) -> Result<Vec<Sample>, String>
         }
         all.extend(cap(v));
     }
+    if let Some(c) = &spec.vision {
+        all.extend(cap(wmlab_core::llm::vision::samples(c)?));
+    }
     if let Some(g) = &spec.generated {
         let w = words().await?;
         let cfg = minerva::MinervaConfig {
@@ -72,6 +75,15 @@ pub(super) async fn build_samples(spec: &RunSpec) -> Result<Vec<Sample>, String>
 }
 
 pub(super) fn record_of(spec: &RunSpec, outcomes: &[Outcome]) -> ResultRecord {
+    if let Some(c) = &spec.vision {
+        return wmlab_llm::record::to_vision_record(
+            &spec.provider,
+            &spec.options,
+            c,
+            outcomes,
+            Some(spec.created.clone()),
+        );
+    }
     let mut extra: Vec<(&str, Setting)> =
         vec![("suites", Setting::Text(spec.label())), ("slice", Setting::Int(spec.slice as i64))];
     if let Some(c) = &spec.nback {
