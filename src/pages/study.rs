@@ -51,6 +51,7 @@ pub fn Study() -> impl IntoView {
     let pid = RwSignal::new(String::new());
     let done = RwSignal::new(String::new());
     let endpoint = RwSignal::new(String::new());
+    let datapipe = RwSignal::new(String::new());
     let results = RwSignal::new(false);
     let fs = RwSignal::new(false);
     let consent = RwSignal::new(String::new());
@@ -85,6 +86,7 @@ pub fn Study() -> impl IntoView {
             ("pid", pid.get()),
             ("done", done.get()),
             ("endpoint", endpoint.get()),
+            ("datapipe", datapipe.get()),
             ("consent", consent.get()),
             ("consent_url", consent_url.get()),
             ("info", info.get()),
@@ -150,6 +152,7 @@ pub fn Study() -> impl IntoView {
                     {text_field("pid", "Participant id (optional; Prolific adds PROLIFIC_PID itself)", "P01", pid)}
                     {text_field("done", "Completion URL (redirect at the end)", "https://app.prolific.com/submissions/complete?cc=…", done)}
                     {text_field("endpoint", "Endpoint URL (records are POSTed here as JSON)", "https://example.org/collect", endpoint)}
+                    {text_field("datapipe", "DataPipe experiment id (optional: each session's CSV goes to your OSF through pipe.jspsych.org at the end)", "ABCDEF123456", datapipe)}
                     <span class="field">"Options"</span>
                     <div>
                         {checkbox("results".into(), "show participants their results".into(), results)}

@@ -8,6 +8,9 @@
 //!   header, and retried with exponential backoff (0.5 s doubling to 30 s) until the server answers
 //!   2xx; only then is the item removed. Each item has a stable id, so it is sent until acknowledged
 //!   once, and never again after.
+//! - With a DataPipe experiment id, the end also queues the session's CSV for DataPipe
+//!   (`{experimentID, filename, data}`, `people::study::datapipe_body`), sent the same way without the
+//!   `Idempotency-Key` header.
 //! - Inside JATOS (`window.jatos` exists) results go through `jatos.appendResultData` per block and
 //!   `jatos.endStudy` at the end instead.
 
@@ -63,6 +66,10 @@ pub struct Item {
     pub body: String,
     #[serde(default)]
     pub attempts: u32,
+    /// A plain JSON POST without the `Idempotency-Key` header (DataPipe: a service whose CORS allows
+    /// only the usual headers).
+    #[serde(default)]
+    pub plain: bool,
 }
 
 pub fn load_outbox() -> Vec<Item> {
@@ -85,6 +92,25 @@ pub fn enqueue(item: Item, on_status: impl Fn(usize) + 'static) {
 
 thread_local! {
     static SENDING: Cell<bool> = const { Cell::new(false) };
+    /// Set by the browser's `online` event: the back-off wait ends at once.
+    static WOKEN: Cell<bool> = const { Cell::new(false) };
+    static LISTENING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Wait `ms`, or less if the browser comes back online meanwhile (checked every 200 ms).
+async fn sleep_unless_online(ms: f64) {
+    if !LISTENING.with(|l| l.replace(true)) {
+        let cb = Closure::<dyn Fn()>::new(|| WOKEN.with(|w| w.set(true)));
+        let _ = web::window().add_event_listener_with_callback("online", cb.as_ref().unchecked_ref());
+        cb.forget();
+    }
+    // An `online` event since the last wait (even during the failed request) ends this wait at once.
+    let mut left = ms;
+    while left > 0.0 && !WOKEN.with(|w| w.get()) {
+        sleep(left.min(200.0)).await;
+        left -= 200.0;
+    }
+    WOKEN.with(|w| w.set(false));
 }
 
 /// Send queued items one at a time until the queue is empty; on failure wait and retry.
@@ -112,7 +138,7 @@ pub fn flush(on_status: impl Fn(usize) + 'static) {
             }
             save_outbox(&items);
             let wait = (500.0 * 2f64.powi(attempts.min(8) as i32 - 1)).min(30_000.0);
-            sleep(wait).await;
+            sleep_unless_online(wait).await;
         }
         SENDING.with(|s| s.set(false));
     });
@@ -126,7 +152,11 @@ async fn post(item: &Item) -> bool {
         Err(_) => return false,
     };
     let _ = headers.set("content-type", "application/json");
-    let _ = headers.set("idempotency-key", &item.id);
+    if item.plain {
+        let _ = headers.set("accept", "*/*");
+    } else {
+        let _ = headers.set("idempotency-key", &item.id);
+    }
     init.set_headers(&headers);
     init.set_body(&JsValue::from_str(&item.body));
     let Ok(req) = web_sys::Request::new_with_str_and_init(&item.endpoint, &init) else { return false };

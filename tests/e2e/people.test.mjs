@@ -453,6 +453,100 @@ test('a receiving server that refuses the first attempts gets every block exactl
     assert.equal(last.record.trials.length, session.done.length);
     await page.close();
   } finally {
+    recv.closeAllConnections(); // the browser keeps connections alive for a minute
+    await new Promise((r) => recv.close(r));
+  }
+});
+
+// Issue 18: the study goes offline after its first trial and stays offline to the end. Trials go on; the
+// end screen says the results are waiting and offers "download and continue" instead of redirecting;
+// when the network is back the outbox sends at once (the `online` event), the endpoint gets every block
+// exactly once, DataPipe gets the session's CSV in its documented shape (a receiver that, like DataPipe,
+// allows only the usual headers checks `{experimentID, filename, data}`), and only then does the
+// completion redirect happen.
+test('offline mid-study: nothing is lost, DataPipe gets its CSV, and the redirect waits for the data', async () => {
+  const accepted = new Map();
+  const pipe = [];
+  const problems = [];
+  let completed = 0;
+  const recv = http.createServer((req, res) => {
+    const url = new URL(req.url, 'http://x');
+    if (url.pathname === '/done') { completed++; res.writeHead(200, { 'content-type': 'text/html' }).end('<p id="completed">completed</p>'); return; }
+    if (req.method === 'GET') { res.writeHead(404).end(); return; } // the done page's favicon
+    const strict = url.pathname.startsWith('/datapipe/');
+    const cors = {
+      'access-control-allow-origin': '*',
+      // DataPipe's API allows the usual headers only: an Idempotency-Key would fail its preflight
+      'access-control-allow-headers': strict ? 'content-type, accept' : 'content-type, idempotency-key',
+      'access-control-allow-methods': 'POST, OPTIONS',
+    };
+    if (req.method === 'OPTIONS') {
+      const asked = (req.headers['access-control-request-headers'] || '').toLowerCase();
+      if (strict && asked.includes('idempotency-key')) problems.push('DataPipe request asks for an idempotency-key header');
+      res.writeHead(204, cors).end();
+      return;
+    }
+    let body = '';
+    req.on('data', (c) => { body += c; });
+    req.on('end', () => {
+      const j = JSON.parse(body);
+      if (strict) {
+        if (req.headers['content-type'] !== 'application/json') problems.push(`content-type ${req.headers['content-type']}`);
+        const keys = Object.keys(j).sort().join(',');
+        if (keys !== 'data,experimentID,filename') problems.push(`DataPipe body keys ${keys}`);
+        if (j.experimentID !== 'WMLABTEST123') problems.push(`experimentID ${j.experimentID}`);
+        if (!/^wmlab_off-1_[A-Za-z0-9_-]+\.csv$/.test(j.filename)) problems.push(`filename ${j.filename}`);
+        if (pipe.some((p) => p.filename === j.filename)) problems.push(`the file ${j.filename} was sent twice`);
+        pipe.push(j);
+      } else {
+        accepted.set(j.idempotency_id, [...(accepted.get(j.idempotency_id) ?? []), j]);
+      }
+      res.writeHead(200, { ...cors, 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+  });
+  await new Promise((r) => recv.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${recv.address().port}`;
+  const q = new URLSearchParams({
+    tasks: 'SC', tpc: '1', practice: '0', seed: '4', pid: 'off-1',
+    endpoint: `${base}/collect`, datapipe: 'WMLABTEST123', datapipe_url: `${base}/datapipe/api/data/`, done: `${base}/done`,
+  });
+  const context = app.browser.context;
+  try {
+    const page = await participantPage(`#/take?${q}`);
+    await take(page, { stopAfter: 1 });
+    const t0 = Date.now();
+    await context.setOffline(true);
+    const { state: end } = await take(page);
+    console.error(`[offline] study taken offline in ${Date.now() - t0} ms`);
+    assert.equal(end, 'done');
+    const session = await savedSession(page);
+    // offline: the data wait, the page says so and stays
+    await page.waitForSelector('#post-stuck', { timeout: 30_000 });
+    assert.ok(Number(await page.getAttribute('#take', 'data-pending')) >= 1);
+    assert.match(await page.textContent('#post-stuck'), /not reached the researcher yet/);
+    assert.equal(completed, 0, 'no redirect while the data wait');
+    assert.equal(pipe.length, 0);
+    // back online: sent at once, then the redirect
+    const t1 = Date.now();
+    await context.setOffline(false);
+    await page.waitForURL(`${base}/done`, { timeout: 30_000 });
+    console.error(`[offline] sent and redirected ${Date.now() - t1} ms after the network came back`);
+    assert.equal(completed, 1);
+    assert.deepEqual(problems, []);
+    const blocks = session.blocks.length;
+    assert.equal(accepted.size, blocks + 1, `${blocks} blocks + the end: ${[...accepted.keys()]}`);
+    for (const [id, got] of accepted) assert.equal(got.length, 1, `${id} accepted once`);
+    const last = [...accepted.values()].map((g) => g[0]).find((j) => j.final);
+    assert.equal(last.record.trials.length, session.done.length, 'every trial, the offline ones too');
+    assert.equal(pipe.length, 1, 'one DataPipe file per session');
+    const lines = pipe[0].data.trim().split('\n');
+    assert.match(lines[0], /^subject_kind,subject,task,trial,/);
+    assert.equal(lines.length, session.done.length + 1, 'a header and one row per trial');
+    assert.ok(lines.slice(1).every((l) => l.startsWith('person,participant off-1,')), lines[1]);
+    await page.close();
+  } finally {
+    await context.setOffline(false);
+    recv.closeAllConnections(); // the browser keeps connections alive for a minute
     await new Promise((r) => recv.close(r));
   }
 });

@@ -195,20 +195,28 @@ pub fn error(e: String) -> impl IntoView {
 }
 
 /// The end: thanks, sending status, downloads, the person's results, and the redirect to the
-/// completion URL once nothing is left to send (or after 20 s at most).
+/// completion URL once nothing is left to send. The redirect waits for the data to be acknowledged; if
+/// they are still waiting after a while (offline, a server down), the participant is told and may
+/// download them and continue instead.
 pub fn done(ui: Ui, show: bool, completion: Option<String>) -> impl IntoView {
     let app = use_context::<AppState>();
     let r = ui.record.get();
     let timing = ui.timing.get_untracked();
-    let (r1, r2, r3) = (r.clone(), r.clone(), r.clone());
+    let (r1, r2, r3, r4) = (r.clone(), r.clone(), r.clone(), r.clone());
+    let stuck = RwSignal::new(false);
+    // Test runs (wmlab_fast) say so after 2 s instead of 20 s.
+    let patience = if super::browser::flag("wmlab_fast") { 2_000.0 } else { 20_000.0 };
     if let Some(url) = completion.clone() {
         let start = now();
         wasm_bindgen_futures::spawn_local(async move {
             loop {
-                outbox::sleep(1500.0).await;
+                outbox::sleep(500.0).await;
                 let waiting = ui.pending.try_get_untracked().unwrap_or(0);
-                if waiting == 0 || now() - start > 20_000.0 {
+                if waiting == 0 {
                     break;
+                }
+                if now() - start > patience {
+                    let _ = stuck.try_set(true);
                 }
             }
             if ui.screen.try_get_untracked() == Some(Screen::Done) {
@@ -216,6 +224,16 @@ pub fn done(ui: Ui, show: bool, completion: Option<String>) -> impl IntoView {
             }
         });
     }
+    let continue_url = completion.clone();
+    let has_completion = completion.is_some();
+    let download_continue = move |_| {
+        if let Some(r) = &r4 {
+            download(r, false, ui.note);
+        }
+        if let Some(u) = &continue_url {
+            let _ = web::window().location().set_href(u);
+        }
+    };
     view! {
         <div class="panel done">
             <h2>"Thank you!"</h2>
@@ -225,6 +243,12 @@ pub fn done(ui: Ui, show: bool, completion: Option<String>) -> impl IntoView {
                 0 => String::new(),
                 n => format!("Sending your results… ({n} waiting; keep this tab open)"),
             }}</p>
+            {move || (stuck.get() && ui.pending.get() > 0 && has_completion).then(|| view! {
+                <div class="notice" id="post-stuck" role="status">
+                    <p>"Your results have not reached the researcher yet (this computer may be offline). Keep this tab open and they will be sent when the connection is back; you will then be taken back automatically. Or download them, send the file to the researcher, and continue:"</p>
+                    <button id="download-continue" on:click=download_continue.clone()>"Download my results and continue"</button>
+                </div>
+            })}
             <div class="actions">
                 <button id="download-csv" on:click=move |_| if let Some(r) = &r1 { download(r, true, ui.note) }>"Download CSV"</button>
                 <button id="download-json" on:click=move |_| if let Some(r) = &r2 { download(r, false, ui.note) }>"Download JSON"</button>

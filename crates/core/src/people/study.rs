@@ -20,6 +20,8 @@
 //! | `STUDY_ID`, `SESSION_ID`, `assignmentId`, `hitId` | panel ids, kept in the record | same charset |
 //! | `done` (`completion`) | completion URL to redirect to | `http(s)://…` |
 //! | `endpoint` | URL the record is POSTed to | `http(s)://…` |
+//! | `datapipe` | a DataPipe experiment id: at the end the session's CSV goes to the researcher's OSF through DataPipe (`{experimentID, filename, data}`, the file named by participant and session) | the id DataPipe shows, 4–64 letters, digits, `_` or `-` |
+//! | `datapipe_url` | where DataPipe requests go (a DataPipe of your own, a test receiver) | `http(s)://…` (`https://pipe.jspsych.org/api/data/`) |
 //! | `consent` / `consent_url` | consent text the participant must agree to before the first trial (the agreement is recorded), by value or as a path on the same site | text up to 20,000 characters / a relative path such as `consent.txt` |
 //! | `info` / `info_url` | extra instructions shown before the first trial | as `consent` |
 //! | `set` | task parameters of the WorM tasks, `KEY=VALUE` entries separated by `;` (`set=noise_mask=true;list_lengths=2,4,8,16`); each key goes to the chosen tasks that have it | see `wmlab generate --help` and the Gallery (none: the paper's) |
@@ -79,6 +81,12 @@ pub struct StudyConfig {
     pub external_ids: BTreeMap<String, String>,
     pub completion_url: Option<String>,
     pub endpoint: Option<String>,
+    /// DataPipe experiment id (OSF through DataPipe).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub datapipe: Option<String>,
+    /// DataPipe's API address (None = [`DATAPIPE_URL`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub datapipe_url: Option<String>,
     pub show_results: bool,
     pub fullscreen: bool,
     /// Consent the participant must agree to before the first trial.
@@ -108,6 +116,8 @@ impl Default for StudyConfig {
             external_ids: BTreeMap::new(),
             completion_url: None,
             endpoint: None,
+            datapipe: None,
+            datapipe_url: None,
             show_results: false,
             fullscreen: false,
             consent: None,
@@ -140,7 +150,7 @@ impl std::error::Error for StudyError {}
 
 const PARTICIPANT_KEYS: [&str; 4] = ["pid", "participant", "PROLIFIC_PID", "workerId"];
 const EXTERNAL_KEYS: [&str; 4] = ["STUDY_ID", "SESSION_ID", "assignmentId", "hitId"];
-const KNOWN: [&str; 17] = [
+const KNOWN: [&str; 19] = [
     "tasks",
     "tpc",
     "order",
@@ -153,6 +163,8 @@ const KNOWN: [&str; 17] = [
     "fs",
     "done",
     "endpoint",
+    "datapipe",
+    "datapipe_url",
     "consent",
     "consent_url",
     "info",
@@ -242,6 +254,33 @@ fn check_id(param: &str, v: &str) -> Result<String, StudyError> {
 
 /// Accept only absolute `http://` / `https://` URLs with a host, no credentials, no spaces or control
 /// characters, at most [`MAX_URL_LEN`] long.
+/// DataPipe's API (jsPsych's `pipe` plugin and the DataPipe examples POST here).
+pub const DATAPIPE_URL: &str = "https://pipe.jspsych.org/api/data/";
+
+/// A DataPipe experiment id as DataPipe shows it (letters and digits; `_` and `-` allowed for self-hosted).
+pub fn check_datapipe_id(v: &str) -> Result<String, StudyError> {
+    if (4..=64).contains(&v.len()) && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+        Ok(v.to_string())
+    } else {
+        Err(StudyError::new(
+            "datapipe",
+            format!("“{v}” is not a DataPipe experiment id (4–64 letters, digits, _ or -, as DataPipe shows it)"),
+        ))
+    }
+}
+
+/// What goes to DataPipe at the end of a session: the JSON body DataPipe documents
+/// (`{experimentID, filename, data}`) with the record's long-format CSV as `data`, in a file named by
+/// participant and session: `wmlab_<participant>_<session>.csv` (characters outside letters, digits,
+/// `-` and `_` become `-`; `anonymous` without a participant id).
+pub fn datapipe_body(experiment_id: &str, participant: Option<&str>, session: &str, csv: &str) -> serde_json::Value {
+    let clean = |s: &str| -> String {
+        s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '-' }).take(64).collect()
+    };
+    let filename = format!("wmlab_{}_{}.csv", clean(participant.unwrap_or("anonymous")), clean(session));
+    serde_json::json!({ "experimentID": experiment_id, "filename": filename, "data": csv })
+}
+
 pub fn check_url(param: &str, v: &str) -> Result<String, StudyError> {
     let err = |why: &str| {
         Err(StudyError::new(param, format!("“{v}” is not allowed: {why}. Use a full http:// or https:// address.")))
@@ -391,6 +430,12 @@ impl StudyConfig {
         if let Some(u) = &self.endpoint {
             q.push(("endpoint".into(), u.clone()));
         }
+        if let Some(d) = &self.datapipe {
+            q.push(("datapipe".into(), d.clone()));
+        }
+        if let Some(u) = &self.datapipe_url {
+            q.push(("datapipe_url".into(), u.clone()));
+        }
         for (name, t) in [("consent", &self.consent), ("info", &self.info)] {
             match t {
                 Some(StudyText::Text(v)) => q.push((name.into(), v.clone())),
@@ -530,6 +575,15 @@ impl StudyConfig {
         }
         if let Some(v) = seen.get("endpoint") {
             c.endpoint = Some(check_url("endpoint", v)?);
+        }
+        if let Some(v) = seen.get("datapipe") {
+            c.datapipe = Some(check_datapipe_id(v)?);
+        }
+        if let Some(v) = seen.get("datapipe_url") {
+            if c.datapipe.is_none() {
+                return Err(StudyError::new("datapipe_url", "is given without datapipe (the experiment id)"));
+            }
+            c.datapipe_url = Some(check_url("datapipe_url", v)?);
         }
         c.consent = study_text(&seen, "consent")?;
         c.info = study_text(&seen, "info")?;
@@ -682,6 +736,10 @@ mod tests {
             ("tasks=VIR&done=https://user:pw@x.org/", "done", "password"),
             ("tasks=VIR&endpoint=https://x.org/a b", "endpoint", "spaces"),
             ("tasks=VIR&endpoint=//x.org", "endpoint", "http"),
+            ("tasks=VIR&datapipe=a b", "datapipe", "experiment id"),
+            ("tasks=VIR&datapipe=ab", "datapipe", "4–64"),
+            ("tasks=VIR&datapipe_url=https://x.org/", "datapipe_url", "without datapipe"),
+            ("tasks=VIR&datapipe=ABCDEF123456&datapipe_url=ftp://x", "datapipe_url", "http"),
             ("tasks=VIR&colour=red", "colour", "unknown parameter"),
             ("tasks=VIR&tpc=%ZZ", "tpc", "%-escape"),
         ];
@@ -694,5 +752,26 @@ mod tests {
         assert!(e.message.contains("tpc") && e.message.contains("PROLIFIC_PID"), "{e}");
         let e = StudyConfig::from_query("tasks=X").unwrap_err();
         assert!(e.message.contains("nback-spatial") && e.message.contains("CD-Gap"));
+    }
+
+    #[test]
+    fn datapipe_in_links_and_its_documented_body() {
+        let c = StudyConfig::from_query(
+            "tasks=VIR&pid=P 01&datapipe=ABCDEF123456&datapipe_url=http://127.0.0.1:9/api/data/",
+        )
+        .unwrap_err();
+        assert_eq!(c.param, "pid", "ids are checked as before");
+        let c = StudyConfig::from_query(
+            "tasks=VIR&pid=P01&datapipe=ABCDEF123456&datapipe_url=http://127.0.0.1:9/api/data/",
+        )
+        .unwrap();
+        assert_eq!(c.datapipe.as_deref(), Some("ABCDEF123456"));
+        assert_eq!(StudyConfig::from_query(&c.to_query()).unwrap(), c, "the link round-trips");
+        let b = datapipe_body("ABCDEF123456", Some("P01@x"), "k3/9", "a,b\n1,2\n");
+        let keys: Vec<&str> = b.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(keys, ["data", "experimentID", "filename"]);
+        assert_eq!(b["filename"], "wmlab_P01-x_k3-9.csv");
+        assert_eq!(b["data"], "a,b\n1,2\n");
+        assert_eq!(datapipe_body("X", None, "s", "")["filename"], "wmlab_anonymous_s.csv");
     }
 }
