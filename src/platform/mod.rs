@@ -7,4 +7,5 @@ pub mod idb;
 pub mod llm_store;
 pub mod nn_worker;
 pub mod outbox;
+pub mod tabs;
 pub mod web;

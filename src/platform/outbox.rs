@@ -3,7 +3,8 @@
 //! - A session is saved after every trial under `wmlab.session.<hash>` (hash of the study's canonical
 //!   query and participant), so a reload offers to resume it.
 //! - When the study names an endpoint, each finished block (and the end) puts one item in the outbox
-//!   (`wmlab.outbox`, kept in localStorage until acknowledged, so it survives a reload). Items are POSTed
+//!   (`wmlab.outbox`, kept in localStorage until acknowledged, so it survives a reload; when storage is
+//!   full or blocked the items stay in this page's memory and are sent all the same). Items are POSTed
 //!   in order as JSON `{idempotency_id, block, participant, final, record}` with an `Idempotency-Key`
 //!   header, and retried with exponential backoff (0.5 s doubling to 30 s) until the server answers
 //!   2xx; only then is the item removed. Each item has a stable id, so it is sent until acknowledged
@@ -72,12 +73,44 @@ pub struct Item {
     pub plain: bool,
 }
 
-pub fn load_outbox() -> Vec<Item> {
-    get(OUTBOX).and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default()
+thread_local! {
+    /// Items this page queued that storage would not keep (full, or blocked in private mode): they are
+    /// sent from memory all the same.
+    static UNSAVED: std::cell::RefCell<Vec<Item>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// Ids this page saw acknowledged (so a stale stored copy is never sent again).
+    static ACKED: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
+/// The queue: what storage holds, plus what this page could not store, less what it saw acknowledged.
+pub fn load_outbox() -> Vec<Item> {
+    let mut items: Vec<Item> = get(OUTBOX).and_then(|t| serde_json::from_str(&t).ok()).unwrap_or_default();
+    UNSAVED.with(|u| {
+        for i in u.borrow().iter() {
+            if !items.iter().any(|x| x.id == i.id) {
+                items.push(i.clone());
+            }
+        }
+    });
+    ACKED.with(|a| items.retain(|i| !a.borrow().contains(&i.id)));
+    items
+}
+
+/// Store the queue; what cannot be stored stays in memory ([`UNSAVED`]).
 fn save_outbox(items: &[Item]) {
-    let _ = set(OUTBOX, &serde_json::to_string(items).unwrap_or_else(|_| "[]".into()));
+    let stored = set(OUTBOX, &serde_json::to_string(items).unwrap_or_else(|_| "[]".into())).is_ok();
+    UNSAVED.with(|u| {
+        let mut u = u.borrow_mut();
+        if stored {
+            u.clear();
+        } else {
+            for i in items {
+                match u.iter_mut().find(|x| x.id == i.id) {
+                    Some(x) => *x = i.clone(),
+                    None => u.push(i.clone()),
+                }
+            }
+        }
+    });
 }
 
 /// Queue one item (an id already queued is not queued again) and start sending.
@@ -127,6 +160,8 @@ pub fn flush(on_status: impl Fn(usize) + 'static) {
             let ok = post(&first).await;
             let mut items = load_outbox();
             if ok {
+                ACKED.with(|a| a.borrow_mut().push(first.id.clone()));
+                UNSAVED.with(|u| u.borrow_mut().retain(|i| i.id != first.id));
                 items.retain(|i| i.id != first.id);
                 save_outbox(&items);
                 on_status(items.len());

@@ -550,3 +550,72 @@ test('offline mid-study: nothing is lost, DataPipe gets its CSV, and the redirec
     await new Promise((r) => recv.close(r));
   }
 });
+
+// Issue 18: the same study link in a second tab says it is open elsewhere and writes nothing; once the
+// first tab is closed, a reload of the second resumes the session where the first left it.
+test('a second tab of the same study does not fork the session', async () => {
+  const hash = '#/take?tasks=SC&tpc=1&practice=0&seed=8&pid=tabs-1';
+  const first = await participantPage(hash);
+  await take(first, { stopAfter: 1 });
+  const before = await savedSession(first);
+  assert.equal(before.done.length, 1);
+  const second = await participantPage(hash, { keep: true });
+  await second.waitForSelector('#take[data-state="elsewhere"]');
+  assert.match(await second.textContent('#elsewhere-text'), /other tab/);
+  assert.deepEqual(await savedSession(second), before, 'the second tab wrote nothing');
+  // the first goes on undisturbed
+  await take(first, { stopAfter: 1 });
+  assert.equal((await savedSession(first)).done.length, 2);
+  await first.close();
+  await second.reload();
+  await second.waitForSelector('#take[data-state="offer"]');
+  assert.deepEqual(second.errors, []);
+  await second.close();
+});
+
+// Issue 18: storage refuses every write after the first trial (full, or a private window): the
+// participant is told plainly, the study goes on in memory, every block still reaches the endpoint, and
+// the session saved before stays as it was.
+test('storage that refuses to save: told plainly, nothing lost, the data still arrive', async () => {
+  const accepted = new Map();
+  const recv = http.createServer((req, res) => {
+    const cors = { 'access-control-allow-origin': '*', 'access-control-allow-headers': 'content-type, idempotency-key', 'access-control-allow-methods': 'POST, OPTIONS' };
+    if (req.method !== 'POST') { res.writeHead(204, cors).end(); return; }
+    let body = '';
+    req.on('data', (c) => { body += c; });
+    req.on('end', () => {
+      const j = JSON.parse(body);
+      accepted.set(j.idempotency_id, (accepted.get(j.idempotency_id) ?? 0) + 1);
+      res.writeHead(200, { ...cors, 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+  });
+  await new Promise((r) => recv.listen(0, '127.0.0.1', r));
+  const endpoint = `http://127.0.0.1:${recv.address().port}/collect`;
+  try {
+    const page = await participantPage(`#/take?tasks=SC&tpc=1&practice=0&seed=9&pid=full-1&endpoint=${encodeURIComponent(endpoint)}`);
+    await take(page, { stopAfter: 1 });
+    await page.waitForFunction(() => JSON.parse(localStorage.getItem('wmlab.outbox') || '[]').length === 0);
+    const before = await savedSession(page);
+    // From now on the browser refuses to store anything of the app's.
+    await page.evaluate(() => {
+      const orig = Storage.prototype.setItem;
+      Storage.prototype.setItem = function (k, v) {
+        if (String(k).startsWith('wmlab.')) throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+        return orig.call(this, k, v);
+      };
+    });
+    const { state: end } = await take(page);
+    assert.equal(end, 'done');
+    assert.match(await page.textContent('#take-note'), /would not save your answers.*still sent to the researcher/);
+    await page.waitForFunction(() => document.querySelector('#take')?.dataset.pending === '0', null, { timeout: 60_000 });
+    assert.deepEqual(await savedSession(page), before, 'what was saved before is untouched');
+    const blocks = before.blocks.length;
+    assert.equal(accepted.size, blocks + 1, `every block and the end: ${[...accepted.keys()]}`);
+    assert.ok([...accepted.values()].every((n) => n === 1), 'each once');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  } finally {
+    recv.closeAllConnections();
+    await new Promise((r) => recv.close(r));
+  }
+});

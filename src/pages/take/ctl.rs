@@ -120,8 +120,15 @@ impl Ctl {
     }
 
     pub fn save(&self) {
-        if let Err(e) = outbox::set(&self.key, &self.session.to_json()) {
-            self.ui.note.set(Some(format!("Your answers could not be saved in this browser: {e}.")));
+        if outbox::set(&self.key, &self.session.to_json()).is_err() {
+            // The session goes on in memory and the data still go to the researcher; what was saved
+            // before stays as it was.
+            self.ui.note.set(Some(
+                "This browser would not save your answers (its storage is full, or blocked as in a private window). \
+                 You can go on: your answers are kept in this tab and still sent to the researcher, \
+                 but please do not close or reload this tab before the end."
+                    .into(),
+            ));
         }
     }
 

@@ -83,43 +83,63 @@ fn begin() {
     });
 }
 
+/// Open the link's session (this tab holds the study) and show its first screen.
+fn start(query: &str, ui: Ui) {
+    let screen = match open(query, ui) {
+        Ok((screen, _)) => screen,
+        Err(e) => {
+            ui.screen.set(Screen::Error(e));
+            return;
+        }
+    };
+    match screen {
+        Screen::Done => {
+            act(|c| c.done());
+        }
+        Screen::Offer { .. } => {
+            act(|c| c.set_cur(true));
+            ui.screen.set(screen);
+        }
+        _ => {
+            act(|c| c.save());
+            match act(|c| c.welcome_texts()).flatten() {
+                Some((info, consent)) => wasm_bindgen_futures::spawn_local(async move {
+                    ui.screen.set(match (load(info).await, load(consent).await) {
+                        (Ok(info), Ok(consent)) => Screen::Welcome { info, consent },
+                        (Err(e), _) | (_, Err(e)) => Screen::Error(e),
+                    });
+                }),
+                None => begin(),
+            }
+        }
+    }
+    // Anything still queued from before (a reload) goes out now.
+    if !outbox::load_outbox().is_empty() {
+        outbox::flush(move |n| {
+            let _ = ui.pending.try_set(n);
+        });
+    }
+}
+
 #[component]
 pub fn Take(query: String) -> impl IntoView {
     let ui = Ui::new();
     let mut opts: (bool, bool, Option<String>) = (false, false, None);
 
-    // Never half-start on a bad link.
-    match open(&query, ui) {
-        Err(e) => ui.screen.set(Screen::Error(e)),
-        Ok((screen, cfg)) => {
+    // Never half-start on a bad link; one tab per study: a second tab of the same link (its session
+    // key) waits for nothing and writes nothing (`platform::tabs`).
+    match StudyConfig::from_query(&query) {
+        Err(e) => ui.screen.set(Screen::Error(e.to_string())),
+        Ok(cfg) => {
             opts = (cfg.fullscreen, cfg.show_results, cfg.completion_url.clone());
-            match screen {
-                Screen::Done => {
-                    act(|c| c.done());
+            let q = query.clone();
+            crate::platform::tabs::claim(&session_key(&cfg), move |mine| {
+                if mine {
+                    start(&q, ui);
+                } else {
+                    ui.screen.set(Screen::Elsewhere);
                 }
-                Screen::Offer { .. } => {
-                    act(|c| c.set_cur(true));
-                    ui.screen.set(screen);
-                }
-                _ => {
-                    act(|c| c.save());
-                    match act(|c| c.welcome_texts()).flatten() {
-                        Some((info, consent)) => wasm_bindgen_futures::spawn_local(async move {
-                            ui.screen.set(match (load(info).await, load(consent).await) {
-                                (Ok(info), Ok(consent)) => Screen::Welcome { info, consent },
-                                (Err(e), _) | (_, Err(e)) => Screen::Error(e),
-                            });
-                        }),
-                        None => begin(),
-                    }
-                }
-            }
-            // Anything still queued from before (a reload) goes out now.
-            if !outbox::load_outbox().is_empty() {
-                outbox::flush(move |n| {
-                    let _ = ui.pending.try_set(n);
-                });
-            }
+            });
         }
     }
 
@@ -183,6 +203,7 @@ pub fn Take(query: String) -> impl IntoView {
                 Screen::Offer { done, total } => screens::offer(done, total).into_any(),
                 Screen::Welcome { info, consent } => screens::welcome(info, consent, begin).into_any(),
                 Screen::Declined => screens::declined().into_any(),
+                Screen::Elsewhere => screens::elsewhere().into_any(),
                 Screen::Calibrating => view! { <p class="small" id="calibrating">"Getting ready…"</p> }.into_any(),
                 Screen::Instructions => screens::instructions(ui, fs_wanted).into_any(),
                 Screen::Feedback => screens::feedback(ui).into_any(),

@@ -143,6 +143,15 @@ pub fn declined() -> impl IntoView {
     }
 }
 
+pub fn elsewhere() -> impl IntoView {
+    view! {
+        <div class="panel elsewhere">
+            <h2>"This study is already open in another tab"</h2>
+            <p id="elsewhere-text">"Please go on in the other tab (or close it and reload this one). Nothing was changed here, so your answers so far are safe."</p>
+        </div>
+    }
+}
+
 pub fn feedback(ui: Ui) -> impl IntoView {
     let (correct, score) = ui.feedback.get();
     let all = !correct.is_empty() && correct.iter().all(|&c| c);

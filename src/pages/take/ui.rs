@@ -21,6 +21,8 @@ pub enum Screen {
     },
     /// The participant did not agree: nothing is recorded.
     Declined,
+    /// The same study is open in another tab of this browser: this one touches nothing.
+    Elsewhere,
     Calibrating,
     Instructions,
     Trial,
@@ -37,6 +39,7 @@ impl Screen {
             Screen::Offer { .. } => "offer",
             Screen::Welcome { .. } => "welcome",
             Screen::Declined => "declined",
+            Screen::Elsewhere => "elsewhere",
             Screen::Calibrating => "calibrating",
             Screen::Instructions => "instructions",
             Screen::Trial if practice => "practice",
