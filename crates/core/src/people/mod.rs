@@ -21,6 +21,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::task::TaskId;
 
 pub mod charts;
+pub mod dashboard;
 pub mod presenter;
 pub mod reference;
 pub mod score;

@@ -1,0 +1,405 @@
+//! The researcher's dashboard: many participants' records (JSON records, or the long-format CSVs that
+//! DataPipe puts on the OSF) read back, checked against exclusion rules with reasons, averaged over the
+//! included participants per task (mean ± SE across participants, on the axes of the WorM human
+//! curves), and written as one long-format CSV of every trial of every participant.
+
+use std::collections::BTreeMap;
+
+use super::StudyTask;
+use super::reference::{Curve, subject_curves};
+use crate::chart::{Chart, Role};
+use crate::compare::{Extras, Panel, Who, panels};
+use crate::record::{ResultRecord, RunConfig, Setting, Subject, TrialRow, push_csv_row, summarise};
+use crate::task::Conditions;
+
+/// When a participant is left out of the group numbers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rules {
+    /// Practice accuracy below this (over all practice trials) excludes. 0 = no rule.
+    pub min_practice_accuracy: f64,
+    /// A median response time (over answered steps of the main trials) below this, in ms, excludes.
+    pub min_median_rt_ms: f64,
+    /// More losses of focus (blurs, hidden tab) than this over the session exclude.
+    pub max_blurs: u32,
+    /// A session that did not reach the end excludes (where the record says).
+    pub require_finished: bool,
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        Rules { min_practice_accuracy: 0.5, min_median_rt_ms: 200.0, max_blurs: 3, require_finished: true }
+    }
+}
+
+fn is_practice(r: &TrialRow) -> bool {
+    matches!(r.extra.get("block_kind"), Some(Setting::Text(k)) if k == "practice")
+}
+
+/// The reasons a record is excluded under `rules` (empty = included).
+pub fn exclusions(r: &ResultRecord, rules: &Rules) -> Vec<String> {
+    let mut why = Vec::new();
+    if !matches!(r.subject, Subject::Person { .. }) {
+        why.push(format!("not a participant's result ({})", r.subject.kind()));
+        return why;
+    }
+    if rules.require_finished && matches!(r.config.settings.get("finished"), Some(Setting::Bool(false))) {
+        why.push("did not finish the study".into());
+    }
+    let practice: Vec<bool> = r.trials.iter().filter(|t| is_practice(t)).flat_map(|t| t.correct.clone()).collect();
+    if rules.min_practice_accuracy > 0.0 && !practice.is_empty() {
+        let acc = practice.iter().filter(|&&c| c).count() as f64 / practice.len() as f64;
+        if acc < rules.min_practice_accuracy {
+            why.push(format!(
+                "practice failed: {:.0} % correct (rule: at least {:.0} %)",
+                acc * 100.0,
+                rules.min_practice_accuracy * 100.0
+            ));
+        }
+    }
+    let mut rts: Vec<f64> = r
+        .trials
+        .iter()
+        .filter(|t| !is_practice(t))
+        .flat_map(|t| t.rt_ms.iter().copied())
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .collect();
+    if rules.min_median_rt_ms > 0.0 && !rts.is_empty() {
+        rts.sort_by(f64::total_cmp);
+        let median = rts[rts.len() / 2];
+        if median < rules.min_median_rt_ms {
+            why.push(format!(
+                "too fast: median response time {median:.0} ms (rule: at least {:.0} ms)",
+                rules.min_median_rt_ms
+            ));
+        }
+    }
+    let blurs: i64 = r
+        .trials
+        .iter()
+        .map(|t| match t.extra.get("blur_count") {
+            Some(Setting::Int(n)) => *n,
+            _ => 0,
+        })
+        .sum();
+    if blurs > rules.max_blurs as i64 {
+        why.push(format!("left the task too often: {blurs} losses of focus (rule: at most {})", rules.max_blurs));
+    }
+    why
+}
+
+/// One participant's curves averaged with the others': per panel, label and x, the mean over the
+/// participants that have a point there, its standard error, and how many they were.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupPoint {
+    pub x: f64,
+    pub mean: f64,
+    pub se: Option<f64>,
+    pub n: usize,
+}
+
+/// The group's curves for `task` (mean over participants of each participant's curve value).
+pub fn group_curves(records: &[&ResultRecord], task: StudyTask) -> Vec<(Curve, Vec<GroupPoint>)> {
+    let mut acc: Vec<(Curve, BTreeMap<i64, (f64, Vec<f64>)>)> = Vec::new();
+    for r in records {
+        for c in subject_curves(r, task) {
+            let i = match acc.iter().position(|(k, _)| k.panel == c.panel && k.label == c.label) {
+                Some(i) => i,
+                None => {
+                    acc.push((Curve { points: Vec::new(), note: None, ..c.clone() }, BTreeMap::new()));
+                    acc.len() - 1
+                }
+            };
+            for &(x, y) in &c.points {
+                if y.is_finite() {
+                    acc[i].1.entry((x * 1000.0).round() as i64).or_insert((x, Vec::new())).1.push(y);
+                }
+            }
+        }
+    }
+    acc.into_iter()
+        .map(|(mut c, by_x)| {
+            let pts: Vec<GroupPoint> = by_x
+                .into_values()
+                .map(|(x, ys)| {
+                    let (mean, se) = crate::record::mean_se(&ys);
+                    GroupPoint { x, mean, se, n: ys.len() }
+                })
+                .collect();
+            c.points = pts.iter().map(|p| (p.x, p.mean)).collect();
+            (c, pts)
+        })
+        .collect()
+}
+
+/// The group's plots for `task`: per panel the participants' mean with ± 1 SE bars beside the WorM
+/// human curves (the same panels as the Compare page).
+pub fn group_charts(records: &[&ResultRecord], task: StudyTask) -> Vec<(Panel, Chart)> {
+    let groups = group_curves(records, task);
+    let curves: Vec<Curve> = groups.iter().map(|(c, _)| c.clone()).collect();
+    let name = format!("participants (mean ± SE, n = {})", records.len());
+    panels(task, &[curves], Extras { human: true, chance: false, published: false })
+        .into_iter()
+        .map(|p| {
+            let mut chart = p.chart(std::slice::from_ref(&name));
+            // Panel::chart draws the subject's non-empty curves in order, one series each: give them bars.
+            let mine: Vec<&Curve> = p
+                .series
+                .iter()
+                .filter(|s| s.who == Who::Subject(0))
+                .flat_map(|s| s.curves.iter().filter(|c| !c.points.is_empty()))
+                .collect();
+            let subject_series = chart.series.iter_mut().filter(|s| s.role == Role::Subject);
+            for (series, curve) in subject_series.zip(mine) {
+                if let Some((_, pts)) = groups.iter().find(|(c, _)| c.panel == curve.panel && c.label == curve.label) {
+                    series.bars = pts.iter().filter_map(|g| g.se.map(|se| (g.x, g.mean - se, g.mean + se))).collect();
+                }
+            }
+            (p, chart)
+        })
+        .collect()
+}
+
+/// RFC 4180 CSV text as rows of cells (quoted cells may hold commas, quotes and newlines).
+pub fn parse_csv(text: &str) -> Result<Vec<Vec<String>>, String> {
+    let mut rows = Vec::new();
+    let mut row = Vec::new();
+    let mut cell = String::new();
+    let mut quoted = false;
+    let mut chars = text.chars().peekable();
+    let mut any = false;
+    while let Some(c) = chars.next() {
+        any = true;
+        if quoted {
+            match c {
+                '"' if chars.peek() == Some(&'"') => {
+                    chars.next();
+                    cell.push('"');
+                }
+                '"' => quoted = false,
+                _ => cell.push(c),
+            }
+            continue;
+        }
+        match c {
+            '"' if cell.is_empty() => quoted = true,
+            ',' => row.push(std::mem::take(&mut cell)),
+            '\r' => {}
+            '\n' => {
+                row.push(std::mem::take(&mut cell));
+                rows.push(std::mem::take(&mut row));
+            }
+            _ => cell.push(c),
+        }
+    }
+    if quoted {
+        return Err("a quoted cell is not closed".into());
+    }
+    if any && (!cell.is_empty() || !row.is_empty()) {
+        row.push(cell);
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+fn setting_of(v: &str) -> Setting {
+    if let Ok(b) = v.parse::<bool>() {
+        Setting::Bool(b)
+    } else if let Ok(i) = v.parse::<i64>() {
+        Setting::Int(i)
+    } else if let Ok(x) = v.parse::<f64>() {
+        Setting::Num(x)
+    } else {
+        Setting::Text(v.to_string())
+    }
+}
+
+/// A participant's record read back from its long-format CSV (`ResultRecord::to_csv`: what the
+/// download and DataPipe give). Errors say what is missing.
+pub fn record_from_csv(text: &str) -> Result<ResultRecord, String> {
+    let rows = parse_csv(text)?;
+    let Some((header, body)) = rows.split_first() else { return Err("the file is empty".into()) };
+    let col = |name: &str| header.iter().position(|h| h == name);
+    let need = |name: &str| col(name).ok_or_else(|| format!("it has no `{name}` column: not a WM Lab result CSV"));
+    let (kind, subject, task, trial) = (need("subject_kind")?, need("subject")?, need("task")?, need("trial")?);
+    let (targets, responses, correct, rt) = (need("targets")?, need("responses")?, need("correct")?, need("rt_ms")?);
+    let last_cond = Conditions::COLUMNS.iter().filter_map(|c| col(c)).max().unwrap_or(trial);
+    let mut id = None;
+    let mut trials = Vec::new();
+    for (n, r) in body.iter().enumerate().filter(|(_, r)| !(r.len() == 1 && r[0].is_empty())) {
+        let cell = |i: usize| r.get(i).map(String::as_str).unwrap_or("");
+        if cell(kind) != "person" {
+            return Err(format!("row {} is a {} result: only participants' results go here", n + 2, cell(kind)));
+        }
+        let who = cell(subject).strip_prefix("participant ").unwrap_or(cell(subject)).to_string();
+        if id.get_or_insert_with(|| who.clone()) != &who {
+            return Err(format!("row {} is another participant's ({who}): one participant per file", n + 2));
+        }
+        let mut cond = serde_json::Map::new();
+        for c in Conditions::COLUMNS {
+            if let Some(v) = col(c).map(cell).filter(|v| !v.is_empty()) {
+                let value = v.parse::<u64>().map(serde_json::Value::from).unwrap_or_else(|_| v.into());
+                cond.insert(c.to_string(), value);
+            }
+        }
+        let mut conditions: Conditions = serde_json::from_value(serde_json::Value::Object(cond))
+            .map_err(|e| format!("row {}: a condition cannot be read ({e})", n + 2))?;
+        for i in last_cond + 1..targets {
+            if !cell(i).is_empty() {
+                conditions.other.insert(header[i].clone(), cell(i).to_string());
+            }
+        }
+        let words = |i: usize| -> Vec<String> { cell(i).split_whitespace().map(str::to_string).collect() };
+        let mut extra = BTreeMap::new();
+        for i in rt + 1..header.len() {
+            if !cell(i).is_empty() {
+                extra.insert(header[i].clone(), setting_of(cell(i)));
+            }
+        }
+        trials.push(TrialRow {
+            task: cell(task).to_string(),
+            trial: cell(trial)
+                .parse()
+                .map_err(|_| format!("row {}: trial `{}` is not a number", n + 2, cell(trial)))?,
+            conditions,
+            targets: words(targets),
+            responses: words(responses),
+            correct: words(correct).iter().map(|c| c == "1").collect(),
+            rt_ms: words(rt).iter().filter_map(|v| v.parse().ok()).collect(),
+            extra,
+        });
+    }
+    let id = id.ok_or("the file has a header and no trials")?;
+    let mut names: Vec<&str> = Vec::new();
+    for t in &trials {
+        if !names.contains(&t.task.as_str()) {
+            names.push(&t.task);
+        }
+    }
+    let mut r = ResultRecord::new(Subject::Person { id }, names.join("+"), RunConfig::default());
+    r.summaries = summarise(&trials.iter().filter(|t| !is_practice(t)).cloned().collect::<Vec<_>>());
+    r.trials = trials;
+    r.validate().map_err(|e| e.to_string())?;
+    Ok(r)
+}
+
+/// One long-format CSV of every trial of every record: a `source` column (the file each came from),
+/// then the union of the records' columns in the order first seen.
+pub fn long_csv(records: &[(&str, &ResultRecord)]) -> Result<String, String> {
+    let mut header: Vec<String> = vec!["source".into()];
+    let mut tables = Vec::new();
+    for (source, r) in records {
+        let rows = parse_csv(&r.to_csv().map_err(|e| e.to_string())?)?;
+        let Some((h, body)) = rows.split_first() else { continue };
+        for c in h {
+            if !header.contains(c) {
+                header.push(c.clone());
+            }
+        }
+        tables.push((*source, h.clone(), body.to_vec()));
+    }
+    let mut out = String::new();
+    push_csv_row(&mut out, &header);
+    for (source, h, body) in tables {
+        for row in body {
+            let cells: Vec<String> = header
+                .iter()
+                .map(|c| {
+                    if c == "source" {
+                        return source.to_string();
+                    }
+                    h.iter().position(|x| x == c).and_then(|i| row.get(i).cloned()).unwrap_or_default()
+                })
+                .collect();
+            push_csv_row(&mut out, &cells);
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::people::session::Session;
+    use crate::people::study::StudyConfig;
+
+    fn person(id: &str, seed: u64) -> ResultRecord {
+        let cfg = StudyConfig::from_query(&format!("tasks=VSR&tpc=1&practice=0&pid={id}&seed={seed}")).unwrap();
+        let mut s = Session::with_seed(cfg, seed);
+        crate::people::session::tests::run(&mut s, |i| i % 3 != 0);
+        s.to_record(None)
+    }
+
+    #[test]
+    fn csv_round_trip_keeps_the_rows() {
+        let r = person("P1", 3);
+        let back = record_from_csv(&r.to_csv().unwrap()).unwrap();
+        assert_eq!(back.subject, r.subject);
+        assert_eq!(back.trials.len(), r.trials.len());
+        for (a, b) in back.trials.iter().zip(&r.trials) {
+            assert_eq!(
+                (&a.task, a.trial, &a.targets, &a.responses, &a.correct),
+                (&b.task, b.trial, &b.targets, &b.responses, &b.correct)
+            );
+            assert_eq!(a.conditions, b.conditions);
+        }
+        assert!(record_from_csv("a,b\n1,2\n").unwrap_err().contains("subject_kind"));
+        assert!(record_from_csv("").unwrap_err().contains("empty"));
+        assert!(parse_csv("\"open,").is_err());
+        assert_eq!(parse_csv("a,\"b,\"\"c\"\"\nd\"\n1,2\n").unwrap(), vec![vec!["a", "b,\"c\"\nd"], vec!["1", "2"]]);
+    }
+
+    #[test]
+    fn exclusions_name_their_reasons() {
+        let mut r = person("P2", 4);
+        assert!(exclusions(&r, &Rules::default()).is_empty(), "{:?}", exclusions(&r, &Rules::default()));
+        for t in &mut r.trials {
+            t.rt_ms = vec![120.0; t.correct.len()];
+            t.extra.insert("blur_count".into(), Setting::Int(2));
+        }
+        r.config.settings.insert("finished".into(), Setting::Bool(false));
+        let why = exclusions(&r, &Rules::default());
+        assert_eq!(why.len(), 3, "{why:?}");
+        assert!(why[0].contains("did not finish"));
+        assert!(why[1].contains("too fast: median response time 120 ms"));
+        assert!(why[2].contains("losses of focus"));
+        let lenient = Rules { min_median_rt_ms: 0.0, max_blurs: 1000, require_finished: false, ..Rules::default() };
+        assert!(exclusions(&r, &lenient).is_empty());
+        let mut p = person("P3", 5);
+        for t in &mut p.trials[..2] {
+            t.extra.insert("block_kind".into(), Setting::Text("practice".into()));
+            t.correct = vec![false; t.correct.len()];
+        }
+        assert!(exclusions(&p, &Rules::default())[0].contains("practice failed: 0 %"));
+    }
+
+    #[test]
+    fn group_means_have_error_bars_over_participants_beside_the_humans() {
+        let rs: Vec<ResultRecord> = (0..4).map(|i| person(&format!("G{i}"), 10 + i)).collect();
+        let refs: Vec<&ResultRecord> = rs.iter().collect();
+        let task = StudyTask::Worm(crate::task::TaskId::Vsr);
+        let g = group_curves(&refs, task);
+        assert!(!g.is_empty());
+        let (c, pts) = &g[0];
+        assert!(pts.iter().all(|p| p.n == 4 && p.se.is_some()), "{pts:?}");
+        // the mean is the mean of the participants' own curve values
+        let own: Vec<f64> = refs
+            .iter()
+            .map(|r| {
+                subject_curves(r, task).into_iter().find(|x| x.label == c.label && x.panel == c.panel).unwrap().points
+                    [0]
+                .1
+            })
+            .collect();
+        assert!((pts[0].mean - own.iter().sum::<f64>() / 4.0).abs() < 1e-12);
+        let charts = group_charts(&refs, task);
+        assert!(!charts.is_empty());
+        let (_, chart) = &charts[0];
+        assert!(chart.series.iter().any(|s| s.role == Role::Subject && !s.bars.is_empty()));
+        assert!(chart.series.iter().any(|s| s.role == Role::Reference), "the human curves");
+        let csv = long_csv(&[("a.json", &rs[0]), ("b.csv", &rs[1])]).unwrap();
+        let rows = parse_csv(&csv).unwrap();
+        assert_eq!(rows[0][0], "source");
+        assert_eq!(rows.len(), 1 + rs[0].trials.len() + rs[1].trials.len());
+        assert!(rows[1..].iter().all(|r| r.len() == rows[0].len()));
+    }
+}
