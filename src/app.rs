@@ -9,8 +9,8 @@ use wmlab_core::{TaskId, share};
 
 use crate::pages::compare::{Compare, CompareState};
 use crate::pages::{
-    gallery::Gallery, home::Home, llm::Llm, networks::Networks, papers::Papers, results::Results, study::Study,
-    take::Take,
+    dashboard::Dashboard, gallery::Gallery, home::Home, llm::Llm, networks::Networks, papers::Papers, results::Results,
+    study::Study, take::Take,
 };
 use crate::platform::history;
 use crate::platform::web;
@@ -36,6 +36,8 @@ pub enum Route {
     CompareLink(String),
     /// Every figure and table of the four papers, published and reproduced.
     Papers,
+    /// Researchers: many participants' results together, with exclusions.
+    Dashboard,
 }
 
 impl Route {
@@ -58,6 +60,7 @@ impl Route {
             "networks" => Route::Networks,
             "compare" => Route::Compare,
             "papers" => Route::Papers,
+            "dashboard" => Route::Dashboard,
             _ => Route::Home,
         }
     }
@@ -66,7 +69,7 @@ impl Route {
             Route::Home => "home",
             Route::Gallery => "gallery",
             Route::Results | Route::Share(_) => "results",
-            Route::Study | Route::Take(_) => "people",
+            Route::Study | Route::Take(_) | Route::Dashboard => "people",
             Route::Llm => "llm",
             Route::Networks => "networks",
             Route::Compare | Route::CompareLink(_) => "compare",
@@ -196,6 +199,7 @@ pub fn App() -> impl IntoView {
                 Route::Compare => view! { <Compare link=None/> }.into_any(),
                 Route::CompareLink(l) => view! { <Compare link=Some(l)/> }.into_any(),
                 Route::Papers => view! { <Papers/> }.into_any(),
+                Route::Dashboard => view! { <Dashboard/> }.into_any(),
             }}
         </main>
         <Show when=chrome>

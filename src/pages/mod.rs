@@ -1,4 +1,5 @@
 pub mod compare;
+pub mod dashboard;
 pub mod gallery;
 pub mod home;
 pub mod llm;

@@ -121,6 +121,7 @@ pub fn Study() -> impl IntoView {
         <section id="study" class="study">
             <h1>"People: build a study link"</h1>
             <p>"Choose the tasks and settings; send the link to your participants. Everything runs in the participant's browser; data go to the address you give (or are downloaded)."</p>
+            <p>"Collected the results? " <a href="#/dashboard" id="to-dashboard">"Open the participants dashboard"</a> " to see exclusions, the group against the human numbers, one CSV of all trials and a Psych-DS dataset."</p>
             <form class="study-form" on:submit=|ev| ev.prevent_default()>
                 <fieldset>
                     <legend>"Tasks"</legend>

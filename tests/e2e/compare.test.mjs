@@ -19,7 +19,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appUnderTest, launch, openPage } from './helpers.mjs';
-import { takeState, nextScreen, answered, answerStep } from './participant.mjs';
+import { participantPage as openParticipant, takeStudy } from './participant.mjs';
 import { startFaultServer } from './fault-server.mjs';
 
 const LLM_URL = process.env.WMLAB_LLM_URL;
@@ -28,33 +28,6 @@ const LONG = { timeout: 600_000 };
 const app = appUnderTest();
 
 // ---- a scripted participant (as people.test.mjs) ----
-
-async function participantPage(hash) {
-  const p = await openPage(app.browser.context, app.server.url + '#/');
-  await p.evaluate(() => {
-    localStorage.setItem('wmlab_fast', '1');
-    localStorage.setItem('wmlab_test', '1');
-  });
-  await p.goto(app.server.url + 'index.html?x=' + Math.random() + hash);
-  await p.waitForSelector('body[data-app-ready="true"]');
-  await p.waitForSelector('#take');
-  return p;
-}
-
-async function takeStudy(page, right) {
-  for (;;) {
-    const s = await nextScreen(page);
-    if (s === 'done' || s === 'error') return s;
-    if (s === 'instructions' || s === 'feedback' || s === 'paused') {
-      await page.click(s === 'instructions' ? '#start' : '#continue');
-      continue;
-    }
-    const h = await page.evaluate(() => window.__wmlab_test ? { ...window.__wmlab_test } : null);
-    if (!h?.awaiting) continue;
-    await answerStep(page, h, right(h.global, h.step));
-    await answered(page, h);
-  }
-}
 
 /** The history save of this page has finished (main[data-history] counts finished saves). */
 async function saved(page) {
@@ -91,7 +64,7 @@ async function saved(page) {
 
 async function participant() {
   const t0 = Date.now();
-  const page = await participantPage('#/take?tasks=VSR,nback-verbal&tpc=1&practice=0&n=1,2&nbb=1&seed=11&pid=cmp-1');
+  const page = await openParticipant(app, '#/take?tasks=VSR,nback-verbal&tpc=1&practice=0&n=1,2&nbb=1&seed=11&pid=cmp-1');
   // Right on two of three VSR trials and on three of four N-back stimuli.
   const end = await takeStudy(page, (g, step) => g % 3 !== 1 && step % 4 !== 3);
   assert.equal(end, 'done');

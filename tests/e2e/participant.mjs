@@ -108,3 +108,33 @@ export async function answerStep(page, h, right, how = false) {
     default: throw new Error('unknown awaiting ' + h.awaiting);
   }
 }
+
+/** A participant's page for `hash` (`#/take?…`) with the test switches on (`app` from appUnderTest). */
+export async function participantPage(app, hash) {
+  const { openPage } = await import('./helpers.mjs');
+  const p = await openPage(app.browser.context, app.server.url + '#/');
+  await p.evaluate(() => {
+    localStorage.setItem('wmlab_fast', '1');
+    localStorage.setItem('wmlab_test', '1');
+  });
+  await p.goto(app.server.url + 'index.html?x=' + Math.random() + hash);
+  await p.waitForSelector('body[data-app-ready="true"]');
+  await p.waitForSelector('#take');
+  return p;
+}
+
+/** Take the study to its end; `right(global, step)` says whether to answer right. Returns the end state. */
+export async function takeStudy(page, right) {
+  for (;;) {
+    const s = await nextScreen(page);
+    if (s === 'done' || s === 'error') return s;
+    if (s === 'instructions' || s === 'feedback' || s === 'paused') {
+      await page.click(s === 'instructions' ? '#start' : '#continue');
+      continue;
+    }
+    const h = await hook(page);
+    if (!h?.awaiting) continue;
+    await answerStep(page, h, right(h.global, h.step));
+    await answered(page, h);
+  }
+}

@@ -33,6 +33,7 @@ pub mod share;
 pub mod stats;
 pub mod task;
 pub mod tasks;
+pub mod zip;
 
 /// The items of a list a person types: separated by commas, spaces or semicolons (`"2, 4;8 16"`), each
 /// trimmed, empty ones skipped. Every number list the app and the CLI read (LRT block sizes, Minerva

@@ -282,12 +282,13 @@ pub fn record_from_csv(text: &str) -> Result<ResultRecord, String> {
     Ok(r)
 }
 
-/// One long-format CSV of every trial of every record: a `source` column (the file each came from),
-/// then the union of the records' columns in the order first seen.
-pub fn long_csv(records: &[(&str, &ResultRecord)]) -> Result<String, String> {
-    let mut header: Vec<String> = vec!["source".into()];
+/// One long-format CSV of every trial of every record: `source` (the file each came from) and
+/// `excluded` (the reasons, `;`-separated; empty = included), then the union of the records' columns in
+/// the order first seen.
+pub fn long_csv(records: &[(&str, &ResultRecord, &[String])]) -> Result<String, String> {
+    let mut header: Vec<String> = vec!["source".into(), "excluded".into()];
     let mut tables = Vec::new();
-    for (source, r) in records {
+    for (source, r, why) in records {
         let rows = parse_csv(&r.to_csv().map_err(|e| e.to_string())?)?;
         let Some((h, body)) = rows.split_first() else { continue };
         for c in h {
@@ -295,17 +296,21 @@ pub fn long_csv(records: &[(&str, &ResultRecord)]) -> Result<String, String> {
                 header.push(c.clone());
             }
         }
-        tables.push((*source, h.clone(), body.to_vec()));
+        tables.push((*source, why.join("; "), h.clone(), body.to_vec()));
     }
     let mut out = String::new();
     push_csv_row(&mut out, &header);
-    for (source, h, body) in tables {
+    for (source, why, h, body) in tables {
         for row in body {
             let cells: Vec<String> = header
                 .iter()
-                .map(|c| {
-                    if c == "source" {
+                .enumerate()
+                .map(|(k, c)| {
+                    if k == 0 {
                         return source.to_string();
+                    }
+                    if k == 1 {
+                        return why.clone();
                     }
                     h.iter().position(|x| x == c).and_then(|i| row.get(i).cloned()).unwrap_or_default()
                 })
@@ -396,9 +401,11 @@ mod tests {
         let (_, chart) = &charts[0];
         assert!(chart.series.iter().any(|s| s.role == Role::Subject && !s.bars.is_empty()));
         assert!(chart.series.iter().any(|s| s.role == Role::Reference), "the human curves");
-        let csv = long_csv(&[("a.json", &rs[0]), ("b.csv", &rs[1])]).unwrap();
+        let why = vec!["too fast".to_string()];
+        let csv = long_csv(&[("a.json", &rs[0], &[]), ("b.csv", &rs[1], &why)]).unwrap();
         let rows = parse_csv(&csv).unwrap();
-        assert_eq!(rows[0][0], "source");
+        assert_eq!(rows[0][..2], ["source", "excluded"]);
+        assert_eq!(rows.last().unwrap()[..2], ["b.csv", "too fast"]);
         assert_eq!(rows.len(), 1 + rs[0].trials.len() + rs[1].trials.len());
         assert!(rows[1..].iter().all(|r| r.len() == rows[0].len()));
     }
