@@ -5,7 +5,8 @@
 #   REBUILD=1 scripts/jatos-pack.sh             # always rebuild dist/ first
 #   QUERY='tasks=VIR,CD-Color&tpc=2&practice=1' scripts/jatos-pack.sh
 #
-# The archive (a zip; JATOS → "Import study") holds:
+# The archive (a zip; JATOS → "Import study") holds (checked against what JATOS 3.x's importer requires by
+# scripts/check-jzip.py, which tests/e2e/jatos.test.mjs runs on a fresh pack):
 #   - wmlab.jas: the study description (JATOS study-archive JSON, version 3): one study "WM Lab" with
 #     one component whose htmlFilePath is index.html, dirName "wmlab";
 #   - wmlab/…: the files of dist/, where index.html is a copy with file paths made relative and two
@@ -52,7 +53,9 @@ study = {
     "data": {
         "uuid": str(uuid.uuid5(uuid.NAMESPACE_URL, "wmlab:" + query)),
         "title": "WM Lab",
-        "description": "Working-memory tasks (WorM) and N-back for people. Study link: #/take?" + query,
+        # No study link here: JATOS refuses HTML-like text in descriptions, and `&name` in a query reads
+        # as an HTML entity; the link goes in the component's JSON input below.
+        "description": "Working-memory tasks (WorM) and N-back for people, from WM Lab.",
         "groupStudy": False,
         "linearStudy": False,
         "allowPreview": False,
@@ -68,7 +71,7 @@ study = {
             "reloadable": True,
             "active": True,
             "comments": "",
-            "jsonData": None,
+            "jsonData": json.dumps({"study_link": "#/take?" + query}),
         }],
         "batchList": [{
             "uuid": str(uuid.uuid5(uuid.NAMESPACE_URL, "wmlab-batch:" + query)),

@@ -107,7 +107,7 @@ mod tests {
         assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
         assert_eq!(decode_rgb(&png).unwrap(), (w, h, rgb));
         let flat = encode_rgb(96, 96, &vec![214; 96 * 96 * 3]);
-        assert!(flat.len() < 200, "a flat frame compresses: {} bytes", flat.len());
+        assert!(flat.len() < 400, "a flat frame (27,744 bytes of pixels) compresses: {} bytes", flat.len());
         let mut bad = png.clone();
         bad[40] ^= 1;
         assert!(decode_rgb(&bad).is_err());

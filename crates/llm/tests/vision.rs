@@ -112,30 +112,6 @@ fn read_body(kind: &str, v: &Value, size: u32, seen: &Seen) -> Result<Vec<String
     Ok(texts)
 }
 
-/// The first option of the format the question names.
-fn answer(question: &str) -> String {
-    if let Some(i) = question.find("Answer with \"") {
-        let rest = &question[i + 13..];
-        return rest[..rest.find('"').unwrap_or(0)].to_string();
-    }
-    if question.contains("different numbers from 1 to") {
-        let picks: usize = question
-            .split("Answer with ")
-            .nth(1)
-            .and_then(|r| r.split_whitespace().next())
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(1);
-        return (1..=picks).map(|k| k.to_string()).collect::<Vec<_>>().join(", ");
-    }
-    if question.contains("one number from 1 to") {
-        return "1".into();
-    }
-    if question.contains("What colour is the square") {
-        return "Red.".into();
-    }
-    "I do not know.".into()
-}
-
 fn reply(kind: &str, text: &str) -> String {
     match kind {
         "openai" => json!({"choices": [{"message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
@@ -181,7 +157,7 @@ fn serve(size: u32, refuse: bool) -> Server {
                 match read_body(kind, &v, want, &st) {
                     Ok(texts) => {
                         let q = texts.last().cloned().unwrap_or_default();
-                        common::write_json(&mut conn, 200, &[], &reply(kind, &answer(&q)));
+                        common::write_json(&mut conn, 200, &[], &reply(kind, &common::answer(&q)));
                     }
                     Err(e) => {
                         problem(e.clone());

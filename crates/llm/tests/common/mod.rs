@@ -1,4 +1,5 @@
-//! A hand-written HTTP/1.1 exchange for the test servers (one request per connection, JSON replies).
+//! A hand-written HTTP/1.1 exchange for the test servers (one request per connection, JSON replies), and
+//! the visual suite's stand-in model: the first option of the answer format a question names.
 
 #![allow(dead_code)]
 
@@ -69,4 +70,28 @@ pub fn write_json(s: &mut TcpStream, status: u16, headers: &[(String, String)], 
     out.push_str(body);
     let _ = s.write_all(out.as_bytes());
     let _ = s.flush();
+}
+
+/// The first option of the format the question names.
+pub fn answer(question: &str) -> String {
+    if let Some(i) = question.find("Answer with \"") {
+        let rest = &question[i + 13..];
+        return rest[..rest.find('"').unwrap_or(0)].to_string();
+    }
+    if question.contains("different numbers from 1 to") {
+        let picks: usize = question
+            .split("Answer with ")
+            .nth(1)
+            .and_then(|r| r.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(1);
+        return (1..=picks).map(|k| k.to_string()).collect::<Vec<_>>().join(", ");
+    }
+    if question.contains("one number from 1 to") {
+        return "1".into();
+    }
+    if question.contains("What colour is the square") {
+        return "Red.".into();
+    }
+    "I do not know.".into()
 }
