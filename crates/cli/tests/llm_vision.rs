@@ -7,7 +7,6 @@
 #[path = "../../llm/tests/common/mod.rs"]
 mod common;
 
-use std::net::TcpListener;
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -23,64 +22,55 @@ struct Seen {
 }
 
 fn serve(size: u32, refuse: bool) -> (String, Arc<Seen>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}/v1", listener.local_addr().unwrap());
     let seen =
         Arc::new(Seen { requests: AtomicUsize::new(0), images: AtomicUsize::new(0), problems: Mutex::new(vec![]) });
     let st = seen.clone();
-    std::thread::spawn(move || {
-        for conn in listener.incoming() {
-            let Ok(mut conn) = conn else { continue };
-            let st = st.clone();
-            std::thread::spawn(move || {
-                let Some(req) = common::read_request(&conn) else { return };
-                st.requests.fetch_add(1, Ordering::SeqCst);
-                let v: serde_json::Value = serde_json::from_str(&req.body).unwrap_or_default();
-                let probe = req.body.contains("What colour is the square");
-                let mut last = String::new();
-                let mut images = 0;
-                for m in v["messages"].as_array().cloned().unwrap_or_default() {
-                    match &m["content"] {
-                        serde_json::Value::String(s) => last = s.clone(),
-                        serde_json::Value::Array(parts) => {
-                            for p in parts {
-                                if let Some(t) = p["text"].as_str() {
-                                    last = t.to_string();
-                                } else if let Some(url) = p["image_url"]["url"].as_str() {
-                                    images += 1;
-                                    let want = if probe { 96 } else { size };
-                                    let ok = url
-                                        .strip_prefix("data:image/png;base64,")
-                                        .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
-                                        .and_then(|b| decode_rgb(&b).ok())
-                                        .is_some_and(|(w, h, _)| (w, h) == (want, want));
-                                    if ok {
-                                        st.images.fetch_add(1, Ordering::SeqCst);
-                                    } else {
-                                        st.problems
-                                            .lock()
-                                            .unwrap()
-                                            .push(format!("bad image part {}", &url[..40.min(url.len())]));
-                                    }
-                                }
+    let base = common::serve(move |req, conn| {
+        st.requests.fetch_add(1, Ordering::SeqCst);
+        let v: serde_json::Value = serde_json::from_str(&req.body).unwrap_or_default();
+        let probe = req.body.contains("What colour is the square");
+        let mut last = String::new();
+        let mut images = 0;
+        for m in v["messages"].as_array().cloned().unwrap_or_default() {
+            match &m["content"] {
+                serde_json::Value::String(s) => last = s.clone(),
+                serde_json::Value::Array(parts) => {
+                    for p in parts {
+                        if let Some(t) = p["text"].as_str() {
+                            last = t.to_string();
+                        } else if let Some(url) = p["image_url"]["url"].as_str() {
+                            images += 1;
+                            let want = if probe { 96 } else { size };
+                            let ok = url
+                                .strip_prefix("data:image/png;base64,")
+                                .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
+                                .and_then(|b| decode_rgb(&b).ok())
+                                .is_some_and(|(w, h, _)| (w, h) == (want, want));
+                            if ok {
+                                st.images.fetch_add(1, Ordering::SeqCst);
+                            } else {
+                                st.problems
+                                    .lock()
+                                    .unwrap()
+                                    .push(format!("bad image part {}", &url[..40.min(url.len())]));
                             }
                         }
-                        _ => {}
                     }
                 }
-                if refuse && images > 0 {
-                    let body = serde_json::json!({"error": {"message": "this model does not accept image input"}});
-                    common::write_json(&mut conn, 400, &[], &body.to_string());
-                    return;
-                }
-                let body = serde_json::json!({
-                    "choices": [{"message": {"role": "assistant", "content": common::answer(&last)}, "finish_reason": "stop"}],
-                    "usage": {"prompt_tokens": 300, "completion_tokens": 1}
-                });
-                common::write_json(&mut conn, 200, &[], &body.to_string());
-            });
+                _ => {}
+            }
         }
-    });
+        if refuse && images > 0 {
+            let body = serde_json::json!({"error": {"message": "this model does not accept image input"}});
+            common::write_json(conn, 400, &[], &body.to_string());
+            return;
+        }
+        let body = serde_json::json!({
+            "choices": [{"message": {"role": "assistant", "content": common::answer(&last)}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 300, "completion_tokens": 1}
+        });
+        common::write_json(conn, 200, &[], &body.to_string());
+    }) + "/v1";
     (base, seen)
 }
 

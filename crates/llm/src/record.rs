@@ -126,13 +126,7 @@ pub fn summaries(outcomes: &[Outcome]) -> Vec<Summary> {
         return vision_summaries(outcomes);
     }
     let mut out = Vec::new();
-    let mut tasks: Vec<&str> = Vec::new();
-    for o in outcomes {
-        if !tasks.contains(&o.task.as_str()) {
-            tasks.push(&o.task);
-        }
-    }
-    for task in tasks {
+    for task in tasks_in_order(outcomes) {
         let of_task: Vec<&Outcome> = outcomes.iter().filter(|o| o.task == task).collect();
         push_group(&mut out, task, Conditions::default(), &of_task);
         let names: BTreeSet<&str> = of_task.iter().flat_map(|o| o.conditions.keys().map(|k| k.as_str())).collect();
@@ -190,17 +184,31 @@ fn push_group(out: &mut Vec<Summary>, task: &str, conditions: Conditions, group:
             se: se.filter(|s| s.is_finite()),
         });
     }
-    let errors = group.iter().filter(|o| o.error.is_some()).count();
-    if errors > 0 {
-        out.push(Summary {
-            task: task.to_string(),
-            conditions,
-            metric: "errors".into(),
-            n: group.len() as u32,
-            value: errors as f64 / group.len() as f64,
-            se: None,
-        });
+    out.extend(errors_row(task, conditions, group));
+}
+
+/// The tasks of the outcomes, in the order they first appear.
+fn tasks_in_order(outcomes: &[Outcome]) -> Vec<&str> {
+    let mut tasks: Vec<&str> = Vec::new();
+    for o in outcomes {
+        if !tasks.contains(&o.task.as_str()) {
+            tasks.push(&o.task);
+        }
     }
+    tasks
+}
+
+/// The `errors` summary of a group (the fraction of its samples that failed), when any failed.
+fn errors_row(task: &str, conditions: Conditions, group: &[&Outcome]) -> Option<Summary> {
+    let errors = group.iter().filter(|o| o.error.is_some()).count();
+    (errors > 0).then(|| Summary {
+        task: task.to_string(),
+        conditions,
+        metric: "errors".into(),
+        n: group.len() as u32,
+        value: errors as f64 / group.len() as f64,
+        se: None,
+    })
 }
 
 /// The visual suite's summaries: those of a person's record (accuracy per task × cell, N-back SDT
@@ -216,25 +224,9 @@ fn vision_summaries(outcomes: &[Outcome]) -> Vec<Summary> {
         })
         .collect();
     let mut out = study_summaries(&rows);
-    let mut tasks: Vec<&str> = Vec::new();
-    for o in outcomes {
-        if !tasks.contains(&o.task.as_str()) {
-            tasks.push(&o.task);
-        }
-    }
-    for task in tasks {
+    for task in tasks_in_order(outcomes) {
         let of_task: Vec<&Outcome> = outcomes.iter().filter(|o| o.task == task).collect();
-        let errors = of_task.iter().filter(|o| o.error.is_some()).count();
-        if errors > 0 {
-            out.push(Summary {
-                task: task.to_string(),
-                conditions: Conditions::default(),
-                metric: "errors".into(),
-                n: of_task.len() as u32,
-                value: errors as f64 / of_task.len() as f64,
-                se: None,
-            });
-        }
+        out.extend(errors_row(task, Conditions::default(), &of_task));
     }
     out
 }

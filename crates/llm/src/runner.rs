@@ -206,6 +206,17 @@ pub struct Outcome {
     pub error: Option<LlmError>,
 }
 
+impl Outcome {
+    /// Count one dialogue turn (replayed from the log or just answered) into the sample's totals.
+    fn add_turn(&mut self, t: &TurnEntry) {
+        self.latency_ms += t.latency_ms;
+        self.tokens_in += t.tokens_in;
+        self.tokens_out += t.tokens_out;
+        self.requests += 1;
+        self.cache_hits += t.cached as u32;
+    }
+}
+
 /// Extra information a caller wants in the log (the CLI writes the run's settings first).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MetaEntry {
@@ -586,11 +597,7 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
             }
             d.feed(&t.reply);
             turn += 1;
-            o.latency_ms += t.latency_ms;
-            o.tokens_in += t.tokens_in;
-            o.tokens_out += t.tokens_out;
-            o.requests += 1;
-            o.cache_hits += t.cached as u32;
+            o.add_turn(t);
         }
         self.bump(|p| {
             p.tokens_in += o.tokens_in;
@@ -616,11 +623,7 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
                     (on_entry.borrow_mut())(&LogEntry::Turn(entry.clone()));
                     d.feed(&call.reply.text);
                     turn += 1;
-                    o.latency_ms += entry.latency_ms;
-                    o.tokens_in += entry.tokens_in;
-                    o.tokens_out += entry.tokens_out;
-                    o.requests += 1;
-                    o.cache_hits += call.cached as u32;
+                    o.add_turn(&entry);
                     o.finish_reason = call.reply.finish_reason.clone();
                     self.bump(|p| {
                         p.tokens_in += entry.tokens_in;

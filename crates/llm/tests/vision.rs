@@ -6,7 +6,6 @@
 
 mod common;
 
-use std::net::TcpListener;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -126,45 +125,36 @@ fn reply(kind: &str, text: &str) -> String {
 
 /// `refuse`: answer every request carrying an image with 400, as a text-only model's API does.
 fn serve(size: u32, refuse: bool) -> Server {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
     let seen = Arc::new(Seen::default());
     let st = seen.clone();
-    std::thread::spawn(move || {
-        for conn in listener.incoming() {
-            let Ok(mut conn) = conn else { continue };
-            let st = st.clone();
-            std::thread::spawn(move || {
-                let Some(req) = common::read_request(&conn) else { return };
-                let path = req.path().to_string();
-                let kind = if path.ends_with("/chat/completions") {
-                    "openai"
-                } else if path.ends_with("/v1/messages") {
-                    "anthropic"
-                } else {
-                    "gemini"
-                };
-                st.requests.fetch_add(1, Ordering::SeqCst);
-                let v: Value = serde_json::from_str(&req.body).unwrap_or_default();
-                let problem = |p: String| st.problems.lock().unwrap().push(format!("{kind}: {p}"));
-                if refuse && req.body.contains("base64") {
-                    let body = json!({"error": {"message": "image input is not supported by this model"}}).to_string();
-                    common::write_json(&mut conn, 400, &[], &body);
-                    return;
-                }
-                // the probe is a 96 px picture whatever size the trials use
-                let want = if req.body.contains("What colour is the square") { vision::MIN_SIZE } else { size };
-                match read_body(kind, &v, want, &st) {
-                    Ok(texts) => {
-                        let q = texts.last().cloned().unwrap_or_default();
-                        common::write_json(&mut conn, 200, &[], &reply(kind, &common::answer(&q)));
-                    }
-                    Err(e) => {
-                        problem(e.clone());
-                        common::write_json(&mut conn, 400, &[], &json!({"error": {"message": e}}).to_string());
-                    }
-                }
-            });
+    let base = common::serve(move |req, conn| {
+        let path = req.path().to_string();
+        let kind = if path.ends_with("/chat/completions") {
+            "openai"
+        } else if path.ends_with("/v1/messages") {
+            "anthropic"
+        } else {
+            "gemini"
+        };
+        st.requests.fetch_add(1, Ordering::SeqCst);
+        let v: Value = serde_json::from_str(&req.body).unwrap_or_default();
+        let problem = |p: String| st.problems.lock().unwrap().push(format!("{kind}: {p}"));
+        if refuse && req.body.contains("base64") {
+            let body = json!({"error": {"message": "image input is not supported by this model"}}).to_string();
+            common::write_json(conn, 400, &[], &body);
+            return;
+        }
+        // the probe is a 96 px picture whatever size the trials use
+        let want = if req.body.contains("What colour is the square") { vision::MIN_SIZE } else { size };
+        match read_body(kind, &v, want, &st) {
+            Ok(texts) => {
+                let q = texts.last().cloned().unwrap_or_default();
+                common::write_json(conn, 200, &[], &reply(kind, &common::answer(&q)));
+            }
+            Err(e) => {
+                problem(e.clone());
+                common::write_json(conn, 400, &[], &json!({"error": {"message": e}}).to_string());
+            }
         }
     });
     Server { base, seen }

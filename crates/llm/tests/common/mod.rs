@@ -4,7 +4,8 @@
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::net::{TcpListener, TcpStream};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// A request as the servers see it.
@@ -94,4 +95,24 @@ pub fn answer(question: &str) -> String {
         return "Red.".into();
     }
     "I do not know.".into()
+}
+
+/// Serve on 127.0.0.1 (a port of the system's choosing), each connection on its own thread: `handle`
+/// gets the request and the stream to answer on. Returns `http://127.0.0.1:PORT`.
+pub fn serve(handle: impl Fn(HttpIn, &mut TcpStream) + Send + Sync + 'static) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let handle = Arc::new(handle);
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut conn) = conn else { continue };
+            let handle = handle.clone();
+            std::thread::spawn(move || {
+                if let Some(req) = read_request(&conn) {
+                    handle(req, &mut conn);
+                }
+            });
+        }
+    });
+    base
 }
