@@ -324,6 +324,18 @@ test('faults are retried or recorded, never a crash; overhead per request', { ti
   await page.close();
 });
 
+/** Reload mid-run (held requests in flight), wait for the resume banner and the held requests to be
+ * dropped, release the server and resume to the end. */
+async function reloadAndResume(page, what = 'the held requests to be dropped by the reload') {
+  await page.reload();
+  await page.waitForSelector('body[data-app-ready="true"]');
+  await page.waitForSelector('#llm-resume-banner');
+  await until(() => faults.held === 0, what);
+  faults.release();
+  await page.click('#llm-resume');
+  await page.waitForSelector('#llm[data-run="done"]', { timeout: 60_000 });
+}
+
 test('a reload mid-run resumes without sending a finished sample again', { timeout: 300_000 }, async () => {
   faults.reset();
   const page = await open();
@@ -367,13 +379,7 @@ test('a reload in the middle of an N-back dialogue replays its saved turns and s
   });
   await page.click('#llm-start');
   await until(() => faults.held === 1 && faults.total === 11, 'ten answered turns and one held');
-  await page.reload();
-  await page.waitForSelector('body[data-app-ready="true"]');
-  await page.waitForSelector('#llm-resume-banner');
-  await until(() => faults.held === 0, 'the held turn to be dropped by the reload');
-  faults.release();
-  await page.click('#llm-resume');
-  await page.waitForSelector('#llm[data-run="done"]', { timeout: 60_000 });
+  await reloadAndResume(page, 'the held turn to be dropped by the reload');
   const [row] = await rows(page);
   assert.equal(row.error, '');
   const answered = [...faults.prompts.values()].map((s) => s.answered);
@@ -458,13 +464,7 @@ test('a reload in the middle of a visual trial replays its saved turns and sends
   await page.click('#llm-start');
   // the probe and eight answered items, then one held
   await until(() => faults.held === 1 && faults.total === 10, 'eight answered items and one held');
-  await page.reload();
-  await page.waitForSelector('body[data-app-ready="true"]');
-  await page.waitForSelector('#llm-resume-banner');
-  await until(() => faults.held === 0, 'the held turn to be dropped by the reload');
-  faults.release();
-  await page.click('#llm-resume');
-  await page.waitForSelector('#llm[data-run="done"]', { timeout: 60_000 });
+  await reloadAndResume(page, 'the held turn to be dropped by the reload');
   const [row] = await rows(page);
   assert.equal(row.error, '');
   assert.deepEqual(faults.visionProblems, []);

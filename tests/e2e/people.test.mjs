@@ -619,3 +619,23 @@ test('storage that refuses to save: told plainly, nothing lost, the data still a
     await new Promise((r) => recv.close(r));
   }
 });
+
+// Issue 18: fullscreen entered from the instructions and left between trials is recorded with the
+// trials (as jsPsych records its interaction data): the enter event with the first trial, the exit with
+// the next.
+test('fullscreen enter and exit are recorded with the trials', async () => {
+  const page = await participantPage('#/take?tasks=SC&tpc=1&practice=0&seed=12&pid=fs-1&fs=1');
+  await page.waitForSelector('#take[data-state="instructions"]');
+  await page.click('#fullscreen');
+  await page.waitForFunction(() => document.fullscreenElement !== null);
+  await take(page, { stopAfter: 1 });
+  await page.evaluate(() => document.exitFullscreen());
+  await page.waitForFunction(() => document.fullscreenElement === null);
+  await take(page, { stopAfter: 1 });
+  const s = await savedSession(page);
+  const kinds = (i) => s.done[i].result.events.map((e) => e.kind);
+  assert.ok(kinds(0).includes('fullscreen_enter'), JSON.stringify(kinds(0)));
+  assert.ok(kinds(1).includes('fullscreen_exit'), JSON.stringify(kinds(1)));
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
