@@ -419,6 +419,10 @@ test('the visual suite sends every frame as a PNG, as text on the same trials, a
   const vsr = record.trials.find((t) => t.task === 'VSR');
   assert.ok(vsr.responses.every((x) => x === '0'), 'the first option read as option 0');
   assert.ok(record.summaries.some((x) => x.task === 'nback-spatial' && x.metric === 'dprime'));
+  // the page draws the run's per-condition curves beside the people's, as for a participant
+  await page.waitForSelector('#llm-results #charts canvas[data-drawn="true"]');
+  const panels = await page.$$eval('#llm-results #charts canvas', (cs) => cs.map((c) => c.dataset.panel));
+  assert.ok(panels.some((p) => p.startsWith('VSR')) && panels.some((p) => p.startsWith('nback-spatial')), JSON.stringify(panels));
   // the same trials as text: no image is sent
   const before = faults.images;
   await configure(page, {

@@ -1,4 +1,5 @@
-//! A finished (or cancelled) run's charts beside the papers' numbers, its exports and its share link.
+//! A finished (or cancelled) run's charts beside the papers' numbers (a visual-suite run: the people's
+//! per-condition curves), its exports and its share link.
 
 use leptos::prelude::*;
 use wmlab_core::share;
@@ -6,6 +7,7 @@ use wmlab_llm::Outcome;
 
 use super::samples::record_of;
 use crate::app::AppState;
+use crate::components::chart::RecordCharts;
 use crate::components::llm_charts::LlmCharts;
 use crate::platform::llm_store::RunSpec;
 use crate::platform::web;
@@ -73,7 +75,12 @@ pub(super) fn RunResults(
     view! {
                 <div class="llm-results" id="llm-results">
                     <h2>"Charts"</h2>
-                    {move || outcomes.with(|o| view! { <LlmCharts outcomes=o.clone()/> })}
+                    {move || if spec.with_value(|s| s.vision.is_some()) {
+                        // The visual suite's record is a person's: the Fig. 4 curves beside the people's.
+                        view! { <RecordCharts record=outcomes.with(|o| spec.with_value(|s| record_of(s, o)))/> }.into_any()
+                    } else {
+                        outcomes.with(|o| view! { <LlmCharts outcomes=o.clone()/> }).into_any()
+                    }}
                     <h2>"Export and share"</h2>
                     <div class="actions">
                         <button id="llm-export-jsonl" on:click=export_jsonl>"Download JSONL (one line per sample)"</button>
