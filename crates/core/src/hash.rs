@@ -1,8 +1,32 @@
 //! A small stable hash (FNV-1a, 64 bit) for determinism checks: the same generated batch must hash to the
-//! same value natively and in wasm32.
+//! same value natively and in wasm32; and CRC-32, the checksum of gzip, PNG and zip.
 
 use crate::raster;
 use crate::task::Trial;
+
+/// CRC-32 (IEEE 802.3: gzip, PNG, zip, reflected, polynomial 0xEDB88320), bytewise with a table built at compile time.
+pub fn crc32(data: &[u8]) -> u32 {
+    const TABLE: [u32; 256] = {
+        let mut t = [0u32; 256];
+        let mut i = 0;
+        while i < 256 {
+            let mut c = i as u32;
+            let mut k = 0;
+            while k < 8 {
+                c = if c & 1 != 0 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
+                k += 1;
+            }
+            t[i] = c;
+            i += 1;
+        }
+        t
+    };
+    let mut c = 0xFFFF_FFFFu32;
+    for &b in data {
+        c = TABLE[((c ^ u32::from(b)) & 0xff) as usize] ^ (c >> 8);
+    }
+    c ^ 0xFFFF_FFFF
+}
 
 #[derive(Clone, Copy, Debug)]
 pub struct Fnv64(u64);

@@ -2,6 +2,8 @@
 //! hand a frame to a vision model or a file without another image crate in the core. Pure: bytes in, bytes
 //! out.
 
+use crate::hash::crc32;
+
 /// The PNG bytes of an RGB8 image, row-major, `width × height × 3` bytes.
 pub fn encode_rgb(width: u32, height: u32, rgb: &[u8]) -> Vec<u8> {
     let (w, h) = (width as usize, height as usize);
@@ -30,18 +32,6 @@ fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
     out.extend_from_slice(data);
     let crc = crc32(&out[start..]);
     out.extend_from_slice(&crc.to_be_bytes());
-}
-
-/// CRC-32 (IEEE, reflected, as PNG and zip use it).
-pub fn crc32(bytes: &[u8]) -> u32 {
-    let mut c = !0u32;
-    for &b in bytes {
-        c ^= b as u32;
-        for _ in 0..8 {
-            c = if c & 1 == 1 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
-        }
-    }
-    !c
 }
 
 /// Width, height and RGB8 bytes of a PNG this module wrote (colour type 2, depth 8, filter 0 rows), for

@@ -2,7 +2,7 @@
 //! files — a Psych-DS dataset — to a browser download. Pure: files in, bytes out. Timestamps are the
 //! DOS epoch (1980-01-01), so the same files give the same bytes.
 
-use crate::png::crc32;
+use crate::hash::crc32;
 
 /// The zip archive of `(path, bytes)` entries (paths with `/`, relative; at most 65,535 entries and
 /// 4 GiB in all).

@@ -23,6 +23,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::{Metric, Sample};
+use crate::hash::crc32;
 
 /// The system message of the official runner (`src/inference.py`).
 pub const SYSTEM_PROMPT: &str = "You are a helpful AI assistant.";
@@ -240,30 +241,6 @@ pub fn gunzip(data: &[u8]) -> Result<Vec<u8>, String> {
         return Err("gzip: CRC-32 mismatch".into());
     }
     Ok(out)
-}
-
-/// CRC-32 (IEEE 802.3, reflected, polynomial 0xEDB88320), bytewise with a table built at compile time.
-pub fn crc32(data: &[u8]) -> u32 {
-    const TABLE: [u32; 256] = {
-        let mut t = [0u32; 256];
-        let mut i = 0;
-        while i < 256 {
-            let mut c = i as u32;
-            let mut k = 0;
-            while k < 8 {
-                c = if c & 1 != 0 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
-                k += 1;
-            }
-            t[i] = c;
-            i += 1;
-        }
-        t
-    };
-    let mut c = 0xFFFF_FFFFu32;
-    for &b in data {
-        c = TABLE[((c ^ u32::from(b)) & 0xff) as usize] ^ (c >> 8);
-    }
-    c ^ 0xFFFF_FFFF
 }
 
 // ---------------------------------------------------------------------------------------------

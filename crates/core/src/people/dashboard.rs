@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::StudyTask;
-use super::reference::{Curve, subject_curves};
+use super::reference::{Curve, is_practice, subject_curves};
 use crate::chart::{Chart, Role};
 use crate::compare::{Extras, Panel, Who, panels};
 use crate::record::{ResultRecord, RunConfig, Setting, Subject, TrialRow, push_csv_row, summarise};
@@ -29,10 +29,6 @@ impl Default for Rules {
     fn default() -> Self {
         Rules { min_practice_accuracy: 0.5, min_median_rt_ms: 200.0, max_blurs: 3, require_finished: true }
     }
-}
-
-fn is_practice(r: &TrialRow) -> bool {
-    matches!(r.extra.get("block_kind"), Some(Setting::Text(k)) if k == "practice")
 }
 
 /// The reasons a record is excluded under `rules` (empty = included).

@@ -216,7 +216,8 @@ fn positions(row: &TrialRow) -> Vec<Option<u8>> {
     }
 }
 
-fn is_practice(row: &TrialRow) -> bool {
+/// Whether a row is a practice trial (`block_kind` = practice): left out of curves and group numbers.
+pub(crate) fn is_practice(row: &TrialRow) -> bool {
     matches!(row.extra.get("block_kind"), Some(Setting::Text(k)) if k == "practice")
 }
 
