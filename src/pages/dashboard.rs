@@ -20,6 +20,8 @@ use crate::platform::{history, web};
 struct Loaded {
     /// The file (or "this browser") it came from.
     source: String,
+    /// `compare::content_id` of the record (the same result loaded twice is kept once).
+    id: String,
     record: ResultRecord,
 }
 
@@ -111,10 +113,10 @@ pub fn Dashboard() -> impl IntoView {
                 match r {
                     Ok(record) => {
                         let id = content_id(&record);
-                        if v.iter().any(|l| content_id(&l.record) == id) {
+                        if v.iter().any(|l| l.id == id) {
                             continue;
                         }
-                        v.push(Loaded { source, record });
+                        v.push(Loaded { source, id, record });
                     }
                     Err(e) => errs.push(format!("“{source}”: {e}")),
                 }

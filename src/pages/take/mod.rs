@@ -33,9 +33,8 @@ use browser::{fresh_seed, session_key};
 use ctl::{act, input};
 use ui::{Screen, Ui};
 
-/// Parse the link and restore or start its session; returns the first screen and the link's options.
-fn open(query: &str, ui: Ui) -> Result<(Screen, StudyConfig), String> {
-    let cfg = StudyConfig::from_query(query).map_err(|e| e.to_string())?;
+/// Restore or start the link's session; returns the first screen.
+fn open(cfg: StudyConfig, ui: Ui) -> Screen {
     let key = session_key(&cfg);
     let saved = outbox::get(&key).map(|t| Session::from_json(&t));
     let (session, screen) = match saved {
@@ -61,7 +60,7 @@ fn open(query: &str, ui: Ui) -> Result<(Screen, StudyConfig), String> {
         let _ = outbox::set(&format!("{key}.nonce"), &format!("{:08x}{:08x}", r(), r()));
     }
     ctl::install(ui, key, session);
-    Ok((screen, cfg))
+    screen
 }
 
 /// A study text as shown: given in the link, or loaded from the study's site.
@@ -84,14 +83,8 @@ fn begin() {
 }
 
 /// Open the link's session (this tab holds the study) and show its first screen.
-fn start(query: &str, ui: Ui) {
-    let screen = match open(query, ui) {
-        Ok((screen, _)) => screen,
-        Err(e) => {
-            ui.screen.set(Screen::Error(e));
-            return;
-        }
-    };
+fn start(cfg: StudyConfig, ui: Ui) {
+    let screen = open(cfg, ui);
     match screen {
         Screen::Done => {
             act(|c| c.done());
@@ -132,10 +125,9 @@ pub fn Take(query: String) -> impl IntoView {
         Err(e) => ui.screen.set(Screen::Error(e.to_string())),
         Ok(cfg) => {
             opts = (cfg.fullscreen, cfg.show_results, cfg.completion_url.clone());
-            let q = query.clone();
             crate::platform::tabs::claim(&session_key(&cfg), move |mine| {
                 if mine {
-                    start(&q, ui);
+                    start(cfg, ui);
                 } else {
                     ui.screen.set(Screen::Elsewhere);
                 }
