@@ -41,6 +41,8 @@ pub fn item_chance(task: TaskId, conditions: &Conditions) -> f64 {
     match task {
         TaskId::Vsr | TaskId::Smu => 1.0 / 9.0,
         TaskId::Cs => 1.0 / 8.0,
+        // A guess among the L words the probe shows.
+        TaskId::Lsr => 1.0 / conditions.list_length.unwrap_or(1).max(1) as f64,
         TaskId::Sfr => {
             let p = SfrParams::default();
             let cells = (p.grid as f64).powi(2);

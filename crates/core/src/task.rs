@@ -46,6 +46,10 @@ pub enum TaskId {
     CdConjunction,
     #[serde(rename = "CS")]
     Cs,
+    /// Language Serial Recall (WorM A3.1): VSR's protocol with words. Not one of the 14 jointly trained
+    /// ids ([`TaskId::ALL`]); see [`TaskId::EVERY`].
+    #[serde(rename = "LSR")]
+    Lsr,
 }
 
 /// What a network head for a task outputs (paper: per-task linear heads).
@@ -87,9 +91,40 @@ impl TaskId {
         TaskId::Cs,
     ];
 
-    /// Position in [`TaskId::ALL`] = the reference's task-embedding index.
+    /// Every task id: the 14 of [`TaskId::ALL`] (the paper's joint training mix, in the reference's
+    /// task-embedding order), then the ablation ids of the appendix that are trained alone (LSR, A3.1).
+    pub const EVERY: [TaskId; 15] = [
+        TaskId::Sc,
+        TaskId::Sfr,
+        TaskId::Si,
+        TaskId::Smu,
+        TaskId::Sts,
+        TaskId::Vir,
+        TaskId::Vsr,
+        TaskId::VsRec,
+        TaskId::CdColor,
+        TaskId::CdOrientation,
+        TaskId::CdSize,
+        TaskId::CdGap,
+        TaskId::CdConjunction,
+        TaskId::Cs,
+        TaskId::Lsr,
+    ];
+
+    /// Position in [`TaskId::EVERY`]: for the 14 WorM ids the reference's task-embedding index; LSR is 14.
+    /// It also keys each id's random stream, so LSR's trials are not VSR's.
     pub fn ordinal(self) -> u8 {
-        TaskId::ALL.iter().position(|&t| t == self).unwrap() as u8
+        TaskId::EVERY.iter().position(|&t| t == self).unwrap() as u8
+    }
+
+    /// The row of the 14-row task embedding a trial of this id reads: its ordinal, and VSR's for LSR (the
+    /// paper trains LSR alone with VSR's protocol, so a model needs no 15th row and keeps the paper's
+    /// 14-wide task input).
+    pub fn embedding_row(self) -> u8 {
+        match self {
+            TaskId::Lsr => TaskId::Vsr.ordinal(),
+            t => t.ordinal(),
+        }
     }
 
     /// The id as written on the command line and in records (`SC`, `CD-Color`, …).
@@ -109,11 +144,12 @@ impl TaskId {
             TaskId::CdGap => "CD-Gap",
             TaskId::CdConjunction => "CD-Conjunction",
             TaskId::Cs => "CS",
+            TaskId::Lsr => "LSR",
         }
     }
 
     pub fn parse(s: &str) -> Option<TaskId> {
-        TaskId::ALL.into_iter().find(|t| t.as_str() == s)
+        TaskId::EVERY.into_iter().find(|t| t.as_str() == s)
     }
 
     /// The experiment's name in the paper.
@@ -133,6 +169,7 @@ impl TaskId {
             TaskId::CdGap => "Change Detection (gap)",
             TaskId::CdConjunction => "Change Detection (conjunction)",
             TaskId::Cs => "Complex Span",
+            TaskId::Lsr => "Language Serial Recall",
         }
     }
 
@@ -140,16 +177,20 @@ impl TaskId {
         match self {
             TaskId::Sfr => HeadKind::MultiLabel(100),
             TaskId::Smu | TaskId::Vsr => HeadKind::Classes(9),
+            // One class per word slot; the model's serial-recall head has as many units as its slots.
+            TaskId::Lsr => HeadKind::Classes(crate::tasks::lsr::MAX_SLOTS as u16),
             TaskId::Sts => HeadKind::Classes(3),
             TaskId::Cs => HeadKind::Classes(21),
             _ => HeadKind::Binary,
         }
     }
 
-    /// Index of the task's output head: the five CD ids share one head, so there are 10 heads.
+    /// Index of the task's output head: the five CD ids share one head, so there are 10 heads; LSR
+    /// answers with VSR's serial-recall head (it is trained alone).
     pub fn head_index(self) -> usize {
         match self {
             TaskId::Cs => 9,
+            TaskId::Lsr => TaskId::Vsr.ordinal() as usize,
             t if t.is_cd() => 8,
             t => t.ordinal() as usize,
         }
@@ -216,6 +257,11 @@ pub struct Step {
     /// For probe steps: the 1-based serial position of the studied item this step asks about.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub serial_position: Option<u8>,
+    /// LSR: what a network reads at this step instead of the frame, one entry per word slot: an index
+    /// into [`crate::tasks::lsr::words`], or [`crate::tasks::lsr::NO_WORD`] for an empty (zero) slot.
+    /// Empty for every other task.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub words: Vec<u16>,
 }
 
 /// Which feature a CD trial changed.
@@ -399,6 +445,8 @@ pub enum TaskParams {
     Smu(tasks::smu::SmuParams),
     #[serde(rename = "STS")]
     Sts(tasks::sts::StsParams),
+    #[serde(rename = "LSR")]
+    Lsr(tasks::lsr::LsrParams),
 }
 
 /// What a task generator receives for one trial.
@@ -505,6 +553,7 @@ impl TaskSpec {
             TaskId::Si => TaskParams::Si(Default::default()),
             TaskId::Smu => TaskParams::Smu(Default::default()),
             TaskId::Sts => TaskParams::Sts(Default::default()),
+            TaskId::Lsr => TaskParams::Lsr(Default::default()),
             cd => TaskParams::Cd(tasks::cd::CdParams::for_task(cd)),
         };
         TaskSpec { id, params }
@@ -593,6 +642,7 @@ impl TaskSpec {
             TaskParams::Vir(p) => tasks::check_patterns(p.grid, p.filled, &p.list_lengths, &[p.pattern_difference]),
             TaskParams::Vsr(p) => tasks::check_patterns(p.grid, p.filled, &p.list_lengths, &[]),
             TaskParams::VsRec(p) => tasks::check_patterns(p.grid, p.filled, &p.list_lengths, &p.pattern_differences),
+            TaskParams::Lsr(p) => tasks::lsr::check(p),
             _ => Ok(()),
         };
         fits.map_err(|e| format!("{id} {key}: \"{t}\" does not fit: {e}"))?;
@@ -659,6 +709,7 @@ impl TaskSpec {
             TaskParams::Si(p) => tasks::si::grid(p),
             TaskParams::Smu(p) => tasks::smu::grid(p),
             TaskParams::Sts(p) => tasks::sts::grid(p),
+            TaskParams::Lsr(p) => tasks::lsr::grid(p),
         }
     }
 
@@ -741,6 +792,7 @@ impl TaskSpec {
             TaskParams::Si(p) => tasks::si::generate(p, &mut ctx),
             TaskParams::Smu(p) => tasks::smu::generate(p, &mut ctx),
             TaskParams::Sts(p) => tasks::sts::generate(p, &mut ctx),
+            TaskParams::Lsr(p) => tasks::lsr::generate(p, &mut ctx),
         };
         Trial { task: self.id, steps, conditions }
     }
@@ -762,14 +814,27 @@ pub(crate) fn binary(labels: [&str; 2]) -> Response {
 impl Step {
     /// A step with nothing to answer.
     pub fn show(frame: Frame, phase: Phase) -> Step {
-        Step { frame, phase, target: Target::None, scored: false, response: Response::None, serial_position: None }
+        Step {
+            frame,
+            phase,
+            target: Target::None,
+            scored: false,
+            response: Response::None,
+            serial_position: None,
+            words: Vec::new(),
+        }
     }
     /// A scored step.
     pub fn ask(frame: Frame, phase: Phase, target: Target, response: Response) -> Step {
-        Step { frame, phase, target, scored: true, response, serial_position: None }
+        Step { frame, phase, target, scored: true, response, serial_position: None, words: Vec::new() }
     }
     pub fn at_position(mut self, serial_position: usize) -> Step {
         self.serial_position = Some(serial_position as u8);
+        self
+    }
+    /// The step with the word slots a network reads (LSR).
+    pub fn with_words(mut self, words: Vec<u16>) -> Step {
+        self.words = words;
         self
     }
 }

@@ -9,7 +9,7 @@ use wmlab_core::task::{HeadKind, MAX_STEPS, Response, Target, TaskId, TaskSpec};
 
 #[test]
 fn conditions_are_balanced_within_one_trial_per_cell() {
-    for id in TaskId::ALL {
+    for id in TaskId::EVERY {
         let spec = TaskSpec::new(id);
         let grid = spec.grid();
         let k = grid.len();
@@ -35,7 +35,7 @@ fn conditions_are_balanced_within_one_trial_per_cell() {
 
 #[test]
 fn every_trial_fits_20_steps_and_asks_something_of_its_head_kind() {
-    for id in TaskId::ALL {
+    for id in TaskId::EVERY {
         let spec = TaskSpec::new(id);
         let k = spec.grid().len() as u64;
         for i in 0..(2 * k).max(40) {
@@ -75,12 +75,22 @@ fn frames_render_and_memory_frames_differ_from_blanks_and_padding() {
             raster::tensor32(&t.frame_at(MAX_STEPS - 1)),
             if t.len() == MAX_STEPS { raster::tensor32(&t.steps[MAX_STEPS - 1].frame) } else { pad.clone() }
         );
+        assert!(t.steps.iter().all(|s| s.words.is_empty()), "{id}: only LSR steps carry words");
     }
+    // LSR's frames are words, for people (the rasterizer draws no text); a network reads every step's
+    // word slots instead, and every step has them.
+    let t = TaskSpec::new(TaskId::Lsr).trial(1, Split::Test, 0);
+    assert!(
+        t.steps.iter().all(|s| s.words.len() == 9 && s.words.iter().any(|&w| w != wmlab_core::tasks::lsr::NO_WORD))
+    );
+    assert!(
+        t.steps.iter().all(|s| s.frame.shapes.iter().any(|x| matches!(x, wmlab_core::display::Shape::Text { .. })))
+    );
 }
 
 #[test]
 fn same_seed_same_trial_and_splits_differ() {
-    for id in TaskId::ALL {
+    for id in TaskId::EVERY {
         let spec = TaskSpec::new(id);
         let a = spec.trial(5, Split::Train, 17);
         assert_eq!(a, spec.trial(5, Split::Train, 17), "{id}: not deterministic");
@@ -105,6 +115,11 @@ fn task_ids_round_trip_and_heads() {
     assert_eq!(units, vec![1, 100, 1, 9, 3, 1, 9, 1, 1, 21]);
     let heads: std::collections::HashSet<usize> = TaskId::ALL.iter().map(|t| t.head_index()).collect();
     assert_eq!(heads.len(), 10, "five CD ids share one head");
+    // LSR comes after the 14: its own random stream, VSR's task-embedding row and recall head.
+    assert_eq!(TaskId::EVERY[..14], TaskId::ALL);
+    assert_eq!(TaskId::Lsr.ordinal(), 14);
+    assert_eq!(TaskId::parse("LSR"), Some(TaskId::Lsr));
+    assert_eq!((TaskId::Lsr.embedding_row(), TaskId::Lsr.head_index()), (6, 6));
 }
 
 #[test]

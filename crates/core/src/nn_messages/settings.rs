@@ -52,6 +52,10 @@ pub enum Encoder {
     /// colours reach the memory unchanged, and a frame costs about a tenth of the tiny ConvNet's arithmetic; not
     /// the paper's model (used by the `quick` preset, which says so).
     Pixels,
+    /// Language Serial Recall (WorM A3.1): a linear layer reads each step's word slots (one 50-d word
+    /// vector per slot, zeros in empty slots) in place of the ConvNet. A run that trains LSR gets it
+    /// (LSR trains alone, as in the paper); it reads no frames.
+    Words,
 }
 
 /// How the Transformer's attention scores a step against earlier steps.
@@ -179,6 +183,9 @@ pub struct ModelSettings {
     /// The longest trial the Transformer's positions cover (`None` = 20, the paper's).
     #[serde(default)]
     pub max_steps: Option<usize>,
+    /// Word slots a [`Encoder::Words`] model reads per step (`None` = 9, LSR's default).
+    #[serde(default)]
+    pub word_slots: Option<usize>,
 }
 
 /// `wmlab_nn::TrainConfig` as plain data (the same fields, names and JSON; see it for what each means).
@@ -213,7 +220,7 @@ pub struct TrainSettings {
 /// `TrainSettings::task_ids` and `wmlab_nn::TrainConfig::task_ids` both read it so.
 pub fn trained_ids(tasks: Option<&[TaskId]>) -> Vec<TaskId> {
     match tasks {
-        Some(v) if !v.is_empty() => TaskId::ALL.into_iter().filter(|t| v.contains(t)).collect(),
+        Some(v) if !v.is_empty() => TaskId::EVERY.into_iter().filter(|t| v.contains(t)).collect(),
         _ => TaskId::ALL.to_vec(),
     }
 }
@@ -237,15 +244,21 @@ impl TrainSettings {
             if part.eq_ignore_ascii_case("all") {
                 return Ok(None);
             }
-            let t = TaskId::ALL.into_iter().find(|t| t.as_str().eq_ignore_ascii_case(part)).ok_or_else(|| {
-                let ids: Vec<&str> = TaskId::ALL.iter().map(|t| t.as_str()).collect();
+            let t = TaskId::EVERY.into_iter().find(|t| t.as_str().eq_ignore_ascii_case(part)).ok_or_else(|| {
+                let ids: Vec<&str> = TaskId::EVERY.iter().map(|t| t.as_str()).collect();
                 format!("\"{part}\" is not a task id: use a comma list of {} (or all)", ids.join(", "))
             })?;
             if !out.contains(&t) {
                 out.push(t);
             }
         }
-        Ok((!out.is_empty() && out.len() < TaskId::ALL.len()).then_some(out))
+        if out.contains(&TaskId::Lsr) && out.len() > 1 {
+            return Err("LSR (language serial recall) trains alone, as in the paper (A3.1): its model reads \
+                        words instead of frames; train it as --tasks LSR"
+                .into());
+        }
+        let every_visual = TaskId::ALL.iter().all(|t| out.contains(t));
+        Ok((!out.is_empty() && !every_visual).then_some(out))
     }
 
     /// `task_settings` as [`Edit::task_settings`] reads them (empty for none).
@@ -503,6 +516,7 @@ pub(crate) mod tests {
                 trf_dropout: 0.1,
                 xavier: true,
                 max_steps: None,
+                word_slots: None,
             },
             tasks: None,
             grad_clip: None,

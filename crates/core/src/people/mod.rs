@@ -60,9 +60,9 @@ pub enum StudyTask {
 }
 
 impl StudyTask {
-    /// Every task a study can name: the 14 WorM ids, then the two N-back kinds.
+    /// Every task a study can name: the 14 WorM ids and LSR, then the two N-back kinds.
     pub fn all() -> Vec<StudyTask> {
-        let mut v: Vec<StudyTask> = TaskId::ALL.into_iter().map(StudyTask::Worm).collect();
+        let mut v: Vec<StudyTask> = TaskId::EVERY.into_iter().map(StudyTask::Worm).collect();
         v.push(StudyTask::Nback(NbackKind::Verbal));
         v.push(StudyTask::Nback(NbackKind::Spatial));
         v
@@ -129,7 +129,7 @@ mod tests {
     #[test]
     fn study_task_names_round_trip() {
         let all = StudyTask::all();
-        assert_eq!(all.len(), 16);
+        assert_eq!(all.len(), 17);
         for t in all {
             assert_eq!(StudyTask::parse(t.as_str()), Some(t));
             assert_eq!(StudyTask::parse(&t.as_str().to_lowercase()), Some(t));

@@ -286,7 +286,7 @@ pub fn subject_curves_with(record: &ResultRecord, task: StudyTask, opts: CurveOp
                 cd if cd.is_cd() => "set_size",
                 TaskId::Smu => "set_size",
                 TaskId::Cs => "distractor_count",
-                TaskId::Vir | TaskId::Vsr | TaskId::VsRec => "serial_position",
+                TaskId::Vir | TaskId::Vsr | TaskId::VsRec | TaskId::Lsr => "serial_position",
                 TaskId::Sts => "switches",
                 _ => "list_length",
             };
@@ -322,9 +322,9 @@ pub fn subject_curves_with(record: &ResultRecord, task: StudyTask, opts: CurveOp
                             r.score(),
                         );
                     }
-                    TaskId::Vsr | TaskId::VsRec => {
-                        let (panel, label) = if id == TaskId::Vsr {
-                            ("VSR".to_string(), format!("list_length={}", c.list_length.unwrap_or(0)))
+                    TaskId::Vsr | TaskId::VsRec | TaskId::Lsr => {
+                        let (panel, label) = if id != TaskId::VsRec {
+                            (id.as_str().to_string(), format!("list_length={}", c.list_length.unwrap_or(0)))
                         } else {
                             (
                                 format!("VSRec list_length={}", c.list_length.unwrap_or(0)),

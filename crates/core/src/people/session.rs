@@ -1176,12 +1176,12 @@ pub(crate) mod tests {
             assert!(matches!(row.extra.get("frame_err_max_ms"), Some(Setting::Num(x)) if (x - 0.2).abs() < 1e-9));
             assert!(row.extra.contains_key("block_kind"));
         }
-        // Practice rows: 2 per WorM task, one block per N-back level and kind.
+        // Practice rows: 2 per WorM task and LSR, one block per N-back level and kind.
         let practice =
             rec.trials.iter().filter(|r| r.extra.get("block_kind") == Some(&Setting::Text("practice".into()))).count();
-        assert_eq!(practice, 14 * 2 + 2 * 2);
+        assert_eq!(practice, 15 * 2 + 2 * 2);
         // Summaries: one accuracy per condition cell of every WorM task, SDT measures per N-back level.
-        for id in TaskId::ALL {
+        for id in TaskId::EVERY {
             let k = TaskSpec::new(id).grid().len();
             let sums: Vec<&Summary> = rec.summaries.iter().filter(|x| x.task == id.as_str()).collect();
             assert_eq!(sums.len(), k, "{id}");
@@ -1250,7 +1250,7 @@ pub(crate) mod tests {
             );
         }
         assert!(matches!(rec.config.settings.get("frame_within_one_fraction"), Some(Setting::Num(x)) if *x == 1.0));
-        assert_eq!(rec.config.tasks.len(), 14);
+        assert_eq!(rec.config.tasks.len(), 15);
         // Person and human curves share panel and label names (VSR: list_length=3..6 on panel VSR).
         let person = crate::people::subject_curves(&rec, StudyTask::Worm(TaskId::Vsr));
         for h in crate::people::human_curves(StudyTask::Worm(TaskId::Vsr)) {

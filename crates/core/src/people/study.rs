@@ -704,7 +704,7 @@ mod tests {
         // JSON round trip too (the session stores the config).
         let j = serde_json::to_string(&c).unwrap();
         assert_eq!(serde_json::from_str::<StudyConfig>(&j).unwrap(), c);
-        assert_eq!(StudyConfig::from_query("tasks=all").unwrap().tasks.len(), 16);
+        assert_eq!(StudyConfig::from_query("tasks=all").unwrap().tasks.len(), 17);
     }
 
     #[test]

@@ -38,6 +38,9 @@ pub fn instructions(task: StudyTask) -> String {
         StudyTask::Worm(TaskId::Sts) => {
             "A red dot appears in one of four places. A sign tells you which question to answer: top or bottom, or left or right. Answer for each dot; when the sign changes, switch to the other question."
         }
+        StudyTask::Worm(TaskId::Lsr) => {
+            "You will see a series of words, one at a time. Then all of them appear together in a grid. Click them in the order in which you saw them: first the first word, then the second, and so on."
+        }
         StudyTask::Worm(_) => "Follow the pictures and answer when asked.",
         StudyTask::Nback(NbackKind::Verbal) => {
             "Letters appear one at a time. Press “match” when the letter is the same as the one shown N letters before (N is given before each block). Otherwise do nothing."

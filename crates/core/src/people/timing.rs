@@ -57,6 +57,8 @@ pub fn phase_ms(task: TaskId, phase: Phase) -> Option<f64> {
         (TaskId::Vir, Present) => Some(1000.0),
         (TaskId::Vir, Retention) => Some(1000.0),
         (TaskId::Vsr | TaskId::VsRec, Present) => Some(1550.0),
+        // LSR (A3.1) has no human timing in Table A2: VSR's, whose protocol it follows.
+        (TaskId::Lsr, Present) => Some(1550.0),
         (TaskId::Cs, Present) => Some(500.0),
         (TaskId::Cs, Distractor) => Some(1700.0),
         (TaskId::Sc, Present) => Some(1000.0),

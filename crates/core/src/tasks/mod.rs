@@ -5,6 +5,7 @@
 
 pub mod cd;
 pub mod cs;
+pub mod lsr;
 pub mod sc;
 pub mod sfr;
 pub mod si;
@@ -32,6 +33,7 @@ pub fn answer_areas(id: TaskId, conditions: &Conditions, step: &Step) -> Vec<Are
             smu::marker_areas(s, step.serial_position.unwrap_or(1).saturating_sub(1) as usize)
         }
         (Response::Choice { n }, TaskId::Cs) => (0..*n as usize).map(cs::option_area).collect(),
+        (Response::Choice { n }, TaskId::Lsr) => (0..*n as usize).map(|k| lsr::slot_area(*n as usize, k)).collect(),
         (Response::Choice { n }, _) => (0..*n as usize).map(vsr::slot_area).collect(),
         (Response::None | Response::Binary { .. }, _) => vec![],
     }
