@@ -77,6 +77,10 @@ pub struct TrialLine<'a> {
     pub conditions: &'a Conditions,
     /// `max_steps` entries: the 1-based serial position a probe step asks about, else null.
     pub serial_positions: Vec<Option<u8>>,
+    /// LSR only: per real step, the word in each slot (null = an empty, zero slot); a network reads
+    /// these as word vectors (`public/data/lsr/vectors.bin`), not the frames.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub words: Vec<Vec<Option<&'static str>>>,
 }
 
 impl<'a> TrialLine<'a> {
@@ -91,6 +95,15 @@ impl<'a> TrialLine<'a> {
             mask: t.mask(max_steps),
             conditions: &t.conditions,
             serial_positions: (0..max_steps).map(|k| t.steps.get(k).and_then(|s| s.serial_position)).collect(),
+            words: t
+                .steps
+                .iter()
+                .filter(|s| !s.words.is_empty())
+                .map(|s| {
+                    let vocab = wmlab_core::tasks::lsr::words();
+                    s.words.iter().map(|&w| vocab.get(w as usize).copied()).collect()
+                })
+                .collect(),
         }
     }
 }

@@ -85,14 +85,15 @@ pub struct TrainArgs {
     #[arg(long)]
     pub val_per_task: Option<usize>,
     /// Train only these task ids (comma list, e.g. VSR or CD-Color,VIR,SC; default all 14). The other
-    /// ids' heads get no loss and no gradient; validation and `wmlab eval` cover the chosen ids.
+    /// ids' heads get no loss and no gradient; validation and `wmlab eval` cover the chosen ids. LSR
+    /// (language serial recall, A3.1) trains alone and gets the words encoder.
     #[arg(long, value_name = "IDS")]
     pub tasks: Option<String>,
     /// Conv channels c1,c2,c3,c4 (default: the preset's; paper 64,128,256,512).
     #[arg(long, value_name = "C1,C2,C3,C4")]
     pub conv: Option<String>,
     /// Visual encoder: conv (the paper's ConvNet) or pixels (a linear map of the raw 32×32×3 frame;
-    /// default: the preset's).
+    /// default: the preset's); words (LSR's word vectors) is set by --tasks LSR.
     #[arg(long, value_name = "KIND")]
     pub encoder: Option<String>,
     /// Transformer attention: dot (the paper's scaled dot product) or distance (negative squared distance
@@ -319,7 +320,8 @@ mod imp {
                 cfg.model.encoder = Some(match e.to_ascii_lowercase().as_str() {
                     "conv" => wmlab_nn::Encoder::Conv,
                     "pixels" => wmlab_nn::Encoder::Pixels,
-                    other => return Err(format!("--encoder {other:?}: conv or pixels")),
+                    "words" => wmlab_nn::Encoder::Words,
+                    other => return Err(format!("--encoder {other:?}: conv, pixels or words (LSR)")),
                 });
             }
             if let Some(e) = &a.attention {

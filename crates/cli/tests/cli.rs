@@ -634,6 +634,26 @@ fn generate_long_lists() {
     );
 }
 
+/// LSR's export names the words of every step's slots (a network reads their vectors, not the frames).
+#[test]
+fn generate_lsr_writes_the_word_slots() {
+    let out = TempDir::new("lsr");
+    ok(&["generate", "--task", "LSR", "--split", "test", "--count", "3", "--png", "none", "-q", "--out", out.s()]);
+    let lines: Vec<serde_json::Value> = fs::read_to_string(out.path().join("trials.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for l in &lines {
+        let n = l["seq_len"].as_u64().unwrap() as usize;
+        let words = l["words"].as_array().unwrap();
+        assert_eq!(words.len(), n, "one list of slots per real step");
+        let first = words[0].as_array().unwrap();
+        assert_eq!(first.len(), 9);
+        assert!(first[0].is_string() && first[1..].iter().all(|w| w.is_null()), "a studied word in slot 1");
+    }
+}
+
 /// `wmlab dataset`: a folder of records becomes a Psych-DS dataset — dataset_description.json naming
 /// every column of every data file, and data/*_data.csv named by Psych-DS keywords; a file that is not a
 /// record is refused by name and nothing is written.

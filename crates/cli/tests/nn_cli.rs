@@ -250,6 +250,63 @@ fn long_lists_train_and_evaluate() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// Language serial recall (WorM A3.1) end to end through the binary: `--tasks LSR` trains the words
+/// model alone (the saved config says so), `wmlab eval` writes an LSR record with one answer per word,
+/// and `wmlab compare` draws its serial-position curves (Fig. A2B); a mix with a visual task and the
+/// neural analyses of a words model are refused in words.
+#[test]
+fn lsr_trains_alone_evaluates_and_draws() {
+    let dir = tmp("lsr");
+    let out = dir.to_str().unwrap();
+    let err = fails(&["train", "--arch", "trf", "--preset", "quick", "--tasks", "LSR,VSR", "--quiet", "--out", out]);
+    assert!(err.contains("trains alone"), "{err}");
+    let stdout = ok(&[
+        "train",
+        "--arch",
+        "trf",
+        "--capacity",
+        "16",
+        "--preset",
+        "quick",
+        "--tasks",
+        "LSR",
+        "--steps",
+        "2",
+        "--val-every",
+        "2",
+        "--quiet",
+        "--out",
+        out,
+    ]);
+    let line: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(line["accuracy"].as_object().unwrap().keys().collect::<Vec<_>>(), vec!["LSR"]);
+    let cfg: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("train.json")).unwrap()).unwrap();
+    assert_eq!(cfg["model"]["encoder"], "words");
+    let rec_path = dir.join("rec.json");
+    ok(&["eval", "--checkpoint", out, "--n", "16", "--quiet", "--record", rec_path.to_str().unwrap()]);
+    let rec = ResultRecord::from_json(&std::fs::read_to_string(&rec_path).unwrap()).unwrap();
+    assert_eq!(rec.trials.len(), 16);
+    assert!(rec.trials.iter().all(|t| t.task == "LSR" && t.correct.len() as u8 == t.conditions.list_length.unwrap()));
+    let svg = dir.join("svg");
+    ok(&["compare", rec_path.to_str().unwrap(), "--task", "LSR", "--out", svg.to_str().unwrap()]);
+    let drawn: Vec<String> = std::fs::read_dir(&svg)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".svg"))
+        .collect();
+    assert!(!drawn.is_empty(), "an LSR plot");
+    let text = std::fs::read_to_string(svg.join(&drawn[0])).unwrap();
+    assert!(text.contains("serial position"), "accuracy against serial position");
+    let csv = std::fs::read_to_string(svg.join("curves.csv")).unwrap();
+    for l in 2..=9 {
+        assert!(csv.contains(&format!(",LSR,list_length={l},serial_position,{l},")), "a curve per list length");
+    }
+    let err = fails(&["analyse", "--checkpoint", out, "--n", "2", "--quiet"]);
+    assert!(err.contains("reads words"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// `--tasks` trains a subset: validation lines, the evaluation and the record cover those ids only; a bad
 /// id and a resume with other ids are refused in plain words.
 #[test]

@@ -161,7 +161,7 @@ impl State {
                 let mut c = TrainConfig::from(*config);
                 match c.model.validate().and_then(|()| c.check_task_settings()) {
                     Ok(()) => {
-                        c.fit_steps();
+                        c.fit_to_tasks();
                         self.send_config(c, seq)
                     }
                     Err(e) => error(e, false),

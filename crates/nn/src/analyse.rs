@@ -355,6 +355,14 @@ pub async fn analyse_network(
     progress: &mut dyn FnMut(&str, usize, usize) -> bool,
 ) -> Result<wmlab_core::analysis::NetworkAnalysis, AnalyseError> {
     use wmlab_core::analysis::{AnalysisInput, network_analysis};
+    if train.model.encoder_kind() == crate::model::Encoder::Words {
+        return Err(AnalyseError::Failed(
+            "inputs",
+            "the neural analyses compare the 14 visual tasks; this model was trained on LSR alone and reads words, \
+             not frames (evaluate it for its behaviour instead)"
+                .into(),
+        ));
+    }
     let n = n.max(2);
     let stats = {
         let mut p = |d: usize, t: usize| progress("hidden", d, t);

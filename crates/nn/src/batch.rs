@@ -8,8 +8,11 @@ use wmlab_core::task::{HeadKind, MAX_STEPS, Target, TaskId, TaskSpec, Trial};
 
 /// Number of output heads (the five CD ids share one).
 pub const N_HEADS: usize = 10;
-/// Number of task ids (= task-embedding size).
+/// Number of task-embedding rows (= its width): the 14 WorM ids; LSR reads VSR's row
+/// ([`TaskId::embedding_row`]).
 pub const N_TASKS: usize = 14;
+/// Number of task ids counted apart (accuracy per id): the 14 and LSR ([`TaskId::EVERY`]).
+pub const N_IDS: usize = 15;
 
 /// The head kind of each head index (see [`TaskId::head_index`]).
 pub fn head_kinds() -> [HeadKind; N_HEADS] {
@@ -44,8 +47,13 @@ pub struct Batch {
     /// Steps `T` every trial is padded to: [`MAX_STEPS`] (the paper's 20), or the longest trial's
     /// length when task parameters make longer ones (long lists, WorM A3.2).
     pub steps: usize,
-    /// `[B, T, 3, 32, 32]`; black (zeros) after each trial's end.
+    /// `[B, T, 3, 32, 32]`; black (zeros) after each trial's end. Empty for a batch of word trials (LSR).
     pub frames: Vec<f32>,
+    /// Word slots per step of a batch of LSR trials (0 otherwise).
+    pub word_slots: usize,
+    /// `[B, T, word_slots · 50]`: each step's word vectors ([`crate::words`]), zeros in empty slots and
+    /// after each trial's end. Empty unless the batch is LSR's.
+    pub words: Vec<f32>,
     /// Task id of each trial.
     pub tasks: Vec<TaskId>,
     /// Steps before padding, per trial.
@@ -55,9 +63,9 @@ pub struct Batch {
 }
 
 impl Batch {
-    /// Task-embedding index of each trial.
+    /// Task-embedding row of each trial.
     pub fn task_ordinals(&self) -> Vec<i64> {
-        self.tasks.iter().map(|t| t.ordinal() as i64).collect()
+        self.tasks.iter().map(|t| t.embedding_row() as i64).collect()
     }
 
     /// Build a batch from trials.
@@ -65,7 +73,15 @@ impl Batch {
         let b = trials.len();
         let t_max = trials.iter().map(|t| t.len()).max().unwrap_or(0).max(MAX_STEPS);
         let kinds = head_kinds();
-        let mut frames = vec![0.0f32; b * t_max * TENSOR_LEN];
+        // A batch reads words (LSR) or frames, never both: LSR trains alone (`parse_tasks` refuses a mix).
+        let word_slots = trials.iter().flat_map(|t| &t.steps).map(|s| s.words.len()).max().unwrap_or(0);
+        assert!(
+            word_slots == 0 || trials.iter().all(|t| t.steps.iter().all(|s| s.words.len() == word_slots)),
+            "a batch mixes word trials (LSR) with frame trials, or word trials with different slots"
+        );
+        let width = word_slots * crate::words::DIM;
+        let mut frames = vec![0.0f32; if word_slots == 0 { b * t_max * TENSOR_LEN } else { 0 }];
+        let mut words = vec![0.0f32; b * t_max * width];
         let mut heads: Vec<HeadTargets> = kinds
             .iter()
             .map(|&kind| HeadTargets {
@@ -84,7 +100,7 @@ impl Batch {
             })
             .collect();
         // Scored steps per task id, for the per-task mean.
-        let mut scored_per_task = [0usize; N_TASKS];
+        let mut scored_per_task = [0usize; N_IDS];
         for tr in trials {
             scored_per_task[tr.task.ordinal() as usize] += tr.scored_steps().count();
         }
@@ -92,6 +108,11 @@ impl Batch {
             assert!(tr.len() <= t_max, "{} trial has {} steps", tr.task, tr.len());
             // Padding frames stay zero: `Frame::padding()` rasterizes to black (checked in a test).
             for (t, step) in tr.steps.iter().enumerate() {
+                if word_slots > 0 {
+                    let off = (i * t_max + t) * width;
+                    crate::words::fill_slots(&step.words, &mut words[off..off + width]);
+                    continue;
+                }
                 let off = (i * t_max + t) * TENSOR_LEN;
                 frames[off..off + TENSOR_LEN].copy_from_slice(&tensor32(&step.frame));
             }
@@ -103,7 +124,9 @@ impl Batch {
                 h.weight[r] = 1.0 / n;
                 match (h.kind, &step.target) {
                     (HeadKind::Binary, Target::Class(c)) => h.target_f[r] = *c as f32,
-                    (HeadKind::Classes(k), Target::Class(c)) => {
+                    (HeadKind::Classes(_), Target::Class(c)) => {
+                        // The task's own classes (LSR's word slots may exceed the VSR head's 9).
+                        let k = tr.task.head().units();
                         assert!(*c < k, "{} target {} ≥ {}", tr.task, c, k);
                         h.target_i[r] = *c as i64
                     }
@@ -121,6 +144,8 @@ impl Batch {
             size: b,
             steps: t_max,
             frames,
+            word_slots,
+            words,
             tasks: trials.iter().map(|t| t.task).collect(),
             seq_len: trials.iter().map(|t| t.len()).collect(),
             heads,

@@ -11,6 +11,7 @@
 //! - [`checkpoint`]: weights + configs + state, as a directory or one bundle file.
 //! - [`analyse`]: hidden states (task variance, STS probe states, Fig. A5 similarity) and lesions.
 //! - [`eval`]: test evaluation as a result record (people encoding, Fig. 4 curves).
+//! - [`words`]: LSR's word vectors (the input of an [`Encoder::Words`] model).
 //!
 //! The code takes a runtime [`burn::prelude::Device`]; natively the tests and the CLI use `flex`.
 
@@ -23,6 +24,7 @@ pub mod loss;
 pub mod model;
 mod settings;
 pub mod train;
+pub mod words;
 
 pub use batch::Batch;
 pub use checkpoint::Checkpoint;

@@ -6,7 +6,7 @@ use burn::prelude::*;
 use burn::tensor::activation::{log_sigmoid, log_softmax};
 use wmlab_core::task::{HeadKind, TaskId};
 
-use crate::batch::{Batch, N_TASKS};
+use crate::batch::{Batch, N_IDS};
 
 /// One head's targets as tensors.
 pub struct HeadTensors {
@@ -110,25 +110,25 @@ pub fn joint_loss_scaled(logits: &[Tensor<3>], targets: &Targets, multilabel_sca
     total.expect("a batch with no scored step")
 }
 
-/// Correct and total counts per task id (in [`TaskId::ALL`] order). Binary: round(σ(x)) = y, i.e.
+/// Correct and total counts per task id (in [`TaskId::EVERY`] order). Binary: round(σ(x)) = y, i.e.
 /// x > 0 ⇔ y = 1; k-way: argmax = y; SFR: per-unit binary accuracy over the 100 units.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Accuracy {
-    pub correct: [u64; N_TASKS],
-    pub total: [u64; N_TASKS],
+    pub correct: [u64; N_IDS],
+    pub total: [u64; N_IDS],
 }
 
 impl Accuracy {
     pub fn add(&mut self, other: &Accuracy) {
-        for k in 0..N_TASKS {
+        for k in 0..N_IDS {
             self.correct[k] += other.correct[k];
             self.total[k] += other.total[k];
         }
     }
     /// Accuracy of each task id (None when it had no scored step).
-    pub fn per_task(&self) -> [Option<f64>; N_TASKS] {
-        let mut a = [None; N_TASKS];
-        for k in 0..N_TASKS {
+    pub fn per_task(&self) -> [Option<f64>; N_IDS] {
+        let mut a = [None; N_IDS];
+        for k in 0..N_IDS {
             if self.total[k] > 0 {
                 a[k] = Some(self.correct[k] as f64 / self.total[k] as f64);
             }
@@ -143,7 +143,7 @@ impl Accuracy {
     /// `{"SC": 0.5, …}`: the task ids with scored items.
     pub fn to_map(&self) -> std::collections::BTreeMap<String, f64> {
         let per = self.per_task();
-        per.iter().enumerate().filter_map(|(k, a)| a.map(|a| (TaskId::ALL[k].as_str().to_string(), a))).collect()
+        per.iter().enumerate().filter_map(|(k, a)| a.map(|a| (TaskId::EVERY[k].as_str().to_string(), a))).collect()
     }
 }
 
@@ -157,9 +157,11 @@ pub fn score_step(batch: &Batch, logits: &[Vec<f32>], i: usize, s: usize, mut f:
     if !h.mask[r] {
         return;
     }
-    let u = h.kind.units() as usize;
+    // The task's own head kind: LSR's recall head is wider than VSR's ([`crate::ModelConfig::head_units`]).
+    let kind = task.head();
+    let u = kind.units() as usize;
     let x = &logits[hi][r * u..(r + 1) * u];
-    match h.kind {
+    match kind {
         HeadKind::Binary => f((x[0] > 0.0) == (h.target_f[r] > 0.5)),
         HeadKind::MultiLabel(_) => {
             for k in 0..u {

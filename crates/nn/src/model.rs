@@ -62,8 +62,11 @@ pub struct ModelConfig {
     /// load.
     pub attention: Option<Attention>,
     /// The longest trial the Transformer's position table covers (`None` = [`MAX_STEPS`], the paper's
-    /// 20). Set by [`crate::train::TrainConfig::fit_steps`] when task parameters make longer trials.
+    /// 20). Set by [`crate::train::TrainConfig::fit_to_tasks`] when task parameters make longer trials.
     pub max_steps: Option<usize>,
+    /// Word slots per step of an [`Encoder::Words`] model (`None` = 9, LSR's default). Set by
+    /// [`crate::train::TrainConfig::fit_to_tasks`]. Optional so older configs load.
+    pub word_slots: Option<usize>,
 }
 
 impl ModelConfig {
@@ -102,12 +105,28 @@ impl ModelConfig {
     pub fn attention_kind(&self) -> Attention {
         self.attention.unwrap_or(Attention::Dot)
     }
-    /// Width K of the visual features before the projection.
+    /// Width K of the visual features before the projection (for [`Encoder::Words`], the word slots'
+    /// vectors).
     pub fn visual_width(&self) -> usize {
         match self.encoder_kind() {
             Encoder::Conv => self.conv[3] * self.spatial_side().pow(2),
             Encoder::Pixels => wmlab_core::raster::TENSOR_LEN,
+            Encoder::Words => self.slots() * crate::words::DIM,
         }
+    }
+    /// Word slots per step (9 unless set).
+    pub fn slots(&self) -> usize {
+        self.word_slots.unwrap_or(9)
+    }
+    /// Units of each head: [`head_kinds`]; a words model's serial-recall head (VSR's, which LSR answers
+    /// with) has LSR's 16 (one per slot of the longest lists, A3.2; with fewer slots the extra units
+    /// point at slots that never hold a word, as VSR's 9 do for lists shorter than 9).
+    pub fn head_units(&self) -> [usize; N_HEADS] {
+        let mut u = head_kinds().map(|k| k.units() as usize);
+        if self.encoder_kind() == Encoder::Words {
+            u[wmlab_core::TaskId::Lsr.head_index()] = wmlab_core::TaskId::Lsr.head().units() as usize;
+        }
+        u
     }
     /// Side of the pooled grid (1 = the paper's global average pool).
     pub fn spatial_side(&self) -> usize {
@@ -132,6 +151,9 @@ impl ModelConfig {
         }
         if self.capacity == 0 || self.conv.contains(&0) {
             return Err("sizes must be positive".into());
+        }
+        if !(2..=wmlab_core::tasks::lsr::MAX_SLOTS).contains(&self.slots()) {
+            return Err(format!("word slots {} must be 2 to {}", self.slots(), wmlab_core::tasks::lsr::MAX_SLOTS));
         }
         Ok(())
     }
@@ -172,7 +194,7 @@ impl ModelConfig {
                     .init(device),
             }),
         };
-        let heads = head_kinds().iter().map(|k| lin(c, k.units() as usize)).collect();
+        let heads = self.head_units().iter().map(|&u| lin(c, u)).collect();
         let task_embedding = if self.frozen_task_embedding {
             None
         } else {
@@ -189,6 +211,7 @@ impl ModelConfig {
             )
         };
         let convs = self.encoder_kind() == Encoder::Conv;
+        // The words model (LSR) has no ConvNet: its projection reads the word slots.
         WormModel {
             conv1: convs.then(|| conv(3, c1)),
             conv2: convs.then(|| conv(c1, c2)),
@@ -251,8 +274,10 @@ pub struct WormModel {
 
 /// The network's input for a batch, as tensors.
 pub struct ModelInput {
-    /// `[B, T, 3, 32, 32]`
-    pub frames: Tensor<5>,
+    /// `[B, T, 3, 32, 32]`; `None` for a batch of word trials (LSR).
+    pub frames: Option<Tensor<5>>,
+    /// `[B, T, slots · 50]`: the word slots of a batch of LSR trials; `None` otherwise.
+    pub words: Option<Tensor<3>>,
     /// `[B]` task ordinals.
     pub tasks: Tensor<1, Int>,
     /// Steps before padding per trial (for the Transformer's padding mask).
@@ -262,10 +287,14 @@ pub struct ModelInput {
 impl ModelInput {
     pub fn from_batch(batch: &crate::batch::Batch, device: &Device) -> Self {
         let b = batch.size;
-        let frames = Tensor::<1>::from_data(TensorData::new(batch.frames.clone(), [batch.frames.len()]), device)
-            .reshape([b, batch.steps, 3, 32, 32]);
+        let flat = |v: &Vec<f32>| Tensor::<1>::from_data(TensorData::new(v.clone(), [v.len()]), device);
+        let (frames, words) = if batch.word_slots > 0 {
+            (None, Some(flat(&batch.words).reshape([b, batch.steps, batch.word_slots * crate::words::DIM])))
+        } else {
+            (Some(flat(&batch.frames).reshape([b, batch.steps, 3, 32, 32])), None)
+        };
         let tasks = Tensor::<1, Int>::from_data(TensorData::new(batch.task_ordinals(), [b]), device);
-        ModelInput { frames, tasks, seq_len: batch.seq_len.clone() }
+        ModelInput { frames, words, tasks, seq_len: batch.seq_len.clone() }
     }
 }
 
@@ -276,6 +305,11 @@ impl WormModel {
         else {
             // Pixel encoder: the frame itself, flattened.
             let [n, c, h, w] = x.dims();
+            assert_eq!(
+                self.proj.weight.dims()[0],
+                c * h * w,
+                "this model reads word slots (LSR, Encoder::Words), not frames"
+            );
             return self.proj.forward(x.reshape([n, c * h * w]));
         };
         let x = self.act.forward(conv1.forward(x));
@@ -325,9 +359,22 @@ impl WormModel {
 
     /// Memory states `[B, T, C]` for a batch.
     pub fn hidden(&self, input: &ModelInput) -> Tensor<3> {
-        let [b, t, c, h, w] = input.frames.dims();
-        let device = input.frames.device();
-        let feats = self.step_features(input.frames.clone().reshape([b * t, c, h, w]), &input.seq_len, t);
+        let (feats, b, t, device) = match (&input.frames, &input.words) {
+            (_, Some(words)) => {
+                // Words model: the projection reads each step's word slots (zero slots give its bias,
+                // as the black padding frame gives the pixel encoder's).
+                let [b, t, k] = words.dims();
+                let want = self.proj.weight.dims()[0];
+                assert_eq!(k, want, "word slots of {k} values for a projection of {want} (ModelConfig::word_slots)");
+                let feats = self.proj.forward(words.clone().reshape([b * t, k]));
+                (feats, b, t, words.device())
+            }
+            (Some(frames), None) => {
+                let [b, t, c, h, w] = frames.dims();
+                (self.step_features(frames.clone().reshape([b * t, c, h, w]), &input.seq_len, t), b, t, frames.device())
+            }
+            (None, None) => panic!("a model input without frames or words"),
+        };
         let d = feats.dims()[1];
         let feats = feats.reshape([b, t, d]);
         let emb = match &self.task_embedding {
@@ -339,7 +386,7 @@ impl WormModel {
             let cap = pos.weight.dims()[0];
             assert!(
                 t <= cap,
-                "a batch of {t} steps for a Transformer whose positions cover {cap} (TrainConfig::fit_steps)"
+                "a batch of {t} steps for a Transformer whose positions cover {cap} (TrainConfig::fit_to_tasks)"
             );
         }
         match &self.memory {

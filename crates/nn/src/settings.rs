@@ -23,6 +23,7 @@ impl From<ModelConfig> for ModelSettings {
             encoder,
             attention,
             max_steps,
+            word_slots,
         } = m;
         ModelSettings {
             arch,
@@ -39,6 +40,7 @@ impl From<ModelConfig> for ModelSettings {
             trf_dropout,
             xavier,
             max_steps,
+            word_slots,
         }
     }
 }
@@ -60,6 +62,7 @@ impl From<ModelSettings> for ModelConfig {
             trf_dropout,
             xavier,
             max_steps,
+            word_slots,
         } = m;
         ModelConfig {
             arch,
@@ -76,6 +79,7 @@ impl From<ModelSettings> for ModelConfig {
             encoder,
             attention,
             max_steps,
+            word_slots,
         }
     }
 }

@@ -104,24 +104,45 @@ impl TrainConfig {
 
     /// Whether every `task_settings` entry applies: each key is a parameter of some trained id, and its
     /// value fits every id that has it (the message names the allowed keys otherwise).
+    /// LSR trains alone, and only a words model ([`Encoder::Words`]) reads it.
     pub fn check_task_settings(&self) -> Result<(), String> {
+        let ids = self.task_ids();
+        if ids.contains(&TaskId::Lsr) && ids.len() > 1 {
+            return Err("LSR (language serial recall) trains alone, as in the paper (A3.1): its model reads words \
+                        instead of frames"
+                .into());
+        }
+        // A run of LSR gets the words encoder whatever the preset's ([`TrainConfig::fit_to_tasks`]).
+        if ids != [TaskId::Lsr] && self.model.encoder_kind() == Encoder::Words {
+            return Err("the words encoder reads LSR's word slots only: train it with the task LSR".into());
+        }
         let Some(set) = &self.task_settings else { return Ok(()) };
         let q = self.quirks.unwrap_or_default();
         let mut specs: Vec<TaskSpec> = self.task_ids().into_iter().map(|t| TaskSpec::with_quirks(t, q)).collect();
         TaskSpec::set_on_all(&mut specs, set, "trained")
     }
 
-    /// Size the Transformer's positions to the trials: task parameters that make trials longer than the
-    /// paper's 20 steps (long lists, WorM A3.2) set `model.max_steps` to [`STEP_LIMIT`]; otherwise it is
-    /// the paper's (`None`). The recurrent models take any length; the field then only records it.
-    pub fn fit_steps(&mut self) {
+    /// Fit the model's input to the trained tasks. Task parameters that make trials longer than the
+    /// paper's 20 steps (long lists, WorM A3.2) set `model.max_steps` to [`STEP_LIMIT`] (the Transformer's
+    /// positions; the recurrent models take any length, the field then only records it), otherwise the
+    /// paper's (`None`). A run of LSR gets the words encoder with the spec's word slots (9, or 16 for
+    /// lists up to 16) in place of the ConvNet.
+    pub fn fit_to_tasks(&mut self) {
         let long = self.task_settings.is_some() && self.specs().iter().any(|s| s.longest_trial() > MAX_STEPS);
         self.model.max_steps = long.then_some(STEP_LIMIT);
+        if self.task_ids() == [TaskId::Lsr] {
+            let slots = self.specs().iter().find_map(|s| match &s.params {
+                wmlab_core::task::TaskParams::Lsr(p) => Some(p.slots as usize),
+                _ => None,
+            });
+            self.model.encoder = Some(Encoder::Words);
+            self.model.word_slots = slots.filter(|&s| s != 9);
+        }
     }
 
-    /// Whether this run trains a subset of the 14 ids.
+    /// Whether this run trains a subset of the 14 ids (or LSR).
     pub fn is_subset(&self) -> bool {
-        self.task_ids().len() < TaskId::ALL.len()
+        self.task_ids() != TaskId::ALL
     }
 
     /// Trials in one training step (`per_task` × trained ids).
@@ -251,7 +272,7 @@ pub struct Trainer {
 impl Trainer {
     /// A fresh run. `device` should be an autodiff device (`Device::flex().autodiff()`).
     pub fn new(mut config: TrainConfig, device: Device) -> Trainer {
-        config.fit_steps();
+        config.fit_to_tasks();
         device.seed(config.seed);
         let model = config.model.init(&device);
         Self::with_model(config, device, model, None)

@@ -279,14 +279,14 @@ fn padding_shortcut_equals_full_features() {
     let batch = Batch::from_trials(&trials());
     assert!(batch.seq_len.iter().any(|&n| n < MAX_STEPS));
     let input = ModelInput::from_batch(&batch, &device);
-    let frames = input.frames.clone().reshape([batch.size * MAX_STEPS, 3, 32, 32]);
+    let frames = input.frames.clone().unwrap().reshape([batch.size * MAX_STEPS, 3, 32, 32]);
     let full = model.features(frames.clone()).into_data().try_to_vec::<f32>().unwrap();
     let fast = model.step_features(frames, &batch.seq_len, MAX_STEPS).into_data().try_to_vec::<f32>().unwrap();
     close(&full, &fast, 1e-5, "features");
 }
 
 /// Long lists (WorM A3.2): VSRec lists up to 16 make trials of 32 steps. A batch pads to its longest
-/// trial, `fit_steps` sizes the Transformer's positions, and every architecture trains on them and
+/// trial, `fit_to_tasks` sizes the Transformer's positions, and every architecture trains on them and
 /// scores its answers (a padded step past 20 is still masked).
 #[test]
 fn long_lists_train_every_architecture_on_32_step_trials() {
@@ -317,6 +317,6 @@ fn long_lists_train_every_architecture_on_32_step_trials() {
     }
     // Without long trials the positions stay the paper's 20.
     let mut plain = TrainConfig::new(small(Arch::Trf));
-    plain.fit_steps();
+    plain.fit_to_tasks();
     assert_eq!(plain.model.max_steps, None);
 }
