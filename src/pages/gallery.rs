@@ -156,7 +156,7 @@ pub fn Gallery() -> impl IntoView {
             <div class="controls">
                 <label>"Task "
                     <select id="task-select" on:change=on_task prop:value=move || g.task.get().as_str()>
-                        {TaskId::ALL.iter().map(|t| {
+                        {TaskId::EVERY.iter().map(|t| {
                             let id = t.as_str();
                             view! { <option value=id selected=move || g.task.get() == *t>{format!("{id} — {}", t.title())}</option> }
                         }).collect_view()}
@@ -217,8 +217,19 @@ pub fn Gallery() -> impl IntoView {
                         <dd>{move || trial.with(|t| format!("{} of {}", t.scored_steps().count(), t.len()))}</dd>
                     </dl>
                     <h2>"What a network sees"</h2>
-                    <NetworkView frame=frame key=key/>
-                    <p class="small">"32 × 32 pixels, the input of the networks."</p>
+                    <Show when=move || g.task.get() != TaskId::Lsr fallback=move || view! {
+                        <ol class="word-slots" id="net-words">
+                            {move || trial.with(|t| t.steps.get(step()).map(|s| s.words.iter().map(|&w| {
+                                let word = wmlab_core::tasks::lsr::words().get(w as usize).copied().unwrap_or("—");
+                                view! { <li>{word}</li> }
+                            }).collect_view()))}
+                        </ol>
+                        <p class="small">"LSR's networks read word slots, not pixels: each slot is a 50-d word vector \
+                            (zeros for —), through a linear layer in place of the ConvNet (WorM A3.1)."</p>
+                    }>
+                        <NetworkView frame=frame key=key/>
+                        <p class="small">"32 × 32 pixels, the input of the networks."</p>
+                    </Show>
                     <h2>"Try the results page"</h2>
                     <p class="small">"A simulated observer answers "
                         {move || (grid.with(|c| c.len() as u64) * DEMO_PASSES).min(DEMO_MAX_TRIALS.max(grid.with(|c| c.len() as u64)))}

@@ -57,9 +57,43 @@ async function next(expectStep) {
   return drawn();
 }
 
-test('the selector offers all 14 task ids', async () => {
+test('the selector offers the 14 task ids and LSR', async () => {
   const ids = await page.$$eval('#task-select option', (os) => os.map((o) => o.value));
-  assert.deepEqual(ids, TASKS);
+  assert.deepEqual(ids, [...TASKS, 'LSR']);
+});
+
+// LSR (WorM A3.1): words on the canvas for people; for networks the word slots, listed beside it.
+test('gallery draws LSR: a word per step, then the list in slots; the network\'s word slots beside', async () => {
+  await page.selectOption('#task-select', 'LSR');
+  await page.waitForSelector('#gallery[data-task="LSR"][data-step="0"]');
+  await page.waitForFunction(() => (document.querySelector('#stage')?.getAttribute('data-drawn') || '').startsWith('LSR:') &&
+    document.querySelector('#stage').getAttribute('data-drawn').endsWith(':0'));
+  const n = await steps();
+  const l = n / 2;
+  assert.ok(Number.isInteger(l) && l >= 2 && l <= 9, `${n} steps`);
+  const stage = await canvasStats(page, '#stage');
+  assert.ok(stage.colours > 1, 'the word is drawn');
+  const slots = async () => page.$$eval('#net-words li', (li) => li.map((x) => x.textContent));
+  const first = await slots();
+  assert.equal(first.length, 9);
+  assert.match(first[0], /^[a-z]{3,8}$/);
+  assert.ok(first.slice(1).every((w) => w === '—'), JSON.stringify(first));
+  assert.equal(await page.textContent('#answer'), 'not scored');
+  const shown = [first[0]];
+  for (let t = 1; t < l; t++) {
+    await page.click('#next');
+    await page.waitForSelector(`#gallery[data-step="${t}"]`);
+    shown.push((await slots())[0]);
+  }
+  await page.click('#next');
+  await page.waitForSelector(`#gallery[data-step="${l}"]`);
+  const probe = await slots();
+  assert.deepEqual([...probe.slice(0, l)].sort(), [...shown].sort(), 'the probe holds the list, shuffled');
+  assert.ok(probe.slice(l).every((w) => w === '—'));
+  // The answer of probe 1 is the slot holding the first word shown.
+  const k = probe.indexOf(shown[0]);
+  assert.equal(await page.textContent("#answer"), `answer: option ${k} of 9 (class ${k}) · asks about item 1`);
+  assert.deepEqual(page.errors, []);
 });
 
 for (const id of TASKS) {

@@ -266,6 +266,43 @@ test('CPU backend: live curves, pause/resume, reload resume, download/upload, ba
   await page.close();
 });
 
+// Language serial recall (WorM A3.1) trains alone in the tab: the worker gives the run the words
+// encoder, validation and evaluation cover LSR only, and its serial-position curves are drawn.
+test('LSR trains alone in the tab (CPU): a words model, evaluated per serial position', LONG, async () => {
+  const page = await openNetworks();
+  await page.selectOption('#nn-backend-pick', 'cpu');
+  await page.waitForFunction(() => /CPU/.test(document.querySelector('#nn-backend').textContent), null, LONG);
+  await configure(page, { steps: 2, valEvery: 2 });
+  // A mix with a visual task is refused in words; LSR alone lands in the settings.
+  await page.fill('#nn-tasks', 'LSR,VSR');
+  await page.press('#nn-tasks', 'Tab');
+  await page.waitForSelector('#nn-error');
+  assert.match(await page.textContent('#nn-error'), /trains alone/);
+  await page.fill('#nn-tasks', 'LSR');
+  await page.press('#nn-tasks', 'Tab');
+  await page.waitForFunction(() => JSON.stringify(JSON.parse(document.querySelector('#nn-config-json').value).tasks) === '["LSR"]', null, LONG);
+  await page.click('#nn-train');
+  await page.waitForSelector('#networks[data-phase="done"], #nn-error', LONG);
+  assert.equal(await page.$eval('body', (b) => b.querySelector('#nn-error')?.textContent ?? null), null, page.errors.join('\n').slice(0, 1500));
+  assert.equal(await stepOf(page), 2);
+  await page.fill('#nn-eval-n', '16');
+  await page.click('#nn-evaluate');
+  await page.waitForSelector('#nn-eval #nn-eval-table tbody tr', LONG);
+  const rows = await page.$$eval('#nn-eval-table tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+  assert.deepEqual(rows.map((r) => r[0]), ['LSR'], JSON.stringify(rows));
+  await page.waitForSelector('#nn-eval #charts canvas[data-panel="LSR"][data-drawn="true"]', LONG);
+  // The evaluated model is the words model: its record says so.
+  await page.click('#nn-open-results');
+  await page.waitForSelector('#results[data-state="shown"]', LONG);
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#download-json')]);
+  const rec = JSON.parse(fs.readFileSync(await dl.path(), 'utf8'));
+  assert.ok(rec.trials.every((t) => t.task === 'LSR'));
+  assert.equal(JSON.parse(rec.config.settings.model_config).encoder, 'words', 'the record names the words encoder');
+  assert.equal(rec.config.settings.trained_tasks, 'LSR');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('CPU backend: analyses of a tiny trained network draw every figure (Fig. 5, A5, A6, A13)', LONG, async () => {
   const page = await openNetworks();
   page.on('dialog', (d) => d.accept());

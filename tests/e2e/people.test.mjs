@@ -14,7 +14,7 @@ import { appUnderTest, launch, openPage } from './helpers.mjs';
 import { takeState, hook, nextScreen, answered, answerStep } from './participant.mjs';
 
 const WORM = ['SC', 'SFR', 'SI', 'SMU', 'STS', 'VIR', 'VSR', 'VSRec',
-  'CD-Color', 'CD-Orientation', 'CD-Size', 'CD-Gap', 'CD-Conjunction', 'CS'];
+  'CD-Color', 'CD-Orientation', 'CD-Size', 'CD-Gap', 'CD-Conjunction', 'CS', 'LSR'];
 
 const app = appUnderTest();
 
@@ -170,7 +170,7 @@ test('the study page builds a link that starts, and names bad values', async () 
   await page.close();
 });
 
-test('a participant completes every task (14 WorM ids + N-back verbal and spatial)', async () => {
+test('a participant completes every task (14 WorM ids, LSR, N-back verbal and spatial)', async () => {
   const page = await participantPage('#/take?tasks=all&tpc=1&practice=0&n=1&seed=3&pid=bot-1&results=1');
   const t0 = Date.now();
   // Right on two of three trials; wrong on the third (N-back: on every fourth stimulus).
@@ -217,7 +217,7 @@ test('a participant completes every task (14 WorM ids + N-back verbal and spatia
     return c.length > 5 && c.every((x) => x.dataset.drawn === 'true');
   }, null, { timeout: 30_000 });
   const panels = await page.$$eval('#results canvas.plot', (c) => c.map((x) => x.dataset.panel));
-  for (const p of ['VSR', 'SMU', 'CS', 'CD-Color']) assert.ok(panels.includes(p), `panel ${p} in ${panels}`);
+  for (const p of ['VSR', 'SMU', 'CS', 'CD-Color', 'LSR']) assert.ok(panels.includes(p), `panel ${p} in ${panels}`);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

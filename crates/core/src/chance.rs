@@ -108,10 +108,10 @@ pub fn task_significance(task: TaskId, rows: &[TrialRow]) -> Option<TaskSignific
     })
 }
 
-/// [`task_significance`] of every WorM task id that has scored rows in the record, in
-/// [`TaskId::ALL`] order. Works on any record: a person's session, an LLM run, a network's test.
+/// [`task_significance`] of every WorM task id (and LSR) that has scored rows in the record, in
+/// [`TaskId::EVERY`] order. Works on any record: a person's session, an LLM run, a network's test.
 pub fn record_significance(record: &ResultRecord) -> Vec<TaskSignificance> {
-    TaskId::ALL.iter().filter_map(|&t| task_significance(t, &record.trials)).collect()
+    TaskId::EVERY.iter().filter_map(|&t| task_significance(t, &record.trials)).collect()
 }
 
 /// `P(X ≥ k)` for X ~ Binomial(n, p), exact (summed in log space).

@@ -314,12 +314,15 @@ pub const ENTRIES: &[Entry] = &[
         "VSR accuracy of single-task, LSR and longer-list variants",
         FigureOnly,
         Where::Networks,
-        Partly,
-        "Train with task ids `VSR` (the VSR-alone ablation, A3.3). Longer lists (A3.2): task parameter \
-         `list_lengths=2,4,8,16` on VSRec, SFR or VIR (trials up to 32 steps; the batch and the Transformer's \
-         positions follow; VSR's 3×3 probe holds 9). The Compare page's \"one plot per run\" layout (or `wmlab compare --layout per-run`) draws the runs side by \
-         side, each named by its task subset and parameters (\"VSR only\", \"list_lengths=2,4,8,16\"). Language serial \
-         recall (A3.1, LSR) is not built yet.",
+        Reproduced,
+        "Train with task ids `VSR` (the VSR-alone ablation, A3.3) or `LSR` (language serial recall, A3.1: words as \
+         vectors through a linear layer in place of the ConvNet; trained alone, as in the paper). Longer lists \
+         (A3.2): task parameters `slots=16; list_lengths=2,4,8,16` on LSR, or `list_lengths=2,4,8,16` on VSRec, SFR \
+         or VIR (trials up to 32 steps; the batch and the Transformer's positions follow; VSR's 3×3 probe holds \
+         9). The Compare page's \"one plot per run\" layout (or `wmlab compare --layout per-run`) draws the runs \
+         side by side, each named by its task subset and parameters (\"VSR only\", \"LSR only\", \
+         \"list_lengths=2,4,8,16\"). The paper's word vectors (300-d word2vec) are not shipped by any registry: \
+         LSR reads 50-d vectors of 1,000 common words made with all-MiniLM-L6-v2 (scripts/lsr-embeddings.py).",
     ),
     e(
         Worm,

@@ -80,7 +80,7 @@ fn evaluation(net: Net) -> impl IntoView {
                         <th title="scored responses the accuracy is over">"responses"</th><th>"p (above chance)"</th><th></th></tr></thead>
                         <tbody>{rows}</tbody></table>
                     <p class="small">"Chance is the accuracy of guessing among the answers each step offers (½ for the yes/no \
-                        tasks, 1/9 for VSR and SMU, 1/8 for CS recall, L/100 for SFR); p is the one-sided exact probability of \
+                        tasks, 1/9 for VSR and SMU, 1/L for LSR, 1/8 for CS recall, L/100 for SFR); p is the one-sided exact probability of \
                         doing at least this well by guessing."</p>
                     <RecordCharts record=r.clone()/>
                     {vir_retention(&r).map(|t| view! { <p class="small" id="nn-vir-retention">{t.line()}</p> })}

@@ -97,7 +97,10 @@ pub fn settings_form(net: Net) -> impl IntoView {
                     <input type="text" id="nn-tasks" placeholder="all 14" size="40" prop:value=move || tasks_shown.get()
                         on:change=move |ev| net.edit(Edit::tasks(&event_target_value(&ev)))/></label>
                 <span class="small">"Train a subset, e.g. " <code>"VSR"</code> " (the paper's VSR-alone ablation) or "
-                    <code>"CD-Color,VIR,SC"</code> "; empty = all 14. Only these ids get a loss; evaluation tests these ids."</span>
+                    <code>"CD-Color,VIR,SC"</code> "; empty = all 14. Only these ids get a loss; evaluation tests these ids. "
+                    <code>"LSR"</code> " (language serial recall, A3.1) trains alone: its model reads word vectors through a \
+                    linear layer instead of frames through the ConvNet; " <code>"slots=16; list_lengths=2,4,8,16"</code>
+                    " below gives the longer lists of A3.2."</span>
             </div>
             <div class="row">
                 <label>"Task parameters "

@@ -59,7 +59,7 @@ fn status(net: Net) -> impl IntoView {
 /// Train, pause, resume, stop; progress; the live loss and accuracy curves.
 fn run(net: Net) -> impl IntoView {
     let phase = net.phase;
-    let ids: Vec<&str> = TaskId::ALL.iter().map(|t| t.as_str()).collect();
+    let ids: Vec<&str> = TaskId::EVERY.iter().map(|t| t.as_str()).collect();
     let loss_chart = Signal::derive(move || net.curves.with(RunCurves::loss_chart));
     let acc_chart = Signal::derive(move || net.curves.with(|c| c.accuracy_chart(&ids)));
     view! {

@@ -73,6 +73,10 @@ pub fn instructions(ui: Ui, fs_wanted: bool) -> impl IntoView {
             "Click or tap the places in order (or keys 1–9); each shows its number. Click one again or \
              press Backspace to undo, then “Done” or Enter."
         }
+        Some(StudyTask::Worm(TaskId::Lsr)) => {
+            "Click or tap the words in order (or keys 1–9 for the places); each shows its number. Click one \
+             again or press Backspace to undo, then “Done” or Enter."
+        }
         Some(StudyTask::Worm(TaskId::Smu | TaskId::Cs)) => {
             "Click or tap your answer in the picture, or press its number 1–9 (CS questions: keys F and J \
              or the buttons)."
