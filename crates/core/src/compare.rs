@@ -469,9 +469,19 @@ pub fn chance_model(task: StudyTask, subjects: &[Vec<Curve>]) -> Vec<Curve> {
     xs.into_iter()
         .map(|((panel, label, x_name), mut x)| {
             x.sort_by(|a, b| a.total_cmp(b));
-            let y = if task.nback().is_some() && label == "dprime" { 0.0 } else { level };
+            // LSR: a guess among the L words of the probe ([`crate::chance::item_chance`]), per list length.
+            let lsr_list = (task == StudyTask::Worm(crate::task::TaskId::Lsr))
+                .then(|| label.strip_prefix("list_length=")?.parse::<f64>().ok().filter(|&l| l >= 1.0))
+                .flatten();
+            let y = match lsr_list {
+                Some(l) => 1.0 / l,
+                None if task.nback().is_some() && label == "dprime" => 0.0,
+                None => level,
+            };
             let what = if task.nback().is_some() {
                 "a coin-flip responder".to_string()
+            } else if lsr_list.is_some() {
+                format!("accuracy {y:.4} (a guess among the list's words)")
             } else {
                 format!("accuracy {level:.4}")
             };
@@ -1051,6 +1061,18 @@ mod tests {
         assert_eq!(m.len(), 1);
         assert_eq!(m[0].points.iter().map(|p| p.0).collect::<Vec<_>>(), [2.0, 4.0]);
         assert_eq!(chance_model(VSR, &[]), chance_curves(VSR));
+        // LSR: a guess among the list's L words, per list-length curve.
+        let lsr = |l: u8| Curve {
+            panel: "LSR".into(),
+            label: format!("list_length={l}"),
+            x_name: "serial_position".into(),
+            points: (1..=l).map(|p| (p as f64, 0.5)).collect(),
+            note: None,
+        };
+        let m = chance_model(StudyTask::Worm(TaskId::Lsr), &[vec![lsr(2), lsr(8)]]);
+        let levels: Vec<(String, f64)> = m.iter().map(|c| (c.label.clone(), c.points[0].1)).collect();
+        assert_eq!(levels, vec![("list_length=2".into(), 0.5), ("list_length=8".into(), 0.125)]);
+        assert!(m.iter().all(|c| c.points.iter().all(|p| p.1 == c.points[0].1)));
     }
 
     #[test]
