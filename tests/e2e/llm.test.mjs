@@ -227,6 +227,10 @@ test('a small slice of every suite runs against the real local model and is scor
 test('a Minerva steps sweep runs in one go and draws score against steps (Fig. 6)', { timeout: 600_000 }, async () => {
   assert.ok(LLM_URL, 'WMLAB_LLM_URL is not set: start ./scripts/llm-server.sh (scripts/test.sh does)');
   const page = await open();
+  // The token ranks the generator counts with are not in the app's wasm: fetched once, for the first
+  // generated Minerva run of the page.
+  const ranks = [];
+  page.on('request', (r) => { if (r.url().includes('cl100k_base')) ranks.push(r.url()); });
   // A bad list is refused in plain words, nothing starts.
   await configure(page, {
     base: LLM_URL, model: 'smollm2', maxTokens: 12, concurrency: 2, cache: false,
@@ -235,8 +239,10 @@ test('a Minerva steps sweep runs in one go and draws score against steps (Fig. 6
   await page.click('#llm-start');
   await page.waitForSelector('#llm-error');
   assert.match(await page.textContent('#llm-error'), /Operation steps: "six" is not a whole number/);
+  assert.deepEqual(ranks, [], 'no ranks before a Minerva context is generated');
   await page.fill('#llm-gen-steps', '3, 6');
   await runToEnd(page);
+  assert.equal(ranks.length, 1, JSON.stringify(ranks));
   const rs = await rows(page);
   assert.deepEqual(rs.map((r) => r.sample).sort(), ['minerva/quantity_state@steps=3/0', 'minerva/quantity_state@steps=6/0']);
   // Both points land on the steps chart when both were scored; an unscorable reply is a classified error.
@@ -255,6 +261,7 @@ test('a Minerva steps sweep runs in one go and draws score against steps (Fig. 6
   await runToEnd(page);
   const vs = await rows(page);
   assert.deepEqual(vs.map((r) => r.sample).sort(), ['minerva/quantity_state@var=1/0', 'minerva/quantity_state@var=2/0']);
+  assert.equal(ranks.length, 1, 'the ranks are fetched once per page load');
   if (vs.every((r) => !r.error)) {
     assert.equal(await page.getAttribute('#llm-plot-minerva-variants-quantity_state', 'data-drawn'), 'true');
   }

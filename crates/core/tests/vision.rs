@@ -209,6 +209,10 @@ fn settings_that_cannot_make_a_run_are_refused() {
     assert!(VisionConfig::parse_tasks("VSR,nback-verbal").unwrap_err().contains("text suite"));
     assert!(VisionConfig::parse_tasks("VSR,XYZ").unwrap_err().contains("`XYZ`"));
     assert!(VisionConfig::parse_tasks(" , ").is_err());
+    // LSR is words: its frames would reach a model empty.
+    assert!(VisionConfig::parse_tasks("VSR,LSR").unwrap_err().contains("not pictures"));
+    let lsr = VisionConfig::new(vec![StudyTask::Worm(wmlab_core::TaskId::Lsr)], Render::Text);
+    assert!(lsr.check().unwrap_err().contains("not pictures"));
     let mut c = VisionConfig::new(tasks(), Render::Image);
     c.size = 64;
     assert!(c.check().unwrap_err().contains("96"));

@@ -159,16 +159,15 @@ impl State {
             },
             Cmd::Check { config, seq } => {
                 let mut c = TrainConfig::from(*config);
+                c.fit_edited();
                 match c.model.validate().and_then(|()| c.check_task_settings()) {
-                    Ok(()) => {
-                        c.fit_to_tasks();
-                        self.send_config(c, seq)
-                    }
+                    Ok(()) => self.send_config(c, seq),
                     Err(e) => error(e, false),
                 }
             }
             Cmd::Start { config } => {
-                let config = TrainConfig::from(*config);
+                let mut config = TrainConfig::from(*config);
+                config.fit_edited();
                 if let Err(e) = config.model.validate().and_then(|()| config.check_task_settings()) {
                     return error(e, true);
                 }

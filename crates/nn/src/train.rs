@@ -140,6 +140,17 @@ impl TrainConfig {
         }
     }
 
+    /// [`TrainConfig::fit_to_tasks`] for settings edited on a page: a words encoder left from an LSR
+    /// run whose tasks were changed to visual ones becomes the paper's ConvNet again (the CLI refuses an
+    /// explicit `--encoder words` without LSR instead, in [`TrainConfig::check_task_settings`]).
+    pub fn fit_edited(&mut self) {
+        if self.task_ids() != [TaskId::Lsr] && self.model.encoder == Some(Encoder::Words) {
+            self.model.encoder = None;
+            self.model.word_slots = None;
+        }
+        self.fit_to_tasks();
+    }
+
     /// Whether this run trains a subset of the 14 ids (or LSR).
     pub fn is_subset(&self) -> bool {
         self.task_ids() != TaskId::ALL

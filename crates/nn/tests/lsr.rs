@@ -116,6 +116,11 @@ fn mixes_the_paper_does_not_make_are_refused() {
     quick.check_task_settings().unwrap();
     quick.fit_to_tasks();
     assert_eq!(quick.model.encoder, Some(Encoder::Words));
+    // A page that switches an LSR run back to visual tasks gets the ConvNet back, not a refusal.
+    let mut back = quick.clone().with_tasks(None);
+    back.fit_edited();
+    assert_eq!((back.model.encoder, back.model.word_slots), (None, None));
+    back.check_task_settings().unwrap();
     let bad = lsr(Arch::Gru).with_task_settings(Some(vec![("list_lengths".into(), "12".into())]));
     assert!(bad.check_task_settings().unwrap_err().contains("slots=16"));
 }

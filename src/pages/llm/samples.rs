@@ -24,6 +24,18 @@ async fn words() -> Result<std::rc::Rc<Vec<String>>, String> {
     Ok(rc)
 }
 
+/// The cl100k token ranks the Minerva generator measures contexts with: not built into the app (about
+/// 1.7 MB of wasm), fetched and installed once per page load when a generated Minerva suite is run.
+async fn token_ranks() -> Result<(), String> {
+    if minerva::ranks_installed() {
+        return Ok(());
+    }
+    let gz = crate::platform::web::fetch_bytes("data/cl100k_base.tiktoken.gz").await?;
+    let text =
+        String::from_utf8(snapshot::gunzip(&gz)?).map_err(|_| "The token ranks file is not UTF-8 text.".to_string())?;
+    minerva::install_ranks(&text)
+}
+
 /// The samples of a spec (Minerva data is fetched only when a Minerva suite is ticked).
 pub(super) async fn build_samples(spec: &RunSpec) -> Result<Vec<Sample>, String> {
     let cap = |mut v: Vec<Sample>| {
@@ -62,6 +74,7 @@ pub(super) async fn build_samples(spec: &RunSpec) -> Result<Vec<Sample>, String>
     }
     if let Some(g) = &spec.generated {
         let w = words().await?;
+        token_ranks().await?;
         let cfg = minerva::MinervaConfig {
             seed: g.seed,
             context_tokens: g.context_tokens,

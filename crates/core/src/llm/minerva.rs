@@ -29,7 +29,7 @@ mod tokenizer;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-pub use tokenizer::{count_tokens, trim_context};
+pub use tokenizer::{count_tokens, install_ranks, ranks_installed, trim_context};
 
 use super::{Message, Metric, Reference, Sample, SampleBody, Single, Suite};
 use crate::rng::Rng;

@@ -89,6 +89,10 @@ pub struct VisionConfig {
     pub max_retries: u8,
 }
 
+/// Why LSR is not in the visual suite.
+const LSR_NOT_VISUAL: &str = "LSR is words, not pictures (a model would get empty frames): the visual suite takes the WorM \
+                              picture tasks and nback-spatial";
+
 impl VisionConfig {
     pub fn new(tasks: Vec<StudyTask>, render: Render) -> Self {
         VisionConfig {
@@ -103,8 +107,8 @@ impl VisionConfig {
         }
     }
 
-    /// Tasks from a comma list (`VSR,CD-Color,nback-spatial`); unknown names and the letter N-back are
-    /// refused in words.
+    /// Tasks from a comma list (`VSR,CD-Color,nback-spatial`); unknown names, the letter N-back and LSR
+    /// (words) are refused in words.
     pub fn parse_tasks(list: &str) -> Result<Vec<StudyTask>, String> {
         let mut out = Vec::new();
         for name in crate::list_items(list) {
@@ -113,6 +117,9 @@ impl VisionConfig {
             })?;
             if t == StudyTask::Nback(NbackKind::Verbal) {
                 return Err("nback-verbal is letters, not pictures: run it in the N-back text suite".into());
+            }
+            if t == StudyTask::Worm(crate::task::TaskId::Lsr) {
+                return Err(LSR_NOT_VISUAL.into());
             }
             if !out.contains(&t) {
                 out.push(t);
@@ -131,6 +138,9 @@ impl VisionConfig {
         }
         if self.tasks.contains(&StudyTask::Nback(NbackKind::Verbal)) {
             return Err("nback-verbal is letters, not pictures: run it in the N-back text suite".into());
+        }
+        if self.tasks.contains(&StudyTask::Worm(crate::task::TaskId::Lsr)) {
+            return Err(LSR_NOT_VISUAL.into());
         }
         if !(1..=1000).contains(&self.trials) {
             return Err(format!("trials per task must be 1–1000, not {}", self.trials));

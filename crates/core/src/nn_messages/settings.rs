@@ -254,7 +254,7 @@ impl TrainSettings {
         }
         if out.contains(&TaskId::Lsr) && out.len() > 1 {
             return Err("LSR (language serial recall) trains alone, as in the paper (A3.1): its model reads \
-                        words instead of frames; train it as --tasks LSR"
+                        words instead of frames; give LSR as the only task id"
                 .into());
         }
         let every_visual = TaskId::ALL.iter().all(|t| out.contains(t));

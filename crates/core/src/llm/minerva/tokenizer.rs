@@ -1,13 +1,66 @@
 //! cl100k_base token counting and Minerva's `trim_context` rule.
 //!
 //! The reference generator measures context length with `tiktoken.encoding_for_model("gpt-4")`, i.e.
-//! cl100k_base. `tiktoken-rs` bundles the cl100k ranks in the crate (`include_str!`), so nothing is read at
-//! run time; the ranks are parsed once, on first use, into a process-wide singleton.
+//! cl100k_base. Natively the ranks bundled in `tiktoken-rs` are used (parsed once, on first use). In the
+//! browser they are not built in (they were about 1.7 MB of the app's wasm, needed only by the Minerva
+//! generator): the app fetches `data/cl100k_base.tiktoken.gz` (the same file) when a Minerva suite is
+//! generated and hands its text to [`install_ranks`]; the core itself does no IO.
 
 use tiktoken_rs::CoreBPE;
 
+static INSTALLED: std::sync::OnceLock<CoreBPE> = std::sync::OnceLock::new();
+
+/// cl100k_base's pre-tokenizer pattern and special tokens (as `tiktoken_rs::cl100k_base` sets them).
+const PATTERN: &str = "'(?i:[sdmt]|ll|ve|re)|[^\\r\\n\\p{L}\\p{N}]?+\\p{L}++|\\p{N}{1,3}+| ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*+|\\s++$|\\s*[\\r\\n]|\\s+(?!\\S)|\\s";
+const SPECIAL: [(&str, u32); 5] = [
+    ("<|endoftext|>", 100257),
+    ("<|fim_prefix|>", 100258),
+    ("<|fim_middle|>", 100259),
+    ("<|fim_suffix|>", 100260),
+    ("<|endofprompt|>", 100276),
+];
+
+/// Use the cl100k ranks in `text` (the `cl100k_base.tiktoken` format: a base64 token and its rank per
+/// line). A malformed file is refused with the line; ranks already in use stay.
+pub fn install_ranks(text: &str) -> Result<(), String> {
+    use base64::Engine;
+    if INSTALLED.get().is_some() {
+        return Ok(());
+    }
+    let mut encoder = std::collections::HashMap::default();
+    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.is_empty()) {
+        let bad = || format!("the token ranks file is damaged at line {}", i + 1);
+        let (tok, rank) = line.split_once(' ').ok_or_else(bad)?;
+        let tok = base64::engine::general_purpose::STANDARD.decode(tok).map_err(|_| bad())?;
+        encoder.insert(tok, rank.trim().parse::<tiktoken_rs::Rank>().map_err(|_| bad())?);
+    }
+    if encoder.len() < 100_000 {
+        return Err(format!("the token ranks file holds {} ranks, not cl100k_base's 100,256", encoder.len()));
+    }
+    let mut special = std::collections::HashMap::default();
+    for (s, r) in SPECIAL {
+        special.insert(s.to_string(), r);
+    }
+    let bpe = CoreBPE::new(encoder, special, PATTERN).map_err(|e| format!("the token ranks: {e}"))?;
+    let _ = INSTALLED.set(bpe);
+    Ok(())
+}
+
+/// Whether ranks were given with [`install_ranks`] (the browser's Minerva generator needs them).
+pub fn ranks_installed() -> bool {
+    INSTALLED.get().is_some()
+}
+
 fn bpe() -> &'static CoreBPE {
-    tiktoken_rs::cl100k_base_singleton()
+    if let Some(b) = INSTALLED.get() {
+        return b;
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        tiktoken_rs::cl100k_base_singleton()
+    }
+    #[cfg(target_arch = "wasm32")]
+    panic!("the cl100k token ranks are not loaded (the app installs them before generating Minerva contexts)")
 }
 
 /// The number of cl100k_base tokens of `text` (ordinary encoding: special-token strings are plain text).
@@ -69,6 +122,38 @@ fn trim_with(ctx: &str, max: usize, tokens: Vec<tiktoken_rs::Rank>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The file the app fetches holds the ranks bundled natively: installed from it, the tokenizer gives
+    /// the same tokens for text of every kind the generators make.
+    #[test]
+    fn shipped_ranks_file_is_cl100k() {
+        let gz = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../public/data/cl100k_base.tiktoken.gz"))
+            .expect("public/data/cl100k_base.tiktoken.gz");
+        let text = String::from_utf8(crate::llm::snapshot::gunzip(&gz).unwrap()).unwrap();
+        assert!(install_ranks("abc").unwrap_err().contains("line 1"));
+        assert!(install_ranks("YQ== 0\n").unwrap_err().contains("not cl100k_base"));
+        // Build from the file beside the bundled singleton (not installed: other tests use the bundle).
+        let mut encoder = std::collections::HashMap::default();
+        use base64::Engine;
+        for line in text.lines() {
+            let (t, r) = line.split_once(' ').unwrap();
+            encoder.insert(base64::engine::general_purpose::STANDARD.decode(t).unwrap(), r.parse().unwrap());
+        }
+        let mut special = std::collections::HashMap::default();
+        for (s, r) in SPECIAL {
+            special.insert(s.to_string(), r);
+        }
+        let file = CoreBPE::new(encoder, special, PATTERN).unwrap();
+        let bundled = tiktoken_rs::cl100k_base_singleton();
+        for s in [
+            "hello world",
+            "tiktoken is great!",
+            "apple, banana, k3: v17, 42, 1234567, List 1: x\ny",
+            "Überraschung — naïve café 東京 🙂",
+        ] {
+            assert_eq!(file.encode_ordinary(s), bundled.encode_ordinary(s), "{s}");
+        }
+    }
 
     #[test]
     fn minerva_cl100k_known_counts() {
