@@ -594,6 +594,23 @@ pub fn tensor32(frame: &Frame) -> Vec<f32> {
     out
 }
 
+/// The tensors of consecutive frames (a trial's steps), written one after another into `out`
+/// (`TENSOR_LEN` values per frame): a frame equal to the one before it copies that tensor instead of
+/// being drawn again (VSR's probe is shown L times; STS and CS repeat frames too). Each tensor is exactly
+/// [`tensor32`] of its frame.
+pub fn tensors_into<'a>(frames: impl IntoIterator<Item = &'a Frame>, out: &mut [f32]) {
+    let mut prev: Option<&Frame> = None;
+    for (k, f) in frames.into_iter().enumerate() {
+        let at = k * TENSOR_LEN;
+        if k > 0 && prev == Some(f) {
+            out.copy_within(at - TENSOR_LEN..at, at);
+        } else {
+            downsample(&draw96(f), &mut out[at..at + TENSOR_LEN]);
+        }
+        prev = Some(f);
+    }
+}
+
 /// The 32×32 RGB bytes (row-major, 3 per pixel) of a tensor, for previews and PNG export.
 pub fn tensor_to_rgb8(t: &[f32]) -> Vec<u8> {
     let n = SMALL * SMALL;
@@ -614,6 +631,25 @@ pub(crate) mod tests {
     thread_local! {
         /// When set, every fill tests every pixel (the definition the span renderer must equal).
         pub(crate) static EXACT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
+    /// Drawing a trial's frames at once (repeated frames copied) gives each frame's own tensor.
+    #[test]
+    fn trial_tensors_equal_each_frames_tensor() {
+        let mut repeated = 0;
+        for id in crate::TaskId::EVERY {
+            let spec = crate::TaskSpec::new(id);
+            for i in 0..6 {
+                let t = spec.trial(3, crate::Split::Train, i);
+                let mut out = vec![f32::NAN; t.len() * TENSOR_LEN];
+                tensors_into(t.steps.iter().map(|s| &s.frame), &mut out);
+                for (k, s) in t.steps.iter().enumerate() {
+                    assert_eq!(out[k * TENSOR_LEN..(k + 1) * TENSOR_LEN], tensor32(&s.frame)[..], "{id} step {k}");
+                    repeated += (k > 0 && t.steps[k - 1].frame == s.frame) as usize;
+                }
+            }
+        }
+        assert!(repeated > 10, "repeated frames were met ({repeated})");
     }
 
     fn draw_exact(f: &Frame) -> Image96 {

@@ -3,7 +3,7 @@
 //! step is 10 trials of each of the 14 ids (140), drawn on the fly from the generators.
 
 use wmlab_core::Split;
-use wmlab_core::raster::{TENSOR_LEN, tensor32};
+use wmlab_core::raster::{TENSOR_LEN, tensors_into};
 use wmlab_core::task::{HeadKind, MAX_STEPS, Target, TaskId, TaskSpec, Trial};
 
 /// Number of output heads (the five CD ids share one).
@@ -107,14 +107,15 @@ impl Batch {
         for (i, tr) in trials.iter().enumerate() {
             assert!(tr.len() <= t_max, "{} trial has {} steps", tr.task, tr.len());
             // Padding frames stay zero: `Frame::padding()` rasterizes to black (checked in a test).
-            for (t, step) in tr.steps.iter().enumerate() {
-                if word_slots > 0 {
+            if word_slots > 0 {
+                for (t, step) in tr.steps.iter().enumerate() {
                     let off = (i * t_max + t) * width;
                     crate::words::fill_slots(&step.words, &mut words[off..off + width]);
-                    continue;
                 }
-                let off = (i * t_max + t) * TENSOR_LEN;
-                frames[off..off + TENSOR_LEN].copy_from_slice(&tensor32(&step.frame));
+            } else {
+                // A trial's steps are contiguous; a frame repeated from the step before is copied.
+                let off = i * t_max * TENSOR_LEN;
+                tensors_into(tr.steps.iter().map(|s| &s.frame), &mut frames[off..off + tr.len() * TENSOR_LEN]);
             }
             let h = &mut heads[tr.task.head_index()];
             let n = scored_per_task[tr.task.ordinal() as usize].max(1) as f32;
@@ -240,6 +241,7 @@ pub fn joint_batch(
 mod tests {
     use super::*;
     use wmlab_core::Frame;
+    use wmlab_core::raster::tensor32;
 
     #[test]
     fn spread_index_is_a_permutation_per_pass() {
