@@ -107,11 +107,7 @@ impl TrainConfig {
     /// LSR trains alone, and only a words model ([`Encoder::Words`]) reads it.
     pub fn check_task_settings(&self) -> Result<(), String> {
         let ids = self.task_ids();
-        if ids.contains(&TaskId::Lsr) && ids.len() > 1 {
-            return Err("LSR (language serial recall) trains alone, as in the paper (A3.1): its model reads words \
-                        instead of frames"
-                .into());
-        }
+        wmlab_core::nn_messages::lsr_alone(&ids)?;
         // A run of LSR gets the words encoder whatever the preset's ([`TrainConfig::fit_to_tasks`]).
         if ids != [TaskId::Lsr] && self.model.encoder_kind() == Encoder::Words {
             return Err("the words encoder reads LSR's word slots only: train it with the task LSR".into());

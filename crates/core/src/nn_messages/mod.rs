@@ -13,7 +13,7 @@ pub use bundle::{BUNDLE_MAGIC, Bundle, BundleHeader, TrainState};
 pub use card::{CardEffect, CardTest, ModelCard};
 pub use settings::{
     Arch, Attention, Backend, BackendPick, Edit, Encoder, Field, ModelSettings, Preset, SettingsEdits, TrainSettings,
-    trained_ids,
+    lsr_alone, trained_ids,
 };
 
 use crate::analysis::NetworkAnalysis;

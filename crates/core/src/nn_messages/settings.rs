@@ -225,6 +225,17 @@ pub fn trained_ids(tasks: Option<&[TaskId]>) -> Vec<TaskId> {
     }
 }
 
+/// LSR trains alone, as in the paper: a set of trained ids that holds it with others is refused (the
+/// page's task list and `wmlab_nn::TrainConfig::check_task_settings` both ask here).
+pub fn lsr_alone(ids: &[TaskId]) -> Result<(), String> {
+    if ids.contains(&TaskId::Lsr) && ids.len() > 1 {
+        return Err("LSR (language serial recall) trains alone, as in the paper (A3.1): its model reads words \
+                    instead of frames; give LSR as the only task id"
+            .into());
+    }
+    Ok(())
+}
+
 impl TrainSettings {
     /// The trained task ids, in [`TaskId::ALL`] order (all 14 unless `tasks` names a subset).
     pub fn task_ids(&self) -> Vec<TaskId> {
@@ -252,11 +263,7 @@ impl TrainSettings {
                 out.push(t);
             }
         }
-        if out.contains(&TaskId::Lsr) && out.len() > 1 {
-            return Err("LSR (language serial recall) trains alone, as in the paper (A3.1): its model reads \
-                        words instead of frames; give LSR as the only task id"
-                .into());
-        }
+        lsr_alone(&out)?;
         let every_visual = TaskId::ALL.iter().all(|t| out.contains(t));
         Ok((!out.is_empty() && !every_visual).then_some(out))
     }

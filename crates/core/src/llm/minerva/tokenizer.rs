@@ -23,10 +23,15 @@ const SPECIAL: [(&str, u32); 5] = [
 /// Use the cl100k ranks in `text` (the `cl100k_base.tiktoken` format: a base64 token and its rank per
 /// line). A malformed file is refused with the line; ranks already in use stay.
 pub fn install_ranks(text: &str) -> Result<(), String> {
-    use base64::Engine;
-    if INSTALLED.get().is_some() {
-        return Ok(());
+    if INSTALLED.get().is_none() {
+        let _ = INSTALLED.set(parse_ranks(text)?);
     }
+    Ok(())
+}
+
+/// A cl100k tokenizer from the text of a `cl100k_base.tiktoken` file.
+fn parse_ranks(text: &str) -> Result<CoreBPE, String> {
+    use base64::Engine;
     let mut encoder = std::collections::HashMap::default();
     for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.is_empty()) {
         let bad = || format!("the token ranks file is damaged at line {}", i + 1);
@@ -41,9 +46,7 @@ pub fn install_ranks(text: &str) -> Result<(), String> {
     for (s, r) in SPECIAL {
         special.insert(s.to_string(), r);
     }
-    let bpe = CoreBPE::new(encoder, special, PATTERN).map_err(|e| format!("the token ranks: {e}"))?;
-    let _ = INSTALLED.set(bpe);
-    Ok(())
+    CoreBPE::new(encoder, special, PATTERN).map_err(|e| format!("the token ranks: {e}"))
 }
 
 /// Whether ranks were given with [`install_ranks`] (the browser's Minerva generator needs them).
@@ -132,18 +135,8 @@ mod tests {
         let text = String::from_utf8(crate::llm::snapshot::gunzip(&gz).unwrap()).unwrap();
         assert!(install_ranks("abc").unwrap_err().contains("line 1"));
         assert!(install_ranks("YQ== 0\n").unwrap_err().contains("not cl100k_base"));
-        // Build from the file beside the bundled singleton (not installed: other tests use the bundle).
-        let mut encoder = std::collections::HashMap::default();
-        use base64::Engine;
-        for line in text.lines() {
-            let (t, r) = line.split_once(' ').unwrap();
-            encoder.insert(base64::engine::general_purpose::STANDARD.decode(t).unwrap(), r.parse().unwrap());
-        }
-        let mut special = std::collections::HashMap::default();
-        for (s, r) in SPECIAL {
-            special.insert(s.to_string(), r);
-        }
-        let file = CoreBPE::new(encoder, special, PATTERN).unwrap();
+        // Built from the file beside the bundled singleton (not installed: other tests use the bundle).
+        let file = parse_ranks(&text).unwrap();
         let bundled = tiktoken_rs::cl100k_base_singleton();
         for s in [
             "hello world",
