@@ -600,8 +600,6 @@ fn downsample_bytes(img: &Image96, out: &mut [u8; TENSOR_LEN]) {
     // so it is copied; `same[y]` remembers that for the vertical pass.
     let mut mid = [0u8; BIG * SMALL * 3];
     let mut same = [false; BIG];
-    const ROW: usize = BIG * 3;
-    const MID: usize = SMALL * 3;
     for y in y_lo..=y_hi {
         let row: &[u8; ROW] = img.px[y * ROW..(y + 1) * ROW].try_into().unwrap();
         if y > y_lo && img.px[(y - 1) * ROW..y * ROW] == row[..] {
@@ -643,13 +641,18 @@ fn downsample_bytes(img: &Image96, out: &mut [u8; TENSOR_LEN]) {
 /// that pixel exactly (the weights sum to one), so only outputs that straddle an edge are computed.
 #[inline]
 fn horizontal(t: &Taps, row: &[u8; BIG * 3], c0: usize, c1: usize, out_row: &mut [u8]) {
-    let px = |i: usize| u32::from_le_bytes([row[3 * i], row[3 * i + 1], row[3 * i + 2], 0]);
     for o in c0..=c1 {
         let s = t.start[o];
         let (k0, k1) = t.nonzero[o];
-        let first = px(s + k0);
-        if (s + k0 + 1..=s + k1).all(|i| px(i) == first) {
-            out_row[o * 3..o * 3 + 3].copy_from_slice(&row[3 * (s + k0)..3 * (s + k0) + 3]);
+        // the taps' bytes equal themselves shifted by one pixel exactly when every tap is one colour
+        let (a, n) = (3 * (s + k0), 3 * (k1 - k0));
+        let uniform = if n == 12 {
+            <[u8; 12]>::try_from(&row[a..a + 12]).unwrap() == <[u8; 12]>::try_from(&row[a + 3..a + 15]).unwrap()
+        } else {
+            row[a..a + n] == row[a + 3..a + 3 + n]
+        };
+        if uniform {
+            out_row[o * 3..o * 3 + 3].copy_from_slice(&row[a..a + 3]);
             continue;
         }
         let w = &t.w[o];
@@ -690,7 +693,7 @@ pub fn tensor_into(frame: &Frame, out: &mut [f32]) {
     assert_eq!(out.len(), TENSOR_LEN);
     MEMO.with(|m| {
         let mut m = m.borrow_mut();
-        let Memo { slots, key, scratch } = &mut *m;
+        let Memo { slots, key, scratch, last } = &mut *m;
         let h = frame_key(frame, key);
         let slot = &mut slots[(h >> 40) as usize % MEMO_SLOTS];
         if let Some((k, bytes)) = slot
@@ -698,9 +701,9 @@ pub fn tensor_into(frame: &Frame, out: &mut [f32]) {
         {
             return expand(bytes, out);
         }
-        let mut bytes = Box::new([0u8; TENSOR_LEN]);
         draw_into(scratch, frame);
-        downsample_bytes(scratch, &mut bytes);
+        last.update(scratch);
+        let bytes = Box::new(last.out);
         expand(&bytes, out);
         match slot {
             Some((k, b)) => {
@@ -721,6 +724,8 @@ struct Memo {
     key: Vec<u32>,
     /// The image frames are drawn into.
     scratch: Image96,
+    /// The last frame drawn and its resampling, which the next frame's updates.
+    last: Incremental,
 }
 
 thread_local! {
@@ -729,7 +734,122 @@ thread_local! {
             slots: (0..MEMO_SLOTS).map(|_| None).collect(),
             key: Vec::new(),
             scratch: Image96::new(crate::display::palette::BLACK),
+            last: Incremental::new(),
         });
+}
+
+const ROW: usize = BIG * 3;
+const MID: usize = SMALL * 3;
+
+/// Downsampling by difference: consecutive frames mostly share their pixels (a board whose lit cell
+/// moves, a grid whose cells change colour, the same background), and every output byte depends only on
+/// the 6×6 input pixels under its taps. So the last image, its horizontal pass (every row, every
+/// column) and its output are kept; for a new image only the horizontal outputs whose taps cover a
+/// changed pixel, and the final outputs whose taps cover a changed horizontal output, are computed
+/// again. The result is the same function of the pixels as [`downsample`] (a test compares them).
+struct Incremental {
+    img: Image96,
+    mid: Box<[u8; BIG * MID]>,
+    out: [u8; TENSOR_LEN],
+    /// Whether `mid` and `out` describe `img` (false until the first frame).
+    valid: bool,
+}
+
+impl Incremental {
+    fn new() -> Self {
+        Incremental {
+            img: Image96::new(crate::display::palette::BLACK),
+            mid: Box::new([0; BIG * MID]),
+            out: [0; TENSOR_LEN],
+            valid: false,
+        }
+    }
+
+    /// Make `self` the resampling of `img`, and leave in `img` the previous image (whose painted box
+    /// its next `reset` clears).
+    fn update(&mut self, img: &mut Image96) {
+        let t = taps();
+        let full = !self.valid || img.bg != self.img.bg;
+        // rows that may differ: everywhere after a change of background, else where either image painted
+        let (mut y0, mut y1) = (0, BIG - 1);
+        if !full {
+            let boxes = [img.dirty, self.img.dirty];
+            let ys: Vec<(i32, i32)> = boxes.iter().flatten().map(|&(_, a, _, b)| (a, b)).collect();
+            if ys.is_empty() {
+                std::mem::swap(&mut self.img, img);
+                return;
+            }
+            y0 = ys.iter().map(|p| p.0).min().unwrap() as usize;
+            y1 = ys.iter().map(|p| p.1).max().unwrap() as usize;
+        }
+        // horizontal: per row, the changed pixel range and the output columns it reaches
+        let mut cols: [Option<(usize, usize)>; BIG] = [None; BIG];
+        for y in y0..=y1 {
+            let new: &[u8; ROW] = img.px[y * ROW..(y + 1) * ROW].try_into().unwrap();
+            let (xa, xb) = if full {
+                (0, BIG - 1)
+            } else {
+                let old: &[u8; ROW] = self.img.px[y * ROW..(y + 1) * ROW].try_into().unwrap();
+                if old == new {
+                    continue;
+                }
+                changed_pixels(old, new)
+            };
+            let oa = (0..SMALL).find(|&o| t.start[o] + 5 >= xa).unwrap();
+            let ob = (0..SMALL).rev().find(|&o| t.start[o] <= xb).unwrap();
+            cols[y] = Some((oa, ob));
+            let mid_row = y * MID;
+            if y > 0 && img.px[(y - 1) * ROW..y * ROW] == new[..] {
+                // equal to the row above, whose horizontal pass is already this image's
+                self.mid.copy_within((y - 1) * MID + oa * 3..(y - 1) * MID + (ob + 1) * 3, mid_row + oa * 3);
+            } else {
+                horizontal(t, new, oa, ob, &mut self.mid[mid_row..mid_row + MID]);
+            }
+        }
+        // vertical: output rows whose taps cover a changed row, over the columns that changed there
+        let plane = SMALL * SMALL;
+        for oy in 0..SMALL {
+            let s = t.start[oy];
+            let (k0, k1) = t.nonzero[oy];
+            let reach = (s + k0..=s + k1).filter_map(|y| cols[y]);
+            let Some((ca, cb)) = reach.reduce(|a, b| (a.0.min(b.0), a.1.max(b.1))) else { continue };
+            let w = &t.w[oy];
+            let (xa, xb) = (ca * 3, (cb + 1) * 3);
+            let row = |y: usize| &self.mid[y * MID + xa..y * MID + xb];
+            let mut acc = [0i32; MID];
+            if (s + k0 + 1..=s + k1).all(|y| row(y) == row(s + k0)) {
+                // one row under every weight: that row, exactly
+                for (a, &v) in acc[xa..xb].iter_mut().zip(row(s + k0)) {
+                    *a = (v as i32) << PRECISION;
+                }
+            } else {
+                for k in k0..=k1 {
+                    for (a, &v) in acc[xa..xb].iter_mut().zip(row(s + k)) {
+                        *a += w[k] * v as i32;
+                    }
+                }
+            }
+            for ox in ca..=cb {
+                let o = oy * SMALL + ox;
+                self.out[o] = to_u8(acc[ox * 3]);
+                self.out[plane + o] = to_u8(acc[ox * 3 + 1]);
+                self.out[2 * plane + o] = to_u8(acc[ox * 3 + 2]);
+            }
+        }
+        self.valid = true;
+        std::mem::swap(&mut self.img, img);
+    }
+}
+
+/// The first and last pixel at which two different rows differ, comparing 8 bytes at a time.
+fn changed_pixels(a: &[u8; ROW], b: &[u8; ROW]) -> (usize, usize) {
+    let word = |r: &[u8; ROW], i: usize| u64::from_le_bytes(r[i * 8..i * 8 + 8].try_into().unwrap());
+    let diff = |i: usize| word(a, i) ^ word(b, i);
+    let f = (0..ROW / 8).find(|&i| diff(i) != 0).expect("the rows differ");
+    let l = (0..ROW / 8).rev().find(|&i| diff(i) != 0).unwrap();
+    let first = f * 8 + diff(f).trailing_zeros() as usize / 8;
+    let last = l * 8 + 7 - diff(l).leading_zeros() as usize / 8;
+    (first / 3, last / 3)
 }
 
 /// Write a frame's key into `key` (the background, then each drawn shape's kind, coordinates as f32

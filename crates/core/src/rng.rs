@@ -75,6 +75,7 @@ impl Rng {
         key[10..16].copy_from_slice(b"wmlabX");
         Rng::from_key(key)
     }
+    #[inline]
     pub fn next_u32(&mut self) -> u32 {
         self.0.next_u32()
     }
@@ -82,6 +83,7 @@ impl Rng {
         self.0.next_u64()
     }
     /// Uniform integer in `0..n` (unbiased, Lemire's method). `n` must be > 0.
+    #[inline]
     pub fn below(&mut self, n: u32) -> u32 {
         assert!(n > 0, "Rng::below(0)");
         let mut m = (self.next_u32() as u64) * (n as u64);
@@ -94,14 +96,17 @@ impl Rng {
         (m >> 32) as u32
     }
     /// Uniform index in `0..n`.
+    #[inline]
     pub fn index(&mut self, n: usize) -> usize {
         self.below(n as u32) as usize
     }
     /// Uniform integer in the inclusive range `lo..=hi` (like Python's `randint`).
+    #[inline]
     pub fn randint(&mut self, lo: i32, hi: i32) -> i32 {
         assert!(hi >= lo, "randint({lo}, {hi})");
         lo + self.below((hi - lo + 1) as u32) as i32
     }
+    #[inline]
     pub fn coin(&mut self) -> bool {
         self.next_u32() & 1 == 1
     }

