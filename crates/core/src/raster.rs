@@ -10,6 +10,9 @@ pub const SMALL: usize = 32;
 /// Floats in one 32×32×3 tensor.
 pub const TENSOR_LEN: usize = 3 * SMALL * SMALL;
 
+/// Colours an image keeps as row patterns.
+const PENS: usize = 6;
+
 /// A 96×96 RGB image, row-major, 3 bytes per pixel.
 #[derive(Clone)]
 pub struct Image96 {
@@ -17,10 +20,10 @@ pub struct Image96 {
     bg: Rgb,
     /// Bounding box (x0, y0, x1, y1, inclusive) of every pixel painted over the background, if any.
     dirty: Option<(i32, i32, i32, i32)>,
-    /// The last two colours painted, each as a row's worth of bytes (a grid alternates fill and
-    /// outline), so a span is one copy.
-    pens: [(Option<Rgb>, [u8; BIG * 3]); 2],
-    last_pen: usize,
+    /// The last colours painted, each as a row's worth of bytes (a grid alternates its fills and
+    /// outline), so a span is one copy; replaced in turn.
+    pens: [(Option<Rgb>, [u8; BIG * 3]); PENS],
+    next_pen: usize,
 }
 
 impl PartialEq for Image96 {
@@ -46,7 +49,7 @@ impl Image96 {
         for _ in 0..BIG {
             px.extend_from_slice(&row);
         }
-        Image96 { px, bg, dirty: None, pens: [(None, [0; BIG * 3]); 2], last_pen: 0 }
+        Image96 { px, bg, dirty: None, pens: [(None, [0; BIG * 3]); PENS], next_pen: 0 }
     }
     /// Clear to `bg` for the next frame, reusing the buffer: only the painted box is restored when the
     /// background stays the same.
@@ -70,10 +73,9 @@ impl Image96 {
         if let Some(i) = self.pens.iter().position(|p| p.0 == Some(c)) {
             return i;
         }
-        // the pen not used last becomes this colour
-        let i = 1 - self.last_pen;
+        let i = self.next_pen;
         self.pens[i] = (Some(c), pattern(c));
-        self.last_pen = i;
+        self.next_pen = (i + 1) % PENS;
         i
     }
     #[inline]
@@ -133,6 +135,33 @@ impl Image96 {
                 self.mark(a, y, b, y);
                 self.fill_row(y, a, b, &pat);
             }
+        }
+    }
+    /// Paint a sprite shifted by `(dx, dy)`, clipped to the image.
+    fn paint_sprite(&mut self, s: &Sprite, dx: i32, dy: i32) {
+        let max = BIG as i32 - 1;
+        let (mut x0, mut y0, mut x1, mut y1) = (i32::MAX, i32::MAX, i32::MIN, i32::MIN);
+        for &(y, a0, b0, off) in &s.runs {
+            let (y, a0, b0) = (y + dy, a0 + dx, b0 + dx);
+            let (a, b) = (a0.max(0), b0.min(max));
+            if !(0..=max).contains(&y) || a > b {
+                continue;
+            }
+            let at = (y as usize * BIG + a as usize) * 3;
+            let n = (b - a + 1) as usize * 3;
+            let src = &s.bytes[off + (a - a0) as usize * 3..][..n];
+            let dst = &mut self.px[at..at + n];
+            if n <= 24 {
+                for (d, &v) in dst.iter_mut().zip(src) {
+                    *d = v;
+                }
+            } else {
+                dst.copy_from_slice(src);
+            }
+            (x0, y0, x1, y1) = (x0.min(a), y0.min(y), x1.max(b), y1.max(y));
+        }
+        if x0 <= x1 {
+            self.mark(x0, y0, x1, y1);
         }
     }
     /// Paint spans shifted by `(dx, dy)`, clipped to the image.
@@ -336,14 +365,39 @@ fn box_spans(
     (f, o)
 }
 
-type SpanKey = (BoxKind, [i32; 6], bool, bool);
-
-thread_local! {
-    /// Spans of box primitives by their geometry relative to an integer origin: the grids of VIR, VSR,
-    /// SC, SFR and CS repeat one cell shape dozens of times per frame.
-    static SPAN_CACHE: std::cell::RefCell<std::collections::HashMap<SpanKey, std::rc::Rc<(Spans, Spans)>>> =
-        std::cell::RefCell::new(std::collections::HashMap::new());
+/// A fast hasher for the sprite cache's small keys (SipHash, the default, was a tenth of drawing a grid).
+#[derive(Default)]
+struct FxHasher(u64);
+impl std::hash::Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.write_u64(u64::from_le_bytes(c.try_into().unwrap()));
+        }
+        for &b in chunks.remainder() {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u8(&mut self, v: u8) {
+        self.write_u64(v as u64);
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(v as u64);
+    }
+    fn write_i32(&mut self, v: i32) {
+        self.write_u64(v as u32 as u64);
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
+type FxBuild = std::hash::BuildHasherDefault<FxHasher>;
 
 /// A value as an exact multiple of 1/8, if it is one (then translating by integers is exact in f32, so
 /// every pixel test gives the same answer relative to the origin and spans can be reused).
@@ -370,12 +424,13 @@ fn draw_box(
     let (ox, oy) = (b.0.floor(), b.1.floor());
     let local = (b.0 - ox, b.1 - oy, b.2 - ox, b.3 - oy);
     let key = [local.0, local.1, local.2, local.3, radius, width].map(eighths);
-    let spans = if key.iter().all(Option::is_some) && ox.abs() < 4096.0 && oy.abs() < 4096.0 {
-        let key: SpanKey = (kind, key.map(Option::unwrap), fill.is_some(), outline.is_some());
-        let cached = SPAN_CACHE.with(|c| c.borrow().get(&key).cloned());
-        let spans = cached.unwrap_or_else(|| {
-            let v = std::rc::Rc::new(box_spans(kind, local, radius, width, fill.is_some(), outline.is_some()));
-            SPAN_CACHE.with(|c| {
+    if key.iter().all(Option::is_some) && ox.abs() < 4096.0 && oy.abs() < 4096.0 {
+        let key: SpriteKey = (kind, key.map(Option::unwrap), fill, outline);
+        let cached = SPRITES.with(|c| c.borrow().get(&key).cloned());
+        let sprite = cached.unwrap_or_else(|| {
+            let (f, o) = box_spans(kind, local, radius, width, fill.is_some(), outline.is_some());
+            let v = std::rc::Rc::new(Sprite::new(&[(&f, fill), (&o, outline)]));
+            SPRITES.with(|c| {
                 let mut c = c.borrow_mut();
                 if c.len() > 4096 {
                     c.clear();
@@ -384,20 +439,71 @@ fn draw_box(
             });
             v
         });
-        Some((spans, ox as i32, oy as i32))
-    } else {
-        None
-    };
-    let (spans, dx, dy) = match spans {
-        Some(s) => s,
-        None => (std::rc::Rc::new(box_spans(kind, b, radius, width, fill.is_some(), outline.is_some())), 0, 0),
-    };
+        return img.paint_sprite(&sprite, ox as i32, oy as i32);
+    }
+    let (f, o) = box_spans(kind, b, radius, width, fill.is_some(), outline.is_some());
     if let Some(c) = fill {
-        img.paint_spans(&spans.0, dx, dy, c);
+        img.paint_spans(&f, 0, 0, c);
     }
     if let Some(c) = outline {
-        img.paint_spans(&spans.1, dx, dy, c);
+        img.paint_spans(&o, 0, 0, c);
     }
+}
+
+/// A box primitive painted once, relative to an integer origin: per row, runs of painted pixels
+/// (fill and outline together, as they end up) and their bytes, so painting it is one copy per run.
+struct Sprite {
+    /// `(y, a, b, offset)`: pixels `a..=b` of row `y` take `bytes[offset..]`.
+    runs: Vec<(i32, i32, i32, usize)>,
+    bytes: Vec<u8>,
+}
+
+impl Sprite {
+    /// Paint `layers` (spans and colour, in order) onto an empty canvas and keep the painted runs.
+    fn new(layers: &[(&Spans, Option<Rgb>)]) -> Self {
+        let mut sprite = Sprite { runs: Vec::new(), bytes: Vec::new() };
+        let painted = || layers.iter().filter(|l| l.1.is_some()).flat_map(|l| l.0.iter());
+        let Some(x0) = painted().map(|s| s.1).min() else { return sprite };
+        let x1 = painted().map(|s| s.2).max().unwrap();
+        let y0 = painted().map(|s| s.0).min().unwrap();
+        let y1 = painted().map(|s| s.0).max().unwrap();
+        let w = (x1 - x0 + 1) as usize;
+        let mut canvas: Vec<Option<Rgb>> = vec![None; w * (y1 - y0 + 1) as usize];
+        for &(spans, c) in layers {
+            let Some(c) = c else { continue };
+            for &(y, a, b) in spans.iter() {
+                let row = (y - y0) as usize * w;
+                canvas[row + (a - x0) as usize..=row + (b - x0) as usize].fill(Some(c));
+            }
+        }
+        for (r, row) in canvas.chunks_exact(w).enumerate() {
+            let mut x = 0;
+            while x < w {
+                if row[x].is_none() {
+                    x += 1;
+                    continue;
+                }
+                let start = x;
+                while x < w && row[x].is_some() {
+                    let c = row[x].unwrap();
+                    sprite.bytes.extend([c.0, c.1, c.2]);
+                    x += 1;
+                }
+                let off = sprite.bytes.len() - (x - start) * 3;
+                sprite.runs.push((y0 + r as i32, x0 + start as i32, x0 + x as i32 - 1, off));
+            }
+        }
+        sprite
+    }
+}
+
+type SpriteKey = (BoxKind, [i32; 6], Option<Rgb>, Option<Rgb>);
+
+thread_local! {
+    /// Sprites of box primitives by their geometry relative to an integer origin and their colours: the
+    /// grids of VIR, VSR, SC, SFR and CS repeat one cell shape in a few colours dozens of times a frame.
+    static SPRITES: std::cell::RefCell<std::collections::HashMap<SpriteKey, std::rc::Rc<Sprite>, FxBuild>> =
+        std::cell::RefCell::new(std::collections::HashMap::default());
 }
 
 /// Test-only: paint a box by testing every pixel, and check the spans cover exactly those pixels.
@@ -884,7 +990,25 @@ fn frame_key(frame: &Frame, key: &mut Vec<u32>) -> u64 {
             Shape::Noise { seed } => key.extend([6, seed as u32, (seed >> 32) as u32]),
         }
     }
-    key.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &w| (h.rotate_left(5) ^ w as u64).wrapping_mul(0x517c_c1b7_2722_0a95))
+    fx(key)
+}
+
+/// FxHash-style hashing of words (as rustc's hasher), four lanes at a time so the multiplies overlap.
+/// Only for lookups whose hits are confirmed by comparing keys.
+fn fx(words: &[u32]) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mut h = [0u64, 1, 2, 3];
+    let mut chunks = words.chunks_exact(4);
+    for c in &mut chunks {
+        for i in 0..4 {
+            h[i] = (h[i].rotate_left(5) ^ c[i] as u64).wrapping_mul(K);
+        }
+    }
+    let mut t = (h[0] ^ h[1].rotate_left(16) ^ h[2].rotate_left(32) ^ h[3].rotate_left(48)).wrapping_mul(K);
+    for &w in chunks.remainder() {
+        t = (t.rotate_left(5) ^ w as u64).wrapping_mul(K);
+    }
+    (t.rotate_left(5) ^ words.len() as u64).wrapping_mul(K)
 }
 
 /// The tensors of consecutive frames (a trial's steps), written one after another into `out`

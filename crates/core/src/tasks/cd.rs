@@ -122,10 +122,8 @@ pub fn memory_array(rng: &mut Rng, n: usize) -> Vec<Bar> {
             for _ in 0..100 {
                 let x1 = rng.randint(lo, hi);
                 let y1 = rng.randint(lo, hi);
-                let blocked = xs
-                    .iter()
-                    .zip(&ys)
-                    .fold(false, |acc, (&x, &y)| acc | (((x1 - x).abs() < d) & ((y1 - y).abs() < d)));
+                let blocked =
+                    xs.iter().zip(&ys).fold(false, |acc, (&x, &y)| acc | (((x1 - x).abs() < d) & ((y1 - y).abs() < d)));
                 if !blocked {
                     placed = Some((x1, y1));
                     break;
