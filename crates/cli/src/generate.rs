@@ -128,6 +128,78 @@ struct Meta<'a> {
 }
 
 /// Write one task's files into `dir`; returns (real frames, PNGs written).
+/// Trials per unit of work of the generating threads.
+const CHUNK: u64 = 32;
+
+/// A run of consecutive trials, made by one thread: their frames as `.npy` bytes, their lines of
+/// trials.jsonl, and counts.
+struct Chunk {
+    npy: Vec<u8>,
+    jsonl: String,
+    trials: u64,
+    frames: u64,
+    pngs: u64,
+}
+
+fn make_chunk(
+    spec: &TaskSpec,
+    a: &GenerateArgs,
+    split: Split,
+    max_steps: usize,
+    png_dir: &Path,
+    trials: std::ops::Range<u64>,
+) -> Result<Chunk, String> {
+    let id = spec.id;
+    // The padding frame is the same for every padded step.
+    let pad_tensor = raster::tensor32(&wmlab_core::Frame::padding());
+    let mut tensor = vec![0.0f32; TENSOR_LEN];
+    let mut c = Chunk {
+        npy: Vec::with_capacity((trials.end - trials.start) as usize * max_steps * TENSOR_LEN * 4),
+        jsonl: String::new(),
+        trials: trials.end - trials.start,
+        frames: 0,
+        pngs: 0,
+    };
+    for i in trials {
+        let trial = spec.trial(a.seed, split, i);
+        if trial.len() > max_steps {
+            return Err(format!("{id} trial {i} has {} steps, more than the {max_steps} of the export", trial.len()));
+        }
+        for t in 0..max_steps {
+            let data: &[f32] = if t < trial.len() {
+                let frame = trial.frame_at(t);
+                let name = png_dir.join(format!("{}_{:06}_{:02}.png", split.as_str(), i, t));
+                c.frames += 1;
+                match a.png {
+                    PngMode::None => raster::tensor_into(&frame, &mut tensor),
+                    PngMode::Px96 => {
+                        let img = raster::draw96(&frame);
+                        raster::downsample(&img, &mut tensor);
+                        pngout::write(&name, BIG as u32, BIG as u32, &img.px, true)?;
+                        c.pngs += 1;
+                    }
+                    PngMode::Px32 => {
+                        raster::tensor_into(&frame, &mut tensor);
+                        pngout::write(&name, SMALL as u32, SMALL as u32, &raster::tensor_to_rgb8(&tensor), true)?;
+                        c.pngs += 1;
+                    }
+                }
+                &tensor
+            } else {
+                &pad_tensor
+            };
+            for v in data {
+                c.npy.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        let line =
+            serde_json::to_string(&TrialLine::new(i, &trial, split, a.seed, max_steps)).expect("trial line serialises");
+        c.jsonl.push_str(&line);
+        c.jsonl.push('\n');
+    }
+    Ok(c)
+}
+
 fn one_task(spec: &TaskSpec, a: &GenerateArgs, dir: &Path, bar: &ProgressBar) -> Result<(u64, u64), String> {
     let (id, spec) = (spec.id, spec.clone());
     let split = a.split.split();
@@ -146,48 +218,54 @@ fn one_task(spec: &TaskSpec, a: &GenerateArgs, dir: &Path, bar: &ProgressBar) ->
     let jsonl_path = dir.join("trials.jsonl");
     let mut jsonl_w = BufWriter::new(File::create(&jsonl_path).map_err(|e| io_err(&jsonl_path, e))?);
 
-    // The padding frame is the same for every padded step: render it once.
-    let pad_tensor = raster::tensor32(&wmlab_core::Frame::padding());
-    let mut tensor = vec![0.0f32; TENSOR_LEN];
-    let mut bytes = Vec::with_capacity(TENSOR_LEN * 4);
+    // Trials are made in chunks by `jobs` threads and written in order by this one: the files are the
+    // same bytes whatever the number of threads (a test checks).
+    let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let chunks = a.count.div_ceil(CHUNK);
+    let next = std::sync::atomic::AtomicU64::new(0);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<(u64, Result<Chunk, String>)>(2 * jobs);
     let (mut frames, mut pngs) = (0u64, 0u64);
-    for i in a.start..a.start + a.count {
-        let trial = spec.trial(a.seed, split, i);
-        if trial.len() > max_steps {
-            return Err(format!("{id} trial {i} has {} steps, more than the {max_steps} of the export", trial.len()));
-        }
-        for t in 0..max_steps {
-            let data: &[f32] = if t < trial.len() {
-                let img = raster::draw96(&trial.frame_at(t));
-                raster::downsample(&img, &mut tensor);
-                frames += 1;
-                let name = png_dir.join(format!("{}_{:06}_{:02}.png", split.as_str(), i, t));
-                match a.png {
-                    PngMode::None => {}
-                    PngMode::Px96 => {
-                        pngout::write(&name, BIG as u32, BIG as u32, &img.px, true)?;
-                        pngs += 1;
+    let written: Result<(), String> = std::thread::scope(|scope| {
+        for _ in 0..jobs.min(chunks as usize) {
+            let (tx, next, spec) = (tx.clone(), &next, &spec);
+            let png_dir = &png_dir;
+            scope.spawn(move || {
+                loop {
+                    let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if k >= chunks {
+                        return;
                     }
-                    PngMode::Px32 => {
-                        pngout::write(&name, SMALL as u32, SMALL as u32, &raster::tensor_to_rgb8(&tensor), true)?;
-                        pngs += 1;
+                    let first = a.start + k * CHUNK;
+                    let last = (first + CHUNK).min(a.start + a.count);
+                    let chunk = make_chunk(spec, a, split, max_steps, png_dir, first..last);
+                    let failed = chunk.is_err();
+                    if tx.send((k, chunk)).is_err() || failed {
+                        // the writer has stopped, or this chunk failed: the writer reports it
+                        next.store(chunks, std::sync::atomic::Ordering::Relaxed);
+                        return;
                     }
                 }
-                &tensor
-            } else {
-                &pad_tensor
-            };
-            bytes.clear();
-            for v in data {
-                bytes.extend_from_slice(&v.to_le_bytes());
-            }
-            npy_w.write_all(&bytes).map_err(|e| io_err(&npy_path, e))?;
+            });
         }
-        let line =
-            serde_json::to_string(&TrialLine::new(i, &trial, split, a.seed, max_steps)).expect("trial line serialises");
-        writeln!(jsonl_w, "{line}").map_err(|e| io_err(&jsonl_path, e))?;
-        bar.inc(1);
-    }
+        drop(tx);
+        let mut waiting = std::collections::BTreeMap::new();
+        let mut want = 0u64;
+        for (k, chunk) in rx {
+            waiting.insert(k, chunk?);
+            while let Some(c) = waiting.remove(&want) {
+                npy_w.write_all(&c.npy).map_err(|e| io_err(&npy_path, e))?;
+                jsonl_w.write_all(c.jsonl.as_bytes()).map_err(|e| io_err(&jsonl_path, e))?;
+                (frames, pngs) = (frames + c.frames, pngs + c.pngs);
+                bar.inc(c.trials);
+                want += 1;
+            }
+        }
+        if want < chunks {
+            return Err(format!("{id}: trials were lost while generating (a worker thread stopped)"));
+        }
+        Ok(())
+    });
+    written?;
     npy_w.flush().map_err(|e| io_err(&npy_path, e))?;
     jsonl_w.flush().map_err(|e| io_err(&jsonl_path, e))?;
 

@@ -247,6 +247,9 @@ pub struct GenerateArgs {
     /// anything is written; meta.json's parameters record what was set.
     #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_setting)]
     pub set: Vec<(String, String)>,
+    /// Threads that make trials (default: every core). The files are the same whatever the number.
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,

@@ -272,6 +272,30 @@ fn png32_frames_are_the_tensors() {
     }
 }
 
+/// Trials are made by several threads in chunks and written in order: the files do not depend on the
+/// number of threads (70 trials: two whole chunks of 32 and a part).
+#[test]
+fn generate_threads_write_the_same_files() {
+    let one = TempDir::new("jobs1");
+    let three = TempDir::new("jobs3");
+    for (dir, jobs) in [(&one, "1"), (&three, "3")] {
+        ok(&["generate", "--task", "SFR", "--split", "train", "--count", "70", "--seed", "4", "--out", dir.s()]
+            .into_iter()
+            .chain(["--png", "32", "--jobs", jobs, "--quiet"])
+            .collect::<Vec<_>>());
+    }
+    for f in ["frames.npy", "trials.jsonl", "meta.json", "png/train_000069_00.png", "png/train_000033_01.png"] {
+        let (a, b) = (fs::read(one.path().join(f)).unwrap(), fs::read(three.path().join(f)).unwrap());
+        assert!(a == b, "{f} differs between --jobs 1 and --jobs 3");
+    }
+    let lines = fs::read_to_string(three.path().join("trials.jsonl")).unwrap();
+    let ids: Vec<u64> = lines
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["trial"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ids, (0..70).collect::<Vec<_>>());
+}
+
 #[test]
 fn start_writes_the_same_trials_as_one_run() {
     let whole = TempDir::new("whole");
