@@ -403,7 +403,8 @@ type FxBuild = std::hash::BuildHasherDefault<FxHasher>;
 /// every pixel test gives the same answer relative to the origin and spans can be reused).
 fn eighths(v: f32) -> Option<i32> {
     let e = v * 8.0;
-    (e.fract() == 0.0 && e.abs() < 524_288.0).then_some(e as i32)
+    // (a round trip through i32 instead of `fract`, which is a libm call here; NaN fails the range test)
+    (e.abs() < 524_288.0 && (e as i32) as f32 == e).then_some(e as i32)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -809,14 +810,13 @@ pub fn tensor_into(frame: &Frame, out: &mut [f32]) {
         }
         draw_into(scratch, frame);
         last.update(scratch);
-        let bytes = Box::new(last.out);
-        expand(&bytes, out);
+        expand(&last.out, out);
         match slot {
             Some((k, b)) => {
                 k.clone_from(key);
-                *b = bytes;
+                **b = last.out;
             }
-            None => *slot = Some((key.clone(), bytes)),
+            None => *slot = Some((key.clone(), Box::new(last.out))),
         }
     })
 }
