@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks that print numbers (never part of the tests). Run on a quiet machine:
 #   scripts/bench.sh [frames] [nn] [torch] [browser] [learn]   (default: the first four)
-#   frames   stimulus generation, frames/s per task id (`wmlab bench`)
+#   frames   stimulus generation, frames/s and trials/s per task id and the joint mix (`wmlab bench`)
 #   nn       native training throughput of LSTM-256 / TRF-256 at the paper's batch (140) and inference
 #            latency, burn flex CPU backend, `--profile native` (crates/nn/examples/bench.rs)
 #   torch    the same models, batch and conv work in PyTorch eager on the same CPU (scripts/bench_torch.py);
@@ -47,8 +47,16 @@ PY
   done
 fi
 if has frames; then
-  echo "== stimulus generation (wmlab bench)"
+  echo "== stimulus generation (wmlab bench, one thread)"
   cargo run -q --profile native -p wmlab-cli -- bench --seconds 1
+  # WMLAB_BENCH_CPU=x86-64-v3 also builds the CLI for AVX2 CPUs (its own target dir) and benches it:
+  # measured +15-25% on the joint mix, +35% on CD (whose ChaCha draws dominate) on an AVX-512 Xeon.
+  if [ -n "${WMLAB_BENCH_CPU:-}" ]; then
+    echo "== stimulus generation, built with -C target-cpu=$WMLAB_BENCH_CPU"
+    CARGO_TARGET_DIR="$HOME/.cache/wmlab/target-$WMLAB_BENCH_CPU" \
+      CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUSTFLAGS="-C target-cpu=$WMLAB_BENCH_CPU" \
+      cargo run -q --profile native -p wmlab-cli -- bench --seconds 1
+  fi
 fi
 if has nn || has torch; then
   echo "== networks, native (burn flex)"
