@@ -2,8 +2,8 @@
 //! whose every method is written here (no float-dependent library samplers), so the same seed gives the
 //! same bytes on every platform, native and wasm32, and across dependency upgrades of `rand`.
 
-use rand::{RngCore, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use chacha20::ChaCha8Rng;
+use chacha20::rand_core::{Rng as _, SeedableRng};
 
 /// Which stream of trials a seed belongs to. Splits never share a ChaCha key (see [`trial_seed`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -61,8 +61,29 @@ pub fn trial_seed(master: u64, task_ordinal: u8, split: Split, index: u64) -> [u
 }
 
 /// A deterministic random source. Cheap to create; one per trial.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Rng(ChaCha8Rng);
+
+impl Clone for Rng {
+    /// (chacha20's generator is not `Clone`; its state round-trips exactly, buffer position included.)
+    fn clone(&self) -> Self {
+        Rng(ChaCha8Rng::deserialize_state(&self.0.serialize_state()))
+    }
+}
+
+/// The same stream through `rand`'s interface, for code that wants `rand`'s samplers (WM Lab's own draws
+/// use the methods above, which are written out so they cannot change with a `rand` upgrade).
+impl rand::RngCore for Rng {
+    fn next_u32(&mut self) -> u32 {
+        Rng::next_u32(self)
+    }
+    fn next_u64(&mut self) -> u64 {
+        Rng::next_u64(self)
+    }
+    fn fill_bytes(&mut self, dst: &mut [u8]) {
+        self.0.fill_bytes(dst)
+    }
+}
 
 impl Rng {
     pub fn from_key(key: [u8; 32]) -> Self {
@@ -200,6 +221,35 @@ mod tests {
             let set: std::collections::HashSet<_> = s.iter().collect();
             assert_eq!(set.len(), k);
             assert!(s.iter().all(|&x| x < 36));
+        }
+    }
+
+    /// The stream is `rand_chacha`'s ChaCha8Rng word for word (what every earlier trial was drawn
+    /// from), across buffer refills, 64-bit reads, byte fills and clones made mid-stream.
+    #[test]
+    fn stream_equals_rand_chacha() {
+        use rand::{RngCore, SeedableRng};
+        for seed in 0..40u64 {
+            let key = trial_seed(seed, (seed % 15) as u8, Split::Train, seed * 977);
+            let mut ours = Rng::from_key(key);
+            let mut theirs = rand_chacha::ChaCha8Rng::from_seed(key);
+            for i in 0..3000 {
+                match (i + seed) % 11 {
+                    0 => assert_eq!(ours.next_u64(), theirs.next_u64(), "seed {seed} draw {i}"),
+                    1 => {
+                        let (mut a, mut b) = ([0u8; 12], [0u8; 12]);
+                        RngCore::fill_bytes(&mut ours, &mut a);
+                        theirs.fill_bytes(&mut b);
+                        assert_eq!(a, b, "seed {seed} draw {i}");
+                    }
+                    2 => {
+                        let mut c = ours.clone();
+                        assert_eq!(c.next_u32(), ours.next_u32(), "clone at draw {i}");
+                        theirs.next_u32();
+                    }
+                    _ => assert_eq!(ours.next_u32(), theirs.next_u32(), "seed {seed} draw {i}"),
+                }
+            }
         }
     }
 }

@@ -104,8 +104,8 @@ impl Bar {
 /// points sit in lanes padded with far-away points, and each try tests every lane without branching.
 pub fn memory_array(rng: &mut Rng, n: usize) -> Vec<Bar> {
     const FAR: i32 = -1_000_000;
-    let lanes = n.div_ceil(8).max(1) * 8;
-    let (mut xs, mut ys) = (vec![FAR; lanes], vec![FAR; lanes]);
+    assert!(n <= LANES, "CD arrays hold at most {LANES} bars (set sizes are checked to be at most 12)");
+    let (mut xs, mut ys) = ([FAR; LANES], [FAR; LANES]);
     let mut bars: Vec<Bar> = Vec::with_capacity(n);
     'restart: loop {
         xs.fill(FAR);
@@ -122,8 +122,12 @@ pub fn memory_array(rng: &mut Rng, n: usize) -> Vec<Bar> {
             for _ in 0..100 {
                 let x1 = rng.randint(lo, hi);
                 let y1 = rng.randint(lo, hi);
-                let blocked =
-                    xs.iter().zip(&ys).fold(false, |acc, (&x, &y)| acc | (((x1 - x).abs() < d) & ((y1 - y).abs() < d)));
+                // |a| < d as one unsigned comparison: a + d - 1 in 0..2d - 1
+                let near = |a: i32| (a + d - 1) as u32 <= (2 * d - 2) as u32;
+                let mut blocked = false;
+                for i in 0..LANES {
+                    blocked |= near(x1 - xs[i]) & near(y1 - ys[i]);
+                }
                 if !blocked {
                     placed = Some((x1, y1));
                     break;
@@ -139,6 +143,9 @@ pub fn memory_array(rng: &mut Rng, n: usize) -> Vec<Bar> {
         return bars;
     }
 }
+
+/// Lanes of start points in [`memory_array`].
+const LANES: usize = 16;
 
 /// Change one feature of one bar.
 pub fn change(p: &CdParams, bar: &mut Bar, feature: Feature) {
