@@ -223,10 +223,11 @@ fn one_task(spec: &TaskSpec, a: &GenerateArgs, dir: &Path, bar: &ProgressBar) ->
     let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
     let chunks = a.count.div_ceil(CHUNK);
     let next = std::sync::atomic::AtomicU64::new(0);
+    let jobs = jobs.min(chunks as usize).max(1);
     let (tx, rx) = std::sync::mpsc::sync_channel::<(u64, Result<Chunk, String>)>(2 * jobs);
     let (mut frames, mut pngs) = (0u64, 0u64);
     let written: Result<(), String> = std::thread::scope(|scope| {
-        for _ in 0..jobs.min(chunks as usize) {
+        for _ in 0..jobs {
             let (tx, next, spec) = (tx.clone(), &next, &spec);
             let png_dir = &png_dir;
             scope.spawn(move || {
@@ -235,8 +236,9 @@ fn one_task(spec: &TaskSpec, a: &GenerateArgs, dir: &Path, bar: &ProgressBar) ->
                     if k >= chunks {
                         return;
                     }
+                    // (offsets within the run first: start + count is checked not to overflow)
                     let first = a.start + k * CHUNK;
-                    let last = (first + CHUNK).min(a.start + a.count);
+                    let last = a.start + ((k + 1) * CHUNK).min(a.count);
                     let chunk = make_chunk(spec, a, split, max_steps, png_dir, first..last);
                     let failed = chunk.is_err();
                     if tx.send((k, chunk)).is_err() || failed {
@@ -251,8 +253,10 @@ fn one_task(spec: &TaskSpec, a: &GenerateArgs, dir: &Path, bar: &ProgressBar) ->
         let mut waiting = std::collections::BTreeMap::new();
         let mut want = 0u64;
         for (k, chunk) in rx {
-            waiting.insert(k, chunk?);
+            waiting.insert(k, chunk);
             while let Some(c) = waiting.remove(&want) {
+                // a failed chunk is reported when its turn comes, so the first failure in trial order wins
+                let c = c?;
                 npy_w.write_all(&c.npy).map_err(|e| io_err(&npy_path, e))?;
                 jsonl_w.write_all(c.jsonl.as_bytes()).map_err(|e| io_err(&jsonl_path, e))?;
                 (frames, pngs) = (frames + c.frames, pngs + c.pngs);
@@ -261,6 +265,10 @@ fn one_task(spec: &TaskSpec, a: &GenerateArgs, dir: &Path, bar: &ProgressBar) ->
             }
         }
         if want < chunks {
+            // workers stopped after a failure in a later chunk, before this one was made
+            if let Some((_, Err(e))) = waiting.into_iter().find(|(_, c)| c.is_err()) {
+                return Err(e);
+            }
             return Err(format!("{id}: trials were lost while generating (a worker thread stopped)"));
         }
         Ok(())

@@ -288,6 +288,20 @@ fn generate_threads_write_the_same_files() {
         let (a, b) = (fs::read(one.path().join(f)).unwrap(), fs::read(three.path().join(f)).unwrap());
         assert!(a == b, "{f} differs between --jobs 1 and --jobs 3");
     }
+    // the last trial indices a u64 holds: chunk arithmetic must not overflow past START + COUNT
+    let top = TempDir::new("top");
+    let start = (u64::MAX - 11).to_string();
+    ok(&["generate", "--task", "SI", "--split", "test", "--count", "10", "--start", &start, "--out", top.s()]
+        .into_iter()
+        .chain(["--png", "none", "--quiet"])
+        .collect::<Vec<_>>());
+    let lines = fs::read_to_string(top.path().join("trials.jsonl")).unwrap();
+    let ids: Vec<u64> = lines
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["trial"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ids, (u64::MAX - 11..u64::MAX - 1).collect::<Vec<_>>());
+
     let lines = fs::read_to_string(three.path().join("trials.jsonl")).unwrap();
     let ids: Vec<u64> = lines
         .lines()

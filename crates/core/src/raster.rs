@@ -425,7 +425,10 @@ fn draw_box(
     let (ox, oy) = (b.0.floor(), b.1.floor());
     let local = (b.0 - ox, b.1 - oy, b.2 - ox, b.3 - oy);
     let key = [local.0, local.1, local.2, local.3, radius, width].map(eighths);
-    if key.iter().all(Option::is_some) && ox.abs() < 4096.0 && oy.abs() < 4096.0 {
+    // Sprites hold the whole box, so only boxes near the image get one (a huge box would cost its area
+    // in memory; the span path below needs only its rows).
+    let near = (-128.0..224.0).contains(&ox) && (-128.0..224.0).contains(&oy) && b.2 - b.0 < 256.0 && b.3 - b.1 < 256.0;
+    if near && key.iter().all(Option::is_some) {
         let key: SpriteKey = (kind, key.map(Option::unwrap), fill, outline);
         let cached = SPRITES.with(|c| c.borrow().get(&key).cloned());
         let sprite = cached.unwrap_or_else(|| {
@@ -886,6 +889,8 @@ impl Incremental {
     fn update(&mut self, img: &mut Image96) {
         let t = taps();
         let full = !self.valid || img.bg != self.img.bg;
+        // (not valid while half updated: a panic caught above would otherwise leave stale state)
+        self.valid = false;
         // rows that may differ: everywhere after a change of background, else where either image painted
         let (mut y0, mut y1) = (0, BIG - 1);
         if !full {
