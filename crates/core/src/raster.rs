@@ -67,7 +67,7 @@ impl Image96 {
         self.bg = bg;
         self.dirty = None;
     }
-    /// The row pattern of colour `c`, from the two-pen cache.
+    /// The pen (index into `pens`) holding colour `c`'s row pattern, made in the next slot if missing.
     #[inline]
     fn pen(&mut self, c: Rgb) -> usize {
         if let Some(i) = self.pens.iter().position(|p| p.0 == Some(c)) {
@@ -149,15 +149,7 @@ impl Image96 {
             }
             let at = (y as usize * BIG + a as usize) * 3;
             let n = (b - a + 1) as usize * 3;
-            let src = &s.bytes[off + (a - a0) as usize * 3..][..n];
-            let dst = &mut self.px[at..at + n];
-            if n <= 24 {
-                for (d, &v) in dst.iter_mut().zip(src) {
-                    *d = v;
-                }
-            } else {
-                dst.copy_from_slice(src);
-            }
+            copy_run(&mut self.px[at..at + n], &s.bytes[off + (a - a0) as usize * 3..][..n]);
             (x0, y0, x1, y1) = (x0.min(a), y0.min(y), x1.max(b), y1.max(y));
         }
         if x0 <= x1 {
@@ -186,13 +178,20 @@ impl Image96 {
 /// Copy the start of a row pattern over `dst`.
 #[inline]
 fn fill_bytes(dst: &mut [u8], pat: &[u8; BIG * 3]) {
+    let n = dst.len();
+    copy_run(dst, &pat[..n]);
+}
+
+/// Copy a run of pixels (`src` as long as `dst`).
+#[inline]
+fn copy_run(dst: &mut [u8], src: &[u8]) {
     if dst.len() <= 24 {
         // short runs (outlines, thin lines): a byte loop beats a call to memcpy
-        for (d, &s) in dst.iter_mut().zip(pat) {
+        for (d, &s) in dst.iter_mut().zip(src) {
             *d = s;
         }
     } else {
-        dst.copy_from_slice(&pat[..dst.len()]);
+        dst.copy_from_slice(src);
     }
 }
 
@@ -391,13 +390,19 @@ impl std::hash::Hasher for FxHasher {
         self.write_u64(v as u64);
     }
     fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95);
+        self.0 = fx_mix(self.0, v);
     }
     fn finish(&self) -> u64 {
         self.0
     }
 }
 type FxBuild = std::hash::BuildHasherDefault<FxHasher>;
+
+/// One step of FxHash (rustc's hasher): fold a word into the state.
+#[inline]
+fn fx_mix(h: u64, w: u64) -> u64 {
+    (h.rotate_left(5) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95)
+}
 
 /// A value as an exact multiple of 1/8, if it is one (then translating by integers is exact in f32, so
 /// every pixel test gives the same answer relative to the origin and spans can be reused).
@@ -889,20 +894,19 @@ impl Incremental {
     fn update(&mut self, img: &mut Image96) {
         let t = taps();
         let full = !self.valid || img.bg != self.img.bg;
-        // (not valid while half updated: a panic caught above would otherwise leave stale state)
-        self.valid = false;
         // rows that may differ: everywhere after a change of background, else where either image painted
         let (mut y0, mut y1) = (0, BIG - 1);
         if !full {
-            let boxes = [img.dirty, self.img.dirty];
-            let ys: Vec<(i32, i32)> = boxes.iter().flatten().map(|&(_, a, _, b)| (a, b)).collect();
-            if ys.is_empty() {
+            let painted = [img.dirty, self.img.dirty].into_iter().flatten();
+            let Some((a, b)) = painted.map(|(_, a, _, b)| (a, b)).reduce(|p, q| (p.0.min(q.0), p.1.max(q.1))) else {
+                // both plain background: nothing to resample again
                 std::mem::swap(&mut self.img, img);
                 return;
-            }
-            y0 = ys.iter().map(|p| p.0).min().unwrap() as usize;
-            y1 = ys.iter().map(|p| p.1).max().unwrap() as usize;
+            };
+            (y0, y1) = (a as usize, b as usize);
         }
+        // (not valid while half updated: a panic caught above would otherwise leave stale state)
+        self.valid = false;
         // horizontal: per row, the changed pixel range and the output columns it reaches
         let mut cols: [Option<(usize, usize)>; BIG] = [None; BIG];
         for y in y0..=y1 {
@@ -1011,19 +1015,18 @@ fn frame_key(frame: &Frame, key: &mut Vec<u32>) -> u64 {
 /// FxHash-style hashing of words (as rustc's hasher), four lanes at a time so the multiplies overlap.
 /// Only for lookups whose hits are confirmed by comparing keys.
 fn fx(words: &[u32]) -> u64 {
-    const K: u64 = 0x517c_c1b7_2722_0a95;
     let mut h = [0u64, 1, 2, 3];
     let mut chunks = words.chunks_exact(4);
     for c in &mut chunks {
         for i in 0..4 {
-            h[i] = (h[i].rotate_left(5) ^ c[i] as u64).wrapping_mul(K);
+            h[i] = fx_mix(h[i], c[i] as u64);
         }
     }
-    let mut t = (h[0] ^ h[1].rotate_left(16) ^ h[2].rotate_left(32) ^ h[3].rotate_left(48)).wrapping_mul(K);
+    let mut t = fx_mix(0, h[0] ^ h[1].rotate_left(16) ^ h[2].rotate_left(32) ^ h[3].rotate_left(48));
     for &w in chunks.remainder() {
-        t = (t.rotate_left(5) ^ w as u64).wrapping_mul(K);
+        t = fx_mix(t, w as u64);
     }
-    (t.rotate_left(5) ^ words.len() as u64).wrapping_mul(K)
+    fx_mix(t, words.len() as u64)
 }
 
 /// The tensors of consecutive frames (a trial's steps), written one after another into `out`
