@@ -168,19 +168,19 @@ fn make_chunk(
         for t in 0..max_steps {
             let data: &[f32] = if t < trial.len() {
                 let frame = trial.frame_at(t);
-                let name = png_dir.join(format!("{}_{:06}_{:02}.png", split.as_str(), i, t));
+                let name = || png_dir.join(format!("{}_{:06}_{:02}.png", split.as_str(), i, t));
                 c.frames += 1;
                 match a.png {
                     PngMode::None => raster::tensor_into(&frame, &mut tensor),
                     PngMode::Px96 => {
                         let img = raster::draw96(&frame);
                         raster::downsample(&img, &mut tensor);
-                        pngout::write(&name, BIG as u32, BIG as u32, &img.px, true)?;
+                        pngout::write(&name(), BIG as u32, BIG as u32, &img.px, true)?;
                         c.pngs += 1;
                     }
                     PngMode::Px32 => {
                         raster::tensor_into(&frame, &mut tensor);
-                        pngout::write(&name, SMALL as u32, SMALL as u32, &raster::tensor_to_rgb8(&tensor), true)?;
+                        pngout::write(&name(), SMALL as u32, SMALL as u32, &raster::tensor_to_rgb8(&tensor), true)?;
                         c.pngs += 1;
                     }
                 }
@@ -220,10 +220,10 @@ fn one_task(spec: &TaskSpec, a: &GenerateArgs, dir: &Path, bar: &ProgressBar) ->
 
     // Trials are made in chunks by `jobs` threads and written in order by this one: the files are the
     // same bytes whatever the number of threads (a test checks).
-    let jobs = a.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
     let chunks = a.count.div_ceil(CHUNK);
+    let cores = || std::thread::available_parallelism().map_or(1, |n| n.get());
+    let jobs = a.jobs.unwrap_or_else(cores).min(chunks as usize).max(1);
     let next = std::sync::atomic::AtomicU64::new(0);
-    let jobs = jobs.min(chunks as usize).max(1);
     let (tx, rx) = std::sync::mpsc::sync_channel::<(u64, Result<Chunk, String>)>(2 * jobs);
     let (mut frames, mut pngs) = (0u64, 0u64);
     let written: Result<(), String> = std::thread::scope(|scope| {
