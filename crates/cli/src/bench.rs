@@ -24,7 +24,7 @@ fn measure(specs: &[TaskSpec], seed: u64, budget: Duration) -> Measure {
     loop {
         for spec in specs {
             let trial = spec.trial(seed, Split::Train, index);
-            // As a training batch renders a trial: a frame repeated from the step before is copied.
+            // As a training batch renders a trial (through the raster memo and incremental resampling).
             raster::tensors_into(trial.steps.iter().map(|s| &s.frame), &mut tensors[..trial.len() * TENSOR_LEN]);
             black_box(&tensors);
             frames += trial.len() as u64;

@@ -113,7 +113,8 @@ impl Batch {
                     crate::words::fill_slots(&step.words, &mut words[off..off + width]);
                 }
             } else {
-                // A trial's steps are contiguous; a frame repeated from the step before is copied.
+                // A trial's steps are contiguous; frames drawn before (a repeated probe, a recurring board) come
+                // from the raster memo.
                 let off = i * t_max * TENSOR_LEN;
                 tensors_into(tr.steps.iter().map(|s| &s.frame), &mut frames[off..off + tr.len() * TENSOR_LEN]);
             }
