@@ -125,22 +125,30 @@ def main():
             model = Worm(arch, 256)
             model.train()
             opt = torch.optim.Adam(model.parameters(), lr=1e-4)
-            times = []
+            times, parts = [], []
             for i in range(a.steps):
                 lens = all_lens[i % len(all_lens)]
                 t = time.perf_counter()
                 opt.zero_grad()
                 loss = joint_loss(model(frames, tasks, lens, same_work), tasks, lens, targets)
+                loss.item()
+                t1 = time.perf_counter()
                 loss.backward()
+                t2 = time.perf_counter()
                 opt.step()
-                times.append(time.perf_counter() - t)
+                t3 = time.perf_counter()
+                times.append(t3 - t)
+                parts.append((t1 - t, t2 - t1, t3 - t2))
             steady = times[1:] if len(times) > 1 else times
+            steady_parts = parts[1:] if len(parts) > 1 else parts
             per = sum(steady) / len(steady)
+            fwd, bwd, opt_s = (sum(p[j] for p in steady_parts) / len(steady_parts) for j in range(3))
             label = f"{arch.upper()}-256"
             params = sum(p.numel() for p in model.parameters()) / 1e6
             mode = "same-work" if same_work else "reference"
             print(f"{label} ({params:.2f}M params) training [{mode}]: {per:.2f} s/step at batch {b} → "
-                  f"{b / per:.1f} trials/s (mean of {len(steady)} steps after the first; first {times[0]:.2f} s)")
+                  f"{b / per:.1f} trials/s (mean of {len(steady)} steps after the first; first {times[0]:.2f} s); "
+                  f"forward+loss {fwd:.2f} s, backward {bwd:.2f} s, optimizer {opt_s:.3f} s")
             lens = all_lens[0]
             if same_work:
                 model.eval()

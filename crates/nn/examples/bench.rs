@@ -14,6 +14,10 @@ use wmlab_nn::batch::{all_specs, joint_batch};
 use wmlab_nn::loss::{Targets, joint_loss};
 use wmlab_nn::model::{Arch, ModelConfig, ModelInput};
 
+fn arch_list() -> Vec<(Arch, usize)> {
+    vec![(Arch::Lstm, 256), (Arch::Trf, 256)]
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let steps: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(3);
@@ -64,7 +68,15 @@ fn main() {
     }
     for (name, plain) in devices {
         println!("backend {name}: {plain:?}");
-        for (arch, c) in [(Arch::Lstm, 256), (Arch::Trf, 256)] {
+        // WMLAB_BENCH_BURN_CONV=1 also runs flex with burn's own Conv2d (before crates/nn/src/conv.rs).
+        let mut ways = vec![(arch_list(), true)];
+        if name == "flex" && std::env::var("WMLAB_BENCH_BURN_CONV").is_ok_and(|v| v == "1") {
+            ways.push((arch_list(), false));
+        }
+        for (arch, c, ours) in ways.into_iter().flat_map(|(l, o)| l.into_iter().map(move |(a, c)| (a, c, o))) {
+            #[cfg(feature = "flex")]
+            wmlab_nn::conv::FLEX_KERNELS.store(ours, std::sync::atomic::Ordering::Relaxed);
+            let name = if ours { name.to_string() } else { format!("{name}, burn's conv") };
             let cfg = ModelConfig::paper(arch, c);
             let device = plain.clone().autodiff();
             device.seed(86);
@@ -72,29 +84,39 @@ fn main() {
             let params = burn::module::Module::num_params(&model);
             let mut optim = AdamConfig::new().init();
             let mut times = Vec::new();
+            let mut parts = Vec::new();
             for batch in &batches {
                 let t = Instant::now();
                 let input = ModelInput::from_batch(batch, &device);
                 let targets = Targets::from_batch(batch, &device);
                 let loss = joint_loss(&model.forward(&input), &targets);
                 let v = loss.clone().into_scalar::<f32>();
+                let t1 = Instant::now();
                 let grads = GradientsParams::from_grads(loss.backward(), &model);
+                let t2 = Instant::now();
                 model = optim.step(1e-4, model, grads);
-                let dt = t.elapsed().as_secs_f64();
+                let t3 = Instant::now();
+                let dt = (t3 - t).as_secs_f64();
                 eprintln!("  {} step: {:.2} s, loss {v:.4}", cfg.label(), dt);
                 times.push(dt);
+                parts.push([(t1 - t).as_secs_f64(), (t2 - t1).as_secs_f64(), (t3 - t2).as_secs_f64()]);
             }
             // First step includes warm-up; report the rest when there are more.
-            let steady: Vec<f64> = if times.len() > 1 { times[1..].to_vec() } else { times.clone() };
+            let skip = usize::from(times.len() > 1);
+            let steady = &times[skip..];
             let per_step = steady.iter().sum::<f64>() / steady.len() as f64;
+            let part = |j: usize| parts[skip..].iter().map(|p| p[j]).sum::<f64>() / steady.len() as f64;
             println!(
-                "[{name}] {} ({:.2}M params) training: {:.2} s/step at batch {b} → {:.1} trials/s (mean of {} steps after the first; first {:.2} s; excludes batch building)",
+                "[{name}] {} ({:.2}M params) training: {:.2} s/step at batch {b} → {:.1} trials/s (mean of {} steps after the first; first {:.2} s; excludes batch building); forward+loss {:.2} s, backward {:.2} s, optimizer {:.3} s",
                 cfg.label(),
                 params as f64 / 1e6,
                 per_step,
                 b as f64 / per_step,
                 steady.len(),
-                times[0]
+                times[0],
+                part(0),
+                part(1),
+                part(2)
             );
 
             // Inference: forward only, plain device, whole batch and single trial.

@@ -18,6 +18,8 @@
 pub mod analyse;
 pub mod batch;
 pub mod checkpoint;
+#[cfg(feature = "flex")]
+pub mod conv;
 pub mod dist_attn;
 pub mod eval;
 pub mod loss;

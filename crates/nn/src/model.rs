@@ -312,13 +312,30 @@ impl WormModel {
             );
             return self.proj.forward(x.reshape([n, c * h * w]));
         };
-        let x = self.act.forward(conv1.forward(x));
-        let x = self.act.forward(conv2.forward(x));
-        let x = self.pool.forward(x);
-        let x = self.act.forward(conv3.forward(x));
-        let x = self.pool.forward(x);
-        let x = self.act.forward(conv4.forward(x));
-        let x = self.gap.forward(x); // [N, c4, s, s]
+        #[cfg(feature = "flex")]
+        let x = {
+            // The same layers, ReLU and pooling fused into the flex kernels where the input is on flex.
+            use crate::conv::{conv3x3_relu, conv3x3_relu_pool};
+            let x = conv3x3_relu(conv1, x);
+            let x = conv3x3_relu_pool(conv2, x);
+            let x = conv3x3_relu_pool(conv3, x);
+            conv3x3_relu(conv4, x)
+        };
+        #[cfg(not(feature = "flex"))]
+        let x = {
+            let x = self.act.forward(conv1.forward(x));
+            let x = self.pool.forward(self.act.forward(conv2.forward(x)));
+            let x = self.pool.forward(self.act.forward(conv3.forward(x)));
+            self.act.forward(conv4.forward(x))
+        };
+        let x = if self.gap.output_size == [1, 1] {
+            // The paper's global average pool as a mean: its gradient is a broadcast, where burn's
+            // adaptive pooling accumulates into a zeroed tensor (same values).
+            let [n, c, h, w] = x.dims();
+            x.reshape([n, c, h * w]).mean_dim(2).reshape([n, c, 1, 1])
+        } else {
+            self.gap.forward(x) // [N, c4, s, s]
+        };
         let [n, c, s1, s2] = x.dims();
         self.proj.forward(x.reshape([n, c * s1 * s2]))
     }

@@ -1,0 +1,95 @@
+//! The ConvNet's flex kernels (`wmlab_nn::conv`, im2col + GEMM) against burn's own `Conv2d`: the same
+//! outputs and the same gradients for the input, the weight and the bias, on shapes that take one
+//! chunk and several (with a partial last chunk), square and not.
+
+use burn::nn::conv::{Conv2d, Conv2dConfig};
+use burn::nn::pool::MaxPool2dConfig;
+use burn::nn::{PaddingConfig2d, Relu};
+use burn::prelude::*;
+use burn::tensor::Distribution;
+use wmlab_nn::conv::{conv3x3, conv3x3_relu, conv3x3_relu_pool, is_flex};
+
+fn close(what: &str, ours: Tensor<4>, theirs: Tensor<4>) {
+    let a = ours.into_data().try_into_vec::<f32>().unwrap();
+    let b = theirs.into_data().try_into_vec::<f32>().unwrap();
+    assert_eq!(a.len(), b.len(), "{what}: sizes");
+    let scale = b.iter().fold(0f32, |m, v| m.max(v.abs())).max(1e-6);
+    let worst = a.iter().zip(&b).map(|(x, y)| (x - y).abs()).fold(0f32, f32::max);
+    assert!(worst <= 1e-4 * scale, "{what}: largest difference {worst} against values up to {scale}");
+}
+
+fn conv(device: &Device, cin: usize, cout: usize) -> Conv2d {
+    Conv2dConfig::new([cin, cout], [3, 3]).with_padding(PaddingConfig2d::Explicit(1, 1, 1, 1)).init(device)
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Then {
+    Nothing,
+    Relu,
+    ReluPool,
+}
+
+/// Forward and all three gradients of `sum(f(x) * r)`, ours against burn's, for `f` = the conv then
+/// nothing, a ReLU, or a ReLU and 2×2 max pooling.
+fn check_then(n: usize, cin: usize, cout: usize, h: usize, w: usize, then: Then) {
+    let device = Device::flex().autodiff();
+    device.seed(7);
+    let layer = conv(&device, cin, cout);
+    let x = Tensor::<4>::random([n, cin, h, w], Distribution::Normal(0.0, 1.0), &device).require_grad();
+    let (oh, ow) = if matches!(then, Then::ReluPool) { (h / 2, w / 2) } else { (h, w) };
+    let r = Tensor::<4>::random([n, cout, oh, ow], Distribution::Normal(0.0, 1.0), &device);
+    let label = format!("N{n} {cin}->{cout} {h}x{w} then {then:?}");
+
+    let (ours, theirs) = match then {
+        Then::Nothing => (conv3x3(&layer, x.clone()), layer.forward(x.clone())),
+        Then::Relu => (conv3x3_relu(&layer, x.clone()), Relu::new().forward(layer.forward(x.clone()))),
+        Then::ReluPool => (
+            conv3x3_relu_pool(&layer, x.clone()),
+            MaxPool2dConfig::new([2, 2]).init().forward(Relu::new().forward(layer.forward(x.clone()))),
+        ),
+    };
+    close(&format!("{label} forward"), ours.clone(), theirs.clone());
+
+    let g_ours = (ours * r.clone()).sum().backward();
+    let g_theirs = (theirs * r).sum().backward();
+    close(&format!("{label} d input"), x.grad(&g_ours).unwrap(), x.grad(&g_theirs).unwrap());
+    let (wo, wt) = (layer.weight.val().grad(&g_ours).unwrap(), layer.weight.val().grad(&g_theirs).unwrap());
+    close(&format!("{label} d weight"), wo, wt);
+    let bias = layer.bias.as_ref().unwrap().val();
+    let (bo, bt) = (bias.grad(&g_ours).unwrap(), bias.grad(&g_theirs).unwrap());
+    close(&format!("{label} d bias"), bo.reshape([1, 1, 1, cout]), bt.reshape([1, 1, 1, cout]));
+}
+
+fn check(n: usize, cin: usize, cout: usize, h: usize, w: usize) {
+    for then in [Then::Nothing, Then::Relu, Then::ReluPool] {
+        check_then(n, cin, cout, h, w, then);
+    }
+}
+
+#[test]
+fn small_shapes_match_burn() {
+    check(2, 3, 4, 5, 7); // odd sides: pooling drops the last row and column
+    check(2, 3, 4, 5, 5);
+    check(3, 5, 7, 6, 4); // not square
+    check(1, 1, 1, 1, 1); // a 1×1 image: only the centre tap sees data
+    check(2, 2, 3, 2, 3);
+}
+
+#[test]
+fn several_chunks_match_burn() {
+    // K·p = 64·9 · 32·32 = 589,824 floats a frame: 7 frames a chunk, so 9 frames are 7 + 2.
+    check(9, 64, 16, 32, 32);
+}
+
+#[test]
+fn untracked_forward_matches_burn_and_wgpu_devices_fall_back() {
+    let device = Device::flex();
+    assert!(is_flex(&device) && is_flex(&device.clone().autodiff()));
+    let layer = conv(&device, 4, 6);
+    let x = Tensor::<4>::random([3, 4, 8, 8], Distribution::Normal(0.0, 1.0), &device);
+    close("inference", conv3x3(&layer, x.clone()), layer.forward(x));
+    // A layer that is not 3×3 "same" takes burn's conv (and gives its output shape).
+    let wide = Conv2dConfig::new([4, 2], [3, 3]).init(&device); // no padding
+    let x = Tensor::<4>::random([1, 4, 8, 8], Distribution::Normal(0.0, 1.0), &device);
+    assert_eq!(conv3x3(&wide, x).dims(), [1, 2, 6, 6]);
+}
