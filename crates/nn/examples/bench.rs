@@ -14,10 +14,6 @@ use wmlab_nn::batch::{all_specs, joint_batch};
 use wmlab_nn::loss::{Targets, joint_loss};
 use wmlab_nn::model::{Arch, ModelConfig, ModelInput};
 
-fn arch_list() -> Vec<(Arch, usize)> {
-    vec![(Arch::Lstm, 256), (Arch::Trf, 256)]
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let steps: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(3);
@@ -69,11 +65,11 @@ fn main() {
     for (name, plain) in devices {
         println!("backend {name}: {plain:?}");
         // WMLAB_BENCH_BURN_CONV=1 also runs flex with burn's own Conv2d (before crates/nn/src/conv.rs).
-        let mut ways = vec![(arch_list(), true)];
+        let mut ways = vec![true];
         if name == "flex" && std::env::var("WMLAB_BENCH_BURN_CONV").is_ok_and(|v| v == "1") {
-            ways.push((arch_list(), false));
+            ways.push(false);
         }
-        for (arch, c, ours) in ways.into_iter().flat_map(|(l, o)| l.into_iter().map(move |(a, c)| (a, c, o))) {
+        for (arch, c, ours) in ways.into_iter().flat_map(|ours| [(Arch::Lstm, 256, ours), (Arch::Trf, 256, ours)]) {
             #[cfg(feature = "flex")]
             wmlab_nn::conv::FLEX_KERNELS.store(ours, std::sync::atomic::Ordering::Relaxed);
             let name = if ours { name.to_string() } else { format!("{name}, burn's conv") };

@@ -3,7 +3,7 @@
 //!
 //! Why: burn 0.22's flex backend computes a conv's weight gradient as a convolution whose "kernel" is
 //! the whole output-gradient map (batch and channels swapped) and its input gradient as a transposed
-//! convolution; on the paper's ConvNet at the paper's batch that made a training step about 2× PyTorch
+//! convolution; on the paper's ConvNet at the paper's batch that made a training step 2–3× PyTorch
 //! eager's (`crates/nn/examples/conv_bench.rs` against `scripts/bench_conv_torch.py`). Here all three
 //! products are plain matrix products over an im2col matrix laid out `[C_in·9, frames·H·W]`, done by
 //! flex's own matmul (the `gemm` crate, AVX-512 with `native-fast`), the im2col matrix rebuilt per
@@ -23,7 +23,7 @@ use burn::backend::autodiff::checkpoint::strategy::CheckpointStrategy;
 use burn::backend::autodiff::grads::Gradients;
 use burn::backend::autodiff::ops::{Backward, Ops, OpsKind};
 use burn::backend::flex::FlexTensor;
-use burn::backend::ops::{ActivationOps, ConvOptions, ModuleOps};
+use burn::backend::ops::{ConvOptions, ModuleOps};
 use burn::backend::tensor::FloatTensor;
 use burn::backend::{Backend, Dispatch, DispatchDevice, Flex, TensorMetadata, backend_extension};
 use burn::nn::PaddingConfig2d;
@@ -44,8 +44,7 @@ pub trait Conv3x3Backend: Backend {
     /// `x [N, C_in, H, W]`, `w [C_out, C_in, 3, 3]`, `b [C_out]` → `[N, C_out, H, W]`, through a ReLU
     /// when `relu`.
     fn conv3x3(x: FloatTensor<Self>, w: FloatTensor<Self>, b: FloatTensor<Self>, relu: bool) -> FloatTensor<Self> {
-        let y = Self::conv2d(x, w, Some(b), options());
-        if relu { Self::relu(y) } else { y }
+        burn_conv3x3::<Self>(x, w, b, relu)
     }
     /// Gradient of the input, given the output's gradient `g [N, C_out, H, W]`.
     fn conv3x3_dx(x: FloatTensor<Self>, w: FloatTensor<Self>, g: FloatTensor<Self>) -> FloatTensor<Self> {
@@ -55,9 +54,8 @@ pub trait Conv3x3Backend: Backend {
     fn conv3x3_dw(x: FloatTensor<Self>, w: FloatTensor<Self>, g: FloatTensor<Self>) -> FloatTensor<Self> {
         Self::conv2d_weight_backward(x, w, g, options())
     }
-    /// Gradient of the bias `b` (the output gradient summed over frames and pixels).
-    fn conv3x3_db(b: FloatTensor<Self>, g: FloatTensor<Self>) -> FloatTensor<Self> {
-        let _ = b;
+    /// Gradient of the bias (the output gradient summed over frames and pixels).
+    fn conv3x3_db(g: FloatTensor<Self>) -> FloatTensor<Self> {
         sum_bias::<Self>(g)
     }
     /// `max_pool2d(relu(x))` with a 2×2 window and stride 2 (`[N, C, H, W]` → `[N, C, H/2, W/2]`).
@@ -69,6 +67,12 @@ pub trait Conv3x3Backend: Backend {
     fn relu_max_pool2x2_dx(x: FloatTensor<Self>, g: FloatTensor<Self>) -> FloatTensor<Self> {
         burn_relu_max_pool_dx::<Self>(x, g)
     }
+}
+
+/// The convolution (and ReLU) in burn's ops.
+fn burn_conv3x3<B: Backend>(x: FloatTensor<B>, w: FloatTensor<B>, b: FloatTensor<B>, relu: bool) -> FloatTensor<B> {
+    let y = B::conv2d(x, w, Some(b), options());
+    if relu { B::relu(y) } else { y }
 }
 
 /// `max_pool2d(relu(x))` in burn's ops.
@@ -99,8 +103,7 @@ fn flex_f32(t: &FlexTensor) -> bool {
 impl Conv3x3Backend for Flex {
     fn conv3x3(x: FloatTensor<Self>, w: FloatTensor<Self>, b: FloatTensor<Self>, relu: bool) -> FloatTensor<Self> {
         if !(flex_f32(&x) && flex_f32(&w) && flex_f32(&b)) {
-            let y = Self::conv2d(x, w, Some(b), options());
-            return if relu { <Self as ActivationOps<Self>>::relu(y) } else { y };
+            return burn_conv3x3::<Self>(x, w, b, relu);
         }
         kernels::forward(x, w, b, relu)
     }
@@ -116,11 +119,10 @@ impl Conv3x3Backend for Flex {
         }
         kernels::weight_grad(x, &w, g)
     }
-    fn conv3x3_db(b: FloatTensor<Self>, g: FloatTensor<Self>) -> FloatTensor<Self> {
+    fn conv3x3_db(g: FloatTensor<Self>) -> FloatTensor<Self> {
         if !flex_f32(&g) {
             return sum_bias::<Self>(g);
         }
-        let _ = b;
         kernels::bias_grad(g)
     }
     fn relu_max_pool2x2(x: FloatTensor<Self>) -> FloatTensor<Self> {
@@ -143,20 +145,20 @@ impl<B: Backend + Conv3x3Backend, C: CheckpointStrategy> Conv3x3Backend for Auto
         struct Conv3x3Backward;
 
         impl<B: Backend + Conv3x3Backend> Backward<B, 3> for Conv3x3Backward {
-            /// The forward's input and weight, the bias (for its shape), and the output when it went
-            /// through the ReLU (its mask; the next layer keeps the same tensor as its input).
-            type State = (FloatTensor<B>, FloatTensor<B>, FloatTensor<B>, Option<FloatTensor<B>>);
+            /// The forward's input and weight, and the output when it went through the ReLU (its mask;
+            /// the next layer keeps the same tensor as its input).
+            type State = (FloatTensor<B>, FloatTensor<B>, Option<FloatTensor<B>>);
 
             fn backward(self, ops: Ops<Self::State, 3>, grads: &mut Gradients, _checkpointer: &mut Checkpointer) {
                 let [node_x, node_w, node_b] = ops.parents;
                 let g = grads.consume::<B>(&ops.node);
-                let (x, w, b, y) = ops.state;
+                let (x, w, y) = ops.state;
                 let g = match y {
                     Some(y) => B::relu_backward(y, g),
                     None => g,
                 };
                 if let Some(node) = node_b {
-                    grads.register::<B>(node.id, B::conv3x3_db(b, g.clone()));
+                    grads.register::<B>(node.id, B::conv3x3_db(g.clone()));
                 }
                 if let Some(node) = node_x {
                     grads.register::<B>(node.id, B::conv3x3_dx(x.clone(), w.clone(), g.clone()));
@@ -169,9 +171,9 @@ impl<B: Backend + Conv3x3Backend, C: CheckpointStrategy> Conv3x3Backend for Auto
 
         match Conv3x3Backward.prepare::<C>([x.node(), w.node(), b.node()]).compute_bound().stateful() {
             OpsKind::Tracked(prep) => {
-                let (xp, wp, bp) = (x.into_primitive(), w.into_primitive(), b.into_primitive());
-                let out = B::conv3x3(xp.clone(), wp.clone(), bp.clone(), relu);
-                prep.finish((xp, wp, bp, relu.then(|| out.clone())), out)
+                let (xp, wp) = (x.into_primitive(), w.into_primitive());
+                let out = B::conv3x3(xp.clone(), wp.clone(), b.into_primitive(), relu);
+                prep.finish((xp, wp, relu.then(|| out.clone())), out)
             }
             OpsKind::UnTracked(prep) => {
                 prep.finish(B::conv3x3(x.into_primitive(), w.into_primitive(), b.into_primitive(), relu))
@@ -325,6 +327,17 @@ mod kernels {
         }
     }
 
+    /// `m [rows, cols]` transposed, contiguous.
+    fn transposed(m: &[f32], rows: usize, cols: usize) -> Vec<f32> {
+        let mut t = vec![0.0f32; rows * cols];
+        for r in 0..rows {
+            for c in 0..cols {
+                t[c * rows + r] = m[r * cols + c];
+            }
+        }
+        t
+    }
+
     /// `a · b` (or `a · bᵀ`) with flex's matmul, the result's floats row-major.
     fn matmul(a: FlexTensor, b: FlexTensor, transpose_b: bool) -> FlexTensor {
         let b = if transpose_b { b.transpose(0, 1) } else { b };
@@ -426,13 +439,7 @@ mod kernels {
             }
         }
         // dwᵀ [K, co] → dw [co, K]
-        let mut out = vec![0.0f32; co * k];
-        for r in 0..k {
-            for o in 0..co {
-                out[o * k + r] = dw[r * co + o];
-            }
-        }
-        tensor(out, &[co, c, 3, 3])
+        tensor(transposed(&dw, k, co), &[co, c, 3, 3])
     }
 
     /// The input gradient as `dcol = Wᵀ·G` (one GEMM whose streamed operand, `G`, is used `C_in·9`
@@ -444,15 +451,8 @@ mod kernels {
         let co = dims4(&w)[0];
         let (p, k) = (h * wd, c * 9);
         let gs = floats(&g);
-        let ws = floats(&w);
         // wᵀ [K, co], contiguous.
-        let mut wt = vec![0.0f32; k * co];
-        for o in 0..co {
-            for r in 0..k {
-                wt[r * co + o] = ws[o * k + r];
-            }
-        }
-        let wt = tensor(wt, &[k, co]);
+        let wt = tensor(transposed(&floats(&w), co, k), &[k, co]);
         let mut dx = vec![0.0f32; n * c * p];
         let nb_max = chunk(k, p).min(n);
         let mut gc = Buffer::new(co, nb_max * p);
@@ -460,7 +460,7 @@ mod kernels {
             let nb = nb_max.min(n - n0);
             gather_channels_first(&gs, co, p, n0, nb, gc.write(co, nb * p));
             // [K, co] · [co, nb·p] → dcol [K, nb·p], then col2im into dx
-            let dcol = Flex::float_matmul(wt.clone(), gc.handle());
+            let dcol = matmul(wt.clone(), gc.handle(), false);
             let dcol = floats(&dcol);
             super::par_rows(&mut dx[n0 * c * p..(n0 + nb) * c * p], p, |plane_index, plane| {
                 let (f, ci) = (plane_index / c, plane_index % c);
@@ -510,7 +510,8 @@ mod kernels {
     }
 
     /// The input gradient of [`relu_max_pool`]: each window's `g` to its first largest input when that
-    /// is positive; every other input gets 0 (written, not scattered into zeros).
+    /// is positive; every other input of the window gets 0 (each window written whole, not scattered
+    /// into zeros; an odd last row or column, in no window, stays 0).
     pub(super) fn relu_max_pool_dx(x: &FlexTensor, g: FlexTensor) -> FlexTensor {
         let [n, c, h, w] = dims4(x);
         let (oh, ow) = (h / 2, w / 2);
@@ -519,7 +520,6 @@ mod kernels {
         super::par_rows(&mut dx, h * w, |plane, out| {
             let src = &xs[plane * h * w..][..h * w];
             let gp = &gs[plane * oh * ow..][..oh * ow];
-            out.fill(0.0);
             for i in 0..oh {
                 for j in 0..ow {
                     let taps = [
@@ -534,8 +534,9 @@ mod kernels {
                             best = t;
                         }
                     }
-                    if src[best] > 0.0 {
-                        out[best] = gp[i * ow + j];
+                    let grad = if src[best] > 0.0 { gp[i * ow + j] } else { 0.0 };
+                    for t in taps {
+                        out[t] = if t == best { grad } else { 0.0 };
                     }
                 }
             }
