@@ -435,20 +435,14 @@ fn draw_box(
     let near = (-128.0..224.0).contains(&ox) && (-128.0..224.0).contains(&oy) && b.2 - b.0 < 256.0 && b.3 - b.1 < 256.0;
     if near && key.iter().all(Option::is_some) {
         let key: SpriteKey = (kind, key.map(Option::unwrap), fill, outline);
-        let cached = SPRITES.with(|c| c.borrow().get(&key).cloned());
-        let sprite = cached.unwrap_or_else(|| {
-            let (f, o) = box_spans(kind, local, radius, width, fill.is_some(), outline.is_some());
-            let v = std::rc::Rc::new(Sprite::new(&[(&f, fill), (&o, outline)]));
-            SPRITES.with(|c| {
-                let mut c = c.borrow_mut();
-                if c.len() > 4096 {
-                    c.clear();
-                }
-                c.insert(key, v.clone());
+        return SPRITES.with(|c| {
+            let mut c = c.borrow_mut();
+            let sprite = c.get(key, || {
+                let (f, o) = box_spans(kind, local, radius, width, fill.is_some(), outline.is_some());
+                Sprite::new(&[(&f, fill), (&o, outline)])
             });
-            v
+            img.paint_sprite(sprite, ox as i32, oy as i32)
         });
-        return img.paint_sprite(&sprite, ox as i32, oy as i32);
     }
     let (f, o) = box_spans(kind, b, radius, width, fill.is_some(), outline.is_some());
     if let Some(c) = fill {
@@ -508,11 +502,49 @@ impl Sprite {
 
 type SpriteKey = (BoxKind, [i32; 6], Option<Rgb>, Option<Rgb>);
 
+/// Sprites of box primitives by their geometry relative to an integer origin and their colours: the
+/// grids of VIR, VSR, SC, SFR and CS repeat one cell shape in a few colours dozens of times a frame.
+#[derive(Default)]
+struct Sprites {
+    all: std::collections::HashMap<SpriteKey, std::rc::Rc<Sprite>, FxBuild>,
+    /// The last few used, looked through before hashing (a grid alternates two or three cell sprites).
+    recent: Vec<(SpriteKey, std::rc::Rc<Sprite>)>,
+    next: usize,
+}
+
+impl Sprites {
+    const RECENT: usize = 4;
+    /// The sprite of `key`, made by `make` if new.
+    fn get(&mut self, key: SpriteKey, make: impl FnOnce() -> Sprite) -> &Sprite {
+        if let Some(i) = self.recent.iter().position(|r| r.0 == key) {
+            return &self.recent[i].1;
+        }
+        let sprite = match self.all.get(&key) {
+            Some(s) => s.clone(),
+            None => {
+                if self.all.len() > 4096 {
+                    self.all.clear();
+                }
+                let s = std::rc::Rc::new(make());
+                self.all.insert(key, s.clone());
+                s
+            }
+        };
+        let i = if self.recent.len() < Self::RECENT {
+            self.recent.push((key, sprite));
+            self.recent.len() - 1
+        } else {
+            let i = self.next;
+            self.recent[i] = (key, sprite);
+            self.next = (i + 1) % Self::RECENT;
+            i
+        };
+        &self.recent[i].1
+    }
+}
+
 thread_local! {
-    /// Sprites of box primitives by their geometry relative to an integer origin and their colours: the
-    /// grids of VIR, VSR, SC, SFR and CS repeat one cell shape in a few colours dozens of times a frame.
-    static SPRITES: std::cell::RefCell<std::collections::HashMap<SpriteKey, std::rc::Rc<Sprite>, FxBuild>> =
-        std::cell::RefCell::new(std::collections::HashMap::default());
+    static SPRITES: std::cell::RefCell<Sprites> = std::cell::RefCell::new(Sprites::default());
 }
 
 /// Test-only: paint a box by testing every pixel, and check the spans cover exactly those pixels.

@@ -103,7 +103,8 @@ impl Bar {
 /// average), so the loop is written for speed while drawing exactly the reference's stream: the start
 /// points sit in lanes padded with far-away points, and each try tests every lane without branching.
 pub fn memory_array(rng: &mut Rng, n: usize) -> Vec<Bar> {
-    const FAR: i32 = -1_000_000;
+    // (16-bit lanes: twice as many to a vector as 32-bit ones; every difference below fits)
+    const FAR: i16 = -10_000;
     assert!(n <= LANES, "CD arrays hold at most {LANES} bars (set sizes are checked to be at most 12)");
     let (mut xs, mut ys) = ([FAR; LANES], [FAR; LANES]);
     let mut bars: Vec<Bar> = Vec::with_capacity(n);
@@ -123,18 +124,19 @@ pub fn memory_array(rng: &mut Rng, n: usize) -> Vec<Bar> {
                 let x1 = rng.randint(lo, hi);
                 let y1 = rng.randint(lo, hi);
                 // |a| < d as one unsigned comparison: a + d - 1 in 0..2d - 1
-                let near = |a: i32| (a + d - 1) as u32 <= (2 * d - 2) as u32;
+                let (x1, y1, d) = (x1 as i16, y1 as i16, d as i16);
+                let near = |a: i16| (a + d - 1) as u16 <= (2 * d - 2) as u16;
                 let mut blocked = false;
                 for i in 0..LANES {
                     blocked |= near(x1 - xs[i]) & near(y1 - ys[i]);
                 }
                 if !blocked {
-                    placed = Some((x1, y1));
+                    placed = Some((x1 as i32, y1 as i32));
                     break;
                 }
             }
             let Some((x1, y1)) = placed else { continue 'restart };
-            (xs[j], ys[j]) = (x1, y1);
+            (xs[j], ys[j]) = (x1 as i16, y1 as i16);
             let lf = l as f32;
             let (cx, cy) =
                 if horizontal { (x1 as f32 + lf / 2.0, y1 as f32) } else { (x1 as f32, y1 as f32 + lf / 2.0) };
@@ -279,6 +281,41 @@ mod tests {
                 let changed = probe.frame != t.steps[0].frame;
                 assert_eq!(probe.target, Target::Class(changed as u16));
                 assert_eq!(t.conditions.changed_feature.is_some(), changed);
+            }
+        }
+    }
+
+    /// The reference's placement written plainly: every try checks every placed start.
+    fn memory_array_plain(rng: &mut Rng, n: usize) -> Vec<Bar> {
+        'restart: loop {
+            let mut starts: Vec<(i32, i32)> = Vec::new();
+            let mut bars = Vec::new();
+            for _ in 0..n {
+                let (large, red, horizontal, gap) = (rng.coin(), rng.coin(), rng.coin(), rng.coin());
+                let l = if large { LARGE as i32 } else { SMALL as i32 };
+                let (lo, hi, d) = (l / 2 + 3, 96 - l - 3, l + 11);
+                let placed = (0..100).find_map(|_| {
+                    let (x1, y1) = (rng.randint(lo, hi), rng.randint(lo, hi));
+                    starts.iter().all(|&(x, y)| (x1 - x).abs() >= d || (y1 - y).abs() >= d).then_some((x1, y1))
+                });
+                let Some((x1, y1)) = placed else { continue 'restart };
+                starts.push((x1, y1));
+                let lf = l as f32;
+                let (cx, cy) =
+                    if horizontal { (x1 as f32 + lf / 2.0, y1 as f32) } else { (x1 as f32, y1 as f32 + lf / 2.0) };
+                bars.push(Bar { cx, cy, len: lf, large, horizontal, red, gap });
+            }
+            return bars;
+        }
+    }
+
+    #[test]
+    fn memory_array_equals_the_plain_rule_and_draws_the_same_stream() {
+        for n in [1, 2, 4, 6, 8, 10, 12] {
+            for seed in 0..40 {
+                let (mut a, mut b) = (Rng::from_u64(seed), Rng::from_u64(seed));
+                assert_eq!(memory_array(&mut a, n), memory_array_plain(&mut b, n), "n {n} seed {seed}");
+                assert_eq!(a.next_u64(), b.next_u64(), "the same number of draws");
             }
         }
     }
