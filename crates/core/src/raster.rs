@@ -262,24 +262,55 @@ fn in_ellipse(x: f32, y: f32, b: (f32, f32, f32, f32)) -> bool {
     dx * dx + dy * dy <= 1.0
 }
 
-fn draw_segment(img: &mut Image96, (x0, y0, x1, y1): (f32, f32, f32, f32), c: Rgb, width: f32) {
+/// The box and pixel-centre test of a Pillow line of `width` (butt ends; a point when degenerate).
+fn segment_region(
+    (x0, y0, x1, y1): (f32, f32, f32, f32),
+    width: f32,
+) -> ((f32, f32, f32, f32), impl Fn(f32, f32) -> bool) {
     let (dx, dy) = (x1 - x0, y1 - y0);
     let len = (dx * dx + dy * dy).sqrt();
     let half = (width / 2.0).max(0.5);
-    if len < 1e-6 {
-        img.fill_convex((x0 - half, y0 - half, x0 + half, y0 + half), c, |x, y| {
-            (x - x0).abs() <= half && (y - y0).abs() <= half
-        });
-        return;
-    }
-    let (ux, uy) = (dx / len, dy / len);
+    let point = len < 1e-6;
+    let (ux, uy) = if point { (0.0, 0.0) } else { (dx / len, dy / len) };
     let bbox = (x0.min(x1) - half, y0.min(y1) - half, x0.max(x1) + half, y0.max(y1) + half);
-    img.fill_convex(bbox, c, |x, y| {
+    let inside = move |x: f32, y: f32| {
+        if point {
+            return (x - x0).abs() <= half && (y - y0).abs() <= half;
+        }
         let (px, py) = (x - x0, y - y0);
         let t = px * ux + py * uy;
         let d = (px * uy - py * ux).abs();
         t >= -1e-3 && t <= len + 1e-3 && d <= half
-    });
+    };
+    (bbox, inside)
+}
+
+fn draw_segment(img: &mut Image96, seg: (f32, f32, f32, f32), c: Rgb, width: f32) {
+    // A segment translated by whole pixels covers the same pixels, translated, when its numbers are
+    // exact multiples of 1/8 (SI's lattice, CD's bars, the grids' lines): it is painted as a sprite.
+    let (ox, oy) = (seg.0.min(seg.2).floor(), seg.1.min(seg.3).floor());
+    let local = (seg.0 - ox, seg.1 - oy, seg.2 - ox, seg.3 - oy);
+    let key = [local.0, local.1, local.2, local.3, width, 0.0].map(eighths);
+    let near = (-128.0..224.0).contains(&ox)
+        && (-128.0..224.0).contains(&oy)
+        && (seg.0 - seg.2).abs() < 256.0
+        && (seg.1 - seg.3).abs() < 256.0
+        && width.abs() < 64.0;
+    #[cfg(test)]
+    let near = near && !tests::EXACT.with(|e| e.get());
+    if near && key.iter().all(Option::is_some) {
+        let key: SpriteKey = (SpriteKind::Segment, key.map(Option::unwrap), Some(c), None);
+        return SPRITES.with(|cache| {
+            let mut cache = cache.borrow_mut();
+            let sprite = cache.get(key, || {
+                let (bbox, inside) = segment_region(local, width);
+                Sprite::new(&[(&convex_spans(bbox, inside), Some(c))])
+            });
+            img.paint_sprite(sprite, ox as i32, oy as i32)
+        });
+    }
+    let (bbox, inside) = segment_region(seg, width);
+    img.fill_convex(bbox, c, inside);
 }
 
 /// Rows `(y, a, b)` of pixels to paint, in some frame of reference.
@@ -318,6 +349,13 @@ enum BoxKind {
     Rect,
     Round,
     Ellipse,
+}
+
+/// What a sprite was painted from: a box primitive, or a line's pixels.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum SpriteKind {
+    Box(BoxKind),
+    Segment,
 }
 
 fn box_spans(
@@ -434,7 +472,7 @@ fn draw_box(
     // in memory; the span path below needs only its rows).
     let near = (-128.0..224.0).contains(&ox) && (-128.0..224.0).contains(&oy) && b.2 - b.0 < 256.0 && b.3 - b.1 < 256.0;
     if near && key.iter().all(Option::is_some) {
-        let key: SpriteKey = (kind, key.map(Option::unwrap), fill, outline);
+        let key: SpriteKey = (SpriteKind::Box(kind), key.map(Option::unwrap), fill, outline);
         return SPRITES.with(|c| {
             let mut c = c.borrow_mut();
             let sprite = c.get(key, || {
@@ -500,7 +538,7 @@ impl Sprite {
     }
 }
 
-type SpriteKey = (BoxKind, [i32; 6], Option<Rgb>, Option<Rgb>);
+type SpriteKey = (SpriteKind, [i32; 6], Option<Rgb>, Option<Rgb>);
 
 /// Sprites of box primitives by their geometry relative to an integer origin and their colours: the
 /// grids of VIR, VSR, SC, SFR and CS repeat one cell shape in a few colours dozens of times a frame.
@@ -1154,11 +1192,15 @@ pub(crate) mod tests {
     #[test]
     fn span_renderer_equals_per_pixel_definition() {
         let mut rng = crate::rng::Rng::from_u64(77);
-        let coord = |r: &mut crate::rng::Rng| r.randint(-200, 1150) as f32 / 10.0;
-        for _ in 0..400 {
+        // tenths (mostly not multiples of 1/8: the span path) and eighths (the sprite path)
+        let coord = |r: &mut crate::rng::Rng, eighths: bool| {
+            if eighths { r.randint(-160, 920) as f32 / 8.0 } else { r.randint(-200, 1150) as f32 / 10.0 }
+        };
+        for i in 0..800 {
             let mut f = Frame::blank();
+            let e = i % 2 == 1;
             for _ in 0..6 {
-                let (a, b, c, d) = (coord(&mut rng), coord(&mut rng), coord(&mut rng), coord(&mut rng));
+                let (a, b, c, d) = (coord(&mut rng, e), coord(&mut rng, e), coord(&mut rng, e), coord(&mut rng, e));
                 let (x0, x1, y0, y1) = (a.min(c), a.max(c), b.min(d), b.max(d));
                 let w = rng.randint(1, 4) as f32;
                 let fill = if rng.coin() { Some(palette::RED) } else { None };
