@@ -1019,8 +1019,10 @@ impl Incremental {
                 }
             } else {
                 for k in k0..=k1 {
+                    // (both factors fit 16 bits, which lets SSE2 multiply 16-bit lanes into 32-bit sums)
+                    let wk = w[k] as i16 as i32;
                     for (a, &v) in acc[xa..xb].iter_mut().zip(row(s + k)) {
-                        *a += w[k] * v as i32;
+                        *a += wk * v as i16 as i32;
                     }
                 }
             }
