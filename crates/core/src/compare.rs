@@ -469,12 +469,15 @@ pub fn chance_model(task: StudyTask, subjects: &[Vec<Curve>]) -> Vec<Curve> {
     xs.into_iter()
         .map(|((panel, label, x_name), mut x)| {
             x.sort_by(|a, b| a.total_cmp(b));
-            // LSR: a guess among the L words of the probe ([`crate::chance::item_chance`]), per list length.
+            // LSR: a guess among the L words of the probe, per list length (the chance the scorers use).
             let lsr_list = (task == StudyTask::Worm(crate::task::TaskId::Lsr))
-                .then(|| label.strip_prefix("list_length=")?.parse::<f64>().ok().filter(|&l| l >= 1.0))
+                .then(|| label.strip_prefix("list_length=")?.parse::<u8>().ok().filter(|&l| l >= 1))
                 .flatten();
             let y = match lsr_list {
-                Some(l) => 1.0 / l,
+                Some(l) => crate::chance::item_chance(
+                    crate::task::TaskId::Lsr,
+                    &crate::task::Conditions { list_length: Some(l), ..Default::default() },
+                ),
                 None if task.nback().is_some() && label == "dprime" => 0.0,
                 None => level,
             };
