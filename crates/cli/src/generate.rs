@@ -239,7 +239,19 @@ fn one_task(spec: &TaskSpec, a: &GenerateArgs, dir: &Path, bar: &ProgressBar) ->
                     // (offsets within the run first: start + count is checked not to overflow)
                     let first = a.start + k * CHUNK;
                     let last = a.start + ((k + 1) * CHUNK).min(a.count);
-                    let chunk = make_chunk(spec, a, split, max_steps, png_dir, first..last);
+                    // A panic becomes this chunk's error: the other threads stop as for any failure,
+                    // so the writer never waits for a chunk that will not come while buffering later ones.
+                    let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        make_chunk(spec, a, split, max_steps, png_dir, first..last)
+                    }));
+                    let chunk = made.unwrap_or_else(|p| {
+                        let why = p
+                            .downcast_ref::<&str>()
+                            .map(|s| s.to_string())
+                            .or_else(|| p.downcast_ref::<String>().cloned())
+                            .unwrap_or_else(|| "a panic".into());
+                        Err(format!("{id}: trials {first}..{last} could not be made: {why}"))
+                    });
                     let failed = chunk.is_err();
                     if tx.send((k, chunk)).is_err() || failed {
                         // the writer has stopped, or this chunk failed: the writer reports it
