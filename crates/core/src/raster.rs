@@ -888,7 +888,7 @@ pub fn tensor_into(frame: &Frame, out: &mut [f32]) {
     assert_eq!(out.len(), TENSOR_LEN);
     MEMO.with(|m| {
         let mut m = m.borrow_mut();
-        let Memo { slots, key, scratch, last } = &mut *m;
+        let Memo { slots, key, scratch, lasts, tags, next } = &mut *m;
         let h = frame_key(frame, key);
         let slot = &mut slots[(h >> 40) as usize % MEMO_SLOTS];
         if let Some((k, bytes)) = slot
@@ -897,6 +897,15 @@ pub fn tensor_into(frame: &Frame, out: &mut [f32]) {
             return expand(bytes, out);
         }
         draw_into(scratch, frame);
+        // resample by difference from the last frame of the same family, else replace the older one
+        let tag = family(key);
+        let i = tags.iter().position(|&t| t == Some(tag)).unwrap_or_else(|| {
+            let i = *next;
+            *next = (i + 1) % LASTS;
+            i
+        });
+        tags[i] = Some(tag);
+        let last = &mut lasts[i];
         last.update(scratch);
         expand(&last.out, out);
         match slot {
@@ -909,6 +918,25 @@ pub fn tensor_into(frame: &Frame, out: &mut [f32]) {
     })
 }
 
+/// Frame families kept for resampling by difference.
+const LASTS: usize = 2;
+
+/// A frame's family: its background and its first drawn shape's kind and colours (a frame is
+/// resampled by difference from the last one drawn of its family; any choice gives the same bytes).
+fn family(key: &[u32]) -> u64 {
+    let first = key.get(1).copied().unwrap_or(0);
+    let colours = match first {
+        1 | 5 => key.get(6..8),
+        2 => key.get(7..9),
+        3 | 4 => key.get(6..7),
+        _ => None,
+    };
+    let mut words = [key[0], first, 0, 0];
+    let colours = colours.unwrap_or(&[]);
+    words[2..2 + colours.len()].copy_from_slice(colours);
+    fx(&words)
+}
+
 /// Slots of the frame memo (direct-mapped by key hash): 2,048 × 3 KB of bytes plus keys.
 const MEMO_SLOTS: usize = 2048;
 
@@ -918,8 +946,13 @@ struct Memo {
     key: Vec<u32>,
     /// The image frames are drawn into.
     scratch: Image96,
-    /// The last frame drawn and its resampling, which the next frame's updates.
-    last: Incremental,
+    /// The last frames drawn of `LASTS` families (by [`family`]) and their resampling, which the next
+    /// frame of the family updates: SI's probe (a red border) follows a probe, not the memory frame
+    /// before it, and the next memory frame follows the last memory frame, not the probe.
+    lasts: [Incremental; LASTS],
+    tags: [Option<u64>; LASTS],
+    /// The slot a new family takes.
+    next: usize,
 }
 
 thread_local! {
@@ -928,7 +961,9 @@ thread_local! {
             slots: (0..MEMO_SLOTS).map(|_| None).collect(),
             key: Vec::new(),
             scratch: Image96::new(crate::display::palette::BLACK),
-            last: Incremental::new(),
+            lasts: std::array::from_fn(|_| Incremental::new()),
+            tags: [None; LASTS],
+            next: 0,
         });
 }
 
