@@ -749,7 +749,8 @@ pub fn downsample(img: &Image96, out: &mut [f32]) {
     expand(&bytes, out);
 }
 
-/// `v / 255` for every byte (the division evaluated at compile time, exactly as at run time).
+/// `v / 255` for every byte, evaluated at compile time: what [`expand`] must give.
+#[cfg(test)]
 const UNIT: [f32; 256] = {
     let mut t = [0.0; 256];
     let mut v = 0;
@@ -760,11 +761,12 @@ const UNIT: [f32; 256] = {
     t
 };
 
-/// The tensor's values from its bytes: `v / 255` (as `ToTensor` does), from a table.
+/// The tensor's values from its bytes: `v / 255` (as `ToTensor` does), divided in vector lanes (IEEE
+/// division is correctly rounded, so this is [`UNIT`]'s table exactly; a test checks every byte).
 #[inline]
 fn expand(bytes: &[u8; TENSOR_LEN], out: &mut [f32]) {
     for (o, &v) in out.iter_mut().zip(bytes) {
-        *o = UNIT[v as usize];
+        *o = v as f32 / 255.0;
     }
 }
 
@@ -1165,6 +1167,15 @@ pub(crate) mod tests {
     thread_local! {
         /// When set, every fill tests every pixel (the definition the span renderer must equal).
         pub(crate) static EXACT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
+    #[test]
+    fn expand_divides_exactly_as_the_table() {
+        for v in 0..=255u8 {
+            let mut out = vec![f32::NAN; TENSOR_LEN];
+            expand(&[v; TENSOR_LEN], &mut out);
+            assert!(out.iter().all(|x| x.to_bits() == UNIT[v as usize].to_bits()), "{v}");
+        }
     }
 
     /// Drawing a trial's frames through the memo (twice, so the second pass is all hits) gives what
