@@ -923,20 +923,18 @@ pub fn tensor_into(frame: &Frame, out: &mut [f32]) {
 /// Frame families kept for resampling by difference.
 const LASTS: usize = 2;
 
-/// A frame's family: its background and its first drawn shape's kind and colours (a frame is
-/// resampled by difference from the last one drawn of its family; any choice gives the same bytes).
+/// A frame's family: its background and its first drawn shape's kind and line colour (a box's outline,
+/// a line's colour; fills vary with the pattern a grid shows). A frame is resampled by difference from
+/// the last one drawn of its family; any choice gives the same bytes.
 fn family(key: &[u32]) -> u64 {
     let first = key.get(1).copied().unwrap_or(0);
-    let colours = match first {
-        1 | 5 => key.get(6..8),
-        2 => key.get(7..9),
-        3 | 4 => key.get(6..7),
+    let colour = match first {
+        1 | 5 => key.get(7),
+        2 => key.get(8),
+        3 | 4 => key.get(6),
         _ => None,
     };
-    let mut words = [key[0], first, 0, 0];
-    let colours = colours.unwrap_or(&[]);
-    words[2..2 + colours.len()].copy_from_slice(colours);
-    fx(&words)
+    fx(&[key[0], first, colour.copied().unwrap_or(0)])
 }
 
 /// Slots of the frame memo (direct-mapped by key hash): 2,048 × 3 KB of bytes plus keys.
