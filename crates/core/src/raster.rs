@@ -286,31 +286,50 @@ fn segment_region(
 }
 
 fn draw_segment(img: &mut Image96, seg: (f32, f32, f32, f32), c: Rgb, width: f32) {
-    // A segment translated by whole pixels covers the same pixels, translated, when its numbers are
-    // exact multiples of 1/8 (SI's lattice, CD's bars, the grids' lines): it is painted as a sprite.
+    // (SI's lattice, CD's bars and the grids' lines lie on whole eighths: sprites)
     let (ox, oy) = (seg.0.min(seg.2).floor(), seg.1.min(seg.3).floor());
     let local = (seg.0 - ox, seg.1 - oy, seg.2 - ox, seg.3 - oy);
-    let key = [local.0, local.1, local.2, local.3, width, 0.0].map(eighths);
-    let near = (-128.0..224.0).contains(&ox)
-        && (-128.0..224.0).contains(&oy)
-        && (seg.0 - seg.2).abs() < 256.0
-        && (seg.1 - seg.3).abs() < 256.0
-        && width.abs() < 64.0;
-    #[cfg(test)]
-    let near = near && !tests::EXACT.with(|e| e.get());
-    if near && key.iter().all(Option::is_some) {
-        let key: SpriteKey = (SpriteKind::Segment, key.map(Option::unwrap), Some(c), None);
-        return SPRITES.with(|cache| {
-            let mut cache = cache.borrow_mut();
-            let sprite = cache.get(key, || {
-                let (bbox, inside) = segment_region(local, width);
-                Sprite::new(&[(&convex_spans(bbox, inside), Some(c))])
-            });
-            img.paint_sprite(sprite, ox as i32, oy as i32)
-        });
+    let size = ((seg.0 - seg.2).abs() + width.abs(), (seg.1 - seg.3).abs() + width.abs());
+    let numbers = [local.0, local.1, local.2, local.3, width, 0.0];
+    let painted = paint_as_sprite(img, (SpriteKind::Segment, Some(c), None), numbers, (ox, oy), size, || {
+        let (bbox, inside) = segment_region(local, width);
+        Sprite::new(&[(&convex_spans(bbox, inside), Some(c))])
+    });
+    if !painted {
+        let (bbox, inside) = segment_region(seg, width);
+        img.fill_convex(bbox, c, inside);
     }
-    let (bbox, inside) = segment_region(seg, width);
-    img.fill_convex(bbox, c, inside);
+}
+
+/// Paint a shape from its cached sprite, made by `make` the first time: possible when the shape's
+/// `numbers` relative to the integer origin `(ox, oy)` are whole eighths (then translating by whole
+/// pixels is exact in f32, so every pixel test gives the same answer relative to the origin). Only
+/// shapes near the image and under 256 pixels on a side get one (a sprite holds the whole shape, so a
+/// huge one would cost its area in memory). False: the caller paints it some other way.
+#[inline]
+fn paint_as_sprite(
+    img: &mut Image96,
+    (kind, fill, outline): (SpriteKind, Option<Rgb>, Option<Rgb>),
+    numbers: [f32; 6],
+    (ox, oy): (f32, f32),
+    (w, h): (f32, f32),
+    make: impl FnOnce() -> Sprite,
+) -> bool {
+    #[cfg(test)]
+    if tests::EXACT.with(|e| e.get()) {
+        return false;
+    }
+    let near = (-128.0..224.0).contains(&ox) && (-128.0..224.0).contains(&oy) && w < 256.0 && h < 256.0;
+    let exact = numbers.map(eighths);
+    if !near || exact.iter().any(Option::is_none) {
+        return false;
+    }
+    let key: SpriteKey = (kind, exact.map(Option::unwrap), fill, outline);
+    SPRITES.with(|c| {
+        let mut c = c.borrow_mut();
+        img.paint_sprite(c.get(key, make), ox as i32, oy as i32)
+    });
+    true
 }
 
 /// Rows `(y, a, b)` of pixels to paint, in some frame of reference.
@@ -467,20 +486,13 @@ fn draw_box(
     }
     let (ox, oy) = (b.0.floor(), b.1.floor());
     let local = (b.0 - ox, b.1 - oy, b.2 - ox, b.3 - oy);
-    let key = [local.0, local.1, local.2, local.3, radius, width].map(eighths);
-    // Sprites hold the whole box, so only boxes near the image get one (a huge box would cost its area
-    // in memory; the span path below needs only its rows).
-    let near = (-128.0..224.0).contains(&ox) && (-128.0..224.0).contains(&oy) && b.2 - b.0 < 256.0 && b.3 - b.1 < 256.0;
-    if near && key.iter().all(Option::is_some) {
-        let key: SpriteKey = (SpriteKind::Box(kind), key.map(Option::unwrap), fill, outline);
-        return SPRITES.with(|c| {
-            let mut c = c.borrow_mut();
-            let sprite = c.get(key, || {
-                let (f, o) = box_spans(kind, local, radius, width, fill.is_some(), outline.is_some());
-                Sprite::new(&[(&f, fill), (&o, outline)])
-            });
-            img.paint_sprite(sprite, ox as i32, oy as i32)
-        });
+    let numbers = [local.0, local.1, local.2, local.3, radius, width];
+    let size = (b.2 - b.0, b.3 - b.1);
+    if paint_as_sprite(img, (SpriteKind::Box(kind), fill, outline), numbers, (ox, oy), size, || {
+        let (f, o) = box_spans(kind, local, radius, width, fill.is_some(), outline.is_some());
+        Sprite::new(&[(&f, fill), (&o, outline)])
+    }) {
+        return;
     }
     let (f, o) = box_spans(kind, b, radius, width, fill.is_some(), outline.is_some());
     if let Some(c) = fill {
@@ -540,8 +552,9 @@ impl Sprite {
 
 type SpriteKey = (SpriteKind, [i32; 6], Option<Rgb>, Option<Rgb>);
 
-/// Sprites of box primitives by their geometry relative to an integer origin and their colours: the
-/// grids of VIR, VSR, SC, SFR and CS repeat one cell shape in a few colours dozens of times a frame.
+/// Sprites of boxes and lines by their geometry relative to an integer origin and their colours: the
+/// grids of VIR, VSR, SC, SFR and CS repeat one cell shape in a few colours dozens of times a frame, SI
+/// draws from 72 lattice segments.
 #[derive(Default)]
 struct Sprites {
     all: std::collections::HashMap<SpriteKey, std::rc::Rc<Sprite>, FxBuild>,
@@ -900,7 +913,7 @@ pub fn tensor_into(frame: &Frame, out: &mut [f32]) {
         }
         draw_into(scratch, frame);
         // resample by difference from the last frame of the same family, else replace the older one
-        let tag = family(key);
+        let tag = family(frame);
         let i = tags.iter().position(|&t| t == Some(tag)).unwrap_or_else(|| {
             let i = *next;
             *next = (i + 1) % LASTS;
@@ -926,15 +939,18 @@ const LASTS: usize = 2;
 /// A frame's family: its background and its first drawn shape's kind and line colour (a box's outline,
 /// a line's colour; fills vary with the pattern a grid shows). A frame is resampled by difference from
 /// the last one drawn of its family; any choice gives the same bytes.
-fn family(key: &[u32]) -> u64 {
-    let first = key.get(1).copied().unwrap_or(0);
-    let colour = match first {
-        1 | 5 => key.get(7),
-        2 => key.get(8),
-        3 | 4 => key.get(6),
-        _ => None,
+type Family = (Rgb, Option<std::mem::Discriminant<Shape>>, Option<Rgb>);
+
+fn family(frame: &Frame) -> Family {
+    let Some(first) = frame.shapes.iter().find(|s| !matches!(s, Shape::Text { .. })) else {
+        return (frame.background, None, None);
     };
-    fx(&[key[0], first, colour.copied().unwrap_or(0)])
+    let colour = match *first {
+        Shape::Rect { outline, .. } | Shape::RoundRect { outline, .. } | Shape::Ellipse { outline, .. } => outline,
+        Shape::Line { color, .. } | Shape::Arrow { color, .. } => Some(color),
+        Shape::Text { .. } | Shape::Noise { .. } => None,
+    };
+    (frame.background, Some(std::mem::discriminant(first)), colour)
 }
 
 /// Slots of the frame memo (direct-mapped by key hash): 2,048 × 3 KB of bytes plus keys.
@@ -950,7 +966,7 @@ struct Memo {
     /// frame of the family updates: SI's probe (a red border) follows a probe, not the memory frame
     /// before it, and the next memory frame follows the last memory frame, not the probe.
     lasts: [Incremental; LASTS],
-    tags: [Option<u64>; LASTS],
+    tags: [Option<Family>; LASTS],
     /// The slot a new family takes.
     next: usize,
 }

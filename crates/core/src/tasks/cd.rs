@@ -118,25 +118,24 @@ pub fn memory_array(rng: &mut Rng, n: usize) -> Vec<Bar> {
             let horizontal = rng.coin();
             let gap = rng.coin();
             let l = if large { LARGE as i32 } else { SMALL as i32 };
-            let (lo, hi, d) = (l / 2 + 3, 96 - l - 3, l + 11);
+            let (lo, hi, d) = (l / 2 + 3, 96 - l - 3, (l + 11) as i16);
             let mut placed = None;
             for _ in 0..100 {
-                let x1 = rng.randint(lo, hi);
-                let y1 = rng.randint(lo, hi);
+                let x1 = rng.randint(lo, hi) as i16;
+                let y1 = rng.randint(lo, hi) as i16;
                 // |a| < d as one unsigned comparison: a + d - 1 in 0..2d - 1
-                let (x1, y1, d) = (x1 as i16, y1 as i16, d as i16);
                 let near = |a: i16| (a + d - 1) as u16 <= (2 * d - 2) as u16;
                 let mut blocked = false;
                 for i in 0..LANES {
                     blocked |= near(x1 - xs[i]) & near(y1 - ys[i]);
                 }
                 if !blocked {
-                    placed = Some((x1 as i32, y1 as i32));
+                    placed = Some((x1, y1));
                     break;
                 }
             }
             let Some((x1, y1)) = placed else { continue 'restart };
-            (xs[j], ys[j]) = (x1 as i16, y1 as i16);
+            (xs[j], ys[j]) = (x1, y1);
             let lf = l as f32;
             let (cx, cy) =
                 if horizontal { (x1 as f32 + lf / 2.0, y1 as f32) } else { (x1 as f32, y1 as f32 + lf / 2.0) };
