@@ -15,6 +15,8 @@ Two ways to run the conv stack, printed separately:
   * `reference`: all 20 frames of every trial, as the published code does.
 
 Usage: scripts/bench_torch.py --lens /tmp/wmlab-bench-lens.json [--steps 3] [--threads 2] [--same-work-only]
+                               [--device cuda]   (a GPU baseline for `WMLAB_BENCH_WGPU=1`: every tensor made
+                               on that device, each timed part ended by a synchronise)
 """
 
 import argparse
@@ -100,8 +102,11 @@ def main():
     p.add_argument("--steps", type=int, default=3)
     p.add_argument("--threads", type=int, default=os.cpu_count())
     p.add_argument("--same-work-only", action="store_true", help="skip the reference way (all 20 frames)")
+    p.add_argument("--device", default="cpu", help="cpu (default) or cuda")
     a = p.parse_args()
     torch.set_num_threads(a.threads)
+    torch.set_default_device(a.device)
+    sync = torch.cuda.synchronize if a.device.startswith("cuda") else (lambda: None)
     torch.manual_seed(86)
     all_lens = json.load(open(a.lens))
     if all_lens and isinstance(all_lens[0], int):
@@ -117,7 +122,8 @@ def main():
         else:
             targets.append(torch.randint(0, u, (b, T)))
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor())
-    print(f"machine: {cpu}, {a.threads} threads; backend: PyTorch {torch.__version__} eager, CPU, f32")
+    where = torch.cuda.get_device_name() if a.device.startswith("cuda") else "CPU"
+    print(f"machine: {cpu}, {a.threads} threads; backend: PyTorch {torch.__version__} eager, {where}, f32")
     mean_len = sum(map(sum, all_lens)) / (b * len(all_lens))
     print(f"batch {b} trials, {len(all_lens)} batches cycled, mean trial length {mean_len:.1f} of {T} steps")
     for arch in ["lstm", "trf"]:
@@ -135,8 +141,10 @@ def main():
                 loss.item()
                 t1 = time.perf_counter()
                 loss.backward()
+                sync()
                 t2 = time.perf_counter()
                 opt.step()
+                sync()
                 t3 = time.perf_counter()
                 times.append(t3 - t)
                 parts.append((t1 - t, t2 - t1, t3 - t2))
@@ -155,12 +163,15 @@ def main():
                 model.eval()
                 with torch.no_grad():
                     model(frames, tasks, lens, True)
+                    sync()
                     t = time.perf_counter()
                     model(frames, tasks, lens, True)
+                    sync()
                     dt = time.perf_counter() - t
                     one = time.perf_counter()
                     for _ in range(5):
                         model(frames[:1], tasks[:1], lens[:1], True)
+                    sync()
                     dt1 = (time.perf_counter() - one) / 5
                 print(f"{label} inference: {dt * 1e3 / b:.1f} ms per trial in a batch of {b} "
                       f"({b / dt:.0f} trials/s); {dt1 * 1e3:.1f} ms for a single trial alone")

@@ -1,13 +1,16 @@
 //! The ConvNet's 3×3 convolutions (stride 1, padding 1) on burn's flex CPU backend, as im2col + one
-//! large GEMM per chunk of frames, forward and backward.
+//! GEMM per group of frames, forward and backward.
 //!
 //! Why: burn 0.22's flex backend computes a conv's weight gradient as a convolution whose "kernel" is
 //! the whole output-gradient map (batch and channels swapped) and its input gradient as a transposed
 //! convolution; on the paper's ConvNet at the paper's batch that made a training step 2–3× PyTorch
 //! eager's (`crates/nn/examples/conv_bench.rs` against `scripts/bench_conv_torch.py`). Here all three
 //! products are plain matrix products over an im2col matrix laid out `[C_in·9, frames·H·W]`, done by
-//! flex's own matmul (the `gemm` crate, AVX-512 with `native-fast`), the im2col matrix rebuilt per
-//! chunk in the backward pass rather than kept (memory stays at one chunk's matrix, ~16 MB).
+//! flex's own matmul (the `gemm` crate, AVX-512 with `native-fast`), the im2col matrix rebuilt in the
+//! backward pass rather than kept. The groups (about 2 MB of im2col each) are spread over rayon's
+//! threads, each thread building its group's matrix just before multiplying it, so the matrix is read
+//! from cache: one GEMM over a 16 MB chunk split across the threads, after an im2col through memory,
+//! gained only 1.2–1.5× from 4 to 16 threads (PyTorch 2.6–3×; an H200 machine's Xeon, 512 frames).
 //!
 //! It is a burn backend extension (`#[backend_extension]`): the [`Conv3x3Backend`] trait is
 //! implemented for flex (the fast kernels) and for `Autodiff<B>` (the forward registers a backward
@@ -271,9 +274,9 @@ pub fn conv3x3_relu_pool(conv: &Conv2d, x: Tensor<4>) -> Tensor<4> {
 }
 
 /// The flex kernels: plain Rust for the layout work (im2col, its adjoint, transposes), flex's matmul
-/// for the products. Tensors `[N, C, H, W]` row-major; `p = H·W`; `K = C_in·9`. Per chunk of `nb`
+/// for the products. Tensors `[N, C, H, W]` row-major; `p = H·W`; `K = C_in·9`. Per group of `nb`
 /// frames the im2col matrix is `[K, nb·p]` (row `(ci, dy, dx)`, column `(frame, pixel)`) and the
-/// output gradient is gathered channels-first `[C_out, nb·p]`, so each product is one large GEMM:
+/// output gradient is gathered channels-first `[C_out, nb·p]`, so each product is one GEMM:
 /// forward `W·col`, weight gradient `col·Gᵀ` (transposed at the end), input gradient `Wᵀ·G` then col2im.
 mod kernels {
     use std::borrow::Cow;
@@ -283,8 +286,9 @@ mod kernels {
     use burn::backend::ops::FloatTensorOps;
     use burn::tensor::{Shape, TensorData};
 
-    /// Floats of the im2col matrix per chunk (16 MB): bounds the memory whatever the batch.
-    const CHUNK_FLOATS: usize = 1 << 22;
+    /// Floats of one group's im2col matrix (2 MB): a group of frames is one GEMM on one thread, its
+    /// matrix built just before the GEMM reads it, so it is read from cache rather than memory.
+    const GROUP_FLOATS: usize = 1 << 19;
 
     fn dims4(t: &FlexTensor) -> [usize; 4] {
         let s = t.layout().shape();
@@ -303,8 +307,8 @@ mod kernels {
         FlexTensor::from_data(TensorData::new(v, Shape::from(shape.to_vec())))
     }
 
-    /// A matrix buffer handed to flex's matmul and reused chunk after chunk: the matmul gets a
-    /// shared handle, so once it returns the buffer is ours again (no allocation per chunk).
+    /// A matrix buffer handed to flex's matmul and reused group after group on one thread: the matmul
+    /// gets a shared handle, so once it returns the buffer is ours again (no allocation per group).
     struct Buffer {
         t: FlexTensor,
         rows: usize,
@@ -327,6 +331,23 @@ mod kernels {
         }
     }
 
+    thread_local! {
+        /// Each thread's two group matrices (im2col, gathered gradient), kept between calls.
+        static BUFFERS: std::cell::RefCell<Option<[Buffer; 2]>> = const { std::cell::RefCell::new(None) };
+    }
+
+    /// `f` with this thread's group matrices, taken out of [`BUFFERS`] for the call: while the matmul
+    /// inside waits on its own threads, rayon may run another group on this thread, which then finds
+    /// none and makes its own (so no borrow is held across the matmul).
+    fn with_buffers<R>(f: impl FnOnce(&mut [Buffer; 2]) -> R) -> R {
+        let mut bufs = BUFFERS.with_borrow_mut(Option::take).unwrap_or_else(|| [Buffer::new(1, 1), Buffer::new(1, 1)]);
+        let r = f(&mut bufs);
+        BUFFERS.with_borrow_mut(|slot| {
+            slot.get_or_insert(bufs);
+        });
+        r
+    }
+
     /// `m [rows, cols]` transposed, contiguous.
     fn transposed(m: &[f32], rows: usize, cols: usize) -> Vec<f32> {
         let mut t = vec![0.0f32; rows * cols];
@@ -344,22 +365,22 @@ mod kernels {
         Flex::float_matmul(a, b)
     }
 
-    /// Frames per chunk so that the `[K, nb·p]` im2col matrix stays near [`CHUNK_FLOATS`].
-    fn chunk(k: usize, p: usize) -> usize {
-        (CHUNK_FLOATS / (k * p)).max(1)
+    /// Frames per group, so that a group's `[K, frames·p]` im2col matrix stays near [`GROUP_FLOATS`].
+    fn group(k: usize, p: usize) -> usize {
+        (GROUP_FLOATS / (k * p)).max(1)
     }
 
     /// im2col of frames `x[n0..n0+nb]` (each `[c, h, w]`) into `col [c·9, nb·p]`: row `(ci, dy, dx)`
     /// holds, for every frame and pixel `(y, x)`, `x[ci, y+dy-1, x+dx-1]` (0 outside).
     fn im2col(x: &[f32], [c, h, w]: [usize; 3], n0: usize, nb: usize, col: &mut [f32]) {
         let p = h * w;
-        super::par_rows(col, nb * p, |row, out| {
+        for (row, out) in col.chunks_exact_mut(nb * p).enumerate() {
             let (ci, dy, dx) = (row / 9, row % 9 / 3, row % 3);
             for f in 0..nb {
                 let plane = &x[((n0 + f) * c + ci) * p..][..p];
                 shift_copy(plane, &mut out[f * p..][..p], h, w, dy, dx);
             }
-        });
+        }
     }
 
     /// `out[y, x] = plane[y+dy-1, x+dx-1]`, 0 outside.
@@ -379,13 +400,17 @@ mod kernels {
 
     /// `g[n0..n0+nb]` (`[nb, co, p]`) as `[co, nb·p]` into `out`.
     fn gather_channels_first(g: &[f32], co: usize, p: usize, n0: usize, nb: usize, out: &mut [f32]) {
-        super::par_rows(out, nb * p, |o, row| {
+        for (o, row) in out.chunks_exact_mut(nb * p).enumerate() {
             for f in 0..nb {
                 row[f * p..][..p].copy_from_slice(&g[((n0 + f) * co + o) * p..][..p]);
             }
-        });
+        }
     }
 
+    /// The forward pass one group of frames at a time, the groups spread over the threads: each builds
+    /// its group's im2col matrix and multiplies it while it is in cache (a GEMM per group on one
+    /// thread scales with the threads, where one GEMM over many frames split across threads, after an
+    /// im2col through memory, did not: 1.2–1.5× from 4 to 16 threads).
     pub(super) fn forward(x: FlexTensor, w: FlexTensor, b: FlexTensor, relu: bool) -> FlexTensor {
         let [n, c, h, wd] = dims4(&x);
         let co = dims4(&w)[0];
@@ -393,15 +418,16 @@ mod kernels {
         let (xs, bs) = (floats(&x), floats(&b));
         let w = w.reshape(Shape::from(vec![co, k]));
         let mut y = vec![0.0f32; n * co * p];
-        let nb_max = chunk(k, p).min(n);
-        let mut col = Buffer::new(k, nb_max * p);
-        for n0 in (0..n).step_by(nb_max) {
-            let nb = nb_max.min(n - n0);
-            im2col(&xs, [c, h, wd], n0, nb, col.write(k, nb * p));
+        let g = group(k, p);
+        super::par_rows(&mut y, g * co * p, |gi, part| {
+            let (n0, nb) = (gi * g, part.len() / (co * p));
             // [co, K] · [K, nb·p] → [co, nb·p]
-            let out = matmul(w.clone(), col.handle(), false);
+            let out = with_buffers(|[col, _]| {
+                im2col(&xs, [c, h, wd], n0, nb, col.write(k, nb * p));
+                matmul(w.clone(), col.handle(), false)
+            });
             let out = floats(&out);
-            super::par_rows(&mut y[n0 * co * p..(n0 + nb) * co * p], co * p, |f, frame| {
+            for (f, frame) in part.chunks_exact_mut(co * p).enumerate() {
                 for (o, plane) in frame.chunks_exact_mut(p).enumerate() {
                     let bias = bs[o];
                     let src = &out[(o * nb + f) * p..][..p];
@@ -415,37 +441,42 @@ mod kernels {
                         }
                     }
                 }
-            });
-        }
+            }
+        });
         tensor(y, &[n, co, h, wd])
     }
 
+    /// The weight gradient, group by group as [`forward`]: each thread sums its groups' products into
+    /// its own `dwᵀ`, and those are added at the end.
     pub(super) fn weight_grad(x: FlexTensor, w: &FlexTensor, g: FlexTensor) -> FlexTensor {
         let [n, c, h, wd] = dims4(&x);
         let co = dims4(w)[0];
         let (p, k) = (h * wd, c * 9);
         let (xs, gs) = (floats(&x), floats(&g));
-        let mut dw = vec![0.0f32; co * k];
-        let nb_max = chunk(k, p).min(n);
-        let (mut col, mut gc) = (Buffer::new(k, nb_max * p), Buffer::new(co, nb_max * p));
-        for n0 in (0..n).step_by(nb_max) {
-            let nb = nb_max.min(n - n0);
-            im2col(&xs, [c, h, wd], n0, nb, col.write(k, nb * p));
-            gather_channels_first(&gs, co, p, n0, nb, gc.write(co, nb * p));
+        // (at least 1,024 columns a group: each group's product is added into a `[K, co]` sum, which
+        // for the deep layers' small planes would otherwise cost as much as the product)
+        let size = group(k, p).max(1024usize.div_ceil(p));
+        let dw = super::par_sum(n.div_ceil(size), k * co, |gi, acc| {
+            let (n0, nb) = (gi * size, size.min(n - gi * size));
             // [K, nb·p] · [co, nb·p]ᵀ → dwᵀ [K, co]
-            let part = matmul(col.handle(), gc.handle(), true);
-            for (d, s) in dw.iter_mut().zip(floats(&part).iter()) {
+            let part = with_buffers(|[col, gc]| {
+                im2col(&xs, [c, h, wd], n0, nb, col.write(k, nb * p));
+                gather_channels_first(&gs, co, p, n0, nb, gc.write(co, nb * p));
+                matmul(col.handle(), gc.handle(), true)
+            });
+            for (d, s) in acc.iter_mut().zip(floats(&part).iter()) {
                 *d += s;
             }
-        }
+        });
         // dwᵀ [K, co] → dw [co, K]
         tensor(transposed(&dw, k, co), &[co, c, 3, 3])
     }
 
-    /// The input gradient as `dcol = Wᵀ·G` (one GEMM whose streamed operand, `G`, is used `C_in·9`
-    /// times per element) and col2im: each input plane is its 9 shifted `dcol` rows summed. (Measured in
-    /// training against the other way, the same conv of `G` with the flipped, transposed weight: 9.3–9.7
-    /// against 10.4–11.1 s of backward per LSTM-256/TRF-256 step, two rounds each.)
+    /// The input gradient as `dcol = Wᵀ·G` (one GEMM per group of frames, whose streamed operand, `G`,
+    /// is used `C_in·9` times per element) and col2im: each input plane is its 9 shifted `dcol` rows
+    /// summed. (Measured in training against the other way, the same conv of `G` with the flipped,
+    /// transposed weight: 9.3–9.7 against 10.4–11.1 s of backward per LSTM-256/TRF-256 step, two rounds
+    /// each.)
     pub(super) fn input_grad(x: &FlexTensor, w: FlexTensor, g: FlexTensor) -> FlexTensor {
         let [n, c, h, wd] = dims4(x);
         let co = dims4(&w)[0];
@@ -454,15 +485,16 @@ mod kernels {
         // wᵀ [K, co], contiguous.
         let wt = tensor(transposed(&floats(&w), co, k), &[k, co]);
         let mut dx = vec![0.0f32; n * c * p];
-        let nb_max = chunk(k, p).min(n);
-        let mut gc = Buffer::new(co, nb_max * p);
-        for n0 in (0..n).step_by(nb_max) {
-            let nb = nb_max.min(n - n0);
-            gather_channels_first(&gs, co, p, n0, nb, gc.write(co, nb * p));
+        let size = group(k, p);
+        super::par_rows(&mut dx, size * c * p, |gi, part| {
+            let (n0, nb) = (gi * size, part.len() / (c * p));
             // [K, co] · [co, nb·p] → dcol [K, nb·p], then col2im into dx
-            let dcol = matmul(wt.clone(), gc.handle(), false);
+            let dcol = with_buffers(|[_, gc]| {
+                gather_channels_first(&gs, co, p, n0, nb, gc.write(co, nb * p));
+                matmul(wt.clone(), gc.handle(), false)
+            });
             let dcol = floats(&dcol);
-            super::par_rows(&mut dx[n0 * c * p..(n0 + nb) * c * p], p, |plane_index, plane| {
+            for (plane_index, plane) in part.chunks_exact_mut(p).enumerate() {
                 let (f, ci) = (plane_index / c, plane_index % c);
                 let row = |t: usize| &dcol[(ci * 9 + t) * nb * p + f * p..][..p];
                 // The centre tap covers every pixel: it sets the plane, the 8 others add to it.
@@ -470,8 +502,8 @@ mod kernels {
                 for t in (0..9).filter(|&t| t != 4) {
                     shift_add(row(t), plane, h, wd, t / 3, t % 3);
                 }
-            });
-        }
+            }
+        });
         tensor(dx, &[n, c, h, wd])
     }
 
@@ -558,15 +590,50 @@ mod kernels {
     }
 }
 
-/// `f(i, row)` for every `len`-long row of `data`, on rayon's threads where the crate has them.
+/// `f(i, row)` for every `len`-long row of `data` (the last may be shorter), on rayon's threads where
+/// the crate has them.
 fn par_rows<F: Fn(usize, &mut [f32]) + Sync + Send>(data: &mut [f32], len: usize, f: F) {
     #[cfg(feature = "native-fast")]
     {
         use rayon::prelude::*;
-        data.par_chunks_exact_mut(len).enumerate().for_each(|(i, row)| f(i, row));
+        data.par_chunks_mut(len).enumerate().for_each(|(i, row)| f(i, row));
     }
     #[cfg(not(feature = "native-fast"))]
-    for (i, row) in data.chunks_exact_mut(len).enumerate() {
+    for (i, row) in data.chunks_mut(len).enumerate() {
         f(i, row);
     }
+}
+
+/// Runs the sum of [`par_sum`] is split into: a fixed number, so its rounding is the same on every
+/// machine and thread count (a resumed run repeats the steps bit for bit).
+const SUM_RUNS: usize = 16;
+
+/// The sum over `i in 0..count` of what `f(i, acc)` adds into a zeroed `acc` of `len` floats: the `i`s
+/// cut into [`SUM_RUNS`] contiguous runs, each summed into its own `acc` (on rayon's threads where the
+/// crate has them), and those added in order.
+fn par_sum<F: Fn(usize, &mut [f32]) + Sync + Send>(count: usize, len: usize, f: F) -> Vec<f32> {
+    let per = count.div_ceil(SUM_RUNS).max(1);
+    let run = |r: usize| {
+        let mut acc = vec![0.0f32; len];
+        for i in r * per..((r + 1) * per).min(count) {
+            f(i, &mut acc);
+        }
+        acc
+    };
+    let runs = count.div_ceil(per);
+    #[cfg(feature = "native-fast")]
+    let parts: Vec<Vec<f32>> = {
+        use rayon::prelude::*;
+        (0..runs).into_par_iter().map(run).collect()
+    };
+    #[cfg(not(feature = "native-fast"))]
+    let parts: Vec<Vec<f32>> = (0..runs).map(run).collect();
+    let mut parts = parts.into_iter();
+    let mut sum = parts.next().unwrap_or_else(|| vec![0.0f32; len]);
+    for p in parts {
+        for (x, y) in sum.iter_mut().zip(&p) {
+            *x += y;
+        }
+    }
+    sum
 }
