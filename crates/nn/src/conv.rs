@@ -604,8 +604,9 @@ fn par_rows<F: Fn(usize, &mut [f32]) + Sync + Send>(data: &mut [f32], len: usize
     }
 }
 
-/// Runs the sum of [`par_sum`] is split into: a fixed number, so its rounding is the same on every
-/// machine and thread count (a resumed run repeats the steps bit for bit).
+/// Runs the sum of [`par_sum`] is split into: a fixed number, so its rounding does not depend on the
+/// thread count (a run resumed with other threads repeats its steps bit for bit on the same CPU; gemm's
+/// blocking still follows the CPU's caches and instruction set).
 const SUM_RUNS: usize = 16;
 
 /// The sum over `i in 0..count` of what `f(i, acc)` adds into a zeroed `acc` of `len` floats: the `i`s
