@@ -52,9 +52,12 @@ fn main() {
         real as f64 / (b * batches.len()) as f64
     );
 
-    // Backends: flex always; wgpu too when built with `--features wgpu` (and WMLAB_BENCH_WGPU is not 0).
-    #[allow(unused_mut)] // wgpu is added only with the `wgpu` feature
-    let mut devices: Vec<(&str, Device)> = vec![("flex", Device::flex())];
+    // Backends: flex (unless WMLAB_BENCH_FLEX=0); wgpu too when built with `--features wgpu` (and
+    // WMLAB_BENCH_WGPU is not 0).
+    let mut devices: Vec<(&str, Device)> = Vec::new();
+    if std::env::var("WMLAB_BENCH_FLEX").map_or(true, |v| v != "0") {
+        devices.push(("flex", Device::flex()));
+    }
     #[cfg(feature = "wgpu")]
     if std::env::var("WMLAB_BENCH_WGPU").map_or(true, |v| v != "0") {
         match wmlab_nn::wgpu_device() {
@@ -81,7 +84,13 @@ fn main() {
             let mut optim = AdamConfig::new().init();
             let mut times = Vec::new();
             let mut parts = Vec::new();
-            for batch in &batches {
+            // WMLAB_BENCH_ORDER="0,1,0,1": which batch each step trains on (default: each once, in order),
+            // to tell a backend's cost for a new batch shape from its cost for one it has seen.
+            let order: Vec<usize> = std::env::var("WMLAB_BENCH_ORDER")
+                .ok()
+                .map(|o| o.split(',').filter_map(|i| i.trim().parse().ok()).filter(|&i| i < batches.len()).collect())
+                .unwrap_or_else(|| (0..batches.len()).collect());
+            for batch in order.iter().map(|&i| &batches[i]) {
                 let t = Instant::now();
                 let input = ModelInput::from_batch(batch, &device);
                 let targets = Targets::from_batch(batch, &device);
@@ -93,7 +102,12 @@ fn main() {
                 model = optim.step(1e-4, model, grads);
                 let t3 = Instant::now();
                 let dt = (t3 - t).as_secs_f64();
-                eprintln!("  {} step: {:.2} s, loss {v:.4}", cfg.label(), dt);
+                eprintln!(
+                    "  {} step: {:.2} s, loss {v:.4}, {} real frames",
+                    cfg.label(),
+                    dt,
+                    batch.seq_len.iter().sum::<usize>()
+                );
                 times.push(dt);
                 parts.push([(t1 - t).as_secs_f64(), (t2 - t1).as_secs_f64(), (t3 - t2).as_secs_f64()]);
             }
