@@ -52,6 +52,19 @@ fn main() {
         real as f64 / (b * batches.len()) as f64
     );
 
+    // WMLAB_BENCH_ORDER="0,1,0,1": which batch each step trains on (default: each once, in order), to
+    // tell a backend's cost for a new batch shape from its cost for one it has seen.
+    let order: Vec<usize> = match std::env::var("WMLAB_BENCH_ORDER") {
+        Ok(o) => o
+            .split(',')
+            .map(|i| match i.trim().parse::<usize>() {
+                Ok(i) if i < batches.len() => i,
+                _ => panic!("WMLAB_BENCH_ORDER: {i:?} is not a batch index below {}", batches.len()),
+            })
+            .collect(),
+        Err(_) => (0..batches.len()).collect(),
+    };
+
     // Backends: flex (unless WMLAB_BENCH_FLEX=0); wgpu too when built with `--features wgpu` (and
     // WMLAB_BENCH_WGPU is not 0).
     let mut devices: Vec<(&str, Device)> = Vec::new();
@@ -84,12 +97,6 @@ fn main() {
             let mut optim = AdamConfig::new().init();
             let mut times = Vec::new();
             let mut parts = Vec::new();
-            // WMLAB_BENCH_ORDER="0,1,0,1": which batch each step trains on (default: each once, in order),
-            // to tell a backend's cost for a new batch shape from its cost for one it has seen.
-            let order: Vec<usize> = std::env::var("WMLAB_BENCH_ORDER")
-                .ok()
-                .map(|o| o.split(',').filter_map(|i| i.trim().parse().ok()).filter(|&i| i < batches.len()).collect())
-                .unwrap_or_else(|| (0..batches.len()).collect());
             for batch in order.iter().map(|&i| &batches[i]) {
                 let t = Instant::now();
                 let input = ModelInput::from_batch(batch, &device);

@@ -407,10 +407,8 @@ mod kernels {
         }
     }
 
-    /// The forward pass one group of frames at a time, the groups spread over the threads: each builds
-    /// its group's im2col matrix and multiplies it while it is in cache (a GEMM per group on one
-    /// thread scales with the threads, where one GEMM over many frames split across threads, after an
-    /// im2col through memory, did not: 1.2–1.5× from 4 to 16 threads).
+    /// The forward pass one group of frames at a time, the groups spread over the threads (why: the
+    /// module's documentation).
     pub(super) fn forward(x: FlexTensor, w: FlexTensor, b: FlexTensor, relu: bool) -> FlexTensor {
         let [n, c, h, wd] = dims4(&x);
         let co = dims4(&w)[0];
@@ -446,8 +444,8 @@ mod kernels {
         tensor(y, &[n, co, h, wd])
     }
 
-    /// The weight gradient, group by group as [`forward`]: each thread sums its groups' products into
-    /// its own `dwᵀ`, and those are added at the end.
+    /// The weight gradient, group by group as [`forward`]: the groups' products summed by
+    /// [`super::par_sum`] (fixed runs, so the bits do not depend on the thread count).
     pub(super) fn weight_grad(x: FlexTensor, w: &FlexTensor, g: FlexTensor) -> FlexTensor {
         let [n, c, h, wd] = dims4(&x);
         let co = dims4(w)[0];

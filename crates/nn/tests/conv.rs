@@ -99,8 +99,8 @@ fn untracked_forward_matches_burn_and_wgpu_devices_fall_back() {
 }
 
 /// The gradients are the same bits whatever the number of threads: the weight gradient's sum over
-/// groups of frames is cut into a fixed number of runs, not one per thread (a resumed run on another
-/// machine repeats its steps exactly).
+/// groups of frames is cut into a fixed number of runs, not one per thread (a run resumed with other
+/// threads on the same CPU repeats its steps exactly).
 #[test]
 fn gradients_do_not_depend_on_the_thread_count() {
     let grads = |threads: usize| {
