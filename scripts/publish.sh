@@ -11,8 +11,9 @@
 # the site's root or to any folder (https://lab.example.org/wmlab/), and open its index.html.
 #
 # Optional headers: with `Cross-Origin-Opener-Policy: same-origin` and
-# `Cross-Origin-Embedder-Policy: require-corp` the page is cross-origin isolated (what a future
-# multi-threaded networks worker needs); nothing needs them today.
+# `Cross-Origin-Embedder-Policy: require-corp` the page is cross-origin isolated and the networks' CPU
+# backend runs on every core (the threaded worker in worker-mt/); hosts that cannot send them get a
+# service-worker fallback on the Networks page. docs/hosting.md says how, per host.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 usage() { echo "usage: scripts/publish.sh DIR [--base /path/]" >&2; exit 2; }
@@ -41,7 +42,7 @@ trunk build --release --public-url "$base" --dist "$out"
 touch "$out/.nojekyll"
 size() { du -sh "$1" | cut -f1; }
 echo "WM Lab built into $out ($(size "$out"); public URL base $base)"
-for f in "$out"/*.wasm; do
+for f in "$out"/*.wasm "$out"/worker-mt/*.wasm; do
   printf '  %s: %s bytes, %s gzipped\n' "$(basename "$f")" "$(stat -c %s "$f")" "$(gzip -9c "$f" | wc -c)"
 done
 echo "Upload the folder's contents as they are; open index.html there. Study links are made on its #/study page."

@@ -18,7 +18,8 @@ if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   rustup target add wasm32-unknown-unknown
 fi
 
-for c in rustfmt clippy; do
+# rust-src: the threaded networks worker rebuilds std with atomics (scripts/build-threaded-worker.sh).
+for c in rustfmt clippy rust-src; do
   if ! rustup component list --installed 2>/dev/null | grep -q "^$c"; then
     say "adding the $c component"
     rustup component add "$c"

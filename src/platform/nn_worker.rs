@@ -15,10 +15,87 @@ use super::idb::js_err;
 pub use super::idb::{delete, load_bytes, load_text, store_bytes, store_text};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
 use web_sys::{MessageEvent, Worker};
 
-/// The worker script Trunk writes for `data-type="worker" data-loader-shim` (index.html).
+/// The worker script Trunk writes for `data-type="worker" data-loader-shim` (index.html): WebGPU, and the
+/// CPU on one thread.
 pub const WORKER_URL: &str = "./wmlab-nn-worker_loader.js";
+/// The threaded CPU worker's entry, a module worker (`scripts/build-threaded-worker.sh`).
+pub const THREADED_WORKER_URL: &str = "./worker-mt/entry.js";
+/// localStorage key: how many threads the threaded worker starts (default: the browser's
+/// `navigator.hardwareConcurrency`).
+pub const THREADS_KEY: &str = "wmlab.nn.threads";
+
+/// Whether the page is cross-origin isolated, i.e. may share memory with workers (the threaded worker
+/// needs it; the host sends COOP/COEP headers, docs/hosting.md).
+pub fn cross_origin_isolated() -> bool {
+    Reflect::get(&js_sys::global(), &"crossOriginIsolated".into()).ok().and_then(|v| v.as_bool()).unwrap_or(false)
+}
+
+/// The service worker that adds the isolation headers on hosts that cannot send them (coi-serviceworker,
+/// MIT, in `public/`; registered only when the user asks, on the Networks page).
+pub const ISOLATION_WORKER_URL: &str = "./coi-serviceworker.js";
+
+fn service_workers() -> Option<web_sys::ServiceWorkerContainer> {
+    let w = web_sys::window()?;
+    // Service workers need a secure context (https, or localhost); elsewhere the property is absent.
+    if !w.is_secure_context() || !Reflect::has(&w.navigator(), &"serviceWorker".into()).unwrap_or(false) {
+        return None;
+    }
+    Some(w.navigator().service_worker())
+}
+
+/// Whether this page could be made cross-origin isolated by [`enable_isolation_worker`].
+pub fn can_isolate_with_worker() -> bool {
+    !cross_origin_isolated() && service_workers().is_some()
+}
+
+/// Whether the isolation service worker controls this page (so [`disable_isolation_worker`] applies).
+pub fn isolation_worker_active() -> bool {
+    service_workers()
+        .and_then(|c| c.controller())
+        .is_some_and(|sw| sw.script_url().ends_with(ISOLATION_WORKER_URL.trim_start_matches('.')))
+}
+
+/// Register the isolation service worker, wait until it is active, and reload the page under it.
+pub async fn enable_isolation_worker() -> Result<(), String> {
+    let c = service_workers().ok_or("this browser offers no service workers here (they need https)")?;
+    JsFuture::from(c.register(ISOLATION_WORKER_URL))
+        .await
+        .map_err(|e| format!("the service worker could not be installed: {}", js_err(e)))?;
+    JsFuture::from(c.ready().map_err(js_err)?).await.map_err(js_err)?;
+    reload();
+    Ok(())
+}
+
+/// Remove every service worker of this page's scope and reload without them.
+pub async fn disable_isolation_worker() -> Result<(), String> {
+    let c = service_workers().ok_or("no service workers here")?;
+    let regs = JsFuture::from(c.get_registrations()).await.map_err(js_err)?;
+    for r in js_sys::Array::from(&regs).iter() {
+        let r: web_sys::ServiceWorkerRegistration = r.unchecked_into();
+        if let Ok(p) = r.unregister() {
+            let _ = JsFuture::from(p).await;
+        }
+    }
+    reload();
+    Ok(())
+}
+
+fn reload() {
+    if let Some(w) = web_sys::window() {
+        let _ = w.location().reload();
+    }
+}
+
+/// Whether the browser offers WebGPU at all (`navigator.gpu`; an adapter may still be refused).
+pub fn has_webgpu() -> bool {
+    Reflect::get(&js_sys::global(), &"navigator".into())
+        .ok()
+        .and_then(|n| Reflect::get(&n, &"gpu".into()).ok())
+        .is_some_and(|g| !g.is_undefined() && !g.is_null())
+}
 
 pub use wmlab_core::nn_messages::{CheckpointKind, Cmd, Event};
 
@@ -29,10 +106,26 @@ pub struct NnWorker {
 }
 
 impl NnWorker {
-    /// Start the worker; `on_event` gets every event (with checkpoint bytes where the event has them).
-    pub fn spawn(on_event: impl Fn(Event, Option<Vec<u8>>) + 'static) -> Result<NnWorker, String> {
-        let worker =
-            Worker::new(WORKER_URL).map_err(|e| format!("the networks worker could not start: {}", js_err(e)))?;
+    /// Start the worker (the threaded CPU one when `threaded`); `on_event` gets every event (with
+    /// checkpoint bytes where the event has them).
+    pub fn spawn(threaded: bool, on_event: impl Fn(Event, Option<Vec<u8>>) + 'static) -> Result<NnWorker, String> {
+        let worker = if threaded {
+            let threads = web_sys::window()
+                .and_then(|w| w.local_storage().ok().flatten())
+                .and_then(|s| s.get_item(THREADS_KEY).ok().flatten())
+                .and_then(|t| t.trim().parse::<usize>().ok())
+                .filter(|&t| t > 0);
+            let url = match threads {
+                Some(t) => format!("{THREADED_WORKER_URL}?threads={t}"),
+                None => THREADED_WORKER_URL.to_string(),
+            };
+            let opts = web_sys::WorkerOptions::new();
+            opts.set_type(web_sys::WorkerType::Module);
+            Worker::new_with_options(&url, &opts)
+        } else {
+            Worker::new(WORKER_URL)
+        }
+        .map_err(|e| format!("the networks worker could not start: {}", js_err(e)))?;
         let handler = Closure::<dyn Fn(MessageEvent)>::new(move |e: MessageEvent| {
             let data = e.data();
             let json = Reflect::get(&data, &"json".into()).ok().and_then(|v| v.as_string()).unwrap_or_default();

@@ -3,7 +3,9 @@
 // Environment: WMLAB_BENCH_PER_TASK (trials per task id per step, default 1 → 14 trials; the paper's 10 → 140),
 // WMLAB_BENCH_STEPS (default 4), WMLAB_BENCH_BACKENDS (default "webgpu,cpu"), WMLAB_BENCH_MODELS
 // (default "lstm-256,trf-256"), WMLAB_BENCH_PRESET (default "paper": the paper's encoder), WMLAB_BENCH_EVAL_N
-// (test trials per task id for the inference timing, default 1).
+// (test trials per task id for the inference timing, default 1), WMLAB_BENCH_ISOLATED=1 (serve with the
+// cross-origin isolation headers: the CPU backend is then the threaded worker; docs/hosting.md),
+// WMLAB_BENCH_THREADS (its thread count, default every core).
 // Training: the time from the end of step 1 to the end of the last step before the validation check, per step
 // (step 1 holds shader compilation and warm-up). Inference: one evaluation (batch building, forward, scoring).
 import os from 'node:os';
@@ -18,14 +20,22 @@ const preset = env('WMLAB_BENCH_PRESET', 'paper');
 const evalN = Number(env('WMLAB_BENCH_EVAL_N', '1'));
 const WAIT = { timeout: 3_600_000 };
 
-const server = await serve();
+const isolated = env('WMLAB_BENCH_ISOLATED', '0') === '1';
+const server = await serve(undefined, { isolated });
 const browser = await launch();
 const page = await openPage(browser.context, server.url + '#/networks');
+const threadsWanted = env('WMLAB_BENCH_THREADS', '');
+if (threadsWanted) {
+  await page.evaluate((t) => localStorage.setItem('wmlab.nn.threads', t), threadsWanted);
+  await page.reload();
+} else {
+  await page.evaluate(() => localStorage.removeItem('wmlab.nn.threads'));
+}
 page.on('dialog', (d) => d.accept());
 await page.waitForSelector('#networks[data-phase="ready"]', WAIT);
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
 const version = browser.context.browser()?.version() ?? '';
-console.log(`machine: ${cpu}, ${os.cpus().length} threads; headless Chromium ${version} (WebGPU = SwiftShader, a CPU emulating a GPU; CPU = burn flex in a Web Worker, one thread)`);
+console.log(`machine: ${cpu}, ${os.cpus().length} threads; headless Chromium ${version} (WebGPU = SwiftShader, a CPU emulating a GPU; CPU = burn flex in a Web Worker${isolated ? ', the threaded one (page cross-origin isolated)' : ', one thread'})`);
 console.log(`preset ${preset} encoder, ${perTask} trial(s) per task id per step (batch ${14 * perTask}), ${steps} steps`);
 
 const stepOf = () => page.$eval('#nn-step', (e) => Number(e.dataset.step));
@@ -45,7 +55,9 @@ for (const backend of backends) {
     console.log(`${backend}: not available in this browser (${await page.textContent('#nn-backend')})`);
     continue;
   }
-  const device = (await page.getAttribute('#nn-device', 'title').catch(() => '')) || '';
+  await page.waitForSelector('#networks[data-phase="ready"]', WAIT);
+  const threads = Number(await page.getAttribute('#nn-threads', 'data-threads'));
+  const device = `${(await page.getAttribute('#nn-device', 'title').catch(() => '')) || ''} (${threads} thread${threads > 1 ? 's' : ''})`;
   for (const [arch, capacity] of models) {
     await page.selectOption('#nn-preset', preset);
     await page.selectOption('#nn-arch', arch);

@@ -25,7 +25,7 @@ const TYPES = {
 /** Serve DIST on 127.0.0.1 at a free port, under `prefix` (a sub-path such as `/lab/wmlab/`, as a
  * static host would; requests outside it get 404 and are listed in `outside`). Resolves to
  * { url, close, outside }, `url` ending in the prefix. */
-export function serve(root = DIST, { prefix = '/' } = {}) {
+export function serve(root = DIST, { prefix = '/', isolated = false } = {}) {
   if (!fs.existsSync(path.join(root, 'index.html'))) {
     throw new Error(`${root}/index.html is missing: build the app first (tests/e2e/run.sh)`);
   }
@@ -46,6 +46,8 @@ export function serve(root = DIST, { prefix = '/' } = {}) {
       res.writeHead(200, {
         'content-type': TYPES[path.extname(file)] || 'application/octet-stream',
         'cache-control': 'no-store',
+        // `isolated`: the headers docs/hosting.md asks of a host for the threaded CPU worker.
+        ...(isolated ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' } : {}),
       });
       res.end(data);
     });
@@ -133,10 +135,10 @@ export async function canvasStats(page, selector) {
  * The built app served on loopback and one headless Chromium for a test file: set in `before`, closed in
  * `after` (the pair every page test needs). Use `app.server.url` and `app.browser.context`.
  */
-export function appUnderTest() {
+export function appUnderTest(serveOptions = {}) {
   const app = { server: null, browser: null };
   before(async () => {
-    app.server = await serve();
+    app.server = await serve(DIST, serveOptions);
     app.browser = await launch();
   });
   after(async () => {

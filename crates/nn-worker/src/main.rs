@@ -17,8 +17,25 @@ pub(crate) use wmlab_core::nn_messages as protocol;
 #[cfg(target_arch = "wasm32")]
 mod worker;
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(feature = "threads")))]
 fn main() {
+    console_error_panic_hook::set_once();
+    worker::start();
+}
+
+/// The threaded build's `main` does nothing: every thread of rayon's pool instantiates this module too,
+/// and only the worker's own thread may listen for the page's messages. Its entry script
+/// (`public/worker-mt/entry.js`) starts the pool and then calls [`start_threaded`].
+#[cfg(all(target_arch = "wasm32", feature = "threads"))]
+fn main() {}
+
+#[cfg(all(target_arch = "wasm32", feature = "threads"))]
+pub use wasm_bindgen_rayon::init_thread_pool;
+
+/// Start listening for the page's commands (the threaded build, after `initThreadPool`).
+#[cfg(all(target_arch = "wasm32", feature = "threads"))]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn start_threaded() {
     console_error_panic_hook::set_once();
     worker::start();
 }

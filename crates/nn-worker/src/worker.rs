@@ -83,6 +83,7 @@ pub fn start() {
     post(&Event::Loaded, None);
 }
 
+#[cfg(feature = "gpu")]
 async fn init_device(pick: BackendPick) -> Result<(Device, Backend), String> {
     if pick != BackendPick::Cpu {
         match Device::wgpu_options().init_async().await {
@@ -94,6 +95,25 @@ async fn init_device(pick: BackendPick) -> Result<(Device, Backend), String> {
         }
     }
     Ok((Device::flex(), Backend::Cpu))
+}
+
+/// The threaded worker has the CPU only: the page sends WebGPU picks to the other worker.
+#[cfg(not(feature = "gpu"))]
+async fn init_device(pick: BackendPick) -> Result<(Device, Backend), String> {
+    if pick == BackendPick::Webgpu {
+        return Err("this worker (the threaded CPU one) has no WebGPU".to_string());
+    }
+    Ok((Device::flex(), Backend::Cpu))
+}
+
+/// The threads the CPU kernels run on: rayon's pool in the threaded worker, else one.
+fn threads(backend: Backend) -> usize {
+    #[cfg(feature = "threads")]
+    if backend == Backend::Cpu {
+        return rayon::current_num_threads();
+    }
+    let _ = backend;
+    1
 }
 
 struct State {
@@ -149,7 +169,7 @@ impl State {
                 Ok((d, backend)) => {
                     let device = format!("{d:?}");
                     self.device = Some((d, backend));
-                    post(&Event::Ready { backend, device }, None);
+                    post(&Event::Ready { backend, device, threads: threads(backend) }, None);
                 }
                 Err(e) => error(e, true),
             },

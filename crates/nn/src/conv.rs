@@ -591,12 +591,12 @@ mod kernels {
 /// `f(i, row)` for every `len`-long row of `data` (the last may be shorter), on rayon's threads where
 /// the crate has them.
 fn par_rows<F: Fn(usize, &mut [f32]) + Sync + Send>(data: &mut [f32], len: usize, f: F) {
-    #[cfg(feature = "native-fast")]
+    #[cfg(feature = "threads")]
     {
         use rayon::prelude::*;
         data.par_chunks_mut(len).enumerate().for_each(|(i, row)| f(i, row));
     }
-    #[cfg(not(feature = "native-fast"))]
+    #[cfg(not(feature = "threads"))]
     for (i, row) in data.chunks_mut(len).enumerate() {
         f(i, row);
     }
@@ -620,12 +620,12 @@ fn par_sum<F: Fn(usize, &mut [f32]) + Sync + Send>(count: usize, len: usize, f: 
         acc
     };
     let runs = count.div_ceil(per);
-    #[cfg(feature = "native-fast")]
+    #[cfg(feature = "threads")]
     let parts: Vec<Vec<f32>> = {
         use rayon::prelude::*;
         (0..runs).into_par_iter().map(run).collect()
     };
-    #[cfg(not(feature = "native-fast"))]
+    #[cfg(not(feature = "threads"))]
     let parts: Vec<Vec<f32>> = (0..runs).map(run).collect();
     let mut parts = parts.into_iter();
     let mut sum = parts.next().unwrap_or_else(|| vec![0.0f32; len]);

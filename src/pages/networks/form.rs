@@ -3,7 +3,7 @@
 //! settings as JSON. What a field accepts is decided by `wmlab_core::nn_messages::{Field, Edit}`.
 
 use leptos::prelude::*;
-use wmlab_core::nn_messages::{Arch, BackendPick, Cmd, Edit, Field, Preset, TrainSettings};
+use wmlab_core::nn_messages::{Arch, BackendPick, Edit, Field, Preset, TrainSettings};
 
 use super::state::Net;
 
@@ -59,8 +59,7 @@ pub fn settings_form(net: Net) -> impl IntoView {
             <label>"Backend "
                 <select id="nn-backend-pick" prop:value=move || net.backend_pick.get().as_str() on:change=move |ev| {
                     let pick = BackendPick::parse(&event_target_value(&ev)).unwrap_or_default();
-                    net.backend_pick.set(pick);
-                    net.send(Cmd::Init { backend: pick }, None);
+                    net.pick_backend(pick);
                 }>
                     {BackendPick::ALL.into_iter().map(|b| view! { <option value=b.as_str()>{b.label()}</option> }).collect_view()}
                 </select>

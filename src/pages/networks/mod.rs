@@ -15,9 +15,10 @@
 
 use leptos::prelude::*;
 use wmlab_core::TaskId;
-use wmlab_core::nn_messages::{Cmd, RunCurves};
+use wmlab_core::nn_messages::{Backend, Cmd, RunCurves};
 
 use crate::components::chart::SpecChart;
+use crate::platform::nn_worker as nnw;
 
 mod evaluate;
 mod files;
@@ -47,12 +48,61 @@ fn status(net: Net) -> impl IntoView {
         <p class="status" id="nn-status">
             <strong>{move || net.phase.get().label()}</strong>
             " Backend: " <span id="nn-backend">{move || net.backend.get().map_or("—", |b| b.label())}</span>
+            <span id="nn-threads" data-threads=move || net.threads.get().to_string()>
+                {move || (net.threads.get() > 1).then(|| format!(" · {} threads", net.threads.get()))}</span>
             <span class="small" id="nn-device" title=move || net.device.get()>
                 {move || if net.device.with(String::is_empty) { "" } else { " · device ready" }}</span>
         </p>
+        {threads_offer(net)}
         {move || net.error.get().map(|e| view! { <p class="error" id="nn-error" role="alert">{e}</p> })}
         {move || net.notice.get().map(|n| view! { <p class="notice" id="nn-notice">{n}</p> })}
         {saved}
+    }
+}
+
+/// The CPU on more than one thread: where the host does not send the cross-origin isolation headers, an
+/// offer to add them with a service worker (and, under it, a way back).
+fn threads_offer(net: Net) -> impl IntoView {
+    let cores = web_sys::window().map(|w| w.navigator().hardware_concurrency() as usize).unwrap_or(1);
+    let busy = move || net.phase.get().busy();
+    let failed = RwSignal::new(None::<String>);
+    let act = move |enable: bool| {
+        wasm_bindgen_futures::spawn_local(async move {
+            let r = if enable { nnw::enable_isolation_worker().await } else { nnw::disable_isolation_worker().await };
+            if let Err(e) = r {
+                failed.set(Some(e));
+            }
+        })
+    };
+    move || {
+        let on_cpu = net.backend.get() == Some(Backend::Cpu);
+        if nnw::isolation_worker_active() {
+            Some(view! {
+                <p class="small" id="nn-isolation">
+                    "Multi-threaded through a service worker that adds the isolation headers this host does not send. "
+                    <button class="secondary" id="nn-isolation-off" disabled=busy on:click=move |_| act(false)>
+                        "Remove it"</button>
+                    {move || failed.get().map(|e| view! { <span class="error">" "{e}</span> })}
+                </p>
+            }
+            .into_any())
+        } else if on_cpu && cores > 1 && net.threads.get() <= 1 && nnw::can_isolate_with_worker() {
+            Some(
+                view! {
+                    <p class="small" id="nn-isolation">
+                        "The CPU runs on one thread here: this host does not send the cross-origin isolation headers "
+                        "(COOP/COEP) that shared memory between workers needs. "
+                        <button id="nn-isolation-on" disabled=busy on:click=move |_| act(true)>
+                            {format!("Use all {cores} cores")}</button>
+                        " installs a small service worker that adds them, and reloads the page (the saved run is kept)."
+                        {move || failed.get().map(|e| view! { <span class="error">" "{e}</span> })}
+                    </p>
+                }
+                .into_any(),
+            )
+        } else {
+            None
+        }
     }
 }
 

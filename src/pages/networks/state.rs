@@ -71,6 +71,10 @@ pub struct Net {
     pub backend_pick: RwSignal<BackendPick>,
     pub backend: RwSignal<Option<Backend>>,
     pub device: RwSignal<String>,
+    /// The threads the worker's kernels run on (its `Ready`).
+    pub threads: RwSignal<usize>,
+    /// Whether the running worker is the threaded CPU one (`BackendPick::threaded_worker`).
+    threaded: StoredValue<bool>,
     pub arch: RwSignal<Arch>,
     pub capacity: RwSignal<String>,
     pub preset: RwSignal<Preset>,
@@ -121,6 +125,8 @@ impl Net {
             backend_pick: RwSignal::new(BackendPick::Auto),
             backend: RwSignal::new(None),
             device: RwSignal::new(String::new()),
+            threads: RwSignal::new(1),
+            threaded: StoredValue::new(false),
             // The quick preset's measured best (docs/learning.md): the causal Transformer, 96 units.
             arch: RwSignal::new(Arch::Trf),
             capacity: RwSignal::new("96".into()),
@@ -232,9 +238,10 @@ impl Net {
     pub fn on_event(self, ev: Event, bytes: Option<Vec<u8>>) {
         match ev {
             Event::Loaded => self.send(Cmd::Init { backend: self.backend_pick.get_untracked() }, None),
-            Event::Ready { backend, device } => {
+            Event::Ready { backend, device, threads } => {
                 self.backend.set(Some(backend));
                 self.device.set(device);
+                self.threads.set(threads);
                 if self.phase.get_untracked() == Phase::Starting {
                     self.phase.set(Phase::Ready);
                     // The first start asks for the preset; a restarted worker (after Cancel) keeps the settings.
@@ -327,21 +334,59 @@ impl Net {
         nnw::store_checkpoint(kind, bytes, curves, self.notice);
     }
 
-    /// Start the worker (its events come to [`Net::on_event`]).
+    /// Start the worker for the backend pick (its events come to [`Net::on_event`]): the threaded CPU
+    /// worker where the pick and the page allow it, else the WebGPU one (with its one-thread CPU).
     pub fn start_worker(self) {
-        match NnWorker::spawn(move |ev, bytes| self.on_event(ev, bytes)) {
+        let threaded =
+            self.backend_pick.get_untracked().threaded_worker(nnw::cross_origin_isolated(), nnw::has_webgpu());
+        self.spawn_worker(threaded);
+    }
+
+    fn spawn_worker(self, threaded: bool) {
+        self.threaded.set_value(threaded);
+        match NnWorker::spawn(threaded, move |ev, bytes| self.on_event(ev, bytes)) {
             Ok(w) => {
                 w.on_error(move |m| {
+                    if threaded && self.phase.get_untracked() == Phase::Starting {
+                        // A browser or host where the threaded worker cannot start (no module workers,
+                        // the file missing): the single-threaded one still trains.
+                        self.stop_worker();
+                        self.notice.set(Some(format!(
+                            "The multi-threaded CPU worker could not start ({m}); the CPU runs on one thread."
+                        )));
+                        self.spawn_worker(false);
+                        return;
+                    }
                     self.error.set(Some(format!("The networks worker stopped: {m}")));
                     self.phase.set(Phase::Failed);
                 });
                 self.worker.set_value(Some(w));
+            }
+            Err(e) if threaded => {
+                self.notice.set(Some(format!("{e}; the CPU runs on one thread.")));
+                self.spawn_worker(false);
             }
             Err(e) => {
                 self.error.set(Some(e));
                 self.phase.set(Phase::Failed);
             }
         }
+    }
+
+    /// A new backend pick: initialise it in the running worker, or start the other worker when the pick
+    /// needs it (the CPU on an isolated page runs in the threaded one). A run in memory is then continued
+    /// from its saved checkpoint.
+    pub fn pick_backend(self, pick: BackendPick) {
+        self.backend_pick.set(pick);
+        let threaded = pick.threaded_worker(nnw::cross_origin_isolated(), nnw::has_webgpu());
+        if threaded == self.threaded.get_value() {
+            self.send(Cmd::Init { backend: pick }, None);
+            return;
+        }
+        self.stop_worker();
+        self.backend.set(None);
+        self.phase.set(Phase::Starting);
+        self.spawn_worker(threaded);
     }
 
     pub fn stop_worker(self) {

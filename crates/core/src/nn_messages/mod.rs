@@ -147,16 +147,23 @@ impl CheckpointKind {
     }
 }
 
+fn one() -> usize {
+    1
+}
+
 /// Worker → page.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "ev", rename_all = "snake_case")]
 pub enum Event {
     /// The wasm module is running and listens for commands.
     Loaded,
-    /// The backend is ready.
+    /// The backend is ready. `threads`: how many threads its kernels run on (more than one only in the
+    /// threaded CPU worker, on a cross-origin isolated page).
     Ready {
         backend: Backend,
         device: String,
+        #[serde(default = "one")]
+        threads: usize,
     },
     /// A full training configuration and the model's parameter count; `seq` is the request's
     /// (`Cmd::Preset` / `Cmd::Check`), 0 when no request asked for it.
@@ -321,8 +328,11 @@ mod tests {
         assert_eq!(serde_json::from_str::<Cmd>(&serde_json::to_string(&c).unwrap()).unwrap(), c);
         let e = Event::Checkpoint { kind: CheckpointKind::Best, step: 4 };
         assert_eq!(serde_json::to_string(&e).unwrap(), r#"{"ev":"checkpoint","kind":"best","step":4}"#);
-        let e = Event::Ready { backend: Backend::Cpu, device: "flex".into() };
-        assert_eq!(serde_json::to_string(&e).unwrap(), r#"{"ev":"ready","backend":"cpu","device":"flex"}"#);
+        let e = Event::Ready { backend: Backend::Cpu, device: "flex".into(), threads: 4 };
+        assert_eq!(serde_json::to_string(&e).unwrap(), r#"{"ev":"ready","backend":"cpu","device":"flex","threads":4}"#);
+        // A worker that does not say is single-threaded.
+        let e: Event = serde_json::from_str(r#"{"ev":"ready","backend":"webgpu","device":"wgpu"}"#).unwrap();
+        assert_eq!(e, Event::Ready { backend: Backend::Webgpu, device: "wgpu".into(), threads: 1 });
         assert_eq!(serde_json::to_string(&Cmd::Pause).unwrap(), r#"{"cmd":"pause"}"#);
         let e = Event::Step { step: 3, steps: 8, loss: 1.5, ms: 2.0 };
         let text = serde_json::to_string(&e).unwrap();

@@ -126,6 +126,17 @@ impl BackendPick {
     pub fn parse(s: &str) -> Option<BackendPick> {
         BackendPick::ALL.into_iter().find(|p| p.as_str().eq_ignore_ascii_case(s.trim()))
     }
+    /// Whether this pick runs on the threaded CPU worker rather than the WebGPU one (whose CPU fallback
+    /// has one thread): only on a cross-origin isolated page (`isolated`: shared memory between workers),
+    /// and only for the CPU — picked, or `Auto` in a browser without WebGPU (`webgpu`: `navigator.gpu`).
+    pub fn threaded_worker(self, isolated: bool, webgpu: bool) -> bool {
+        isolated
+            && match self {
+                BackendPick::Cpu => true,
+                BackendPick::Auto => !webgpu,
+                BackendPick::Webgpu => false,
+            }
+    }
     pub fn label(self) -> &'static str {
         match self {
             BackendPick::Auto => "WebGPU if available, else CPU",
@@ -504,6 +515,22 @@ impl SettingsEdits {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    #[test]
+    fn only_cpu_picks_on_an_isolated_page_take_the_threaded_worker() {
+        use BackendPick::*;
+        assert!(Cpu.threaded_worker(true, true));
+        assert!(Cpu.threaded_worker(true, false));
+        assert!(Auto.threaded_worker(true, false));
+        // Auto prefers WebGPU where the browser has it; an explicit WebGPU pick never goes threaded.
+        assert!(!Auto.threaded_worker(true, true));
+        assert!(!Webgpu.threaded_worker(true, false));
+        // Without cross-origin isolation there is no shared memory: always the single-threaded worker.
+        for p in BackendPick::ALL {
+            assert!(!p.threaded_worker(false, false));
+            assert!(!p.threaded_worker(false, true));
+        }
+    }
 
     /// Settings as the `tiny` preset makes them for a GRU of `capacity` units.
     pub(crate) fn settings(capacity: usize, steps: usize) -> TrainSettings {
