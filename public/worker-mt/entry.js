@@ -8,9 +8,14 @@ const asked = Number(new URL(import.meta.url).searchParams.get('threads'));
 const cores = navigator.hardwareConcurrency || 1;
 const threads = Math.max(1, Math.min(Number.isInteger(asked) && asked > 0 ? asked : cores, 64));
 
+// rayon's helpers are Web Workers that each load the wasm: one that cannot start (blocked, out of memory)
+// would leave the pool waiting for ever, so the page hears of it as a failure to start instead.
+const START_LIMIT_MS = 60_000;
+const tooLong = new Promise((_, reject) => setTimeout(
+  () => reject(new Error(`its ${threads} threads did not start within ${START_LIMIT_MS / 1000} s`)), START_LIMIT_MS));
+
 try {
-  await init();
-  await initThreadPool(threads);
+  await Promise.race([(async () => { await init(); await initThreadPool(threads); })(), tooLong]);
   start_threaded();
 } catch (e) {
   // The page hears of it as a worker error and offers the single-threaded worker.

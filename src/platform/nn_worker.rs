@@ -53,34 +53,67 @@ pub fn can_isolate_with_worker() -> bool {
 
 /// Whether the isolation service worker controls this page (so [`disable_isolation_worker`] applies).
 pub fn isolation_worker_active() -> bool {
-    service_workers()
-        .and_then(|c| c.controller())
-        .is_some_and(|sw| sw.script_url().ends_with(ISOLATION_WORKER_URL.trim_start_matches('.')))
+    service_workers().and_then(|c| c.controller()).is_some_and(|sw| is_isolation_worker(&sw.script_url()))
 }
 
 /// Register the isolation service worker, wait until it is active, and reload the page under it.
 pub async fn enable_isolation_worker() -> Result<(), String> {
     let c = service_workers().ok_or("this browser offers no service workers here (they need https)")?;
-    JsFuture::from(c.register(ISOLATION_WORKER_URL))
+    let reg: web_sys::ServiceWorkerRegistration = JsFuture::from(c.register(ISOLATION_WORKER_URL))
         .await
-        .map_err(|e| format!("the service worker could not be installed: {}", js_err(e)))?;
-    JsFuture::from(c.ready().map_err(js_err)?).await.map_err(js_err)?;
-    reload();
-    Ok(())
+        .map_err(|e| format!("the service worker could not be installed: {}", js_err(e)))?
+        .unchecked_into();
+    // Wait for this registration's worker to be active (`ready` may answer with another registration
+    // of the origin): it then controls the page after the reload.
+    for _ in 0..200 {
+        if reg.active().is_some() {
+            if let Some(w) = web_sys::window() {
+                let _ = w.session_storage().ok().flatten().map(|s| s.set_item(PICK_KEY, "cpu"));
+            }
+            reload();
+            return Ok(());
+        }
+        sleep_ms(50).await;
+    }
+    Err("the service worker was installed but did not start within 10 s; reload the page".to_string())
 }
 
-/// Remove every service worker of this page's scope and reload without them.
+/// sessionStorage key: the backend pick to take after the reload [`enable_isolation_worker`] makes
+/// (the CPU: what the user asked more threads for).
+pub const PICK_KEY: &str = "wmlab.nn.pick";
+
+async fn sleep_ms(ms: i32) {
+    let p = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+        }
+    });
+    let _ = JsFuture::from(p).await;
+}
+
+/// Remove the isolation service worker (only that one: the origin may hold other sites' workers, e.g.
+/// other projects on one GitHub Pages domain) and reload without it.
 pub async fn disable_isolation_worker() -> Result<(), String> {
     let c = service_workers().ok_or("no service workers here")?;
     let regs = JsFuture::from(c.get_registrations()).await.map_err(js_err)?;
+    let ours = |w: Option<web_sys::ServiceWorker>| w.is_some_and(|w| is_isolation_worker(&w.script_url()));
     for r in js_sys::Array::from(&regs).iter() {
         let r: web_sys::ServiceWorkerRegistration = r.unchecked_into();
-        if let Ok(p) = r.unregister() {
+        if (ours(r.active()) || ours(r.waiting()) || ours(r.installing()))
+            && let Ok(p) = r.unregister()
+        {
             let _ = JsFuture::from(p).await;
         }
     }
     reload();
     Ok(())
+}
+
+/// Whether a service worker's script is this app's [`ISOLATION_WORKER_URL`] (beside the page).
+fn is_isolation_worker(script_url: &str) -> bool {
+    let page = web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default();
+    let dir = page.split(['#', '?']).next().unwrap_or("").rsplit_once('/').map_or("", |(d, _)| d);
+    script_url == format!("{dir}/{}", ISOLATION_WORKER_URL.trim_start_matches("./"))
 }
 
 fn reload() {
@@ -148,8 +181,10 @@ impl NnWorker {
 
     /// Also report a worker that fails to load (missing file, wasm that will not compile).
     pub fn on_error(&self, f: impl Fn(String) + 'static) {
-        let h = Closure::<dyn Fn(web_sys::ErrorEvent)>::new(move |e: web_sys::ErrorEvent| {
-            let m = e.message();
+        // A script that fails to load (404, a module that does not parse) fires a plain `Event`, not
+        // an `ErrorEvent`: it has no message to read.
+        let h = Closure::<dyn Fn(web_sys::Event)>::new(move |e: web_sys::Event| {
+            let m = e.dyn_ref::<web_sys::ErrorEvent>().map(web_sys::ErrorEvent::message).unwrap_or_default();
             f(if m.is_empty() { "the networks worker failed to load".to_string() } else { m })
         });
         self.worker.set_onerror(Some(h.as_ref().unchecked_ref()));

@@ -25,7 +25,7 @@ const TYPES = {
 /** Serve DIST on 127.0.0.1 at a free port, under `prefix` (a sub-path such as `/lab/wmlab/`, as a
  * static host would; requests outside it get 404 and are listed in `outside`). Resolves to
  * { url, close, outside }, `url` ending in the prefix. */
-export function serve(root = DIST, { prefix = '/', isolated = false } = {}) {
+export function serve(root = DIST, { prefix = '/', isolated = false, hide = [] } = {}) {
   if (!fs.existsSync(path.join(root, 'index.html'))) {
     throw new Error(`${root}/index.html is missing: build the app first (tests/e2e/run.sh)`);
   }
@@ -38,6 +38,8 @@ export function serve(root = DIST, { prefix = '/', isolated = false } = {}) {
       return;
     }
     urlPath = '/' + urlPath.slice(prefix.length);
+    // `hide`: paths answered 404 as if the build lacked them (a host that did not upload a folder).
+    if (hide.some((h) => urlPath.startsWith(h))) { res.writeHead(404, { 'content-type': 'text/plain' }).end('hidden'); return; }
     let file = path.normalize(path.join(root, urlPath));
     if (!file.startsWith(root)) { res.writeHead(403).end(); return; }
     if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');

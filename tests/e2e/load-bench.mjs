@@ -12,7 +12,12 @@ import { serve, launch, DIST } from './helpers.mjs';
 
 const RUNS = Number(process.env.RUNS || 5);
 const dist = DIST;
-for (const f of fs.readdirSync(dist).filter((f) => f.endsWith('.wasm')).sort()) {
+const wasms = fs.readdirSync(dist).filter((f) => f.endsWith('.wasm')).sort();
+// The threaded CPU networks worker (scripts/build-threaded-worker.sh), where the build has it.
+if (fs.existsSync(path.join(dist, 'worker-mt'))) {
+  wasms.push(...fs.readdirSync(path.join(dist, 'worker-mt')).filter((f) => f.endsWith('.wasm')).map((f) => `worker-mt/${f}`));
+}
+for (const f of wasms) {
   const b = fs.readFileSync(path.join(dist, f));
   const gz = zlib.gzipSync(b, { level: 9 }).length;
   console.log(`${f.replace(/-[0-9a-f]{16}/, '')}: ${b.length} bytes raw, ${gz} gzip`);

@@ -20,7 +20,8 @@ async function openNetworks(url) {
 
 async function pickCpu(page) {
   await page.selectOption('#nn-backend-pick', 'cpu');
-  await page.waitForSelector('#networks[data-phase="ready"]', LONG);
+  // A pick that starts the other worker passes through "starting"; one the running worker takes does not.
+  await page.waitForSelector('#networks:not([data-phase="starting"])', LONG);
   await page.waitForFunction(() => /CPU/.test(document.querySelector('#nn-backend').textContent), null, LONG);
   return Number(await page.getAttribute('#nn-threads', 'data-threads'));
 }
@@ -103,9 +104,11 @@ test('on a host without the headers, "Use all N cores" isolates the page with a 
     await Promise.all([page.waitForEvent('load', LONG), page.click('#nn-isolation-on')]);
     await page.waitForSelector('#networks[data-phase="ready"]', LONG);
     assert.equal(await page.evaluate(() => self.crossOriginIsolated), true);
-    assert.match(await page.textContent('#nn-isolation'), /service worker/);
-    // The pick is the page's default again after the reload: pick the CPU, which now has every core.
-    assert.equal(await pickCpu(page), cores);
+    // The reload keeps the CPU pick the offer was made for, now on every core.
+    assert.equal(await page.inputValue('#nn-backend-pick'), 'cpu');
+    await page.waitForFunction(() => /CPU/.test(document.querySelector('#nn-backend').textContent), null, LONG);
+    assert.equal(Number(await page.getAttribute('#nn-threads', 'data-threads')), cores);
+    assert.match(await page.textContent('#nn-isolation'), /Multi-threaded through a service worker/);
     await trainTiny(page, 1);
     await Promise.all([page.waitForEvent('load', LONG), page.click('#nn-isolation-off')]);
     await page.waitForSelector('#networks[data-phase="ready"]', LONG);
@@ -115,5 +118,24 @@ test('on a host without the headers, "Use all N cores" isolates the page with a 
     await page.close();
   } finally {
     await plain.close();
+  }
+});
+
+test('an isolated host that lacks worker-mt/ still trains on the CPU, on one thread, and says why', LONG, async () => {
+  const partial = await serve(DIST, { isolated: true, hide: ['/worker-mt/'] });
+  try {
+    const page = await openNetworks(partial.url + '#/networks');
+    assert.equal(await page.evaluate(() => self.crossOriginIsolated), true);
+    assert.equal(await pickCpu(page), 1);
+    assert.match(await page.textContent('#nn-notice'), /multi-threaded CPU worker could not start/);
+    assert.equal(await page.$('#nn-error'), null);
+    await trainTiny(page, 1);
+    // Picking the CPU again does not retry the missing worker.
+    await page.selectOption('#nn-backend-pick', 'webgpu');
+    await page.waitForFunction(() => /WebGPU/.test(document.querySelector('#nn-backend').textContent), null, LONG);
+    assert.equal(await pickCpu(page), 1);
+    await page.close();
+  } finally {
+    await partial.close();
   }
 });

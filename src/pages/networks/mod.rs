@@ -79,7 +79,11 @@ fn threads_offer(net: Net) -> impl IntoView {
         if nnw::isolation_worker_active() {
             Some(view! {
                 <p class="small" id="nn-isolation">
-                    "Multi-threaded through a service worker that adds the isolation headers this host does not send. "
+                    {move || if net.threads.get() > 1 {
+                        "Multi-threaded through a service worker that adds the isolation headers this host does not send. "
+                    } else {
+                        "A service worker adds the isolation headers this host does not send (the CPU backend runs on every core). "
+                    }}
                     <button class="secondary" id="nn-isolation-off" disabled=busy on:click=move |_| act(false)>
                         "Remove it"</button>
                     {move || failed.get().map(|e| view! { <span class="error">" "{e}</span> })}

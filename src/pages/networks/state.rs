@@ -75,6 +75,10 @@ pub struct Net {
     pub threads: RwSignal<usize>,
     /// Whether the running worker is the threaded CPU one (`BackendPick::threaded_worker`).
     threaded: StoredValue<bool>,
+    /// The browser has `navigator.gpu` but gave no adapter (the WebGPU worker fell back to the CPU), or
+    /// the threaded worker failed to start: later picks do not try those again.
+    webgpu_unusable: StoredValue<bool>,
+    threaded_failed: StoredValue<bool>,
     pub arch: RwSignal<Arch>,
     pub capacity: RwSignal<String>,
     pub preset: RwSignal<Preset>,
@@ -110,6 +114,14 @@ pub struct Net {
     pub app: AppState,
 }
 
+/// The pick saved by the service-worker offer before its reload (`nnw::PICK_KEY`), taken once.
+fn pick_after_reload() -> Option<BackendPick> {
+    let store = web_sys::window()?.session_storage().ok()??;
+    let pick = store.get_item(nnw::PICK_KEY).ok()??;
+    let _ = store.remove_item(nnw::PICK_KEY);
+    BackendPick::parse(&pick)
+}
+
 fn thin(v: &mut Vec<(f64, f64)>) {
     if v.len() > MAX_LOSS_POINTS {
         *v = v.chunks(2).map(|c| (c[0].0, c.iter().map(|p| p.1).sum::<f64>() / c.len() as f64)).collect();
@@ -122,11 +134,13 @@ impl Net {
             phase: RwSignal::new(Phase::Starting),
             error: RwSignal::new(None),
             notice: RwSignal::new(None),
-            backend_pick: RwSignal::new(BackendPick::Auto),
+            backend_pick: RwSignal::new(pick_after_reload().unwrap_or(BackendPick::Auto)),
             backend: RwSignal::new(None),
             device: RwSignal::new(String::new()),
             threads: RwSignal::new(1),
             threaded: StoredValue::new(false),
+            webgpu_unusable: StoredValue::new(false),
+            threaded_failed: StoredValue::new(false),
             // The quick preset's measured best (docs/learning.md): the causal Transformer, 96 units.
             arch: RwSignal::new(Arch::Trf),
             capacity: RwSignal::new("96".into()),
@@ -239,6 +253,19 @@ impl Net {
         match ev {
             Event::Loaded => self.send(Cmd::Init { backend: self.backend_pick.get_untracked() }, None),
             Event::Ready { backend, device, threads } => {
+                // Auto on an isolated page, in a browser whose `navigator.gpu` gave no adapter: the
+                // WebGPU worker fell back to its one CPU thread; the threaded worker has them all.
+                if backend == Backend::Cpu
+                    && !self.threaded.get_value()
+                    && !self.webgpu_unusable.get_value()
+                    && self.backend_pick.get_untracked() == BackendPick::Auto
+                {
+                    self.webgpu_unusable.set_value(true);
+                    if self.wants_threaded(BackendPick::Auto) {
+                        self.switch_worker(true);
+                        return;
+                    }
+                }
                 self.backend.set(Some(backend));
                 self.device.set(device);
                 self.threads.set(threads);
@@ -337,9 +364,14 @@ impl Net {
     /// Start the worker for the backend pick (its events come to [`Net::on_event`]): the threaded CPU
     /// worker where the pick and the page allow it, else the WebGPU one (with its one-thread CPU).
     pub fn start_worker(self) {
-        let threaded =
-            self.backend_pick.get_untracked().threaded_worker(nnw::cross_origin_isolated(), nnw::has_webgpu());
-        self.spawn_worker(threaded);
+        self.spawn_worker(self.wants_threaded(self.backend_pick.get_untracked()));
+    }
+
+    /// Whether `pick` runs on the threaded worker here (the decision is the core's).
+    fn wants_threaded(self, pick: BackendPick) -> bool {
+        !self.threaded_failed.get_value()
+            && pick
+                .threaded_worker(nnw::cross_origin_isolated(), nnw::has_webgpu() && !self.webgpu_unusable.get_value())
     }
 
     fn spawn_worker(self, threaded: bool) {
@@ -348,6 +380,7 @@ impl Net {
             Ok(w) => {
                 w.on_error(move |m| {
                     if threaded && self.phase.get_untracked() == Phase::Starting {
+                        self.threaded_failed.set_value(true);
                         // A browser or host where the threaded worker cannot start (no module workers,
                         // the file missing): the single-threaded one still trains.
                         self.stop_worker();
@@ -363,6 +396,7 @@ impl Net {
                 self.worker.set_value(Some(w));
             }
             Err(e) if threaded => {
+                self.threaded_failed.set_value(true);
                 self.notice.set(Some(format!("{e}; the CPU runs on one thread.")));
                 self.spawn_worker(false);
             }
@@ -374,17 +408,32 @@ impl Net {
     }
 
     /// A new backend pick: initialise it in the running worker, or start the other worker when the pick
-    /// needs it (the CPU on an isolated page runs in the threaded one). A run in memory is then continued
-    /// from its saved checkpoint.
+    /// needs it (the CPU on an isolated page runs in the threaded one).
     pub fn pick_backend(self, pick: BackendPick) {
         self.backend_pick.set(pick);
-        let threaded = pick.threaded_worker(nnw::cross_origin_isolated(), nnw::has_webgpu());
+        let threaded = self.wants_threaded(pick);
         if threaded == self.threaded.get_value() {
             self.send(Cmd::Init { backend: pick }, None);
             return;
         }
+        if matches!(self.phase.get_untracked(), Phase::Paused) {
+            // The run in memory goes with the old worker; its checkpoint from the pause stays.
+            self.notice.set(Some(
+                "The paused run's checkpoint is kept: \"Resume training\" continues it on the new backend.".into(),
+            ));
+        }
+        self.switch_worker(threaded);
+    }
+
+    /// Replace the running worker by a fresh one (the threaded CPU one when `threaded`); the page waits
+    /// for its `Ready` (phase `Starting`). An evaluation or analysis under way ends with the old worker.
+    fn switch_worker(self, threaded: bool) {
         self.stop_worker();
         self.backend.set(None);
+        self.device.set(String::new());
+        self.threads.set(1);
+        self.eval_progress.set(None);
+        self.analyse_progress.set(None);
         self.phase.set(Phase::Starting);
         self.spawn_worker(threaded);
     }
