@@ -78,5 +78,8 @@ if has browser; then
   [ -d tests/e2e/node_modules/playwright-core ] || (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error)
   echo "== networks in headless Chromium"
   WMLAB_DIST="$here/dist" node tests/e2e/bench-networks.mjs
+  # The same CPU backend on a cross-origin isolated page: the threaded worker, every core (docs/hosting.md).
+  echo "== networks in headless Chromium, page cross-origin isolated (the threaded CPU worker)"
+  WMLAB_DIST="$here/dist" WMLAB_BENCH_ISOLATED=1 WMLAB_BENCH_BACKENDS=cpu node tests/e2e/bench-networks.mjs
 fi
 rm -f "$lens"
