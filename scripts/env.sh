@@ -8,12 +8,13 @@ export PATH="$wmlab_root/tests/e2e/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 export TRUNK_SKIP_VERSION_CHECK=true
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/wmlab/target}"
 if ! cargo metadata --no-deps --format-version 1 2>/dev/null | grep -q '"workspace_default_members":\[[^]]*wmlab-app'; then
-  # Sourced again inside a build (Trunk's post-build hook), the shim is already first: keep the real one.
-  case ":$PATH:" in
-    *":$wmlab_root/tests/e2e/bin:"*) ;;
-    *)
-      export WMLAB_REAL_CARGO="$(command -v cargo)"
-      export PATH="$wmlab_root/tests/e2e/bin:$PATH"
-      ;;
-  esac
+  # Idempotent (sourced again inside a build, e.g. Trunk's post-build hook): drop the shim from PATH,
+  # find the real cargo, and put the shim first again.
+  shim="$wmlab_root/tests/e2e/bin"
+  PATH=":$PATH:"
+  PATH="${PATH//:$shim:/:}"
+  PATH="${PATH#:}"
+  PATH="${PATH%:}"
+  export WMLAB_REAL_CARGO="$(command -v cargo)"
+  export PATH="$shim:$PATH"
 fi

@@ -6,6 +6,7 @@
 
 use leptos::prelude::*;
 use wmlab_core::analysis::NetworkAnalysis;
+use wmlab_core::nn_messages::workers::{Action, Browser, WorkerChoice};
 use wmlab_core::nn_messages::{
     Arch, Backend, BackendPick, BundleHeader, CheckpointKind, Edit, ModelCard, Preset, RunCurves, SettingsEdits,
     TrainSettings,
@@ -73,12 +74,8 @@ pub struct Net {
     pub device: RwSignal<String>,
     /// The threads the worker's kernels run on (its `Ready`).
     pub threads: RwSignal<usize>,
-    /// Whether the running worker is the threaded CPU one (`BackendPick::threaded_worker`).
-    threaded: StoredValue<bool>,
-    /// The browser has `navigator.gpu` but gave no adapter (the WebGPU worker fell back to the CPU), or
-    /// the threaded worker failed to start: later picks do not try those again.
-    webgpu_unusable: StoredValue<bool>,
-    threaded_failed: StoredValue<bool>,
+    /// Which worker runs (the single-threaded or the threaded CPU one): decided in the core.
+    choice: StoredValue<WorkerChoice>,
     pub arch: RwSignal<Arch>,
     pub capacity: RwSignal<String>,
     pub preset: RwSignal<Preset>,
@@ -138,9 +135,10 @@ impl Net {
             backend: RwSignal::new(None),
             device: RwSignal::new(String::new()),
             threads: RwSignal::new(1),
-            threaded: StoredValue::new(false),
-            webgpu_unusable: StoredValue::new(false),
-            threaded_failed: StoredValue::new(false),
+            choice: StoredValue::new(WorkerChoice::new(Browser {
+                isolated: nnw::cross_origin_isolated(),
+                webgpu: nnw::has_webgpu(),
+            })),
             // The quick preset's measured best (docs/learning.md): the causal Transformer, 96 units.
             arch: RwSignal::new(Arch::Trf),
             capacity: RwSignal::new("96".into()),
@@ -253,18 +251,11 @@ impl Net {
         match ev {
             Event::Loaded => self.send(Cmd::Init { backend: self.backend_pick.get_untracked() }, None),
             Event::Ready { backend, device, threads } => {
-                // Auto on an isolated page, in a browser whose `navigator.gpu` gave no adapter: the
-                // WebGPU worker fell back to its one CPU thread; the threaded worker has them all.
-                if backend == Backend::Cpu
-                    && !self.threaded.get_value()
-                    && !self.webgpu_unusable.get_value()
-                    && self.backend_pick.get_untracked() == BackendPick::Auto
-                {
-                    self.webgpu_unusable.set_value(true);
-                    if self.wants_threaded(BackendPick::Auto) {
-                        self.switch_worker(true);
-                        return;
-                    }
+                // Auto in a browser whose `navigator.gpu` gave no adapter may move to the threaded worker.
+                let pick = self.backend_pick.get_untracked();
+                if let Some(Action::Switch { threaded }) = self.choice.try_update_value(|c| c.ready(pick, backend)) {
+                    self.switch_worker(threaded);
+                    return;
                 }
                 self.backend.set(Some(backend));
                 self.device.set(device);
@@ -364,46 +355,40 @@ impl Net {
     /// Start the worker for the backend pick (its events come to [`Net::on_event`]): the threaded CPU
     /// worker where the pick and the page allow it, else the WebGPU one (with its one-thread CPU).
     pub fn start_worker(self) {
-        self.spawn_worker(self.wants_threaded(self.backend_pick.get_untracked()));
+        let pick = self.backend_pick.get_untracked();
+        let threaded = self.choice.try_update_value(|c| c.start(pick)).unwrap_or(false);
+        self.spawn_worker(threaded);
     }
 
-    /// Whether `pick` runs on the threaded worker here (the decision is the core's).
-    fn wants_threaded(self, pick: BackendPick) -> bool {
-        !self.threaded_failed.get_value()
-            && pick
-                .threaded_worker(nnw::cross_origin_isolated(), nnw::has_webgpu() && !self.webgpu_unusable.get_value())
+    /// The running worker failed: the core says whether another worker takes over (a threaded worker
+    /// that could not start gives way to the single-threaded one) or the page shows the error.
+    /// `error` is the page's text for a failure that no other worker takes over.
+    fn worker_failed(self, message: String, error: String) {
+        let starting = self.phase.get_untracked() == Phase::Starting;
+        match self.choice.try_update_value(|c| c.failed(starting)) {
+            Some(Action::Switch { threaded }) => {
+                // A browser or host where the threaded worker cannot start (no module workers, the file
+                // missing): the single-threaded one still trains.
+                self.stop_worker();
+                self.notice.set(Some(format!(
+                    "The multi-threaded CPU worker could not start ({message}); the CPU runs on one thread."
+                )));
+                self.spawn_worker(threaded);
+            }
+            _ => {
+                self.error.set(Some(error));
+                self.phase.set(Phase::Failed);
+            }
+        }
     }
 
     fn spawn_worker(self, threaded: bool) {
-        self.threaded.set_value(threaded);
         match NnWorker::spawn(threaded, move |ev, bytes| self.on_event(ev, bytes)) {
             Ok(w) => {
-                w.on_error(move |m| {
-                    if threaded && self.phase.get_untracked() == Phase::Starting {
-                        self.threaded_failed.set_value(true);
-                        // A browser or host where the threaded worker cannot start (no module workers,
-                        // the file missing): the single-threaded one still trains.
-                        self.stop_worker();
-                        self.notice.set(Some(format!(
-                            "The multi-threaded CPU worker could not start ({m}); the CPU runs on one thread."
-                        )));
-                        self.spawn_worker(false);
-                        return;
-                    }
-                    self.error.set(Some(format!("The networks worker stopped: {m}")));
-                    self.phase.set(Phase::Failed);
-                });
+                w.on_error(move |m| self.worker_failed(m.clone(), format!("The networks worker stopped: {m}")));
                 self.worker.set_value(Some(w));
             }
-            Err(e) if threaded => {
-                self.threaded_failed.set_value(true);
-                self.notice.set(Some(format!("{e}; the CPU runs on one thread.")));
-                self.spawn_worker(false);
-            }
-            Err(e) => {
-                self.error.set(Some(e));
-                self.phase.set(Phase::Failed);
-            }
+            Err(e) => self.worker_failed(e.clone(), e),
         }
     }
 
@@ -411,11 +396,10 @@ impl Net {
     /// needs it (the CPU on an isolated page runs in the threaded one).
     pub fn pick_backend(self, pick: BackendPick) {
         self.backend_pick.set(pick);
-        let threaded = self.wants_threaded(pick);
-        if threaded == self.threaded.get_value() {
+        let Some(Action::Switch { threaded }) = self.choice.try_update_value(|c| c.pick(pick)) else {
             self.send(Cmd::Init { backend: pick }, None);
             return;
-        }
+        };
         if matches!(self.phase.get_untracked(), Phase::Paused) {
             // The run in memory goes with the old worker; its checkpoint from the pause stays.
             self.notice.set(Some(

@@ -9,6 +9,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 mod bundle;
 mod card;
 mod settings;
+pub mod workers;
 pub use bundle::{BUNDLE_MAGIC, Bundle, BundleHeader, TrainState};
 pub use card::{CardEffect, CardTest, ModelCard};
 pub use settings::{
