@@ -13,6 +13,7 @@ use leptos::prelude::{RwSignal, Set as _};
 
 use super::idb::js_err;
 pub use super::idb::{delete, load_bytes, load_text, store_bytes, store_text};
+use super::{outbox, web};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -67,28 +68,27 @@ pub async fn enable_isolation_worker() -> Result<(), String> {
     // of the origin): it then controls the page after the reload.
     for _ in 0..200 {
         if reg.active().is_some() {
-            if let Some(w) = web_sys::window() {
-                let _ = w.session_storage().ok().flatten().map(|s| s.set_item(PICK_KEY, "cpu"));
+            if let Some(s) = web::window().session_storage().ok().flatten() {
+                let _ = s.set_item(PICK_KEY, BackendPick::Cpu.as_str());
             }
-            reload();
+            let _ = web::window().location().reload();
             return Ok(());
         }
-        sleep_ms(50).await;
+        outbox::sleep(50.0).await;
     }
     Err("the service worker was installed but did not start within 10 s; reload the page".to_string())
 }
 
 /// sessionStorage key: the backend pick to take after the reload [`enable_isolation_worker`] makes
 /// (the CPU: what the user asked more threads for).
-pub const PICK_KEY: &str = "wmlab.nn.pick";
+const PICK_KEY: &str = "wmlab.nn.pick";
 
-async fn sleep_ms(ms: i32) {
-    let p = js_sys::Promise::new(&mut |resolve, _| {
-        if let Some(w) = web_sys::window() {
-            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
-        }
-    });
-    let _ = JsFuture::from(p).await;
+/// The pick [`enable_isolation_worker`] saved before its reload, taken once.
+pub fn take_pick_after_reload() -> Option<BackendPick> {
+    let store = web::window().session_storage().ok()??;
+    let pick = store.get_item(PICK_KEY).ok()??;
+    let _ = store.remove_item(PICK_KEY);
+    BackendPick::parse(&pick)
 }
 
 /// Remove the isolation service worker (only that one: the origin may hold other sites' workers, e.g.
@@ -105,21 +105,13 @@ pub async fn disable_isolation_worker() -> Result<(), String> {
             let _ = JsFuture::from(p).await;
         }
     }
-    reload();
+    let _ = web::window().location().reload();
     Ok(())
 }
 
-/// Whether a service worker's script is this app's [`ISOLATION_WORKER_URL`] (beside the page).
+/// Whether a service worker's script is this app's [`ISOLATION_WORKER_URL`] (resolved against the page).
 fn is_isolation_worker(script_url: &str) -> bool {
-    let page = web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default();
-    let dir = page.split(['#', '?']).next().unwrap_or("").rsplit_once('/').map_or("", |(d, _)| d);
-    script_url == format!("{dir}/{}", ISOLATION_WORKER_URL.trim_start_matches("./"))
-}
-
-fn reload() {
-    if let Some(w) = web_sys::window() {
-        let _ = w.location().reload();
-    }
+    web_sys::Url::new_with_base(ISOLATION_WORKER_URL, &web::base_url()).is_ok_and(|u| u.href() == script_url)
 }
 
 /// Whether the browser offers WebGPU at all (`navigator.gpu`; an adapter may still be refused).
@@ -130,6 +122,7 @@ pub fn has_webgpu() -> bool {
         .is_some_and(|g| !g.is_undefined() && !g.is_null())
 }
 
+use wmlab_core::nn_messages::BackendPick;
 pub use wmlab_core::nn_messages::{CheckpointKind, Cmd, Event};
 
 /// A running worker.
@@ -143,11 +136,7 @@ impl NnWorker {
     /// checkpoint bytes where the event has them).
     pub fn spawn(threaded: bool, on_event: impl Fn(Event, Option<Vec<u8>>) + 'static) -> Result<NnWorker, String> {
         let worker = if threaded {
-            let threads = web_sys::window()
-                .and_then(|w| w.local_storage().ok().flatten())
-                .and_then(|s| s.get_item(THREADS_KEY).ok().flatten())
-                .and_then(|t| t.trim().parse::<usize>().ok())
-                .filter(|&t| t > 0);
+            let threads = outbox::get(THREADS_KEY).and_then(|t| t.trim().parse::<usize>().ok()).filter(|&t| t > 0);
             let url = match threads {
                 Some(t) => format!("{THREADED_WORKER_URL}?threads={t}"),
                 None => THREADED_WORKER_URL.to_string(),

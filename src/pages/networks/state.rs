@@ -111,14 +111,6 @@ pub struct Net {
     pub app: AppState,
 }
 
-/// The pick saved by the service-worker offer before its reload (`nnw::PICK_KEY`), taken once.
-fn pick_after_reload() -> Option<BackendPick> {
-    let store = web_sys::window()?.session_storage().ok()??;
-    let pick = store.get_item(nnw::PICK_KEY).ok()??;
-    let _ = store.remove_item(nnw::PICK_KEY);
-    BackendPick::parse(&pick)
-}
-
 fn thin(v: &mut Vec<(f64, f64)>) {
     if v.len() > MAX_LOSS_POINTS {
         *v = v.chunks(2).map(|c| (c[0].0, c.iter().map(|p| p.1).sum::<f64>() / c.len() as f64)).collect();
@@ -131,7 +123,7 @@ impl Net {
             phase: RwSignal::new(Phase::Starting),
             error: RwSignal::new(None),
             notice: RwSignal::new(None),
-            backend_pick: RwSignal::new(pick_after_reload().unwrap_or(BackendPick::Auto)),
+            backend_pick: RwSignal::new(nnw::take_pick_after_reload().unwrap_or(BackendPick::Auto)),
             backend: RwSignal::new(None),
             device: RwSignal::new(String::new()),
             threads: RwSignal::new(1),
