@@ -774,13 +774,24 @@ const UNIT: [f32; 256] = {
     t
 };
 
-/// The tensor's values from its bytes: `v / 255` (as `ToTensor` does), divided in vector lanes (IEEE
-/// division is correctly rounded, so this is [`UNIT`]'s table exactly; a test checks every byte).
+/// The tensor's values from its bytes: `v / 255` (as `ToTensor` does), in vector lanes.
 #[inline]
 fn expand(bytes: &[u8; TENSOR_LEN], out: &mut [f32]) {
     for (o, &v) in out.iter_mut().zip(bytes) {
-        *o = v as f32 / 255.0;
+        *o = unit(v);
     }
+}
+
+/// `v / 255` correctly rounded (what the division gives, [`UNIT`]'s table; a test checks every byte),
+/// without dividing: a product by the reciprocal is off by one ulp for half the bytes, and one
+/// correction step with the product's remainder makes it exact (a vector division per 4 values
+/// against four cheap operations; the expansion was about 15 % of the joint benchmark in a profile).
+#[inline(always)]
+fn unit(v: u8) -> f32 {
+    const R: f32 = 1.0 / 255.0;
+    let v = v as f32;
+    let x = v * R;
+    x + (v - x * 255.0) * R
 }
 
 /// [`downsample`] as bytes (`[3][32][32]`, 0–255): the tensor before the division by 255.
@@ -903,13 +914,20 @@ pub fn tensor_into(frame: &Frame, out: &mut [f32]) {
     assert_eq!(out.len(), TENSOR_LEN);
     MEMO.with(|m| {
         let mut m = m.borrow_mut();
-        let Memo { slots, key, scratch, lasts, tags, next } = &mut *m;
+        let Memo { slots, key, scratch, lasts, tags, next, hot, stamp } = &mut *m;
         let h = frame_key(frame, key);
-        let slot = &mut slots[(h >> 40) as usize % MEMO_SLOTS];
-        if let Some((k, bytes)) = slot
+        let at = (h >> 40) as usize % MEMO_SLOTS;
+        let slot = &mut slots[at];
+        if let Some((k, bytes, made)) = slot
             && k == key
         {
-            return expand(bytes, out);
+            // the values of the slot's frame, expanded from its bytes on the first hit only
+            let (hot_at, hot_made, values) = &mut hot[at % HOT];
+            if (*hot_at, *hot_made) != (at, *made) {
+                expand(bytes, &mut values[..]);
+                (*hot_at, *hot_made) = (at, *made);
+            }
+            return out.copy_from_slice(&values[..]);
         }
         draw_into(scratch, frame);
         // resample by difference from the last frame of the same family, else replace the older one
@@ -921,14 +939,28 @@ pub fn tensor_into(frame: &Frame, out: &mut [f32]) {
         });
         tags[i] = Some(tag);
         let last = &mut lasts[i];
+        // Frames that paint apart (SI's parts of a figure, CD's arrays) differ from each other over both
+        // their boxes; from the plain background, over their own box only: start from there when the
+        // two boxes together span much more than the new one (clearing the old box is a few fills).
+        if let (Some(n), Some(o)) = (scratch.dirty, last.img.dirty)
+            && scratch.bg == last.img.bg
+        {
+            let area = |(x0, y0, x1, y1): (i32, i32, i32, i32)| (x1 - x0 + 1) * (y1 - y0 + 1);
+            let union = (n.0.min(o.0), n.1.min(o.1), n.2.max(o.2), n.3.max(o.3));
+            if 2 * area(n) + area(o) < 2 * area(union) {
+                last.clear_to_background();
+            }
+        }
         last.update(scratch);
-        expand(&last.out, out);
+        out.copy_from_slice(&last.values[..]);
+        *stamp += 1;
         match slot {
-            Some((k, b)) => {
+            Some((k, b, made)) => {
                 k.clone_from(key);
                 **b = last.out;
+                *made = *stamp;
             }
-            None => *slot = Some((key.clone(), Box::new(last.out))),
+            None => *slot = Some((key.clone(), Box::new(last.out), *stamp)),
         }
     })
 }
@@ -956,8 +988,19 @@ fn family(frame: &Frame) -> Family {
 /// Slots of the frame memo (direct-mapped by key hash): 2,048 × 3 KB of bytes plus keys.
 const MEMO_SLOTS: usize = 2048;
 
+/// Memo slots whose tensor values are also kept (direct-mapped by slot): 64 × 12 KB. Most frames are
+/// memo hits (64 % of the joint benchmark's, nearly all of STS's and SC's), and turning bytes into
+/// values for each was the largest single cost after drawing; a hit on a hot slot is one copy.
+const HOT: usize = 64;
+
 struct Memo {
-    slots: Vec<Option<(Vec<u32>, Box<[u8; TENSOR_LEN]>)>>,
+    /// Each with its key, its bytes and when it was filled (a stamp, so a hot copy of an earlier
+    /// occupant of the slot is not taken for it).
+    slots: Vec<Option<(Vec<u32>, Box<[u8; TENSOR_LEN]>, u64)>>,
+    /// Values of recently hit slots: (slot, the slot's stamp when expanded, values).
+    hot: Vec<(usize, u64, Box<[f32; TENSOR_LEN]>)>,
+    /// Slots filled so far.
+    stamp: u64,
     /// The key being built (kept to reuse its allocation).
     key: Vec<u32>,
     /// The image frames are drawn into.
@@ -980,6 +1023,8 @@ thread_local! {
             lasts: std::array::from_fn(|_| Incremental::new()),
             tags: [None; LASTS],
             next: 0,
+            hot: (0..HOT).map(|_| (usize::MAX, 0, Box::new([0.0; TENSOR_LEN]))).collect(),
+            stamp: 0,
         });
 }
 
@@ -996,6 +1041,8 @@ struct Incremental {
     img: Image96,
     mid: Box<[u8; BIG * MID]>,
     out: [u8; TENSOR_LEN],
+    /// `out` as tensor values, updated where `out` changes.
+    values: Box<[f32; TENSOR_LEN]>,
     /// Whether `mid` and `out` describe `img` (false until the first frame).
     valid: bool,
 }
@@ -1006,7 +1053,37 @@ impl Incremental {
             img: Image96::new(crate::display::palette::BLACK),
             mid: Box::new([0; BIG * MID]),
             out: [0; TENSOR_LEN],
+            values: Box::new([0.0; TENSOR_LEN]),
             valid: false,
+        }
+    }
+
+    /// Make `self` the resampling of its plain background: its painted box cleared in the image, and
+    /// the horizontal and final outputs that box reached set to the background colour (a uniform
+    /// area resamples to exactly its colour).
+    fn clear_to_background(&mut self) {
+        let (Some((x0, y0, x1, y1)), true) = (self.img.dirty, self.valid) else { return };
+        let t = taps();
+        let bg = self.img.bg;
+        let reached = |lo: i32, hi: i32| {
+            let r = |o: &usize| t.start[*o] as i32 <= hi && t.start[*o] as i32 + 5 >= lo;
+            ((0..SMALL).find(r).unwrap(), (0..SMALL).rev().find(r).unwrap())
+        };
+        let ((c0, c1), (r0, r1)) = (reached(x0, x1), reached(y0, y1));
+        self.img.reset(bg);
+        let px = [bg.0, bg.1, bg.2];
+        for y in y0 as usize..=y1 as usize {
+            for c in self.mid[y * MID + c0 * 3..y * MID + (c1 + 1) * 3].chunks_exact_mut(3) {
+                c.copy_from_slice(&px);
+            }
+        }
+        let plane = SMALL * SMALL;
+        for (k, v) in px.into_iter().enumerate() {
+            for oy in r0..=r1 {
+                let at = k * plane + oy * SMALL;
+                self.out[at + c0..=at + c1].fill(v);
+                self.values[at + c0..=at + c1].fill(unit(v));
+            }
         }
     }
 
@@ -1079,9 +1156,11 @@ impl Incremental {
             }
             for ox in ca..=cb {
                 let o = oy * SMALL + ox;
-                self.out[o] = to_u8(acc[ox * 3]);
-                self.out[plane + o] = to_u8(acc[ox * 3 + 1]);
-                self.out[2 * plane + o] = to_u8(acc[ox * 3 + 2]);
+                for c in 0..3 {
+                    let v = to_u8(acc[ox * 3 + c]);
+                    self.out[c * plane + o] = v;
+                    self.values[c * plane + o] = unit(v);
+                }
             }
         }
         self.valid = true;
@@ -1199,7 +1278,7 @@ pub(crate) mod tests {
         let mut repeated = 0;
         for id in crate::TaskId::EVERY {
             let spec = crate::TaskSpec::new(id);
-            for i in 0..6 {
+            for i in 0..24 {
                 let t = spec.trial(3, crate::Split::Train, i);
                 for _ in 0..2 {
                     let mut out = vec![f32::NAN; t.len() * TENSOR_LEN];
@@ -1214,6 +1293,33 @@ pub(crate) mod tests {
             }
         }
         assert!(repeated > 10, "repeated frames were met ({repeated})");
+    }
+
+    /// Frames that paint apart are resampled from the plain background (the old box cleared first),
+    /// frames that overlap by difference from the last one: both give the drawn tensor, in any order,
+    /// including a change of background between them.
+    #[test]
+    fn resampling_from_the_background_equals_drawing() {
+        let bar = |x: f32, y: f32, c: Rgb| display::line(x, y, x + 9.0, y + 4.0, c, 3.0);
+        let mut frames = Vec::new();
+        for i in 0..40 {
+            let (a, b) = ((i * 37 % 80) as f32, (i * 53 % 80) as f32);
+            // one small shape far from the last one's, then several spread out, then a near one
+            frames.push(Frame::gray(vec![bar(a, b, palette::GREEN)]));
+            frames.push(Frame::gray(vec![bar(80.0 - a, 80.0 - b, palette::GREEN), bar(a, 3.0, palette::RED)]));
+            frames.push(Frame::gray(vec![bar(a + 1.0, b, palette::GREEN)]));
+            if i % 7 == 0 {
+                frames.push(Frame::blank());
+                frames.push(Frame { background: palette::BLACK, shapes: vec![bar(b, a, palette::WHITE)] });
+            }
+        }
+        let mut out = vec![f32::NAN; TENSOR_LEN];
+        for (k, f) in frames.iter().enumerate() {
+            tensor_into(f, &mut out);
+            let mut drawn = vec![f32::NAN; TENSOR_LEN];
+            downsample(&draw96(f), &mut drawn);
+            assert_eq!(out, drawn, "frame {k}");
+        }
     }
 
     /// The memo's key tells apart frames that draw differently, down to a coordinate's sign of zero and

@@ -100,42 +100,43 @@ impl Bar {
 /// |Δy1| < L+11` rejects; 100 tries per bar, then the whole array restarts).
 ///
 /// Large arrays rarely fit: an array of 12 takes tens of thousands of tries (about 87,000 draws on
-/// average), so the loop is written for speed while drawing exactly the reference's stream: the start
-/// points sit in lanes padded with far-away points, and each try tests every lane without branching.
+/// average), so the loop is written for speed while drawing exactly the reference's stream. Nearness is
+/// separable: bar `i` blocks a try when it is near in x *and* near in y, so for each new-bar length each
+/// coordinate keeps a mask of the placed bars near it, and a try is two loads and an `and`.
 pub fn memory_array(rng: &mut Rng, n: usize) -> Vec<Bar> {
-    // (16-bit lanes: twice as many to a vector as 32-bit ones; every difference below fits)
-    const FAR: i16 = -10_000;
-    assert!(n <= LANES, "CD arrays hold at most {LANES} bars (set sizes are checked to be at most 12)");
-    let (mut xs, mut ys) = ([FAR; LANES], [FAR; LANES]);
+    assert!(n <= 16, "CD arrays hold at most 16 bars (set sizes are checked to be at most 12)");
     let mut bars: Vec<Bar> = Vec::with_capacity(n);
     'restart: loop {
-        xs.fill(FAR);
-        ys.fill(FAR);
+        // near[k][0][x] bit i: |x - x1 of bar i| < d for a new bar of length k (0 small, 1 large),
+        // d = L + 11; near[k][1][y] the same in y
+        let mut near = [[[0u16; 96]; 2]; 2];
         bars.clear();
-        for j in 0..n {
+        for i in 0..n {
             let large = rng.coin();
             let red = rng.coin();
             let horizontal = rng.coin();
             let gap = rng.coin();
             let l = if large { LARGE as i32 } else { SMALL as i32 };
-            let (lo, hi, d) = (l / 2 + 3, 96 - l - 3, (l + 11) as i16);
+            let (lo, hi) = (l / 2 + 3, 96 - l - 3);
+            let [nx, ny] = &near[large as usize];
             let mut placed = None;
             for _ in 0..100 {
-                let x1 = rng.randint(lo, hi) as i16;
-                let y1 = rng.randint(lo, hi) as i16;
-                // |a| < d as one unsigned comparison: a + d - 1 in 0..2d - 1
-                let near = |a: i16| (a + d - 1) as u16 <= (2 * d - 2) as u16;
-                let mut blocked = false;
-                for i in 0..LANES {
-                    blocked |= near(x1 - xs[i]) & near(y1 - ys[i]);
-                }
-                if !blocked {
+                let x1 = rng.randint(lo, hi);
+                let y1 = rng.randint(lo, hi);
+                if nx[x1 as usize] & ny[y1 as usize] == 0 {
                     placed = Some((x1, y1));
                     break;
                 }
             }
             let Some((x1, y1)) = placed else { continue 'restart };
-            (xs[j], ys[j]) = (x1, y1);
+            for (k, len) in [SMALL, LARGE].into_iter().enumerate() {
+                let d = len as i32 + 11;
+                for (axis, c) in [x1, y1].into_iter().enumerate() {
+                    for m in &mut near[k][axis][(c - d + 1).max(0) as usize..=(c + d - 1).min(95) as usize] {
+                        *m |= 1 << i;
+                    }
+                }
+            }
             let lf = l as f32;
             let (cx, cy) =
                 if horizontal { (x1 as f32 + lf / 2.0, y1 as f32) } else { (x1 as f32, y1 as f32 + lf / 2.0) };
@@ -144,9 +145,6 @@ pub fn memory_array(rng: &mut Rng, n: usize) -> Vec<Bar> {
         return bars;
     }
 }
-
-/// Lanes of start points in [`memory_array`].
-const LANES: usize = 16;
 
 /// Change one feature of one bar.
 pub fn change(p: &CdParams, bar: &mut Bar, feature: Feature) {
