@@ -921,13 +921,21 @@ pub fn tensor_into(frame: &Frame, out: &mut [f32]) {
         if let Some((k, bytes, made)) = slot
             && k == key
         {
-            // the values of the slot's frame, expanded from its bytes on the first hit only
-            let (hot_at, hot_made, values) = &mut hot[at % HOT];
-            if (*hot_at, *hot_made) != (at, *made) {
-                expand(bytes, &mut values[..]);
-                (*hot_at, *hot_made) = (at, *made);
+            // The values of a frame met again are kept (a copy, not an expansion, the next time) when
+            // its hot place holds a frame met less often (STS's and SC's few frames stay; SMU's many
+            // would only push each other out).
+            let (hot_at, hot_made, hot_hits, values) = &mut hot[at % HOT];
+            if (*hot_at, *hot_made) == (at, *made) {
+                *hot_hits += 1;
+                return out.copy_from_slice(&values[..]);
             }
-            return out.copy_from_slice(&values[..]);
+            expand(bytes, out);
+            *hot_hits = hot_hits.saturating_sub(1);
+            if *hot_hits == 0 {
+                values.copy_from_slice(out);
+                (*hot_at, *hot_made, *hot_hits) = (at, *made, 1);
+            }
+            return;
         }
         draw_into(scratch, frame);
         // resample by difference from the last frame of the same family, else replace the older one
@@ -997,8 +1005,8 @@ struct Memo {
     /// Each with its key, its bytes and when it was filled (a stamp, so a hot copy of an earlier
     /// occupant of the slot is not taken for it).
     slots: Vec<Option<(Vec<u32>, Box<[u8; TENSOR_LEN]>, u64)>>,
-    /// Values of recently hit slots: (slot, the slot's stamp when expanded, values).
-    hot: Vec<(usize, u64, Box<[f32; TENSOR_LEN]>)>,
+    /// Values of often hit slots: (slot, the slot's stamp when expanded, hits less misses, values).
+    hot: Vec<(usize, u64, u32, Box<[f32; TENSOR_LEN]>)>,
     /// Slots filled so far.
     stamp: u64,
     /// The key being built (kept to reuse its allocation).
@@ -1023,7 +1031,7 @@ thread_local! {
             lasts: std::array::from_fn(|_| Incremental::new()),
             tags: [None; LASTS],
             next: 0,
-            hot: (0..HOT).map(|_| (usize::MAX, 0, Box::new([0.0; TENSOR_LEN]))).collect(),
+            hot: (0..HOT).map(|_| (usize::MAX, 0, 0, Box::new([0.0; TENSOR_LEN]))).collect(),
             stamp: 0,
         });
 }
