@@ -926,7 +926,7 @@ pub fn tensor_into(frame: &Frame, out: &mut [f32]) {
             // would only push each other out).
             let (hot_at, hot_made, hot_hits, values) = &mut hot[at % HOT];
             if (*hot_at, *hot_made) == (at, *made) {
-                *hot_hits += 1;
+                *hot_hits = hot_hits.saturating_add(1);
                 return out.copy_from_slice(&values[..]);
             }
             expand(bytes, out);
