@@ -702,6 +702,15 @@ struct Taps {
     nonzero: [(usize, usize); SMALL],
 }
 
+impl Taps {
+    /// The first and last output whose 6-pixel window meets pixels `lo..=hi` (every output between
+    /// them does too): the outputs a change there can alter. None when no window meets them.
+    fn reached(&self, lo: i32, hi: i32) -> Option<(usize, usize)> {
+        let meets = |o: &usize| self.start[*o] as i32 <= hi && self.start[*o] as i32 + 5 >= lo;
+        Some(((0..SMALL).find(meets)?, (0..SMALL).rev().find(meets)?))
+    }
+}
+
 fn taps() -> &'static Taps {
     use std::sync::OnceLock;
     static T: OnceLock<Taps> = OnceLock::new();
@@ -804,16 +813,7 @@ fn downsample_bytes(img: &Image96, out: &mut [u8; TENSOR_LEN]) {
     // A uniform area resamples to exactly its own colour (the weights sum to one), so only output
     // pixels whose taps reach a painted pixel need computing.
     let Some((dx0, dy0, dx1, dy1)) = img.dirty else { return };
-    let reach = |o: usize, lo: i32, hi: i32| {
-        let s = t.start[o] as i32;
-        s <= hi && s + 5 >= lo
-    };
-    let (Some(c0), Some(r0)) = ((0..SMALL).find(|&o| reach(o, dx0, dx1)), (0..SMALL).find(|&o| reach(o, dy0, dy1)))
-    else {
-        return;
-    };
-    let c1 = (0..SMALL).rev().find(|&o| reach(o, dx0, dx1)).unwrap_or(c0);
-    let r1 = (0..SMALL).rev().find(|&o| reach(o, dy0, dy1)).unwrap_or(r0);
+    let (Some((c0, c1)), Some((r0, r1))) = (t.reached(dx0, dx1), t.reached(dy0, dy1)) else { return };
     let y_lo = t.start[r0];
     let y_hi = t.start[r1] + 5;
     // horizontal: the rows the vertical pass reads × the reached columns, rounded to 8 bits. A row equal
@@ -947,18 +947,6 @@ pub fn tensor_into(frame: &Frame, out: &mut [f32]) {
         });
         tags[i] = Some(tag);
         let last = &mut lasts[i];
-        // Frames that paint apart (SI's parts of a figure, CD's arrays) differ from each other over both
-        // their boxes; from the plain background, over their own box only: start from there when the
-        // two boxes together span much more than the new one (clearing the old box is a few fills).
-        if let (Some(n), Some(o)) = (scratch.dirty, last.img.dirty)
-            && scratch.bg == last.img.bg
-        {
-            let area = |(x0, y0, x1, y1): (i32, i32, i32, i32)| (x1 - x0 + 1) * (y1 - y0 + 1);
-            let union = (n.0.min(o.0), n.1.min(o.1), n.2.max(o.2), n.3.max(o.3));
-            if 2 * area(n) + area(o) < 2 * area(union) {
-                last.clear_to_background();
-            }
-        }
         last.update(scratch);
         out.copy_from_slice(&last.values[..]);
         *stamp += 1;
@@ -1073,11 +1061,8 @@ impl Incremental {
         let (Some((x0, y0, x1, y1)), true) = (self.img.dirty, self.valid) else { return };
         let t = taps();
         let bg = self.img.bg;
-        let reached = |lo: i32, hi: i32| {
-            let r = |o: &usize| t.start[*o] as i32 <= hi && t.start[*o] as i32 + 5 >= lo;
-            ((0..SMALL).find(r).unwrap(), (0..SMALL).rev().find(r).unwrap())
-        };
-        let ((c0, c1), (r0, r1)) = (reached(x0, x1), reached(y0, y1));
+        // (a painted box lies in the image, so some window meets it)
+        let ((c0, c1), (r0, r1)) = (t.reached(x0, x1).unwrap(), t.reached(y0, y1).unwrap());
         self.img.reset(bg);
         let px = [bg.0, bg.1, bg.2];
         for y in y0 as usize..=y1 as usize {
@@ -1099,6 +1084,18 @@ impl Incremental {
     /// its next `reset` clears).
     fn update(&mut self, img: &mut Image96) {
         let t = taps();
+        // Frames that paint apart (SI's parts of a figure, CD's arrays) differ from each other over both
+        // their boxes; from the plain background, over their own box only: start from there when the
+        // two boxes together span much more than the new one (clearing the old box is a few fills).
+        if let (Some(n), Some(o)) = (img.dirty, self.img.dirty)
+            && img.bg == self.img.bg
+        {
+            let area = |(x0, y0, x1, y1): (i32, i32, i32, i32)| (x1 - x0 + 1) * (y1 - y0 + 1);
+            let union = (n.0.min(o.0), n.1.min(o.1), n.2.max(o.2), n.3.max(o.3));
+            if 2 * area(n) + area(o) < 2 * area(union) {
+                self.clear_to_background();
+            }
+        }
         let full = !self.valid || img.bg != self.img.bg;
         // rows that may differ: everywhere after a change of background, else where either image painted
         let (mut y0, mut y1) = (0, BIG - 1);
@@ -1126,8 +1123,7 @@ impl Incremental {
                 }
                 changed_pixels(old, new)
             };
-            let oa = (0..SMALL).find(|&o| t.start[o] + 5 >= xa).unwrap();
-            let ob = (0..SMALL).rev().find(|&o| t.start[o] <= xb).unwrap();
+            let (oa, ob) = t.reached(xa as i32, xb as i32).unwrap();
             cols[y] = Some((oa, ob));
             let mid_row = y * MID;
             if y > 0 && img.px[(y - 1) * ROW..y * ROW] == new[..] {
