@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Benchmarks that print numbers (never part of the tests). Run on a quiet machine:
-#   scripts/bench.sh [frames] [nn] [torch] [browser] [learn]   (default: the first four)
+#   scripts/bench.sh [frames] [nn] [torch] [browser] [learn] [reference]   (default: the first four)
 #   frames   stimulus generation, frames/s and trials/s per task id and the joint mix (`wmlab bench`)
+#   reference  the same lines for the published WorM generator (Pillow/cv2 at 96 px, the dataset's resize to
+#            32 and ToTensor, in memory; scripts/bench_reference.py), pinned to core 1; the first time it
+#            unpacks the WorM snapshot 84c867c into ~/.cache/wmlab/worm-src (git clone of WMLAB_WORM_REPO,
+#            default the GitHub repo) and makes ~/.cache/wmlab/venv-worm (Pillow, numpy, opencv, tqdm)
 #   nn       native training throughput of LSTM-256 / TRF-256 at the paper's batch (140) and inference
 #            latency, burn flex CPU backend, `--profile native` (crates/nn/examples/bench.rs)
 #   torch    the same models, batch and conv work in PyTorch eager on the same CPU (scripts/bench_torch.py);
@@ -57,6 +61,27 @@ if has frames; then
       CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUSTFLAGS="-C target-cpu=$WMLAB_BENCH_CPU" \
       cargo run -q --profile native -p wmlab-cli -- bench --seconds 1
   fi
+fi
+if has reference; then
+  worm="$HOME/.cache/wmlab/worm-src"
+  wvenv="$HOME/.cache/wmlab/venv-worm"
+  if [ ! -d "$worm/src/data" ]; then
+    tmp="$(mktemp -d /tmp/wmlab-worm.XXXXXX)"
+    git clone -q --bare "${WMLAB_WORM_REPO:-https://github.com/ZhangLab-DeepNeuroCogLab/WorM.git}" "$tmp/WorM.git"
+    mkdir -p "$tmp/src" "$(dirname "$worm")"
+    git --git-dir="$tmp/WorM.git" archive 84c867c | tar -x -C "$tmp/src"
+    rm -rf "$worm" && mv "$tmp/src" "$worm" && rm -rf "$tmp"
+  fi
+  if [ ! -x "$wvenv/bin/python" ] || ! "$wvenv/bin/python" -c 'import PIL, numpy, cv2, tqdm' 2>/dev/null; then
+    python3 -m venv "$wvenv"
+    # The versions of the authors' requirements.txt; the newest where those have no wheel for this Python.
+    "$wvenv/bin/pip" install -q pillow==9.5.0 numpy==1.24.3 opencv-python-headless==4.7.0.72 tqdm==4.65.0 \
+      || "$wvenv/bin/pip" install -q pillow numpy opencv-python-headless tqdm
+  fi
+  echo "== stimulus generation, the published WorM generator (scripts/bench_reference.py, one thread)"
+  pin=()
+  if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then pin=(taskset -c 1); fi
+  "${pin[@]}" "$wvenv/bin/python" scripts/bench_reference.py --seconds 4 --task all --worm "$worm"
 fi
 if has nn || has torch; then
   echo "== networks, native (burn flex)"
