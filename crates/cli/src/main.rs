@@ -73,7 +73,8 @@ enum Cmd {
     #[command(long_about = "Measure stimulus generation throughput on ONE thread: trials generated and \
         every real step drawn at 96x96 and downsampled to the 32x32x3 tensor, as the training pipeline \
         does. Prints one line per task id, then a `joint` line for the training mix (equal trials of the \
-        14 ids, round robin). Each line runs for about --seconds.")]
+        14 ids, round robin) and a `joint-batch` line for the same mix in runs of 10 trials per id, as a \
+        training batch of the paper's size holds them. Each line runs for about --seconds.")]
     Bench(BenchArgs),
     /// Print the FNV-1a hash (16 hex digits) of trials 0..COUNT, to compare native and wasm builds.
     Hash(HashArgs),

@@ -450,14 +450,18 @@ fn gallery_writes_a_contact_sheet() {
 }
 
 #[test]
-fn bench_prints_one_line_per_task_and_a_joint_line() {
+fn bench_prints_one_line_per_task_and_joint_lines() {
     let out = ok(&["bench", "--seconds", "0.05"]);
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines.len(), 15, "{out}");
+    assert_eq!(lines.len(), 16, "{out}");
     for (line, id) in lines.iter().zip(IDS) {
         assert_eq!(line.split_whitespace().next(), Some(id), "{line}");
     }
-    assert!(lines[14].starts_with("joint"), "{out}");
+    assert_eq!(lines[14].split_whitespace().next(), Some("joint"), "{out}");
+    assert_eq!(lines[15].split_whitespace().next(), Some("joint-batch"), "{out}");
+    // runs of 10 trials per id: whole rounds of the 14 ids, at least one
+    let trials: u64 = lines[15].split("(trials ").nth(1).unwrap().split(',').next().unwrap().parse().unwrap();
+    assert!(trials >= 140 && trials % 140 == 0, "{out}");
     for l in &lines {
         assert!(l.contains("frames/s") && l.contains("trials/s"), "{l}");
         let fps: f64 = l.split_whitespace().nth(2).unwrap().parse().unwrap();

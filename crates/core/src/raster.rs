@@ -909,13 +909,16 @@ pub fn tensor32(frame: &Frame) -> Vec<f32> {
 /// and SFR's boards differ only in the cell lit, SMU's grid in the dot and arrow, every task's blank
 /// and padding frames), so the bytes of recently drawn frames are kept by their exact contents: a frame
 /// met again is copied, not drawn. The key is every number the rasterizer reads, bit for bit, so a hit
-/// is the same tensor drawing would give (a native test compares them for every task id).
+/// is the same tensor drawing would give (a native test compares them for every task id). A new frame
+/// made of shapes met before is composed from 2×2-pixel output tiles kept by the exact shapes under
+/// them ([`Tiles`]), drawing and resampling only the tiles not met before; one with a shape met in
+/// fewer frames is drawn and resampled by difference from the last frame of its family.
 pub fn tensor_into(frame: &Frame, out: &mut [f32]) {
     assert_eq!(out.len(), TENSOR_LEN);
     MEMO.with(|m| {
         let mut m = m.borrow_mut();
-        let Memo { slots, key, scratch, lasts, tags, next, hot, stamp } = &mut *m;
-        let h = frame_key(frame, key);
+        let Memo { slots, key, starts, tiles, scratch, lasts, tags, next, hot, stamp } = &mut *m;
+        let h = frame_key(frame, key, starts);
         let at = (h >> 40) as usize % MEMO_SLOTS;
         let slot = &mut slots[at];
         if let Some((k, bytes, made)) = slot
@@ -937,6 +940,24 @@ pub fn tensor_into(frame: &Frame, out: &mut [f32]) {
             }
             return;
         }
+        // a frame of known shapes whose every tile was met before (the pattern tasks' grids, SI's
+        // lattice segments) is composed from its tiles, without drawing
+        *stamp += 1;
+        let composed = tiles.compose(frame, key, starts);
+        if composed == Compose::Done {
+            #[cfg(test)]
+            tests::COMPOSED.with(|c| c.set(c.get() + 1));
+            expand(&tiles.bytes, out);
+            match slot {
+                Some((k, b, made)) => {
+                    k.clone_from(key);
+                    **b = tiles.bytes;
+                    *made = *stamp;
+                }
+                None => *slot = Some((key.clone(), Box::new(tiles.bytes), *stamp)),
+            }
+            return;
+        }
         draw_into(scratch, frame);
         // resample by difference from the last frame of the same family, else replace the older one
         let tag = family(frame);
@@ -949,7 +970,9 @@ pub fn tensor_into(frame: &Frame, out: &mut [f32]) {
         let last = &mut lasts[i];
         last.update(scratch);
         out.copy_from_slice(&last.values[..]);
-        *stamp += 1;
+        if composed == Compose::Missed {
+            tiles.store(&last.out);
+        }
         match slot {
             Some((k, b, made)) => {
                 k.clone_from(key);
@@ -997,8 +1020,11 @@ struct Memo {
     hot: Vec<(usize, u64, u32, Box<[f32; TENSOR_LEN]>)>,
     /// Slots filled so far.
     stamp: u64,
-    /// The key being built (kept to reuse its allocation).
+    /// The key being built (kept to reuse its allocation), and where each shape's words begin in it.
     key: Vec<u32>,
+    starts: Vec<u32>,
+    /// Output tiles by the shapes that paint under them, for frames drawn from known shapes.
+    tiles: Tiles,
     /// The image frames are drawn into.
     scratch: Image96,
     /// The last frames drawn of `LASTS` families (by [`family`]) and their resampling, which the next
@@ -1015,6 +1041,8 @@ thread_local! {
         std::cell::RefCell::new(Memo {
             slots: (0..MEMO_SLOTS).map(|_| None).collect(),
             key: Vec::new(),
+            starts: Vec::new(),
+            tiles: Tiles::new(),
             scratch: Image96::new(crate::display::palette::BLACK),
             lasts: std::array::from_fn(|_| Incremental::new()),
             tags: [None; LASTS],
@@ -1022,6 +1050,362 @@ thread_local! {
             hot: (0..HOT).map(|_| (usize::MAX, 0, 0, Box::new([0.0; TENSOR_LEN]))).collect(),
             stamp: 0,
         });
+}
+
+/// Side of an output tile, in output pixels.
+const TILE: usize = 2;
+/// Tiles per side of the output.
+const TILES: usize = SMALL / TILE;
+/// Most shapes a tile's key holds; a tile under more is not kept.
+const TILE_SHAPES: usize = 12;
+/// Slots of the tile memo (direct-mapped by key hash): 65,536 × 64 bytes.
+const TILE_SLOTS: usize = 1 << 16;
+/// Most words a shape's key has (a rounded rectangle's).
+const SHAPE_WORDS: usize = 9;
+/// Sets and ways of the shape table.
+const SHAPE_SETS: usize = 2048;
+const SHAPE_WAYS: usize = 4;
+/// Most unknown tiles a frame may have and still be composed (the rest drawn and resampled alone).
+const PARTIAL: usize = 48;
+/// Frames a shape must have been met in before the first for its tiles to be kept.
+const MATURE: u8 = 2;
+
+/// A shape met: its key words, the id given to them, its painted box (None: nothing in the image).
+#[derive(Clone, Copy)]
+struct ShapeEntry {
+    len: u8,
+    words: [u32; SHAPE_WORDS],
+    id: u32,
+    bounds: Option<(i32, i32, i32, i32)>,
+    used: u64,
+    /// Frames it was met in after the first (saturating).
+    seen: u8,
+}
+
+impl ShapeEntry {
+    const EMPTY: ShapeEntry = ShapeEntry { len: 0, words: [0; SHAPE_WORDS], id: 0, bounds: None, used: 0, seen: 0 };
+}
+
+/// The output bytes of one tile of `img`, computed directly (the horizontal pass of the rows under its
+/// taps, rounded to 8 bits, then the vertical pass: the same function of the pixels as [`downsample`]).
+fn resample_tile(img: &Image96, tx: usize, ty: usize, out: &mut [u8; TENSOR_LEN]) {
+    let t = taps();
+    let plane = SMALL * SMALL;
+    for oy in ty * TILE..(ty + 1) * TILE {
+        let (sy, (ky0, ky1)) = (t.start[oy], t.nonzero[oy]);
+        for ox in tx * TILE..(tx + 1) * TILE {
+            let (sx, (kx0, kx1)) = (t.start[ox], t.nonzero[ox]);
+            let mut acc = [0i32; 3];
+            for ky in ky0..=ky1 {
+                let row = &img.px[(sy + ky) * ROW..(sy + ky + 1) * ROW];
+                let mut h = [0i32; 3];
+                for kx in kx0..=kx1 {
+                    let p = 3 * (sx + kx);
+                    for c in 0..3 {
+                        h[c] += t.w[ox][kx] * row[p + c] as i32;
+                    }
+                }
+                for c in 0..3 {
+                    acc[c] += t.w[oy][ky] * to_u8(h[c]) as i32;
+                }
+            }
+            for c in 0..3 {
+                out[c * plane + oy * SMALL + ox] = to_u8(acc[c]);
+            }
+        }
+    }
+}
+
+/// What [`Tiles::compose`] made of a frame.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Compose {
+    /// Every tile was known: `Tiles::bytes` holds the frame's tensor bytes.
+    Done,
+    /// Some tiles were not known: draw the frame, then [`Tiles::store`] them.
+    Missed,
+    /// A shape never seen before, or one that cannot be bounded: draw the frame, keep nothing.
+    Skipped,
+}
+
+/// One kept tile: which shapes, in painting order, over which background, gave which bytes.
+#[derive(Clone, Copy)]
+struct TileEntry {
+    /// Tile index + 1 (0: an empty slot).
+    tile: u16,
+    len: u8,
+    bg: u32,
+    ids: [u32; TILE_SHAPES],
+    px: [u8; 3 * TILE * TILE],
+}
+
+/// Output tiles by the shapes that paint under them. Every output byte depends only on the input
+/// pixels under its 6×6 taps, and painting only overwrites pixels, so the pixels under a tile's taps
+/// are the background and, in order, the shapes whose painted box meets them: a tile whose background
+/// and shapes (each known exactly, by an id given to its exact key) were met before has the bytes it
+/// had then. Grids of cells repeat a few shapes at fixed places (VIR, VSR, VSRec, CS), SI's figures
+/// take segments from one lattice: their new frames are mostly old tiles. Ids are never reused
+/// (everything is cleared before they would wrap), so a stale entry can only fail to match.
+struct Tiles {
+    /// Shapes met, in sets of `SHAPE_WAYS` by the hash of their words.
+    shapes: Vec<ShapeEntry>,
+    next_id: u32,
+    /// Shape lookups so far (when each entry was last used).
+    clock: u64,
+    /// The drawn shapes of the frame being composed that paint here: (index among the drawn shapes,
+    /// first and last tile column, first and last tile row).
+    placed: Vec<(usize, [u8; 4])>,
+    /// Where the shapes under unknown tiles are drawn.
+    img: Image96,
+    entries: Vec<TileEntry>,
+    /// Per tile: the ids of the shapes under it, in painting order (more than `TILE_SHAPES`: not kept).
+    lists: Vec<[u32; TILE_SHAPES]>,
+    lens: [u8; TILES * TILES],
+    /// The tiles not found by the last `compose` and their slots.
+    missed: Vec<(usize, usize)>,
+    bg: u32,
+    /// The composed tensor bytes.
+    bytes: [u8; TENSOR_LEN],
+    /// Per input pixel (either axis): the first and last tile whose taps reach it.
+    reach: [(u8, u8); BIG],
+}
+
+impl Tiles {
+    fn new() -> Self {
+        let t = taps();
+        let mut reach = [(u8::MAX, 0u8); BIG];
+        for tile in 0..TILES {
+            // the whole 6-pixel windows of the tile's outputs (a superset of the weighted taps)
+            let (lo, hi) = (t.start[tile * TILE], t.start[tile * TILE + TILE - 1] + 5);
+            for r in &mut reach[lo..=hi] {
+                r.0 = r.0.min(tile as u8);
+                r.1 = r.1.max(tile as u8);
+            }
+        }
+        debug_assert!(reach.iter().all(|r| r.0 <= r.1), "every pixel is under some tile's taps");
+        Tiles {
+            shapes: Vec::new(),
+            next_id: 0,
+            clock: 0,
+            placed: Vec::new(),
+            img: Image96::new(crate::display::palette::BLACK),
+            entries: Vec::new(),
+            lists: vec![[0; TILE_SHAPES]; TILES * TILES],
+            lens: [0; TILES * TILES],
+            missed: Vec::new(),
+            bg: 0,
+            bytes: [0; TENSOR_LEN],
+            reach,
+        }
+    }
+
+    /// The id and painted box of a shape by its key words: a new id when it is not in the table (4-way
+    /// sets, the least recently used way replaced). None when it cannot be bounded.
+    fn intern(&mut self, words: &[u32], shape: &Shape) -> Option<(u32, Option<(i32, i32, i32, i32)>, u8)> {
+        self.clock += 1;
+        let set = (fx(words) >> 40) as usize % SHAPE_SETS * SHAPE_WAYS;
+        let ways = &mut self.shapes[set..set + SHAPE_WAYS];
+        if let Some(e) = ways.iter_mut().find(|e| e.len as usize == words.len() && e.words[..words.len()] == *words) {
+            e.used = self.clock;
+            e.seen = e.seen.saturating_add(1);
+            return Some((e.id, e.bounds, e.seen));
+        }
+        let bounds = paint_bounds(shape)?;
+        let e = ways.iter_mut().min_by_key(|e| e.used).unwrap();
+        self.next_id += 1;
+        e.len = words.len() as u8;
+        e.words[..words.len()].copy_from_slice(words);
+        (e.id, e.bounds, e.used, e.seen) = (self.next_id, bounds, self.clock, 0);
+        Some((e.id, bounds, 0))
+    }
+
+    /// Compose `frame` (its key words and shape starts from [`frame_key`]) from known tiles; when only
+    /// a few are unknown, draw just the shapes under those and resample just those tiles.
+    fn compose(&mut self, frame: &Frame, key: &[u32], starts: &[u32]) -> Compose {
+        if self.entries.is_empty() {
+            self.shapes = vec![ShapeEntry::EMPTY; SHAPE_SETS * SHAPE_WAYS];
+            self.entries =
+                vec![TileEntry { tile: 0, len: 0, bg: 0, ids: [0; TILE_SHAPES], px: [0; 3 * TILE * TILE] }; TILE_SLOTS];
+        }
+        if self.next_id >= u32::MAX - 1024 {
+            // (never reached in practice: four billion shapes; reusing ids could match stale entries)
+            self.shapes.fill(ShapeEntry::EMPTY);
+            self.entries.iter_mut().for_each(|e| e.tile = 0);
+            self.next_id = 0;
+        }
+        self.lens = [0; TILES * TILES];
+        self.missed.clear();
+        self.placed.clear();
+        let mut young = false;
+        let drawn = frame.shapes.iter().filter(|s| !matches!(s, Shape::Text { .. }));
+        for (i, shape) in drawn.enumerate() {
+            let a = starts[i] as usize;
+            let b = starts.get(i + 1).map_or(key.len(), |&e| e as usize);
+            let words = &key[a..b];
+            if words.len() > SHAPE_WORDS {
+                return Compose::Skipped;
+            }
+            let Some((id, bounds, seen)) = self.intern(words, shape) else { return Compose::Skipped };
+            let Some((x0, y0, x1, y1)) = bounds else { continue };
+            // A shape met in fewer than `MATURE` frames before (CD's bars, placed anew each trial) makes
+            // the frame's tiles unlikely to be known: it is drawn and resampled by difference, and only
+            // its shapes are learnt.
+            young |= seen < MATURE;
+            if young {
+                continue;
+            }
+            let (tx0, tx1) = (self.reach[x0 as usize].0, self.reach[x1 as usize].1);
+            let (ty0, ty1) = (self.reach[y0 as usize].0, self.reach[y1 as usize].1);
+            self.placed.push((i, [tx0, tx1, ty0, ty1]));
+            for ty in ty0 as usize..=ty1 as usize {
+                for tx in tx0 as usize..=tx1 as usize {
+                    let t = ty * TILES + tx;
+                    let n = self.lens[t] as usize;
+                    if n < TILE_SHAPES {
+                        self.lists[t][n] = id;
+                    }
+                    self.lens[t] = (n + 1).min(TILE_SHAPES + 1) as u8;
+                }
+            }
+        }
+        if young {
+            return Compose::Skipped;
+        }
+        let bg = frame.background;
+        self.bg = (bg.0 as u32) << 16 | (bg.1 as u32) << 8 | bg.2 as u32;
+        let plane = SMALL * SMALL;
+        self.bytes[..plane].fill(bg.0);
+        self.bytes[plane..2 * plane].fill(bg.1);
+        self.bytes[2 * plane..].fill(bg.2);
+        for t in 0..TILES * TILES {
+            let n = self.lens[t] as usize;
+            if n == 0 {
+                continue; // only background under its taps: the background exactly
+            }
+            if n > TILE_SHAPES {
+                self.missed.push((t, usize::MAX));
+                continue;
+            }
+            let ids = &self.lists[t][..n];
+            let mut h = fx_mix(fx_mix(t as u64, self.bg as u64), n as u64);
+            for &id in ids {
+                h = fx_mix(h, id as u64);
+            }
+            let at = (h >> 40) as usize % TILE_SLOTS;
+            let e = &self.entries[at];
+            if e.tile as usize == t + 1 && e.bg == self.bg && e.len as usize == n && e.ids[..n] == *ids {
+                let (ty, tx) = (t / TILES, t % TILES);
+                for c in 0..3 {
+                    for r in 0..TILE {
+                        let o = c * plane + (ty * TILE + r) * SMALL + tx * TILE;
+                        self.bytes[o..o + TILE].copy_from_slice(&e.px[(c * TILE + r) * TILE..][..TILE]);
+                    }
+                }
+            } else {
+                self.missed.push((t, at));
+            }
+        }
+        if self.missed.is_empty() {
+            return Compose::Done;
+        }
+        if self.missed.len() > PARTIAL {
+            return Compose::Missed;
+        }
+        // Few tiles unknown: the shapes that reach them, in order, paint every pixel under their taps.
+        let mut wanted = [false; TILES * TILES];
+        for &(t, _) in &self.missed {
+            wanted[t] = true;
+        }
+        self.img.reset(bg);
+        let mut k = 0;
+        for (i, shape) in frame.shapes.iter().filter(|s| !matches!(s, Shape::Text { .. })).enumerate() {
+            if k == self.placed.len() || self.placed[k].0 != i {
+                continue;
+            }
+            let [tx0, tx1, ty0, ty1] = self.placed[k].1;
+            k += 1;
+            let reaches =
+                (ty0 as usize..=ty1 as usize).any(|ty| (tx0 as usize..=tx1 as usize).any(|tx| wanted[ty * TILES + tx]));
+            if reaches {
+                draw_shape(&mut self.img, shape);
+            }
+        }
+        for m in 0..self.missed.len() {
+            let t = self.missed[m].0;
+            resample_tile(&self.img, t % TILES, t / TILES, &mut self.bytes);
+        }
+        let bytes = self.bytes;
+        self.store(&bytes);
+        Compose::Done
+    }
+
+    /// Keep the tiles the last `compose` missed, from the frame's drawn tensor bytes.
+    fn store(&mut self, out: &[u8; TENSOR_LEN]) {
+        let plane = SMALL * SMALL;
+        for &(t, at) in &self.missed {
+            if at == usize::MAX {
+                continue;
+            }
+            let n = self.lens[t] as usize;
+            let e = &mut self.entries[at];
+            e.tile = t as u16 + 1;
+            e.len = n as u8;
+            e.bg = self.bg;
+            e.ids[..n].copy_from_slice(&self.lists[t][..n]);
+            let (ty, tx) = (t / TILES, t % TILES);
+            for c in 0..3 {
+                for r in 0..TILE {
+                    let o = c * plane + (ty * TILE + r) * SMALL + tx * TILE;
+                    e.px[(c * TILE + r) * TILE..][..TILE].copy_from_slice(&out[o..o + TILE]);
+                }
+            }
+        }
+    }
+}
+
+/// A box holding every pixel a shape can paint, clipped to the image (None inside: it paints nothing
+/// here), or None when its numbers are not finite: the box its painting scans, by construction (a box
+/// primitive tests the pixels from the floor of its first corner to the ceiling of its last, a line
+/// those of its box grown by half its width; an arrow is its shaft and two barbs). The sprite path
+/// paints the same pixels (it translates by whole pixels numbers that are exact in f32).
+fn paint_bounds(s: &Shape) -> Option<Option<(i32, i32, i32, i32)>> {
+    let scan = |b: (f32, f32, f32, f32)| {
+        if ![b.0, b.1, b.2, b.3].iter().all(|v| v.is_finite()) {
+            return None;
+        }
+        let (xs, xe, ys, ye) = clip_box(b);
+        Some((xs <= xe && ys <= ye).then_some((xs, ys, xe, ye)))
+    };
+    let segment = |(x0, y0, x1, y1): (f32, f32, f32, f32), width: f32| {
+        let half = (width / 2.0).max(0.5);
+        (x0.min(x1) - half, y0.min(y1) - half, x0.max(x1) + half, y0.max(y1) + half)
+    };
+    let join = |a: Option<(i32, i32, i32, i32)>, b: Option<(i32, i32, i32, i32)>| match (a, b) {
+        (Some(a), Some(b)) => Some((a.0.min(b.0), a.1.min(b.1), a.2.max(b.2), a.3.max(b.3))),
+        (a, b) => a.or(b),
+    };
+    match *s {
+        Shape::Rect { x0, y0, x1, y1, width, .. }
+        | Shape::RoundRect { x0, y0, x1, y1, width, .. }
+        | Shape::Ellipse { x0, y0, x1, y1, width, .. } => {
+            // (a box drawn backwards scans nothing; its ordered box bounds it all the same)
+            width.is_finite().then_some(())?;
+            scan((x0.min(x1), y0.min(y1), x0.max(x1), y0.max(y1)))
+        }
+        Shape::Line { x0, y0, x1, y1, width, .. } => {
+            width.is_finite().then_some(())?;
+            scan(segment((x0, y0, x1, y1), width))
+        }
+        Shape::Arrow { x0, y0, x1, y1, width, tip, .. } => {
+            (width.is_finite() && tip.is_finite()).then_some(())?;
+            let mut all = scan(segment((x0, y0, x1, y1), width))?;
+            for (bx, by) in arrow_barbs(x0, y0, x1, y1, tip) {
+                all = join(all, scan(segment((x1, y1, bx, by), width))?);
+            }
+            Some(all)
+        }
+        Shape::Text { .. } => Some(None),
+        Shape::Noise { .. } => Some(Some((0, 0, BIG as i32 - 1, BIG as i32 - 1))),
+    }
 }
 
 const ROW: usize = BIG * 3;
@@ -1184,13 +1568,18 @@ fn changed_pixels(a: &[u8; ROW], b: &[u8; ROW]) -> (usize, usize) {
 }
 
 /// Write a frame's key into `key` (the background, then each drawn shape's kind, coordinates as f32
-/// bits and colours; text is left out because the rasterizer skips it) and return its hash.
-fn frame_key(frame: &Frame, key: &mut Vec<u32>) -> u64 {
+/// bits and colours; text is left out because the rasterizer skips it) and return its hash; `starts`
+/// gets where each drawn shape's words begin (its words end where the next one's begin).
+fn frame_key(frame: &Frame, key: &mut Vec<u32>, starts: &mut Vec<u32>) -> u64 {
     let rgb = |c: Rgb| 1 << 24 | (c.0 as u32) << 16 | (c.1 as u32) << 8 | c.2 as u32;
     let opt = |c: Option<Rgb>| c.map_or(0, rgb);
     key.clear();
+    starts.clear();
     key.push(rgb(frame.background));
     for s in &frame.shapes {
+        if !matches!(s, Shape::Text { .. }) {
+            starts.push(key.len() as u32);
+        }
         match *s {
             Shape::Rect { x0, y0, x1, y1, fill, outline, width } => {
                 key.extend([1, x0.to_bits(), y0.to_bits(), x1.to_bits(), y1.to_bits(), opt(fill), opt(outline)]);
@@ -1264,6 +1653,75 @@ pub(crate) mod tests {
     thread_local! {
         /// When set, every fill tests every pixel (the definition the span renderer must equal).
         pub(crate) static EXACT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+        /// Frames composed from kept tiles so far (the tile path is taken, not only correct).
+        pub(crate) static COMPOSED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    /// The tensor of every step of `frames`, through the memo (tiles included), against drawing each
+    /// frame afresh; returns how many were composed from tiles.
+    fn check_against_drawing<'a>(frames: impl IntoIterator<Item = &'a Frame>, what: &str) -> u64 {
+        let before = COMPOSED.with(|c| c.get());
+        let mut out = vec![f32::NAN; TENSOR_LEN];
+        for (k, f) in frames.into_iter().enumerate() {
+            tensor_into(f, &mut out);
+            let mut drawn = vec![f32::NAN; TENSOR_LEN];
+            downsample(&draw96(f), &mut drawn);
+            assert_eq!(out, drawn, "{what}: frame {k}");
+        }
+        COMPOSED.with(|c| c.get()) - before
+    }
+
+    /// Frames composed from kept tiles equal drawn frames: the pattern tasks and SI over enough trials
+    /// that most of their frames are composed, and every other id.
+    #[test]
+    fn composed_tiles_equal_drawing_for_every_task() {
+        for id in crate::TaskId::EVERY {
+            let many = matches!(
+                id,
+                crate::TaskId::Vir | crate::TaskId::Vsr | crate::TaskId::VsRec | crate::TaskId::Cs | crate::TaskId::Si
+            );
+            let spec = crate::TaskSpec::new(id);
+            let trials: Vec<_> =
+                (0..if many { 150 } else { 20 }).map(|i| spec.trial(5, crate::Split::Train, i)).collect();
+            let frames = trials.iter().flat_map(|t| t.steps.iter().map(|s| &s.frame));
+            let composed = check_against_drawing(frames, id.as_str());
+            if many {
+                assert!(composed > 100, "{id}: {composed} frames composed from tiles");
+            }
+        }
+    }
+
+    /// Random frames from a small set of shapes (every kind, at the image's edges too, overlapping, in
+    /// any order, over two backgrounds): tiles are met again under other neighbours and in another
+    /// painting order, and the composed tensors still equal drawing.
+    #[test]
+    fn composed_tiles_equal_drawing_for_random_overlaps() {
+        let mut rng = crate::rng::Rng::from_u64(7);
+        let colours = [palette::RED, palette::GREEN, palette::BLACK, palette::WHITE];
+        let mut vocabulary = Vec::new();
+        for i in 0..24 {
+            let (x, y) = ((i % 6) as f32 * 17.0 - 4.0, (i / 6) as f32 * 23.0 + 0.5 * (i % 2) as f32);
+            let c = colours[i % 4];
+            vocabulary.push(match i % 6 {
+                0 => display::rect(x, y, x + 20.0, y + 12.0, Some(c), Some(palette::BLACK), 2.0),
+                1 => display::round_rect(x, y, x + 13.0, y + 13.0, 3.0, Some(c), Some(palette::BLACK), 1.0),
+                2 => display::line(x, y, x + 30.0, y + 9.0, c, 3.0),
+                3 => display::arrow(x + 20.0, y + 20.0, x, y, c, 2.0, 0.3),
+                4 => display::ellipse(x, y, x + 25.0, y + 15.0, None, Some(c), 2.0),
+                _ => display::line(x + 0.3, y, x + 0.3, y + 40.0, c, 1.0),
+            });
+        }
+        let mut frames = Vec::new();
+        for k in 0..1500 {
+            let mut f =
+                if k % 5 == 0 { Frame { background: palette::BLACK, shapes: vec![] } } else { Frame::gray(vec![]) };
+            for _ in 0..1 + rng.index(4) {
+                f.push(vocabulary[rng.index(vocabulary.len())].clone());
+            }
+            frames.push(f);
+        }
+        let composed = check_against_drawing(&frames, "random overlaps");
+        assert!(composed > 200, "{composed} frames composed from tiles");
     }
 
     #[test]
@@ -1336,14 +1794,14 @@ pub(crate) mod tests {
             f
         };
         let (mut a, mut b) = (Vec::new(), Vec::new());
-        frame_key(&base(0.0, palette::RED), &mut a);
-        frame_key(&base(-0.0, palette::RED), &mut b);
+        frame_key(&base(0.0, palette::RED), &mut a, &mut Vec::new());
+        frame_key(&base(-0.0, palette::RED), &mut b, &mut Vec::new());
         assert_ne!(a, b);
-        frame_key(&base(0.0, Rgb(0xee, 0x1d, 0x24)), &mut b);
+        frame_key(&base(0.0, Rgb(0xee, 0x1d, 0x24)), &mut b, &mut Vec::new());
         assert_ne!(a, b);
         let mut t = base(0.0, palette::RED);
         t.push(display::text(5.0, 5.0, 8.0, "hello", palette::BLACK));
-        frame_key(&t, &mut b);
+        frame_key(&t, &mut b, &mut Vec::new());
         assert_eq!(a, b);
         // a frame whose slot another frame took is drawn again, correctly
         for x in 0..(2 * MEMO_SLOTS) {
