@@ -1211,7 +1211,8 @@ impl Tiles {
         }
         let bounds = paint_bounds(shape)?;
         let e = ways.iter_mut().min_by_key(|e| e.used).unwrap();
-        self.next_id += 1;
+        // (ids never wrap: out of ids the frame is drawn, and the next one clears the tables)
+        self.next_id = self.next_id.checked_add(1)?;
         e.len = words.len() as u8;
         e.words[..words.len()].copy_from_slice(words);
         (e.id, e.bounds, e.used, e.seen) = (self.next_id, bounds, self.clock, 0);
@@ -1388,15 +1389,15 @@ fn paint_bounds(s: &Shape) -> Option<Option<(i32, i32, i32, i32)>> {
         | Shape::RoundRect { x0, y0, x1, y1, width, .. }
         | Shape::Ellipse { x0, y0, x1, y1, width, .. } => {
             // (a box drawn backwards scans nothing; its ordered box bounds it all the same)
-            width.is_finite().then_some(())?;
+            [x0, y0, x1, y1, width].iter().all(|v| v.is_finite()).then_some(())?;
             scan((x0.min(x1), y0.min(y1), x0.max(x1), y0.max(y1)))
         }
         Shape::Line { x0, y0, x1, y1, width, .. } => {
-            width.is_finite().then_some(())?;
+            [x0, y0, x1, y1, width].iter().all(|v| v.is_finite()).then_some(())?;
             scan(segment((x0, y0, x1, y1), width))
         }
         Shape::Arrow { x0, y0, x1, y1, width, tip, .. } => {
-            (width.is_finite() && tip.is_finite()).then_some(())?;
+            [x0, y0, x1, y1, width, tip].iter().all(|v| v.is_finite()).then_some(())?;
             let mut all = scan(segment((x0, y0, x1, y1), width))?;
             for (bx, by) in arrow_barbs(x0, y0, x1, y1, tip) {
                 all = join(all, scan(segment((x1, y1, bx, by), width))?);
