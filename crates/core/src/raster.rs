@@ -948,15 +948,7 @@ pub fn tensor_into(frame: &Frame, out: &mut [f32]) {
             #[cfg(test)]
             tests::COMPOSED.with(|c| c.set(c.get() + 1));
             expand(&tiles.bytes, out);
-            match slot {
-                Some((k, b, made)) => {
-                    k.clone_from(key);
-                    **b = tiles.bytes;
-                    *made = *stamp;
-                }
-                None => *slot = Some((key.clone(), Box::new(tiles.bytes), *stamp)),
-            }
-            return;
+            return keep(slot, key, &tiles.bytes, *stamp);
         }
         draw_into(scratch, frame);
         // resample by difference from the last frame of the same family, else replace the older one
@@ -973,15 +965,21 @@ pub fn tensor_into(frame: &Frame, out: &mut [f32]) {
         if composed == Compose::Missed {
             tiles.store(&last.out);
         }
-        match slot {
-            Some((k, b, made)) => {
-                k.clone_from(key);
-                **b = last.out;
-                *made = *stamp;
-            }
-            None => *slot = Some((key.clone(), Box::new(last.out), *stamp)),
-        }
+        keep(slot, key, &last.out, *stamp);
     })
+}
+
+/// Put a frame's key, bytes and stamp into its memo slot (reusing the slot's allocations).
+fn keep(slot: &mut Option<(Vec<u32>, Box<[u8; TENSOR_LEN]>, u64)>, key: &[u32], bytes: &[u8; TENSOR_LEN], stamp: u64) {
+    match slot {
+        Some((k, b, made)) => {
+            k.clear();
+            k.extend_from_slice(key);
+            **b = *bytes;
+            *made = stamp;
+        }
+        None => *slot = Some((key.to_vec(), Box::new(*bytes), stamp)),
+    }
 }
 
 /// Frame families kept for resampling by difference.
@@ -1058,7 +1056,7 @@ const TILE: usize = 2;
 const TILES: usize = SMALL / TILE;
 /// Most shapes a tile's key holds; a tile under more is not kept.
 const TILE_SHAPES: usize = 12;
-/// Slots of the tile memo (direct-mapped by key hash): 65,536 × 64 bytes.
+/// Slots of the tile memo (direct-mapped by key hash): 65,536 × 68 bytes.
 const TILE_SLOTS: usize = 1 << 16;
 /// Most words a shape's key has (a rounded rectangle's).
 const SHAPE_WORDS: usize = 9;
@@ -1776,13 +1774,7 @@ pub(crate) mod tests {
                 frames.push(Frame { background: palette::BLACK, shapes: vec![bar(b, a, palette::WHITE)] });
             }
         }
-        let mut out = vec![f32::NAN; TENSOR_LEN];
-        for (k, f) in frames.iter().enumerate() {
-            tensor_into(f, &mut out);
-            let mut drawn = vec![f32::NAN; TENSOR_LEN];
-            downsample(&draw96(f), &mut drawn);
-            assert_eq!(out, drawn, "frame {k}");
-        }
+        check_against_drawing(&frames, "apart and overlapping frames");
     }
 
     /// The memo's key tells apart frames that draw differently, down to a coordinate's sign of zero and
