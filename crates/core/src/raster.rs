@@ -919,27 +919,42 @@ pub fn tensor_into(frame: &Frame, out: &mut [f32]) {
         let mut m = m.borrow_mut();
         let Memo { slots, key, starts, tiles, scratch, lasts, tags, next, hot, stamp } = &mut *m;
         let h = frame_key(frame, key, starts);
-        let at = (h >> 40) as usize % MEMO_SLOTS;
-        let slot = &mut slots[at];
-        if let Some((k, bytes, made)) = slot
-            && k == key
-        {
+        let set = (h >> 40) as usize % MEMO_SETS * MEMO_WAYS;
+        let ways = &mut slots[set..set + MEMO_WAYS];
+        if let Some(w) = ways.iter().position(|s| s.as_ref().is_some_and(|s| s.hash == h && s.key == *key)) {
+            let at = set + w;
+            let s = ways[w].as_mut().expect("a way just found");
+            s.hits = (s.hits + 1).min(MEMO_HITS);
             // The values of a frame met again are kept (a copy, not an expansion, the next time) when
             // its hot place holds a frame met less often (STS's and SC's few frames stay; SMU's many
             // would only push each other out).
-            let (hot_at, hot_made, hot_hits, values) = &mut hot[at % HOT];
-            if (*hot_at, *hot_made) == (at, *made) {
+            let (hot_at, hot_made, hot_hits, values) = &mut hot[(h >> 8) as usize % HOT];
+            if (*hot_at, *hot_made) == (at, s.made) {
                 *hot_hits = hot_hits.saturating_add(1);
                 return out.copy_from_slice(&values[..]);
             }
-            expand(bytes, out);
+            expand(&s.bytes, out);
             *hot_hits = hot_hits.saturating_sub(1);
             if *hot_hits == 0 {
                 values.copy_from_slice(out);
-                (*hot_at, *hot_made, *hot_hits) = (at, *made, 1);
+                (*hot_at, *hot_made, *hot_hits) = (at, s.made, 1);
             }
             return;
         }
+        // A new frame takes an empty way, else the way least met lately (the oldest among equals): a
+        // frame met once (CD's arrays, the grids' new patterns) leaves before one met again and again
+        // (SMU's and SC's boards), whatever mix of tasks runs. The others age by one, so a set's
+        // frames can change when the tasks do.
+        let victim = ways
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, s)| s.as_ref().map_or((0, 0), |s| (s.hits as u64 + 1, s.made)))
+            .map(|(w, _)| w)
+            .expect("a set has ways");
+        for s in ways.iter_mut().flatten() {
+            s.hits = s.hits.saturating_sub(1);
+        }
+        let slot = &mut ways[victim];
         // a frame of known shapes whose every tile was met before (the pattern tasks' grids, SI's
         // lattice segments) is composed from its tiles, without drawing
         *stamp += 1;
@@ -948,7 +963,7 @@ pub fn tensor_into(frame: &Frame, out: &mut [f32]) {
             #[cfg(test)]
             tests::COMPOSED.with(|c| c.set(c.get() + 1));
             expand(&tiles.bytes, out);
-            return keep(slot, key, &tiles.bytes, *stamp);
+            return keep(slot, h, key, &tiles.bytes, *stamp);
         }
         draw_into(scratch, frame);
         // resample by difference from the last frame of the same family, else replace the older one
@@ -965,20 +980,30 @@ pub fn tensor_into(frame: &Frame, out: &mut [f32]) {
         if composed == Compose::Missed {
             tiles.store(&last.out);
         }
-        keep(slot, key, &last.out, *stamp);
+        keep(slot, h, key, &last.out, *stamp);
     })
 }
 
+/// A memo entry: a frame's key and its hash, its tensor bytes, when it was filled (a stamp, so a hot
+/// copy of an earlier occupant of the slot is not taken for it) and how often it was met lately.
+struct MemoSlot {
+    hash: u64,
+    key: Vec<u32>,
+    bytes: Box<[u8; TENSOR_LEN]>,
+    made: u64,
+    hits: u8,
+}
+
 /// Put a frame's key, bytes and stamp into its memo slot (reusing the slot's allocations).
-fn keep(slot: &mut Option<(Vec<u32>, Box<[u8; TENSOR_LEN]>, u64)>, key: &[u32], bytes: &[u8; TENSOR_LEN], stamp: u64) {
+fn keep(slot: &mut Option<MemoSlot>, hash: u64, key: &[u32], bytes: &[u8; TENSOR_LEN], made: u64) {
     match slot {
-        Some((k, b, made)) => {
-            k.clear();
-            k.extend_from_slice(key);
-            **b = *bytes;
-            *made = stamp;
+        Some(s) => {
+            s.key.clear();
+            s.key.extend_from_slice(key);
+            *s.bytes = *bytes;
+            (s.hash, s.made, s.hits) = (hash, made, 0);
         }
-        None => *slot = Some((key.to_vec(), Box::new(*bytes), stamp)),
+        None => *slot = Some(MemoSlot { hash, key: key.to_vec(), bytes: Box::new(*bytes), made, hits: 0 }),
     }
 }
 
@@ -1002,18 +1027,21 @@ fn family(frame: &Frame) -> Family {
     (frame.background, Some(std::mem::discriminant(first)), colour)
 }
 
-/// Slots of the frame memo (direct-mapped by key hash): 2,048 × 3 KB of bytes plus keys.
+/// Slots of the frame memo: 2,048 × 3 KB of bytes plus keys, in sets of `MEMO_WAYS` by key hash.
 const MEMO_SLOTS: usize = 2048;
+const MEMO_WAYS: usize = 4;
+const MEMO_SETS: usize = MEMO_SLOTS / MEMO_WAYS;
+/// The most a slot's count of recent hits grows (each new frame in its set takes one off).
+const MEMO_HITS: u8 = 3;
 
-/// Memo slots whose tensor values are also kept (direct-mapped by slot): 64 × 12 KB. Most frames are
-/// memo hits (64 % of the joint benchmark's, nearly all of STS's and SC's), and turning bytes into
-/// values for each was the largest single cost after drawing; a hit on a hot slot is one copy.
+/// Memo slots whose tensor values are also kept (direct-mapped by key hash; an entry names its slot
+/// and stamp): 64 × 12 KB. Most frames are memo hits (64 % of the joint benchmark's, nearly all of
+/// STS's and SC's), and turning bytes into values for each was the largest single cost after drawing;
+/// a hit on a hot slot is one copy.
 const HOT: usize = 64;
 
 struct Memo {
-    /// Each with its key, its bytes and when it was filled (a stamp, so a hot copy of an earlier
-    /// occupant of the slot is not taken for it).
-    slots: Vec<Option<(Vec<u32>, Box<[u8; TENSOR_LEN]>, u64)>>,
+    slots: Vec<Option<MemoSlot>>,
     /// Values of often hit slots: (slot, the slot's stamp when expanded, hits less misses, values).
     hot: Vec<(usize, u64, u32, Box<[f32; TENSOR_LEN]>)>,
     /// Slots filled so far.
@@ -1084,27 +1112,32 @@ impl ShapeEntry {
     const EMPTY: ShapeEntry = ShapeEntry { len: 0, words: [0; SHAPE_WORDS], id: 0, bounds: None, used: 0, seen: 0 };
 }
 
-/// The output bytes of one tile of `img`, computed directly (the horizontal pass of the rows under its
-/// taps, rounded to 8 bits, then the vertical pass: the same function of the pixels as [`downsample`]).
+/// The output bytes of one tile of `img`, computed directly: the horizontal pass ([`horizontal`], which
+/// copies the outputs whose taps hold one colour) over the rows under the tile's taps, once per row
+/// (the two output rows' windows share half their rows), then the vertical pass: the same function of
+/// the pixels as [`downsample`].
 fn resample_tile(img: &Image96, tx: usize, ty: usize, out: &mut [u8; TENSOR_LEN]) {
     let t = taps();
     let plane = SMALL * SMALL;
-    for oy in ty * TILE..(ty + 1) * TILE {
-        let (sy, (ky0, ky1)) = (t.start[oy], t.nonzero[oy]);
-        for ox in tx * TILE..(tx + 1) * TILE {
-            let (sx, (kx0, kx1)) = (t.start[ox], t.nonzero[ox]);
+    let (c0, c1) = (tx * TILE, tx * TILE + TILE - 1);
+    let (r0, r1) = (ty * TILE, ty * TILE + TILE - 1);
+    let y_lo = t.start[r0] + t.nonzero[r0].0;
+    let y_hi = t.start[r1] + t.nonzero[r1].1;
+    // the horizontal outputs of the rows y_lo..=y_hi (at most 3 × (TILE - 1) + 6 of them)
+    let mut mid = [[0u8; MID]; 3 * (TILE - 1) + 6];
+    assert!(y_hi - y_lo < mid.len(), "a tile's taps span at most {} rows", mid.len());
+    for (y, m) in (y_lo..=y_hi).zip(mid.iter_mut()) {
+        let row: &[u8; ROW] = img.px[y * ROW..(y + 1) * ROW].try_into().unwrap();
+        horizontal(t, row, c0, c1, m);
+    }
+    for oy in r0..=r1 {
+        let (s, (k0, k1), w) = (t.start[oy], t.nonzero[oy], &t.w[oy]);
+        for ox in c0..=c1 {
             let mut acc = [0i32; 3];
-            for ky in ky0..=ky1 {
-                let row = &img.px[(sy + ky) * ROW..(sy + ky + 1) * ROW];
-                let mut h = [0i32; 3];
-                for kx in kx0..=kx1 {
-                    let p = 3 * (sx + kx);
-                    for c in 0..3 {
-                        h[c] += t.w[ox][kx] * row[p + c] as i32;
-                    }
-                }
+            for k in k0..=k1 {
+                let m = &mid[s + k - y_lo][ox * 3..ox * 3 + 3];
                 for c in 0..3 {
-                    acc[c] += t.w[oy][ky] * to_u8(h[c]) as i32;
+                    acc[c] += w[k] * m[c] as i32;
                 }
             }
             for c in 0..3 {
