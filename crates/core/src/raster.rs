@@ -1810,6 +1810,39 @@ pub(crate) mod tests {
         check_against_drawing(&frames, "apart and overlapping frames");
     }
 
+    /// A frame met again between frames met once keeps its memo place: each new frame that lands in its
+    /// set takes a way met less (a direct-mapped memo would lose it to the first one), and stays exact.
+    #[test]
+    fn memo_keeps_a_frame_met_again_over_frames_met_once() {
+        let frame = |x: f32| {
+            let mut f = Frame::blank();
+            f.push(display::line(x, 10.0, 30.0, 40.0, palette::GREEN, 3.0));
+            f
+        };
+        let set_of = |f: &Frame| (frame_key(f, &mut Vec::new(), &mut Vec::new()) >> 40) as usize % MEMO_SETS;
+        let kept = |f: &Frame| {
+            let mut key = Vec::new();
+            frame_key(f, &mut key, &mut Vec::new());
+            MEMO.with(|m| m.borrow().slots.iter().flatten().any(|s| s.key == key))
+        };
+        let again = frame(1.0);
+        // frames met once that fall in the same set
+        let once: Vec<Frame> =
+            (2..200_000).map(|i| frame(i as f32 / 64.0)).filter(|f| set_of(f) == set_of(&again)).take(60).collect();
+        assert_eq!(once.len(), 60);
+        for _ in 0..3 {
+            tensor32(&again);
+        }
+        for f in &once {
+            let mut drawn = vec![0.0; TENSOR_LEN];
+            downsample(&draw96(f), &mut drawn);
+            assert_eq!(tensor32(f), drawn);
+            assert!(kept(&again), "the frame met again was pushed out by a frame met once");
+            downsample(&draw96(&again), &mut drawn);
+            assert_eq!(tensor32(&again), drawn);
+        }
+    }
+
     /// The memo's key tells apart frames that draw differently, down to a coordinate's sign of zero and
     /// one colour byte, and ignores text (which the rasterizer skips).
     #[test]
