@@ -919,7 +919,7 @@ pub fn tensor_into(frame: &Frame, out: &mut [f32]) {
         let mut m = m.borrow_mut();
         let Memo { slots, key, starts, tiles, scratch, lasts, tags, next, hot, stamp } = &mut *m;
         let h = frame_key(frame, key, starts);
-        let set = (h >> 40) as usize % MEMO_SETS * MEMO_WAYS;
+        let set = memo_set(h) * MEMO_WAYS;
         let ways = &mut slots[set..set + MEMO_WAYS];
         if let Some(w) = ways.iter().position(|s| s.as_ref().is_some_and(|s| s.hash == h && s.key == *key)) {
             let at = set + w;
@@ -1031,6 +1031,10 @@ fn family(frame: &Frame) -> Family {
 const MEMO_SLOTS: usize = 2048;
 const MEMO_WAYS: usize = 4;
 const MEMO_SETS: usize = MEMO_SLOTS / MEMO_WAYS;
+/// The memo set of a frame by its key's hash.
+fn memo_set(hash: u64) -> usize {
+    (hash >> 40) as usize % MEMO_SETS
+}
 /// The most a slot's count of recent hits grows (each new frame in its set takes one off).
 const MEMO_HITS: u8 = 3;
 
@@ -1819,7 +1823,7 @@ pub(crate) mod tests {
             f.push(display::line(x, 10.0, 30.0, 40.0, palette::GREEN, 3.0));
             f
         };
-        let set_of = |f: &Frame| (frame_key(f, &mut Vec::new(), &mut Vec::new()) >> 40) as usize % MEMO_SETS;
+        let set_of = |f: &Frame| memo_set(frame_key(f, &mut Vec::new(), &mut Vec::new()));
         let kept = |f: &Frame| {
             let mut key = Vec::new();
             frame_key(f, &mut key, &mut Vec::new());
@@ -1834,12 +1838,9 @@ pub(crate) mod tests {
             tensor32(&again);
         }
         for f in &once {
-            let mut drawn = vec![0.0; TENSOR_LEN];
-            downsample(&draw96(f), &mut drawn);
-            assert_eq!(tensor32(f), drawn);
+            check_against_drawing([f], "a frame met once");
             assert!(kept(&again), "the frame met again was pushed out by a frame met once");
-            downsample(&draw96(&again), &mut drawn);
-            assert_eq!(tensor32(&again), drawn);
+            check_against_drawing([&again], "the frame met again");
         }
     }
 
