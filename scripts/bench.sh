@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Benchmarks that print numbers (never part of the tests). Run on a quiet machine:
-#   scripts/bench.sh [frames] [nn] [torch] [browser] [learn] [reference]   (default: the first four)
+#   scripts/bench.sh [frames] [nn] [torch] [browser] [learn] [reference] [ratio]   (default: the first four)
 #   frames   stimulus generation, frames/s and trials/s per task id and the joint mix (`wmlab bench`)
 #   reference  the same lines for the published WorM generator (Pillow/cv2 at 96 px, the dataset's resize to
 #            32 and ToTensor, in memory; scripts/bench_reference.py), pinned to core 1; the first time it
 #            unpacks the WorM snapshot 84c867c into ~/.cache/wmlab/worm-src (git clone of WMLAB_WORM_REPO,
 #            default the GitHub repo) and makes ~/.cache/wmlab/venv-worm (Pillow, numpy, opencv, tqdm)
+#   ratio    both of the above at the same time (ours on core 0, theirs on core 1), WMLAB_BENCH_ROUNDS
+#            rounds (default 5), and each line's ratio: median, lowest and highest over the rounds
+#            (scripts/bench_ratio.py)
 #   nn       native training throughput of LSTM-256 / TRF-256 at the paper's batch (140) and inference
 #            latency, burn flex CPU backend, `--profile native` (crates/nn/examples/bench.rs)
 #   torch    the same models, batch and conv work in PyTorch eager on the same CPU (scripts/bench_torch.py);
@@ -54,7 +57,8 @@ if has frames; then
   echo "== stimulus generation (wmlab bench, one thread)"
   cargo run -q --profile native -p wmlab-cli -- bench --seconds 1
   # WMLAB_BENCH_CPU=x86-64-v3 also builds the CLI for AVX2 CPUs (its own target dir) and benches it:
-  # measured +15-25% on the joint mix, +35% on CD (whose ChaCha draws dominate) on an AVX-512 Xeon.
+  # measured on an AVX-512 Xeon: +15-25% on the joint mix and +35% on CD in one session, +4% on the joint
+  # mix in 12 paired rounds on another (a noisy machine).
   if [ -n "${WMLAB_BENCH_CPU:-}" ]; then
     echo "== stimulus generation, built with -C target-cpu=$WMLAB_BENCH_CPU"
     CARGO_TARGET_DIR="$HOME/.cache/wmlab/target-$WMLAB_BENCH_CPU" \
@@ -62,9 +66,10 @@ if has frames; then
       cargo run -q --profile native -p wmlab-cli -- bench --seconds 1
   fi
 fi
-if has reference; then
-  worm="$HOME/.cache/wmlab/worm-src"
-  wvenv="$HOME/.cache/wmlab/venv-worm"
+worm="$HOME/.cache/wmlab/worm-src"
+wvenv="$HOME/.cache/wmlab/venv-worm"
+# The published generator and its venv, made the first time.
+reference_setup() {
   if [ ! -d "$worm/src/data" ]; then
     tmp="$(mktemp -d /tmp/wmlab-worm.XXXXXX)"
     git clone -q --bare "${WMLAB_WORM_REPO:-https://github.com/ZhangLab-DeepNeuroCogLab/WorM.git}" "$tmp/WorM.git"
@@ -78,10 +83,20 @@ if has reference; then
     "$wvenv/bin/pip" install -q pillow==9.5.0 numpy==1.24.3 opencv-python-headless==4.7.0.72 tqdm==4.65.0 \
       || "$wvenv/bin/pip" install -q pillow numpy opencv-python-headless tqdm
   fi
+}
+if has reference; then
+  reference_setup
   echo "== stimulus generation, the published WorM generator (scripts/bench_reference.py, one thread)"
   pin=()
   if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then pin=(taskset -c 1); fi
   "${pin[@]}" "$wvenv/bin/python" scripts/bench_reference.py --seconds 4 --task all --worm "$worm"
+fi
+if has ratio; then
+  reference_setup
+  cargo build -q --profile native -p wmlab-cli
+  echo "== stimulus generation, ours against the published generator at the same time (scripts/bench_ratio.py)"
+  python3 scripts/bench_ratio.py --ours "$CARGO_TARGET_DIR/native/wmlab" --python "$wvenv/bin/python" \
+    --worm "$worm" --rounds "${WMLAB_BENCH_ROUNDS:-5}"
 fi
 if has nn || has torch; then
   echo "== networks, native (burn flex)"
