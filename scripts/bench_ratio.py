@@ -13,16 +13,13 @@ trials/s. On a noisy machine the spread says how far one run's ratio can be trus
 """
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
 
-LINES = ["SC", "SFR", "SI", "SMU", "STS", "VIR", "VSR", "VSRec", "CD-Color", "CD-Orientation", "CD-Size",
-         "CD-Gap", "CD-Conjunction", "CS", "joint", "joint-batch"]
-
-
 def parse(text):
-    """trials/s per line of `wmlab bench`'s format: NAME frames/s F trials/s T (...)."""
+    """trials/s per line of `wmlab bench`'s format: NAME frames/s F trials/s T (...), in the printed order."""
     out = {}
     for line in text.splitlines():
         p = line.split()
@@ -40,11 +37,10 @@ def main():
     ap.add_argument("--seconds", type=float, default=4.0, help="per line, on both sides")
     a = ap.parse_args()
     here = os.path.dirname(os.path.abspath(__file__))
-    pin = os.cpu_count() >= 2 and subprocess.run(["which", "taskset"], capture_output=True).returncode == 0
+    pin = os.cpu_count() >= 2 and shutil.which("taskset") is not None
     core = lambda c: ["taskset", "-c", str(c)] if pin else []
-    ratios = {n: [] for n in LINES}
-    ours_all = {n: [] for n in LINES}
-    ref_all = {n: [] for n in LINES}
+    # per line, in the order `wmlab bench` prints them: (ours, theirs) trials/s of each round
+    runs = {}
     for r in range(a.rounds):
         ours = subprocess.Popen(core(0) + [a.ours, "bench", "--seconds", str(a.seconds)],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -56,21 +52,17 @@ def main():
             sys.exit(f"round {r + 1}: a side failed\n--- ours ---\n{o_err}\n--- reference ---\n{r_err}")
         o, t = parse(o_out), parse(r_out)
         row = []
-        for n in LINES:
+        for n, ours_n in o.items():
             theirs = t.get("joint" if n == "joint-batch" else n)
-            if n in o and theirs:
-                ratios[n].append(o[n] / theirs)
-                ours_all[n].append(o[n])
-                ref_all[n].append(theirs)
-                row.append(f"{n} {o[n] / theirs:.1f}x")
+            if theirs:
+                runs.setdefault(n, []).append((ours_n, theirs))
+                row.append(f"{n} {ours_n / theirs:.1f}x")
         print(f"round {r + 1}: " + ", ".join(row), flush=True)
     print(f"\n{'line':15}{'ours trials/s':>14}{'theirs':>9}{'ratio median':>14}{'lowest':>9}{'highest':>9}"
           f"   ({a.rounds} rounds x {a.seconds:g} s per line, run at the same time)")
-    for n in LINES:
-        v = ratios[n]
-        if not v:
-            continue
-        print(f"{n:15}{statistics.median(ours_all[n]):14.0f}{statistics.median(ref_all[n]):9.0f}"
+    for n, pairs in runs.items():
+        v = [x / y for x, y in pairs]
+        print(f"{n:15}{statistics.median(x for x, _ in pairs):14.0f}{statistics.median(y for _, y in pairs):9.0f}"
               f"{statistics.median(v):13.1f}x{min(v):8.1f}x{max(v):8.1f}x")
 
 
