@@ -907,8 +907,8 @@ pub fn tensor32(frame: &Frame) -> Vec<f32> {
 
 /// [`tensor32`] of a frame, written into `out` (`TENSOR_LEN` values). Frames recur across trials (SC's
 /// and SFR's boards differ only in the cell lit, SMU's grid in the dot and arrow, every task's blank
-/// and padding frames), so the bytes of recently drawn frames are kept by their exact contents: a frame
-/// met again is copied, not drawn. The key is every number the rasterizer reads, bit for bit, so a hit
+/// and padding frames), so the bytes of recently drawn frames met more than once are kept by their exact
+/// contents: a frame met again is copied, not drawn. The key is every number the rasterizer reads, bit for bit, so a hit
 /// is the same tensor drawing would give (a native test compares them for every task id). A new frame
 /// made of shapes met before is composed from 2×2-pixel output tiles kept by the exact shapes under
 /// them ([`Tiles`]), drawing and resampling only the tiles not met before; one with a shape met in
@@ -917,7 +917,8 @@ pub fn tensor_into(frame: &Frame, out: &mut [f32]) {
     assert_eq!(out.len(), TENSOR_LEN);
     MEMO.with(|m| {
         let mut m = m.borrow_mut();
-        let Memo { slots, key, starts, tiles, scratch, lasts, tags, next, hot, stamp } = &mut *m;
+        let Memo { slots, key, starts, tiles, scratch, lasts, tags, next, hot, stamp, ghosts, recent_hash, recent_key, recent_bytes } =
+            &mut *m;
         let h = frame_key(frame, key, starts);
         let set = memo_set(h) * MEMO_WAYS;
         let ways = &mut slots[set..set + MEMO_WAYS];
@@ -941,47 +942,67 @@ pub fn tensor_into(frame: &Frame, out: &mut [f32]) {
             }
             return;
         }
-        // A new frame takes an empty way, else the way least met lately (the oldest among equals): a
-        // frame met once (CD's arrays, the grids' new patterns) leaves before one met again and again
-        // (SMU's and SC's boards), whatever mix of tasks runs. The others age by one, so a set's
-        // frames can change when the tasks do.
-        let victim = ways
-            .iter()
-            .enumerate()
-            .min_by_key(|(_, s)| s.as_ref().map_or((0, 0), |s| (s.hits as u64 + 1, s.made)))
-            .map(|(w, _)| w)
-            .expect("a set has ways");
-        for s in ways.iter_mut().flatten() {
-            s.hits = s.hits.saturating_sub(1);
+        // A frame met for the second time in a row (VSR's probe, CD's fixation) is the one last left out.
+        if *recent_hash == h && recent_key == key {
+            expand(recent_bytes, out);
+            return admit(ways, h, key, recent_bytes, stamp);
         }
-        let slot = &mut ways[victim];
         // a frame of known shapes whose every tile was met before (the pattern tasks' grids, SI's
         // lattice segments) is composed from its tiles, without drawing
-        *stamp += 1;
         let composed = tiles.compose(frame, key, starts);
-        if composed == Compose::Done {
+        let bytes = if composed == Compose::Done {
             #[cfg(test)]
             tests::COMPOSED.with(|c| c.set(c.get() + 1));
             expand(&tiles.bytes, out);
-            return keep(slot, h, key, &tiles.bytes, *stamp);
+            &tiles.bytes
+        } else {
+            draw_into(scratch, frame);
+            // resample by difference from the last frame of the same family, else replace the older one
+            let tag = family(frame);
+            let i = tags.iter().position(|&t| t == Some(tag)).unwrap_or_else(|| {
+                let i = *next;
+                *next = (i + 1) % LASTS;
+                i
+            });
+            tags[i] = Some(tag);
+            let last = &mut lasts[i];
+            last.update(scratch);
+            out.copy_from_slice(&last.values[..]);
+            if composed == Compose::Missed {
+                tiles.store(&last.out);
+            }
+            &last.out
+        };
+        // Kept from its second sight: most frames are met once (CD's arrays, the grids' new patterns), and
+        // writing each into the memo pushed the tile and shape tables out of the caches for nothing.
+        let ghost = &mut ghosts[(h >> 16) as usize % FRAME_GHOSTS];
+        if *ghost == h {
+            admit(ways, h, key, bytes, stamp);
+        } else {
+            *ghost = h;
+            *recent_hash = h;
+            recent_key.clear();
+            recent_key.extend_from_slice(key);
+            **recent_bytes = *bytes;
         }
-        draw_into(scratch, frame);
-        // resample by difference from the last frame of the same family, else replace the older one
-        let tag = family(frame);
-        let i = tags.iter().position(|&t| t == Some(tag)).unwrap_or_else(|| {
-            let i = *next;
-            *next = (i + 1) % LASTS;
-            i
-        });
-        tags[i] = Some(tag);
-        let last = &mut lasts[i];
-        last.update(scratch);
-        out.copy_from_slice(&last.values[..]);
-        if composed == Compose::Missed {
-            tiles.store(&last.out);
-        }
-        keep(slot, h, key, &last.out, *stamp);
     })
+}
+
+/// Keep a frame in its memo set: it takes an empty way, else the way least met lately (the oldest among
+/// equals), so a frame met a few times leaves before one met again and again (SMU's and SC's boards),
+/// whatever mix of tasks runs. The others age by one, so a set's frames can change when the tasks do.
+fn admit(ways: &mut [Option<MemoSlot>], h: u64, key: &[u32], bytes: &[u8; TENSOR_LEN], stamp: &mut u64) {
+    let victim = ways
+        .iter()
+        .enumerate()
+        .min_by_key(|(_, s)| s.as_ref().map_or((0, 0), |s| (s.hits as u64 + 1, s.made)))
+        .map(|(w, _)| w)
+        .expect("a set has ways");
+    for s in ways.iter_mut().flatten() {
+        s.hits = s.hits.saturating_sub(1);
+    }
+    *stamp += 1;
+    keep(&mut ways[victim], h, key, bytes, *stamp);
 }
 
 /// A memo entry: a frame's key and its hash, its tensor bytes, when it was filled (a stamp, so a hot
@@ -1035,6 +1056,8 @@ const MEMO_SETS: usize = MEMO_SLOTS / MEMO_WAYS;
 fn memo_set(hash: u64) -> usize {
     (hash >> 40) as usize % MEMO_SETS
 }
+/// Entries of the table of frames met once (by key hash): 8,192 × 8 bytes.
+const FRAME_GHOSTS: usize = 1 << 13;
 /// The most a slot's count of recent hits grows (each new frame in its set takes one off).
 const MEMO_HITS: u8 = 3;
 
@@ -1064,6 +1087,12 @@ struct Memo {
     tags: [Option<Family>; LASTS],
     /// The slot a new family takes.
     next: usize,
+    /// Hashes of frames met once (direct-mapped): a frame enters the memo when met again.
+    ghosts: Vec<u64>,
+    /// The last frame left out of the memo: its hash, key and tensor bytes.
+    recent_hash: u64,
+    recent_key: Vec<u32>,
+    recent_bytes: Box<[u8; TENSOR_LEN]>,
 }
 
 thread_local! {
@@ -1079,6 +1108,10 @@ thread_local! {
             next: 0,
             hot: (0..HOT).map(|_| (usize::MAX, 0, 0, Box::new([0.0; TENSOR_LEN]))).collect(),
             stamp: 0,
+            ghosts: vec![0; FRAME_GHOSTS],
+            recent_hash: 0,
+            recent_key: Vec::new(),
+            recent_bytes: Box::new([0; TENSOR_LEN]),
         });
 }
 
@@ -1088,8 +1121,19 @@ const TILE: usize = 2;
 const TILES: usize = SMALL / TILE;
 /// Most shapes a tile's key holds; a tile under more is not kept.
 const TILE_SHAPES: usize = 12;
-/// Slots of the tile memo (direct-mapped by key hash): 65,536 × 68 bytes.
-const TILE_SLOTS: usize = 1 << 16;
+/// Most shapes a tile of the small-entry table has (98 % of the tiles composed in the joint benchmark).
+const FEW: usize = 4;
+/// Sets of the tile tables (by key hash; a set is one 64-byte cache line): tiles under at most `FEW`
+/// shapes in 2-way sets of 32-byte entries (65,536 × 64 bytes), the others in direct-mapped 64-byte
+/// entries (8,192 × 64 bytes).
+const TILE_SETS: usize = 1 << 16;
+const BIG_TILE_SETS: usize = 1 << 13;
+/// Most backgrounds the tile tables tell apart (by their index in `Tiles::bgs`).
+const TILE_BGS: usize = 255;
+const _: () = assert!(
+    std::mem::size_of::<TileSet<FEW, 2>>() == 64 && std::mem::size_of::<TileSet<TILE_SHAPES, 1>>() == 64,
+    "a tile set is one cache line"
+);
 /// Most words a shape's key has (a rounded rectangle's).
 const SHAPE_WORDS: usize = 9;
 /// Sets and ways of the shape table.
@@ -1099,6 +1143,9 @@ const SHAPE_WAYS: usize = 4;
 const PARTIAL: usize = 48;
 /// Frames a shape must have been met in before the first for its tiles to be kept.
 const MATURE: u8 = 2;
+/// Entries of the table that counts the sightings of shapes not yet in the shape table (direct-mapped
+/// by hash): 16,384 × 8 bytes.
+const GHOSTS: usize = 1 << 14;
 
 /// A shape met: its key words, the id given to them, its painted box (None: nothing in the image).
 #[derive(Clone, Copy)]
@@ -1162,15 +1209,46 @@ enum Compose {
     Skipped,
 }
 
-/// One kept tile: which shapes, in painting order, over which background, gave which bytes.
+/// One kept tile: which shapes (ids, in painting order, then zeros; ids start at 1), over which
+/// background (by index), gave which bytes; `len` 0 is an empty entry.
 #[derive(Clone, Copy)]
-struct TileEntry {
-    /// Tile index + 1 (0: an empty slot).
-    tile: u16,
-    len: u8,
-    bg: u32,
-    ids: [u32; TILE_SHAPES],
+#[repr(C)]
+struct TileEntry<const K: usize> {
+    ids: [u32; K],
     px: [u8; 3 * TILE * TILE],
+    tile: u8,
+    len: u8,
+    bg: u8,
+}
+
+/// The first `n` ids of a tile's list, then zeros (the rest of the list is left from other frames).
+#[inline]
+fn padded<const K: usize>(ids: &[u32; TILE_SHAPES], n: usize) -> [u32; K] {
+    let mut k = [0; K];
+    k[..n].copy_from_slice(&ids[..n]);
+    k
+}
+
+/// `W` tile entries in one cache line, the most recently stored first.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct TileSet<const K: usize, const W: usize>([TileEntry<K>; W]);
+
+impl<const K: usize, const W: usize> TileSet<K, W> {
+    const EMPTY: Self = TileSet([TileEntry { ids: [0; K], px: [0; 3 * TILE * TILE], tile: 0, len: 0, bg: 0 }; W]);
+
+    /// The bytes kept for this key, if any.
+    #[inline]
+    fn find(&self, ids: &[u32; K], tile: u8, len: u8, bg: u8) -> Option<&[u8; 3 * TILE * TILE]> {
+        self.0.iter().find(|e| e.len == len && e.tile == tile && e.bg == bg && e.ids == *ids).map(|e| &e.px)
+    }
+
+    /// Keep a tile's bytes as the set's first entry (the others move down one, the last leaves).
+    fn put(&mut self, ids: &[u32; K], tile: u8, len: u8, bg: u8) -> &mut [u8; 3 * TILE * TILE] {
+        self.0.copy_within(0..W - 1, 1);
+        self.0[0] = TileEntry { ids: *ids, px: [0; 3 * TILE * TILE], tile, len, bg };
+        &mut self.0[0].px
+    }
 }
 
 /// Output tiles by the shapes that paint under them. Every output byte depends only on the input
@@ -1181,8 +1259,13 @@ struct TileEntry {
 /// take segments from one lattice: their new frames are mostly old tiles. Ids are never reused
 /// (everything is cleared before they would wrap), so a stale entry can only fail to match.
 struct Tiles {
-    /// Shapes met, in sets of `SHAPE_WAYS` by the hash of their words.
+    /// Shapes met in `MATURE` frames before, in sets of `SHAPE_WAYS` by the hash of their words.
     shapes: Vec<ShapeEntry>,
+    /// Shapes met fewer times: per entry, a hash of the words (its low byte cleared) and the frames it
+    /// was met in after the first. A shape enters `shapes` only on reaching `MATURE`, so the shapes met
+    /// once or twice (CD's bars, every trial's own) cannot push the ones met again and again out of it.
+    /// A hash met by two shapes only makes one of them enter early or late: ids and tiles stay exact.
+    ghosts: Vec<u64>,
     next_id: u32,
     /// Shape lookups so far (when each entry was last used).
     clock: u64,
@@ -1191,13 +1274,20 @@ struct Tiles {
     placed: Vec<(usize, [u8; 4])>,
     /// Where the shapes under unknown tiles are drawn.
     img: Image96,
-    entries: Vec<TileEntry>,
-    /// Per tile: the ids of the shapes under it, in painting order (more than `TILE_SHAPES`: not kept).
+    /// Kept tiles under at most `FEW` shapes, and under more.
+    few: Vec<TileSet<FEW, 2>>,
+    many: Vec<TileSet<TILE_SHAPES, 1>>,
+    /// The backgrounds met, whose indices the tile entries hold.
+    bgs: Vec<Rgb>,
+    /// Per tile: the ids of the shapes under it, in painting order, then zeros (more than `TILE_SHAPES`:
+    /// not kept).
     lists: Vec<[u32; TILE_SHAPES]>,
     lens: [u8; TILES * TILES],
-    /// The tiles not found by the last `compose` and their slots.
+    /// The tiles not found by the last `compose` and their sets (in `few`, or `many` when the tile is under
+    /// more than `FEW` shapes; usize::MAX: not kept).
     missed: Vec<(usize, usize)>,
-    bg: u32,
+    /// The index in `bgs` of the last composed frame's background.
+    bg: u8,
     /// The composed tensor bytes.
     bytes: [u8; TENSOR_LEN],
     /// Per input pixel (either axis): the first and last tile whose taps reach it.
@@ -1219,11 +1309,14 @@ impl Tiles {
         debug_assert!(reach.iter().all(|r| r.0 <= r.1), "every pixel is under some tile's taps");
         Tiles {
             shapes: Vec::new(),
+            ghosts: Vec::new(),
             next_id: 0,
             clock: 0,
             placed: Vec::new(),
             img: Image96::new(crate::display::palette::BLACK),
-            entries: Vec::new(),
+            few: Vec::new(),
+            many: Vec::new(),
+            bgs: Vec::new(),
             lists: vec![[0; TILE_SHAPES]; TILES * TILES],
             lens: [0; TILES * TILES],
             missed: Vec::new(),
@@ -1233,11 +1326,14 @@ impl Tiles {
         }
     }
 
-    /// The id and painted box of a shape by its key words: a new id when it is not in the table (4-way
-    /// sets, the least recently used way replaced). None when it cannot be bounded.
+    /// The id, painted box and frames met in after the first of a shape by its key words. A shape met in
+    /// fewer than `MATURE` frames before is only counted (its id is 0, and unused: its frame is drawn);
+    /// on reaching `MATURE` it gets a new id in the table (4-way sets, the least recently used way
+    /// replaced). None when it cannot be bounded.
     fn intern(&mut self, words: &[u32], shape: &Shape) -> Option<(u32, Option<(i32, i32, i32, i32)>, u8)> {
         self.clock += 1;
-        let set = (fx(words) >> 40) as usize % SHAPE_SETS * SHAPE_WAYS;
+        let h = fx(words);
+        let set = (h >> 40) as usize % SHAPE_SETS * SHAPE_WAYS;
         let ways = &mut self.shapes[set..set + SHAPE_WAYS];
         if let Some(e) = ways.iter_mut().find(|e| e.len as usize == words.len() && e.words[..words.len()] == *words) {
             e.used = self.clock;
@@ -1245,29 +1341,47 @@ impl Tiles {
             return Some((e.id, e.bounds, e.seen));
         }
         let bounds = paint_bounds(shape)?;
+        let ghost = &mut self.ghosts[(h >> 16) as usize % GHOSTS];
+        let seen = if *ghost & !0xFF == h & !0xFF { (*ghost & 0xFF) as u8 + 1 } else { 0 };
+        if seen < MATURE {
+            *ghost = h & !0xFF | seen as u64;
+            return Some((0, bounds, seen));
+        }
+        *ghost = 0;
         let e = ways.iter_mut().min_by_key(|e| e.used).unwrap();
         // (ids never wrap: out of ids the frame is drawn, and the next one clears the tables)
         self.next_id = self.next_id.checked_add(1)?;
         e.len = words.len() as u8;
         e.words[..words.len()].copy_from_slice(words);
-        (e.id, e.bounds, e.used, e.seen) = (self.next_id, bounds, self.clock, 0);
-        Some((e.id, bounds, 0))
+        (e.id, e.bounds, e.used, e.seen) = (self.next_id, bounds, self.clock, seen);
+        Some((e.id, bounds, seen))
     }
 
     /// Compose `frame` (its key words and shape starts from [`frame_key`]) from known tiles; when only
     /// a few are unknown, draw just the shapes under those and resample just those tiles.
     fn compose(&mut self, frame: &Frame, key: &[u32], starts: &[u32]) -> Compose {
-        if self.entries.is_empty() {
+        if self.few.is_empty() {
             self.shapes = vec![ShapeEntry::EMPTY; SHAPE_SETS * SHAPE_WAYS];
-            self.entries =
-                vec![TileEntry { tile: 0, len: 0, bg: 0, ids: [0; TILE_SHAPES], px: [0; 3 * TILE * TILE] }; TILE_SLOTS];
+            self.ghosts = vec![0; GHOSTS];
+            self.few = vec![TileSet::EMPTY; TILE_SETS];
+            self.many = vec![TileSet::EMPTY; BIG_TILE_SETS];
         }
         if self.next_id >= u32::MAX - 1024 {
             // (never reached in practice: four billion shapes; reusing ids could match stale entries)
             self.shapes.fill(ShapeEntry::EMPTY);
-            self.entries.iter_mut().for_each(|e| e.tile = 0);
+            self.few.fill(TileSet::EMPTY);
+            self.many.fill(TileSet::EMPTY);
             self.next_id = 0;
         }
+        let bg = frame.background;
+        self.bg = match self.bgs.iter().position(|&b| b == bg) {
+            Some(i) => i as u8,
+            None if self.bgs.len() < TILE_BGS => {
+                self.bgs.push(bg);
+                (self.bgs.len() - 1) as u8
+            }
+            None => return Compose::Skipped,
+        };
         self.lens = [0; TILES * TILES];
         self.missed.clear();
         self.placed.clear();
@@ -1306,8 +1420,6 @@ impl Tiles {
         if young {
             return Compose::Skipped;
         }
-        let bg = frame.background;
-        self.bg = (bg.0 as u32) << 16 | (bg.1 as u32) << 8 | bg.2 as u32;
         let plane = SMALL * SMALL;
         self.bytes[..plane].fill(bg.0);
         self.bytes[plane..2 * plane].fill(bg.1);
@@ -1321,23 +1433,30 @@ impl Tiles {
                 self.missed.push((t, usize::MAX));
                 continue;
             }
-            let ids = &self.lists[t][..n];
+            let ids = &self.lists[t];
             let mut h = fx_mix(fx_mix(t as u64, self.bg as u64), n as u64);
-            for &id in ids {
+            for &id in &ids[..n] {
                 h = fx_mix(h, id as u64);
             }
-            let at = (h >> 40) as usize % TILE_SLOTS;
-            let e = &self.entries[at];
-            if e.tile as usize == t + 1 && e.bg == self.bg && e.len as usize == n && e.ids[..n] == *ids {
-                let (ty, tx) = (t / TILES, t % TILES);
-                for c in 0..3 {
-                    for r in 0..TILE {
-                        let o = c * plane + (ty * TILE + r) * SMALL + tx * TILE;
-                        self.bytes[o..o + TILE].copy_from_slice(&e.px[(c * TILE + r) * TILE..][..TILE]);
+            let (tile, len) = (t as u8, n as u8);
+            let (found, at) = if n <= FEW {
+                let at = (h >> 40) as usize % TILE_SETS;
+                (self.few[at].find(&padded(ids, n), tile, len, self.bg), at)
+            } else {
+                let at = (h >> 40) as usize % BIG_TILE_SETS;
+                (self.many[at].find(&padded(ids, n), tile, len, self.bg), at)
+            };
+            match found {
+                Some(px) => {
+                    let (ty, tx) = (t / TILES, t % TILES);
+                    for c in 0..3 {
+                        for r in 0..TILE {
+                            let o = c * plane + (ty * TILE + r) * SMALL + tx * TILE;
+                            self.bytes[o..o + TILE].copy_from_slice(&px[(c * TILE + r) * TILE..][..TILE]);
+                        }
                     }
                 }
-            } else {
-                self.missed.push((t, at));
+                None => self.missed.push((t, at)),
             }
         }
         if self.missed.is_empty() {
@@ -1382,16 +1501,17 @@ impl Tiles {
                 continue;
             }
             let n = self.lens[t] as usize;
-            let e = &mut self.entries[at];
-            e.tile = t as u16 + 1;
-            e.len = n as u8;
-            e.bg = self.bg;
-            e.ids[..n].copy_from_slice(&self.lists[t][..n]);
+            let (ids, tile, len) = (&self.lists[t], t as u8, n as u8);
+            let px = if n <= FEW {
+                self.few[at].put(&padded(ids, n), tile, len, self.bg)
+            } else {
+                self.many[at].put(&padded(ids, n), tile, len, self.bg)
+            };
             let (ty, tx) = (t / TILES, t % TILES);
             for c in 0..3 {
                 for r in 0..TILE {
                     let o = c * plane + (ty * TILE + r) * SMALL + tx * TILE;
-                    e.px[(c * TILE + r) * TILE..][..TILE].copy_from_slice(&out[o..o + TILE]);
+                    px[(c * TILE + r) * TILE..][..TILE].copy_from_slice(&out[o..o + TILE]);
                 }
             }
         }
@@ -1769,8 +1889,8 @@ pub(crate) mod tests {
         }
     }
 
-    /// Drawing a trial's frames through the memo (twice, so the second pass is all hits) gives what
-    /// drawing and downsampling each frame gives, for every task id.
+    /// Drawing a trial's frames through the memo (three times: the second pass keeps what the first met,
+    /// the third is all hits) gives what drawing and downsampling each frame gives, for every task id.
     #[test]
     fn memo_tensors_equal_drawn_tensors() {
         let mut repeated = 0;
@@ -1778,7 +1898,7 @@ pub(crate) mod tests {
             let spec = crate::TaskSpec::new(id);
             for i in 0..24 {
                 let t = spec.trial(3, crate::Split::Train, i);
-                for _ in 0..2 {
+                for _ in 0..3 {
                     let mut out = vec![f32::NAN; t.len() * TENSOR_LEN];
                     tensors_into(t.steps.iter().map(|s| &s.frame), &mut out);
                     for (k, s) in t.steps.iter().enumerate() {
@@ -1814,10 +1934,11 @@ pub(crate) mod tests {
         check_against_drawing(&frames, "apart and overlapping frames");
     }
 
-    /// A frame met again between frames met once keeps its memo place: each new frame that lands in its
-    /// set takes a way met less (a direct-mapped memo would lose it to the first one), and stays exact.
+    /// A frame met once is not kept (most frames are), one met twice is, whether in a row or apart; and a
+    /// frame met again and again between frames met twice keeps its memo place: each new frame that lands
+    /// in its set takes a way met less (a direct-mapped memo would lose it to the first one). All exact.
     #[test]
-    fn memo_keeps_a_frame_met_again_over_frames_met_once() {
+    fn memo_keeps_frames_met_again_and_the_most_met_longest() {
         let frame = |x: f32| {
             let mut f = Frame::blank();
             f.push(display::line(x, 10.0, 30.0, 40.0, palette::GREEN, 3.0));
@@ -1829,17 +1950,25 @@ pub(crate) mod tests {
             frame_key(f, &mut key, &mut Vec::new());
             MEMO.with(|m| m.borrow().slots.iter().flatten().any(|s| s.key == key))
         };
+        let (a, b, c) = (frame(-1.0), frame(-2.0), frame(-3.0));
+        check_against_drawing([&a], "a frame met once");
+        assert!(!kept(&a), "a frame met once was kept");
+        check_against_drawing([&a], "a frame met twice in a row");
+        assert!(kept(&a), "a frame met twice in a row was not kept");
+        check_against_drawing([&b, &c, &b], "frames met twice apart");
+        assert!(kept(&b) && !kept(&c), "a frame met twice apart was not kept, or one met once was");
         let again = frame(1.0);
-        // frames met once that fall in the same set
-        let once: Vec<Frame> =
+        // frames that fall in the same set
+        let twice: Vec<Frame> =
             (2..200_000).map(|i| frame(i as f32 / 64.0)).filter(|f| set_of(f) == set_of(&again)).take(60).collect();
-        assert_eq!(once.len(), 60);
-        for _ in 0..3 {
+        assert_eq!(twice.len(), 60);
+        for _ in 0..4 {
             tensor32(&again);
         }
-        for f in &once {
-            check_against_drawing([f], "a frame met once");
-            assert!(kept(&again), "the frame met again was pushed out by a frame met once");
+        for f in &twice {
+            check_against_drawing([f, f], "a frame met twice");
+            assert!(kept(f), "a frame met twice was not kept");
+            assert!(kept(&again), "the frame met again and again was pushed out by a frame met twice");
             check_against_drawing([&again], "the frame met again");
         }
     }
