@@ -917,8 +917,22 @@ pub fn tensor_into(frame: &Frame, out: &mut [f32]) {
     assert_eq!(out.len(), TENSOR_LEN);
     MEMO.with(|m| {
         let mut m = m.borrow_mut();
-        let Memo { slots, key, starts, tiles, scratch, lasts, tags, next, hot, stamp, ghosts, recent_hash, recent_key, recent_bytes } =
-            &mut *m;
+        let Memo {
+            slots,
+            key,
+            starts,
+            tiles,
+            scratch,
+            lasts,
+            tags,
+            next,
+            hot,
+            stamp,
+            ghosts,
+            recent_hash,
+            recent_key,
+            recent_bytes,
+        } = &mut *m;
         let h = frame_key(frame, key, starts);
         let set = memo_set(h) * MEMO_WAYS;
         let ways = &mut slots[set..set + MEMO_WAYS];
@@ -944,6 +958,8 @@ pub fn tensor_into(frame: &Frame, out: &mut [f32]) {
         }
         // A frame met for the second time in a row (VSR's probe, CD's fixation) is the one last left out.
         if *recent_hash == h && recent_key == key {
+            #[cfg(test)]
+            tests::RECENT.with(|c| c.set(c.get() + 1));
             expand(recent_bytes, out);
             return admit(ways, h, key, recent_bytes, stamp);
         }
@@ -1811,6 +1827,8 @@ pub(crate) mod tests {
         pub(crate) static EXACT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
         /// Frames composed from kept tiles so far (the tile path is taken, not only correct).
         pub(crate) static COMPOSED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+        /// Frames copied from the last frame left out of the memo so far.
+        pub(crate) static RECENT: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     }
 
     /// The tensor of every step of `frames`, through the memo (tiles included), against drawing each
@@ -1953,8 +1971,10 @@ pub(crate) mod tests {
         let (a, b, c) = (frame(-1.0), frame(-2.0), frame(-3.0));
         check_against_drawing([&a], "a frame met once");
         assert!(!kept(&a), "a frame met once was kept");
+        let copied = RECENT.with(|c| c.get());
         check_against_drawing([&a], "a frame met twice in a row");
         assert!(kept(&a), "a frame met twice in a row was not kept");
+        assert_eq!(RECENT.with(|c| c.get()), copied + 1, "a frame met twice in a row was drawn again, not copied");
         check_against_drawing([&b, &c, &b], "frames met twice apart");
         assert!(kept(&b) && !kept(&c), "a frame met twice apart was not kept, or one met once was");
         let again = frame(1.0);
@@ -1992,12 +2012,16 @@ pub(crate) mod tests {
         t.push(display::text(5.0, 5.0, 8.0, "hello", palette::BLACK));
         frame_key(&t, &mut b, &mut Vec::new());
         assert_eq!(a, b);
-        // a frame whose slot another frame took is drawn again, correctly
-        for x in 0..(2 * MEMO_SLOTS) {
-            let f = base(x as f32 / 64.0, palette::RED);
-            let mut drawn = vec![0.0; TENSOR_LEN];
-            downsample(&draw96(&f), &mut drawn);
-            assert_eq!(tensor32(&f), drawn);
+        // a frame whose slot another frame took (each is met twice, so each is kept) is drawn again,
+        // correctly, and a hot copy of a slot's earlier frame is not taken for the frame in it now
+        let frames: Vec<Frame> = (0..(2 * MEMO_SLOTS)).map(|x| base(x as f32 / 64.0, palette::RED)).collect();
+        for round in 0..2 {
+            for f in &frames {
+                check_against_drawing(
+                    [f, f],
+                    if round == 0 { "a frame kept" } else { "a frame pushed out, met again" },
+                );
+            }
         }
     }
 
