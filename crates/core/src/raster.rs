@@ -907,12 +907,13 @@ pub fn tensor32(frame: &Frame) -> Vec<f32> {
 
 /// [`tensor32`] of a frame, written into `out` (`TENSOR_LEN` values). Frames recur across trials (SC's
 /// and SFR's boards differ only in the cell lit, SMU's grid in the dot and arrow, every task's blank
-/// and padding frames), so the bytes of recently drawn frames met more than once are kept by their exact
-/// contents: a frame met again is copied, not drawn. The key is every number the rasterizer reads, bit for bit, so a hit
-/// is the same tensor drawing would give (a native test compares them for every task id). A new frame
-/// made of shapes met before is composed from 2×2-pixel output tiles kept by the exact shapes under
-/// them ([`Tiles`]), drawing and resampling only the tiles not met before; one with a shape met in
-/// fewer frames is drawn and resampled by difference from the last frame of its family.
+/// and padding frames), so the bytes of recently drawn frames met more than once are kept by their
+/// exact contents: a frame met again is copied, not drawn. The key is every number the rasterizer
+/// reads, bit for bit, so a hit is the same tensor drawing would give (a native test compares them for
+/// every task id). A new frame made of shapes met before is composed from 2×2-pixel output tiles kept
+/// by the exact shapes under them ([`Tiles`]), drawing and resampling only the tiles not met before;
+/// one with a shape met in fewer frames is drawn and resampled by difference from the last frame of its
+/// family.
 pub fn tensor_into(frame: &Frame, out: &mut [f32]) {
     assert_eq!(out.len(), TENSOR_LEN);
     MEMO.with(|m| {
