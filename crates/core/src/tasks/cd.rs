@@ -107,9 +107,10 @@ pub fn memory_array(rng: &mut Rng, n: usize) -> Vec<Bar> {
     assert!(n <= 16, "CD arrays hold at most 16 bars (set sizes are checked to be at most 12)");
     let mut bars: Vec<Bar> = Vec::with_capacity(n);
     'restart: loop {
-        // near[k][0][x] bit i: |x - x1 of bar i| < d for a new bar of length k (0 small, 1 large),
-        // d = L + 11; near[k][1][y] the same in y
-        let mut near = [[[0u16; 96]; 2]; 2];
+        // near[k][0][PAD + x] bit i: |x - x1 of bar i| < d for a new bar of length k (0 small, 1 large),
+        // d = L + 11; near[k][1][PAD + y] the same in y. The rows are padded so that each bar marks a run of
+        // fixed length 2d - 1 with no clamping (the padding is never read), which compiles to a few vector ors.
+        let mut near = [[[0u16; ROW]; 2]; 2];
         bars.clear();
         for i in 0..n {
             let large = rng.coin();
@@ -123,19 +124,16 @@ pub fn memory_array(rng: &mut Rng, n: usize) -> Vec<Bar> {
             for _ in 0..100 {
                 let x1 = rng.randint(lo, hi);
                 let y1 = rng.randint(lo, hi);
-                if nx[x1 as usize] & ny[y1 as usize] == 0 {
+                if nx[PAD + x1 as usize] & ny[PAD + y1 as usize] == 0 {
                     placed = Some((x1, y1));
                     break;
                 }
             }
             let Some((x1, y1)) = placed else { continue 'restart };
-            for (k, len) in [SMALL, LARGE].into_iter().enumerate() {
-                let d = len as i32 + 11;
-                for (axis, c) in [x1, y1].into_iter().enumerate() {
-                    for m in &mut near[k][axis][(c - d + 1).max(0) as usize..=(c + d - 1).min(95) as usize] {
-                        *m |= 1 << i;
-                    }
-                }
+            let bit = 1u16 << i;
+            for (axis, c) in [x1 as usize, y1 as usize].into_iter().enumerate() {
+                mark::<{ 2 * NEAR_SMALL - 1 }>(&mut near[0][axis], PAD + c + 1 - NEAR_SMALL, bit);
+                mark::<{ 2 * NEAR_LARGE - 1 }>(&mut near[1][axis], PAD + c + 1 - NEAR_LARGE, bit);
             }
             let lf = l as f32;
             let (cx, cy) =
@@ -143,6 +141,22 @@ pub fn memory_array(rng: &mut Rng, n: usize) -> Vec<Bar> {
             bars.push(Bar { cx, cy, len: lf, large, horizontal, red, gap });
         }
         return bars;
+    }
+}
+
+/// Nearness distances `L + 11` for the two bar lengths, and the padding that keeps every marked run inside a
+/// row (start points lie in `7..=84`, so runs reach from `7 - 25` to `84 + 25`).
+const NEAR_SMALL: usize = SMALL as usize + 11;
+const NEAR_LARGE: usize = LARGE as usize + 11;
+const PAD: usize = NEAR_LARGE - 1;
+const ROW: usize = 96 + 2 * PAD;
+
+/// Set `bit` in the `LEN` entries of `row` from `start`.
+#[inline(always)]
+fn mark<const LEN: usize>(row: &mut [u16; ROW], start: usize, bit: u16) {
+    let run: &mut [u16; LEN] = (&mut row[start..start + LEN]).try_into().expect("run inside the row");
+    for m in run {
+        *m |= bit;
     }
 }
 
