@@ -700,14 +700,24 @@ struct Taps {
     w: [[i32; 6]; SMALL],
     /// First and last tap with a non-zero weight, per output pixel.
     nonzero: [(usize, usize); SMALL],
+    /// Per input pixel p: the first output whose window ends at or after p, and the last output whose
+    /// window starts at or before p (`NONE`: no such output), for [`Taps::reached`].
+    first_ending: [u8; BIG],
+    last_starting: [u8; BIG],
 }
+
+const NONE: u8 = u8::MAX;
 
 impl Taps {
     /// The first and last output whose 6-pixel window meets pixels `lo..=hi` (every output between
     /// them does too): the outputs a change there can alter. None when no window meets them.
+    /// Windows start and end in increasing order, so those meeting `lo..=hi` are the ones from the first
+    /// that ends at or after `lo` to the last that starts at or before `hi`, two table reads.
+    #[inline]
     fn reached(&self, lo: i32, hi: i32) -> Option<(usize, usize)> {
-        let meets = |o: &usize| self.start[*o] as i32 <= hi && self.start[*o] as i32 + 5 >= lo;
-        Some(((0..SMALL).find(meets)?, (0..SMALL).rev().find(meets)?))
+        let first = if lo <= 0 { 0 } else { *self.first_ending.get(lo as usize).unwrap_or(&NONE) };
+        let last = if hi < 0 { NONE } else { self.last_starting[(hi as usize).min(BIG - 1)] };
+        (first != NONE && last != NONE && first <= last).then_some((first as usize, last as usize))
     }
 }
 
@@ -717,7 +727,13 @@ fn taps() -> &'static Taps {
     T.get_or_init(|| {
         let scale = (BIG / SMALL) as f64; // 3
         let support = scale; // triangle support 1 × scale
-        let mut t = Taps { start: [0; SMALL], w: [[0; 6]; SMALL], nonzero: [(0, 0); SMALL] };
+        let mut t = Taps {
+            start: [0; SMALL],
+            w: [[0; 6]; SMALL],
+            nonzero: [(0, 0); SMALL],
+            first_ending: [NONE; BIG],
+            last_starting: [NONE; BIG],
+        };
         for o in 0..SMALL {
             let centre = (o as f64 + 0.5) * scale;
             let lo = ((centre - support + 0.5).floor().max(0.0)) as usize;
@@ -749,6 +765,11 @@ fn taps() -> &'static Taps {
             let first = (0..6).find(|&k| shifted[k] != 0).unwrap();
             let last = (0..6).rev().find(|&k| shifted[k] != 0).unwrap();
             t.nonzero[o] = (first, last);
+        }
+        assert!(t.start.windows(2).all(|w| w[0] <= w[1]), "windows in increasing order");
+        for p in 0..BIG {
+            t.first_ending[p] = (0..SMALL).find(|&o| t.start[o] + 5 >= p).map_or(NONE, |o| o as u8);
+            t.last_starting[p] = (0..SMALL).rev().find(|&o| t.start[o] <= p).map_or(NONE, |o| o as u8);
         }
         t
     })
@@ -1848,6 +1869,18 @@ pub(crate) mod tests {
 
     /// Frames composed from kept tiles equal drawn frames: the pattern tasks and SI over enough trials
     /// that most of their frames are composed, and every other id.
+    #[test]
+    fn reached_is_every_window_meeting_the_span() {
+        let t = taps();
+        for lo in -8..BIG as i32 + 8 {
+            for hi in lo..BIG as i32 + 8 {
+                let meets = |o: &usize| t.start[*o] as i32 <= hi && t.start[*o] as i32 + 5 >= lo;
+                let plain = (0..SMALL).find(meets).zip((0..SMALL).rev().find(meets));
+                assert_eq!(t.reached(lo, hi), plain, "{lo}..={hi}");
+            }
+        }
+    }
+
     #[test]
     fn composed_tiles_equal_drawing_for_every_task() {
         for id in crate::TaskId::EVERY {
