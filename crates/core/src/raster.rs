@@ -694,15 +694,15 @@ const PRECISION: u32 = 14;
 
 /// Weights of PIL's antialiasing bilinear resample from 96 to 32: for each output pixel, the first input
 /// index and the triangle weights over a support of 3 input pixels either side, normalised and scaled to
-/// integers that sum to exactly `1 << PRECISION`.
+/// integers that sum to exactly `1 << PRECISION`; and the tables [`Taps::reached`] reads.
 struct Taps {
     start: [usize; SMALL],
     w: [[i32; 6]; SMALL],
     /// First and last tap with a non-zero weight, per output pixel.
     nonzero: [(usize, usize); SMALL],
-    /// Per input pixel p: the first output whose window ends at or after p, and the last output whose
-    /// window starts at or before p (`NONE`: no such output), for [`Taps::reached`].
+    /// Per input pixel p: the first output whose window ends at or after p (`NONE`: none does).
     first_ending: [u8; BIG],
+    /// Per input pixel p: the last output whose window starts at or before p (`NONE`: none does).
     last_starting: [u8; BIG],
 }
 
@@ -1867,20 +1867,23 @@ pub(crate) mod tests {
         COMPOSED.with(|c| c.get()) - before
     }
 
-    /// Frames composed from kept tiles equal drawn frames: the pattern tasks and SI over enough trials
-    /// that most of their frames are composed, and every other id.
+    /// `reached` equals the scan over the 32 windows for every span, empty and reversed ones and the
+    /// extremes of `i32` included.
     #[test]
     fn reached_is_every_window_meeting_the_span() {
         let t = taps();
-        for lo in -8..BIG as i32 + 8 {
-            for hi in lo..BIG as i32 + 8 {
-                let meets = |o: &usize| t.start[*o] as i32 <= hi && t.start[*o] as i32 + 5 >= lo;
+        let ends = (-8..BIG as i32 + 8).chain([i32::MIN, i32::MIN + 1, -1000, 1000, i32::MAX - 1, i32::MAX]);
+        for lo in ends.clone() {
+            for hi in ends.clone() {
+                let meets = |o: &usize| t.start[*o] as i32 <= hi && t.start[*o] as i64 + 5 >= lo as i64;
                 let plain = (0..SMALL).find(meets).zip((0..SMALL).rev().find(meets));
                 assert_eq!(t.reached(lo, hi), plain, "{lo}..={hi}");
             }
         }
     }
 
+    /// Frames composed from kept tiles equal drawn frames: the pattern tasks and SI over enough trials
+    /// that most of their frames are composed, and every other id.
     #[test]
     fn composed_tiles_equal_drawing_for_every_task() {
         for id in crate::TaskId::EVERY {
