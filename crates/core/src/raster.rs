@@ -711,6 +711,7 @@ const NONE: u8 = u8::MAX;
 impl Taps {
     /// The first and last output whose 6-pixel window meets pixels `lo..=hi` (every output between
     /// them does too): the outputs a change there can alter. None when no window meets them.
+    ///
     /// Windows start and end in increasing order, so those meeting `lo..=hi` are the ones from the first
     /// that ends at or after `lo` to the last that starts at or before `hi`, two table reads.
     #[inline]
@@ -939,22 +940,7 @@ pub fn tensor_into(frame: &Frame, out: &mut [f32]) {
     assert_eq!(out.len(), TENSOR_LEN);
     MEMO.with(|m| {
         let mut m = m.borrow_mut();
-        let Memo {
-            slots,
-            key,
-            starts,
-            tiles,
-            scratch,
-            lasts,
-            tags,
-            next,
-            hot,
-            stamp,
-            ghosts,
-            recent_hash,
-            recent_key,
-            recent_bytes,
-        } = &mut *m;
+        let Memo { slots, key, starts, tiles, scratch, lasts, tags, next, hot, stamp, ghosts, recent } = &mut *m;
         let h = frame_key(frame, key, starts);
         let set = memo_set(h) * MEMO_WAYS;
         let ways = &mut slots[set..set + MEMO_WAYS];
@@ -979,11 +965,11 @@ pub fn tensor_into(frame: &Frame, out: &mut [f32]) {
             return;
         }
         // A frame met for the second time in a row (VSR's probe, CD's fixation) is the one last left out.
-        if *recent_hash == h && recent_key == key {
+        if let Some(r) = recent.as_ref().filter(|r| r.hash == h && r.key == *key) {
             #[cfg(test)]
             tests::RECENT.with(|c| c.set(c.get() + 1));
-            expand(recent_bytes, out);
-            return admit(ways, h, key, recent_bytes, stamp);
+            expand(&r.bytes, out);
+            return admit(ways, h, key, &r.bytes, stamp);
         }
         // a frame of known shapes whose every tile was met before (the pattern tasks' grids, SI's
         // lattice segments) is composed from its tiles, without drawing
@@ -1018,10 +1004,7 @@ pub fn tensor_into(frame: &Frame, out: &mut [f32]) {
             admit(ways, h, key, bytes, stamp);
         } else {
             *ghost = h;
-            *recent_hash = h;
-            recent_key.clear();
-            recent_key.extend_from_slice(key);
-            **recent_bytes = *bytes;
+            keep(recent, h, key, bytes, 0);
         }
     })
 }
@@ -1053,7 +1036,8 @@ struct MemoSlot {
     hits: u8,
 }
 
-/// Put a frame's key, bytes and stamp into its memo slot (reusing the slot's allocations).
+/// Put a frame's key, bytes and stamp into a memo slot, or into the place of the frame kept aside (reusing
+/// the allocations already there).
 fn keep(slot: &mut Option<MemoSlot>, hash: u64, key: &[u32], bytes: &[u8; TENSOR_LEN], made: u64) {
     match slot {
         Some(s) => {
@@ -1127,10 +1111,8 @@ struct Memo {
     next: usize,
     /// Hashes of frames met once (direct-mapped): a frame enters the memo when met again.
     ghosts: Vec<u64>,
-    /// The last frame left out of the memo: its hash, key and tensor bytes.
-    recent_hash: u64,
-    recent_key: Vec<u32>,
-    recent_bytes: Box<[u8; TENSOR_LEN]>,
+    /// The last frame left out of the memo (its `made` and `hits` unused).
+    recent: Option<MemoSlot>,
 }
 
 thread_local! {
@@ -1147,9 +1129,7 @@ thread_local! {
             hot: (0..HOT).map(|_| (usize::MAX, 0, 0, Box::new([0.0; TENSOR_LEN]))).collect(),
             stamp: 0,
             ghosts: vec![0; FRAME_GHOSTS],
-            recent_hash: 0,
-            recent_key: Vec::new(),
-            recent_bytes: Box::new([0; TENSOR_LEN]),
+            recent: None,
         });
 }
 
