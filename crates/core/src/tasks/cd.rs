@@ -120,15 +120,7 @@ pub fn memory_array(rng: &mut Rng, n: usize) -> Vec<Bar> {
             let l = if large { LARGE as i32 } else { SMALL as i32 };
             let (lo, hi) = (l / 2 + 3, 96 - l - 3);
             let [nx, ny] = &near[large as usize];
-            let mut placed = None;
-            for _ in 0..100 {
-                let x1 = rng.randint(lo, hi);
-                let y1 = rng.randint(lo, hi);
-                if nx[PAD + x1 as usize] & ny[PAD + y1 as usize] == 0 {
-                    placed = Some((x1, y1));
-                    break;
-                }
-            }
+            let placed = rng.randint_pairs_until(lo, hi, 100, |x, y| nx[PAD + x as usize] & ny[PAD + y as usize] == 0);
             let Some((x1, y1)) = placed else { continue 'restart };
             let bit = 1u16 << i;
             for (axis, c) in [x1 as usize, y1 as usize].into_iter().enumerate() {
