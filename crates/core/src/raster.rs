@@ -808,6 +808,12 @@ const UNIT: [f32; 256] = {
 /// The tensor's values from its bytes: `v / 255` (as `ToTensor` does), in vector lanes.
 #[inline]
 fn expand(bytes: &[u8; TENSOR_LEN], out: &mut [f32]) {
+    expand_run(bytes, out);
+}
+
+/// [`unit`] of each byte of a run, into the values beside it.
+#[inline]
+fn expand_run(bytes: &[u8], out: &mut [f32]) {
     for (o, &v) in out.iter_mut().zip(bytes) {
         *o = unit(v);
     }
@@ -827,9 +833,7 @@ fn expand_after(bytes: &[u8; TENSOR_LEN], out: &mut [f32], before: Option<(&[u8;
             tests::ROWS_COPIED.with(|c| c.set(c.get() + 1));
             o.copy_from_slice(ov);
         } else {
-            for (o, &v) in o.iter_mut().zip(b) {
-                *o = unit(v);
-            }
+            expand_run(b, o);
         }
     }
 }
@@ -974,76 +978,77 @@ fn render(frame: &Frame, out: &mut [f32], before: Option<(&[f32; TENSOR_LEN], u6
         *serial += 1;
         let this = *serial;
         let expand_here = |bytes: &[u8; TENSOR_LEN], out: &mut [f32]| expand_after(bytes, out, before);
-        let h = frame_key(frame, key, starts);
-        let set = memo_set(h) * MEMO_WAYS;
-        let ways = &mut slots[set..set + MEMO_WAYS];
-        if let Some(w) = ways.iter().position(|s| s.as_ref().is_some_and(|s| s.hash == h && s.key == *key)) {
-            let at = set + w;
-            let s = ways[w].as_mut().expect("a way just found");
-            s.hits = (s.hits + 1).min(MEMO_HITS);
-            // The values of a frame met again are kept (a copy, not an expansion, the next time) when
-            // its hot place holds a frame met less often (STS's and SC's few frames stay; SMU's many
-            // would only push each other out).
-            let (hot_at, hot_made, hot_hits, values) = &mut hot[(h >> 8) as usize % HOT];
-            if (*hot_at, *hot_made) == (at, s.made) {
-                *hot_hits = hot_hits.saturating_add(1);
-                out.copy_from_slice(&values[..]);
-                **shown = *s.bytes;
-                return this;
+        // every way below ends with the bytes whose values it wrote: the frame before for the next call
+        let bytes: &[u8; TENSOR_LEN] = 'written: {
+            let h = frame_key(frame, key, starts);
+            let set = memo_set(h) * MEMO_WAYS;
+            let ways = &mut slots[set..set + MEMO_WAYS];
+            if let Some(w) = ways.iter().position(|s| s.as_ref().is_some_and(|s| s.hash == h && s.key == *key)) {
+                let at = set + w;
+                let s = ways[w].as_mut().expect("a way just found");
+                s.hits = (s.hits + 1).min(MEMO_HITS);
+                // The values of a frame met again are kept (a copy, not an expansion, the next time) when
+                // its hot place holds a frame met less often (STS's and SC's few frames stay; SMU's many
+                // would only push each other out).
+                let (hot_at, hot_made, hot_hits, values) = &mut hot[(h >> 8) as usize % HOT];
+                if (*hot_at, *hot_made) == (at, s.made) {
+                    *hot_hits = hot_hits.saturating_add(1);
+                    out.copy_from_slice(&values[..]);
+                    break 'written &s.bytes;
+                }
+                expand_here(&s.bytes, out);
+                *hot_hits = hot_hits.saturating_sub(1);
+                if *hot_hits == 0 {
+                    values.copy_from_slice(out);
+                    (*hot_at, *hot_made, *hot_hits) = (at, s.made, 1);
+                }
+                break 'written &s.bytes;
             }
-            expand_here(&s.bytes, out);
-            **shown = *s.bytes;
-            *hot_hits = hot_hits.saturating_sub(1);
-            if *hot_hits == 0 {
-                values.copy_from_slice(out);
-                (*hot_at, *hot_made, *hot_hits) = (at, s.made, 1);
+            // A frame met for the second time in a row (VSR's probe, CD's fixation) is the one last left out.
+            if let Some(r) = recent.as_ref().filter(|r| r.hash == h && r.key == *key) {
+                #[cfg(test)]
+                tests::RECENT.with(|c| c.set(c.get() + 1));
+                expand_here(&r.bytes, out);
+                admit(ways, h, key, &r.bytes, stamp);
+                break 'written &r.bytes;
             }
-            return this;
-        }
-        // A frame met for the second time in a row (VSR's probe, CD's fixation) is the one last left out.
-        if let Some(r) = recent.as_ref().filter(|r| r.hash == h && r.key == *key) {
-            #[cfg(test)]
-            tests::RECENT.with(|c| c.set(c.get() + 1));
-            expand_here(&r.bytes, out);
-            **shown = *r.bytes;
-            admit(ways, h, key, &r.bytes, stamp);
-            return this;
-        }
-        // a frame of known shapes whose every tile was met before (the pattern tasks' grids, SI's
-        // lattice segments) is composed from its tiles, without drawing
-        let composed = tiles.compose(frame, key, starts);
-        let bytes = if composed == Compose::Done {
-            #[cfg(test)]
-            tests::COMPOSED.with(|c| c.set(c.get() + 1));
-            expand_here(&tiles.bytes, out);
-            &tiles.bytes
-        } else {
-            draw_into(scratch, frame);
-            // resample by difference from the last frame of the same family, else replace the older one
-            let tag = family(frame);
-            let i = tags.iter().position(|&t| t == Some(tag)).unwrap_or_else(|| {
-                let i = *next;
-                *next = (i + 1) % LASTS;
-                i
-            });
-            tags[i] = Some(tag);
-            let last = &mut lasts[i];
-            last.update(scratch);
-            out.copy_from_slice(&last.values[..]);
-            if composed == Compose::Missed {
-                tiles.store(&last.out);
+            // a frame of known shapes whose every tile was met before (the pattern tasks' grids, SI's
+            // lattice segments) is composed from its tiles, without drawing
+            let composed = tiles.compose(frame, key, starts);
+            let bytes = if composed == Compose::Done {
+                #[cfg(test)]
+                tests::COMPOSED.with(|c| c.set(c.get() + 1));
+                expand_here(&tiles.bytes, out);
+                &tiles.bytes
+            } else {
+                draw_into(scratch, frame);
+                // resample by difference from the last frame of the same family, else replace the older one
+                let tag = family(frame);
+                let i = tags.iter().position(|&t| t == Some(tag)).unwrap_or_else(|| {
+                    let i = *next;
+                    *next = (i + 1) % LASTS;
+                    i
+                });
+                tags[i] = Some(tag);
+                let last = &mut lasts[i];
+                last.update(scratch);
+                out.copy_from_slice(&last.values[..]);
+                if composed == Compose::Missed {
+                    tiles.store(&last.out);
+                }
+                &last.out
+            };
+            // Kept from its second sight: most frames are met once (CD's arrays, the grids' new patterns), and
+            // writing each into the memo pushed the tile and shape tables out of the caches for nothing.
+            let ghost = &mut ghosts[(h >> 16) as usize % FRAME_GHOSTS];
+            if *ghost == h {
+                admit(ways, h, key, bytes, stamp);
+            } else {
+                *ghost = h;
+                keep(recent, h, key, bytes, 0);
             }
-            &last.out
+            bytes
         };
-        // Kept from its second sight: most frames are met once (CD's arrays, the grids' new patterns), and
-        // writing each into the memo pushed the tile and shape tables out of the caches for nothing.
-        let ghost = &mut ghosts[(h >> 16) as usize % FRAME_GHOSTS];
-        if *ghost == h {
-            admit(ways, h, key, bytes, stamp);
-        } else {
-            *ghost = h;
-            keep(recent, h, key, bytes, 0);
-        }
         **shown = *bytes;
         this
     })
