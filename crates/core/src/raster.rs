@@ -1480,7 +1480,9 @@ impl Tiles {
                 return Compose::Skipped;
             }
             let Some((id, bounds, seen, entry)) = self.intern(words, shape) else { return Compose::Skipped };
-            if !young {
+            // (a shape not yet in the table has no entry: a shape that paints nothing here does not make
+            // its frame young, so such a frame is still composed)
+            if entry != usize::MAX {
                 self.entries.push(entry);
             }
             let Some((x0, y0, x1, y1)) = bounds else { continue };
@@ -2057,6 +2059,24 @@ pub(crate) mod tests {
             }
         }
         assert_eq!(id_of(&tiles, &kept_words), None, "the least recently used composed shape stayed");
+    }
+
+    /// A shape that paints nothing in the image, met for the first time in a frame of shapes all known,
+    /// neither stops the frame being composed nor is marked as met in a composed frame (it has no entry).
+    #[test]
+    fn a_new_shape_outside_the_image_joins_a_composed_frame() {
+        let inside = display::rect(10.0, 10.0, 40.0, 30.0, Some(palette::RED), Some(palette::BLACK), 2.0);
+        // met in MATURE frames before (over other backgrounds, so that each is composed, not a memo hit)
+        for background in [palette::BLACK, palette::WHITE, palette::GREEN] {
+            check_against_drawing([&Frame { background, shapes: vec![inside.clone()] }], "a shape met again");
+        }
+        let before = COMPOSED.with(|c| c.get());
+        for k in 0..3 {
+            let outside = display::line(-60.0 - k as f32, 5.0, -30.0, 20.0, palette::GREEN, 3.0);
+            let f = Frame::gray(vec![inside.clone(), outside]);
+            check_against_drawing([&f], "a known shape and a new one outside the image");
+        }
+        assert_eq!(COMPOSED.with(|c| c.get()), before + 3, "frames with a new shape outside the image were drawn");
     }
 
     #[test]
