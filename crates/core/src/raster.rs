@@ -1205,7 +1205,8 @@ const _: () = assert!(
 /// Most words a shape's key has (a rounded rectangle's).
 const SHAPE_WORDS: usize = 9;
 /// Sets and ways of the shape table: 16,384 entries of 72 bytes (with 8,192 the joint mix still pushed
-/// out shapes of composed frames: VSR's frames were drawn 6 times in 100, 0.1 with 16,384).
+/// out shapes of composed frames: VSR's frames were drawn for a shape not in the table 6 times in 100,
+/// 0.1 times in 100 with 16,384).
 const SHAPE_SETS: usize = 4096;
 const SHAPE_WAYS: usize = 4;
 /// Most unknown tiles a frame may have and still be composed (the rest drawn and resampled alone).
@@ -1226,8 +1227,8 @@ struct ShapeEntry {
     used: u64,
     /// Frames it was met in after the first (saturating).
     seen: u8,
-    /// Met in a frame whose shapes were all in the table (composed from tiles): a new shape takes the
-    /// place of one never so met first (see [`Tiles::intern`]).
+    /// Met in a frame whose shapes were all in the table (composed from tiles, or drawn when too many of
+    /// its tiles were unknown): a new shape takes the place of one never so met first ([`Tiles::intern`]).
     composed: bool,
 }
 
@@ -1337,12 +1338,15 @@ struct Tiles {
     shapes: Vec<ShapeEntry>,
     /// Shapes met fewer times: per entry, a hash of the words (its low byte cleared) and the frames it
     /// was met in after the first. A shape enters `shapes` only on reaching `MATURE`, so the shapes met
-    /// once or twice (CD's bars, every trial's own) cannot push the ones met again and again out of it.
+    /// once or twice (every trial's own) cannot push the ones met again and again out of it (CD's bars,
+    /// which recur, do enter: see [`Tiles::intern`] for the way they take).
     /// A hash met by two shapes only makes one of them enter early or late: ids and tiles stay exact.
     ghosts: Vec<u64>,
     next_id: u32,
-    /// Shape lookups so far (when each entry was last used).
+    /// Shape lookups so far (when each entry was last used), and its value when the frame being composed
+    /// began (an entry used since is one of that frame's shapes).
     clock: u64,
+    frame_clock: u64,
     /// The drawn shapes of the frame being composed that paint here: (index among the drawn shapes,
     /// first and last tile column, first and last tile row).
     placed: Vec<(usize, [u8; 4])>,
@@ -1389,6 +1393,7 @@ impl Tiles {
             ghosts: Vec::new(),
             next_id: 0,
             clock: 0,
+            frame_clock: 0,
             placed: Vec::new(),
             entries: Vec::new(),
             img: Image96::new(crate::display::palette::BLACK),
@@ -1405,14 +1410,20 @@ impl Tiles {
     }
 
     /// The id, painted box and frames met in after the first of a shape by its key words. A shape met in
-    /// fewer than `MATURE` frames before is only counted (its id is 0, and unused: its frame is drawn);
-    /// on reaching `MATURE` it gets a new id in the table (4-way sets). The way it takes is the least
-    /// recently used of those whose shape was never met in a composed frame, else the least recently
+    /// fewer than `MATURE` frames before is only counted (its id is 0, and unused: its frame is drawn,
+    /// unless the shape paints nothing here); on reaching `MATURE` it gets a new id in the table (4-way
+    /// sets). The way it takes is, of those not used by the frame being composed, the least recently
+    /// used whose shape was never met in a frame of shapes all in the table, else the least recently
     /// used: CD's bars recur enough to enter the table but never compose (a new bar comes with them), and
     /// with plain LRU they pushed the other tasks' shapes out in the joint mix (SI's frames drawn 17 times
-    /// in 100 against 1 alone). Also returns the entry's index in `shapes` (usize::MAX: not in it).
-    /// None when it cannot be bounded.
-    fn intern(&mut self, words: &[u32], shape: &Shape) -> Option<(u32, Option<(i32, i32, i32, i32)>, u8, usize)> {
+    /// in 100 against 1 alone). Also returns the entry's index in `shapes` (None: not in it), which names
+    /// this shape until the next shape enters its set. None when it cannot be bounded.
+    #[allow(clippy::type_complexity)]
+    fn intern(
+        &mut self,
+        words: &[u32],
+        shape: &Shape,
+    ) -> Option<(u32, Option<(i32, i32, i32, i32)>, u8, Option<usize>)> {
         self.clock += 1;
         let h = fx(words);
         let set = (h >> 40) as usize % SHAPE_SETS * SHAPE_WAYS;
@@ -1421,24 +1432,25 @@ impl Tiles {
             let e = &mut ways[w];
             e.used = self.clock;
             e.seen = e.seen.saturating_add(1);
-            return Some((e.id, e.bounds, e.seen, set + w));
+            return Some((e.id, e.bounds, e.seen, Some(set + w)));
         }
         let bounds = paint_bounds(shape)?;
         let ghost = &mut self.ghosts[(h >> 16) as usize % GHOSTS];
         let seen = if *ghost & !0xFF == h & !0xFF { (*ghost & 0xFF) as u8 + 1 } else { 0 };
         if seen < MATURE {
             *ghost = h & !0xFF | seen as u64;
-            return Some((0, bounds, seen, usize::MAX));
+            return Some((0, bounds, seen, None));
         }
         *ghost = 0;
-        let w = (0..SHAPE_WAYS).min_by_key(|&w| (ways[w].composed, ways[w].used)).unwrap();
+        let frame = self.frame_clock;
+        let w = (0..SHAPE_WAYS).min_by_key(|&w| (ways[w].used > frame, ways[w].composed, ways[w].used)).unwrap();
         let e = &mut ways[w];
         // (ids never wrap: out of ids the frame is drawn, and the next one clears the tables)
         self.next_id = self.next_id.checked_add(1)?;
         e.len = words.len() as u8;
         e.words[..words.len()].copy_from_slice(words);
         (e.id, e.bounds, e.used, e.seen, e.composed) = (self.next_id, bounds, self.clock, seen, false);
-        Some((e.id, bounds, seen, set + w))
+        Some((e.id, bounds, seen, Some(set + w)))
     }
 
     /// Compose `frame` (its key words and shape starts from [`frame_key`]) from known tiles; when only
@@ -1470,6 +1482,7 @@ impl Tiles {
         self.missed.clear();
         self.placed.clear();
         self.entries.clear();
+        self.frame_clock = self.clock;
         let mut young = false;
         let drawn = frame.shapes.iter().filter(|s| !matches!(s, Shape::Text { .. }));
         for (i, shape) in drawn.enumerate() {
@@ -1482,9 +1495,7 @@ impl Tiles {
             let Some((id, bounds, seen, entry)) = self.intern(words, shape) else { return Compose::Skipped };
             // (a shape not yet in the table has no entry: a shape that paints nothing here does not make
             // its frame young, so such a frame is still composed)
-            if entry != usize::MAX {
-                self.entries.push(entry);
-            }
+            self.entries.extend(entry);
             let Some((x0, y0, x1, y1)) = bounds else { continue };
             // A shape met in fewer than `MATURE` frames before (CD's bars, placed anew each trial) makes
             // the frame's tiles unlikely to be known: it is drawn and resampled by difference, and only
@@ -2061,12 +2072,62 @@ pub(crate) mod tests {
         assert_eq!(id_of(&tiles, &kept_words), None, "the least recently used composed shape stayed");
     }
 
+    /// Two shapes of one frame entering the same set both stay: the second does not take the place of the
+    /// first (not yet marked as met in a composed frame) while ways used by no shape of the frame are left.
+    #[test]
+    fn shapes_entering_one_set_in_one_frame_both_stay() {
+        let words_of = |s: &Shape| {
+            let mut key = Vec::new();
+            frame_key(&Frame::gray(vec![s.clone()]), &mut key, &mut Vec::new());
+            key[1..].to_vec()
+        };
+        let set_of = |w: &[u32]| (fx(w) >> 40) as usize % SHAPE_SETS;
+        let line = |x: f32| display::line(x, 10.0, x + 20.0, 40.0, palette::GREEN, 3.0);
+        let same_set: Vec<Shape> = (1..400_000)
+            .map(|i| line(5.0 + i as f32 / 4096.0))
+            .filter(|s| set_of(&words_of(s)) == set_of(&words_of(&line(5.0))))
+            .take(SHAPE_WAYS + 1)
+            .collect();
+        assert_eq!(same_set.len(), SHAPE_WAYS + 1);
+        let mut tiles = Tiles::new();
+        let (mut key, mut starts) = (Vec::new(), Vec::new());
+        let mut compose = |tiles: &mut Tiles, f: &Frame| {
+            frame_key(f, &mut key, &mut starts);
+            tiles.compose(f, &key, &starts)
+        };
+        let in_table = |tiles: &Tiles, s: &Shape| {
+            let w = words_of(s);
+            tiles.shapes.iter().any(|e| e.len > 0 && e.words[..e.len as usize] == *w)
+        };
+        // three ways hold composed frames' shapes; the fourth is empty
+        let (kept, rest) = (&same_set[..SHAPE_WAYS - 1], &same_set[SHAPE_WAYS - 1..]);
+        for s in kept {
+            for _ in 0..=MATURE {
+                compose(&mut tiles, &Frame::gray(vec![s.clone()]));
+            }
+        }
+        let (x, y) = (&rest[0], &rest[1]);
+        let mut fresh = 0.0;
+        let mut with_new = |tiles: &mut Tiles, shapes: &[&Shape]| {
+            fresh += 1.0;
+            let mut f = Frame::gray(shapes.iter().map(|&s| s.clone()).collect());
+            f.push(display::line(50.0, 50.0 + fresh / 256.0, 60.0, 70.0, palette::RED, 1.0));
+            compose(tiles, &f);
+        };
+        // x and y together, each time with a new shape: both enter the table in the same frame, x first
+        // into the empty way, and y must not take x's place (never met in a composed frame, but this one's)
+        for _ in 0..=MATURE {
+            with_new(&mut tiles, &[x, y]);
+        }
+        assert!(in_table(&tiles, x) && in_table(&tiles, y), "a shape entering the set took the place of the other");
+    }
+
     /// A shape that paints nothing in the image, met for the first time in a frame of shapes all known,
     /// neither stops the frame being composed nor is marked as met in a composed frame (it has no entry).
     #[test]
     fn a_new_shape_outside_the_image_joins_a_composed_frame() {
         let inside = display::rect(10.0, 10.0, 40.0, 30.0, Some(palette::RED), Some(palette::BLACK), 2.0);
-        // met in MATURE frames before (over other backgrounds, so that each is composed, not a memo hit)
+        // met in MATURE frames before (over other backgrounds, so that none is a memo hit)
         for background in [palette::BLACK, palette::WHITE, palette::GREEN] {
             check_against_drawing([&Frame { background, shapes: vec![inside.clone()] }], "a shape met again");
         }
@@ -2077,6 +2138,20 @@ pub(crate) mod tests {
             check_against_drawing([&f], "a known shape and a new one outside the image");
         }
         assert_eq!(COMPOSED.with(|c| c.get()), before + 3, "frames with a new shape outside the image were drawn");
+        let words_of = |s: &Shape| {
+            let mut key = Vec::new();
+            frame_key(&Frame::gray(vec![s.clone()]), &mut key, &mut Vec::new());
+            key[1..].to_vec()
+        };
+        let entry = |w: &[u32]| {
+            MEMO.with(|m| {
+                let m = m.borrow();
+                m.tiles.shapes.iter().find(|e| e.len > 0 && e.words[..e.len as usize] == *w).map(|e| e.composed)
+            })
+        };
+        assert_eq!(entry(&words_of(&inside)), Some(true), "the known shape is marked as met in a composed frame");
+        let outside = display::line(-60.0, 5.0, -30.0, 20.0, palette::GREEN, 3.0);
+        assert_eq!(entry(&words_of(&outside)), None, "a shape met once entered the table");
     }
 
     #[test]
