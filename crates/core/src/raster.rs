@@ -1209,6 +1209,10 @@ const SHAPE_WORDS: usize = 9;
 /// 0.1 times in 100 with 16,384).
 const SHAPE_SETS: usize = 4096;
 const SHAPE_WAYS: usize = 4;
+/// The shape-table set of a shape by its key words' hash.
+fn shape_set(hash: u64) -> usize {
+    (hash >> 40) as usize % SHAPE_SETS
+}
 /// Most unknown tiles a frame may have and still be composed (the rest drawn and resampled alone).
 const PARTIAL: usize = 48;
 /// Frames a shape must have been met in before the first for its tiles to be kept.
@@ -1426,7 +1430,7 @@ impl Tiles {
     ) -> Option<(u32, Option<(i32, i32, i32, i32)>, u8, Option<usize>)> {
         self.clock += 1;
         let h = fx(words);
-        let set = (h >> 40) as usize % SHAPE_SETS * SHAPE_WAYS;
+        let set = shape_set(h) * SHAPE_WAYS;
         let ways = &mut self.shapes[set..set + SHAPE_WAYS];
         if let Some(w) = ways.iter().position(|e| e.len as usize == words.len() && e.words[..words.len()] == *words) {
             let e = &mut ways[w];
@@ -2010,42 +2014,52 @@ pub(crate) mod tests {
         assert!(composed > 200, "{composed} frames composed from tiles");
     }
 
+    /// A shape's key words (a one-shape frame's key without its background word).
+    fn shape_words(s: &Shape) -> Vec<u32> {
+        let mut key = Vec::new();
+        frame_key(&Frame::gray(vec![s.clone()]), &mut key, &mut Vec::new());
+        key[1..].to_vec()
+    }
+
+    /// A shape's entry in the shape table, if it has one.
+    fn shape_entry<'a>(tiles: &'a Tiles, s: &Shape) -> Option<&'a ShapeEntry> {
+        let w = shape_words(s);
+        tiles.shapes.iter().find(|e| e.len > 0 && e.words[..e.len as usize] == *w)
+    }
+
+    /// The first `n` of `candidates` whose shape-table set is `s`'s (as [`Tiles::intern`] places them).
+    fn shapes_in_set_of(s: &Shape, candidates: impl Iterator<Item = Shape>, n: usize) -> Vec<Shape> {
+        let set = shape_set(fx(&shape_words(s)));
+        let found: Vec<Shape> = candidates.filter(|c| shape_set(fx(&shape_words(c))) == set).take(n).collect();
+        assert_eq!(found.len(), n, "{n} shapes in one set");
+        found
+    }
+
+    /// [`Tiles::compose`] of a frame, with its key made here.
+    fn compose_alone(tiles: &mut Tiles, f: &Frame) -> Compose {
+        let (mut key, mut starts) = (Vec::new(), Vec::new());
+        frame_key(f, &mut key, &mut starts);
+        tiles.compose(f, &key, &starts)
+    }
+
     /// A shape met in frames that were composed from tiles stays in the shape table while shapes that
     /// only ever come with a young one (CD's bars: they recur, but their arrays never compose) enter its
     /// set and leave again: in the joint benchmark such bars took 13 of every 100 frames' worth of new
     /// entries, pushing out the shapes of SI's, SFR's and SMU's frames, which were drawn again.
     #[test]
     fn shapes_of_composed_frames_outlast_shapes_that_never_compose() {
-        let words_of = |f: &Frame| {
-            let mut key = Vec::new();
-            frame_key(f, &mut key, &mut Vec::new());
-            key[1..].to_vec() // (the first word is the background)
-        };
-        let set_of = |w: &[u32]| (fx(w) >> 40) as usize % SHAPE_SETS;
         let line = |x: f32| display::line(x, 10.0, x + 20.0, 40.0, palette::GREEN, 3.0);
         let one = |s: Shape| Frame::gray(vec![s]);
         let mut tiles = Tiles::new();
-        let (mut key, mut starts) = (Vec::new(), Vec::new());
-        let mut compose = |tiles: &mut Tiles, f: &Frame| {
-            frame_key(f, &mut key, &mut starts);
-            tiles.compose(f, &key, &starts)
-        };
-        let kept = one(line(5.0));
-        let kept_words = words_of(&kept);
-        let id_of = |tiles: &Tiles, w: &[u32]| {
-            tiles.shapes.iter().find(|e| e.len > 0 && e.words[..e.len as usize] == *w).map(|e| e.id)
-        };
+        let kept = line(5.0);
+        let id_of = |tiles: &Tiles, s: &Shape| shape_entry(tiles, s).map(|e| e.id);
         for _ in 0..=MATURE {
-            compose(&mut tiles, &kept);
+            compose_alone(&mut tiles, &one(kept.clone()));
         }
-        let id = id_of(&tiles, &kept_words).expect("a shape met in MATURE frames before is in the table");
-        assert!(tiles.shapes.iter().any(|e| e.id == id && e.composed), "its frame was composed");
+        let id = id_of(&tiles, &kept).expect("a shape met in MATURE frames before is in the table");
+        assert!(shape_entry(&tiles, &kept).is_some_and(|e| e.composed), "its frame was composed");
         // twice as many shapes as the set has ways, each met with a new shape every time (never composed)
-        let same_set: Vec<Shape> = (1..400_000)
-            .map(|i| line(5.0 + i as f32 / 256.0))
-            .filter(|s| set_of(&words_of(&one(s.clone()))) == set_of(&kept_words))
-            .take(2 * SHAPE_WAYS)
-            .collect();
+        let same_set = shapes_in_set_of(&kept, (1..400_000).map(|i| line(5.0 + i as f32 / 256.0)), 2 * SHAPE_WAYS);
         assert_eq!(same_set.len(), 2 * SHAPE_WAYS);
         let mut fresh = 0.0;
         for s in &same_set {
@@ -2055,55 +2069,34 @@ pub(crate) mod tests {
                     s.clone(),
                     display::line(50.0, 50.0 + fresh / 256.0, 60.0, 70.0, palette::RED, 1.0),
                 ]);
-                assert_eq!(compose(&mut tiles, &f), Compose::Skipped, "a frame with a new shape is drawn");
+                assert_eq!(compose_alone(&mut tiles, &f), Compose::Skipped, "a frame with a new shape is drawn");
             }
-            assert!(
-                id_of(&tiles, &words_of(&one(s.clone()))).is_some(),
-                "a shape met in MATURE frames before was not kept"
-            );
-            assert_eq!(id_of(&tiles, &kept_words), Some(id), "the composed frame's shape was pushed out");
+            assert!(id_of(&tiles, s).is_some(), "a shape met in MATURE frames before was not kept");
+            assert_eq!(id_of(&tiles, &kept), Some(id), "the composed frame's shape was pushed out");
         }
         // when every way holds a composed frame's shape, the least recently used leaves as before
         for s in &same_set[..SHAPE_WAYS] {
             for _ in 0..=MATURE {
-                compose(&mut tiles, &one(s.clone()));
+                compose_alone(&mut tiles, &one(s.clone()));
             }
         }
-        assert_eq!(id_of(&tiles, &kept_words), None, "the least recently used composed shape stayed");
+        assert_eq!(id_of(&tiles, &kept), None, "the least recently used composed shape stayed");
     }
 
     /// Two shapes of one frame entering the same set both stay: the second does not take the place of the
     /// first (not yet marked as met in a composed frame) while ways used by no shape of the frame are left.
     #[test]
     fn shapes_entering_one_set_in_one_frame_both_stay() {
-        let words_of = |s: &Shape| {
-            let mut key = Vec::new();
-            frame_key(&Frame::gray(vec![s.clone()]), &mut key, &mut Vec::new());
-            key[1..].to_vec()
-        };
-        let set_of = |w: &[u32]| (fx(w) >> 40) as usize % SHAPE_SETS;
         let line = |x: f32| display::line(x, 10.0, x + 20.0, 40.0, palette::GREEN, 3.0);
-        let same_set: Vec<Shape> = (1..400_000)
-            .map(|i| line(5.0 + i as f32 / 4096.0))
-            .filter(|s| set_of(&words_of(s)) == set_of(&words_of(&line(5.0))))
-            .take(SHAPE_WAYS + 1)
-            .collect();
-        assert_eq!(same_set.len(), SHAPE_WAYS + 1);
+        let same_set =
+            shapes_in_set_of(&line(5.0), (1..400_000).map(|i| line(5.0 + i as f32 / 4096.0)), SHAPE_WAYS + 1);
         let mut tiles = Tiles::new();
-        let (mut key, mut starts) = (Vec::new(), Vec::new());
-        let mut compose = |tiles: &mut Tiles, f: &Frame| {
-            frame_key(f, &mut key, &mut starts);
-            tiles.compose(f, &key, &starts)
-        };
-        let in_table = |tiles: &Tiles, s: &Shape| {
-            let w = words_of(s);
-            tiles.shapes.iter().any(|e| e.len > 0 && e.words[..e.len as usize] == *w)
-        };
+        let in_table = |tiles: &Tiles, s: &Shape| shape_entry(tiles, s).is_some();
         // three ways hold composed frames' shapes; the fourth is empty
         let (kept, rest) = (&same_set[..SHAPE_WAYS - 1], &same_set[SHAPE_WAYS - 1..]);
         for s in kept {
             for _ in 0..=MATURE {
-                compose(&mut tiles, &Frame::gray(vec![s.clone()]));
+                compose_alone(&mut tiles, &Frame::gray(vec![s.clone()]));
             }
         }
         let (x, y) = (&rest[0], &rest[1]);
@@ -2112,7 +2105,7 @@ pub(crate) mod tests {
             fresh += 1.0;
             let mut f = Frame::gray(shapes.iter().map(|&s| s.clone()).collect());
             f.push(display::line(50.0, 50.0 + fresh / 256.0, 60.0, 70.0, palette::RED, 1.0));
-            compose(tiles, &f);
+            compose_alone(tiles, &f);
         };
         // x and y together, each time with a new shape: both enter the table in the same frame, x first
         // into the empty way, and y must not take x's place (never met in a composed frame, but this one's)
@@ -2138,20 +2131,10 @@ pub(crate) mod tests {
             check_against_drawing([&f], "a known shape and a new one outside the image");
         }
         assert_eq!(COMPOSED.with(|c| c.get()), before + 3, "frames with a new shape outside the image were drawn");
-        let words_of = |s: &Shape| {
-            let mut key = Vec::new();
-            frame_key(&Frame::gray(vec![s.clone()]), &mut key, &mut Vec::new());
-            key[1..].to_vec()
-        };
-        let entry = |w: &[u32]| {
-            MEMO.with(|m| {
-                let m = m.borrow();
-                m.tiles.shapes.iter().find(|e| e.len > 0 && e.words[..e.len as usize] == *w).map(|e| e.composed)
-            })
-        };
-        assert_eq!(entry(&words_of(&inside)), Some(true), "the known shape is marked as met in a composed frame");
+        let composed = |s: &Shape| MEMO.with(|m| shape_entry(&m.borrow().tiles, s).map(|e| e.composed));
+        assert_eq!(composed(&inside), Some(true), "the known shape is marked as met in a composed frame");
         let outside = display::line(-60.0, 5.0, -30.0, 20.0, palette::GREEN, 3.0);
-        assert_eq!(entry(&words_of(&outside)), None, "a shape met once entered the table");
+        assert_eq!(composed(&outside), None, "a shape met once entered the table");
     }
 
     #[test]
