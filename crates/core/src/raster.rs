@@ -1515,11 +1515,11 @@ impl Tiles {
         let drawn = frame.shapes.iter().filter(|s| !matches!(s, Shape::Text { .. }));
         // Every shape's set is fetched before the first is looked up (a set spans five lines: each entry's
         // start and its length, which the lookup reads first).
+        // (shape i's words: from its start to the next one's, the last to the key's end)
+        let words = |i: usize| &key[starts[i] as usize..starts.get(i + 1).map_or(key.len(), |&e| e as usize)];
         self.hashes.clear();
-        for i in 0..drawn.clone().count() {
-            let a = starts[i] as usize;
-            let b = starts.get(i + 1).map_or(key.len(), |&e| e as usize);
-            let h = fx(&key[a..b]);
+        for i in 0..starts.len() {
+            let h = fx(words(i));
             self.hashes.push(h);
             let set = shape_set(h) * SHAPE_WAYS;
             for e in &self.shapes[set..set + SHAPE_WAYS] {
@@ -1528,9 +1528,7 @@ impl Tiles {
             }
         }
         for (i, shape) in drawn.enumerate() {
-            let a = starts[i] as usize;
-            let b = starts.get(i + 1).map_or(key.len(), |&e| e as usize);
-            let words = &key[a..b];
+            let words = words(i);
             if words.len() > SHAPE_WORDS {
                 return Compose::Skipped;
             }
