@@ -72,7 +72,8 @@ pub fn trial_seed(master: u64, task_ordinal: u8, split: Split, index: u64) -> [u
 /// time there with AVX-512 where the CPU has it and the build sets `--cfg chacha20_avx512`
 /// (`.cargo/config.toml` does on x86-64), 2.2× the bytes per second of its RNG path, which stops at AVX2
 /// (0.15 against 0.34 ns per byte on the Xeon of the benchmarks). CD's placement draws about 14,000
-/// words a trial. A trial's first refill makes only four blocks: most trials draw a few words.
+/// words a trial. A stream's first refill makes only four blocks, so a trial that draws a few words
+/// does not pay for sixteen.
 pub struct Rng {
     /// The blocks of words made last; `buf[pos..]` are still unread.
     buf: [u32; BLOCK],
