@@ -83,12 +83,14 @@ pub struct Rng {
     key: [u8; 32],
 }
 
-/// Words made by a refill after the first: sixteen 64-byte blocks, as many as chacha20's AVX-512 backend
-/// makes in one pass.
-const BLOCK: usize = 256;
-/// Blocks made by a trial's first refill.
+/// Words in one ChaCha block (64 bytes).
+const BLOCK_WORDS: usize = 16;
+/// Blocks made by a refill after the first, as many as chacha20's AVX-512 backend makes in one pass.
+const BLOCKS: usize = 16;
+/// Words held: those of the `BLOCKS` blocks of a refill after the first.
+const BLOCK: usize = BLOCKS * BLOCK_WORDS;
+/// Blocks made by a stream's first refill.
 const FIRST_BLOCKS: usize = 4;
-const BLOCKS: usize = BLOCK / 16;
 
 impl std::fmt::Debug for Rng {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -141,8 +143,8 @@ impl Rng {
         let count = if self.core.get_block_pos() == 0 { FIRST_BLOCKS } else { BLOCKS };
         let mut blocks: [Block<ChaChaCore<R8, Legacy>>; BLOCKS] = Default::default();
         self.core.write_keystream_blocks(&mut blocks[..count]);
-        self.pos = BLOCK - 16 * count;
-        for (words, block) in self.buf[self.pos..].chunks_exact_mut(16).zip(&blocks) {
+        self.pos = BLOCK - BLOCK_WORDS * count;
+        for (words, block) in self.buf[self.pos..].chunks_exact_mut(BLOCK_WORDS).zip(&blocks) {
             for (w, b) in words.iter_mut().zip(block.chunks_exact(4)) {
                 *w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
             }
