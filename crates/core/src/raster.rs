@@ -1513,10 +1513,10 @@ impl Tiles {
         self.frame_clock = self.clock;
         let mut young = false;
         let drawn = frame.shapes.iter().filter(|s| !matches!(s, Shape::Text { .. }));
-        // Every shape's set is fetched before the first is looked up (a set spans five lines: each entry's
-        // start and its length, which the lookup reads first).
         // (shape i's words: from its start to the next one's, the last to the key's end)
         let words = |i: usize| &key[starts[i] as usize..starts.get(i + 1).map_or(key.len(), |&e| e as usize)];
+        // Every shape's set is fetched before the first is looked up (a set spans five lines: each entry's
+        // start and its length, which the lookup reads first).
         self.hashes.clear();
         for i in 0..starts.len() {
             let h = fx(words(i));
