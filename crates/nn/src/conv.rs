@@ -13,8 +13,9 @@
 //! gained only 1.2–1.5× from 4 to 16 threads (PyTorch 2.6–3×; an H200 machine's Xeon, 512 frames).
 //!
 //! It is a burn backend extension (`#[backend_extension]`): the [`Conv3x3Backend`] trait is
-//! implemented for flex (the fast kernels) and for `Autodiff<B>` (the forward registers a backward
-//! step that calls the inner backend's gradient kernels). Other devices (wgpu) keep burn's `Conv2d`:
+//! implemented for flex (the fast kernels), for burn's cubecl backends (wgpu, WebGPU in the browser,
+//! CUDA: the [`gemm`] path, the same design from the backend's own tensor ops) and for `Autodiff<B>`
+//! (the forward registers a backward step that calls the inner backend's gradient kernels).
 //! [`conv3x3`] picks at run time from the tensor's device. Checkpoints are unchanged: the weights are
 //! still a burn `Conv2d`'s.
 
@@ -41,21 +42,24 @@ fn options() -> ConvOptions<2> {
 }
 
 /// A 3×3, stride-1, padding-1 convolution with bias, and its three gradients. The default bodies are
-/// burn's own ops (used by any backend that does not override them).
-#[backend_extension(Flex, Autodiff)]
+/// the [`gemm`] path built from the backend's own tensor ops (im2col views and batched matrix
+/// products): what the GPU backends (burn's `Cube`: wgpu natively and WebGPU in the browser, CUDA) run.
+#[backend_extension(Flex, Cube: cfg(any(feature = "wgpu", feature = "cuda")), Autodiff)]
 pub trait Conv3x3Backend: Backend {
     /// `x [N, C_in, H, W]`, `w [C_out, C_in, 3, 3]`, `b [C_out]` → `[N, C_out, H, W]`, through a ReLU
     /// when `relu`.
     fn conv3x3(x: FloatTensor<Self>, w: FloatTensor<Self>, b: FloatTensor<Self>, relu: bool) -> FloatTensor<Self> {
-        burn_conv3x3::<Self>(x, w, b, relu)
+        gemm::forward::<Self>(x, w, Some(b), relu)
     }
     /// Gradient of the input, given the output's gradient `g [N, C_out, H, W]`.
     fn conv3x3_dx(x: FloatTensor<Self>, w: FloatTensor<Self>, g: FloatTensor<Self>) -> FloatTensor<Self> {
-        Self::conv2d_x_backward(x, w, g, options())
+        let _ = x;
+        gemm::input_grad::<Self>(w, g)
     }
     /// Gradient of the weight.
     fn conv3x3_dw(x: FloatTensor<Self>, w: FloatTensor<Self>, g: FloatTensor<Self>) -> FloatTensor<Self> {
-        Self::conv2d_weight_backward(x, w, g, options())
+        let _ = w;
+        gemm::weight_grad::<Self>(x, g)
     }
     /// Gradient of the bias (the output gradient summed over frames and pixels).
     fn conv3x3_db(g: FloatTensor<Self>) -> FloatTensor<Self> {
@@ -103,27 +107,44 @@ fn flex_f32(t: &FlexTensor) -> bool {
     t.dtype() == DType::F32
 }
 
+/// The GPU backends' [`gemm`] path, run on flex instead of flex's own kernels (set by tests, which
+/// check that path against burn's `Conv2d` without a GPU; each test binary is its own process).
+pub static FLEX_RUNS_GEMM_PATH: AtomicBool = AtomicBool::new(false);
+
+fn gemm_on_flex() -> bool {
+    FLEX_RUNS_GEMM_PATH.load(Ordering::Relaxed)
+}
+
 impl Conv3x3Backend for Flex {
     fn conv3x3(x: FloatTensor<Self>, w: FloatTensor<Self>, b: FloatTensor<Self>, relu: bool) -> FloatTensor<Self> {
+        if gemm_on_flex() {
+            return gemm::forward::<Self>(x, w, Some(b), relu);
+        }
         if !(flex_f32(&x) && flex_f32(&w) && flex_f32(&b)) {
             return burn_conv3x3::<Self>(x, w, b, relu);
         }
         kernels::forward(x, w, b, relu)
     }
     fn conv3x3_dx(x: FloatTensor<Self>, w: FloatTensor<Self>, g: FloatTensor<Self>) -> FloatTensor<Self> {
+        if gemm_on_flex() {
+            return gemm::input_grad::<Self>(w, g);
+        }
         if !(flex_f32(&x) && flex_f32(&w) && flex_f32(&g)) {
             return Self::conv2d_x_backward(x, w, g, options());
         }
         kernels::input_grad(&x, w, g)
     }
     fn conv3x3_dw(x: FloatTensor<Self>, w: FloatTensor<Self>, g: FloatTensor<Self>) -> FloatTensor<Self> {
+        if gemm_on_flex() {
+            return gemm::weight_grad::<Self>(x, g);
+        }
         if !(flex_f32(&x) && flex_f32(&w) && flex_f32(&g)) {
             return Self::conv2d_weight_backward(x, w, g, options());
         }
         kernels::weight_grad(x, &w, g)
     }
     fn conv3x3_db(g: FloatTensor<Self>) -> FloatTensor<Self> {
-        if !flex_f32(&g) {
+        if gemm_on_flex() || !flex_f32(&g) {
             return sum_bias::<Self>(g);
         }
         kernels::bias_grad(g)
@@ -141,6 +162,10 @@ impl Conv3x3Backend for Flex {
         kernels::relu_max_pool_dx(&x, g)
     }
 }
+
+/// The GPU backends take every default body: the [`gemm`] convolution and burn's pooling.
+#[cfg(any(feature = "wgpu", feature = "cuda"))]
+impl Conv3x3Backend for burn::backend::Cube {}
 
 impl<B: Backend + Conv3x3Backend, C: CheckpointStrategy> Conv3x3Backend for Autodiff<B, C> {
     fn conv3x3(x: FloatTensor<Self>, w: FloatTensor<Self>, b: FloatTensor<Self>, relu: bool) -> FloatTensor<Self> {
@@ -227,13 +252,29 @@ pub fn is_flex(device: &Device) -> bool {
     matches!(device.clone().inner().as_dispatch(), DispatchDevice::Flex(_))
 }
 
-/// Whether [`conv3x3`] takes the kernels here on flex (on by default). Off, every conv is burn's
-/// `Conv2d`: for benchmarks and tests that compare the two in one process.
+/// Whether a tensor on `device` runs on one of burn's cubecl backends (wgpu, WebGPU, CUDA), with or
+/// without autodiff: those take the [`gemm`] convolution.
+pub fn is_cube(device: &Device) -> bool {
+    #[cfg(any(feature = "wgpu", feature = "cuda"))]
+    {
+        matches!(device.clone().inner().as_dispatch(), DispatchDevice::Cube(_))
+    }
+    #[cfg(not(any(feature = "wgpu", feature = "cuda")))]
+    {
+        let _ = device;
+        false
+    }
+}
+
+/// Whether [`conv3x3`] takes the kernels here (on by default): flex's own, or the [`gemm`] path on
+/// the GPU backends. Off, every conv is burn's `Conv2d`: for benchmarks and tests that compare the
+/// two in one process.
 pub static FLEX_KERNELS: AtomicBool = AtomicBool::new(true);
 
 /// Whether this layer and input take the kernels here.
 fn ours(conv: &Conv2d, x: &Tensor<4>) -> bool {
-    FLEX_KERNELS.load(Ordering::Relaxed) && is_3x3_same(conv) && is_flex(&x.device())
+    let device = x.device();
+    FLEX_KERNELS.load(Ordering::Relaxed) && is_3x3_same(conv) && (is_flex(&device) || is_cube(&device))
 }
 
 fn dispatch_conv(conv: &Conv2d, x: Tensor<4>, relu: bool) -> Tensor<4> {
@@ -271,6 +312,156 @@ pub fn conv3x3_relu_pool(conv: &Conv2d, x: Tensor<4>) -> Tensor<4> {
     }
     let y = dispatch_conv(conv, x, false);
     Tensor::from_dispatch(<Dispatch as Conv3x3Backend>::relu_max_pool2x2(y.into_dispatch()))
+}
+
+/// The convolution as batched matrix products over im2col matrices, built from any backend's own
+/// tensor ops: what the GPU backends run (burn-cubecl's direct kernels without autotune compute the
+/// weight gradient as a convolution with the whole output-gradient map as its kernel).
+///
+/// - Forward: the padded input is unfolded into a strided view `[N, C_in, H, W, 3, 3]` (no copy);
+///   per group of frames one copy lays it out as `[nb, C_in·9, H·W]` and one matrix product with the
+///   weight `[1, C_out, C_in·9]` (broadcast over the frames) gives `[nb, C_out, H·W]`.
+/// - Input gradient: the same convolution of the output gradient with the weight transposed
+///   (`[C_in, C_out]`) and flipped (3×3 "same" convolution is its own adjoint up to that).
+/// - Weight gradient: per group, the im2col matrix laid out `[s, m·H·W, C_in·9]` and the output
+///   gradient `[s, C_out, m·H·W]` (runs of `m` frames, so each product sums over about [`GEMM_K`]
+///   terms and the `s` runs are parallel work), one batched product `[s, C_out, C_in·9]`, summed.
+///
+/// Groups keep each im2col matrix under [`group_floats`] (WebGPU's default binding limit is 128 MiB).
+pub mod gemm {
+    use burn::backend::Backend;
+    use burn::backend::TensorMetadata;
+    use burn::backend::tensor::FloatTensor;
+    use burn::tensor::ops::PadMode;
+    use burn::tensor::{Shape, Slice};
+
+    /// The terms each matrix product of the weight gradient sums over, about (frames × pixels).
+    pub const GEMM_K: usize = 4096;
+
+    /// Floats of one group's im2col matrix: 32 MiB in the browser (whose storage bindings default to
+    /// 128 MiB), 256 MiB natively; [`GROUP_FLOATS`] overrides it when not 0 (tests take many groups).
+    pub fn group_floats() -> usize {
+        match GROUP_FLOATS.load(std::sync::atomic::Ordering::Relaxed) {
+            0 if cfg!(target_arch = "wasm32") => 8 << 20,
+            0 => 64 << 20,
+            n => n,
+        }
+    }
+
+    /// Floats of one group's im2col matrix, when not 0 (see [`group_floats`]).
+    pub static GROUP_FLOATS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+    fn dims4<B: Backend>(t: &FloatTensor<B>) -> [usize; 4] {
+        let s = t.shape();
+        [s[0], s[1], s[2], s[3]]
+    }
+
+    fn all(n: usize) -> Slice {
+        Slice::from(0..n)
+    }
+
+    /// Frames per group for an im2col matrix of `k_p` floats a frame, a multiple of `m`.
+    fn group_frames(k_p: usize, m: usize, n: usize) -> usize {
+        let nb = (group_floats() / k_p.max(1)).max(1);
+        let nb = (nb / m).max(1) * m;
+        nb.min(n.div_ceil(m) * m)
+    }
+
+    /// The padded input's im2col view `[N, C, H, W, 3, 3]` (dims: frame, channel, row, column, tap
+    /// row, tap column): no copy. (`unfold` puts the window last, as PyTorch's does.)
+    fn taps<B: Backend>(xp: FloatTensor<B>) -> FloatTensor<B> {
+        let u = B::float_unfold(xp, 2, 3, 1); // [N, C, H, W+2, 3]
+        B::float_unfold(u, 3, 3, 1) // [N, C, H, W, 3, 3]
+    }
+
+    /// `x` padded by one pixel on each side (and by `extra` zero frames at the end).
+    fn pad<B: Backend>(x: FloatTensor<B>, extra: usize) -> FloatTensor<B> {
+        B::float_pad(x, &[(0, extra), (0, 0), (1, 1), (1, 1)], PadMode::Constant(0.0))
+    }
+
+    /// `x [N, C_in, H, W]` convolved with `w [C_out, C_in, 3, 3]` (plus `b [C_out]`, then a ReLU when
+    /// `relu`).
+    pub fn forward<B: Backend>(
+        x: FloatTensor<B>,
+        w: FloatTensor<B>,
+        b: Option<FloatTensor<B>>,
+        relu: bool,
+    ) -> FloatTensor<B> {
+        let [n, ci, h, wd] = dims4::<B>(&x);
+        let co = w.shape()[0];
+        let (k, p) = (ci * 9, h * wd);
+        let w2 = B::float_reshape(w, Shape::from(vec![1, co, k]));
+        let view = taps::<B>(pad::<B>(x, 0));
+        let nb = group_frames(k * p, 1, n);
+        let mut parts = Vec::with_capacity(n.div_ceil(nb));
+        for n0 in (0..n).step_by(nb) {
+            let len = nb.min(n - n0);
+            let v = if len == n {
+                view.clone()
+            } else {
+                B::float_slice(view.clone(), &[Slice::from(n0..n0 + len), all(ci), all(h), all(wd), all(3), all(3)])
+            };
+            // [nb, C, 3, 3, H, W] → one copy into [nb, C·9, H·W]
+            let col = B::float_reshape(B::float_permute(v, &[0, 1, 4, 5, 2, 3]), Shape::from(vec![len, k, p]));
+            parts.push(B::float_matmul(w2.clone(), col)); // [nb, C_out, H·W]
+        }
+        let mut y = if parts.len() == 1 { parts.pop().expect("one part") } else { B::float_cat(parts, 0) };
+        if let Some(b) = b {
+            y = B::float_add(y, B::float_reshape(b, Shape::from(vec![1, co, 1])));
+        }
+        if relu {
+            y = B::relu(y);
+        }
+        B::float_reshape(y, Shape::from(vec![n, co, h, wd]))
+    }
+
+    /// The input's gradient given the output's `g [N, C_out, H, W]` and the weight.
+    pub fn input_grad<B: Backend>(w: FloatTensor<B>, g: FloatTensor<B>) -> FloatTensor<B> {
+        // w'[ci, co, dy, dx] = w[co, ci, 2 − dy, 2 − dx]
+        let wt = B::float_flip(B::float_permute(w, &[1, 0, 2, 3]), &[2, 3]);
+        forward::<B>(g, wt, None, false)
+    }
+
+    /// The weight's gradient `[C_out, C_in, 3, 3]` given the input `x` and the output's gradient `g`.
+    pub fn weight_grad<B: Backend>(x: FloatTensor<B>, g: FloatTensor<B>) -> FloatTensor<B> {
+        let [n, ci, h, wd] = dims4::<B>(&x);
+        let co = g.shape()[1];
+        let (k, p) = (ci * 9, h * wd);
+        // Runs of m frames per product; the frames padded with zero frames to a whole number of runs
+        // (zero frames add nothing to the sum).
+        let m = (GEMM_K / p.max(1)).clamp(1, n.max(1));
+        let extra = n.div_ceil(m) * m - n;
+        let total = n + extra;
+        let view = taps::<B>(pad::<B>(x, extra));
+        let g =
+            if extra > 0 { B::float_pad(g, &[(0, extra), (0, 0), (0, 0), (0, 0)], PadMode::Constant(0.0)) } else { g };
+        let nb = group_frames(k * p, m, total);
+        let mut acc: Option<FloatTensor<B>> = None;
+        for n0 in (0..total).step_by(nb) {
+            let len = nb.min(total - n0);
+            let s = len / m;
+            let (v, gg) = if len == total {
+                (view.clone(), g.clone())
+            } else {
+                let r = Slice::from(n0..n0 + len);
+                (
+                    B::float_slice(view.clone(), &[r, all(ci), all(h), all(wd), all(3), all(3)]),
+                    B::float_slice(g.clone(), &[r, all(co), all(h), all(wd)]),
+                )
+            };
+            // [nb, H, W, C, 3, 3] → one copy into [s, m·H·W, C·9]
+            let col = B::float_reshape(B::float_permute(v, &[0, 2, 3, 1, 4, 5]), Shape::from(vec![s, m * p, k]));
+            // [s, m, C_out, H·W] → [s, C_out, m, H·W] → one copy into [s, C_out, m·H·W]
+            let gg = B::float_reshape(gg, Shape::from(vec![s, m, co, p]));
+            let gg = B::float_reshape(B::float_permute(gg, &[0, 2, 1, 3]), Shape::from(vec![s, co, m * p]));
+            let part = B::float_sum_dim(B::float_matmul(gg, col), 0); // [1, C_out, C·9]
+            acc = Some(match acc {
+                Some(a) => B::float_add(a, part),
+                None => part,
+            });
+        }
+        B::float_reshape(acc.expect("at least one frame"), Shape::from(vec![co, ci, 3, 3]))
+    }
 }
 
 /// The flex kernels: plain Rust for the layout work (im2col, its adjoint, transposes), flex's matmul
