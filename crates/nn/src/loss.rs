@@ -35,6 +35,9 @@ impl Targets {
                 if !h.mask.iter().any(|&m| m) {
                     return None;
                 }
+                crate::model::count_upload(
+                    4 * (h.weight.len() + h.target_f.len()) + if h.target_i.is_empty() { 0 } else { 8 * b * t },
+                );
                 let weight = Tensor::<1>::from_data(TensorData::new(h.weight.clone(), [b * t]), device).reshape([b, t]);
                 let (target_f, target_i) = match h.kind {
                     HeadKind::Binary => (

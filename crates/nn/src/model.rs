@@ -274,27 +274,135 @@ pub struct WormModel {
 
 /// The network's input for a batch, as tensors.
 pub struct ModelInput {
-    /// `[B, T, 3, 32, 32]`; `None` for a batch of word trials (LSR).
-    pub frames: Option<Tensor<5>>,
+    /// The frames of a batch of frame trials; `None` for a batch of word trials (LSR).
+    pub frames: Option<StepFrames>,
     /// `[B, T, slots · 50]`: the word slots of a batch of LSR trials; `None` otherwise.
     pub words: Option<Tensor<3>>,
     /// `[B]` task ordinals.
     pub tasks: Tensor<1, Int>,
     /// Steps before padding per trial (for the Transformer's padding mask).
     pub seq_len: Vec<usize>,
+    /// Steps T of the batch (padded length).
+    pub steps: usize,
+}
+
+/// A batch's frames as uploaded: only the real ones (steps before each trial's length), then one black
+/// frame that every padding step reads (padding frames are black by definition), and which of those
+/// each step `[B·T]` reads. On the GPU backends the real frames travel as bytes (4 to an `i32`) and
+/// become floats on the device through the exact table of the 256 byte values, so a step uploads about
+/// a seventh of the padded float frames.
+pub struct StepFrames {
+    /// `[n + 1, 3, 32, 32]`: the real frames, then the black frame.
+    pub real: Tensor<4>,
+    /// `[B·T]` rows of `real`; `None` when every step is real (no padding, no black frame).
+    pub index: Option<Tensor<1, Int>>,
+}
+
+/// Bytes the last [`ModelInput::from_batch`] and [`crate::loss::Targets::from_batch`] calls of this
+/// process uploaded (benchmarks read and reset it).
+pub static UPLOADED_BYTES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+pub(crate) fn count_upload(bytes: usize) {
+    UPLOADED_BYTES.fetch_add(bytes as u64, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The byte `k` with `v == k / 255` exactly for every value (as the rasterizer makes them), or `None`.
+fn as_bytes(values: &[f32]) -> Option<Vec<u8>> {
+    let table = byte_table();
+    values
+        .iter()
+        .map(|&v| {
+            let k = (v * 255.0).round();
+            (0.0..=255.0).contains(&k).then_some(k as u8).filter(|&k| table[k as usize].to_bits() == v.to_bits())
+        })
+        .collect()
+}
+
+/// `k / 255` for every byte, as the rasterizer computes it.
+fn byte_table() -> [f32; 256] {
+    std::array::from_fn(|k| k as f32 / 255.0)
+}
+
+/// Floats on `device` from bytes packed four to an `i32` (little-endian) and uploaded as ints.
+fn floats_from_bytes(bytes: &[u8], device: &Device) -> Tensor<1> {
+    let n = bytes.len();
+    let words: Vec<i32> = bytes
+        .chunks(4)
+        .map(|c| {
+            let mut w = [0u8; 4];
+            w[..c.len()].copy_from_slice(c);
+            i32::from_le_bytes(w)
+        })
+        .collect();
+    let m = words.len();
+    count_upload(m * 4 + 256 * 4);
+    let packed = Tensor::<1, Int>::from_data(TensorData::new(words, [m]), device).reshape([m, 1]);
+    let lanes: Vec<Tensor<2, Int>> =
+        (0..4).map(|k| packed.clone().bitwise_right_shift_scalar(8 * k).bitwise_and_scalar(255)).collect();
+    let index = Tensor::cat(lanes, 1).reshape([m * 4]).slice(0..n);
+    let table = Tensor::<1>::from_data(TensorData::new(byte_table().to_vec(), [256]), device);
+    table.select(0, index)
 }
 
 impl ModelInput {
     pub fn from_batch(batch: &crate::batch::Batch, device: &Device) -> Self {
         let b = batch.size;
-        let flat = |v: &Vec<f32>| Tensor::<1>::from_data(TensorData::new(v.clone(), [v.len()]), device);
-        let (frames, words) = if batch.word_slots > 0 {
-            (None, Some(flat(&batch.words).reshape([b, batch.steps, batch.word_slots * crate::words::DIM])))
-        } else {
-            (Some(flat(&batch.frames).reshape([b, batch.steps, 3, 32, 32])), None)
+        let t = batch.steps;
+        let flat = |v: &Vec<f32>| {
+            count_upload(v.len() * 4);
+            Tensor::<1>::from_data(TensorData::new(v.clone(), [v.len()]), device)
         };
+        let (frames, words) = if batch.word_slots > 0 {
+            (None, Some(flat(&batch.words).reshape([b, t, batch.word_slots * crate::words::DIM])))
+        } else {
+            (Some(StepFrames::from_batch(batch, device)), None)
+        };
+        count_upload(b * 8);
         let tasks = Tensor::<1, Int>::from_data(TensorData::new(batch.task_ordinals(), [b]), device);
-        ModelInput { frames, words, tasks, seq_len: batch.seq_len.clone() }
+        ModelInput { frames, words, tasks, seq_len: batch.seq_len.clone(), steps: t }
+    }
+}
+
+impl StepFrames {
+    /// As uploaded for `device`: bytes on the GPU backends, floats on flex (where an upload is a copy).
+    pub fn from_batch(batch: &crate::batch::Batch, device: &Device) -> Self {
+        Self::from_batch_as(batch, device, !crate::conv::is_flex(device))
+    }
+
+    /// The real frames as bytes when `bytes` (and every value is a byte over 255), else as floats.
+    pub fn from_batch_as(batch: &crate::batch::Batch, device: &Device, bytes: bool) -> Self {
+        use wmlab_core::raster::TENSOR_LEN;
+        let (b, t) = (batch.size, batch.steps);
+        let mut rows = Vec::with_capacity(b * t);
+        let mut real: Vec<f32> = Vec::new();
+        let mut n = 0usize;
+        for (i, &len) in batch.seq_len.iter().enumerate() {
+            let len = len.min(t);
+            let off = i * t * TENSOR_LEN;
+            real.extend_from_slice(&batch.frames[off..off + len * TENSOR_LEN]);
+            rows.extend((n..n + len).map(|r| r as i64));
+            rows.extend(std::iter::repeat_n(-1, t - len));
+            n += len;
+        }
+        let all_real = n == b * t;
+        if !all_real {
+            real.extend(std::iter::repeat_n(0.0, TENSOR_LEN)); // the black frame, row n
+        }
+        let frames = real.len() / TENSOR_LEN;
+        let bytes = if bytes { as_bytes(&real) } else { None };
+        let values = match bytes {
+            Some(bytes) => floats_from_bytes(&bytes, device),
+            None => {
+                count_upload(real.len() * 4);
+                Tensor::<1>::from_data(TensorData::new(real, [frames * TENSOR_LEN]), device)
+            }
+        };
+        let index = (!all_real).then(|| {
+            let rows: Vec<i64> = rows.into_iter().map(|r| if r < 0 { n as i64 } else { r }).collect();
+            count_upload(rows.len() * 8);
+            Tensor::<1, Int>::from_data(TensorData::new(rows, [b * t]), device)
+        });
+        StepFrames { real: values.reshape([frames, 3, 32, 32]), index }
     }
 }
 
@@ -387,8 +495,13 @@ impl WormModel {
                 (feats, b, t, words.device())
             }
             (Some(frames), None) => {
-                let [b, t, c, h, w] = frames.dims();
-                (self.step_features(frames.clone().reshape([b * t, c, h, w]), &input.seq_len, t), b, t, frames.device())
+                let (b, t) = (input.seq_len.len(), input.steps);
+                let feats = self.features(frames.real.clone());
+                let feats = match &frames.index {
+                    Some(index) => feats.select(0, index.clone()),
+                    None => feats,
+                };
+                (feats, b, t, frames.real.device())
             }
             (None, None) => panic!("a model input without frames or words"),
         };
@@ -409,6 +522,9 @@ impl WormModel {
         match &self.memory {
             Memory::Rnn(m) => m.forward(x, None).0,
             Memory::Gru(m) => m.forward(x, None),
+            #[cfg(feature = "flex")]
+            Memory::Lstm(m) => lstm_forward(m, x),
+            #[cfg(not(feature = "flex"))]
             Memory::Lstm(m) => m.forward(x, None).0,
             Memory::Trf(m) => {
                 let x = x + m.pos.forward(step_positions(b, t, &device));
@@ -431,7 +547,7 @@ impl WormModel {
     /// Logits of every head at every step: `N_HEADS` tensors `[B, T, units]`.
     pub fn forward(&self, input: &ModelInput) -> Vec<Tensor<3>> {
         let h = self.hidden(input);
-        self.heads.iter().map(|head| head.forward(h.clone())).collect()
+        self.heads_on(h, None)
     }
 
     /// The heads' logits on a given memory output `[B, T, C]`, each unit multiplied by `unit_mask`
@@ -444,7 +560,14 @@ impl WormModel {
             }
             None => memory,
         };
-        self.heads.iter().map(|head| head.forward(h.clone())).collect()
+        // On the GPU backends the 10 heads are one matrix product (fewer kernels); flex keeps one
+        // product per head, bit for bit what it computed before (an op costs little there, and the
+        // CPU runs stay reproducible across this change).
+        if crate::conv::is_flex(&h.device()) {
+            self.heads.iter().map(|head| head.forward(h.clone())).collect()
+        } else {
+            all_heads(&self.heads, h)
+        }
     }
 
     /// The logits of the 10 heads (as [`WormModel::forward`], computed on the memory output multiplied
@@ -467,6 +590,72 @@ impl WormModel {
         let v = data.convert::<f32>().try_into_vec::<f32>().map_err(|e| format!("readback: {e:?}"))?;
         Ok((0..rows).map(|r| v[r * cols..(r + 1) * cols].to_vec()).collect())
     }
+}
+
+/// Every head's logits on `h [B, T, C]`: one matrix product with the heads' weights side by side
+/// (`[C, Σ units]`), then each head's columns (the same values as each head's own `forward`).
+pub fn all_heads(heads: &[Linear], h: Tensor<3>) -> Vec<Tensor<3>> {
+    if heads.iter().any(|l| l.bias.is_none()) {
+        return heads.iter().map(|head| head.forward(h.clone())).collect();
+    }
+    let [b, t, c] = h.dims();
+    let w = Tensor::cat(heads.iter().map(|l| l.weight.val()).collect(), 1);
+    let bias = Tensor::cat(heads.iter().map(|l| l.bias.as_ref().expect("checked").val()).collect(), 0);
+    let units: usize = w.dims()[1];
+    let all = (h.reshape([b * t, c]).matmul(w) + bias.reshape([1, units])).reshape([b, t, units]);
+    let mut start = 0;
+    heads
+        .iter()
+        .map(|l| {
+            let u = l.weight.dims()[1];
+            start += u;
+            all.clone().slice([0..b, 0..t, start - u..start])
+        })
+        .collect()
+}
+
+/// burn's [`Lstm::forward`] (zero initial state, its outputs `[B, T, C]`) in fewer operations: the
+/// input projections of all steps and all four gates as one matrix product before the loop, then the
+/// recurrence as one operation with its own backward pass ([`crate::lstm`]). The same values up to
+/// rounding, from the same parameters (checkpoints unchanged); other LSTM settings than the model's
+/// take burn's own forward.
+#[cfg(feature = "flex")]
+pub fn lstm_forward(m: &Lstm, x: Tensor<3>) -> Tensor<3> {
+    use burn::nn::activation::Activation;
+    let plain = !m.input_forget
+        && m.clip.is_none()
+        && !m.reverse
+        && m.batch_first
+        && matches!(m.gate_activation, Activation::Sigmoid(_))
+        && matches!(m.cell_activation, Activation::Tanh(_))
+        && matches!(m.hidden_activation, Activation::Tanh(_));
+    // The recurrence op exists on flex and, built with `wgpu` or `cuda`, on burn's cubecl backends.
+    let device = x.device();
+    let plain = plain && (crate::conv::is_flex(&device) || crate::conv::is_cube(&device));
+    let Some(forget) = m.forget_gate.as_ref().filter(|_| plain) else {
+        return m.forward(x, None).0;
+    };
+    // Gate order in the stacked columns: input, forget, output, cell.
+    let gates = [&m.input_gate, forget, &m.output_gate, &m.cell_gate];
+    if gates.iter().any(|g| g.input_transform.bias.is_none() || g.hidden_transform.bias.is_none()) {
+        return m.forward(x, None).0;
+    }
+    let [b, t, d] = x.dims();
+    let c = m.d_hidden;
+    let wi = Tensor::cat(gates.iter().map(|g| g.input_transform.weight.val()).collect(), 1); // [D, 4C]
+    let wh = Tensor::cat(gates.iter().map(|g| g.hidden_transform.weight.val()).collect(), 1); // [C, 4C]
+    let bias = Tensor::cat(
+        gates
+            .iter()
+            .map(|g| {
+                g.input_transform.bias.as_ref().expect("checked").val()
+                    + g.hidden_transform.bias.as_ref().expect("checked").val()
+            })
+            .collect(),
+        0,
+    );
+    let xp = (x.reshape([b * t, d]).matmul(wi) + bias.reshape([1, 4 * c])).reshape([b, t, 4 * c]);
+    crate::lstm::lstm_sequence(xp, wh)
 }
 
 /// Step indices `[B, T]` (0..T in every row), for the Transformers' positional embedding.

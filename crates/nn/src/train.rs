@@ -354,14 +354,25 @@ impl Trainer {
         let targets = Targets::from_batch(batch, &self.device);
         let loss =
             joint_loss_scaled(&self.model().forward(&input), &targets, self.config.multilabel_scale.unwrap_or(1.0));
-        let value: f32 =
-            loss.clone().into_scalar_async::<f32>().await.map_err(|e| TrainError::Device(format!("{e:?}")))?;
-        if !value.is_finite() {
-            return Err(TrainError::NonFinite { step: self.state.step, loss: value });
-        }
+        // The backward pass and Adam's step are recorded before the loss is read back, so the device
+        // works through them while the host waits, instead of idling between the forward and the
+        // backward. A non-finite loss still updates nothing: the model and the optimizer from before
+        // the step (handles, not copies) are put back.
         let grads = GradientsParams::from_grads(loss.backward(), self.model());
+        let before = (self.model.clone(), self.optim.clone());
         let model = self.model.take().expect("model");
         self.model = Some(self.optim.step(self.state.lr, model, grads));
+        let value = match loss.into_scalar_async::<f32>().await {
+            Ok(v) => v,
+            Err(e) => {
+                (self.model, self.optim) = before;
+                return Err(TrainError::Device(format!("{e:?}")));
+            }
+        };
+        if !value.is_finite() {
+            (self.model, self.optim) = before;
+            return Err(TrainError::NonFinite { step: self.state.step, loss: value });
+        }
         Ok(value)
     }
 
