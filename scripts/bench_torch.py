@@ -15,8 +15,9 @@ Two ways to run the conv stack, printed separately:
   * `reference`: all 20 frames of every trial, as the published code does.
 
 Usage: scripts/bench_torch.py --lens /tmp/wmlab-bench-lens.json [--steps 3] [--threads 2] [--same-work-only]
-                               [--device cuda]   (a GPU baseline for `WMLAB_BENCH_WGPU=1`: every tensor made
-                               on that device, each timed part ended by a synchronise)
+                               [--device cuda [--tf32 on|off]]   (a GPU baseline for the wgpu and cuda
+                               benches: every tensor made on that device, each timed part ended by a
+                               synchronise; TF32 off by default, fp32 as burn computes)
 """
 
 import argparse
@@ -103,7 +104,11 @@ def main():
     p.add_argument("--threads", type=int, default=os.cpu_count())
     p.add_argument("--same-work-only", action="store_true", help="skip the reference way (all 20 frames)")
     p.add_argument("--device", default="cpu", help="cpu (default) or cuda")
+    p.add_argument("--tf32", choices=["on", "off"], default="off",
+                   help="CUDA: allow TF32 in matmuls and cuDNN convolutions (default off: fp32 throughout)")
     a = p.parse_args()
+    torch.backends.cuda.matmul.allow_tf32 = a.tf32 == "on"
+    torch.backends.cudnn.allow_tf32 = a.tf32 == "on"
     torch.set_num_threads(a.threads)
     torch.set_default_device(a.device)
     sync = torch.cuda.synchronize if a.device.startswith("cuda") else (lambda: None)
@@ -123,7 +128,8 @@ def main():
             targets.append(torch.randint(0, u, (b, T)))
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor())
     where = torch.cuda.get_device_name() if a.device.startswith("cuda") else "CPU"
-    print(f"machine: {cpu}, {a.threads} threads; backend: PyTorch {torch.__version__} eager, {where}, f32")
+    tf32 = f", TF32 {a.tf32}" if a.device.startswith("cuda") else ""
+    print(f"machine: {cpu}, {a.threads} threads; backend: PyTorch {torch.__version__} eager, {where}, f32{tf32}")
     mean_len = sum(map(sum, all_lens)) / (b * len(all_lens))
     print(f"batch {b} trials, {len(all_lens)} batches cycled, mean trial length {mean_len:.1f} of {T} steps")
     for arch in ["lstm", "trf"]:
@@ -155,9 +161,9 @@ def main():
             label = f"{arch.upper()}-256"
             params = sum(p.numel() for p in model.parameters()) / 1e6
             mode = "same-work" if same_work else "reference"
-            print(f"{label} ({params:.2f}M params) training [{mode}]: {per:.2f} s/step at batch {b} → "
+            print(f"{label} ({params:.2f}M params) training [{mode}]: {per:.3f} s/step at batch {b} → "
                   f"{b / per:.1f} trials/s (mean of {len(steady)} steps after the first; first {times[0]:.2f} s); "
-                  f"forward+loss {fwd:.2f} s, backward {bwd:.2f} s, optimizer {opt_s:.3f} s")
+                  f"forward+loss {fwd:.3f} s, backward {bwd:.3f} s, optimizer {opt_s:.3f} s")
             lens = all_lens[0]
             if same_work:
                 model.eval()

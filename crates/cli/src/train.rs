@@ -47,6 +47,9 @@ pub enum BackendArg {
     Cpu,
     /// burn-wgpu (Vulkan/Metal/DX12) with fusion: needs a build with `--features wgpu`.
     Wgpu,
+    /// burn's CUDA backend with fusion (an NVIDIA GPU and its driver; NVRTC is loaded at run time):
+    /// needs a build with `--features cuda`.
+    Cuda,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -208,6 +211,10 @@ mod imp {
             BackendArg::Wgpu => wmlab_nn::wgpu_device(),
             #[cfg(not(feature = "wgpu"))]
             BackendArg::Wgpu => Err("this build has no wgpu backend: rebuild with --features wgpu".into()),
+            #[cfg(feature = "cuda")]
+            BackendArg::Cuda => wmlab_nn::cuda_device(),
+            #[cfg(not(feature = "cuda"))]
+            BackendArg::Cuda => Err("this build has no CUDA backend: rebuild with --features cuda".into()),
         }
     }
 
@@ -216,6 +223,7 @@ mod imp {
         match b {
             BackendArg::Cpu => "flex",
             BackendArg::Wgpu => "wgpu",
+            BackendArg::Cuda => "cuda",
         }
     }
 

@@ -327,7 +327,8 @@ pub fn conv3x3_relu_pool(conv: &Conv2d, x: Tensor<4>) -> Tensor<4> {
 ///   gradient `[s, C_out, m·H·W]` (runs of `m` frames, so each product sums over about [`GEMM_K`]
 ///   terms and the `s` runs are parallel work), one batched product `[s, C_out, C_in·9]`, summed.
 ///
-/// Groups keep each im2col matrix under [`group_floats`] (WebGPU's default binding limit is 128 MiB).
+/// Groups keep each im2col matrix under [`group_floats`] (WebGPU's default binding limit is 128 MiB;
+/// more, smaller groups cost more kernel launches, each still a large product).
 pub mod gemm {
     use burn::backend::Backend;
     use burn::backend::TensorMetadata;
@@ -339,11 +340,17 @@ pub mod gemm {
     pub const GEMM_K: usize = 4096;
 
     /// Floats of one group's im2col matrix: 32 MiB in the browser (whose storage bindings default to
-    /// 128 MiB), 256 MiB natively; [`GROUP_FLOATS`] overrides it when not 0 (tests take many groups).
+    /// 128 MiB), natively 64 MiB or `WMLAB_CONV_GROUP_MB` (a device refuses buffers over its own
+    /// limit: lavapipe's is 128 MiB, a data-centre GPU's several GiB); [`GROUP_FLOATS`] overrides both
+    /// when not 0 (tests take many groups).
     pub fn group_floats() -> usize {
+        static NATIVE: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
         match GROUP_FLOATS.load(std::sync::atomic::Ordering::Relaxed) {
             0 if cfg!(target_arch = "wasm32") => 8 << 20,
-            0 => 64 << 20,
+            0 => *NATIVE.get_or_init(|| {
+                let mb = std::env::var("WMLAB_CONV_GROUP_MB").ok().and_then(|v| v.parse::<usize>().ok());
+                mb.filter(|&m| m > 0).map_or(16 << 20, |m| m << 18)
+            }),
             n => n,
         }
     }

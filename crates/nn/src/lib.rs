@@ -7,6 +7,8 @@
 //! - [`batch`]: trials → flat arrays (frames, task ids, per-head targets, weights and masks). No burn.
 //! - [`model`]: [`model::ModelConfig`] (`#[derive(Config)]`) and [`model::WormModel`].
 //! - [`loss`]: the joint loss and per-task accuracies.
+//! - [`lstm`]: the LSTM's recurrence as one operation with its own backward pass.
+//! - [`conv`]: the ConvNet's 3×3 convolutions (flex's kernels; the GEMM path on the GPU backends).
 //! - [`train`]: [`train::TrainConfig`], presets, the async [`train::Trainer`] and [`train::evaluate_rows`].
 //! - [`checkpoint`]: weights + configs + state, as a directory or one bundle file.
 //! - [`analyse`]: hidden states (task variance, STS probe states, Fig. A5 similarity) and lesions.
@@ -23,6 +25,8 @@ pub mod conv;
 pub mod dist_attn;
 pub mod eval;
 pub mod loss;
+#[cfg(feature = "flex")]
+pub mod lstm;
 pub mod model;
 mod settings;
 pub mod train;
@@ -44,4 +48,18 @@ pub fn cpu_device() -> burn::prelude::Device {
 #[cfg(all(feature = "wgpu", not(target_arch = "wasm32")))]
 pub fn wgpu_device() -> Result<burn::prelude::Device, String> {
     burn::prelude::Device::wgpu_options().init().map_err(|e| format!("no usable GPU adapter (wgpu): {e:?}"))
+}
+
+/// The native CUDA device (the first NVIDIA GPU), initialised synchronously.
+#[cfg(all(feature = "cuda", not(target_arch = "wasm32")))]
+pub fn cuda_device() -> Result<burn::prelude::Device, String> {
+    // The device starts on its first operation: one small readback tells whether it can.
+    std::panic::catch_unwind(|| {
+        let device = burn::prelude::Device::cuda(0);
+        let probe = burn::prelude::Tensor::<1>::ones([4], &device).sum().into_scalar::<f32>();
+        (probe == 4.0).then_some(device)
+    })
+    .ok()
+    .flatten()
+    .ok_or_else(|| "no usable CUDA device (an NVIDIA GPU with its driver and NVRTC is needed)".to_string())
 }
