@@ -183,6 +183,52 @@ pub fn spread_index(k: u64, n: u64) -> u64 {
     ((a % n) * (k % n) % n + b) % n
 }
 
+/// Trial `k` of a stream that walks a split of `n` trials in a fresh random order each epoch (epoch
+/// `k / n`), one order per seed, task and epoch: a Fisher–Yates shuffle driven by SplitMix64, as the
+/// authors' shuffled data loaders walk their fixed training sets. The epoch's order is made once and
+/// kept (one per task) while that epoch lasts.
+pub fn shuffled_index(seed: u64, task: u64, k: u64, n: u64) -> u64 {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex};
+    type Orders = HashMap<(u64, u64, u64), (u64, Arc<Vec<u32>>)>;
+    static ORDERS: Mutex<Option<Orders>> = Mutex::new(None);
+    if n <= 1 {
+        return 0;
+    }
+    let epoch = k / n;
+    let order = {
+        let mut guard = ORDERS.lock().unwrap_or_else(|e| e.into_inner());
+        let map = guard.get_or_insert_with(HashMap::new);
+        match map.get(&(seed, task, n)) {
+            Some((e, o)) if *e == epoch => o.clone(),
+            _ => {
+                let o = Arc::new(epoch_order(seed, task, epoch, n));
+                map.insert((seed, task, n), (epoch, o.clone()));
+                o
+            }
+        }
+    };
+    order[(k % n) as usize] as u64
+}
+
+/// The order of `0..n` for one epoch.
+pub fn epoch_order(seed: u64, task: u64, epoch: u64, n: u64) -> Vec<u32> {
+    let mut state = seed ^ task.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ epoch.wrapping_mul(0xD1B5_4A32_D192_ED03);
+    let mut next = || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    for i in (1..order.len()).rev() {
+        let j = (next() % (i as u64 + 1)) as usize;
+        order.swap(i, j);
+    }
+    order
+}
+
 /// The trials of one joint step: `per_task` trials of each of the 14 ids, trial indices
 /// draws `step * per_task .. (step + 1) * per_task` of `split`, shuffled over a split of `split_size`
 /// trials per id by [`spread_index`] (unshuffled indices if `None`), so every step sees fresh, balanced

@@ -658,6 +658,62 @@ pub fn lstm_forward(m: &Lstm, x: Tensor<3>) -> Tensor<3> {
     crate::lstm::lstm_sequence(xp, wh)
 }
 
+/// The WorM authors' `init_weights` for the recurrent models (reference §1.3), applied to a freshly
+/// initialised model: every bias 0, and the recurrent weights Xavier-normal with PyTorch's fans, where
+/// the gates of an LSTM (4) or GRU (3) are one stacked matrix (`weight_ih [k·C, I]`, `weight_hh [k·C, C]`:
+/// std √(2 / (I + k·C)) and √(2 / (C + k·C)), against √(2 / (I + C)) per gate). The conv, linear and
+/// embedding weights are already Xavier-normal with the same fans ([`ModelConfig::xavier`]). The
+/// Transformer keeps its initialisation, as theirs keeps PyTorch's defaults.
+pub fn reference_init(mut m: WormModel, device: &Device) -> WormModel {
+    use burn::module::Param;
+    use burn::nn::GateController;
+    use burn::tensor::Distribution;
+    fn zero(b: &mut Option<Param<Tensor<1>>>) {
+        if let Some(p) = b.take() {
+            *b = Some(p.map(|t| t.zeros_like().require_grad()));
+        }
+    }
+    fn zero_linear(l: &mut Linear) {
+        zero(&mut l.bias);
+    }
+    let stacked = |g: &mut GateController, k: usize, device: &Device| {
+        for l in [&mut g.input_transform, &mut g.hidden_transform] {
+            let [fan_in, c] = l.weight.dims();
+            let std = (2.0 / (fan_in + k * c) as f64).sqrt();
+            let w = l.weight.clone();
+            l.weight =
+                w.map(|_| Tensor::<2>::random([fan_in, c], Distribution::Normal(0.0, std), device).require_grad());
+            zero_linear(l);
+        }
+    };
+    match &mut m.memory {
+        Memory::Trf(_) | Memory::DistTrf(_) => return m,
+        Memory::Lstm(l) => {
+            let forget = l.forget_gate.as_mut().expect("the model's LSTM has a forget gate");
+            for g in [&mut l.input_gate, forget, &mut l.output_gate, &mut l.cell_gate] {
+                stacked(g, 4, device);
+            }
+        }
+        Memory::Gru(g) => {
+            for gate in [&mut g.update_gate, &mut g.reset_gate, &mut g.new_gate] {
+                stacked(gate, 3, device);
+            }
+        }
+        Memory::Rnn(r) => {
+            zero_linear(&mut r.gate.input_transform);
+            zero_linear(&mut r.gate.hidden_transform);
+        }
+    }
+    for conv in [&mut m.conv1, &mut m.conv2, &mut m.conv3, &mut m.conv4].into_iter().flatten() {
+        zero(&mut conv.bias);
+    }
+    zero_linear(&mut m.proj);
+    for h in &mut m.heads {
+        zero_linear(h);
+    }
+    m
+}
+
 /// Step indices `[B, T]` (0..T in every row), for the Transformers' positional embedding.
 fn step_positions(b: usize, t: usize, device: &Device) -> Tensor<2, Int> {
     Tensor::<1, Int>::arange(0..t as i64, device).reshape([1, t]).expand([b, t])

@@ -105,6 +105,9 @@ impl From<TrainConfig> for TrainSettings {
             multilabel_scale,
             quirks,
             task_settings,
+            adam_epsilon,
+            reference_init,
+            shuffle_epochs,
         } = c;
         TrainSettings {
             model: model.into(),
@@ -114,6 +117,9 @@ impl From<TrainConfig> for TrainSettings {
             multilabel_scale,
             quirks,
             task_settings,
+            adam_epsilon,
+            reference_init,
+            shuffle_epochs,
             preset,
             steps,
             per_task,
@@ -150,6 +156,9 @@ impl From<TrainSettings> for TrainConfig {
             plateau_factor,
             plateau_patience,
             plateau_threshold,
+            adam_epsilon,
+            reference_init,
+            shuffle_epochs,
         } = c;
         TrainConfig {
             model: model.into(),
@@ -170,6 +179,9 @@ impl From<TrainSettings> for TrainConfig {
             multilabel_scale,
             quirks,
             task_settings,
+            adam_epsilon,
+            reference_init,
+            shuffle_epochs,
         }
     }
 }
@@ -202,7 +214,10 @@ mod tests {
         .with_curriculum(Some(100))
         .with_multilabel_scale(Some(2.0))
         .with_quirks(Some(Quirks::parse("cd-size,sts-cue-steps").unwrap()))
-        .with_task_settings(Some(vec![("noise_mask".into(), "true".into())]));
+        .with_task_settings(Some(vec![("noise_mask".into(), "true".into())]))
+        .with_adam_epsilon(Some(1e-8))
+        .with_reference_init(Some(true))
+        .with_shuffle_epochs(Some(false));
         configs.push(full);
         for c in configs {
             let s = TrainSettings::from(c.clone());

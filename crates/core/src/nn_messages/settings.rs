@@ -225,6 +225,15 @@ pub struct TrainSettings {
     pub plateau_factor: f64,
     pub plateau_patience: usize,
     pub plateau_threshold: f64,
+    /// Adam's epsilon (`None` = burn's default 1e-5; the `paper` preset: 1e-8, as the authors').
+    #[serde(default)]
+    pub adam_epsilon: Option<f64>,
+    /// Initialise as the authors' `init_weights` (biases 0, stacked gate matrices); `None` = no.
+    #[serde(default)]
+    pub reference_init: Option<bool>,
+    /// A fresh random order of the training split every epoch; `None` = the fixed spread order.
+    #[serde(default)]
+    pub shuffle_epochs: Option<bool>,
 }
 
 /// The ids a `tasks` setting trains, in [`TaskId::ALL`] order (all 14 for `None` or an empty list);
@@ -558,6 +567,9 @@ pub(crate) mod tests {
             multilabel_scale: None,
             quirks: None,
             task_settings: None,
+            adam_epsilon: None,
+            reference_init: None,
+            shuffle_epochs: None,
             preset: "tiny".into(),
             steps,
             per_task: 2,
