@@ -70,6 +70,7 @@ impl Checkpoint {
 
     /// The model with these weights on `device`.
     pub fn model(&self, device: &Device) -> Result<WormModel, String> {
+        self.train.model.validate().map_err(|e| format!("the checkpoint describes an impossible model: {e}"))?;
         let record =
             ModuleRecord::from_bytes(Bytes::from_bytes_vec(self.weights.clone())).map_err(|e| e.to_string())?;
         self.train.model.init(device).try_load_record(record).map_err(|e| e.to_string())
@@ -85,18 +86,24 @@ impl Checkpoint {
             state: self.state.clone(),
             weights_len: None,
             optimizer_len: None,
+            weights_crc32: None,
+            optimizer_crc32: None,
         };
         Bundle { header, weights: &self.weights, optimizer: self.optimizer.as_deref() }.write()
     }
 
+    /// A checkpoint from a bundle's bytes: the format, lengths, checksums and the model it describes
+    /// are checked before anything is built from it.
     pub fn from_bundle(bytes: &[u8]) -> Result<Checkpoint, String> {
         let b = Bundle::read(bytes)?;
-        Ok(Checkpoint {
+        let ck = Checkpoint {
             train: b.header.train.into(),
             state: b.header.state,
             weights: b.weights.to_vec(),
             optimizer: b.optimizer.map(<[u8]>::to_vec),
-        })
+        };
+        ck.train.model.validate().map_err(|e| format!("the checkpoint describes an impossible model: {e}"))?;
+        Ok(ck)
     }
 
     /// Write to a directory (created if missing).
@@ -130,17 +137,31 @@ impl Checkpoint {
     /// Read a directory written by [`Checkpoint::save_dir`], or a bundle file.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn load_path(path: &std::path::Path) -> Result<Checkpoint, String> {
+        let named = |e: String| format!("{}: not a usable checkpoint: {e}", path.display());
         if path.is_file() {
-            return Checkpoint::from_bundle(&std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?);
+            // The size first: a file far larger than any model is refused before it is read.
+            let len = std::fs::metadata(path).map_err(|e| named(e.to_string()))?.len();
+            if len > MAX_BUNDLE_BYTES {
+                return Err(named(format!(
+                    "{len} bytes, more than the {} MB of the largest model this app makes",
+                    MAX_BUNDLE_BYTES >> 20
+                )));
+            }
+            return Checkpoint::from_bundle(&std::fs::read(path).map_err(|e| named(e.to_string()))?).map_err(named);
         }
         let read =
             |name: &str| std::fs::read(path.join(name)).map_err(|e| format!("{}: {e}", path.join(name).display()));
         let train: TrainConfig = serde_json::from_slice(&read("train.json")?).map_err(|e| e.to_string())?;
         let state: TrainState = serde_json::from_slice(&read("state.json")?).map_err(|e| e.to_string())?;
         let optimizer = if path.join("optimizer.bpk").is_file() { Some(read("optimizer.bpk")?) } else { None };
+        train.model.validate().map_err(|e| named(format!("it describes an impossible model: {e}")))?;
         Ok(Checkpoint { train, state, weights: read("weights.bpk")?, optimizer })
     }
 }
+
+/// The largest checkpoint file read: the paper's largest model (TRF-1024) with Adam's state is about
+/// 0.2 GB; 1 GiB leaves room and refuses a runaway file before it is read.
+pub const MAX_BUNDLE_BYTES: u64 = 1 << 30;
 
 /// Collects every float parameter (shape and a flattened handle) in visiting order.
 struct Collect(Vec<(burn::module::ParamId, Vec<usize>, Tensor<1>)>);

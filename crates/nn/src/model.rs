@@ -152,6 +152,26 @@ impl ModelConfig {
         if self.capacity == 0 || self.conv.contains(&0) {
             return Err("sizes must be positive".into());
         }
+        // Bounds far above the paper's largest (C 1024, conv 512, FF 2048, 2 layers) that keep a
+        // model buildable: a header with absurd sizes is refused, not allocated.
+        let bounded = |what: &str, v: usize, max: usize| {
+            if v > max { Err(format!("{what} {v} is over the {max} this app builds")) } else { Ok(()) }
+        };
+        bounded("capacity", self.capacity, 8192)?;
+        for &c in &self.conv {
+            bounded("conv width", c, 4096)?;
+        }
+        bounded("memory input", self.mem_input, 65_536)?;
+        bounded("Transformer layers", self.trf_layers, 64)?;
+        bounded("Transformer heads", self.trf_heads, 256)?;
+        bounded("Transformer feed-forward size", self.trf_ff, 65_536)?;
+        bounded("steps", self.max_steps.unwrap_or(0), wmlab_core::task::STEP_LIMIT)?;
+        if self.arch == Arch::Trf && (self.trf_layers == 0 || self.trf_heads == 0 || self.trf_ff == 0) {
+            return Err("the Transformer's layers, heads and feed-forward size must be positive".into());
+        }
+        if !(0.0..1.0).contains(&self.trf_dropout) {
+            return Err(format!("dropout {} must be at least 0 and below 1", self.trf_dropout));
+        }
         if !(2..=wmlab_core::tasks::lsr::MAX_SLOTS).contains(&self.slots()) {
             return Err(format!("word slots {} must be 2 to {}", self.slots(), wmlab_core::tasks::lsr::MAX_SLOTS));
         }

@@ -36,7 +36,16 @@ pub struct BundleHeader {
     /// Bytes of optimizer state after the weights.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub optimizer_len: Option<u64>,
+    /// CRC-32 of the weights (absent in files written before it: then nothing is checked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weights_crc32: Option<u32>,
+    /// CRC-32 of the optimizer state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub optimizer_crc32: Option<u32>,
 }
+
+/// The formats this version reads.
+pub const BUNDLE_FORMATS: [&str; 2] = ["wmlab-nn-checkpoint-1", "wmlab-nn-checkpoint-2"];
 
 /// A bundle split into its parts.
 #[derive(Debug, PartialEq)]
@@ -94,6 +103,13 @@ impl<'a> Bundle<'a> {
     /// Split a bundle into header, weights and optimizer state.
     pub fn read(bytes: &'a [u8]) -> Result<Bundle<'a>, String> {
         let (header, start) = BundleHeader::read(bytes)?;
+        if !BUNDLE_FORMATS.contains(&header.format.as_str()) {
+            return Err(format!(
+                "the checkpoint's format {:?} is not one this version of WM Lab reads ({})",
+                header.format,
+                BUNDLE_FORMATS.join(" or ")
+            ));
+        }
         let rest = &bytes[start..];
         let (weights, optimizer) = match header.weights_len {
             None => (rest, None),
@@ -102,9 +118,24 @@ impl<'a> Bundle<'a> {
                 let o = usize::try_from(header.optimizer_len.unwrap_or(0)).map_err(|_| TRUNCATED)?;
                 let weights = rest.get(..w).ok_or(TRUNCATED)?;
                 let opt = w.checked_add(o).and_then(|end| rest.get(w..end)).ok_or(TRUNCATED)?;
+                if rest.len() > w + o {
+                    return Err(format!(
+                        "the checkpoint has {} bytes past its end (damaged, or joined with another file)",
+                        rest.len() - w - o
+                    ));
+                }
                 (weights, header.optimizer_len.map(|_| opt))
             }
         };
+        let damaged = |what: &str| format!("the checkpoint's {what} are damaged (their checksum does not match)");
+        if header.weights_crc32.is_some_and(|c| c != crate::hash::crc32(weights)) {
+            return Err(damaged("weights"));
+        }
+        if let (Some(c), Some(o)) = (header.optimizer_crc32, optimizer)
+            && c != crate::hash::crc32(o)
+        {
+            return Err(damaged("optimizer state"));
+        }
         Ok(Bundle { header, weights, optimizer })
     }
 
@@ -115,6 +146,8 @@ impl<'a> Bundle<'a> {
             format: if self.optimizer.is_some() { "wmlab-nn-checkpoint-2" } else { "wmlab-nn-checkpoint-1" }.into(),
             weights_len: self.optimizer.map(|_| self.weights.len() as u64),
             optimizer_len: self.optimizer.map(|o| o.len() as u64),
+            weights_crc32: Some(crate::hash::crc32(self.weights)),
+            optimizer_crc32: self.optimizer.map(crate::hash::crc32),
             ..self.header.clone()
         };
         let json = serde_json::to_vec(&header).expect("a header is plain data");
@@ -141,6 +174,8 @@ mod tests {
             state: TrainState { step: 5, lr: 1e-3, ..Default::default() },
             weights_len: None,
             optimizer_len: None,
+            weights_crc32: None,
+            optimizer_crc32: None,
         }
     }
 
@@ -174,5 +209,46 @@ mod tests {
         let mut damaged = bytes.clone();
         damaged[14] = b'#';
         assert!(BundleHeader::read(&damaged).unwrap_err().starts_with("the checkpoint's header is damaged"));
+    }
+
+    /// Bytes whose header says `format` and which otherwise are `bytes`.
+    fn with_format(bytes: &[u8], from: &str, to: &str) -> Vec<u8> {
+        let (h, start) = BundleHeader::read(bytes).unwrap();
+        let json = serde_json::to_vec(&BundleHeader { format: h.format.replace(from, to), ..h }).unwrap();
+        let mut out = BUNDLE_MAGIC.to_vec();
+        out.extend_from_slice(&(json.len() as u32).to_le_bytes());
+        out.extend_from_slice(&json);
+        out.extend_from_slice(&bytes[start..]);
+        out
+    }
+
+    #[test]
+    fn another_format_trailing_bytes_and_flipped_bits_are_refused() {
+        let bytes = Bundle { header: header(), weights: &[1, 2, 3, 4], optimizer: Some(&[9, 9]) }.write();
+        assert!(Bundle::read(&bytes).is_ok());
+        let other = with_format(&bytes, "checkpoint-2", "checkpoint-7");
+        assert!(Bundle::read(&other).unwrap_err().contains("format \"wmlab-nn-checkpoint-7\" is not one"));
+        let mut longer = bytes.clone();
+        longer.extend_from_slice(&[0; 100]);
+        assert!(Bundle::read(&longer).unwrap_err().contains("100 bytes past its end"));
+        let n = bytes.len();
+        for (at, what) in [(n - 4, "weights"), (n - 1, "optimizer state")] {
+            let mut flipped = bytes.clone();
+            flipped[at] ^= 0x10;
+            assert_eq!(
+                Bundle::read(&flipped).unwrap_err(),
+                format!("the checkpoint's {what} are damaged (their checksum does not match)")
+            );
+        }
+        // A file written before the checksums (none in its header) still reads.
+        let mut old = Bundle { header: header(), weights: &[1, 2], optimizer: None }.write();
+        let (h, start) = BundleHeader::read(&old).unwrap();
+        let json = serde_json::to_vec(&BundleHeader { weights_crc32: None, ..h }).unwrap();
+        let body = old.split_off(start);
+        let mut file = BUNDLE_MAGIC.to_vec();
+        file.extend_from_slice(&(json.len() as u32).to_le_bytes());
+        file.extend_from_slice(&json);
+        file.extend_from_slice(&body);
+        assert_eq!(Bundle::read(&file).unwrap().weights, &[1, 2]);
     }
 }
