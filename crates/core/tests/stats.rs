@@ -73,3 +73,39 @@ fn ranks_average_ties() {
 fn bonferroni_multiplies_and_caps() {
     assert_eq!(stats::bonferroni(&[0.01, 0.2, 0.5]), vec![0.03, 0.6000000000000001, 1.0]);
 }
+
+/// Values near 1e300 (or 1e-300) give the t statistics and p values of the same data at ordinary scale
+/// (t does not depend on the scale), where the sums of squares overflowed to t = 0, p = 1.
+#[test]
+fn t_tests_do_not_overflow_at_extreme_scales() {
+    let (a, b) = ([1.0, 2.0, 4.0, 3.5], [0.5, 1.5, 1.0, 2.5, 0.25]);
+    for scale in [1e300, 1e-300, 4e307] {
+        let sa: Vec<f64> = a.iter().map(|x| x * scale).collect();
+        let sb: Vec<f64> = b.iter().map(|x| x * scale).collect();
+        let pairs = [
+            (stats::t_one_sample(&a, 1.0).unwrap(), stats::t_one_sample(&sa, scale).unwrap()),
+            (stats::t_ind(&a, &b).unwrap(), stats::t_ind(&sa, &sb).unwrap()),
+            (stats::welch(&a, &b).unwrap(), stats::welch(&sa, &sb).unwrap()),
+        ];
+        for (plain, big) in pairs {
+            assert!(big.statistic.is_finite() && big.statistic != 0.0, "scale {scale}: t = {}", big.statistic);
+            assert!(
+                close(big.statistic, plain.statistic),
+                "scale {scale}: t {} against {}",
+                big.statistic,
+                plain.statistic
+            );
+            assert!(close(big.p, plain.p), "scale {scale}: p {} against {}", big.p, plain.p);
+        }
+    }
+}
+
+/// SciPy's asymptotic Mann–Whitney gives p = 1 when U is within ½ of its mean (2·sf(z) with a negative
+/// z, capped at 1); the |z| taken before gave 0.988–0.992.
+#[test]
+fn mann_whitney_p_is_one_when_u_sits_at_its_mean() {
+    let r = stats::mann_whitney(&[1.0, 2.0, 3.0], &[1.0, 2.0, 3.0]).unwrap();
+    assert_eq!((r.statistic, r.p), (4.5, 1.0));
+    let r = stats::mann_whitney(&[1.0, 2.0, 3.0, 4.0], &[1.5, 2.5, 3.5]).unwrap();
+    assert!((r.statistic - 6.0).abs() < 1e-12 && r.p == 1.0, "U {} p {}", r.statistic, r.p);
+}
