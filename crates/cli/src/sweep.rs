@@ -238,9 +238,10 @@ fn outcome(rec: &wmlab_core::record::ResultRecord) -> (Option<f64>, usize) {
 /// `summary.csv`: one row per run with a record (its settings, trained steps, mean test accuracy and
 /// task ids above chance).
 fn write_summary(out: &Path, g: &Grid) -> Result<(), String> {
-    let mut csv = String::from(
-        "run,arch,capacity,per_task,lr,task_embedding,seed,preset,steps,trials_seen,mean_accuracy,above_chance_ids\n",
-    );
+    let mut csv = String::new();
+    let header =
+        "run,arch,capacity,per_task,lr,task_embedding,seed,preset,steps,trials_seen,mean_accuracy,above_chance_ids";
+    wmlab_core::record::push_csv_row(&mut csv, &header.split(',').map(String::from).collect::<Vec<_>>());
     for r in &g.runs {
         let Ok(text) = std::fs::read_to_string(record_path(out, r)) else { continue };
         let Ok(rec) = wmlab_core::record::ResultRecord::from_json(&text) else { continue };
@@ -250,18 +251,21 @@ fn write_summary(out: &Path, g: &Grid) -> Result<(), String> {
             _ => 0,
         };
         let trials = rec.training.iter().find(|p| p.step == steps).map(|p| p.trials.to_string()).unwrap_or_default();
-        csv.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{steps},{trials},{},{above}\n",
-            r.name,
-            r.arch,
-            r.capacity,
+        let cells = [
+            r.name.to_string(),
+            r.arch.to_string(),
+            r.capacity.to_string(),
             r.per_task.map(|n| n.to_string()).unwrap_or_default(),
             r.lr.map(|x| x.to_string()).unwrap_or_default(),
-            r.task_embedding,
-            r.seed,
-            g.preset,
+            r.task_embedding.to_string(),
+            r.seed.to_string(),
+            g.preset.to_string(),
+            steps.to_string(),
+            trials,
             mean.map(|m| format!("{m:.4}")).unwrap_or_default(),
-        ));
+            above.to_string(),
+        ];
+        wmlab_core::record::push_csv_row(&mut csv, &cells);
     }
     std::fs::write(out.join("summary.csv"), csv).map_err(|e| format!("{}: {e}", out.display()))
 }

@@ -358,18 +358,45 @@ fn format_num(x: f64) -> String {
     if x.fract() == 0.0 && x.abs() < 1e15 { format!("{}", x as i64) } else { format!("{x:.4}") }
 }
 
-/// One CSV row of `cells` with RFC 4180 quoting, and a newline (the records' CSV and `wmlab compare`).
+/// Whether a spreadsheet would take this text cell for a formula (OWASP's CSV injection rule): it
+/// starts with `=`, `+`, `-`, `@`, a tab or a carriage return, possibly behind apostrophes (so that
+/// the escape itself round-trips). Finite numbers (`-0.5`, `+3`) stay numbers.
+fn formula_like(c: &str) -> bool {
+    if c.parse::<f64>().is_ok_and(f64::is_finite) {
+        return false;
+    }
+    c.trim_start_matches('\'').starts_with(['=', '+', '-', '@', '\t', '\r'])
+}
+
+/// A cell as WM Lab writes it into CSV: text a spreadsheet would run as a formula gets a leading `'`
+/// (which Excel and LibreOffice show as text); everything else as it is.
+pub fn csv_escape(cell: &str) -> std::borrow::Cow<'_, str> {
+    if formula_like(cell) { format!("'{cell}").into() } else { cell.into() }
+}
+
+/// The cell [`csv_escape`] was given, from what it wrote (cells it left alone come back unchanged).
+pub fn csv_unescape(cell: &str) -> &str {
+    match cell.strip_prefix('\'') {
+        Some(rest) if formula_like(rest) => rest,
+        _ => cell,
+    }
+}
+
+/// One CSV row of `cells` with RFC 4180 quoting and formula-like text escaped ([`csv_escape`]), and a
+/// newline: every CSV WM Lab writes goes through here (records, the dashboard's long CSV, Psych-DS
+/// data, `wmlab compare`, `wmlab sweep`).
 pub fn push_csv_row(out: &mut String, cells: &[String]) {
     for (i, c) in cells.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
+        let c = csv_escape(c);
         if c.contains([',', '"', '\n', '\r']) {
             out.push('"');
             out.push_str(&c.replace('"', "\"\""));
             out.push('"');
         } else {
-            out.push_str(c);
+            out.push_str(&c);
         }
     }
     out.push('\n');

@@ -155,8 +155,23 @@ pub fn group_charts(records: &[&ResultRecord], task: StudyTask) -> Vec<(Panel, C
         .collect()
 }
 
-/// RFC 4180 CSV text as rows of cells (quoted cells may hold commas, quotes and newlines).
+/// RFC 4180 CSV text as rows of cells (quoted cells may hold commas, quotes and newlines), with
+/// WM Lab's formula escape undone ([`crate::record::csv_unescape`]).
 pub fn parse_csv(text: &str) -> Result<Vec<Vec<String>>, String> {
+    let mut rows = parse_csv_raw(text)?;
+    for row in &mut rows {
+        for cell in row.iter_mut() {
+            let plain = crate::record::csv_unescape(cell);
+            if plain.len() != cell.len() {
+                *cell = plain.to_string();
+            }
+        }
+    }
+    Ok(rows)
+}
+
+/// RFC 4180 CSV text as rows of cells, exactly as written.
+fn parse_csv_raw(text: &str) -> Result<Vec<Vec<String>>, String> {
     let mut rows = Vec::new();
     let mut row = Vec::new();
     let mut cell = String::new();
@@ -346,6 +361,31 @@ mod tests {
         assert!(record_from_csv("a,b\n1,2\n").unwrap_err().contains("subject_kind"));
         assert!(record_from_csv("").unwrap_err().contains("empty"));
         assert!(parse_csv("\"open,").is_err());
+        // Formula-like text is written with a leading ' and read back as it was; numbers stay numbers.
+        let cells: Vec<String> =
+            ["=HYPERLINK(\"http://x\")", "+1+2", "-", "@SUM(A1)", "\tx", "-0.5", "+3", "'=x", "''-y", "'plain", "a=b"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+        let mut out = String::new();
+        push_csv_row(&mut out, &cells);
+        assert_eq!(
+            parse_csv_raw(&out).unwrap()[0],
+            [
+                "'=HYPERLINK(\"http://x\")",
+                "'+1+2",
+                "'-",
+                "'@SUM(A1)",
+                "'\tx",
+                "-0.5",
+                "+3",
+                "''=x",
+                "'''-y",
+                "'plain",
+                "a=b"
+            ]
+        );
+        assert_eq!(parse_csv(&out).unwrap()[0], cells);
         assert_eq!(parse_csv("a,\"b,\"\"c\"\"\nd\"\n1,2\n").unwrap(), vec![vec!["a", "b,\"c\"\nd"], vec!["1", "2"]]);
     }
 
