@@ -525,6 +525,9 @@ impl Quirks {
     }
 }
 
+/// The most entries a list parameter takes from text (every grid of the paper has at most 16).
+pub const MAX_LIST_ENTRIES: usize = 64;
+
 /// A task id with its parameters: the unit that generates trials.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TaskSpec {
@@ -598,6 +601,17 @@ impl TaskSpec {
                 if items.is_empty() {
                     return Err(bad("a comma list of one number or more"));
                 }
+                // Each entry is a condition (or a choice) of the grid: a list longer than any grid's is
+                // a mistake, and would multiply the work; a repeated entry means nothing.
+                if items.len() > MAX_LIST_ENTRIES {
+                    return Err(format!(
+                        "{id} {key}: {} entries, more than the {MAX_LIST_ENTRIES} a list may hold",
+                        items.len()
+                    ));
+                }
+                if let Some(d) = items.iter().enumerate().find_map(|(i, x)| items[..i].contains(x).then_some(x)) {
+                    return Err(format!("{id} {key}: {d} is listed twice"));
+                }
                 serde_json::Value::Array(items)
             }
             serde_json::Value::String(_) => serde_json::Value::String(t.to_string()),
@@ -625,6 +639,21 @@ impl TaskSpec {
                  take longer lists)"
             ));
         }
+        // Values that make no trial, or none as the task means it.
+        let sane = match &spec.params {
+            TaskParams::Smu(p) if p.set_sizes.iter().any(|&n| !(1..=14).contains(&n)) => {
+                Err("set_sizes: each between 1 and 14 (more boxes overlap on the circle)".to_string())
+            }
+            TaskParams::Sts(p) if !(2..=MAX_STEPS).contains(&(p.length as usize)) => {
+                Err(format!("length: between 2 and {MAX_STEPS} frames (a cue and a frame at least)"))
+            }
+            TaskParams::Sts(p) if p.switch_percent > 100 => Err("switch_percent: a percentage, 0 to 100".to_string()),
+            TaskParams::Cs(p) if p.storage_items == 0 => {
+                Err("storage_items: at least 1 (the items to remember)".to_string())
+            }
+            _ => Ok(()),
+        };
+        sane.map_err(|e| format!("{id} {e}; \"{t}\" was given for {key}"))?;
         // Every value must leave trials that can be drawn: random draws that cannot finish would loop
         // forever, and samples larger than their pools would fail.
         let fits = match &spec.params {

@@ -145,3 +145,31 @@ fn no_parameter_value_crashes_or_hangs() {
     }
     assert!(bad.is_empty(), "{bad:?}");
 }
+
+/// Values that make no trial (or none the task means), lists far longer than any grid and repeated
+/// entries are refused with the reason; a refused value changes nothing.
+#[test]
+fn values_that_make_no_trial_and_runaway_lists_are_refused() {
+    let cases = [
+        (TaskId::Smu, "set_sizes", "0", "between 1 and 14"),
+        (TaskId::Smu, "set_sizes", "3,40", "between 1 and 14"),
+        (TaskId::Sts, "length", "0", "between 2 and 20"),
+        (TaskId::Sts, "switch_percent", "200", "0 to 100"),
+        (TaskId::Cs, "storage_items", "0", "at least 1"),
+        (TaskId::CdColor, "set_sizes", "2,4,2", "2 is listed twice"),
+    ];
+    for (id, key, value, want) in cases {
+        let mut spec = TaskSpec::new(id);
+        let before = spec.clone();
+        let e = spec.set(key, value).unwrap_err();
+        assert!(e.contains(want) && e.starts_with(id.as_str()), "{id} {key}={value}: {e}");
+        assert_eq!(spec, before);
+    }
+    let long: Vec<String> = (0..3000).map(|i| (i % 9 + 1).to_string()).collect();
+    let mut vsrec = TaskSpec::new(TaskId::VsRec);
+    let e = vsrec.set("list_lengths", &long.join(",")).unwrap_err();
+    assert!(e.contains("3000 entries, more than the 64"), "{e}");
+    // What the paper uses still sets.
+    TaskSpec::new(TaskId::Smu).set("set_sizes", "1,2,3,4,5,6,7,8").unwrap();
+    TaskSpec::new(TaskId::Sts).set("switch_percent", "100").unwrap();
+}
