@@ -1,5 +1,6 @@
 //! `wmlab score` and `wmlab stats`: JSONL on stdin → JSONL on stdout through a core function
-//! (`score_line`, `stats_line`), one output line per non-blank input line, in order.
+//! (`score_line`, `stats_line`), one output line per non-blank input line, in order, each flushed as
+//! it is written.
 
 use std::io::{BufRead, BufWriter, Write};
 
@@ -24,7 +25,9 @@ fn lines(each: fn(&str) -> String) -> Result<(), String> {
             continue;
         }
         let scored = each(trimmed);
-        if let Err(e) = writeln!(out, "{scored}") {
+        // Each answer is flushed as it is written: a slow line (or a kill) never holds back or loses
+        // the answers to the lines before it.
+        if let Err(e) = writeln!(out, "{scored}").and_then(|_| out.flush()) {
             if e.kind() == std::io::ErrorKind::BrokenPipe {
                 return Ok(());
             }

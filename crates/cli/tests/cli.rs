@@ -510,6 +510,34 @@ fn stats_answers_every_line_in_order_as_scipy_does() {
     }
 }
 
+/// Each answer of `wmlab stats` comes out as its line is answered, while stdin is still open: a later
+/// line that takes long (or a kill) does not hold back or lose the earlier answers.
+#[test]
+fn stats_answers_each_line_before_the_input_ends() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wmlab"))
+        .arg("stats")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"{\"test\":\"t1\",\"a\":[1,2,3],\"mu\":0}\n").unwrap();
+    stdin.flush().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        BufReader::new(stdout).read_line(&mut line).unwrap();
+        let _ = tx.send(line);
+    });
+    let line = rx.recv_timeout(std::time::Duration::from_secs(20)).expect("the first answer while stdin is open");
+    assert!(line.contains("\"statistic\""), "{line}");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}
+
 /// `--quirks` reaches the generator: STS with cue steps scored writes more scored steps and says so in
 /// meta.json; an unknown name is refused in words.
 #[test]
