@@ -190,6 +190,10 @@ pub struct RunArgs {
     /// First backoff wait in ms (doubles per retry, with jitter).
     #[arg(long, default_value_t = 1000)]
     pub backoff_ms: u64,
+    /// Longest wait in seconds honoured when the provider asks for one (Retry-After, rate-limit
+    /// reset); a longer request is cut to this, and every wait shows on the progress line.
+    #[arg(long, default_value_t = 300.0)]
+    pub max_wait: f64,
     /// Redo samples that failed in the previous run of this OUT.
     #[arg(long)]
     pub retry_errors: bool,
@@ -404,6 +408,9 @@ fn fmt_ms(ms: f64) -> String {
 
 fn progress_message(p: &Progress) -> String {
     let mut m = format!("req {} · tok {}/{}", p.requests, p.tokens_in, p.tokens_out);
+    if let Some(w) = &p.waiting {
+        m.push_str(&format!(" · {}", w.message()));
+    }
     if p.failed > 0 {
         m.push_str(&format!(" · {} failed", p.failed));
     }
@@ -440,10 +447,14 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
     if !(a.timeout.is_finite() && a.timeout > 0.0) {
         return Err("--timeout must be a positive number of seconds".into());
     }
+    if !(a.max_wait.is_finite() && a.max_wait >= 0.0) {
+        return Err("--max-wait must be a number of seconds, 0 or more".into());
+    }
     let options = RunOptions {
         concurrency: a.concurrency.max(1),
         max_retries: a.retries,
         backoff_base_ms: a.backoff_ms,
+        max_wait_ms: (a.max_wait * 1000.0) as u64,
         timeout_ms: (a.timeout * 1000.0) as u64,
         seed: a.seed,
         retry_errors: a.retry_errors,

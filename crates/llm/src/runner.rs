@@ -131,6 +131,32 @@ pub struct Progress {
     pub eta_ms: Option<f64>,
     /// From the user's prices, when given.
     pub cost: Option<f64>,
+    /// A retry's wait in progress (the provider's rate limit or a backoff), for the progress line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<Waiting>,
+}
+
+/// A wait before a retry.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Waiting {
+    pub ms: u64,
+    /// This retry's number and the most there will be.
+    pub retry: u32,
+    pub of: u32,
+    /// The provider asked for it (`Retry-After` or a rate-limit reset), rather than our backoff.
+    pub rate_limit: bool,
+    /// The provider asked for longer than the run's cap (`max_wait_ms`), which was used instead.
+    pub capped_from_ms: Option<u64>,
+}
+
+impl Waiting {
+    /// `waiting 300 s for the provider's rate limit (it asked for 1800 s), retry 2 of 6`.
+    pub fn message(&self) -> String {
+        let why = if self.rate_limit { "for the provider's rate limit" } else { "before retrying" };
+        let asked =
+            self.capped_from_ms.map(|ms| format!(" (it asked for {} s)", ms.div_ceil(1000))).unwrap_or_default();
+        format!("waiting {} s {why}{asked}, retry {} of {}", self.ms.div_ceil(1000), self.retry, self.of)
+    }
 }
 
 /// One dialogue turn's reply, logged as it happens (for resume).
@@ -383,7 +409,7 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
         let msgs = wmlab_core::llm::vision::image_probe();
         let retries = Cell::new(0);
         let provider = self.provider.for_suite(Suite::Vision);
-        self.call(&provider, &msgs, control, &retries).await.map(|c| c.reply.text)
+        self.call(&provider, &msgs, control, &retries, None).await.map(|c| c.reply.text)
     }
 
     pub async fn call(
@@ -392,6 +418,7 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
         messages: &[Message],
         control: &Control,
         retries: &Cell<u32>,
+        on_progress: Option<&RefCell<&mut dyn FnMut(&Progress)>>,
     ) -> Result<Call, LlmError> {
         let key = cache_key(provider, messages);
         if let Some(reply) = self.cache.get(&key).await {
@@ -440,8 +467,23 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
                     };
                     attempt += 1;
                     retries.set(retries.get() + 1);
-                    self.bump(|p| p.retries += 1);
-                    if !self.sleep_unless_cancelled(wait, control).await {
+                    let waiting = Waiting {
+                        ms: wait,
+                        retry: attempt,
+                        of: self.options.max_retries,
+                        rate_limit: e.retry_after_ms.is_some(),
+                        capped_from_ms: e.retry_after_ms.filter(|&ms| ms > self.options.max_wait_ms),
+                    };
+                    self.bump(|p| {
+                        p.retries += 1;
+                        p.waiting = Some(waiting);
+                    });
+                    if let Some(cb) = on_progress {
+                        self.emit_progress(cb);
+                    }
+                    let slept = self.sleep_unless_cancelled(wait, control).await;
+                    self.bump(|p| p.waiting = None);
+                    if !slept {
                         return Err(LlmError::cancelled());
                     }
                 }
@@ -604,7 +646,7 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
             p.tokens_out += o.tokens_out;
         });
         while let Some(msgs) = d.next_request() {
-            match self.call(sample_provider, &msgs, control, retries).await {
+            match self.call(sample_provider, &msgs, control, retries, Some(on_progress)).await {
                 Err(e) if e.kind == LlmErrorKind::Cancelled => return None,
                 Err(e) => {
                     o.error = Some(e);
@@ -654,7 +696,7 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
                     o.messages = single.messages.clone();
                 }
                 o.reference = Some(single.reference.clone());
-                let r = self.call(&sample_provider, &single.messages, control, &retries).await;
+                let r = self.call(&sample_provider, &single.messages, control, &retries, Some(on_progress)).await;
                 o.retries = retries.get();
                 match r {
                     Err(e) if e.kind == LlmErrorKind::Cancelled => return None,

@@ -195,6 +195,29 @@ fn retries_429_500_stall_malformed_then_succeeds() {
     assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
 }
 
+/// A provider asking for a wait of an hour: the run waits the user's cap instead, and says so on the
+/// progress line while it waits ("waiting … for the provider's rate limit (it asked for 3600 s), retry 1
+/// of 5"), then clears it.
+#[test]
+fn a_huge_retry_after_is_capped_and_shown_while_waiting() {
+    let server = serve(10, |r, n| match n {
+        0 => Action::Reply(429, vec![("retry-after".into(), "3600".into())], r#"{"error":{"message":"later"}}"#.into()),
+        _ => Action::Reply(200, vec![], echo_reply(r)),
+    });
+    let (t, c) = (UreqTransport::new(), StdClock::new());
+    let runner = Runner::new(&t, &c, &NoCache, provider(&server), Secret::new(""), fast_options());
+    let mut seen = Vec::new();
+    let t0 = std::time::Instant::now();
+    let res = block_on(runner.run(&[single("w", 7)], &RunLog::default(), &Control::new(), &mut |_| {}, &mut |p| {
+        seen.push(p.waiting.as_ref().map(|w| w.message()))
+    }));
+    assert!(res.outcomes[0].error.is_none(), "{:?}", res.outcomes[0].error);
+    assert!(t0.elapsed() < Duration::from_secs(5), "waited {:?}, not the cap", t0.elapsed());
+    let waits: Vec<&String> = seen.iter().flatten().collect();
+    assert_eq!(waits, ["waiting 1 s for the provider's rate limit (it asked for 3600 s), retry 1 of 5"], "{seen:?}");
+    assert_eq!(res.progress.waiting, None, "cleared after the wait");
+}
+
 #[test]
 fn gives_up_and_records_classified_failures() {
     let key = "sk-test-SECRETSECRET99";
