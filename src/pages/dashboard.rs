@@ -32,17 +32,31 @@ fn participant(r: &ResultRecord) -> String {
     }
 }
 
-/// Read one file as a participant's record: `.csv` as the long CSV, anything else as a JSON record.
-fn read_record(name: &str, text: &str) -> Result<ResultRecord, String> {
-    let r = if name.to_ascii_lowercase().ends_with(".csv") {
-        record_from_csv(text)?
+/// Read one file as participants' records: `.csv` as the long CSV; anything else as one or more JSON
+/// records one after another (a record file, JSON lines, or a JATOS result `.txt`, where the latest
+/// record of a participant supersedes the earlier blocks).
+fn read_records(name: &str, text: &str) -> Vec<Result<ResultRecord, String>> {
+    let rs = if name.to_ascii_lowercase().ends_with(".csv") {
+        record_from_csv(text).map(|r| vec![r])
     } else {
-        ResultRecord::from_json(text).map_err(|e| e.to_string())?
+        ResultRecord::from_json_documents(text).map_err(|e| e.to_string())
     };
-    if !matches!(r.subject, Subject::Person { .. }) {
-        return Err(format!("it is a {} result, not a participant's", r.subject.kind()));
+    match rs {
+        Err(e) => vec![Err(e)],
+        Ok(rs) => rs
+            .into_iter()
+            .map(|r| match r.subject {
+                Subject::Person { .. } => Ok(r),
+                _ => Err(format!("it is a {} result, not a participant's", r.subject.kind())),
+            })
+            .collect(),
     }
-    Ok(r)
+}
+
+/// Files the dashboard reads (a dropped folder holds other files too, which are skipped).
+fn readable(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    [".json", ".csv", ".txt", ".jsonl"].iter().any(|ext| lower.ends_with(ext))
 }
 
 fn num(s: &str, what: &str) -> Result<f64, String> {
@@ -130,19 +144,18 @@ pub fn Dashboard() -> impl IntoView {
             let mut items = Vec::new();
             for f in files {
                 let name = f.name();
-                let lower = name.to_ascii_lowercase();
-                if !(lower.ends_with(".json") || lower.ends_with(".csv")) {
+                if !readable(&name) {
                     continue; // a folder holds other files too
                 }
-                let r = if f.size() > 64.0 * 1024.0 * 1024.0 {
-                    Err("it is too large to be a participant's result (more than 64 MB)".to_string())
+                let rs = if f.size() > 64.0 * 1024.0 * 1024.0 {
+                    vec![Err("it is too large to be a participant's result (more than 64 MB)".to_string())]
                 } else {
                     match JsFuture::from(f.text()).await {
-                        Ok(v) => read_record(&name, &v.as_string().unwrap_or_default()),
-                        Err(_) => Err("it could not be read".to_string()),
+                        Ok(v) => read_records(&name, &v.as_string().unwrap_or_default()),
+                        Err(_) => vec![Err("it could not be read".to_string())],
                     }
                 };
-                items.push((name, r));
+                items.extend(rs.into_iter().map(|r| (name.clone(), r)));
             }
             add(items);
             let _ = busy.try_update(|n| *n -= 1);
@@ -228,7 +241,7 @@ pub fn Dashboard() -> impl IntoView {
                 <div class="dash-drop" id="dash-drop" on:dragover=move |ev: web_sys::DragEvent| ev.prevent_default() on:drop=on_drop>
                     <p>"Drop result files here, or "</p>
                     <label for="dash-file">"choose files "</label>
-                    <input id="dash-file" type="file" multiple accept=".json,.csv,application/json,text/csv" on:change=on_input/>
+                    <input id="dash-file" type="file" multiple accept=".json,.csv,.txt,.jsonl,application/json,text/csv,text/plain" on:change=on_input/>
                     <label for="dash-folder">" or a folder "</label>
                     <input id="dash-folder" type="file" multiple node_ref=folder on:change=on_input/>
                 </div>

@@ -211,6 +211,7 @@ impl Comparison {
     pub fn from_json(text: &str) -> Result<Comparison, RecordError> {
         let v: serde_json::Value = serde_json::from_str(text)
             .map_err(|e| RecordError::Invalid(format!("the text is not valid JSON ({e})")))?;
+        crate::record::check_texts(&v)?;
         let schema = v
             .get("schema")
             .and_then(|s| s.as_u64())

@@ -258,10 +258,42 @@ impl ResultRecord {
         Ok(serde_json::to_string_pretty(self).expect("a record serialises"))
     }
 
+    /// Records from text holding one or more JSON records one after another: a record file, JSON lines,
+    /// or what a JATOS study stores (the participant page appends the whole record so far after each
+    /// block, pretty-printed, one after another). A later record of the same subject supersedes the
+    /// earlier ones (it holds their blocks and more); subjects keep their first order.
+    pub fn from_json_documents(text: &str) -> Result<Vec<ResultRecord>, RecordError> {
+        let mut out: Vec<ResultRecord> = Vec::new();
+        let stream = serde_json::Deserializer::from_str(text).into_iter::<serde_json::Value>();
+        for (i, doc) in stream.enumerate() {
+            let doc = doc.map_err(|e| {
+                RecordError::Invalid(if i == 0 {
+                    format!("the text is not valid JSON ({e})")
+                } else {
+                    format!("JSON document {} is not valid JSON ({e})", i + 1)
+                })
+            })?;
+            let r = ResultRecord::from_json(&doc.to_string()).map_err(|e| match e {
+                RecordError::Invalid(m) if i > 0 => RecordError::Invalid(format!("record {}: {m}", i + 1)),
+                e => e,
+            })?;
+            let who = r.subject.label();
+            match out.iter_mut().find(|o| o.subject.label() == who) {
+                Some(earlier) => *earlier = r,
+                None => out.push(r),
+            }
+        }
+        if out.is_empty() {
+            return Err(RecordError::Invalid("the text holds no record".into()));
+        }
+        Ok(out)
+    }
+
     /// Read a record from JSON, refusing future versions with a clear message before looking further.
     pub fn from_json(text: &str) -> Result<ResultRecord, RecordError> {
         let v: serde_json::Value = serde_json::from_str(text)
             .map_err(|e| RecordError::Invalid(format!("the text is not valid JSON ({e})")))?;
+        check_texts(&v)?;
         let schema = v
             .get("schema")
             .and_then(|s| s.as_u64())
@@ -356,6 +388,39 @@ impl ResultRecord {
 
 fn format_num(x: f64) -> String {
     if x.fract() == 0.0 && x.abs() < 1e15 { format!("{}", x as i64) } else { format!("{x:.4}") }
+}
+
+/// The longest text a record or comparison read from outside may hold in one field: far above any
+/// label, answer or setting WM Lab writes, far below what freezes a page that shows it.
+pub const MAX_TEXT_CHARS: usize = 100_000;
+
+/// Refuses JSON holding a string longer than [`MAX_TEXT_CHARS`] (a link or file made to freeze the
+/// page that renders it), before anything is built from it.
+pub fn check_texts(v: &serde_json::Value) -> Result<(), RecordError> {
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            serde_json::Value::String(s) if s.len() > MAX_TEXT_CHARS => {
+                let n = s.chars().count();
+                if n > MAX_TEXT_CHARS {
+                    return Err(RecordError::Invalid(format!(
+                        "a text field holds {n} characters, more than the {MAX_TEXT_CHARS} a result keeps"
+                    )));
+                }
+            }
+            serde_json::Value::Array(a) => stack.extend(a),
+            serde_json::Value::Object(o) => {
+                for (k, v) in o {
+                    if k.chars().count() > MAX_TEXT_CHARS {
+                        return Err(RecordError::Invalid("a field name is longer than any WM Lab writes".into()));
+                    }
+                    stack.push(v);
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// Whether a spreadsheet would take this text cell for a formula (OWASP's CSV injection rule): it
