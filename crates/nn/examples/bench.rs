@@ -210,7 +210,7 @@ fn main() {
                         *names.entry(name.chars().take(70).collect()).or_default() += 1;
                     }
                     let mut names: Vec<_> = names.into_iter().collect();
-                    names.sort_by(|x, y| y.1.cmp(&x.1));
+                    names.sort_by_key(|x| std::cmp::Reverse(x.1));
                     for (name, n) in names.iter().take(25) {
                         eprintln!("    {n:5} {name}");
                     }

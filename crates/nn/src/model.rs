@@ -136,46 +136,10 @@ impl ModelConfig {
     pub fn feature_dim(&self) -> usize {
         self.memory_input().checked_sub(N_TASKS).filter(|&d| d > 0).expect("memory input must exceed 14")
     }
+    /// Whether this model can be built: the rules live in the core
+    /// ([`wmlab_core::nn_messages::ModelSettings::validate`]), where the page checks a file too.
     pub fn validate(&self) -> Result<(), String> {
-        if self.memory_input() <= N_TASKS {
-            return Err(format!("memory input {} must exceed 14 (the task embedding)", self.memory_input()));
-        }
-        if self.arch == Arch::Trf && !self.capacity.is_multiple_of(self.trf_heads) {
-            return Err(format!("d_model {} must be divisible by the {} heads", self.capacity, self.trf_heads));
-        }
-        if !(1..=8).contains(&self.spatial.unwrap_or(1)) {
-            return Err(format!(
-                "spatial grid {} must be 1 (global pool) to 8 (the last conv map is 8×8)",
-                self.spatial.unwrap_or(1)
-            ));
-        }
-        if self.capacity == 0 || self.conv.contains(&0) {
-            return Err("sizes must be positive".into());
-        }
-        // Bounds far above the paper's largest (C 1024, conv 512, FF 2048, 2 layers) that keep a
-        // model buildable: a header with absurd sizes is refused, not allocated.
-        let bounded = |what: &str, v: usize, max: usize| {
-            if v > max { Err(format!("{what} {v} is over the {max} this app builds")) } else { Ok(()) }
-        };
-        bounded("capacity", self.capacity, 8192)?;
-        for &c in &self.conv {
-            bounded("conv width", c, 4096)?;
-        }
-        bounded("memory input", self.mem_input, 65_536)?;
-        bounded("Transformer layers", self.trf_layers, 64)?;
-        bounded("Transformer heads", self.trf_heads, 256)?;
-        bounded("Transformer feed-forward size", self.trf_ff, 65_536)?;
-        bounded("steps", self.max_steps.unwrap_or(0), wmlab_core::task::STEP_LIMIT)?;
-        if self.arch == Arch::Trf && (self.trf_layers == 0 || self.trf_heads == 0 || self.trf_ff == 0) {
-            return Err("the Transformer's layers, heads and feed-forward size must be positive".into());
-        }
-        if !(0.0..1.0).contains(&self.trf_dropout) {
-            return Err(format!("dropout {} must be at least 0 and below 1", self.trf_dropout));
-        }
-        if !(2..=wmlab_core::tasks::lsr::MAX_SLOTS).contains(&self.slots()) {
-            return Err(format!("word slots {} must be 2 to {}", self.slots(), wmlab_core::tasks::lsr::MAX_SLOTS));
-        }
-        Ok(())
+        wmlab_core::nn_messages::ModelSettings::from(self.clone()).validate()
     }
     pub fn label(&self) -> String {
         format!("{}-{}", self.arch.as_str().to_uppercase(), self.capacity)

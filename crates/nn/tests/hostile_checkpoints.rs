@@ -2,7 +2,6 @@
 //! model, another format, flipped bits, trailing bytes and a runaway file size are refused with a
 //! message (no panic, no huge allocation), and the message says "checkpoint".
 
-use burn::prelude::*;
 use wmlab_core::nn_messages::{BUNDLE_MAGIC, BundleHeader};
 use wmlab_nn::checkpoint::MAX_BUNDLE_BYTES;
 use wmlab_nn::model::{Arch, ModelConfig};

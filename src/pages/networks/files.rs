@@ -3,7 +3,7 @@
 //! stored run only once it is read and stored; the one shown before stays otherwise.
 
 use leptos::prelude::*;
-use wmlab_core::nn_messages::{BundleHeader, CheckpointKind, ModelCard, RunCurves};
+use wmlab_core::nn_messages::{Bundle, BundleHeader, CheckpointKind, ModelCard, RunCurves};
 
 use super::results::model_card;
 use super::state::{Net, RUN_KEY};
@@ -32,9 +32,14 @@ impl Net {
     /// A checkpoint bundle (a file or a pretrained model) becomes the stored run.
     fn load_bundle(self, name: String, buf: Vec<u8>) {
         wasm_bindgen_futures::spawn_local(async move {
-            let header = match BundleHeader::read(&buf) {
-                Ok((h, _)) => h,
-                Err(e) => return self.error.set(Some(format!("{name}: {e}"))),
+            // The whole file is checked (format, lengths, checksums, the model it describes) before
+            // it replaces the stored run: a refused file leaves the stored checkpoint as it was.
+            let header = match Bundle::read(&buf).and_then(|b| {
+                b.header.train.model.validate().map_err(|e| format!("it describes an impossible model: {e}"))?;
+                Ok(b.header)
+            }) {
+                Ok(h) => h,
+                Err(e) => return self.error.set(Some(format!("{name} is not a usable checkpoint: {e}"))),
             };
             let curves = RunCurves { vals: header.state.history.clone(), ..Default::default() };
             let r = async {

@@ -256,6 +256,55 @@ pub fn lsr_alone(ids: &[TaskId]) -> Result<(), String> {
     Ok(())
 }
 
+impl ModelSettings {
+    /// Whether this model can be built (the network crate builds only what passes): the memory's
+    /// input wider than the task embedding, heads that divide the Transformer's width, positive sizes,
+    /// and bounds far above the paper's largest (C 1024, conv 512, FF 2048, 2 layers), so a file
+    /// describing an absurd model is refused rather than allocated.
+    pub fn validate(&self) -> Result<(), String> {
+        let n_tasks = TaskId::ALL.len();
+        let memory_input = if self.arch == Arch::Trf { self.capacity } else { self.mem_input };
+        if memory_input <= n_tasks {
+            return Err(format!("memory input {memory_input} must exceed {n_tasks} (the task embedding)"));
+        }
+        if self.arch == Arch::Trf && !self.capacity.is_multiple_of(self.trf_heads) {
+            return Err(format!("d_model {} must be divisible by the {} heads", self.capacity, self.trf_heads));
+        }
+        if !(1..=8).contains(&self.spatial.unwrap_or(1)) {
+            return Err(format!(
+                "spatial grid {} must be 1 (global pool) to 8 (the last conv map is 8×8)",
+                self.spatial.unwrap_or(1)
+            ));
+        }
+        if self.capacity == 0 || self.conv.contains(&0) {
+            return Err("sizes must be positive".into());
+        }
+        let bounded = |what: &str, v: usize, max: usize| {
+            if v > max { Err(format!("{what} {v} is over the {max} this app builds")) } else { Ok(()) }
+        };
+        bounded("capacity", self.capacity, 8192)?;
+        for &c in &self.conv {
+            bounded("conv width", c, 4096)?;
+        }
+        bounded("memory input", self.mem_input, 65_536)?;
+        bounded("Transformer layers", self.trf_layers, 64)?;
+        bounded("Transformer heads", self.trf_heads, 256)?;
+        bounded("Transformer feed-forward size", self.trf_ff, 65_536)?;
+        bounded("steps", self.max_steps.unwrap_or(0), crate::task::STEP_LIMIT)?;
+        if self.arch == Arch::Trf && (self.trf_layers == 0 || self.trf_heads == 0 || self.trf_ff == 0) {
+            return Err("the Transformer's layers, heads and feed-forward size must be positive".into());
+        }
+        if !(0.0..1.0).contains(&self.trf_dropout) {
+            return Err(format!("dropout {} must be at least 0 and below 1", self.trf_dropout));
+        }
+        let slots = self.word_slots.unwrap_or(9);
+        if !(2..=crate::tasks::lsr::MAX_SLOTS).contains(&slots) {
+            return Err(format!("word slots {slots} must be 2 to {}", crate::tasks::lsr::MAX_SLOTS));
+        }
+        Ok(())
+    }
+}
+
 impl TrainSettings {
     /// The trained task ids, in [`TaskId::ALL`] order (all 14 unless `tasks` names a subset).
     pub fn task_ids(&self) -> Vec<TaskId> {
