@@ -600,12 +600,16 @@ mod imp {
                 "responses": sig.map(|s| s.responses),
                 "p_above_chance": sig.map(|s| s.p_above_chance),
                 "above_chance": sig.map(|s| s.above_chance(LEVEL)),
+                "memoryless": sig.map(|s| s.memoryless),
+                "p_above_memoryless": sig.map(|s| s.p_above_memoryless),
+                "shows_memory": sig.map(|s| s.shows_memory(LEVEL)),
                 "subject_curves": subject,
                 "human_curves": human,
                 "table_a3": a3,
             }));
         }
         let above = significance.iter().filter(|s| s.above_chance(LEVEL)).count();
+        let memory = significance.iter().filter(|s| s.shows_memory(LEVEL)).count();
         let mean = record.summaries.iter().find(|s| s.metric == "mean_accuracy").map(|s| s.value);
         if let Some(out) = &a.record {
             let json = record.to_json().map_err(|e| e.to_string())?;
@@ -628,6 +632,7 @@ mod imp {
             "accuracy": accuracy,
             "mean_accuracy": mean,
             "above_chance_ids": above,
+            "shows_memory_ids": memory,
             "significance_level": LEVEL,
             "tasks": tasks,
             "table_a3": table,

@@ -87,12 +87,20 @@ fn train_then_eval_writes_a_record() {
     assert!(vsr["responses"].as_u64().unwrap() >= 8);
     let p = vsr["p_above_chance"].as_f64().unwrap();
     assert!((0.0..=1.0).contains(&p));
+    // Beside chance, the memoryless baseline (VSR: 1/L per probe, so above 1/9) and its test.
+    assert!(vsr["memoryless"].as_f64().unwrap() > 1.0 / 9.0 + 0.05);
     for t in tasks {
         let chance = t["chance"].as_f64().unwrap();
         assert!(chance > 0.0 && chance <= 0.5, "{}", t["task"]);
+        let memoryless = t["memoryless"].as_f64().unwrap();
+        assert!(memoryless >= chance - 1e-12 && memoryless <= 1.0, "{}", t["task"]);
+        let (p, p0) = (t["p_above_memoryless"].as_f64().unwrap(), t["p_above_chance"].as_f64().unwrap());
+        assert!(p >= p0 - 1e-12 && p <= 1.0, "{}", t["task"]);
+        assert!(!t["shows_memory"].as_bool().unwrap() || t["above_chance"].as_bool().unwrap());
     }
     assert_eq!(doc["trials_seen"], 4 * 28);
     assert!(doc["above_chance_ids"].as_u64().unwrap() <= 14);
+    assert!(doc["shows_memory_ids"].as_u64().unwrap() <= doc["above_chance_ids"].as_u64().unwrap());
     assert!(!vsr["subject_curves"].as_array().unwrap().is_empty());
     assert!(!vsr["human_curves"].as_array().unwrap().is_empty());
     assert!(!vsr["table_a3"].as_array().unwrap().is_empty());

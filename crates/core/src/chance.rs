@@ -23,12 +23,21 @@
 //! independent Bernoulli trials with the items' chances (a Poisson-binomial; a plain binomial when all
 //! chances are equal). SFR's cells within one trial are not independent (L cells chosen without
 //! replacement), so there it is an approximation.
+//!
+//! Above chance is not yet memory: some probes can be answered from the frame shown alone (VSR's probe
+//! shows the L studied patterns, so any of them is right 1/L of the time; STS's diagonal markers have one
+//! answer under both rules; …). [`memoryless`] gives each item the best accuracy a subject with no memory
+//! of the trial's earlier frames can reach, and [`TaskSignificance::p_above_memoryless`] tests the same
+//! items against it the same way; [`TaskSignificance::shows_memory`] is the claim that needs memory.
 
 use serde::{Deserialize, Serialize};
 
 use crate::record::{ResultRecord, TrialRow};
-use crate::task::{Conditions, TaskId};
+use crate::task::{Conditions, TaskId, TaskSpec};
 use crate::tasks::sfr::SfrParams;
+
+pub mod memoryless;
+pub use memoryless::{item_memoryless, memoryless_items};
 
 /// The level of the one-sided test behind "above chance" everywhere (CLI, trainer, Networks page).
 pub const LEVEL: f64 = 0.01;
@@ -61,9 +70,14 @@ pub fn accuracy_items(row: &TrialRow) -> Vec<(bool, f64)> {
     row.targets
         .iter()
         .zip(&row.correct)
-        .filter(|(t, _)| task != TaskId::Cs || t.parse::<u16>().is_ok_and(|c| CS_RECALL.contains(&c)))
+        .filter(|(t, _)| counts_in_accuracy(task, t))
         .map(|(_, &ok)| (ok, chance))
         .collect()
+}
+
+/// Whether a scored item with `target` counts in `task`'s accuracy (all but CS's judgements).
+fn counts_in_accuracy(task: TaskId, target: &str) -> bool {
+    task != TaskId::Cs || target.parse::<u16>().is_ok_and(|c| CS_RECALL.contains(&c))
 }
 
 /// A task's accuracy beside chance.
@@ -80,6 +94,18 @@ pub struct TaskSignificance {
     pub correct: u64,
     /// One-sided exact `P(X ≥ correct)` under guessing (see the module notes).
     pub p_above_chance: f64,
+    /// Expected accuracy on the same items of the best subject that sees only the current frame
+    /// ([`memoryless`]); at least `chance`.
+    #[serde(default)]
+    pub memoryless: f64,
+    /// One-sided exact `P(X ≥ correct)` for X the successes of that subject (Poisson-binomial over the
+    /// items' baselines).
+    #[serde(default = "one")]
+    pub p_above_memoryless: f64,
+}
+
+fn one() -> f64 {
+    1.0
 }
 
 impl TaskSignificance {
@@ -87,17 +113,40 @@ impl TaskSignificance {
     pub fn above_chance(&self, alpha: f64) -> bool {
         self.p_above_chance < alpha
     }
+    /// Above the memoryless baseline at level `alpha` (one-sided): better than any subject answering
+    /// from the current frame alone can expect, so the subject kept something of the earlier frames.
+    pub fn shows_memory(&self, alpha: f64) -> bool {
+        self.p_above_memoryless < alpha
+    }
 }
 
-/// Accuracy, chance and p of `task` over the rows of that task (None when it has no scored item).
+/// Accuracy, chance, the memoryless baseline and both p of `task` over the rows of that task, with the
+/// reference parameters (None when it has no scored item).
 pub fn task_significance(task: TaskId, rows: &[TrialRow]) -> Option<TaskSignificance> {
-    let items: Vec<(bool, f64)> = rows.iter().filter(|r| r.task == task.as_str()).flat_map(accuracy_items).collect();
-    if items.is_empty() {
+    task_significance_in(&TaskSpec::new(task), rows)
+}
+
+/// [`task_significance`] with the parameters the rows were generated with (they set SMU's number of
+/// updates, CD's size quirk, SFR's board, which the memoryless baseline depends on).
+pub fn task_significance_in(spec: &TaskSpec, rows: &[TrialRow]) -> Option<TaskSignificance> {
+    let task = spec.id;
+    let (mut outcomes, mut chances, mut baselines) = (Vec::new(), Vec::new(), Vec::new());
+    for r in rows.iter().filter(|r| r.task == task.as_str()) {
+        let items = accuracy_items(r);
+        let m = memoryless_items(r, Some(spec));
+        debug_assert_eq!(items.len(), m.len());
+        for ((ok, p), m) in items.into_iter().zip(m) {
+            outcomes.push(ok);
+            chances.push(p);
+            // (The best from the frame is never below a uniform guess; `max` only guards rounding.)
+            baselines.push(m.max(p));
+        }
+    }
+    if outcomes.is_empty() {
         return None;
     }
-    let n = items.len() as u64;
-    let k = items.iter().filter(|(ok, _)| *ok).count() as u64;
-    let chances: Vec<f64> = items.iter().map(|&(_, p)| p).collect();
+    let n = outcomes.len() as u64;
+    let k = outcomes.iter().filter(|ok| **ok).count() as u64;
     Some(TaskSignificance {
         task: task.as_str().to_string(),
         accuracy: k as f64 / n as f64,
@@ -105,13 +154,22 @@ pub fn task_significance(task: TaskId, rows: &[TrialRow]) -> Option<TaskSignific
         responses: n,
         correct: k,
         p_above_chance: poisson_binomial_tail(&chances, k),
+        memoryless: baselines.iter().sum::<f64>() / n as f64,
+        p_above_memoryless: poisson_binomial_tail(&baselines, k),
     })
 }
 
 /// [`task_significance`] of every WorM task id (and LSR) that has scored rows in the record, in
-/// [`TaskId::EVERY`] order. Works on any record: a person's session, an LLM run, a network's test.
+/// [`TaskId::EVERY`] order, each with the record's parameters for it (`config.tasks`; the reference
+/// ones where it has none). Works on any record: a person's session, an LLM run, a network's test.
 pub fn record_significance(record: &ResultRecord) -> Vec<TaskSignificance> {
-    TaskId::EVERY.iter().filter_map(|&t| task_significance(t, &record.trials)).collect()
+    TaskId::EVERY
+        .iter()
+        .filter_map(|&t| {
+            let spec = record.config.tasks.iter().find(|s| s.id == t).cloned().unwrap_or_else(|| TaskSpec::new(t));
+            task_significance_in(&spec, &record.trials)
+        })
+        .collect()
 }
 
 /// `P(X ≥ k)` for X ~ Binomial(n, p), exact (summed in log space).
@@ -245,5 +303,58 @@ mod tests {
         assert!(task_significance(TaskId::Sc, &rows).is_none());
         // Non-WorM rows (an LLM suite) give no items.
         assert!(accuracy_items(&row("nback", Conditions::default(), &["m"], &[true])).is_empty());
+    }
+
+    #[test]
+    fn memoryless_significance_beside_chance() {
+        // STS: 75 of 100 task frames right is far above chance (1/2) and just what a subject with no
+        // memory of the cue expects (3/4): above chance, no sign of memory.
+        let rows: Vec<TrialRow> = (0..10)
+            .map(|i| {
+                let ok: Vec<bool> = (0..10).map(|j| (i * 10 + j) % 4 != 0).collect();
+                row("STS", Conditions::default(), &["0"; 10], &ok)
+            })
+            .collect();
+        let s = task_significance(TaskId::Sts, &rows).unwrap();
+        assert_eq!((s.responses, s.correct), (100, 75));
+        assert!((s.memoryless - 0.75).abs() < 1e-12);
+        assert!((s.p_above_memoryless - binomial_tail(100, 0.75, 75)).abs() < 1e-12);
+        assert!(s.above_chance(LEVEL) && !s.shows_memory(LEVEL));
+        // VSR with L = 3: three right is p = 1/729 against chance, 1/27 against the memoryless 1/3 each.
+        let l3 = Conditions { list_length: Some(3), ..Default::default() };
+        let s = task_significance(TaskId::Vsr, &[row("VSR", l3.clone(), &["1", "4", "7"], &[true; 3])]).unwrap();
+        assert!((s.memoryless - 1.0 / 3.0).abs() < 1e-12);
+        assert!((s.p_above_memoryless - 1.0 / 27.0).abs() < 1e-12);
+        // 60 lists of three all right: memory, at any level.
+        let rows: Vec<TrialRow> = (0..60).map(|_| row("VSR", l3.clone(), &["1", "4", "7"], &[true; 3])).collect();
+        let s = task_significance(TaskId::Vsr, &rows).unwrap();
+        assert!(s.shows_memory(LEVEL) && s.above_chance(LEVEL));
+        // Where the baseline is chance (SC), both tests agree.
+        let rows: Vec<TrialRow> = (0..10).map(|i| row("SC", Conditions::default(), &["1"], &[i < 8])).collect();
+        let s = task_significance(TaskId::Sc, &rows).unwrap();
+        assert_eq!((s.memoryless, s.p_above_memoryless), (s.chance, s.p_above_chance));
+        // CD-Orientation: a rotated bar shows in the probe, so nothing there shows memory.
+        let s4 = Conditions { set_size: Some(4), ..Default::default() };
+        let rows: Vec<TrialRow> = (0..50).map(|_| row("CD-Orientation", s4.clone(), &["1"], &[true])).collect();
+        let s = task_significance(TaskId::CdOrientation, &rows).unwrap();
+        assert!(s.above_chance(LEVEL) && !s.shows_memory(LEVEL) && s.memoryless == 1.0);
+    }
+
+    #[test]
+    fn record_significance_takes_the_runs_parameters() {
+        // SMU with 16 updates and one box: 16 moves, not 8, before the probe.
+        let mut spec = TaskSpec::new(TaskId::Smu);
+        spec.set("updates", "16").unwrap();
+        let s1 = Conditions { set_size: Some(1), ..Default::default() };
+        let mut record = ResultRecord::new(
+            crate::record::Subject::Person { id: "p".into() },
+            "SMU",
+            crate::record::RunConfig { seed: 1, tasks: vec![spec], ..Default::default() },
+        );
+        record.trials = vec![row("SMU", s1, &["4"], &[true])];
+        let s = &record_significance(&record)[0];
+        assert!((s.memoryless - memoryless::smu_best(16)).abs() < 1e-15);
+        let own = task_significance(TaskId::Smu, &record.trials).unwrap();
+        assert!((own.memoryless - memoryless::smu_best(8)).abs() < 1e-15);
     }
 }
