@@ -472,12 +472,17 @@ fn bench_prints_one_line_per_task_and_joint_lines() {
     assert!(one.starts_with("CD-Gap"), "{one}");
 }
 
+/// `wmlab stats` with piped stdin and stdout.
+fn spawn_stats() -> std::process::Child {
+    use std::process::Stdio;
+    Command::new(env!("CARGO_BIN_EXE_wmlab")).arg("stats").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap()
+}
+
 /// `wmlab stats` end to end: every SciPy reference request through the binary, plus a bad line in the
 /// middle that answers with an error on its own line while the rest go on.
 #[test]
 fn stats_answers_every_line_in_order_as_scipy_does() {
     use std::io::Write;
-    use std::process::Stdio;
     let reference = include_str!("../../core/tests/data/stats_reference.jsonl");
     let cases: Vec<serde_json::Value> = reference.lines().skip(1).map(|l| serde_json::from_str(l).unwrap()).collect();
     let mut input = String::new();
@@ -488,12 +493,7 @@ fn stats_answers_every_line_in_order_as_scipy_does() {
         input.push_str(&c["request"].to_string());
         input.push('\n');
     }
-    let mut child = Command::new(env!("CARGO_BIN_EXE_wmlab"))
-        .arg("stats")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_stats();
     child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
@@ -515,13 +515,7 @@ fn stats_answers_every_line_in_order_as_scipy_does() {
 #[test]
 fn stats_answers_each_line_before_the_input_ends() {
     use std::io::{BufRead, BufReader, Write};
-    use std::process::Stdio;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_wmlab"))
-        .arg("stats")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_stats();
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(b"{\"test\":\"t1\",\"a\":[1,2,3],\"mu\":0}\n").unwrap();
     stdin.flush().unwrap();
