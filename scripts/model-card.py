@@ -43,7 +43,8 @@ def main():
     for t in e["tasks"]:
         if t["accuracy"] is None:
             continue
-        tests.append({k: t[k] for k in ("task", "accuracy", "chance", "responses", "p_above_chance")})
+        tests.append({k: t[k] for k in ("task", "accuracy", "chance", "responses", "p_above_chance",
+                                        "memoryless", "p_above_memoryless")})
         above = t["p_above_chance"] < level
         for row in t["table_a3"]:
             if row.get("m_a") is None or row.get("h_a") is None:
@@ -61,6 +62,7 @@ def main():
             })
     ids = e.get("trained_tasks") or [t["task"] for t in tests]
     n_above = sum(1 for t in tests if t["p_above_chance"] < level)
+    n_memory = sum(1 for t in tests if t["p_above_memoryless"] < level)
     card = {
         "file": a.name + ".wmlabnn",
         "title": a.title,
@@ -76,6 +78,7 @@ def main():
         "seed": train.get("seed"),
         "test_trials_per_task": e["trials_per_task"],
         "above_chance": f"{n_above} of {len(tests)}",
+        "shows_memory": f"{n_memory} of {len(tests)}",
         "test": tests,
         "effects": effects,
         "notes": a.notes,
@@ -93,13 +96,16 @@ def main():
           f"{(card['wall_time_s'] or 0) / 60:.1f} min on {a.hardware}; seed {card['seed']}.",
           f"- Storage: {card['storage']}.",
           f"- Test: `wmlab eval --n {card['test_trials_per_task']}` (test split); **{card['above_chance']} ids above chance** "
-          f"(one-sided exact test, p < {level}).", ""]
+          f"(one-sided exact test, p < {level}); **{card['shows_memory']} show memory** (also above the "
+          f"best a subject seeing only the current frame can do, `core::chance::memoryless`).", ""]
     if a.notes:
         md += [a.notes, ""]
-    md += ["| task | test accuracy | chance | responses | p (above chance) |", "|---|---|---|---|---|"]
+    md += ["| task | test accuracy | chance | responses | p (above chance) | memoryless | p (above memoryless) |",
+           "|---|---|---|---|---|---|---|"]
+    fmt_p = lambda p: '< 1e-300' if p == 0 else f'{p:.2g}'
     for t in tests:
-        p = t['p_above_chance']
-        md.append(f"| {t['task']} | {t['accuracy']:.3f} | {t['chance']:.3f} | {t['responses']} | {'< 1e-300' if p == 0 else f'{p:.2g}'} |")
+        md.append(f"| {t['task']} | {t['accuracy']:.3f} | {t['chance']:.3f} | {t['responses']} | {fmt_p(t['p_above_chance'])} "
+                  f"| {t['memoryless']:.3f} | {fmt_p(t['p_above_memoryless'])} |")
     md += ["", "Fig. 4 effects (network slope against the human slope, Table A3):", ""]
     md += [f"- {'✓' if x['shown'] else '✗'} {x['effect']}: {x['detail']}" for x in effects] or ["- none measurable"]
     md += ["", "Training configuration:", "", "```json", json.dumps(train, indent=1), "```", ""]

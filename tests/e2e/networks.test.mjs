@@ -407,7 +407,10 @@ test('pretrained model: card, load, evaluation with chance marks', LONG, async (
   assert.equal(Number(sts[4]), 0.5);
   assert.match(sts[7], /above chance/);
   for (const r of rows) assert.ok(Number(r[3]) >= 0 && Number(r[3]) <= 1, JSON.stringify(r));
-  assert.match(await page.textContent('#nn-above-count'), /of 14 task ids above chance/);
+  assert.match(await page.textContent('#nn-above-count'), /of 14 task ids above chance \(.*\); \d+ show memory/);
+  // STS at about 0.73 is above guessing (1/2) but not above the 3/4 its frames give without memory.
+  assert.equal(await page.$eval('#nn-eval-table tr[data-task="STS"]', (tr) => tr.dataset.memory), 'false');
+  assert.match(sts[7], /no memory shown \(the current frame alone gives 0\.7\d\d\)/);
   await page.waitForSelector('#nn-eval #charts canvas[data-drawn="true"]', LONG);
   const panels = await page.$$eval('#nn-eval #charts canvas', (cs) => cs.map((c) => c.dataset.panel));
   assert.ok(panels.includes('VSR'), JSON.stringify(panels));

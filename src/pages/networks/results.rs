@@ -116,18 +116,47 @@ fn starred(
 
 /// One table row of a task's accuracy beside chance (an evaluation, or a model card's test results):
 /// task, accuracy, chance, responses, p and the above-chance mark.
-pub fn significance_row(task: String, accuracy: f64, chance: f64, responses: u64, p: f64) -> impl IntoView {
+/// One task's row: accuracy beside chance, and where known (`memory`: the memoryless baseline and the
+/// p of the accuracy above it) whether it shows memory, i.e. beats the best a subject seeing only the
+/// current frame can do (`core::chance::memoryless`).
+pub fn significance_row(
+    task: String,
+    accuracy: f64,
+    chance: f64,
+    responses: u64,
+    p: f64,
+    memory: Option<(f64, f64)>,
+) -> impl IntoView {
     let above = p < SIGNIFICANCE;
+    let shows = memory.map(|(_, pm)| pm < SIGNIFICANCE);
     let label = task.clone();
+    let mark = match (above, shows) {
+        (false, _) => "– chance".to_string(),
+        (true, None) => "✓ above chance".to_string(),
+        (true, Some(true)) => "✓ above chance · shows memory".to_string(),
+        (true, Some(false)) => format!(
+            "✓ above chance · no memory shown (the current frame alone gives {:.3})",
+            memory.map_or(0.0, |(m, _)| m)
+        ),
+    };
+    let title = match memory {
+        Some((m, pm)) => format!(
+            "one-sided exact tests, p < 0.01: against guessing p = {}; against the best a subject with no memory of \
+             the earlier frames can do ({m:.3}) p = {}",
+            fmt_p(p),
+            fmt_p(pm)
+        ),
+        None if above => "above chance (one-sided exact test, p < 0.01)".to_string(),
+        None => "not distinguishable from guessing at p < 0.01".to_string(),
+    };
     view! {
-        <tr data-task=task data-above=above.to_string() class:above=above>
+        <tr data-task=task data-above=above.to_string() data-memory=shows.map(|s| s.to_string()) class:above=above>
             <td>{label}</td>
             <td class="num">{format!("{accuracy:.3}")}</td>
             <td class="num">{format!("{chance:.3}")}</td>
             <td class="num">{responses}</td>
             <td class="num">{fmt_p(p)}</td>
-            <td class="mark" title=if above { "above chance (one-sided exact test, p < 0.01)" } else { "not distinguishable from guessing at p < 0.01" }>
-                {if above { "✓ above chance" } else { "– chance" }}</td>
+            <td class="mark" title=title>{mark}</td>
         </tr>
     }
 }
@@ -138,7 +167,10 @@ pub fn model_card(c: ModelCard) -> impl IntoView {
     let rows = c
         .test
         .into_iter()
-        .map(|t| significance_row(t.task, t.accuracy, t.chance, t.responses, t.p_above_chance))
+        .map(|t| {
+            let memory = t.memoryless.zip(t.p_above_memoryless);
+            significance_row(t.task, t.accuracy, t.chance, t.responses, t.p_above_chance, memory)
+        })
         .collect_view();
     let effects = c
         .effects
@@ -154,6 +186,9 @@ pub fn model_card(c: ModelCard) -> impl IntoView {
                 " · " {c.trials_seen} " trials seen in " {format!("{:.0}", c.wall_time_s / 60.0)}
                 " min on " {c.hardware} " · " {c.storage}</p>
             <p class="small">{c.notes}</p>
+            <p id="nn-card-counts">{format!("Test: {} ids above chance", c.above_chance)}
+                {(!c.shows_memory.is_empty()).then(|| format!("; {} show memory (above what the current frame alone gives)", c.shows_memory))}
+                "."</p>
             <table class="summary"><thead><tr><th>"task"</th><th>"test accuracy"</th><th>"chance"</th><th>"responses"</th><th>"p"</th><th></th></tr></thead>
                 <tbody>{rows}</tbody></table>
             <ul class="effects">{effects}</ul>

@@ -15,6 +15,10 @@ pub struct CardTest {
     pub chance: f64,
     pub responses: u64,
     pub p_above_chance: f64,
+    /// The best accuracy from the current frame alone (`core::chance::memoryless`); absent on cards
+    /// made before it.
+    pub memoryless: Option<f64>,
+    pub p_above_memoryless: Option<f64>,
 }
 
 /// One behavioural effect of the paper, and whether the model shows it.
@@ -47,6 +51,8 @@ pub struct ModelCard {
     pub test_trials_per_task: u64,
     /// `8 of 14`.
     pub above_chance: String,
+    /// `4 of 14`: above the memoryless baseline too.
+    pub shows_memory: String,
     pub test: Vec<CardTest>,
     pub effects: Vec<CardEffect>,
     pub notes: String,
