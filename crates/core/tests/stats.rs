@@ -109,3 +109,29 @@ fn mann_whitney_p_is_one_when_u_sits_at_its_mean() {
     let r = stats::mann_whitney(&[1.0, 2.0, 3.0, 4.0], &[1.5, 2.5, 3.5]).unwrap();
     assert!((r.statistic - 6.0).abs() < 1e-12 && r.p == 1.0, "U {} p {}", r.statistic, r.p);
 }
+
+/// The binomial tail is a closed form (the regularized incomplete beta), in constant time: n = 2⁶⁴ − 1
+/// answers at once (the sum it replaces never ended), and small n agree with the exact sum.
+#[test]
+fn binomial_tail_is_constant_time_and_exact_for_small_n() {
+    let t = std::time::Instant::now();
+    let p = stats::binom_greater(u64::MAX / 2, u64::MAX, 0.5).unwrap();
+    assert!((0.0..=1.0).contains(&p), "{p}");
+    assert!(stats::binom_greater(u64::MAX, u64::MAX, 0.5).unwrap() < 1e-300);
+    assert!(t.elapsed().as_secs_f64() < 1.0, "{:?}", t.elapsed());
+    let exact = |n: u64, p: f64, k: u64| -> f64 {
+        let mut c = 1.0f64; // C(n, 0)
+        let mut total = 0.0;
+        for i in 0..=n {
+            if i >= k {
+                total += c * p.powi(i as i32) * (1.0 - p).powi((n - i) as i32);
+            }
+            c = c * (n - i) as f64 / (i + 1) as f64;
+        }
+        total
+    };
+    for (n, p, k) in [(10, 0.5, 7), (40, 1.0 / 9.0, 9), (60, 0.25, 30), (25, 0.9, 25), (100, 0.5, 50)] {
+        let (got, want) = (stats::binom_greater(k, n, p).unwrap(), exact(n, p, k));
+        assert!((got - want).abs() <= 1e-12 + 1e-9 * want, "n {n} p {p} k {k}: {got} against {want}");
+    }
+}
