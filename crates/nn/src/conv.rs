@@ -90,7 +90,7 @@ fn burn_relu_max_pool<B: Backend>(x: FloatTensor<B>) -> FloatTensor<B> {
 /// Its input gradient in burn's ops.
 fn burn_relu_max_pool_dx<B: Backend>(x: FloatTensor<B>, g: FloatTensor<B>) -> FloatTensor<B> {
     let r = B::relu(x);
-    let out = B::max_pool2d_with_indices(r.clone(), [2, 2], [2, 2], [0, 0], [1, 1], false, IntDType::I64);
+    let out = B::max_pool2d_with_indices(r.clone(), [2, 2], [2, 2], [0, 0], [1, 1], false, IntDType::I32);
     let dr = B::max_pool2d_with_indices_backward(r.clone(), [2, 2], [2, 2], [0, 0], [1, 1], false, g, out.indices);
     B::relu_backward(r, dr.x_grad)
 }
