@@ -3,9 +3,11 @@
 # has CUDA, PyTorch and a Vulkan driver but no Rust registry:
 #
 #   scripts/gpu-check.sh build   here: builds the step benchmark (crates/nn/examples/bench.rs, --profile
-#                                native) twice, with wgpu + CUDA + fusion and with burn's autotune added,
-#                                strips both into gpu-bin/ (git-ignored; about 2 × 25 MB) and checks they
-#                                stay under the 64 MiB that travel to the GPU machine
+#                                native) twice, with wgpu + fusion and with burn's autotune added, strips
+#                                both into gpu-bin/ (git-ignored) and checks they stay under the 64 MiB
+#                                that travel to the GPU machine. WMLAB_GPU_CUDA=1 adds burn's CUDA backend
+#                                to both: cubecl-cuda 0.11's build script downloads Tracel's LLVM bundle,
+#                                so that needs a build machine with internet access (not this project's)
 #   scripts/gpu-check.sh run     on the GPU machine (the device tool: carry gpu-bin; about 5 minutes):
 #                                  - nvidia-smi -L
 #                                  - LSTM-256 and TRF-256 at the paper's batch (140 trials, 10 per task id)
@@ -28,8 +30,9 @@ case "${1:-}" in
 build)
   source "$here/scripts/env.sh"
   mkdir -p "$bin"
-  base=(--locked --profile native -p wmlab-nn --example bench --no-default-features
-        --features flex,native-fast,wgpu,fusion,cuda)
+  features=flex,native-fast,wgpu,fusion
+  [ "${WMLAB_GPU_CUDA:-0}" = 1 ] && features="$features,cuda"
+  base=(--locked --profile native -p wmlab-nn --example bench --no-default-features --features "$features")
   for variant in plain autotune; do
     extra=()
     [ "$variant" = autotune ] && extra=(--features autotune)
@@ -56,9 +59,9 @@ run)
   echo "== $(date -u +%FT%TZ) $(hostname)"
   nvidia-smi -L || true
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
-  echo "== wgpu and cuda, autotune off"
+  echo "== wgpu (and cuda where built in), autotune off"
   WMLAB_BENCH_LENS="$lens" timeout 150 "$bin/bench-plain" "$steps" || echo "(exit $?)"
-  echo "== wgpu and cuda, autotune on (the first steps tune)"
+  echo "== the same, autotune on (the first steps tune)"
   timeout 200 "$bin/bench-autotune" "$((steps + 2))" || echo "(exit $?)"
   echo "== kernels per step and per phase, autotune off (2 steps; times here include the log's waits)"
   WMLAB_BENCH_KERNELS=1 timeout 90 "$bin/bench-plain" 2 || echo "(exit $?)"
