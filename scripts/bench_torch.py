@@ -10,7 +10,7 @@ k-way heads), on the CPU with as many threads as the Rust run.
 
 Two ways to run the conv stack, printed separately:
   * `same-work`: only the trials' real frames plus one black padding frame, as `wmlab_nn` does
-    (`WormModel::step_features`), with the trial lengths of the Rust bench's batches (--lens; step i
+    (`model::StepFrames`), with the trial lengths of the Rust bench's batches (--lens; step i
     uses batch i, so both do the same work step by step);
   * `reference`: all 20 frames of every trial, as the published code does.
 

@@ -241,11 +241,13 @@ pub fn joint_trials(
     per_task: usize,
     split_size: Option<u64>,
 ) -> Vec<Trial> {
-    joint_trials_in(specs, seed, split, step, per_task, split_size, None)
+    joint_trials_in(specs, seed, split, step, per_task, split_size, false, None)
 }
 
-/// [`joint_trials`], with each spec's trial indices moved into its `easy` cells
-/// ([`TaskSpec::easy_index`]) when given (one list per spec): the curriculum's first steps.
+/// [`joint_trials`], walking the split in a fresh random order each epoch per task id when
+/// `shuffle_epochs` ([`shuffled_index`], instead of [`spread_index`]), and with each spec's trial
+/// indices moved into its `easy` cells ([`TaskSpec::easy_index`]) when given (one list per spec): the
+/// curriculum's first steps.
 pub fn joint_trials_in(
     specs: &[TaskSpec],
     seed: u64,
@@ -253,6 +255,7 @@ pub fn joint_trials_in(
     step: u64,
     per_task: usize,
     split_size: Option<u64>,
+    shuffle_epochs: bool,
     easy: Option<&[Vec<usize>]>,
 ) -> Vec<Trial> {
     let mut out = Vec::with_capacity(specs.len() * per_task);
@@ -260,6 +263,7 @@ pub fn joint_trials_in(
         for j in 0..per_task as u64 {
             let k = step * per_task as u64 + j;
             let mut idx = match split_size.filter(|&n| n > 0) {
+                Some(n) if shuffle_epochs => shuffled_index(seed, spec.id.ordinal() as u64, k, n),
                 Some(n) => spread_index(k, n),
                 None => k,
             };

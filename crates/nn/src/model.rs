@@ -432,40 +432,6 @@ impl WormModel {
         self.proj.forward(x.reshape([n, c * s1 * s2]))
     }
 
-    /// Features of every step `[B * T, D]`. Padding steps (at or after a trial's `seq_len`) are the black
-    /// padding frame by definition, so the conv stack runs once on the real frames plus one black frame,
-    /// and padding steps reuse the black frame's features: the same result as running every padded
-    /// frame, for a fraction of the work (trials are often much shorter than 20 steps).
-    pub fn step_features(&self, frames: Tensor<4>, seq_len: &[usize], t: usize) -> Tensor<2> {
-        let [n, c, h, w] = frames.dims();
-        let device = frames.device();
-        let mut real = Vec::with_capacity(n);
-        let mut index = Vec::with_capacity(n);
-        for (i, &len) in seq_len.iter().enumerate() {
-            for s in 0..t {
-                if s < len {
-                    index.push(real.len() as i64);
-                    real.push((i * t + s) as i64);
-                } else {
-                    index.push(-1);
-                }
-            }
-        }
-        if real.len() == n {
-            return self.features(frames);
-        }
-        let n_real = real.len();
-        let black = Tensor::<4>::zeros([1, c, h, w], &device);
-        let x = if n_real == 0 {
-            black
-        } else {
-            let sel = frames.select(0, Tensor::<1, Int>::from_data(TensorData::new(real, [n_real]), &device));
-            Tensor::cat(vec![sel, black], 0)
-        };
-        let index: Vec<i64> = index.into_iter().map(|k| if k < 0 { n_real as i64 } else { k }).collect();
-        self.features(x).select(0, Tensor::<1, Int>::from_data(TensorData::new(index, [n]), &device))
-    }
-
     /// Memory states `[B, T, C]` for a batch.
     pub fn hidden(&self, input: &ModelInput) -> Tensor<3> {
         let (feats, b, t, device) = match (&input.frames, &input.words) {

@@ -357,22 +357,6 @@ impl Trainer {
 
     /// The training batch of a step.
     pub fn train_batch(&self, step: usize) -> Batch {
-        if self.config.shuffle_epochs == Some(true) && self.config.train_size > 0 {
-            let n = self.config.train_size;
-            let per = self.config.per_task as u64;
-            let trials: Vec<_> = self
-                .specs
-                .iter()
-                .flat_map(|spec| {
-                    (0..per).map(move |j| {
-                        let k = step as u64 * per + j;
-                        let idx = crate::batch::shuffled_index(self.config.seed, spec.id.ordinal() as u64, k, n);
-                        spec.trial(self.config.seed, Split::Train, idx)
-                    })
-                })
-                .collect();
-            return Batch::from_trials(&trials);
-        }
         let easy = self.config.curriculum.is_some_and(|n| step < n).then_some(self.easy.as_slice());
         Batch::from_trials(&joint_trials_in(
             &self.specs,
@@ -381,6 +365,7 @@ impl Trainer {
             step as u64,
             self.config.per_task,
             Some(self.config.train_size),
+            self.config.shuffle_epochs == Some(true),
             easy,
         ))
     }

@@ -281,9 +281,7 @@ fn padding_shortcut_equals_full_features() {
     let n = batch.size * MAX_STEPS;
     let frames = Tensor::<1>::from_data(TensorData::new(batch.frames.clone(), [n * 3 * 32 * 32]), &device)
         .reshape([n, 3, 32, 32]);
-    let full = model.features(frames.clone()).into_data().try_to_vec::<f32>().unwrap();
-    let fast = model.step_features(frames, &batch.seq_len, MAX_STEPS).into_data().try_to_vec::<f32>().unwrap();
-    close(&full, &fast, 1e-5, "features");
+    let full = model.features(frames).into_data().try_to_vec::<f32>().unwrap();
     // What the model runs: the uploaded real frames and the black one, then each step's row.
     let up = ModelInput::from_batch(&batch, &device).frames.unwrap();
     let stepped = model.features(up.real).select(0, up.index.unwrap()).into_data().try_to_vec::<f32>().unwrap();
