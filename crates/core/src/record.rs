@@ -273,7 +273,7 @@ impl ResultRecord {
                     format!("JSON document {} is not valid JSON ({e})", i + 1)
                 })
             })?;
-            let r = ResultRecord::from_json(&doc.to_string()).map_err(|e| match e {
+            let r = ResultRecord::from_value(doc).map_err(|e| match e {
                 RecordError::Invalid(m) if i > 0 => RecordError::Invalid(format!("record {}: {m}", i + 1)),
                 e => e,
             })?;
@@ -293,6 +293,11 @@ impl ResultRecord {
     pub fn from_json(text: &str) -> Result<ResultRecord, RecordError> {
         let v: serde_json::Value = serde_json::from_str(text)
             .map_err(|e| RecordError::Invalid(format!("the text is not valid JSON ({e})")))?;
+        ResultRecord::from_value(v)
+    }
+
+    /// [`ResultRecord::from_json`] on JSON already parsed.
+    fn from_value(v: serde_json::Value) -> Result<ResultRecord, RecordError> {
         check_texts(&v)?;
         let schema = v
             .get("schema")
