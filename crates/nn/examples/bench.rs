@@ -129,13 +129,7 @@ fn main() {
     let archs: Vec<Arch> = std::env::var("WMLAB_BENCH_ARCHS")
         .unwrap_or_else(|_| "lstm,trf".into())
         .split(',')
-        .map(|a| match a.trim() {
-            "lstm" => Arch::Lstm,
-            "trf" => Arch::Trf,
-            "gru" => Arch::Gru,
-            "rnn" => Arch::Rnn,
-            other => panic!("WMLAB_BENCH_ARCHS: {other:?} is not lstm, trf, gru or rnn"),
-        })
+        .map(|a| Arch::parse(a).unwrap_or_else(|| panic!("WMLAB_BENCH_ARCHS: {a:?} is not lstm, trf, gru or rnn")))
         .collect();
     for (name, plain) in devices {
         println!("backend {name}: {plain:?}");
