@@ -81,9 +81,9 @@ fn forward<B: Backend>(xp: FloatTensor<B>, wh: FloatTensor<B>) -> (FloatTensor<B
     let (b, t, c) = (dims[0], dims[1], dims[2] / 4);
     let dtype = xp.dtype().into();
     let device = xp.device();
-    // σ(s·g)·m + o: σ for the gates; 2σ(2g) − 1 = tanh(g) for the candidate.
-    let (s, m, o) =
-        (per_block::<B>(c, 1.0, 2.0, &xp), per_block::<B>(c, 1.0, 2.0, &xp), per_block::<B>(c, 0.0, -1.0, &xp));
+    // σ(s·g)·s + o, s = 1 and o = 0 over the gates (σ), s = 2 and o = −1 over the candidate: 2σ(2g) − 1 = tanh(g).
+    // The same [1, 1, 1, 2] scales the input and the output of the sigmoid.
+    let (two, o) = (per_block::<B>(c, 1.0, 2.0, &xp), per_block::<B>(c, 0.0, -1.0, &xp));
     let mut cell = B::float_zeros(shape(&[b, c]), &device, dtype);
     let mut hidden: Option<FloatTensor<B>> = None;
     let mut states = Vec::with_capacity(t);
@@ -93,7 +93,7 @@ fn forward<B: Backend>(xp: FloatTensor<B>, wh: FloatTensor<B>) -> (FloatTensor<B
             Some(h) => B::float_add(step::<B>(&xp, k), B::float_matmul(h.clone(), wh.clone())),
             None => step::<B>(&xp, k),
         };
-        let act = B::float_add(B::float_mul(B::sigmoid(B::float_mul(g, s.clone())), m.clone()), o.clone());
+        let act = B::float_add(B::float_mul(B::sigmoid(B::float_mul(g, two.clone())), two.clone()), o.clone());
         let (i, f, og, cand) = (
             block::<B>(&act, 0, b, c),
             block::<B>(&act, 1, b, c),
