@@ -6,4 +6,5 @@ pub mod network_view;
 pub mod nn_analysis;
 pub mod painter;
 pub mod responses;
+pub mod significance;
 pub mod stage;

@@ -105,6 +105,8 @@ fn record_view(state: AppState, r: ResultRecord) -> impl IntoView {
                     </table>
                 }.into_any()
             }}
+            {crate::components::significance::significance_table(&r, "record-significance", "record-above-count")
+                .map(|t| view! { <h2>"Above chance, and memory"</h2> {t} })}
             <h2>"Accuracy per condition"</h2>
             <RecordCharts record=r.clone()/>
             {wmlab_core::analysis::retention::vir_retention(&r).map(|t| view! { <p class="small" id="record-vir-retention">{t.line()}</p> })}
@@ -209,7 +211,7 @@ fn History() -> impl IntoView {
 }
 
 /// Nothing open yet: the published numbers a result will be set against (people on VSR, WorM Fig. 4,
-/// with the chance model), and one click to each way of making a result of one's own.
+/// with the chance and memoryless models), and one click to each way of making a result of one's own.
 fn empty_state() -> impl IntoView {
     let task = StudyTask::Worm(TaskId::Vsr);
     let panels = cmp::panels(task, &[], Extras { human: true, chance: true, published: false });
@@ -222,7 +224,8 @@ fn empty_state() -> impl IntoView {
                 <li><a id="empty-networks" href="#/networks">"Train or load a network"</a></li>
                 <li><a href="#/gallery">"Make a demo result in the Task gallery"</a></li>
             </ul>
-            <p class="small">"What a result is set against: the published human numbers (WorM, Fig. 4) and the chance model. "
+            <p class="small">"What a result is set against: the published human numbers (WorM, Fig. 4), the chance model and the \
+                memoryless model (the best from the probe frame alone: on VSR, 1/L). "
                 <a href="#/compare">"Compare"</a> " draws any task's published numbers, and yours beside them."</p>
             <div class="charts" id="results-published">
                 {panels.into_iter().take(1).enumerate().map(|(i, p)| view! { <CmpChart panel=p index=i names=vec![]/> }).collect_view()}

@@ -199,8 +199,8 @@ test('a person, an LLM and a network made here are compared on one page and by l
   await page.waitForSelector('#compare[data-task="VSR"]');
   let cs = await charts(page);
   assert.deepEqual(cs.map((c) => c.panel), ['VSR']);
-  assert.deepEqual(cs[0].who, ['s0', 's1', 'human', 'chance']);
-  assert.equal(cs[0].series, 4, 'two subjects + people + chance');
+  assert.deepEqual(cs[0].who, ['s0', 's1', 'human', 'chance', 'memoryless']);
+  assert.equal(cs[0].series, 5, 'two subjects + people + chance + memoryless (1/L per list length)');
   assert.match(await page.textContent('#cmp-missing'), /smollm2/, 'the LLM is listed as not drawn on VSR');
   // WorM Fig. A4: the network's training curve (its check at step 2), whatever the task.
   await page.waitForSelector('#cmp-training[data-drawn="true"]');

@@ -43,6 +43,12 @@ test('a demo result round-trips through its share link', async () => {
   assert.equal(shown.task, 'VSR');
   assert.equal(shown.seed, '7');
   assert.ok(Number(shown.trials) >= shown.rows.length);
+  // Any result with WorM rows gets the same test against chance and the memoryless baseline.
+  const sig = await demo.page.$eval('#record-significance tr[data-task="VSR"]', (tr) =>
+    ({ above: tr.dataset.above, memory: tr.dataset.memory, cells: tr.querySelectorAll('td').length }));
+  assert.ok(['true', 'false'].includes(sig.above) && ['true', 'false'].includes(sig.memory), JSON.stringify(sig));
+  assert.equal(sig.cells, 6);
+  assert.match(await demo.page.textContent('#record-above-count'), /1 task ids above chance.*show memory/);
   for (const r of shown.rows) {
     assert.equal(r.length, 6);
     assert.ok(Number.isFinite(Number(r[4])), r.join(' | '));
@@ -61,7 +67,7 @@ test('a demo result round-trips through its share link', async () => {
   await pasted.waitForSelector('#results-empty');
   // Never empty: the published human VSR curves and the chance model are drawn, with ways to a result.
   await pasted.waitForSelector('#results-published canvas.cmp-plot[data-drawn="true"]');
-  assert.equal(await pasted.getAttribute('#results-published canvas', 'data-who'), 'human chance');
+  assert.equal(await pasted.getAttribute('#results-published canvas', 'data-who'), 'human chance memoryless');
   assert.match(await pasted.getAttribute('#empty-people', 'href'), /^#\/take\?tasks=VSR/);
   await pasted.fill('#link-input', link);
   await pasted.click('#open-link');

@@ -8,8 +8,10 @@
 //!
 //! The folder: `together_<panel>.svg` or `run<k>_<panel>.svg` (k: the record's place on the command
 //! line, from 1), `curves.csv` (run, who, panel, label, x_name, x, y), `scores.csv` (Table A3: run, who,
-//! effect, A, B, M_A, H_A, M_B, H_B, note) and `runs.csv` (run, title, file). stdout: one JSON line
-//! saying what was written.
+//! effect, A, B, M_A, H_A, M_B, H_B, note), `runs.csv` (run, title, file) and `significance.csv` (each
+//! record's WorM task ids against chance and the memoryless baseline, `wmlab_core::chance`). With
+//! `--chance` the plots add the chance model and, where it is above chance, the memoryless model.
+//! stdout: one JSON line saying what was written.
 
 use std::path::{Path, PathBuf};
 
@@ -44,7 +46,8 @@ pub struct CompareArgs {
     /// Leave out the published LLM numbers (N-back).
     #[arg(long)]
     pub no_published: bool,
-    /// Draw the chance model.
+    /// Draw the chance model, and the memoryless model (the best from the current frame alone) where
+    /// it is above chance.
     #[arg(long)]
     pub chance: bool,
     /// Output folder (made if missing).
@@ -178,8 +181,26 @@ pub fn run(a: &CompareArgs) -> Result<(), String> {
             push_csv_row(&mut scores, &row);
         }
     }
+    // Every chosen record against chance and the memoryless baseline: the one function the Results and
+    // Networks pages use, for people, LLMs and networks alike.
+    let mut significance = String::from(
+        "run,who,task,accuracy,chance,memoryless,responses,correct,p_above_chance,p_above_memoryless,above_chance,shows_memory\n",
+    );
+    let record_names = cmp::subject_names(&refs);
+    for (i, r) in records.iter().enumerate() {
+        for s in wmlab_core::chance::record_significance(r) {
+            let mut row = vec![(i + 1).to_string(), record_names[i].clone(), s.task.clone()];
+            row.extend([s.accuracy, s.chance, s.memoryless].map(|v| format!("{v:.6}")));
+            row.extend([s.responses, s.correct].map(|v| v.to_string()));
+            row.extend([s.p_above_chance, s.p_above_memoryless].map(|v| format!("{v:.6e}")));
+            let level = wmlab_core::chance::LEVEL;
+            row.extend([s.above_chance(level), s.shows_memory(level)].map(|v| v.to_string()));
+            push_csv_row(&mut significance, &row);
+        }
+    }
     write("curves.csv", &curves)?;
     write("scores.csv", &scores)?;
+    write("significance.csv", &significance)?;
     write("runs.csv", &runs)?;
     let line = serde_json::json!({
         "task": task.as_str(),

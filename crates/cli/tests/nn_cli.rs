@@ -458,12 +458,23 @@ fn compare_draws_the_vsr_ablation_per_run_and_together() {
         // The run alone, the people and the chance model: three labelled groups of series.
         assert!(s.contains(&format!("data-name=\"{}\"", runs[k].replace('"', "&quot;"))), "{f}");
         assert!(s.contains("data-name=\"people (WorM)\"") && s.contains("data-name=\"chance model\""), "{f}");
+        assert!(s.contains("data-name=\"memoryless model\""), "{f}: VSR's 1/L beside chance");
         assert!(!s.contains(&format!("data-name=\"{}\"", runs[1 - k])), "{f}: only its own run");
     }
     let scores = std::fs::read_to_string(out.join("scores.csv")).unwrap();
     for who in ["1,", "2,", ",chance model,"] {
         let rows = scores.lines().filter(|l| l.starts_with(who)).count();
         assert_eq!(rows, 3, "{who}: primacy, recency, list length\n{scores}");
+    }
+    let sig = std::fs::read_to_string(out.join("significance.csv")).unwrap();
+    let rows = wmlab_core::people::dashboard::parse_csv(&sig).unwrap();
+    assert_eq!(rows[0][5], "memoryless");
+    let vsr: Vec<&Vec<String>> = rows.iter().skip(1).filter(|c| c[2] == "VSR").collect();
+    assert_eq!(vsr.len(), 2, "one VSR row per record\n{sig}");
+    for c in &vsr {
+        let (chance, memoryless): (f64, f64) = (c[4].parse().unwrap(), c[5].parse().unwrap());
+        assert!((chance - 1.0 / 9.0).abs() < 1e-6 && memoryless > chance + 0.05, "{c:?}");
+        assert!(["true", "false"].contains(&c[11].as_str()), "{c:?}");
     }
     let curves = std::fs::read_to_string(out.join("curves.csv")).unwrap();
     assert!(

@@ -25,6 +25,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::scores::{ScoreRow, chance_curves, chance_level, table_a3};
 use crate::chart::{self, Chart, GREY, INK, Marker, Rgb, Role, palette};
+
+/// The memoryless model's colour: a warm grey beside the chance model's grey.
+pub const MEMORYLESS: Rgb = (0xa0, 0x78, 0x50);
 use crate::hash::Fnv64;
 use crate::llm::nback::reported_summary;
 use crate::people::reference::{Curve, human_curves, subject_curves};
@@ -268,6 +271,9 @@ pub enum Who {
     Human,
     /// The chance model.
     Chance,
+    /// The memoryless model: the best a subject can do from the current frame alone
+    /// ([`memoryless_model`]).
+    Memoryless,
     /// Published numbers of a language model (N-back; the model's name).
     Published(String),
 }
@@ -279,6 +285,7 @@ impl Who {
             Who::Subject(i) => names.get(*i).cloned().unwrap_or_else(|| format!("result {}", i + 1)),
             Who::Human => "people (WorM)".into(),
             Who::Chance => "chance model".into(),
+            Who::Memoryless => "memoryless model".into(),
             Who::Published(m) => format!("{m} (published)"),
         }
     }
@@ -290,6 +297,7 @@ impl Who {
             Who::Subject(i) => palette(*i),
             Who::Human => INK,
             Who::Chance => GREY,
+            Who::Memoryless => MEMORYLESS,
             Who::Published(_) => [(0x7f, 0x7f, 0x00), (0x55, 0x55, 0x55)][published_index % 2],
         }
     }
@@ -300,6 +308,7 @@ impl Who {
             Who::Subject(i) => format!("s{i}"),
             Who::Human => "human".into(),
             Who::Chance => "chance".into(),
+            Who::Memoryless => "memoryless".into(),
             Who::Published(m) => format!(
                 "pub-{}",
                 m.to_ascii_lowercase()
@@ -343,7 +352,7 @@ impl Panel {
             }
             let role = match s.who {
                 Who::Subject(_) => Role::Subject,
-                Who::Chance => Role::Chance,
+                Who::Chance | Who::Memoryless => Role::Chance,
                 Who::Human | Who::Published(_) => Role::Reference,
             };
             let mut first = true;
@@ -500,6 +509,40 @@ pub fn chance_model(task: StudyTask, subjects: &[Vec<Curve>]) -> Vec<Curve> {
         .collect()
 }
 
+/// The memoryless model's curves for `task`: on the chance model's axes, the best accuracy from the
+/// current frame alone ([`crate::chance::memoryless::point_memoryless`], reference task parameters),
+/// keeping only the curves where it is above the chance model somewhere (VSR, LSR, SMU, STS, CS, SI and
+/// the CD ids whose changes can show in the probe). Empty for N-back and the tasks where it equals chance.
+pub fn memoryless_model(task: StudyTask, subjects: &[Vec<Curve>]) -> Vec<Curve> {
+    let Some(id) = task.worm() else { return Vec::new() };
+    chance_model(task, subjects)
+        .into_iter()
+        .filter_map(|c| {
+            let points: Vec<(f64, f64)> = c
+                .points
+                .iter()
+                .map(|&(x, _)| Some((x, crate::chance::memoryless::point_memoryless(id, &c.label, x)?)))
+                .collect::<Option<_>>()?;
+            let above = points.iter().zip(&c.points).any(|(m, ch)| m.1 > ch.1 + 1e-9);
+            let range =
+                points.iter().map(|p| p.1).fold((f64::INFINITY, f64::NEG_INFINITY), |r, y| (r.0.min(y), r.1.max(y)));
+            let level = if range.1 - range.0 < 1e-9 {
+                format!("{:.4}", range.0)
+            } else {
+                format!("{:.4}–{:.4}", range.0, range.1)
+            };
+            above.then(|| Curve {
+                points,
+                note: Some(format!(
+                    "memoryless model: accuracy {level}, the best from the current frame alone (no memory of the \
+                     trial's earlier frames; reference task parameters)"
+                )),
+                ..c
+            })
+        })
+        .collect()
+}
+
 /// What to draw besides the subjects.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Extras {
@@ -523,6 +566,10 @@ pub fn panels(task: StudyTask, subjects: &[Vec<Curve>], extras: Extras) -> Vec<P
     }
     if extras.chance {
         series.push((Who::Chance, chance_model(task, subjects)));
+        let memoryless = memoryless_model(task, subjects);
+        if !memoryless.is_empty() {
+            series.push((Who::Memoryless, memoryless));
+        }
     }
     let mut out: Vec<Panel> = Vec::new();
     for (who, curves) in series {
@@ -1037,7 +1084,7 @@ mod tests {
             assert_eq!(run.title, titles[run.subject]);
             assert_eq!(run.panels.len(), 1);
             let keys: Vec<String> = run.panels[0].series.iter().map(|s| s.who.key()).collect();
-            assert_eq!(keys, [format!("s{}", run.subject), "human".into(), "chance".into()]);
+            assert_eq!(keys, [format!("s{}", run.subject), "human".into(), "chance".into(), "memoryless".into()]);
             assert_eq!(run.panels[0].subjects(), [run.subject]);
             assert_eq!(run.panels[0].labels.len(), 4, "a curve per list length, as Fig. A7");
             // The run keeps its colour of the together layout.
@@ -1077,6 +1124,45 @@ mod tests {
         let levels: Vec<(String, f64)> = m.iter().map(|c| (c.label.clone(), c.points[0].1)).collect();
         assert_eq!(levels, vec![("list_length=2".into(), 0.5), ("list_length=8".into(), 0.125)]);
         assert!(m.iter().all(|c| c.points.iter().all(|p| p.1 == c.points[0].1)));
+    }
+
+    #[test]
+    fn memoryless_line_beside_chance_where_they_differ() {
+        // VSR: 1/L per list length, above chance's 1/9, on the human axes.
+        let m = memoryless_model(VSR, &[]);
+        assert_eq!(m.len(), 4);
+        for c in &m {
+            let l: f64 = c.label.strip_prefix("list_length=").unwrap().parse().unwrap();
+            assert!(c.points.iter().all(|p| (p.1 - 1.0 / l).abs() < 1e-12), "{c:?}");
+            assert!(c.note.as_ref().unwrap().starts_with("memoryless model"));
+        }
+        let ps = panels(VSR, &[], Extras { human: true, chance: true, published: false });
+        let keys: Vec<String> = ps[0].series.iter().map(|s| s.who.key()).collect();
+        assert_eq!(keys, ["human", "chance", "memoryless"]);
+        let chart = ps[0].chart(&[]);
+        let line = chart.series.iter().find(|s| s.name == "memoryless model").unwrap();
+        assert_eq!((line.role, line.colour), (Role::Chance, Some(MEMORYLESS)));
+        // Not without the chance model, and not where the two are equal (VIR, SC; CD-Color; N-back).
+        let ps = panels(VSR, &[], Extras { human: true, chance: false, published: false });
+        assert!(ps.iter().all(|p| p.series.iter().all(|s| s.who != Who::Memoryless)));
+        for t in [TaskId::Vir, TaskId::Sc, TaskId::CdColor, TaskId::CdGap] {
+            assert!(memoryless_model(StudyTask::Worm(t), &[]).is_empty(), "{t:?}");
+        }
+        assert!(memoryless_model(VERBAL, &[]).is_empty());
+        // CD-Size: above ½ and growing with the set size (more of the resized bars show).
+        let cd = memoryless_model(StudyTask::Worm(TaskId::CdSize), &[]);
+        assert_eq!(cd.len(), 1);
+        assert!(cd[0].points.windows(2).all(|w| w[1].1 > w[0].1 && w[0].1 > 0.5), "{:?}", cd[0].points);
+        // STS without human curves: on the subject's x values.
+        let sts = Curve {
+            panel: "STS".into(),
+            label: "all".into(),
+            x_name: "switches".into(),
+            points: vec![(0.0, 0.9), (2.0, 0.8)],
+            note: None,
+        };
+        let m = memoryless_model(StudyTask::Worm(TaskId::Sts), &[vec![sts]]);
+        assert_eq!(m[0].points, vec![(0.0, 0.75), (2.0, 0.75)]);
     }
 
     #[test]

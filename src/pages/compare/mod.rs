@@ -208,7 +208,7 @@ pub fn Compare(link: Option<String>) -> impl IntoView {
                     </select>
                 </label>
                 <label><input type="checkbox" id="cmp-chance" prop:checked=move || st.chance.get()
-                    on:change=move |ev| st.chance.set(event_target_checked(&ev))/>" chance model"</label>
+                    on:change=move |ev| st.chance.set(event_target_checked(&ev))/>" chance and memoryless models"</label>
             </div>
 
             {plots_view}
@@ -218,12 +218,16 @@ pub fn Compare(link: Option<String>) -> impl IntoView {
                 Transformer, then by capacity; Fig. A2: VSR trained jointly, alone, or with longer lists). Each run is named by \
                 its architecture, capacity, preset, steps, task subset and task parameters."</p>
             <p class="small">"Thick lines with filled markers: the chosen results, one colour each. Thin lines: people in the WorM \
-                study (dark), published LLM numbers, and the chance model (dashed grey). The marker shape tells the curves of one \
+                study (dark), published LLM numbers, the chance model (dashed grey) and the memoryless model (dashed brown). The marker shape tells the curves of one \
                 panel apart (e.g. list lengths)."</p>
             <p class="small" id="cmp-chance-explained">"The chance model guesses among the answers a participant can give: 1/2 for \
                 the yes/no tasks, 1/9 for VSR and SMU, 1/8 for each CS recall probe. The WorM paper draws CS's chance line at 0.04 \
                 (Fig. A9) without saying how it was derived; it is below what any guess among the 8 options scores, so a CS curve \
                 at 0.125 is still at chance here."</p>
+            <p class="small" id="cmp-memoryless-explained">"The memoryless model is the best a subject can do from the frame it is \
+                shown alone, with no memory of the trial's earlier frames: VSR's probe shows the L studied patterns, so naming any \
+                of them is right 1/L of the time; SMU's likeliest cell is the centre; three of four STS probes answer themselves. \
+                It is drawn where it is above chance; a curve at or below it shows no memory."</p>
 
             {move || training.get().map(|p| {
                 let subjects = p.subjects().iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",");

@@ -4,12 +4,12 @@
 use leptos::prelude::*;
 use wmlab_core::TaskId;
 use wmlab_core::analysis::retention::vir_retention;
-use wmlab_core::chance::{LEVEL as SIGNIFICANCE, record_significance};
 
-use super::results::{a3_table, significance_row};
+use super::results::a3_table;
 use super::state::Net;
 use crate::components::chart::RecordCharts;
 use crate::components::nn_analysis::NnAnalysis;
+use crate::components::significance::significance_table;
 use crate::platform::nn_worker::{self as nnw, Cmd};
 use crate::platform::web;
 
@@ -65,33 +65,10 @@ impl Net {
 fn evaluation(net: Net) -> impl IntoView {
     move || {
         net.record.get().map(|r| {
-            let sig = record_significance(&r);
-            let above = sig.iter().filter(|s| s.above_chance(SIGNIFICANCE)).count();
-            let memory = sig.iter().filter(|s| s.shows_memory(SIGNIFICANCE)).count();
-            let above = format!(
-                "{above} of {} task ids above chance (one-sided exact binomial test, p < 0.01); {memory} show memory \
-                 (above the best a subject seeing only the current frame can do).",
-                sig.len()
-            );
-            let rows = sig
-                .into_iter()
-                .map(|s| {
-                    let memory = Some((s.memoryless, s.p_above_memoryless));
-                    significance_row(s.task, s.accuracy, s.chance, s.responses, s.p_above_chance, memory)
-                })
-                .collect_view();
             view! {
                 <div id="nn-eval" class="eval">
                     <h3>{format!("{}: test accuracy", r.subject.label())}</h3>
-                    <p id="nn-above-count">{above}</p>
-                    <table class="summary" id="nn-eval-table"><thead><tr><th>"task"</th><th>"accuracy"</th><th>"chance"</th>
-                        <th title="scored responses the accuracy is over">"responses"</th><th>"p (above chance)"</th><th></th></tr></thead>
-                        <tbody>{rows}</tbody></table>
-                    <p class="small">"Chance is the accuracy of guessing among the answers each step offers (½ for the yes/no \
-                        tasks, 1/9 for VSR and SMU, 1/L for LSR, 1/8 for CS recall, L/100 for SFR); p is the one-sided exact probability of \
-                        doing at least this well by guessing. Some probes can be answered from the frame shown alone (VSR's \
-                        probe shows the studied patterns, STS's diagonal markers answer alike under both rules, …): \
-                        \"shows memory\" means the accuracy is also above that memoryless best (one-sided, p < 0.01)."</p>
+                    {significance_table(&r, "nn-eval-table", "nn-above-count")}
                     <RecordCharts record=r.clone()/>
                     {vir_retention(&r).map(|t| view! { <p class="small" id="nn-vir-retention">{t.line()}</p> })}
                     {a3_table(&r)}

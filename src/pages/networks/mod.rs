@@ -27,8 +27,6 @@ mod results;
 mod state;
 use state::{Net, Phase};
 
-pub(crate) use wmlab_core::chance::LEVEL as SIGNIFICANCE;
-
 /// What is running, on which backend, and an earlier run stored in this browser.
 fn status(net: Net) -> impl IntoView {
     let saved = move || {

@@ -5,18 +5,7 @@ use leptos::prelude::*;
 use wmlab_core::nn_messages::ModelCard;
 use wmlab_core::record::ResultRecord;
 
-use super::SIGNIFICANCE;
-
-/// A p-value for a table: 3 significant digits, or "< 1e-12".
-fn fmt_p(p: f64) -> String {
-    if p < 1e-12 {
-        "< 1e-12".into()
-    } else if p < 0.001 {
-        format!("{p:.1e}")
-    } else {
-        format!("{p:.3}")
-    }
-}
+use crate::components::significance::{fmt_p, significance_row};
 
 /// Table A3 of an evaluation: slope (A) and average-accuracy (B) difference scores against the humans for
 /// every task with human curves, then CD with the five features pooled (rows from
@@ -111,53 +100,6 @@ fn starred(
     view! {
         <td class=format!("num a3-{which}") title=title data-p=p data-star=star.to_string()>
             {crate::components::format::fmt(score)}{if star { "*" } else { "" }}</td>
-    }
-}
-
-/// One table row of a task's accuracy beside chance (an evaluation, or a model card's test results):
-/// task, accuracy, chance, responses, p and the above-chance mark.
-/// One task's row: accuracy beside chance, and where known (`memory`: the memoryless baseline and the
-/// p of the accuracy above it) whether it shows memory, i.e. beats the best a subject seeing only the
-/// current frame can do (`core::chance::memoryless`).
-pub fn significance_row(
-    task: String,
-    accuracy: f64,
-    chance: f64,
-    responses: u64,
-    p: f64,
-    memory: Option<(f64, f64)>,
-) -> impl IntoView {
-    let above = p < SIGNIFICANCE;
-    let shows = memory.map(|(_, pm)| pm < SIGNIFICANCE);
-    let label = task.clone();
-    let mark = match (above, shows) {
-        (false, _) => "– chance".to_string(),
-        (true, None) => "✓ above chance".to_string(),
-        (true, Some(true)) => "✓ above chance · shows memory".to_string(),
-        (true, Some(false)) => format!(
-            "✓ above chance · no memory shown (the current frame alone gives {:.3})",
-            memory.map_or(0.0, |(m, _)| m)
-        ),
-    };
-    let title = match memory {
-        Some((m, pm)) => format!(
-            "one-sided exact tests, p < 0.01: against guessing p = {}; against the best a subject with no memory of \
-             the earlier frames can do ({m:.3}) p = {}",
-            fmt_p(p),
-            fmt_p(pm)
-        ),
-        None if above => "above chance (one-sided exact test, p < 0.01)".to_string(),
-        None => "not distinguishable from guessing at p < 0.01".to_string(),
-    };
-    view! {
-        <tr data-task=task data-above=above.to_string() data-memory=shows.map(|s| s.to_string()) class:above=above>
-            <td>{label}</td>
-            <td class="num">{format!("{accuracy:.3}")}</td>
-            <td class="num">{format!("{chance:.3}")}</td>
-            <td class="num">{responses}</td>
-            <td class="num">{fmt_p(p)}</td>
-            <td class="mark" title=title>{mark}</td>
-        </tr>
     }
 }
 

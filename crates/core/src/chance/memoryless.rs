@@ -85,12 +85,9 @@ fn cd_seen(p: &CdParams, feature: Feature, s: u8) -> f64 {
     }
 }
 
-/// CD: the memoryless best on an item with `conditions`. With `d` the share of all changes that show,
-/// the best answer is "changed" when the probe shows one and "same" otherwise, right with odds
-/// `P(same | none shows) = 1/(2 − d)`: so `1/(2 − d)` on a no-change trial and `d_f + (1 − d_f)/(2 − d)`
-/// on a change of feature f; `(1 + d)/2` on average. A row without a set size counts as the largest (12).
-fn cd_item(p: &CdParams, conditions: &Conditions) -> f64 {
-    let s = conditions.set_size.unwrap_or(12);
+/// CD: the share of all changes (of the trial's features, equally likely) that show in the probe at set
+/// size `s`.
+fn cd_shown(p: &CdParams, s: u8) -> f64 {
     let features: &[Feature] = match p.condition {
         CdCondition::Color => &[Feature::Color],
         CdCondition::Orientation => &[Feature::Orientation],
@@ -98,7 +95,16 @@ fn cd_item(p: &CdParams, conditions: &Conditions) -> f64 {
         CdCondition::Gap => &[Feature::Gap],
         CdCondition::Conjunction => &[Feature::Color, Feature::Orientation, Feature::Size, Feature::Gap],
     };
-    let d = features.iter().map(|&f| cd_seen(p, f, s)).sum::<f64>() / features.len() as f64;
+    features.iter().map(|&f| cd_seen(p, f, s)).sum::<f64>() / features.len() as f64
+}
+
+/// CD: the memoryless best on an item with `conditions`. With `d` the share of all changes that show,
+/// the best answer is "changed" when the probe shows one and "same" otherwise, right with odds
+/// `P(same | none shows) = 1/(2 − d)`: so `1/(2 − d)` on a no-change trial and `d_f + (1 − d_f)/(2 − d)`
+/// on a change of feature f; `(1 + d)/2` on average. A row without a set size counts as the largest (12).
+fn cd_item(p: &CdParams, conditions: &Conditions) -> f64 {
+    let s = conditions.set_size.unwrap_or(12);
+    let d = cd_shown(p, s);
     let unseen = if d >= 1.0 { 1.0 } else { 1.0 / (2.0 - d) };
     match conditions.changed_feature {
         None => unseen,
@@ -139,6 +145,37 @@ pub fn item_memoryless(spec: &TaskSpec, conditions: &Conditions, target: &str, s
         TaskParams::Cd(p) => cd_item(p, conditions),
         TaskParams::Si(_) => SI_SPAN_RULE,
         TaskParams::Vir(_) | TaskParams::VsRec(_) | TaskParams::Sc(_) => 0.5,
+    }
+}
+
+/// The memoryless baseline at a point of the comparison axes of task `id` (the curves of
+/// `crate::people::reference::subject_curves`: `label` names the curve, `x` is its x value), for a run
+/// with the reference parameters: the mean over that point's items, a change and no change equally
+/// likely on CD. None where the baseline equals chance by the module table (SFR, VIR, VSRec, SC) or the
+/// label does not say what it needs.
+pub fn point_memoryless(id: TaskId, label: &str, x: f64) -> Option<f64> {
+    let spec = TaskSpec::new(id);
+    let value = |key: &str| label.strip_prefix(key)?.strip_prefix('=')?.parse::<u8>().ok().filter(|&v| v >= 1);
+    let x = (x.is_finite() && (1.0..=255.0).contains(&x.round())).then(|| x.round() as u8);
+    let c = |list_length: Option<u8>, set_size: Option<u8>| Conditions { list_length, set_size, ..Default::default() };
+    match &spec.params {
+        TaskParams::Vsr(_) | TaskParams::Lsr(_) => {
+            Some(item_memoryless(&spec, &c(Some(value("list_length")?), None), "0", None))
+        }
+        // A change and no change equally often: (1/(2 − d) + d + (1 − d)/(2 − d))/2 = (1 + d)/2.
+        TaskParams::Cd(p) => Some((1.0 + cd_shown(p, x?)) / 2.0),
+        TaskParams::Smu(_) => Some(item_memoryless(&spec, &c(None, Some(x?)), "4", None)),
+        TaskParams::Cs(_) => {
+            let class = match label.split('-').next()? {
+                "Spatial" => CLASS_SPATIAL_RECALL,
+                "Visual" => CLASS_VISUAL_RECALL,
+                _ => return None,
+            };
+            Some(item_memoryless(&spec, &Conditions::default(), &class.to_string(), None))
+        }
+        TaskParams::Sts(_) => Some(item_memoryless(&spec, &Conditions::default(), "0", None)),
+        TaskParams::Si(_) => Some(SI_SPAN_RULE),
+        TaskParams::Sfr(_) | TaskParams::Vir(_) | TaskParams::VsRec(_) | TaskParams::Sc(_) => None,
     }
 }
 
@@ -241,6 +278,51 @@ mod tests {
                 assert!(near(m, 1.0 / l as f64, 1e-12));
             }
         }
+    }
+
+    #[test]
+    fn point_memoryless_is_the_mean_of_the_items_at_that_point() {
+        assert_eq!(point_memoryless(TaskId::Vsr, "list_length=4", 2.0), Some(0.25));
+        assert_eq!(point_memoryless(TaskId::Lsr, "list_length=8", 1.0), Some(0.125));
+        assert_eq!(point_memoryless(TaskId::Vsr, "all", 2.0), None, "the list length is in the label");
+        assert_eq!(point_memoryless(TaskId::Sts, "all", 3.0), Some(0.75));
+        assert_eq!(point_memoryless(TaskId::Cs, "Spatial-Visual", 3.0), Some(3.0 / 16.0));
+        assert_eq!(point_memoryless(TaskId::Cs, "Visual-Spatial", 1.0), Some(CS_VISUAL));
+        assert_eq!(point_memoryless(TaskId::Si, "all", 4.0), Some(SI_SPAN_RULE));
+        for id in [TaskId::Sfr, TaskId::Vir, TaskId::VsRec, TaskId::Sc] {
+            assert_eq!(point_memoryless(id, "all", 3.0), None, "{id:?} equals chance");
+        }
+        // CD: the mean of a no-change item and a change of each of the condition's features.
+        for id in [TaskId::CdColor, TaskId::CdOrientation, TaskId::CdSize, TaskId::CdGap, TaskId::CdConjunction] {
+            let spec = TaskSpec::new(id);
+            let TaskParams::Cd(p) = &spec.params else { unreachable!() };
+            let features: Vec<Feature> = match p.condition {
+                CdCondition::Conjunction => vec![Feature::Color, Feature::Orientation, Feature::Size, Feature::Gap],
+                CdCondition::Color => vec![Feature::Color],
+                CdCondition::Orientation => vec![Feature::Orientation],
+                CdCondition::Size => vec![Feature::Size],
+                CdCondition::Gap => vec![Feature::Gap],
+            };
+            for s in [1u8, 4, 6, 12] {
+                let at = |f: Option<Feature>| {
+                    item_memoryless(
+                        &spec,
+                        &Conditions { set_size: Some(s), changed_feature: f, ..Default::default() },
+                        "0",
+                        None,
+                    )
+                };
+                let change = features.iter().map(|&f| at(Some(f))).sum::<f64>() / features.len() as f64;
+                let want = (at(None) + change) / 2.0;
+                let got = point_memoryless(id, "feature=x", s as f64).unwrap();
+                assert!(near(got, want, 1e-12), "{id:?} s={s}: {got} vs {want}");
+            }
+        }
+        assert_eq!(point_memoryless(TaskId::CdColor, "feature=Color", 4.0), Some(0.5));
+        assert_eq!(point_memoryless(TaskId::CdOrientation, "feature=Orientation", 4.0), Some(1.0));
+        assert_eq!(point_memoryless(TaskId::CdSize, "feature=Size", 0.0), None);
+        let smu = point_memoryless(TaskId::Smu, "all", 1.0).unwrap();
+        assert!(smu > 1.0 / 9.0 + 0.05, "{smu}");
     }
 
     #[test]
