@@ -165,6 +165,11 @@ pub struct EvalArgs {
     /// retention 18).
     #[arg(long)]
     pub cd_pooled: bool,
+    /// Also run the memoryless control: the same test trials with every memory frame (every step that
+    /// is not scored) shown blank. Each task gains `control_accuracy` and `control_p_above_chance`: what
+    /// the model gets from the probe frames alone, beside the computed `memoryless` baseline.
+    #[arg(long)]
+    pub memoryless: bool,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -543,7 +548,8 @@ mod imp {
         let (path, ck) = open_checkpoint(&a.checkpoint)?;
         let dev = device(a.backend)?;
         let backend = backend_name(a.backend);
-        let total = (a.count * ck.train.task_ids().len()) as u64;
+        let per_pass = (a.count * ck.train.task_ids().len()) as u64;
+        let total = per_pass * if a.memoryless { 2 } else { 1 };
         let bar = if a.quiet {
             ProgressBar::hidden()
         } else {
@@ -563,6 +569,17 @@ mod imp {
             pollster::block_on(wmlab_nn::eval::evaluate_checkpoint(&ck, backend, a.count, &dev, &mut progress))
                 .map_err(|e| e.to_string())?
                 .ok_or("evaluation cancelled")?;
+        let control = if a.memoryless {
+            let mut progress = |done: usize, _total: usize| {
+                bar.set_position(per_pass + done as u64);
+                true
+            };
+            let blanked = wmlab_nn::eval::Trials::MemoryBlanked;
+            let r = wmlab_nn::eval::evaluate_checkpoint_on(&ck, backend, a.count, &dev, blanked, &mut progress);
+            Some(pollster::block_on(r).map_err(|e| e.to_string())?.ok_or("evaluation cancelled")?)
+        } else {
+            None
+        };
         bar.finish_and_clear();
         let secs = t0.elapsed().as_secs_f64();
         let mut record = record;
@@ -581,6 +598,7 @@ mod imp {
         let mut tasks = Vec::new();
         use wmlab_core::chance::{LEVEL, record_significance};
         let significance = record_significance(&record);
+        let control_sig = control.as_ref().map(record_significance).unwrap_or_default();
         let opts = wmlab_core::people::CurveOptions { cd_pooled: a.cd_pooled };
         // Every Table A3 row (per task id, then CD with the five features pooled, as the paper).
         let table = wmlab_core::analysis::record_table_a3_with(&record, opts);
@@ -593,7 +611,8 @@ mod imp {
                 accuracy.insert(t.as_str().into(), serde_json::json!(v));
             }
             let sig = significance.iter().find(|s| s.task == t.as_str());
-            tasks.push(serde_json::json!({
+            let control = control_sig.iter().find(|s| s.task == t.as_str());
+            let mut task = serde_json::json!({
                 "task": t.as_str(),
                 "accuracy": accuracy_of(t.as_str()),
                 "chance": sig.map(|s| s.chance),
@@ -606,10 +625,16 @@ mod imp {
                 "subject_curves": subject,
                 "human_curves": human,
                 "table_a3": a3,
-            }));
+            });
+            if a.memoryless {
+                task["control_accuracy"] = serde_json::json!(control.map(|s| s.accuracy));
+                task["control_p_above_chance"] = serde_json::json!(control.map(|s| s.p_above_chance));
+            }
+            tasks.push(task);
         }
         let above = significance.iter().filter(|s| s.above_chance(LEVEL)).count();
         let memory = significance.iter().filter(|s| s.shows_memory(LEVEL)).count();
+        let control_above = a.memoryless.then(|| control_sig.iter().filter(|s| s.above_chance(LEVEL)).count());
         let mean = record.summaries.iter().find(|s| s.metric == "mean_accuracy").map(|s| s.value);
         if let Some(out) = &a.record {
             let json = record.to_json().map_err(|e| e.to_string())?;
@@ -633,6 +658,7 @@ mod imp {
             "mean_accuracy": mean,
             "above_chance_ids": above,
             "shows_memory_ids": memory,
+            "control_above_chance_ids": control_above,
             "significance_level": LEVEL,
             "tasks": tasks,
             "table_a3": table,

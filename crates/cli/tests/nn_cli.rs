@@ -101,6 +101,16 @@ fn train_then_eval_writes_a_record() {
     assert_eq!(doc["trials_seen"], 4 * 28);
     assert!(doc["above_chance_ids"].as_u64().unwrap() <= 14);
     assert!(doc["shows_memory_ids"].as_u64().unwrap() <= doc["above_chance_ids"].as_u64().unwrap());
+    assert!(doc["control_above_chance_ids"].is_null() && vsr.get("control_accuracy").is_none(), "only when asked");
+    // The memoryless control: the same items with the memory frames blank, beside the full accuracy.
+    let control = ok(&["eval", "--checkpoint", out, "--n", "4", "--quiet", "--memoryless"]);
+    let control: serde_json::Value = serde_json::from_str(control.trim()).unwrap();
+    assert!(control["control_above_chance_ids"].as_u64().unwrap() <= 14);
+    for (t, c) in tasks.iter().zip(control["tasks"].as_array().unwrap()) {
+        assert_eq!(t["accuracy"], c["accuracy"], "the full evaluation is unchanged");
+        assert!((0.0..=1.0).contains(&c["control_accuracy"].as_f64().unwrap()), "{}", c["task"]);
+        assert!((0.0..=1.0).contains(&c["control_p_above_chance"].as_f64().unwrap()), "{}", c["task"]);
+    }
     assert!(!vsr["subject_curves"].as_array().unwrap().is_empty());
     assert!(!vsr["human_curves"].as_array().unwrap().is_empty());
     assert!(!vsr["table_a3"].as_array().unwrap().is_empty());

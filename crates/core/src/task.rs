@@ -410,6 +410,18 @@ impl Trial {
     pub fn scored_steps(&self) -> impl Iterator<Item = (usize, &Step)> {
         self.steps.iter().enumerate().filter(|(_, s)| s.scored)
     }
+    /// The memoryless control of this trial: every step that is not scored (the memory frames: study
+    /// lists, cues, updates, retention) shown as the blank gray frame (LSR: no word in any slot), the
+    /// scored steps as they are. A subject's accuracy on such trials is what it gets from the probe
+    /// frames alone (the empirical side of [`crate::chance::memoryless`]).
+    pub fn memory_blanked(&self) -> Trial {
+        let mut t = self.clone();
+        for s in t.steps.iter_mut().filter(|s| !s.scored) {
+            s.frame = Frame::blank();
+            s.words.iter_mut().for_each(|w| *w = crate::tasks::lsr::NO_WORD);
+        }
+        t
+    }
 }
 
 /// The per-task parameters, with the reference defaults. Serialised into result records so a run can be

@@ -242,6 +242,31 @@ pub async fn evaluate_record(
     device: &Device,
     progress: &mut dyn FnMut(usize, usize) -> bool,
 ) -> Result<Option<ResultRecord>, TrainError> {
+    evaluate_record_on(model, train, backend, n_per_task, chunk, device, Trials::AsGenerated, progress).await
+}
+
+/// Which test trials an evaluation shows the network.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trials {
+    /// The test split as generated.
+    AsGenerated,
+    /// The memoryless control: the same trials with every unscored (memory) frame blank
+    /// ([`wmlab_core::task::Trial::memory_blanked`]); the record's `memory_frames` setting says `blanked`.
+    MemoryBlanked,
+}
+
+/// [`evaluate_record`] on the trials `which` says.
+#[allow(clippy::too_many_arguments)]
+pub async fn evaluate_record_on(
+    model: &WormModel,
+    train: &TrainConfig,
+    backend: &str,
+    n_per_task: usize,
+    chunk: usize,
+    device: &Device,
+    which: Trials,
+    progress: &mut dyn FnMut(usize, usize) -> bool,
+) -> Result<Option<ResultRecord>, TrainError> {
     let specs = train.specs();
     let dev = device.clone().without_autodiff();
     let model = model.valid();
@@ -258,6 +283,7 @@ pub async fn evaluate_record(
         let trials: Vec<Trial> = specs
             .iter()
             .flat_map(|spec| (start..start + m).map(move |j| spec.trial(train.seed, Split::Test, j as u64)))
+            .map(|t| if which == Trials::MemoryBlanked { t.memory_blanked() } else { t })
             .collect();
         let batch = Batch::from_trials(&trials);
         let logits = model.forward(&ModelInput::from_batch(&batch, &dev));
@@ -273,7 +299,11 @@ pub async fn evaluate_record(
             return Ok(None);
         }
     }
-    Ok(Some(network_record(train, backend, n, rows.into_iter().flatten().collect())))
+    let mut record = network_record(train, backend, n, rows.into_iter().flatten().collect());
+    if which == Trials::MemoryBlanked {
+        record.config.settings.insert("memory_frames".into(), Setting::Text("blanked".into()));
+    }
+    Ok(Some(record))
 }
 
 /// [`evaluate_record`] of a checkpoint's model, with the checkpoint's trained steps as the subject's
@@ -285,11 +315,23 @@ pub async fn evaluate_checkpoint(
     device: &Device,
     progress: &mut dyn FnMut(usize, usize) -> bool,
 ) -> Result<Option<ResultRecord>, TrainError> {
+    evaluate_checkpoint_on(ck, backend, n_per_task, device, Trials::AsGenerated, progress).await
+}
+
+/// [`evaluate_checkpoint`] on the trials `which` says.
+pub async fn evaluate_checkpoint_on(
+    ck: &Checkpoint,
+    backend: &str,
+    n_per_task: usize,
+    device: &Device,
+    which: Trials,
+    progress: &mut dyn FnMut(usize, usize) -> bool,
+) -> Result<Option<ResultRecord>, TrainError> {
     let dev = device.clone().without_autodiff();
     let model = ck.model(&dev).map_err(TrainError::Device)?;
     let train = ck.train.clone().with_steps(ck.state.step);
     let chunk = ck.train.per_task.max(1);
-    let mut rec = evaluate_record(&model, &train, backend, n_per_task, chunk, &dev, progress).await?;
+    let mut rec = evaluate_record_on(&model, &train, backend, n_per_task, chunk, &dev, which, progress).await?;
     if let Some(r) = rec.as_mut() {
         r.training = training_curve(&ck.state.history, ck.train.trials_per_step());
     }

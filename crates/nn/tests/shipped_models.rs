@@ -86,3 +86,47 @@ fn card_accuracies_are_what_the_models_score() {
     }
     assert!(checked >= 2, "the VSR model and the distance joint model are re-scored");
 }
+
+/// The memoryless control (`wmlab eval --memoryless`): the same test trials with every memory frame
+/// blank. A model that shows no memory (the VSR-only model: its 0.18 is the memoryless 1/L) scores the
+/// same without them; one that does (the LSR model; the distance joint model on CD-Color) falls to the
+/// memoryless baseline.
+#[test]
+fn memoryless_control_separates_memory_from_the_probe() {
+    use wmlab_nn::eval::{Trials, evaluate_checkpoint_on};
+    let dev = cpu_device();
+    let n = 100;
+    let mut seen = Vec::new();
+    for card in &cards() {
+        let name = card["file"].as_str().unwrap().to_string();
+        let mut ck = load(card);
+        let id = if ck.train.is_subset() {
+            ck.train.task_ids()[0]
+        } else if ck.train.model.attention == Some(wmlab_nn::Attention::Distance) {
+            TaskId::CdColor
+        } else {
+            continue;
+        };
+        ck.train = ck.train.clone().with_tasks(Some(vec![id]));
+        let score = |which| {
+            let rec = pollster::block_on(evaluate_checkpoint_on(&ck, "flex", n, &dev, which, &mut |_, _| true));
+            let rec = rec.unwrap().unwrap();
+            record_significance(&rec).into_iter().find(|s| s.task == id.as_str()).unwrap()
+        };
+        let (full, blank) = (score(Trials::AsGenerated), score(Trials::MemoryBlanked));
+        eprintln!(
+            "{name} {id}: accuracy {:.3}, memory frames blank {:.3}, memoryless baseline {:.3}",
+            full.accuracy, blank.accuracy, full.memoryless
+        );
+        assert_eq!(full.responses, blank.responses, "{name}: the same items");
+        let shows = full.shows_memory(wmlab_core::chance::LEVEL);
+        if shows {
+            assert!(blank.accuracy < full.accuracy - 0.05, "{name} {id}: memory shown, so blanking it costs");
+        } else {
+            assert!((blank.accuracy - full.accuracy).abs() < 0.05, "{name} {id}: no memory shown, none lost");
+        }
+        assert!(blank.accuracy < full.memoryless + 0.06, "{name} {id}: the probe alone gives at most the baseline");
+        seen.push((id, shows));
+    }
+    assert!(seen.contains(&(TaskId::Vsr, false)) && seen.iter().any(|&(_, s)| s), "{seen:?}");
+}

@@ -281,6 +281,29 @@ mod tests {
     }
 
     #[test]
+    fn memory_blanked_trials_keep_the_probes_and_blank_the_rest() {
+        for id in TaskId::ALL {
+            let spec = TaskSpec::new(id);
+            let t = spec.trial(3, Split::Test, 0);
+            let b = t.memory_blanked();
+            assert_eq!(b.len(), t.len());
+            assert_eq!(b.conditions, t.conditions);
+            let mut blanked = 0;
+            for (s, o) in b.steps.iter().zip(&t.steps) {
+                assert_eq!((&s.target, s.scored, &s.response), (&o.target, o.scored, &o.response));
+                if o.scored {
+                    assert_eq!((&s.frame, &s.words), (&o.frame, &o.words), "{id:?}: a probe as it was");
+                } else {
+                    assert_eq!(s.frame, Frame::blank(), "{id:?}");
+                    assert!(s.words.iter().all(|&w| w == crate::tasks::lsr::NO_WORD));
+                    blanked += (o.frame != Frame::blank() || !o.words.is_empty()) as usize;
+                }
+            }
+            assert!(blanked > 0, "{id:?}: some memory frame was blanked");
+        }
+    }
+
+    #[test]
     fn point_memoryless_is_the_mean_of_the_items_at_that_point() {
         assert_eq!(point_memoryless(TaskId::Vsr, "list_length=4", 2.0), Some(0.25));
         assert_eq!(point_memoryless(TaskId::Lsr, "list_length=8", 1.0), Some(0.125));
