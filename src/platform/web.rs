@@ -70,8 +70,3 @@ pub async fn fetch_bytes(path: &str) -> Result<Vec<u8>, String> {
         .map_err(|_| format!("Could not read {path}."))?;
     Ok(js_sys::Uint8Array::new(&buf).to_vec())
 }
-
-/// A text file served beside the app (UTF-8, lossy).
-pub async fn fetch_text(path: &str) -> Result<String, String> {
-    fetch_bytes(path).await.map(|b| String::from_utf8_lossy(&b).into_owned())
-}

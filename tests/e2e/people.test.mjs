@@ -384,6 +384,13 @@ test('consent must be agreed to before the first trial, the agreement is recorde
   await p2.waitForSelector('#take[data-state="error"]');
   assert.match(await p2.textContent('#study-error'), /study\/missing\.txt.*404.*cannot start/s);
   assert.deepEqual(p2.errors.filter((e) => !/404/.test(e)), []);
+  // A path that fetches a web page (the app's own) or an image is refused, not shown as the consent.
+  for (const [path, what] of [['index.html', /index\.html is a web page/], ['favicon.svg', /favicon\.svg is a web page or an image/]]) {
+    await participantPage(`#/take?tasks=SC&consent_url=${path}`, { page: p2 });
+    await p2.waitForSelector('#take[data-state="error"]');
+    assert.match(await p2.textContent('#study-error'), what);
+    assert.match(await p2.textContent('#study-error'), /cannot start/);
+  }
   await p2.close();
 });
 

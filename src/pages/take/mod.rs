@@ -68,8 +68,9 @@ async fn load(t: Option<StudyText>) -> Result<Option<String>, String> {
     match t {
         None => Ok(None),
         Some(StudyText::Text(s)) => Ok(Some(s)),
-        Some(StudyText::Path(p)) => web::fetch_text(&p)
+        Some(StudyText::Path(p)) => web::fetch_bytes(&p)
             .await
+            .and_then(|b| StudyText::checked_file_text(&p, &b))
             .map(Some)
             .map_err(|e| format!("{e} The study's text could not be shown, so the study cannot start.")),
     }

@@ -62,6 +62,45 @@ pub enum StudyText {
     Path(String),
 }
 
+impl StudyText {
+    /// The text of a [`StudyText::Path`] file as the site served it (`bytes`), checked before it is
+    /// shown as a consent or an instruction: plain UTF-8 text of at most
+    /// [`crate::record::MAX_TEXT_CHARS`] bytes, not an HTML page (what a static server or a single-page
+    /// app answers for a path it does not have) and not a binary file. The error names the path and
+    /// says what was found.
+    pub fn checked_file_text(path: &str, bytes: &[u8]) -> Result<String, String> {
+        let max = crate::record::MAX_TEXT_CHARS;
+        if bytes.len() > max {
+            return Err(format!(
+                "{path} is {} bytes; a study text may have at most {max} (is it the right file?).",
+                bytes.len()
+            ));
+        }
+        let text = std::str::from_utf8(bytes).map_err(|_| {
+            format!("{path} is not a text file (it is not UTF-8 text: a binary file or another encoding).")
+        })?;
+        if text.chars().any(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t')) {
+            return Err(format!("{path} is not a text file (it holds control characters)."));
+        }
+        let head = text
+            .trim_start_matches('\u{feff}')
+            .trim_start()
+            .get(..64)
+            .unwrap_or(text.trim_start())
+            .to_ascii_lowercase();
+        if ["<!doctype", "<html", "<head", "<body", "<?xml", "<svg"].iter().any(|t| head.starts_with(t)) {
+            return Err(format!(
+                "{path} is a web page or an image, not a plain text file (a server may answer with the app's page \
+                 for a file it does not have: check the path)."
+            ));
+        }
+        if text.trim().is_empty() {
+            return Err(format!("{path} is empty."));
+        }
+        Ok(text.to_string())
+    }
+}
+
 /// A study: which tasks, how many trials, and where the data and the participant go afterwards.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StudyConfig {
@@ -624,6 +663,28 @@ mod tests {
         assert!(StudyConfig::from_query("tasks=SC&pid=a&PROLIFIC_PID=a").is_ok());
         let e = StudyConfig::from_query("tasks=SC&pid=a&PROLIFIC_PID=b").unwrap_err();
         assert_eq!(e.param, "PROLIFIC_PID");
+    }
+
+    #[test]
+    fn study_text_files_must_be_plain_text() {
+        let ok = StudyText::checked_file_text("consent.txt", "I agree to take part.\r\n\tYes.".as_bytes());
+        assert_eq!(ok.unwrap(), "I agree to take part.\r\n\tYes.");
+        assert!(StudyText::checked_file_text("c.txt", "\u{feff}Zustimmung: ä ö ü".as_bytes()).is_ok());
+        // What the app's own server answers for a missing path, and what a wrong path can fetch.
+        for (bytes, what) in [
+            (&b"<!DOCTYPE html><html><body>WM Lab</body></html>"[..], "web page"),
+            (&b"\n  <html lang=en>"[..], "web page"),
+            (&b"<svg xmlns='http://www.w3.org/2000/svg'/>"[..], "image"),
+            (&b"\x89PNG\r\n\x1a\n\0\0"[..], "not a text file"),
+            (&b"\xff\xfe\x00a"[..], "not a text file"),
+            (&b"a\0b"[..], "control characters"),
+            (&b"  \n "[..], "empty"),
+        ] {
+            let e = StudyText::checked_file_text("consent.txt", bytes).unwrap_err();
+            assert!(e.contains("consent.txt") && e.contains(what), "{e}");
+        }
+        let big = vec![b'a'; crate::record::MAX_TEXT_CHARS + 1];
+        assert!(StudyText::checked_file_text("c.txt", &big).unwrap_err().contains("at most"));
     }
 
     #[test]
