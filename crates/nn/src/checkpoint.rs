@@ -71,9 +71,15 @@ impl Checkpoint {
     /// The model with these weights on `device`.
     pub fn model(&self, device: &Device) -> Result<WormModel, String> {
         self.train.model.validate().map_err(|e| format!("the checkpoint describes an impossible model: {e}"))?;
-        let record =
-            ModuleRecord::from_bytes(Bytes::from_bytes_vec(self.weights.clone())).map_err(|e| e.to_string())?;
-        self.train.model.init(device).try_load_record(record).map_err(|e| e.to_string())
+        let label = self.train.model.label();
+        let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(self.weights.clone()))
+            .map_err(|e| format!("the checkpoint's weights cannot be read ({label}): {}", first_error(&e.to_string())))?;
+        self.train.model.init(device).try_load_record(record).map_err(|e| {
+            format!(
+                "the checkpoint's weights do not fit the model its header describes ({label}): {}",
+                first_error(&e.to_string())
+            )
+        })
     }
 
     /// One file: magic, header length, JSON header, weights, optimizer state (the layout and the
@@ -193,4 +199,16 @@ impl burn::module::ModuleMapper for Fill {
             }
         }
     }
+}
+
+/// The first of burn's record errors (it lists one per tensor), at most 300 characters.
+fn first_error(e: &str) -> String {
+    let first = e.split_once("[\"").map(|(_, rest)| rest.split("\", \"").next().unwrap_or(rest)).unwrap_or(e);
+    let first = first.trim_end_matches("\"]");
+    let n = e.matches("shape mismatch").count();
+    let mut out: String = first.chars().take(300).collect();
+    if n > 1 {
+        out.push_str(&format!(" (and {} more)", n - 1));
+    }
+    out
 }

@@ -88,3 +88,32 @@ fn a_runaway_file_is_refused_by_its_size_before_it_is_read() {
     assert!(e.contains("small.wmlabnn") && e.contains("impossible model"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Weights that do not fit the model the header describes (a header edited, or joined to another
+/// model's weights, with the checksum made to match): refused when the model is built, never a panic
+/// later in a forward pass.
+#[test]
+fn weights_of_another_model_are_refused_when_loaded() {
+    let dev = cpu_device();
+    let gru = checkpoint(Arch::Gru, false);
+    let trf = checkpoint(Arch::Trf, false);
+    let other = |h: &mut BundleHeader| {
+        let (t, _) = BundleHeader::read(&trf).unwrap();
+        h.train.model = t.train.model;
+    };
+    for (what, bytes) in [
+        ("capacity", edited(&gru, |h| h.train.model.capacity = 24)),
+        ("arch", edited(&gru, |h| h.train.model.arch = wmlab_core::nn_messages::Arch::Lstm)),
+        ("conv", edited(&gru, |h| h.train.model.conv = [16, 16, 16, 16])),
+        ("another model", edited(&gru, other)),
+    ] {
+        let ck = Checkpoint::from_bundle(&bytes).unwrap_or_else(|e| panic!("{what}: the header alone is fine: {e}"));
+        match ck.model(&dev) {
+            Ok(_) => panic!("{what}: weights of another shape were accepted"),
+            Err(e) => {
+                assert!(e.contains("checkpoint") && e.contains("do not fit"), "{what}: {e}");
+                assert!(e.len() < 600, "{what}: one short message, not one per tensor: {e}");
+            }
+        }
+    }
+}
