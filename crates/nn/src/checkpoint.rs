@@ -72,8 +72,9 @@ impl Checkpoint {
     pub fn model(&self, device: &Device) -> Result<WormModel, String> {
         self.train.model.validate().map_err(|e| format!("the checkpoint describes an impossible model: {e}"))?;
         let label = self.train.model.label();
-        let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(self.weights.clone()))
-            .map_err(|e| format!("the checkpoint's weights cannot be read ({label}): {}", first_error(&e.to_string())))?;
+        let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(self.weights.clone())).map_err(|e| {
+            format!("the checkpoint's weights cannot be read ({label}): {}", first_error(&e.to_string()))
+        })?;
         self.train.model.init(device).try_load_record(record).map_err(|e| {
             format!(
                 "the checkpoint's weights do not fit the model its header describes ({label}): {}",
