@@ -236,6 +236,32 @@ test('CPU backend: live curves, pause/resume, reload resume, download/upload, ba
   await page.waitForSelector('#nn-error');
   assert.match(await page.textContent('#nn-error'), /not a WM Lab network checkpoint/);
   assert.equal(await page.$eval('#nn-download-latest', (b) => b.disabled), false);
+  // Damaged copies of a real checkpoint: a flipped bit in the weights, a cut, an impossible model in
+  // the header. Each is refused in words; the stored checkpoint stays byte for byte as it was.
+  const good = fs.readFileSync(file);
+  const headerLen = good.readUInt32LE(8);
+  const header = JSON.parse(good.subarray(12, 12 + headerLen).toString());
+  header.train.model.capacity = 0;
+  const edited = Buffer.from(JSON.stringify(header));
+  const lenBuf = Buffer.alloc(4);
+  lenBuf.writeUInt32LE(edited.length);
+  const flipped = Buffer.from(good);
+  flipped[good.length - 7] ^= 0x10;
+  for (const [name, buffer, why] of [
+    ['flipped.wmlabnn', flipped, /checksum/],
+    ['cut.wmlabnn', good.subarray(0, Math.floor(good.length / 2)), /cut short|truncated|damaged/],
+    ['impossible.wmlabnn', Buffer.concat([good.subarray(0, 8), lenBuf, edited, good.subarray(12 + headerLen)]), /impossible model/],
+  ]) {
+    await page.setInputFiles('#nn-upload', { name, mimeType: 'application/octet-stream', buffer });
+    await page.waitForFunction((n) => (document.querySelector('#nn-error')?.textContent || '').includes(n), name);
+    const msg = await page.textContent('#nn-error');
+    assert.match(msg, new RegExp(name.replace('.', '\\.') + ' is not a usable checkpoint'), msg);
+    assert.match(msg, why, msg);
+  }
+  const [again] = await Promise.all([page.waitForEvent('download'), page.click('#nn-download-latest')]);
+  const kept = path.join(path.dirname(file), 'kept.wmlabnn');
+  await again.saveAs(kept);
+  assert.ok(fs.readFileSync(kept).equals(good), 'the stored checkpoint is untouched by the refused files');
   // The downloaded file loads back.
   await page.setInputFiles('#nn-upload', file);
   await page.waitForFunction(() => /Loaded latest\.wmlabnn/.test(document.querySelector('#nn-notice')?.textContent || ''), null, LONG);
