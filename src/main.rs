@@ -28,6 +28,6 @@ fn main() {
 fn main() {
     eprintln!(
         "wmlab-app is the browser app: build it with `trunk build --release` \
-         or serve it with `./scripts/serve.sh` (http://127.0.0.1:8080)."
+         or serve it with `./scripts/dev/serve.sh` (http://127.0.0.1:8080)."
     );
 }

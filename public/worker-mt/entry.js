@@ -1,4 +1,4 @@
-// The threaded CPU networks worker's entry (a module worker; scripts/build-threaded-worker.sh copies it
+// The threaded CPU networks worker's entry (a module worker; scripts/dev/build-threaded-worker.sh copies it
 // beside the wasm). The page starts it only where `crossOriginIsolated` is true (SharedArrayBuffer).
 // It instantiates the wasm, starts rayon's pool on `threads` Web Workers (wasm-bindgen-rayon), then
 // listens for the page's commands like the single-threaded worker (crates/nn-worker).

@@ -22,7 +22,7 @@ use web_sys::{MessageEvent, Worker};
 /// The worker script Trunk writes for `data-type="worker" data-loader-shim` (index.html): WebGPU, and the
 /// CPU on one thread.
 pub const WORKER_URL: &str = "./wmlab-nn-worker_loader.js";
-/// The threaded CPU worker's entry, a module worker (`scripts/build-threaded-worker.sh`).
+/// The threaded CPU worker's entry, a module worker (`scripts/dev/build-threaded-worker.sh`).
 pub const THREADED_WORKER_URL: &str = "./worker-mt/entry.js";
 /// localStorage key: how many threads the threaded worker starts (default: the browser's
 /// `navigator.hardwareConcurrency`).

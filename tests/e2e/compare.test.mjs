@@ -1,5 +1,5 @@
 // Compare: three real results made in the browser — a scripted participant (VSR and verbal N-back, real
-// clicks), an LLM run against the local model (WMLAB_LLM_URL, started by scripts/llm-server.sh) and a
+// clicks), an LLM run against the local model (WMLAB_LLM_URL, started by scripts/dev/llm-server.sh) and a
 // small network trained and evaluated on the Networks page (CPU backend) — each land in this browser's
 // results history; the comparison page draws them on one task with the human curves and the chance
 // model, scores them with Table A3's A and B, and its share link opens the same comparison in a fresh
@@ -75,7 +75,7 @@ async function participant() {
 }
 
 async function llmRun() {
-  assert.ok(LLM_URL, 'WMLAB_LLM_URL is not set: start the local model server with ./scripts/llm-server.sh and export WMLAB_LLM_URL=http://127.0.0.1:18080/v1 (scripts/test.sh does both)');
+  assert.ok(LLM_URL, 'WMLAB_LLM_URL is not set: start the local model server with ./scripts/dev/llm-server.sh and export WMLAB_LLM_URL=http://127.0.0.1:18080/v1 (scripts/dev/test.sh does both)');
   const t0 = Date.now();
   const page = await openPage(app.browser.context, app.server.url + '#/llm');
   await page.waitForSelector('#llm');

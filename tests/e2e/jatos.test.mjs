@@ -1,5 +1,5 @@
-// The JATOS study archive (issue 18): scripts/jatos-pack.sh packs the built app (dist/) and
-// scripts/check-jzip.py checks the archive against what JATOS 3.x's "Import study" requires (one .jas at
+// The JATOS study archive (issue 18): scripts/dev/jatos-pack.sh packs the built app (dist/) and
+// scripts/dev/check-jzip.py checks the archive against what JATOS 3.x's "Import study" requires (one .jas at
 // the root, version 3, the study, component and batch fields with their types and limits, no HTML in the
 // text fields, exactly one assets folder holding the component's HTML file). A broken archive must fail
 // the checker, so the check is known to bite.

@@ -1,5 +1,5 @@
 // The LLM page: (a) a small slice of every suite against the real local model (WMLAB_LLM_URL, started
-// by scripts/llm-server.sh) comes back scored or with classified errors, with log rows and charts;
+// by scripts/dev/llm-server.sh) comes back scored or with classified errors, with log rows and charts;
 // requests/s at concurrency 1 and 4 are measured; (b) a fault-injecting server (429 + Retry-After,
 // 500, a stall, malformed JSON) is retried or recorded, never a crash; (c) a reload mid-run resumes
 // with no finished sample sent again; (d) the key never reaches storage (unless remembered),
@@ -142,7 +142,7 @@ async function until(cond, what, ms = 60_000) {
 }
 
 test('a small slice of every suite runs against the real local model and is scored', { timeout: 900_000 }, async (t) => {
-  assert.ok(LLM_URL, 'WMLAB_LLM_URL is not set: start the local model server with ./scripts/llm-server.sh and export WMLAB_LLM_URL=http://127.0.0.1:18080/v1 (scripts/test.sh does both)');
+  assert.ok(LLM_URL, 'WMLAB_LLM_URL is not set: start the local model server with ./scripts/dev/llm-server.sh and export WMLAB_LLM_URL=http://127.0.0.1:18080/v1 (scripts/dev/test.sh does both)');
   const page = await open();
   // The model list comes from the provider.
   await page.fill('#llm-base-url', LLM_URL);
@@ -225,7 +225,7 @@ test('a small slice of every suite runs against the real local model and is scor
 });
 
 test('a Minerva steps sweep runs in one go and draws score against steps (Fig. 6)', { timeout: 600_000 }, async () => {
-  assert.ok(LLM_URL, 'WMLAB_LLM_URL is not set: start ./scripts/llm-server.sh (scripts/test.sh does)');
+  assert.ok(LLM_URL, 'WMLAB_LLM_URL is not set: start ./scripts/dev/llm-server.sh (scripts/dev/test.sh does)');
   const page = await open();
   // The token ranks the generator counts with are not in the app's wasm: fetched once, for the first
   // generated Minerva run of the page.
@@ -269,7 +269,7 @@ test('a Minerva steps sweep runs in one go and draws score against steps (Fig. 6
 });
 
 test('requests per second against the local model at concurrency 1 and 4', { timeout: 900_000 }, async (t) => {
-  assert.ok(LLM_URL, 'WMLAB_LLM_URL is not set: start ./scripts/llm-server.sh and export WMLAB_LLM_URL');
+  assert.ok(LLM_URL, 'WMLAB_LLM_URL is not set: start ./scripts/dev/llm-server.sh and export WMLAB_LLM_URL');
   const page = await open();
   for (const [c, seed] of [[1, 11], [4, 12]]) {
     await configure(page, {

@@ -1,5 +1,5 @@
 // The threaded CPU networks worker: on a page served with the cross-origin isolation headers
-// (docs/hosting.md), the CPU backend runs in the second worker (scripts/build-threaded-worker.sh, wasm with
+// (docs/hosting.md), the CPU backend runs in the second worker (scripts/dev/build-threaded-worker.sh, wasm with
 // atomics and rayon's pool on Web Workers), reports its thread count, trains and evaluates; a WebGPU pick
 // goes back to the other worker; without the headers the CPU is the single-threaded worker's.
 import { test } from 'node:test';

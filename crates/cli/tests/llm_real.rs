@@ -1,5 +1,5 @@
 //! `wmlab llm run` against a real model: the local llama-cpp-python server with SmolLM2-135M
-//! (scripts/llm-server.sh), at WMLAB_LLM_URL (e.g. http://127.0.0.1:18080/v1; scripts/test.sh sets it).
+//! (scripts/dev/llm-server.sh), at WMLAB_LLM_URL (e.g. http://127.0.0.1:18080/v1; scripts/dev/test.sh sets it).
 //! Without it the tests fail with a message saying how to start the server. The 135M model is weak: the test checks the shape of
 //! what comes back (outcomes, non-empty replies or classified errors, numeric scores, a valid
 //! record), not its intelligence. It also prints requests/s at concurrency 1 and 4.
@@ -13,14 +13,14 @@ use wmlab_core::record::ResultRecord;
 use wmlab_llm::native::{StdClock, UreqTransport, block_on};
 use wmlab_llm::{Control, NoCache, ProviderConfig, ProviderKind, RunLog, RunOptions, Runner, Secret};
 
-/// The server under test. `scripts/test.sh` starts it and sets WMLAB_LLM_URL; without it these tests
+/// The server under test. `scripts/dev/test.sh` starts it and sets WMLAB_LLM_URL; without it these tests
 /// fail (they are real tests, never silently skipped).
 fn server() -> (String, String) {
     let u = std::env::var("WMLAB_LLM_URL").unwrap_or_default();
     assert!(
         !u.trim().is_empty(),
-        "WMLAB_LLM_URL is not set: start ./scripts/llm-server.sh and export WMLAB_LLM_URL=http://127.0.0.1:18080/v1 \
-         (scripts/test.sh does both)"
+        "WMLAB_LLM_URL is not set: start ./scripts/dev/llm-server.sh and export WMLAB_LLM_URL=http://127.0.0.1:18080/v1 \
+         (scripts/dev/test.sh does both)"
     );
     let model = std::env::var("WMLAB_LLM_MODEL").unwrap_or_else(|_| "smollm2".into());
     (u.trim().trim_end_matches('/').to_string(), model)

@@ -322,7 +322,7 @@ pub const ENTRIES: &[Entry] = &[
          9). The Compare page's \"one plot per run\" layout (or `wmlab compare --layout per-run`) draws the runs \
          side by side, each named by its task subset and parameters (\"VSR only\", \"LSR only\", \
          \"list_lengths=2,4,8,16\"). The paper's word vectors (300-d word2vec) are not shipped by any registry: \
-         LSR reads 50-d vectors of 1,000 common words made with all-MiniLM-L6-v2 (scripts/lsr-embeddings.py).",
+         LSR reads 50-d vectors of 1,000 common words made with all-MiniLM-L6-v2 (scripts/research/lsr-embeddings.py).",
     ),
     e(
         Worm,

@@ -10,7 +10,7 @@
 //!
 //! Conventions follow SciPy's defaults where the issue names them, so a user can check a number with
 //! `scipy.stats`: the expected values in the tests were computed with SciPy 1.x by
-//! `scripts/stats_reference.py`, not by this code. The distributions come from `statrs`; nothing here
+//! `scripts/research/stats-reference.py`, not by this code. The distributions come from `statrs`; nothing here
 //! writes a special function by hand.
 //!
 //! Degenerate input (too few values, zero variance, every value tied) is an [`Err`] with a sentence saying

@@ -1,5 +1,5 @@
 //! `wmlab_core::stats` against SciPy: every request in `tests/data/stats_reference.jsonl` (written by
-//! `scripts/stats_reference.py` with SciPy, not by this code) must give SciPy's numbers.
+//! `scripts/research/stats-reference.py` with SciPy, not by this code) must give SciPy's numbers.
 
 use wmlab_core::stats;
 

@@ -3,7 +3,7 @@
 //! Training throughput (trials/s) for LSTM-256 and TRF-256 (paper models) at the paper's batch (10 per
 //! task id = 140), and inference latency per trial, on the flex CPU backend.
 //! `WMLAB_BENCH_LENS=FILE` also writes the batches' trial lengths for the PyTorch-eager baseline
-//! `scripts/bench_torch.py --lens FILE` (same models, batch and conv work); `scripts/bench.sh` runs both.
+//! `scripts/bench/bench-torch.py --lens FILE` (same models, batch and conv work); `scripts/bench/bench.sh` runs both.
 
 use std::time::Instant;
 
@@ -72,7 +72,7 @@ fn main() {
     let t0 = Instant::now();
     let batches: Vec<_> = (0..steps).map(|s| joint_batch(&specs, 86, Split::Train, s as u64, per_task, None)).collect();
     let build = t0.elapsed().as_secs_f64() / steps as f64;
-    // The trial lengths of every batch, for the PyTorch baseline (`scripts/bench_torch.py --lens`), so
+    // The trial lengths of every batch, for the PyTorch baseline (`scripts/bench/bench-torch.py --lens`), so
     // both run the same conv work step by step.
     if let Ok(path) = std::env::var("WMLAB_BENCH_LENS") {
         let lens: Vec<&Vec<usize>> = batches.iter().map(|b| &b.seq_len).collect();

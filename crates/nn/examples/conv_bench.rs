@@ -3,7 +3,7 @@
 //! (`WMLAB_CONV_BENCH_OURS_ONLY=1`: only `crates/nn/src/conv.rs`'s kernels.)
 //! For each 3×3 conv of the paper's ConvNet at N frames: forward, the input gradient (a transposed
 //! conv, as burn's autodiff computes it) and the weight gradient, in ms and GFLOP/s.
-//! `scripts/bench_conv_torch.py` times the same three in PyTorch.
+//! `scripts/bench/bench-conv-torch.py` times the same three in PyTorch.
 
 use std::time::Instant;
 

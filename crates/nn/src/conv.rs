@@ -4,7 +4,7 @@
 //! Why: burn 0.22's flex backend computes a conv's weight gradient as a convolution whose "kernel" is
 //! the whole output-gradient map (batch and channels swapped) and its input gradient as a transposed
 //! convolution; on the paper's ConvNet at the paper's batch that made a training step 2–3× PyTorch
-//! eager's (`crates/nn/examples/conv_bench.rs` against `scripts/bench_conv_torch.py`). Here all three
+//! eager's (`crates/nn/examples/conv_bench.rs` against `scripts/bench/bench-conv-torch.py`). Here all three
 //! products are plain matrix products over an im2col matrix laid out `[C_in·9, frames·H·W]`, done by
 //! flex's own matmul (the `gemm` crate, AVX-512 with `native-fast`), the im2col matrix rebuilt in the
 //! backward pass rather than kept. The groups (about 2 MB of im2col each) are spread over rayon's

@@ -1,5 +1,5 @@
 //! The word vectors of Language Serial Recall (LSR, WorM A3.1): `public/data/lsr/vectors.bin`, made with
-//! the word list by `scripts/lsr-embeddings.py` (all-MiniLM-L6-v2 reduced to 50-d; the paper used 300-d
+//! the word list by `scripts/research/lsr-embeddings.py` (all-MiniLM-L6-v2 reduced to 50-d; the paper used 300-d
 //! word2vec, which no registry ships). Row `i` is the vector of word `i` of
 //! [`wmlab_core::tasks::lsr::words`]. Built into the binary, so the CLI and the browser worker read the
 //! same numbers.

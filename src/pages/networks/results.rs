@@ -103,7 +103,7 @@ fn starred(
     }
 }
 
-/// A pretrained model's card (an entry of `models/index.json`, written by `scripts/model-card.py`):
+/// A pretrained model's card (an entry of `models/index.json`, written by `scripts/research/model-card.py`):
 /// how it was trained and its test accuracy per task id beside chance.
 pub fn model_card(c: ModelCard) -> impl IntoView {
     let rows = c

@@ -1,5 +1,5 @@
 //! A pretrained model's card: an entry of `public/models/index.json` (written by
-//! `scripts/model-card.py`), which the Networks page lists and shows before a model's weights are
+//! `scripts/research/model-card.py`), which the Networks page lists and shows before a model's weights are
 //! fetched.
 
 use serde::{Deserialize, Serialize};

@@ -1,5 +1,5 @@
 //! Which networks worker the page runs: the single-threaded one (Trunk's build: WebGPU, and the CPU on one
-//! thread) or the threaded CPU one (`scripts/build-threaded-worker.sh`), which needs a cross-origin
+//! thread) or the threaded CPU one (`scripts/dev/build-threaded-worker.sh`), which needs a cross-origin
 //! isolated page. The page (`src/pages/networks/state.rs`) feeds this the browser's facts and the
 //! workers' events and does what it answers; the decisions live here, where native tests reach them.
 

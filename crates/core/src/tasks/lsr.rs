@@ -7,7 +7,7 @@
 //! for the longer lists of A3.2). People see the words on the canvas and click them in order.
 //!
 //! The words are the shipped vocabulary ([`words`], `public/data/lsr/words.txt`, made by
-//! `scripts/lsr-embeddings.py` with its vectors): a step carries word indices ([`Step::words`]), so the
+//! `scripts/research/lsr-embeddings.py` with its vectors): a step carries word indices ([`Step::words`]), so the
 //! core stays free of the embeddings; the networks' crate turns indices into vectors.
 use serde::{Deserialize, Serialize};
 

@@ -6,7 +6,7 @@ Output: crates/core/tests/data/stats_reference.jsonl, one JSON object per line:
 crates/core/tests/stats.rs and the CLI test feed every request to the Rust code and compare.
 
 Run (needs scipy; not part of the test command, the file is committed):
-    python3 -m venv /tmp/sp && /tmp/sp/bin/pip install scipy && /tmp/sp/bin/python scripts/stats_reference.py
+    python3 -m venv /tmp/sp && /tmp/sp/bin/pip install scipy && /tmp/sp/bin/python scripts/research/stats-reference.py
 """
 import json
 import pathlib
@@ -73,10 +73,10 @@ for a, level in [(small_a, 0.95), (dprime_n1, 0.95), (acc_grid_a, 0.99), (skewed
     lo, hi = stats.t.interval(level, len(a) - 1, loc=m, scale=sem)
     add({"test": "ci_mean", "a": a, "level": level}, {"lo": float(lo), "hi": float(hi)})
 
-out = pathlib.Path(__file__).resolve().parent.parent / "crates/core/tests/data/stats_reference.jsonl"
+out = pathlib.Path(__file__).resolve().parents[2] / "crates/core/tests/data/stats_reference.jsonl"
 out.parent.mkdir(parents=True, exist_ok=True)
 with out.open("w") as f:
-    f.write(json.dumps({"generated_by": "scripts/stats_reference.py", "scipy": scipy.__version__, "numpy": np.__version__}) + "\n")
+    f.write(json.dumps({"generated_by": "scripts/research/stats-reference.py", "scipy": scipy.__version__, "numpy": np.__version__}) + "\n")
     for c in cases:
         f.write(json.dumps(c) + "\n")
 print(f"{len(cases)} cases -> {out}")

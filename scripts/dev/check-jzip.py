@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check a JATOS 3.x study archive (.jzip) against what JATOS's "Import study" requires.
 
-    python3 scripts/check-jzip.py ARCHIVE.jzip [--strict]   (scripts/jatos-pack.sh makes dist-jatos/wmlab.jzip)
+    python3 scripts/dev/check-jzip.py ARCHIVE.jzip [--strict]   (scripts/dev/jatos-pack.sh makes dist-jatos/wmlab.jzip)
 
 Rules follow the JATOS source (github.com/JATOS/JATOS, read at v3.10.5 / HEAD, compared with v3.7.6 and v3.9.7):
   ImportExportService.importStudy / deserializeStudy / moveStudyAssetsDir, ZipUtil.unzip, IOUtils.findFiles /

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Pack the built app as a JATOS study archive: dist-jatos/wmlab.jzip
 #
-#   scripts/jatos-pack.sh                       # builds dist/ (release) unless it exists, then packs
-#   REBUILD=1 scripts/jatos-pack.sh             # always rebuild dist/ first
-#   QUERY='tasks=VIR,CD-Color&tpc=2&practice=1' scripts/jatos-pack.sh
+#   scripts/dev/jatos-pack.sh                       # builds dist/ (release) unless it exists, then packs
+#   REBUILD=1 scripts/dev/jatos-pack.sh             # always rebuild dist/ first
+#   QUERY='tasks=VIR,CD-Color&tpc=2&practice=1' scripts/dev/jatos-pack.sh
 #
 # The archive (a zip; JATOS → "Import study") holds (checked against what JATOS 3.x's importer requires by
-# scripts/check-jzip.py, which tests/e2e/jatos.test.mjs runs on a fresh pack):
+# scripts/dev/check-jzip.py, which tests/e2e/jatos.test.mjs runs on a fresh pack):
 #   - wmlab.jas: the study description (JATOS study-archive JSON, version 3): one study "WM Lab" with
 #     one component whose htmlFilePath is index.html, dirName "wmlab";
 #   - wmlab/…: the files of dist/, where index.html is a copy with file paths made relative and two
@@ -17,12 +17,12 @@
 # record per block) and jatos.endStudy at the end, instead of POSTing to an endpoint. JATOS's own
 # worker ids are not passed in; give `pid=` in QUERY or let JATOS keep them with its results.
 set -euo pipefail
-root="$(cd "$(dirname "$0")/.." && pwd)"
+root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
 QUERY="${QUERY:-tasks=all&tpc=1&practice=1}"
 
 if [ "${REBUILD:-0}" = "1" ] || [ ! -f dist/index.html ]; then
-  source "$root/scripts/env.sh"
+  source "$root/scripts/dev/env.sh"
   trunk build --release
 fi
 test -f dist/index.html || { echo "dist/index.html missing" >&2; exit 1; }
@@ -60,7 +60,7 @@ study = {
         "linearStudy": False,
         "allowPreview": False,
         "dirName": "wmlab",
-        "comments": "Packed by scripts/jatos-pack.sh",
+        "comments": "Packed by scripts/dev/jatos-pack.sh",
         "jsonData": None,
         "endRedirectUrl": "",
         "studyEntryMsg": None,

@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 """WM Lab's stimulus generation against the published WorM generator, side by side (prints numbers; not a
-test). `scripts/bench.sh ratio` runs it after building both sides.
+test). `scripts/bench/bench.sh ratio` runs it after building both sides.
 
-Each round starts `wmlab bench` (ours) and `scripts/bench_reference.py` (theirs) at the same time, ours
+Each round starts `wmlab bench` (ours) and `scripts/bench/bench-reference.py` (theirs) at the same time, ours
 pinned to core 0 and theirs to core 1 where there are two cores, with the same seconds per line, so a
 slow spell of the machine falls on both sides of a round alike. Every line's ratio (our trials/s over
 theirs; `joint-batch` over their `joint`, the reference has no batched line) is taken per round, and the
 summary gives the median, the lowest and the highest ratio over the rounds, with each side's median
 trials/s. On a noisy machine the spread says how far one run's ratio can be trusted.
 
-    bench_ratio.py --ours BIN --python VENV_PYTHON --worm WORM_SRC [--rounds 5] [--seconds 4]
+    bench-ratio.py --ours BIN --python VENV_PYTHON --worm WORM_SRC [--rounds 5] [--seconds 4]
 """
 import argparse
 import os
@@ -44,7 +44,7 @@ def main():
     for r in range(a.rounds):
         ours = subprocess.Popen(core(0) + [a.ours, "bench", "--seconds", str(a.seconds)],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        ref = subprocess.Popen(core(1) + [a.python, os.path.join(here, "bench_reference.py"), "--seconds",
+        ref = subprocess.Popen(core(1) + [a.python, os.path.join(here, "bench-reference.py"), "--seconds",
                                           str(a.seconds), "--task", "all", "--worm", a.worm],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         (o_out, o_err), (r_out, r_err) = ours.communicate(), ref.communicate()

@@ -1,30 +1,30 @@
 #!/usr/bin/env bash
 # Benchmarks that print numbers (never part of the tests). Run on a quiet machine:
-#   scripts/bench.sh [frames] [nn] [torch] [browser] [learn] [reference] [ratio]   (default: the first four)
+#   scripts/bench/bench.sh [frames] [nn] [torch] [browser] [learn] [reference] [ratio]   (default: the first four)
 #   frames   stimulus generation, frames/s and trials/s per task id and the joint mix (`wmlab bench`)
 #   reference  the same lines for the published WorM generator (Pillow/cv2 at 96 px, the dataset's resize to
-#            32 and ToTensor, in memory; scripts/bench_reference.py), pinned to core 1; the first time it
+#            32 and ToTensor, in memory; scripts/bench/bench-reference.py), pinned to core 1; the first time it
 #            unpacks the WorM snapshot 84c867c into ~/.cache/wmlab/worm-src (git clone of WMLAB_WORM_REPO,
 #            default the GitHub repo) and makes ~/.cache/wmlab/venv-worm (Pillow, numpy, opencv, tqdm)
 #   ratio    both of the above at the same time (ours on core 0, theirs on core 1), WMLAB_BENCH_ROUNDS
 #            rounds (default 5), and each line's ratio: median, lowest and highest over the rounds
-#            (scripts/bench_ratio.py)
+#            (scripts/bench/bench-ratio.py)
 #   nn       native training throughput of LSTM-256 / TRF-256 at the paper's batch (140) and inference
 #            latency, burn flex CPU backend, `--profile native` (crates/nn/examples/bench.rs)
-#   torch    the same models, batch and conv work in PyTorch eager on the same CPU (scripts/bench_torch.py);
+#   torch    the same models, batch and conv work in PyTorch eager on the same CPU (scripts/bench/bench-torch.py);
 #            installs torch into ~/.cache/wmlab/venv-torch the first time (several GB)
 #   browser  training/inference in headless Chromium on WebGPU (SwiftShader) and the CPU backend
-#            (tests/e2e/bench-networks.mjs; builds dist/ first if missing; WMLAB_BENCH_* variables there)
-#   learn    learning speed of the presets: `quick` (TRF-96) through scripts/learning.sh — trials/s, wall
+#            (tests/e2e/bench/bench-networks.mjs; builds dist/ first if missing; WMLAB_BENCH_* variables there)
+#   learn    learning speed of the presets: `quick` (TRF-96) through scripts/research/learning.sh — trials/s, wall
 #            time, and task ids above chance on 200 test trials per id (about 8 minutes); the curves and
 #            the other variants are in docs/learning.md. WMLAB_BENCH_LEARN="quick tiny" picks presets.
 # WMLAB_BENCH_NN_STEPS (default 3) sets the native/torch steps per model; WMLAB_BENCH_WGPU=1 also runs the
 # native models on burn-wgpu (Vulkan/Metal/DX12; a long first build; Debian: apt install mesa-vulkan-drivers
 # gives lavapipe, a CPU Vulkan driver, when there is no GPU).
 set -euo pipefail
-here="$(cd "$(dirname "$0")/.." && pwd)"
+here="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$here"
-source "$here/scripts/env.sh"
+source "$here/scripts/dev/env.sh"
 what=("$@")
 [ ${#what[@]} -eq 0 ] && what=(frames nn torch browser)
 steps="${WMLAB_BENCH_NN_STEPS:-3}"
@@ -33,14 +33,14 @@ has() { local w; for w in "${what[@]}"; do [ "$w" = "$1" ] && return 0; done; re
 echo "== $(date -u +%FT%TZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 if has learn; then
-  echo "== learning speed of the presets (scripts/learning.sh; test: wmlab eval --n 200)"
+  echo "== learning speed of the presets (scripts/research/learning.sh; test: wmlab eval --n 200)"
   for p in ${WMLAB_BENCH_LEARN:-quick}; do
     case "$p" in
       quick) arch=(--arch trf --capacity 96) ;;
       *) arch=(--arch gru --capacity 96) ;;
     esac
     dir="$(mktemp -d /tmp/wmlab-bench-learn.XXXXXX)"
-    WMLAB_LEARN_DIR="$dir" ./scripts/learning.sh "$p" "${arch[@]}" --preset "$p"
+    WMLAB_LEARN_DIR="$dir" ./scripts/research/learning.sh "$p" "${arch[@]}" --preset "$p"
     python3 - "$dir/$p" <<'PY'
 import json, sys
 d = sys.argv[1]
@@ -86,16 +86,16 @@ reference_setup() {
 }
 if has reference; then
   reference_setup
-  echo "== stimulus generation, the published WorM generator (scripts/bench_reference.py, one thread)"
+  echo "== stimulus generation, the published WorM generator (scripts/bench/bench-reference.py, one thread)"
   pin=()
   if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then pin=(taskset -c 1); fi
-  "${pin[@]}" "$wvenv/bin/python" scripts/bench_reference.py --seconds 4 --task all --worm "$worm"
+  "${pin[@]}" "$wvenv/bin/python" scripts/bench/bench-reference.py --seconds 4 --task all --worm "$worm"
 fi
 if has ratio; then
   reference_setup
   cargo build -q --profile native -p wmlab-cli
-  echo "== stimulus generation, ours against the published generator at the same time (scripts/bench_ratio.py)"
-  python3 scripts/bench_ratio.py --ours "$CARGO_TARGET_DIR/native/wmlab" --python "$wvenv/bin/python" \
+  echo "== stimulus generation, ours against the published generator at the same time (scripts/bench/bench-ratio.py)"
+  python3 scripts/bench/bench-ratio.py --ours "$CARGO_TARGET_DIR/native/wmlab" --python "$wvenv/bin/python" \
     --worm "$worm" --rounds "${WMLAB_BENCH_ROUNDS:-5}"
 fi
 if has nn || has torch; then
@@ -111,15 +111,15 @@ if has torch; then
     "$venv/bin/pip" install -q torch numpy
   fi
   echo "== networks, PyTorch eager (same models and batch)"
-  "$venv/bin/python" scripts/bench_torch.py --lens "$lens" --steps "$steps" --threads "$(nproc)"
+  "$venv/bin/python" scripts/bench/bench-torch.py --lens "$lens" --steps "$steps" --threads "$(nproc)"
 fi
 if has browser; then
   if [ ! -f dist/index.html ]; then trunk build --release; fi
   [ -d tests/e2e/node_modules/playwright-core ] || (cd tests/e2e && npm ci --no-audit --no-fund --loglevel=error)
   echo "== networks in headless Chromium"
-  WMLAB_DIST="$here/dist" node tests/e2e/bench-networks.mjs
+  WMLAB_DIST="$here/dist" node tests/e2e/bench/bench-networks.mjs
   # The same CPU backend on a cross-origin isolated page: the threaded worker, every core (docs/hosting.md).
   echo "== networks in headless Chromium, page cross-origin isolated (the threaded CPU worker)"
-  WMLAB_DIST="$here/dist" WMLAB_BENCH_ISOLATED=1 WMLAB_BENCH_BACKENDS=cpu node tests/e2e/bench-networks.mjs
+  WMLAB_DIST="$here/dist" WMLAB_BENCH_ISOLATED=1 WMLAB_BENCH_BACKENDS=cpu node tests/e2e/bench/bench-networks.mjs
 fi
 rm -f "$lens"

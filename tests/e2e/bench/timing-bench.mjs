@@ -2,14 +2,14 @@
 // Chromium, then the distribution of |actual − intended| duration over every timed frame, read from
 // the session's own FrameTiming records (rAF onset/offset).
 //
-//   node tests/e2e/timing-bench.mjs                       # default study below
-//   QUERY='tasks=VIR,CS&tpc=1&practice=0' node tests/e2e/timing-bench.mjs
+//   node tests/e2e/bench/timing-bench.mjs                       # default study below
+//   QUERY='tasks=VIR,CS&tpc=1&practice=0' node tests/e2e/bench/timing-bench.mjs
 //
 // Needs a built dist/ (tests/e2e/run.sh or trunk build --release). The scripted participant answers
 // through the same clicks and keys as the tests (window.__wmlab_test, enabled by
 // localStorage.wmlab_test = '1'); wmlab_fast is NOT set, so every duration is the real one.
-import { serve, launch, openPage } from './helpers.mjs';
-import { answerStep } from './participant.mjs';
+import { serve, launch, openPage } from '../helpers.mjs';
+import { answerStep } from '../participant.mjs';
 
 const QUERY = process.env.QUERY || 'tasks=CD-Color,STS,SFR,nback-verbal&tpc=1&practice=0&n=1&seed=1';
 

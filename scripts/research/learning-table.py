@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""One Markdown row per run directory of scripts/learning.sh: configuration, steps, trials, wall time, and
+"""One Markdown row per run directory of scripts/research/learning.sh: configuration, steps, trials, wall time, and
 the test result (`wmlab eval --n 200`): task ids above chance (p < 0.01) and which.
 
-    python3 scripts/learning-table.py RUN_DIR[=LABEL] ...
+    python3 scripts/research/learning-table.py RUN_DIR[=LABEL] ...
 """
 import json
 import sys

@@ -8,10 +8,10 @@
 # backend where it is cross-origin isolated (docs/hosting.md), and the other one everywhere else.
 #
 # build-std is a nightly cargo feature: RUSTC_BOOTSTRAP=1 lets the stable toolchain use it (with its
-# rust-src component, which scripts/setup.sh installs), so no second toolchain is needed.
+# rust-src component, which scripts/dev/setup.sh installs), so no second toolchain is needed.
 set -euo pipefail
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-source "$here/scripts/env.sh"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+source "$here/scripts/dev/env.sh"
 out="${1:-${TRUNK_STAGING_DIR:-$here/dist}}/worker-mt"
 # Trunk's profile (TRUNK_PROFILE in its hooks): `trunk build --release` → release, `trunk serve` → dev.
 profile="${WMLAB_WORKER_MT_PROFILE:-$([ "${TRUNK_PROFILE:-release}" = debug ] && echo dev || echo release)}"
@@ -24,14 +24,14 @@ target_dir="$CARGO_TARGET_DIR/wasm-mt"
 # its maximum, and a training run may grow that far.
 link="--shared-memory --import-memory --max-memory=4294967296 --export=__wasm_init_tls --export=__tls_size --export=__tls_align --export=__tls_base"
 RUSTFLAGS="-C target-feature=+atomics,+bulk-memory,+mutable-globals"
-# In the project's tests (scripts/test.sh sets WMLAB_DENY_WARNINGS), rustc's lints fail this build as
+# In the project's tests (scripts/dev/test.sh sets WMLAB_DENY_WARNINGS), rustc's lints fail this build as
 # clippy fails the others (cargo caps them for dependencies); a deploy on a newer toolchain is not
 # stopped by a new lint.
 [ "${WMLAB_DENY_WARNINGS:-0}" = 1 ] && RUSTFLAGS="$RUSTFLAGS -D warnings"
 for a in $link; do RUSTFLAGS="$RUSTFLAGS -C link-arg=$a"; done
 export RUSTFLAGS
 export RUSTC_BOOTSTRAP=1
-# The real cargo: env.sh may have put the app's cargo wrapper (tests/e2e/bin) first on PATH.
+# The real cargo: env.sh may have put the app's cargo wrapper (scripts/dev/shim) first on PATH.
 cargo_bin="${WMLAB_REAL_CARGO:-cargo}"
 "$cargo_bin" build -q --profile "$profile" --target wasm32-unknown-unknown \
   -Z build-std=std,panic_abort \

@@ -2,19 +2,19 @@
 # The GPU check of the training step (prints numbers; not a test). Two halves, because the GPU machine
 # has CUDA, PyTorch and a Vulkan driver but no Rust registry:
 #
-#   scripts/gpu-check.sh build   here: builds the step benchmark (crates/nn/examples/bench.rs, --profile
+#   scripts/bench/gpu-check.sh build   here: builds the step benchmark (crates/nn/examples/bench.rs, --profile
 #                                native) twice, with wgpu + fusion and with burn's autotune added, strips
 #                                both into gpu-bin/ (git-ignored) and checks they stay under the 64 MiB
 #                                that travel to the GPU machine. WMLAB_GPU_CUDA=1 adds burn's CUDA backend
 #                                to both: cubecl-cuda 0.11's build script downloads Tracel's LLVM bundle,
 #                                so that needs a build machine with internet access (not this project's)
-#   scripts/gpu-check.sh run     on the GPU machine (the device tool: carry gpu-bin; about 5 minutes):
+#   scripts/bench/gpu-check.sh run     on the GPU machine (the device tool: carry gpu-bin; about 5 minutes):
 #                                  - nvidia-smi -L
 #                                  - LSTM-256 and TRF-256 at the paper's batch (140 trials, 10 per task id)
 #                                    on wgpu and on cuda, autotune off and on: s/step after warm-up, the
 #                                    time recording vs waiting for the device, MB uploaded; then kernels
 #                                    per step and per phase (cubecl's own launch log), in a run of its own
-#                                  - scripts/bench_torch.py --device cuda on the same batches (their trial
+#                                  - scripts/bench/bench-torch.py --device cuda on the same batches (their trial
 #                                    lengths), TF32 off (fp32, as burn) and on
 #                                  - a per-kernel time breakdown of the LSTM's wgpu steps (cubecl's
 #                                    profiler; it synchronises per kernel, so its total exceeds a step)
@@ -22,13 +22,13 @@
 #
 # WMLAB_GPU_STEPS (default 5) sets the steps per model; the first is warm-up and is not in the means.
 set -euo pipefail
-here="$(cd "$(dirname "$0")/.." && pwd)"
+here="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$here"
 bin="$here/gpu-bin"
 
 case "${1:-}" in
 build)
-  source "$here/scripts/env.sh"
+  source "$here/scripts/dev/env.sh"
   mkdir -p "$bin"
   features=flex,native-fast,wgpu,fusion
   [ "${WMLAB_GPU_CUDA:-0}" = 1 ] && features="$features,cuda"
@@ -48,7 +48,7 @@ build)
   ;;
 run)
   [ -x "$bin/bench-plain" ] && [ -x "$bin/bench-autotune" ] || {
-    echo "gpu-bin/bench-plain and bench-autotune are missing: run 'scripts/gpu-check.sh build' first" >&2
+    echo "gpu-bin/bench-plain and bench-autotune are missing: run 'scripts/bench/gpu-check.sh build' first" >&2
     exit 1
   }
   out="${OUT:-$(mktemp -d)}"
@@ -68,7 +68,7 @@ run)
   if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null && [ -s "$lens" ]; then
     for tf32 in off on; do
       echo "== PyTorch CUDA, TF32 $tf32, the same trial lengths"
-      timeout 90 python3 scripts/bench_torch.py --lens "$lens" --steps "$steps" --same-work-only --device cuda --tf32 "$tf32" || echo "(exit $?)"
+      timeout 90 python3 scripts/bench/bench-torch.py --lens "$lens" --steps "$steps" --same-work-only --device cuda --tf32 "$tf32" || echo "(exit $?)"
     done
   else
     echo "== PyTorch CUDA: skipped (no torch with CUDA here, or the wgpu run wrote no trial lengths)"

@@ -4,16 +4,16 @@
 // fresh profile each time) first contentful paint and the time until the app says it is ready
 // (body[data-app-ready]), median of RUNS loads.
 //
-//   node tests/e2e/load-bench.mjs            # RUNS=5 by default; WMLAB_DIST picks the build
+//   node tests/e2e/bench/load-bench.mjs            # RUNS=5 by default; WMLAB_DIST picks the build
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { serve, launch, DIST } from './helpers.mjs';
+import { serve, launch, DIST } from '../helpers.mjs';
 
 const RUNS = Number(process.env.RUNS || 5);
 const dist = DIST;
 const wasms = fs.readdirSync(dist).filter((f) => f.endsWith('.wasm')).sort();
-// The threaded CPU networks worker (scripts/build-threaded-worker.sh), where the build has it.
+// The threaded CPU networks worker (scripts/dev/build-threaded-worker.sh), where the build has it.
 if (fs.existsSync(path.join(dist, 'worker-mt'))) {
   wasms.push(...fs.readdirSync(path.join(dist, 'worker-mt')).filter((f) => f.endsWith('.wasm')).map((f) => `worker-mt/${f}`));
 }

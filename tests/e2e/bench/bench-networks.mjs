@@ -1,5 +1,5 @@
 // Browser training/inference throughput of the Networks page (prints numbers; not a test).
-//   node tests/e2e/bench-networks.mjs            after a build into dist/ (tests/e2e/run.sh or trunk build)
+//   node tests/e2e/bench/bench-networks.mjs            after a build into dist/ (tests/e2e/run.sh or trunk build)
 // Environment: WMLAB_BENCH_PER_TASK (trials per task id per step, default 1 → 14 trials; the paper's 10 → 140),
 // WMLAB_BENCH_STEPS (default 4), WMLAB_BENCH_BACKENDS (default "webgpu,cpu"), WMLAB_BENCH_MODELS
 // (default "lstm-256,trf-256"), WMLAB_BENCH_PRESET (default "paper": the paper's encoder), WMLAB_BENCH_EVAL_N
@@ -9,7 +9,7 @@
 // Training: the time from the end of step 1 to the end of the last step before the validation check, per step
 // (step 1 holds shader compilation and warm-up). Inference: one evaluation (batch building, forward, scoring).
 import os from 'node:os';
-import { serve, launch, openPage } from './helpers.mjs';
+import { serve, launch, openPage } from '../helpers.mjs';
 
 const env = (k, d) => process.env[k] || d;
 const perTask = Number(env('WMLAB_BENCH_PER_TASK', '1'));

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Build a release of WM Lab into DIR, ready to upload to any static host.
 #
-#   scripts/publish.sh DIR                  # relative asset paths: works under any path on any host
-#   scripts/publish.sh DIR --base /wmlab/   # absolute paths under /wmlab/ (for hosts that rewrite URLs)
+#   scripts/dev/publish.sh DIR                  # relative asset paths: works under any path on any host
+#   scripts/dev/publish.sh DIR --base /wmlab/   # absolute paths under /wmlab/ (for hosts that rewrite URLs)
 #
 # What DIR holds: index.html, the app's and the networks worker's JS and wasm, style, favicon, and the
 # data the app fetches (data/ the Minerva snapshot and word list, models/ the pretrained networks,
@@ -15,8 +15,8 @@
 # backend runs on every core (the threaded worker in worker-mt/); hosts that cannot send them get a
 # service-worker fallback on the Networks page. docs/hosting.md says how, per host.
 set -euo pipefail
-here="$(cd "$(dirname "$0")/.." && pwd)"
-usage() { echo "usage: scripts/publish.sh DIR [--base /path/]" >&2; exit 2; }
+here="$(cd "$(dirname "$0")/../.." && pwd)"
+usage() { echo "usage: scripts/dev/publish.sh DIR [--base /path/]" >&2; exit 2; }
 [ $# -ge 1 ] || usage
 out="$1"; shift
 base="./"
@@ -33,8 +33,8 @@ esac
 case "$base" in */) ;; *) base="$base/" ;; esac
 
 cd "$here"
-./scripts/setup.sh --web
-source "$here/scripts/env.sh"
+./scripts/dev/setup.sh --web
+source "$here/scripts/dev/env.sh"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 if [ "$out" = "$here" ] || [ "$out" = "/" ]; then echo "publish.sh: refusing to build into $out" >&2; exit 2; fi

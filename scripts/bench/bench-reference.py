@@ -55,7 +55,7 @@ Equivalence choices:
     with `write=True` and the patched `save` keeps the images (this also draws the one blank/probe image
     per call that the generator saves at the end; a few microseconds, counted).
 
-Setup (what `scripts/bench.sh reference` does when missing):
+Setup (what `scripts/bench/bench.sh reference` does when missing):
     # the snapshot (84c867c) of https://github.com/ZhangLab-DeepNeuroCogLab/WorM, unpacked, e.g.
     git clone https://github.com/ZhangLab-DeepNeuroCogLab/WorM /tmp/WorM
     mkdir -p ~/.cache/wmlab/worm-src && git -C /tmp/WorM archive 84c867c | tar -x -C ~/.cache/wmlab/worm-src
@@ -63,7 +63,7 @@ Setup (what `scripts/bench.sh reference` does when missing):
     ~/.cache/wmlab/venv-worm/bin/pip install pillow==9.5.0 numpy==1.24.3 \
         opencv-python-headless==4.7.0.72 tqdm==4.65.0
 Usage:
-    taskset -c 1 ~/.cache/wmlab/venv-worm/bin/python scripts/bench_reference.py \
+    taskset -c 1 ~/.cache/wmlab/venv-worm/bin/python scripts/bench/bench-reference.py \
         [--seconds S] [--task ID|all] [--worm PATH] [--seed N] [--transform auto|numpy|torchvision]
 PATH defaults to ~/.cache/wmlab/worm-src (the folder holding src/). The published code is imported from
 there; none of it is copied into this repository.

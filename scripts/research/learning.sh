@@ -3,15 +3,15 @@
 # `wmlab train`, keeps its validation curve (one JSON line per check, with trials seen and wall time), then
 # tests the best checkpoint with `wmlab eval` (accuracy, chance and one-sided exact p per task id).
 #
-#   scripts/learning.sh NAME [wmlab train args...]      e.g.
-#   scripts/learning.sh quick --arch gru --capacity 96 --preset quick
+#   scripts/research/learning.sh NAME [wmlab train args...]      e.g.
+#   scripts/research/learning.sh quick --arch gru --capacity 96 --preset quick
 #
 # Output in ${WMLAB_LEARN_DIR:-runs/learn}/NAME/: curve.jsonl, eval.json, train.json, best/, last/.
 # Prints a one-line summary: ids above chance (p < 0.01) of the trained ids, wall time.
 # Environment: WMLAB_EVAL_N (test trials per id, default 200), WMLAB_BIN (a built wmlab; default: build
 # it with `cargo build --profile native --features nn`).
 set -euo pipefail
-here="$(cd "$(dirname "$0")/.." && pwd)"
+here="$(cd "$(dirname "$0")/../.." && pwd)"
 name="$1"; shift
 out="${WMLAB_LEARN_DIR:-$here/runs/learn}/$name"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/wmlab/target}"

@@ -4,7 +4,7 @@ and writes its model card twice, as NAME.md (for people) and as an entry of publ
 the Networks page). Everything on the card comes from the run's files: eval.json (`wmlab eval`, with chance
 and p per task id), the checkpoint's train.json and state (steps, trials, wall time).
 
-    python3 scripts/model-card.py RUN_DIR NAME --title "..." --hardware "..." [--notes "..."]
+    python3 scripts/research/model-card.py RUN_DIR NAME --title "..." --hardware "..." [--notes "..."]
 
 An effect counts as shown when the network's slope (Table A3's M_A) has the human slope's sign (H_A) and
 the task is above chance (p < 0.01); the slope itself carries no test, so read the numbers beside it.
@@ -27,7 +27,7 @@ def main():
     ap.add_argument("--title", required=True)
     ap.add_argument("--hardware", required=True)
     ap.add_argument("--notes", default="")
-    ap.add_argument("--models", default=os.path.join(os.path.dirname(__file__), "..", "public", "models"))
+    ap.add_argument("--models", default=os.path.join(os.path.dirname(__file__), "..", "..", "public", "models"))
     a = ap.parse_args()
 
     e = json.load(open(os.path.join(a.run, "eval.json")))

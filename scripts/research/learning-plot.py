@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Learning curves as one SVG (no dependencies): for each run directory given, the validation checks of
-`wmlab train` (curve.jsonl, written by scripts/learning.sh) as three panels: mean scored validation
+`wmlab train` (curve.jsonl, written by scripts/research/learning.sh) as three panels: mean scored validation
 accuracy against trials seen, the same against minutes of training, and task ids above chance
 (one-sided exact test, p < 0.01) against minutes.
 
-    python3 scripts/learning-plot.py OUT.svg RUN_DIR[=LABEL] ...
+    python3 scripts/research/learning-plot.py OUT.svg RUN_DIR[=LABEL] ...
 """
 import html
 import json
