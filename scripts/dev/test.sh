@@ -28,12 +28,15 @@ export WMLAB_LLM_URL=http://127.0.0.1:18080/v1
 stage "formatting and lints: cargo fmt --check, cargo clippy -D warnings (native and wasm32)"
 cargo fmt --all --check 2>&1
 cargo clippy --locked --features wmlab-cli/nn --workspace --exclude wmlab-app --exclude wmlab-nn-worker --all-targets -- -D warnings 2>&1
-# The app and the worker build only for wasm32.
+# The app's library (src/lib.rs) also builds natively; the app and the worker as a whole only for wasm32.
+cargo clippy --locked -p wmlab-app --lib --tests -- -D warnings 2>&1
 cargo clippy --locked --target wasm32-unknown-unknown -p wmlab-app -p wmlab-nn-worker -- -D warnings 2>&1
 
 stage "native tests: cargo test"
 # The CLI with its networks commands (`wmlab train` / `wmlab eval`, feature `nn`): same burn build as wmlab-nn.
 cargo test --locked --features wmlab-cli/nn 2>&1
+# The app's library (storage, test flags): plain native unit tests.
+cargo test --locked -p wmlab-app --lib 2>&1
 
 stage "wasm32 determinism: the core's golden hashes under Node"
 cargo test --locked -p wmlab-core --target wasm32-unknown-unknown --test determinism 2>&1

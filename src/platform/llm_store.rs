@@ -14,31 +14,23 @@ use wmlab_core::llm::nback::NbackConfig;
 use wmlab_llm::provider::Reply;
 use wmlab_llm::{Cache, LogEntry, ProviderConfig, RunOptions};
 
-use crate::platform::web;
-
-const KEY_KEY: &str = "wmlab.llm.key";
-const CURRENT: &str = "wmlab.llm.run.current";
-const FORM: &str = "wmlab.llm.form";
-const CACHE_PREFIX: &str = "wmlab.llm.cache.";
-const RUN_PREFIX: &str = "wmlab.llm.run.";
-
-pub fn storage() -> Option<web_sys::Storage> {
-    web::window().local_storage().ok().flatten()
-}
+use wmlab_app::storage::keys::{
+    LLM_CACHE_PREFIX as CACHE_PREFIX, LLM_CURRENT as CURRENT, LLM_FORM as FORM, LLM_KEY as KEY_KEY,
+    LLM_RUN_PREFIX as RUN_PREFIX,
+};
+use wmlab_app::storage::{LocalStorage, Store, keys_with_prefix, stale_llm_runs};
 
 fn get(key: &str) -> Option<String> {
-    storage()?.get_item(key).ok().flatten()
+    LocalStorage.get(key)
 }
 
 /// `false` when the browser refused (quota, private mode).
 fn set(key: &str, value: &str) -> bool {
-    storage().is_some_and(|s| s.set_item(key, value).is_ok())
+    LocalStorage.set(key, value).is_ok()
 }
 
 fn remove(key: &str) {
-    if let Some(s) = storage() {
-        let _ = s.remove_item(key);
-    }
+    LocalStorage.remove(key)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -170,17 +162,8 @@ pub fn unfinished() -> Option<(RunSpec, String)> {
 
 /// Start a new run: drop every older run's storage, save the spec, mark it current.
 pub fn begin(spec: &RunSpec) -> bool {
-    if let Some(s) = storage() {
-        let n = s.length().unwrap_or(0);
-        let old: Vec<String> = (0..n)
-            .filter_map(|i| s.key(i).ok().flatten())
-            .filter(|k| {
-                k.starts_with(RUN_PREFIX) && k != CURRENT && !k.starts_with(&format!("{RUN_PREFIX}{}.", spec.id))
-            })
-            .collect();
-        for k in old {
-            let _ = s.remove_item(&k);
-        }
+    for k in stale_llm_runs(&LocalStorage, &spec.id) {
+        remove(&k);
     }
     let ok = serde_json::to_string(spec).map(|t| set(&spec_key(&spec.id), &t)).unwrap_or(false);
     set(CURRENT, &spec.id) && ok
@@ -264,12 +247,9 @@ impl Cache for StorageCache {
 
 /// Remove every cached reply; returns how many.
 pub fn clear_cache() -> usize {
-    let Some(s) = storage() else { return 0 };
-    let n = s.length().unwrap_or(0);
-    let keys: Vec<String> =
-        (0..n).filter_map(|i| s.key(i).ok().flatten()).filter(|k| k.starts_with(CACHE_PREFIX)).collect();
+    let keys = keys_with_prefix(&LocalStorage, CACHE_PREFIX);
     for k in &keys {
-        let _ = s.remove_item(k);
+        remove(k);
     }
     keys.len()
 }

@@ -18,15 +18,13 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{MessageEvent, Worker};
+use wmlab_app::storage::keys;
 
 /// The worker script Trunk writes for `data-type="worker" data-loader-shim` (index.html): WebGPU, and the
 /// CPU on one thread.
 pub const WORKER_URL: &str = "./wmlab-nn-worker_loader.js";
 /// The threaded CPU worker's entry, a module worker (`scripts/dev/build-threaded-worker.sh`).
 pub const THREADED_WORKER_URL: &str = "./worker-mt/entry.js";
-/// localStorage key: how many threads the threaded worker starts (default: the browser's
-/// `navigator.hardwareConcurrency`).
-pub const THREADS_KEY: &str = "wmlab.nn.threads";
 
 /// Whether the page is cross-origin isolated, i.e. may share memory with workers (the threaded worker
 /// needs it; the host sends COOP/COEP headers, docs/hosting.md).
@@ -136,7 +134,8 @@ impl NnWorker {
     /// checkpoint bytes where the event has them).
     pub fn spawn(threaded: bool, on_event: impl Fn(Event, Option<Vec<u8>>) + 'static) -> Result<NnWorker, String> {
         let worker = if threaded {
-            let threads = outbox::get(THREADS_KEY).and_then(|t| t.trim().parse::<usize>().ok()).filter(|&t| t > 0);
+            // `wmlab.nn.threads` (default: the browser's `navigator.hardwareConcurrency`).
+            let threads = wmlab_app::storage::positive(&wmlab_app::storage::LocalStorage, keys::NN_THREADS);
             let url = match threads {
                 Some(t) => format!("{THREADED_WORKER_URL}?threads={t}"),
                 None => THREADED_WORKER_URL.to_string(),

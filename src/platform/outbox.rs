@@ -24,38 +24,24 @@ use wasm_bindgen_futures::JsFuture;
 
 use crate::platform::web;
 
-pub const SESSION_PREFIX: &str = "wmlab.session.";
-pub const OUTBOX: &str = "wmlab.outbox";
-
-pub fn storage() -> Option<web_sys::Storage> {
-    web::window().local_storage().ok().flatten()
-}
+pub use wmlab_app::storage::keys::{OUTBOX, SESSION_PREFIX};
+use wmlab_app::storage::{LocalStorage, Store};
 
 pub fn get(key: &str) -> Option<String> {
-    storage()?.get_item(key).ok().flatten()
+    LocalStorage.get(key)
 }
 
 pub fn set(key: &str, value: &str) -> Result<(), String> {
-    storage()
-        .ok_or("this browser has no local storage")?
-        .set_item(key, value)
-        .map_err(|_| "the browser refused to save (storage full or blocked)".to_string())
+    LocalStorage.set(key, value)
 }
 
 pub fn remove(key: &str) {
-    if let Some(s) = storage() {
-        let _ = s.remove_item(key);
-    }
+    LocalStorage.remove(key)
 }
 
 /// Every saved session key.
 pub fn session_keys() -> Vec<String> {
-    let Some(s) = storage() else { return vec![] };
-    let n = s.length().unwrap_or(0);
-    let mut v: Vec<String> =
-        (0..n).filter_map(|i| s.key(i).ok().flatten()).filter(|k| k.starts_with(SESSION_PREFIX)).collect();
-    v.sort();
-    v
+    wmlab_app::storage::session_keys(&LocalStorage)
 }
 
 /// One record waiting to be posted.

@@ -17,8 +17,9 @@ pub fn now() -> f64 {
     web::window().performance().map(|p| p.now()).unwrap_or(0.0)
 }
 
-pub fn flag(name: &str) -> bool {
-    outbox::get(name).as_deref() == Some("1")
+/// The test switches (`wmlab_app::storage::TestFlags`), read from localStorage.
+pub fn flags() -> wmlab_app::storage::TestFlags {
+    wmlab_app::storage::TestFlags::read(&wmlab_app::storage::LocalStorage)
 }
 
 /// A random 64-bit seed for a session of an anonymous link (the browser's crypto source, else

@@ -18,7 +18,7 @@ use wmlab_core::people::session::{PageEvent, PageEventKind};
 use wmlab_core::people::study::StudyText;
 use wmlab_core::people::{Session, TrialResult, estimate_refresh};
 
-use super::browser::{answer_js, canvas, css_size, flag, fresh_seed, now, publish_hook};
+use super::browser::{answer_js, canvas, css_size, flags, fresh_seed, now, publish_hook};
 use super::ui::{Cur, Screen, Ui};
 use crate::components::painter;
 use crate::platform::outbox;
@@ -50,12 +50,13 @@ thread_local! {
 /// Install the controller (one participant page at a time).
 pub fn install(ui: Ui, key: String, session: Session) {
     let refresh = session.refresh_ms.unwrap_or(1000.0 / 60.0);
+    let flags = flags();
     let ctl = Ctl {
         ui,
         key,
         session,
-        fast: flag("wmlab_fast"),
-        test: flag("wmlab_test"),
+        fast: flags.fast,
+        test: flags.hook,
         refresh,
         calib: None,
         presenter: None,

@@ -218,7 +218,7 @@ pub fn done(ui: Ui, show: bool, completion: Option<String>) -> impl IntoView {
     let (r1, r2, r3, r4) = (r.clone(), r.clone(), r.clone(), r.clone());
     let stuck = RwSignal::new(false);
     // Test runs (wmlab_fast) say so after 2 s instead of 20 s.
-    let patience = if super::browser::flag("wmlab_fast") { 2_000.0 } else { 20_000.0 };
+    let patience = if super::browser::flags().fast { 2_000.0 } else { 20_000.0 };
     if let Some(url) = completion.clone() {
         let start = now();
         wasm_bindgen_futures::spawn_local(async move {
