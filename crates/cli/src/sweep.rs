@@ -353,6 +353,7 @@ pub fn run_sweep(a: &SweepArgs) -> Result<(), String> {
                 backend: a.backend,
                 record: Some(rec.clone()),
                 cd_pooled: false,
+                memoryless: false,
                 quiet: a.quiet,
             };
             crate::train::eval_report(&eval).map_err(|e| format!("run {}: evaluation: {e}", r.name))?;

@@ -49,7 +49,7 @@ fn record() -> ResultRecord {
             conditions: Conditions { list_length: Some(l), ..Default::default() },
             targets: (0..l).map(|k| k.to_string()).collect(),
             responses: (0..l).map(|k| ((k + i as u8) % 9).to_string()).collect(),
-            correct: (0..l).map(|k| i as u8 % 2 == 0 || k == 0).collect(),
+            correct: (0..l).map(|k| i.is_multiple_of(2) || k == 0).collect(),
             rt_ms: (0..l).map(|k| 400.0 + k as f64).collect(),
             extra: Default::default(),
         });
