@@ -450,3 +450,29 @@ test('pretrained model: card, load, evaluation with chance marks', LONG, async (
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+// A worker that dies (a panic in its wasm, made here through the test hook) is reported in words and
+// replaced by a fresh one; the stored checkpoint is kept and evaluates with the new worker.
+test('a crashed worker is restarted and the stored run kept', LONG, async () => {
+  const first = await openPage(app.browser.context, app.server.url + '#/');
+  await first.evaluate(() => localStorage.setItem('wmlab_test', '1'));
+  await first.close();
+  const page = await openNetworks();
+  await page.selectOption('#nn-backend-pick', 'cpu');
+  await page.waitForFunction(() => /CPU/.test(document.querySelector('#nn-backend').textContent), null, LONG);
+  const index = JSON.parse(fs.readFileSync(path.join(process.env.WMLAB_DIST, 'models', 'index.json'), 'utf8'));
+  const vsr = index.findIndex((c) => c.tasks.length === 1 && c.tasks[0] === 'VSR');
+  await page.waitForSelector('#nn-pretrained', LONG);
+  await page.selectOption('#nn-pretrained', String(vsr));
+  await page.click('#nn-load-pretrained');
+  await page.waitForFunction((f) => (document.querySelector('#nn-notice')?.textContent || '').includes(`Loaded ${f}`), index[vsr].file, LONG);
+  await page.waitForSelector('#networks[data-phase="ready"]', LONG);
+  await page.evaluate(() => window.__wmlab_nn_crash());
+  await page.waitForFunction(() => /worker stopped.*fresh worker was started/s.test(document.querySelector('#nn-error')?.textContent || ''), null, LONG);
+  await page.waitForSelector('#networks[data-phase="ready"]', LONG);
+  await page.fill('#nn-eval-n', '3');
+  await page.click('#nn-evaluate');
+  await page.waitForSelector('#nn-eval #nn-eval-table tbody tr[data-task="VSR"]', LONG);
+  await page.evaluate(() => localStorage.removeItem('wmlab_test'));
+  await page.close();
+});

@@ -165,6 +165,7 @@ impl State {
             Err(e) => return error(e, false),
         };
         match cmd {
+            Cmd::Crash => panic!("the page asked the worker to crash (test support)"),
             Cmd::Init { backend } => match init_device(backend).await {
                 Ok((d, backend)) => {
                     let device = format!("{d:?}");

@@ -139,6 +139,7 @@ fn run(net: Net) -> impl IntoView {
 pub fn Networks() -> impl IntoView {
     let net = Net::new();
     net.start_worker();
+    net.install_test_hook();
     net.load_stored();
     net.load_pretrained_index();
     on_cleanup(move || net.stop_worker());

@@ -367,11 +367,42 @@ impl Net {
                 )));
                 self.spawn_worker(threaded);
             }
+            // A worker that was running died (a bug: a panic in the wasm): a fresh one takes over, as
+            // after Cancel; the checkpoints live in IndexedDB and are untouched.
+            _ if !starting => {
+                self.stop_worker();
+                self.eval_progress.set(None);
+                self.analyse_progress.set(None);
+                self.error.set(Some(format!(
+                    "{error} A fresh worker was started; the saved checkpoints are kept (resume or evaluate \
+                     them again)."
+                )));
+                self.phase.set(Phase::Starting);
+                self.start_worker();
+            }
             _ => {
                 self.error.set(Some(error));
                 self.phase.set(Phase::Failed);
             }
         }
+    }
+
+    /// Test support (only with `localStorage.wmlab_test = '1'`): `window.__wmlab_nn_crash()` makes the
+    /// worker panic, so a browser test can check the message and the restart.
+    pub fn install_test_hook(self) {
+        if !wmlab_app::storage::TestFlags::read(&wmlab_app::storage::LocalStorage).hook {
+            return;
+        }
+        let crash = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || {
+            // After the page is left its values are gone: then nothing to crash.
+            let _ = self.worker.try_with_value(|w| w.as_ref().map(|w| w.send(&Cmd::Crash, None)));
+        });
+        let _ = js_sys::Reflect::set(
+            &crate::platform::web::window(),
+            &wasm_bindgen::JsValue::from_str("__wmlab_nn_crash"),
+            crash.as_ref(),
+        );
+        crash.forget();
     }
 
     fn spawn_worker(self, threaded: bool) {

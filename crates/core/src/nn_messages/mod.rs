@@ -65,6 +65,9 @@ pub enum Cmd {
     Analyse {
         n: usize,
     },
+    /// Test support: the worker panics, as a bug would (the page's browser tests check that it shows a
+    /// message and restarts the worker). The page sends it only when `localStorage.wmlab_test` is `1`.
+    Crash,
 }
 
 /// A number JSON wrote as `null` (serde_json writes NaN and ±∞ so) reads back as NaN, so a report with
