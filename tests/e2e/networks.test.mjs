@@ -241,16 +241,22 @@ test('CPU backend: live curves, pause/resume, reload resume, download/upload, ba
   const good = fs.readFileSync(file);
   const headerLen = good.readUInt32LE(8);
   const header = JSON.parse(good.subarray(12, 12 + headerLen).toString());
-  header.train.model.capacity = 0;
-  const edited = Buffer.from(JSON.stringify(header));
-  const lenBuf = Buffer.alloc(4);
-  lenBuf.writeUInt32LE(edited.length);
+  const withHeader = (edit) => {
+    const h = JSON.parse(JSON.stringify(header));
+    edit(h.train.model);
+    const json = Buffer.from(JSON.stringify(h));
+    const len = Buffer.alloc(4);
+    len.writeUInt32LE(json.length);
+    return Buffer.concat([good.subarray(0, 8), len, json, good.subarray(12 + headerLen)]);
+  };
   const flipped = Buffer.from(good);
   flipped[good.length - 7] ^= 0x10;
   for (const [name, buffer, why] of [
     ['flipped.wmlabnn', flipped, /checksum/],
     ['cut.wmlabnn', good.subarray(0, Math.floor(good.length / 2)), /cut short|truncated|damaged/],
-    ['impossible.wmlabnn', Buffer.concat([good.subarray(0, 8), lenBuf, edited, good.subarray(12 + headerLen)]), /impossible model/],
+    ['impossible.wmlabnn', withHeader((m) => { m.capacity = 0; }), /impossible model/],
+    // A possible model, but not the one these weights are for: only loading them tells (the worker).
+    ['other-width.wmlabnn', withHeader((m) => { m.capacity += 8; }), /weights do not fit the model/],
   ]) {
     await page.setInputFiles('#nn-upload', { name, mimeType: 'application/octet-stream', buffer });
     await page.waitForFunction((n) => (document.querySelector('#nn-error')?.textContent || '').includes(n), name);

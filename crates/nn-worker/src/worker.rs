@@ -165,6 +165,14 @@ impl State {
             Err(e) => return error(e, false),
         };
         match cmd {
+            Cmd::Verify { seq } => {
+                let loaded = msg
+                    .bytes
+                    .ok_or_else(|| "no checkpoint was sent".to_string())
+                    .and_then(|b| Checkpoint::from_bundle(&b))
+                    .and_then(|ck| ck.model(&Device::flex()).map(|_| ()));
+                post(&Event::Verified { seq, error: loaded.err() }, None);
+            }
             Cmd::Crash => panic!("the page asked the worker to crash (test support)"),
             Cmd::Init { backend } => match init_device(backend).await {
                 Ok((d, backend)) => {

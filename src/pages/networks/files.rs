@@ -1,6 +1,7 @@
 //! Models that come from files: the shipped pretrained models (`models/index.json` and their cards),
 //! checkpoint downloads, and a checkpoint file the user loads. A bundle that is loaded replaces the
-//! stored run only once it is read and stored; the one shown before stays otherwise.
+//! stored run only once the page has read it and the worker has loaded its weights into the model it
+//! describes; the one shown before stays otherwise.
 
 use leptos::prelude::*;
 use wmlab_core::nn_messages::{Bundle, BundleHeader, CheckpointKind, ModelCard, RunCurves};
@@ -31,16 +32,22 @@ impl Net {
 
     /// A checkpoint bundle (a file or a pretrained model) becomes the stored run.
     fn load_bundle(self, name: String, buf: Vec<u8>) {
+        // The whole file is checked (format, lengths, checksums, the model it describes) before it
+        // replaces the stored run: a refused file leaves the stored checkpoint as it was.
+        let header = match Bundle::read(&buf).and_then(|b| {
+            b.header.train.model.validate().map_err(|e| format!("it describes an impossible model: {e}"))?;
+            Ok(b.header)
+        }) {
+            Ok(h) => h,
+            Err(e) => return self.error.set(Some(format!("{name} is not a usable checkpoint: {e}"))),
+        };
+        // Then the worker loads its weights into that model (what the page cannot: it has no burn).
+        self.verify_then_store(name, buf, header);
+    }
+
+    /// A verified checkpoint becomes the stored run.
+    pub(super) fn store_bundle(self, name: String, buf: Vec<u8>, header: BundleHeader) {
         wasm_bindgen_futures::spawn_local(async move {
-            // The whole file is checked (format, lengths, checksums, the model it describes) before
-            // it replaces the stored run: a refused file leaves the stored checkpoint as it was.
-            let header = match Bundle::read(&buf).and_then(|b| {
-                b.header.train.model.validate().map_err(|e| format!("it describes an impossible model: {e}"))?;
-                Ok(b.header)
-            }) {
-                Ok(h) => h,
-                Err(e) => return self.error.set(Some(format!("{name} is not a usable checkpoint: {e}"))),
-            };
             let curves = RunCurves { vals: header.state.history.clone(), ..Default::default() };
             let r = async {
                 nnw::store_bytes(CheckpointKind::Latest.key(), &buf).await?;

@@ -107,6 +107,10 @@ pub struct Net {
     pub pretrained_pick: RwSignal<usize>,
     pub pretrained_loading: RwSignal<bool>,
     worker: StoredValue<Option<NnWorker>>,
+    /// A checkpoint file waiting for the worker's `Verified` before it is stored: the request's number,
+    /// the file's name and bytes, and its header.
+    pub(super) pending: StoredValue<Option<(u64, String, Vec<u8>, BundleHeader)>>,
+    verify_seq: StoredValue<u64>,
     /// The app's state (an evaluation opens in Results).
     pub app: AppState,
 }
@@ -156,6 +160,8 @@ impl Net {
             pretrained_pick: RwSignal::new(0),
             pretrained_loading: RwSignal::new(false),
             worker: StoredValue::new(None),
+            pending: StoredValue::new(None),
+            verify_seq: StoredValue::new(0),
             app: expect_context::<AppState>(),
         }
     }
@@ -311,6 +317,20 @@ impl Net {
                 }
                 self.analysis.set(Some(*report));
             }
+            Event::Verified { seq, error } => {
+                let Some(Some((_, name, buf, header))) =
+                    self.pending.try_update_value(|p| p.take_if(|(s, ..)| *s == seq))
+                else {
+                    return;
+                };
+                match error {
+                    None => self.store_bundle(name, buf, header),
+                    Some(e) => {
+                        self.notice.set(None);
+                        self.error.set(Some(format!("{name} is not a usable checkpoint: {e}")));
+                    }
+                }
+            }
             Event::Error { message, fatal } => {
                 self.edits.update_value(|e| e.settle());
                 self.settling.set(false);
@@ -385,6 +405,19 @@ impl Net {
                 self.phase.set(Phase::Failed);
             }
         }
+    }
+
+    /// Ask the worker to load `buf` as an evaluation would; [`Event::Verified`] then stores it (or
+    /// says why not).
+    pub(super) fn verify_then_store(self, name: String, buf: Vec<u8>, header: BundleHeader) {
+        let seq = self.verify_seq.try_update_value(|s| {
+            *s += 1;
+            *s
+        });
+        let Some(seq) = seq else { return };
+        self.send(Cmd::Verify { seq }, Some(&buf));
+        self.notice.set(Some(format!("Checking {name} (its weights are loaded into the model it describes)…")));
+        self.pending.set_value(Some((seq, name, buf, header)));
     }
 
     /// Test support (only with `localStorage.wmlab_test = '1'`): `window.__wmlab_nn_crash()` makes the

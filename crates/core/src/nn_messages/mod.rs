@@ -65,6 +65,12 @@ pub enum Cmd {
     Analyse {
         n: usize,
     },
+    /// Load the checkpoint in `bytes` as an evaluation would (header, checksums, the model it describes,
+    /// its weights into that model) without keeping it; answered by `Event::Verified` with the same
+    /// `seq`. The page stores a file only once it is verified.
+    Verify {
+        seq: u64,
+    },
     /// Test support: the worker panics, as a bug would (the page's browser tests check that it shows a
     /// message and restarts the worker). The page sends it only when `localStorage.wmlab_test` is `1`.
     Crash,
@@ -220,6 +226,12 @@ pub enum Event {
     /// The analysis report (`wmlab_core::analysis::NetworkAnalysis` as JSON).
     Analysis {
         report: Box<NetworkAnalysis>,
+    },
+    /// The answer to `Cmd::Verify` `seq`: `error` says why the checkpoint cannot be used (None: it loads).
+    Verified {
+        seq: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
     },
     /// Something went wrong; `fatal` means the run stopped (the last checkpoint stays valid).
     Error {
