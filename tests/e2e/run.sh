@@ -18,6 +18,8 @@ if [ "${SKIP_BUILD:-0}" != "1" ]; then
   if [ -z "$profile" ] && grep -q '^\[profile\.web-test\]' Cargo.toml; then profile=web-test; fi
   args=(--release)
   [ -n "$profile" ] && args+=(--cargo-profile "$profile")
+  # The threaded worker (a Trunk hook) builds with the same profile.
+  [ -n "$profile" ] && export WMLAB_WORKER_MT_PROFILE="$profile"
   start=$(date +%s)
   trunk build "${args[@]}"
   echo "[e2e] trunk build ${args[*]}: $(( $(date +%s) - start )) s"

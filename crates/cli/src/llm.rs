@@ -330,7 +330,7 @@ pub fn build_samples(a: &RunArgs) -> Result<Vec<Sample>, String> {
                 samples_per_cell: a.samples_per_cell,
                 ..Default::default()
             };
-            minerva::generate_sweep(&cfg, &sweep, &words)
+            minerva::generate_sweep(&cfg, &sweep, &words, &minerva::Tokenizer::cl100k())
         }
     };
     if let Some(l) = a.limit {

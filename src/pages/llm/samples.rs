@@ -24,16 +24,23 @@ async fn words() -> Result<std::rc::Rc<Vec<String>>, String> {
     Ok(rc)
 }
 
-/// The cl100k token ranks the Minerva generator measures contexts with: not built into the app (about
-/// 1.7 MB of wasm), fetched and installed once per page load when a generated Minerva suite is run.
-async fn token_ranks() -> Result<(), String> {
-    if minerva::ranks_installed() {
-        return Ok(());
+thread_local! {
+    /// The page's cl100k tokenizer, made once per page load (the core keeps none).
+    static TOKENIZER: std::cell::RefCell<Option<std::rc::Rc<minerva::Tokenizer>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The cl100k tokenizer the Minerva generator measures contexts with: its ranks are not built into the
+/// app (about 1.7 MB of wasm); they are fetched once per page load when a generated Minerva suite runs.
+async fn tokenizer() -> Result<std::rc::Rc<minerva::Tokenizer>, String> {
+    if let Some(t) = TOKENIZER.with(|t| t.borrow().clone()) {
+        return Ok(t);
     }
     let gz = crate::platform::web::fetch_bytes("data/cl100k_base.tiktoken.gz").await?;
     let text =
         String::from_utf8(snapshot::gunzip(&gz)?).map_err(|_| "The token ranks file is not UTF-8 text.".to_string())?;
-    minerva::install_ranks(&text)
+    let t = std::rc::Rc::new(minerva::Tokenizer::from_ranks(&text)?);
+    TOKENIZER.with(|slot| *slot.borrow_mut() = Some(t.clone()));
+    Ok(t)
 }
 
 /// The samples of a spec (Minerva data is fetched only when a Minerva suite is ticked).
@@ -74,7 +81,7 @@ pub(super) async fn build_samples(spec: &RunSpec) -> Result<Vec<Sample>, String>
     }
     if let Some(g) = &spec.generated {
         let w = words().await?;
-        token_ranks().await?;
+        let tok = tokenizer().await?;
         let cfg = minerva::MinervaConfig {
             seed: g.seed,
             context_tokens: g.context_tokens,
@@ -82,7 +89,7 @@ pub(super) async fn build_samples(spec: &RunSpec) -> Result<Vec<Sample>, String>
             samples_per_cell: Some(g.samples_per_cell),
             ..Default::default()
         };
-        all.extend(cap(minerva::generate_sweep(&cfg, &g.sweep(), &w)));
+        all.extend(cap(minerva::generate_sweep(&cfg, &g.sweep(), &w, &tok)));
     }
     Ok(all)
 }

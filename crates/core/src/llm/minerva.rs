@@ -29,7 +29,9 @@ mod tokenizer;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-pub use tokenizer::{count_tokens, install_ranks, ranks_installed, trim_context};
+pub use tokenizer::Tokenizer;
+#[cfg(not(target_arch = "wasm32"))]
+pub use tokenizer::{count_tokens, trim_context};
 
 use super::{Message, Metric, Reference, Sample, SampleBody, Single, Suite};
 use crate::rng::Rng;
@@ -203,7 +205,7 @@ pub fn sample(
 /// paper); it must hold well over `2 × context_tokens` distinct words.
 ///
 /// Unknown task names are ignored.
-pub fn generate<S: AsRef<str>>(config: &MinervaConfig, words: &[S]) -> Vec<Sample> {
+pub fn generate<S: AsRef<str>>(config: &MinervaConfig, words: &[S], tok: &Tokenizer) -> Vec<Sample> {
     let words: Vec<&str> = words.iter().map(|w| w.as_ref()).collect();
     let all: Vec<(usize, &(&str, &str, usize))> = TASKS.iter().chain(EXTRA_TASKS).enumerate().collect();
     let chosen: Vec<(usize, &(&str, &str, usize))> = match &config.tasks {
@@ -216,6 +218,7 @@ pub fn generate<S: AsRef<str>>(config: &MinervaConfig, words: &[S]) -> Vec<Sampl
         let mut g = Gen {
             rng: Rng::from_key(task_key(config.seed, ordinal as u8)),
             words: &words,
+            tok,
             max: config.context_tokens,
             s: samples_for(config, task, paper),
             steps: config.steps,
@@ -299,7 +302,12 @@ fn tag_id(mut s: Sample, tag: &str) -> Sample {
 /// none) the samples are exactly [`generate`]'s; with several, a sample's id carries its point
 /// (`generated/count@ctx=8000/3`, `generated/set_state@steps=50/0`) so ids stay unique resume keys, and
 /// its conditions carry it too (`context_length`, `step`).
-pub fn generate_sweep<S: AsRef<str>>(config: &MinervaConfig, sweep: &Sweep, words: &[S]) -> Vec<Sample> {
+pub fn generate_sweep<S: AsRef<str>>(
+    config: &MinervaConfig,
+    sweep: &Sweep,
+    words: &[S],
+    tok: &Tokenizer,
+) -> Vec<Sample> {
     if sweep.variants.len() > 1 {
         // The other tasks once; the wording tasks once per wording, on the same trials (same streams).
         let names: Vec<String> = match &config.tasks {
@@ -311,12 +319,14 @@ pub fn generate_sweep<S: AsRef<str>>(config: &MinervaConfig, sweep: &Sweep, word
         let inner = Sweep { variants: Vec::new(), ..sweep.clone() };
         let mut out = Vec::new();
         if !rest.is_empty() {
-            out.extend(generate_sweep(&MinervaConfig { tasks: Some(rest), ..config.clone() }, &inner, words));
+            out.extend(generate_sweep(&MinervaConfig { tasks: Some(rest), ..config.clone() }, &inner, words, tok));
         }
         if !worded.is_empty() {
             for &v in &sweep.variants {
                 let cfg = MinervaConfig { tasks: Some(worded.clone()), prompt_variant: Some(v), ..config.clone() };
-                out.extend(generate_sweep(&cfg, &inner, words).into_iter().map(|s| tag_id(s, &format!("@var={v}"))));
+                out.extend(
+                    generate_sweep(&cfg, &inner, words, tok).into_iter().map(|s| tag_id(s, &format!("@var={v}"))),
+                );
             }
         }
         return out;
@@ -329,7 +339,7 @@ pub fn generate_sweep<S: AsRef<str>>(config: &MinervaConfig, sweep: &Sweep, word
             steps: sweep.steps.first().copied().or(config.steps),
             ..config.clone()
         };
-        return generate(&cfg, words);
+        return generate(&cfg, words, tok);
     }
     let names: Vec<String> = match &config.tasks {
         Some(v) => v.clone(),
@@ -347,7 +357,7 @@ pub fn generate_sweep<S: AsRef<str>>(config: &MinervaConfig, sweep: &Sweep, word
         for &ctx in &contexts {
             let cfg = MinervaConfig { context_tokens: ctx, tasks: Some(sized.clone()), ..config.clone() };
             let tag = if contexts.len() > 1 { format!("@ctx={ctx}") } else { String::new() };
-            out.extend(tagged(generate(&cfg, words), tag));
+            out.extend(tagged(generate(&cfg, words, tok), tag));
         }
     }
     if !stateful.is_empty() {
@@ -362,7 +372,7 @@ pub fn generate_sweep<S: AsRef<str>>(config: &MinervaConfig, sweep: &Sweep, word
                 Some(n) if steps.len() > 1 => format!("@steps={n}"),
                 _ => String::new(),
             };
-            out.extend(tagged(generate(&cfg, words), tag));
+            out.extend(tagged(generate(&cfg, words, tok), tag));
         }
     }
     out
@@ -419,6 +429,7 @@ struct Item {
 struct Gen<'a> {
     rng: Rng,
     words: &'a [&'a str],
+    tok: &'a Tokenizer,
     max: usize,
     s: usize,
     steps: Option<usize>,
@@ -496,20 +507,20 @@ impl<'a> Gen<'a> {
     /// `unique_words(L)`: L distinct words, joined `", "`, trimmed to L tokens; returned as items.
     fn unique_words(&mut self, tokens: usize) -> Vec<String> {
         let ws = self.sample_words(tokens);
-        split_items(&trim_context(&ws.join(", "), tokens))
+        split_items(&self.tok.trim_context(&ws.join(", "), tokens))
     }
 
     /// `random_numbers(L)`: L values `randint(0, 1000)`, joined, trimmed.
     fn random_numbers(&mut self, tokens: usize) -> Vec<String> {
         let ns: Vec<String> = (0..tokens).map(|_| self.rng.randint(0, 1000).to_string()).collect();
-        split_items(&trim_context(&ns.join(", "), tokens))
+        split_items(&self.tok.trim_context(&ns.join(", "), tokens))
     }
 
     /// `word_pairs(L)`: 2L distinct words as L `"a: b"` pairs, joined, trimmed; returned as (key, value).
     fn word_pairs(&mut self, tokens: usize) -> Vec<(String, String)> {
         let ws = self.sample_words(2 * tokens);
         let pairs: Vec<String> = ws.chunks(2).filter(|c| c.len() == 2).map(|c| format!("{}: {}", c[0], c[1])).collect();
-        split_items(&trim_context(&pairs.join(", "), tokens))
+        split_items(&self.tok.trim_context(&pairs.join(", "), tokens))
             .into_iter()
             .map(|p| {
                 let (k, v) = p.split_once(": ").expect("trimmed pairs are whole");
@@ -526,7 +537,7 @@ impl<'a> Gen<'a> {
     /// `gibberish(L)`: L strings of `randint(2, 9)` letters a–z, joined, trimmed.
     fn gibberish(&mut self, tokens: usize) -> Vec<String> {
         let ws: Vec<String> = (0..tokens).map(|_| self.gibberish_word()).collect();
-        split_items(&trim_context(&ws.join(", "), tokens))
+        split_items(&self.tok.trim_context(&ws.join(", "), tokens))
     }
 
     // ----- tasks ------------------------------------------------------------------------------------
@@ -814,7 +825,7 @@ impl<'a> Gen<'a> {
                 let ws = self.sample_words(self.max);
                 let tagged: Vec<String> =
                     ws.iter().map(|w| format!("{w}: ATT_{}", self.rng.randint(1, n_att as i32))).collect();
-                let items: Vec<(String, String)> = split_items(&trim_context(&tagged.join(", "), self.max))
+                let items: Vec<(String, String)> = split_items(&self.tok.trim_context(&tagged.join(", "), self.max))
                     .into_iter()
                     .map(|p| {
                         let (a, b) = p.split_once(": ").expect("whole items");
@@ -880,7 +891,7 @@ impl<'a> Gen<'a> {
             for (quarters, p) in [(0usize, "0"), (1, "0.25"), (2, "0.5")] {
                 for _ in 0..self.s {
                     let ws = self.sample_words(n);
-                    let line_tokens = count_tokens(&format!("List 1: {}\n", ws.join(", ")));
+                    let line_tokens = self.tok.count(&format!("List 1: {}\n", ws.join(", ")));
                     // At least 3 lists, or "the one different from the others" is undefined (never binds at
                     // 4000 tokens, where 100 words give about 10 lists).
                     let n_list = (self.max / line_tokens).max(3);
@@ -920,7 +931,7 @@ impl<'a> Gen<'a> {
                     for _ in 0..self.s {
                         let pattern = self.sample_words(len);
                         let unit = format!("{}, ", pattern.join(", "));
-                        let reps = (self.max / count_tokens(&unit)).max(1);
+                        let reps = (self.max / self.tok.count(&unit)).max(1);
                         let mut seq: Vec<&str> = Vec::new();
                         for _ in 0..reps {
                             seq.extend(pattern.iter().map(String::as_str));

@@ -35,7 +35,7 @@ fn paper_set() -> &'static Vec<Sample> {
     static S: OnceLock<Vec<Sample>> = OnceLock::new();
     S.get_or_init(|| {
         let names: Vec<String> = TASKS.iter().chain(EXTRA_TASKS).map(|t| t.0.to_string()).collect();
-        generate(&MinervaConfig { tasks: Some(names), ..test_config() }, synthetic_words())
+        generate(&MinervaConfig { tasks: Some(names), ..test_config() }, synthetic_words(), &Tokenizer::cl100k())
     })
 }
 
@@ -177,13 +177,17 @@ fn minerva_deterministic_per_seed_and_task_streams_independent() {
         samples_per_cell: Some(1),
         ..test_config()
     };
-    let a = generate(&cfg, words);
-    let b = generate(&cfg, words);
+    let a = generate(&cfg, words, &Tokenizer::cl100k());
+    let b = generate(&cfg, words, &Tokenizer::cl100k());
     assert_eq!(a, b);
-    let c = generate(&MinervaConfig { seed: 8, ..cfg.clone() }, words);
+    let c = generate(&MinervaConfig { seed: 8, ..cfg.clone() }, words, &Tokenizer::cl100k());
     assert_ne!(a, c);
     // A task's samples do not depend on which other tasks are generated.
-    let alone = generate(&MinervaConfig { tasks: Some(vec!["quantity_state".into()]), ..cfg.clone() }, words);
+    let alone = generate(
+        &MinervaConfig { tasks: Some(vec!["quantity_state".into()]), ..cfg.clone() },
+        words,
+        &Tokenizer::cl100k(),
+    );
     let within: Vec<Sample> = a.into_iter().filter(|s| s.task == "quantity_state").collect();
     assert_eq!(alone, within);
 }
@@ -737,7 +741,7 @@ fn minerva_real_word_list_matches_snapshot_sizes() {
         samples_per_cell: Some(2),
         ..Default::default()
     };
-    let samples = generate(&cfg, &words);
+    let samples = generate(&cfg, &words, &Tokenizer::cl100k());
     for s in &samples {
         let ctx = context_of(user(s));
         let n = items(ctx).len();
@@ -763,11 +767,11 @@ fn minerva_real_word_list_full_paper_set() {
     let dir = data_dir();
     let words = real_words(&dir);
     let t = std::time::Instant::now();
-    let samples = generate(&MinervaConfig::default(), &words);
+    let samples = generate(&MinervaConfig::default(), &words, &Tokenizer::cl100k());
     eprintln!("generated {} samples in {:?}", samples.len(), t.elapsed());
     for &(task, _, _) in TASKS {
         let t = std::time::Instant::now();
-        generate(&MinervaConfig { tasks: Some(vec![task.into()]), ..Default::default() }, &words);
+        generate(&MinervaConfig { tasks: Some(vec![task.into()]), ..Default::default() }, &words, &Tokenizer::cl100k());
         eprintln!("  {task}: {:?}", t.elapsed());
     }
     assert_eq!(samples.len(), 1110);
@@ -785,12 +789,16 @@ fn a_sweep_runs_each_task_at_every_point_with_unique_ids() {
     let config = MinervaConfig { tasks: Some(tasks.clone()), samples_per_cell: Some(1), ..test_config() };
     // One value on each axis: exactly `generate`.
     let one = Sweep { contexts: vec![800], steps: vec![20], variants: vec![] };
-    let plain = generate(&MinervaConfig { context_tokens: 800, steps: Some(20), ..config.clone() }, w);
-    assert_eq!(generate_sweep(&config, &one, w), plain);
-    assert_eq!(generate_sweep(&config, &Sweep::default(), w), generate(&config, w));
+    let plain =
+        generate(&MinervaConfig { context_tokens: 800, steps: Some(20), ..config.clone() }, w, &Tokenizer::cl100k());
+    assert_eq!(generate_sweep(&config, &one, w, &Tokenizer::cl100k()), plain);
+    assert_eq!(
+        generate_sweep(&config, &Sweep::default(), w, &Tokenizer::cl100k()),
+        generate(&config, w, &Tokenizer::cl100k())
+    );
     // Two contexts × three step counts: count at both contexts, each stateful task at every step count.
     let sweep = Sweep { contexts: vec![500, 1000], steps: vec![10, 20, 40], variants: vec![] };
-    let all = generate_sweep(&config, &sweep, w);
+    let all = generate_sweep(&config, &sweep, w, &Tokenizer::cl100k());
     let ids: HashSet<&str> = all.iter().map(|s| s.id.as_str()).collect();
     assert_eq!(ids.len(), all.len(), "ids are unique resume keys");
     let points = |task: &str, key: &str| -> BTreeSet<String> {
@@ -803,11 +811,20 @@ fn a_sweep_runs_each_task_at_every_point_with_unique_ids() {
     let count_500 = all.iter().filter(|s| s.task == "count" && s.id.starts_with("minerva/count@ctx=500/")).count();
     assert_eq!(
         count_500,
-        generate(&MinervaConfig { context_tokens: 500, tasks: Some(vec!["count".into()]), ..config.clone() }, w).len()
+        generate(
+            &MinervaConfig { context_tokens: 500, tasks: Some(vec!["count".into()]), ..config.clone() },
+            w,
+            &Tokenizer::cl100k()
+        )
+        .len()
     );
     assert!(all.iter().any(|s| s.id == "minerva/set_state@steps=40/0"));
     // The samples at a point are the single run's at that point (same prompts), only the id differs.
-    let at = generate(&MinervaConfig { steps: Some(40), tasks: Some(vec!["set_state".into()]), ..config.clone() }, w);
+    let at = generate(
+        &MinervaConfig { steps: Some(40), tasks: Some(vec!["set_state".into()]), ..config.clone() },
+        w,
+        &Tokenizer::cl100k(),
+    );
     let swept: Vec<&Sample> = all.iter().filter(|s| s.id.starts_with("minerva/set_state@steps=40/")).collect();
     assert_eq!(swept.len(), at.len());
     assert!(swept.iter().zip(&at).all(|(a, b)| a.body == b.body && a.conditions == b.conditions));
@@ -821,7 +838,7 @@ fn the_second_wording_changes_only_the_instruction_of_the_tables_8_and_12_tasks(
         .to_vec();
     let config = MinervaConfig { tasks: Some(tasks), samples_per_cell: Some(1), steps: Some(5), ..test_config() };
     let sweep = Sweep { variants: vec![1, 2], ..Default::default() };
-    let all = generate_sweep(&config, &sweep, w);
+    let all = generate_sweep(&config, &sweep, w, &Tokenizer::cl100k());
     let ids: HashSet<&str> = all.iter().map(|s| s.id.as_str()).collect();
     assert_eq!(ids.len(), all.len(), "ids are unique resume keys");
     // count has no second wording: once, untagged, without the condition.
@@ -862,8 +879,8 @@ fn the_second_wording_changes_only_the_instruction_of_the_tables_8_and_12_tasks(
         }
     }
     // One wording: the plain run, with the condition set.
-    let one = generate_sweep(&config, &Sweep { variants: vec![2], ..Default::default() }, w);
-    assert_eq!(one, generate(&MinervaConfig { prompt_variant: Some(2), ..config.clone() }, w));
+    let one = generate_sweep(&config, &Sweep { variants: vec![2], ..Default::default() }, w, &Tokenizer::cl100k());
+    assert_eq!(one, generate(&MinervaConfig { prompt_variant: Some(2), ..config.clone() }, w, &Tokenizer::cl100k()));
     assert!(one.iter().filter(|s| s.task == "replace_all").all(|s| s.conditions["prompt_variant"] == "2"));
     assert_eq!(Sweep::parse_variants("2, 1 2"), Ok(vec![2, 1]));
     assert!(Sweep::parse_variants("3").unwrap_err().contains("not 1 or 2"));

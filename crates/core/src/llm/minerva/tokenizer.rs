@@ -1,14 +1,63 @@
 //! cl100k_base token counting and Minerva's `trim_context` rule.
 //!
 //! The reference generator measures context length with `tiktoken.encoding_for_model("gpt-4")`, i.e.
-//! cl100k_base. Natively the ranks bundled in `tiktoken-rs` are used (parsed once, on first use). In the
-//! browser they are not built in (they were about 1.7 MB of the app's wasm, needed only by the Minerva
-//! generator): the app fetches `data/cl100k_base.tiktoken.gz` (the same file) when a Minerva suite is
-//! generated and hands its text to [`install_ranks`]; the core itself does no IO.
+//! cl100k_base. A [`Tokenizer`] is a value the caller holds and passes to the generator: natively
+//! [`Tokenizer::cl100k`] uses the ranks bundled in `tiktoken-rs`; in the browser they are not built in
+//! (they were about 1.7 MB of the app's wasm, needed only by the Minerva generator): the app fetches
+//! `data/cl100k_base.tiktoken.gz` (the same file) and makes one with [`Tokenizer::from_ranks`]. The
+//! core holds no tokenizer of its own and does no IO.
 
 use tiktoken_rs::CoreBPE;
 
-static INSTALLED: std::sync::OnceLock<CoreBPE> = std::sync::OnceLock::new();
+/// The cl100k_base tokenizer, as the generator uses it.
+pub struct Tokenizer {
+    bpe: Bpe,
+}
+
+enum Bpe {
+    #[cfg(not(target_arch = "wasm32"))]
+    Bundled(&'static CoreBPE),
+    Owned(Box<CoreBPE>),
+}
+
+impl std::fmt::Debug for Tokenizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Tokenizer(cl100k_base)")
+    }
+}
+
+impl Tokenizer {
+    /// The ranks bundled in `tiktoken-rs` (native builds only).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn cl100k() -> Tokenizer {
+        Tokenizer { bpe: Bpe::Bundled(tiktoken_rs::cl100k_base_singleton()) }
+    }
+
+    /// The ranks in `text` (the `cl100k_base.tiktoken` format: a base64 token and its rank per line).
+    /// A malformed file is refused with the line.
+    pub fn from_ranks(text: &str) -> Result<Tokenizer, String> {
+        Ok(Tokenizer { bpe: Bpe::Owned(Box::new(parse_ranks(text)?)) })
+    }
+
+    fn bpe(&self) -> &CoreBPE {
+        match &self.bpe {
+            #[cfg(not(target_arch = "wasm32"))]
+            Bpe::Bundled(b) => b,
+            Bpe::Owned(b) => b,
+        }
+    }
+
+    /// The number of cl100k_base tokens of `text` (ordinary encoding: special-token strings are plain
+    /// text).
+    pub fn count(&self, text: &str) -> usize {
+        self.bpe().encode_ordinary(text).len()
+    }
+
+    /// Minerva's `trim_context` (see [`trim_context`]'s rule).
+    pub fn trim_context(&self, ctx: &str, max: usize) -> String {
+        trim_with(self.bpe(), ctx, max, encode_head(self.bpe(), ctx, max))
+    }
+}
 
 /// cl100k_base's pre-tokenizer pattern and special tokens (as `tiktoken_rs::cl100k_base` sets them).
 const PATTERN: &str = "'(?i:[sdmt]|ll|ve|re)|[^\\r\\n\\p{L}\\p{N}]?+\\p{L}++|\\p{N}{1,3}+| ?[^\\s\\p{L}\\p{N}]++[\\r\\n]*+|\\s++$|\\s*[\\r\\n]|\\s+(?!\\S)|\\s";
@@ -19,15 +68,6 @@ const SPECIAL: [(&str, u32); 5] = [
     ("<|fim_suffix|>", 100260),
     ("<|endofprompt|>", 100276),
 ];
-
-/// Use the cl100k ranks in `text` (the `cl100k_base.tiktoken` format: a base64 token and its rank per
-/// line). A malformed file is refused with the line; ranks already in use stay.
-pub fn install_ranks(text: &str) -> Result<(), String> {
-    if INSTALLED.get().is_none() {
-        let _ = INSTALLED.set(parse_ranks(text)?);
-    }
-    Ok(())
-}
 
 /// A cl100k tokenizer from the text of a `cl100k_base.tiktoken` file.
 fn parse_ranks(text: &str) -> Result<CoreBPE, String> {
@@ -49,28 +89,6 @@ fn parse_ranks(text: &str) -> Result<CoreBPE, String> {
     CoreBPE::new(encoder, special, PATTERN).map_err(|e| format!("the token ranks: {e}"))
 }
 
-/// Whether ranks were given with [`install_ranks`] (the browser's Minerva generator needs them).
-pub fn ranks_installed() -> bool {
-    INSTALLED.get().is_some()
-}
-
-fn bpe() -> &'static CoreBPE {
-    if let Some(b) = INSTALLED.get() {
-        return b;
-    }
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        tiktoken_rs::cl100k_base_singleton()
-    }
-    #[cfg(target_arch = "wasm32")]
-    panic!("the cl100k token ranks are not loaded (the app installs them before generating Minerva contexts)")
-}
-
-/// The number of cl100k_base tokens of `text` (ordinary encoding: special-token strings are plain text).
-pub fn count_tokens(text: &str) -> usize {
-    bpe().encode_ordinary(text).len()
-}
-
 /// Minerva's `trim_context(ctx, max)`: encode, keep the first `max` tokens, decode to `t`; then
 /// - if the character after `t` in `ctx` is `','` or `' '` and the last character of `t` is not `':'`,
 ///   the cut fell between items: return `t.rstrip(", ")`;
@@ -79,33 +97,40 @@ pub fn count_tokens(text: &str) -> usize {
 ///
 /// A context of at most `max` tokens is returned unchanged (the reference would index past the end there;
 /// its generators always over-produce, so it never meets that case).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn trim_context(ctx: &str, max: usize) -> String {
-    trim_with(ctx, max, encode_head(ctx, max))
+    Tokenizer::cl100k().trim_context(ctx, max)
+}
+
+/// The number of cl100k_base tokens of `text` with the bundled ranks (native builds only).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn count_tokens(text: &str) -> usize {
+    Tokenizer::cl100k().count(text)
 }
 
 /// The tokens of `ctx`, or of a head of it that already has more than `max` tokens. The generators
 /// over-produce about fourfold, so encoding a head is much faster. The head ends just before a `", "`,
 /// where cl100k's pre-tokenizer always splits (`"word"`, `","`, `" next"`), so its tokens are exactly
 /// the first tokens of the whole string.
-fn encode_head(ctx: &str, max: usize) -> Vec<tiktoken_rs::Rank> {
+fn encode_head(bpe: &CoreBPE, ctx: &str, max: usize) -> Vec<tiktoken_rs::Rank> {
     let limit = max.saturating_mul(4).saturating_add(64);
     if ctx.len() > limit
         && let Some(cut) = ctx.as_bytes()[..limit].windows(2).rposition(|w| w == b", ")
     {
-        let head = bpe().encode_ordinary(&ctx[..cut]);
+        let head = bpe.encode_ordinary(&ctx[..cut]);
         if head.len() > max {
             return head;
         }
     }
-    bpe().encode_ordinary(ctx)
+    bpe.encode_ordinary(ctx)
 }
 
-fn trim_with(ctx: &str, max: usize, tokens: Vec<tiktoken_rs::Rank>) -> String {
+fn trim_with(bpe: &CoreBPE, ctx: &str, max: usize, tokens: Vec<tiktoken_rs::Rank>) -> String {
     if tokens.len() <= max {
         return ctx.to_string();
     }
     // BPE tokens concatenate to the original bytes, so the decoded prefix is a byte prefix of `ctx`.
-    let bytes = bpe().decode_bytes(&tokens[..max]).expect("cl100k tokens decode");
+    let bytes = bpe.decode_bytes(&tokens[..max]).expect("cl100k tokens decode");
     debug_assert!(ctx.as_bytes().starts_with(&bytes));
     let mut cut = bytes.len();
     while !ctx.is_char_boundary(cut) {
@@ -133,8 +158,8 @@ mod tests {
         let gz = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../public/data/cl100k_base.tiktoken.gz"))
             .expect("public/data/cl100k_base.tiktoken.gz");
         let text = String::from_utf8(crate::llm::snapshot::gunzip(&gz).unwrap()).unwrap();
-        assert!(install_ranks("abc").unwrap_err().contains("line 1"));
-        assert!(install_ranks("YQ== 0\n").unwrap_err().contains("not cl100k_base"));
+        assert!(Tokenizer::from_ranks("abc").unwrap_err().contains("line 1"));
+        assert!(Tokenizer::from_ranks("YQ== 0\n").unwrap_err().contains("not cl100k_base"));
         // Built from the file beside the bundled singleton (not installed: other tests use the bundle).
         let file = parse_ranks(&text).unwrap();
         let bundled = tiktoken_rs::cl100k_base_singleton();
@@ -154,7 +179,7 @@ mod tests {
         assert_eq!(count_tokens("hello world"), 2);
         assert_eq!(count_tokens(""), 0);
         // The OpenAI cookbook's example ids.
-        assert_eq!(bpe().encode_ordinary("tiktoken is great!"), vec![83, 1609, 5963, 374, 2294, 0]);
+        assert_eq!(Tokenizer::cl100k().bpe().encode_ordinary("tiktoken is great!"), vec![83, 1609, 5963, 374, 2294, 0]);
     }
 
     #[test]
@@ -187,7 +212,9 @@ mod tests {
         let long: Vec<String> = (0..3000).map(|i| format!("w{}x{}, {i}: q", i * 7919 % 1000, i % 13)).collect();
         let long = long.join(", ");
         for max in [10usize, 100, 999, 2000, 5000] {
-            assert_eq!(trim_context(&long, max), trim_with(&long, max, bpe().encode_ordinary(&long)), "max {max}");
+            let bpe = Tokenizer::cl100k();
+            let whole = trim_with(bpe.bpe(), &long, max, bpe.bpe().encode_ordinary(&long));
+            assert_eq!(trim_context(&long, max), whole, "max {max}");
         }
         // Short contexts are unchanged.
         assert_eq!(trim_context("a, b", 100), "a, b");
