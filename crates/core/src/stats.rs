@@ -26,17 +26,40 @@ pub struct TestResult {
     pub p: f64,
 }
 
-fn finite(name: &str, xs: &[f64]) -> Result<(), String> {
-    if let Some(i) = xs.iter().position(|x| !x.is_finite()) {
-        return Err(format!("{name}[{i}] is not a finite number"));
+/// Why a test cannot be computed on its input (the messages `wmlab stats` answers with).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum StatsError {
+    /// A sample holds NaN or an infinity.
+    #[error("{name}[{index}] is not a finite number")]
+    NotFinite { name: String, index: usize },
+    /// A sample is too short for the test.
+    #[error("{name} needs at least {need} values (it has {has})")]
+    TooFew { name: String, need: usize, has: usize },
+    /// A parameter out of its range (`mu`, `n`, `k`, `p0`, `level`, the groups' count, pairing).
+    #[error("{0}")]
+    Parameter(String),
+    /// The statistic is undefined on these values (no spread, all differences zero).
+    #[error("{0}")]
+    Undefined(&'static str),
+}
+
+impl From<StatsError> for String {
+    fn from(e: StatsError) -> String {
+        e.to_string()
+    }
+}
+
+fn finite(name: &str, xs: &[f64]) -> Result<(), StatsError> {
+    if let Some(index) = xs.iter().position(|x| !x.is_finite()) {
+        return Err(StatsError::NotFinite { name: name.to_string(), index });
     }
     Ok(())
 }
 
-fn need(name: &str, xs: &[f64], n: usize) -> Result<(), String> {
+fn need(name: &str, xs: &[f64], n: usize) -> Result<(), StatsError> {
     finite(name, xs)?;
     if xs.len() < n {
-        return Err(format!("{name} needs at least {n} values (it has {})", xs.len()));
+        return Err(StatsError::TooFew { name: name.to_string(), need: n, has: xs.len() });
     }
     Ok(())
 }
@@ -76,16 +99,16 @@ fn rescaled(samples: &[&[f64]], extra: f64) -> (Vec<Vec<f64>>, f64) {
 }
 
 /// One-sample t-test of H0: mean(a) = mu, two-sided (`scipy.stats.ttest_1samp`).
-pub fn t_one_sample(a: &[f64], mu: f64) -> Result<TestResult, String> {
+pub fn t_one_sample(a: &[f64], mu: f64) -> Result<TestResult, StatsError> {
     need("a", a, 2)?;
     if !mu.is_finite() {
-        return Err("mu is not a finite number".into());
+        return Err(StatsError::Parameter("mu is not a finite number".into()));
     }
     let (v, scale) = rescaled(&[a], mu);
     let (a, mu) = (v[0].as_slice(), mu / scale);
     let v = variance(a);
     if zero_spread(v, a) {
-        return Err("a has no spread (every value is the same), so t is undefined".into());
+        return Err(StatsError::Undefined("a has no spread (every value is the same), so t is undefined"));
     }
     let n = a.len() as f64;
     let t = (mean(a) - mu) / (v / n).sqrt();
@@ -93,7 +116,7 @@ pub fn t_one_sample(a: &[f64], mu: f64) -> Result<TestResult, String> {
 }
 
 /// Student's two-sample t-test with pooled variance, two-sided (`ttest_ind(a, b)`).
-pub fn t_ind(a: &[f64], b: &[f64]) -> Result<TestResult, String> {
+pub fn t_ind(a: &[f64], b: &[f64]) -> Result<TestResult, StatsError> {
     need("a", a, 2)?;
     need("b", b, 2)?;
     let (v, _) = rescaled(&[a, b], 0.0);
@@ -103,7 +126,7 @@ pub fn t_ind(a: &[f64], b: &[f64]) -> Result<TestResult, String> {
     let pooled = ((na - 1.0) * variance(a) + (nb - 1.0) * variance(b)) / df;
     let all: Vec<f64> = a.iter().chain(b).copied().collect();
     if zero_spread(pooled, &all) {
-        return Err("a and b have no spread within either sample, so t is undefined".into());
+        return Err(StatsError::Undefined("a and b have no spread within either sample, so t is undefined"));
     }
     let t = (mean(a) - mean(b)) / (pooled * (1.0 / na + 1.0 / nb)).sqrt();
     Ok(TestResult { statistic: t, p: t_two_sided(t, df) })
@@ -111,7 +134,7 @@ pub fn t_ind(a: &[f64], b: &[f64]) -> Result<TestResult, String> {
 
 /// Welch's two-sample t-test (unequal variances, Welch–Satterthwaite df), two-sided
 /// (`ttest_ind(a, b, equal_var=False)`).
-pub fn welch(a: &[f64], b: &[f64]) -> Result<TestResult, String> {
+pub fn welch(a: &[f64], b: &[f64]) -> Result<TestResult, StatsError> {
     need("a", a, 2)?;
     need("b", b, 2)?;
     let (v, _) = rescaled(&[a, b], 0.0);
@@ -120,7 +143,7 @@ pub fn welch(a: &[f64], b: &[f64]) -> Result<TestResult, String> {
     let (qa, qb) = (variance(a) / na, variance(b) / nb);
     let all: Vec<f64> = a.iter().chain(b).copied().collect();
     if zero_spread(qa + qb, &all) {
-        return Err("a and b have no spread within either sample, so t is undefined".into());
+        return Err(StatsError::Undefined("a and b have no spread within either sample, so t is undefined"));
     }
     let t = (mean(a) - mean(b)) / (qa + qb).sqrt();
     let df = (qa + qb).powi(2) / (qa * qa / (na - 1.0) + qb * qb / (nb - 1.0));
@@ -158,7 +181,7 @@ fn tie_sum(ties: &[usize]) -> f64 {
 /// Mann–Whitney U test, two-sided, normal approximation with tie correction and continuity correction
 /// (`mannwhitneyu(a, b, method="asymptotic")`). The statistic is U of `a`: the number of pairs (x in a,
 /// y in b) with x > y, ties counting one half.
-pub fn mann_whitney(a: &[f64], b: &[f64]) -> Result<TestResult, String> {
+pub fn mann_whitney(a: &[f64], b: &[f64]) -> Result<TestResult, StatsError> {
     need("a", a, 1)?;
     need("b", b, 1)?;
     let (n1, n2) = (a.len() as f64, b.len() as f64);
@@ -171,7 +194,7 @@ pub fn mann_whitney(a: &[f64], b: &[f64]) -> Result<TestResult, String> {
     let mu = n1 * n2 / 2.0;
     let var = n1 * n2 / 12.0 * ((n + 1.0) - tie_sum(&ties) / (n * (n - 1.0)));
     if var <= 0.0 {
-        return Err("every value in a and b is the same, so U has no spread".into());
+        return Err(StatsError::Undefined("every value in a and b is the same, so U has no spread"));
     }
     // As SciPy: z from the larger U less the continuity correction, and p = 2·sf(z) capped at 1, so
     // a U within ½ of its mean gives p = 1 (taking |z| there gave 0.988–0.992).
@@ -183,20 +206,24 @@ pub fn mann_whitney(a: &[f64], b: &[f64]) -> Result<TestResult, String> {
 /// dropped, tie-corrected variance, no continuity correction; the statistic is the smaller of W+ and W−
 /// (`wilcoxon(a, b, zero_method="wilcox", correction=False, method="approx")`). With `b` empty, `a` is
 /// tested against 0 (the N-back paper's "Wilcoxon of d′ against 0").
-pub fn wilcoxon(a: &[f64], b: &[f64]) -> Result<TestResult, String> {
+pub fn wilcoxon(a: &[f64], b: &[f64]) -> Result<TestResult, StatsError> {
     finite("a", a)?;
     finite("b", b)?;
     let d: Vec<f64> = if b.is_empty() {
         a.to_vec()
     } else {
         if a.len() != b.len() {
-            return Err(format!("a and b must be paired (same length): {} vs {}", a.len(), b.len()));
+            return Err(StatsError::Parameter(format!(
+                "a and b must be paired (same length): {} vs {}",
+                a.len(),
+                b.len()
+            )));
         }
         a.iter().zip(b).map(|(x, y)| x - y).collect()
     };
     let d: Vec<f64> = d.into_iter().filter(|x| *x != 0.0).collect();
     if d.is_empty() {
-        return Err("every difference is zero, so the signed ranks are empty".into());
+        return Err(StatsError::Undefined("every difference is zero, so the signed ranks are empty"));
     }
     let abs: Vec<f64> = d.iter().map(|x| x.abs()).collect();
     let (r, ties) = ranks(&abs);
@@ -211,9 +238,9 @@ pub fn wilcoxon(a: &[f64], b: &[f64]) -> Result<TestResult, String> {
 }
 
 /// Kruskal–Wallis H test, tie-corrected, p from χ² with k − 1 degrees of freedom (`kruskal(*groups)`).
-pub fn kruskal(groups: &[Vec<f64>]) -> Result<TestResult, String> {
+pub fn kruskal(groups: &[Vec<f64>]) -> Result<TestResult, StatsError> {
     if groups.len() < 2 {
-        return Err(format!("kruskal needs at least 2 groups (it has {})", groups.len()));
+        return Err(StatsError::Parameter(format!("kruskal needs at least 2 groups (it has {})", groups.len())));
     }
     for (i, g) in groups.iter().enumerate() {
         need(&format!("groups[{i}]"), g, 1)?;
@@ -231,7 +258,7 @@ pub fn kruskal(groups: &[Vec<f64>]) -> Result<TestResult, String> {
     h = 12.0 / (n * (n + 1.0)) * h - 3.0 * (n + 1.0);
     let correction = 1.0 - tie_sum(&ties) / (n * n * n - n);
     if correction <= 0.0 {
-        return Err("every value in every group is the same, so H is undefined".into());
+        return Err(StatsError::Undefined("every value in every group is the same, so H is undefined"));
     }
     h /= correction;
     let chi = ChiSquared::new(groups.len() as f64 - 1.0).expect("k - 1 > 0");
@@ -240,25 +267,25 @@ pub fn kruskal(groups: &[Vec<f64>]) -> Result<TestResult, String> {
 
 /// Exact one-sided binomial test: P(X ≥ k) for X ~ Binomial(n, p0)
 /// (`binomtest(k, n, p0, alternative="greater").pvalue`).
-pub fn binom_greater(k: u64, n: u64, p0: f64) -> Result<f64, String> {
+pub fn binom_greater(k: u64, n: u64, p0: f64) -> Result<f64, StatsError> {
     if n == 0 {
-        return Err("n must be at least 1".into());
+        return Err(StatsError::Parameter("n must be at least 1".into()));
     }
     if k > n {
-        return Err(format!("k ({k}) cannot exceed n ({n})"));
+        return Err(StatsError::Parameter(format!("k ({k}) cannot exceed n ({n})")));
     }
     if !(0.0..=1.0).contains(&p0) || !p0.is_finite() {
-        return Err(format!("p0 must be a probability in [0, 1] (it is {p0})"));
+        return Err(StatsError::Parameter(format!("p0 must be a probability in [0, 1] (it is {p0})")));
     }
     Ok(crate::chance::binomial_tail(n, p0, k))
 }
 
 /// The t confidence interval of the mean of `a` at `level` (e.g. 0.95):
 /// mean ± t_{(1+level)/2, n−1} · s/√n (`scipy.stats.t.interval(level, n-1, mean, sem)`).
-pub fn ci_mean(a: &[f64], level: f64) -> Result<(f64, f64), String> {
+pub fn ci_mean(a: &[f64], level: f64) -> Result<(f64, f64), StatsError> {
     need("a", a, 2)?;
     if !(level > 0.0 && level < 1.0) {
-        return Err(format!("level must be between 0 and 1 (it is {level})"));
+        return Err(StatsError::Parameter(format!("level must be between 0 and 1 (it is {level})")));
     }
     let n = a.len() as f64;
     let m = mean(a);

@@ -57,7 +57,7 @@ pub fn vir_retention(record: &ResultRecord) -> Option<RetentionTest> {
             trials: v.len(),
         })
         .collect();
-    let test = stats::kruskal(&groups.into_iter().map(|g| g.1).collect::<Vec<_>>());
+    let test = stats::kruskal(&groups.into_iter().map(|g| g.1).collect::<Vec<_>>()).map_err(String::from);
     Some(RetentionTest { cells, test })
 }
 

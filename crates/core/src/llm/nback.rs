@@ -1034,12 +1034,12 @@ pub fn dprime_tests(per_block: &[(u8, f64)]) -> DprimeTests {
     let kruskal = if ns.len() < 2 {
         Err("Kruskal–Wallis needs at least two N levels".to_string())
     } else {
-        stats::kruskal(&groups)
+        stats::kruskal(&groups).map_err(String::from)
     };
     let mut raw = Vec::new();
     for i in 0..ns.len() {
         for j in i + 1..ns.len() {
-            raw.push((ns[i], ns[j], stats::mann_whitney(&groups[i], &groups[j])));
+            raw.push((ns[i], ns[j], stats::mann_whitney(&groups[i], &groups[j]).map_err(String::from)));
         }
     }
     let ok_ps: Vec<f64> = raw.iter().filter_map(|r| r.2.as_ref().ok().map(|t| t.p)).collect();
@@ -1055,7 +1055,8 @@ pub fn dprime_tests(per_block: &[(u8, f64)]) -> DprimeTests {
             (a, b, r)
         })
         .collect();
-    let against_zero = ns.iter().zip(&groups).map(|(&n, g)| (n, stats::wilcoxon(g, &[]))).collect();
+    let against_zero =
+        ns.iter().zip(&groups).map(|(&n, g)| (n, stats::wilcoxon(g, &[]).map_err(String::from))).collect();
     DprimeTests { levels, kruskal, pairs, against_zero }
 }
 
