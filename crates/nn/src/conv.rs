@@ -670,9 +670,8 @@ mod kernels {
 
     /// The input gradient as `dcol = Wᵀ·G` (one GEMM per group of frames, whose streamed operand, `G`,
     /// is used `C_in·9` times per element) and col2im: each input plane is its 9 shifted `dcol` rows
-    /// summed. (Measured in training against the other way, the same conv of `G` with the flipped,
-    /// transposed weight: 9.3–9.7 against 10.4–11.1 s of backward per LSTM-256/TRF-256 step, two rounds
-    /// each.)
+    /// summed. (Faster on flex than the other way, the same conv of `G` with the flipped, transposed
+    /// weight: the comparison is in docs/learning.md.)
     pub(super) fn input_grad(x: &FlexTensor, w: FlexTensor, g: FlexTensor) -> FlexTensor {
         let [n, c, h, wd] = dims4(x);
         let co = dims4(&w)[0];

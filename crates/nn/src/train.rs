@@ -192,18 +192,15 @@ impl TrainConfig {
     ///   ([`crate::model::reference_init`]), a fresh shuffle of the training split every epoch.
     /// - `small`: conv 16/32/64/128 (a quarter of the paper's widths), memory input 128, Transformer FF 512,
     ///   70 trials/step, lr 3e-4, 3,000 steps: minutes on a GPU.
-    /// - `tiny`: conv 8/16/16/32, 28 trials/step (2 per task id), lr 1e-3, 300 steps: GRU-96 took 89 s
-    ///   natively on 2 CPU cores (flex, `--profile native`; 70 trials/step took 0.89 s/step, 4.5 min).
-    ///   A smoke test: it ends at chance on most ids (docs/learning.md).
+    /// - `tiny`: conv 8/16/16/32, 28 trials/step (2 per task id), lr 1e-3, 300 steps: a smoke test that
+    ///   ends at chance on most ids (its timings: docs/learning.md).
     /// - `quick`: chosen from the learning curves in docs/learning.md. Not the paper's model: the pixel
     ///   encoder (a linear map of the raw 32×32×3 frame instead of the ConvNet, about 8× the training
     ///   speed of `tiny`), the tiny memory sizes, lr 1e-3 with each gradient clipped to norm 1, 28 trials
-    ///   per step, 10,000 steps (about 8 minutes natively on 2 CPU cores for TRF-96) with 30 validation
-    ///   trials per id every 500. Meant for the causal Transformer (TRF-96), whose attention here scores
-    ///   by distance ([`Attention::Distance`], [`crate::dist_attn`]) instead of the paper's dot product:
-    ///   with it the five CD ids learn in the first 1,000 steps (8 of 14 ids above chance, against 3 of
-    ///   14 with the dot product after 10,000). A curriculum (`curriculum`) was measured and gave
-    ///   nothing here, so it is off. The other memories (RNN/GRU/LSTM) ignore the attention setting.
+    ///   per step, 10,000 steps with 30 validation trials per id every 500. Meant for the causal
+    ///   Transformer (TRF-96), whose attention here scores by distance ([`Attention::Distance`],
+    ///   [`crate::dist_attn`]) instead of the paper's dot product, which learned fewer ids; a curriculum
+    ///   (`curriculum`) gave nothing here, so it is off (the runs and timings: docs/learning.md). The other memories (RNN/GRU/LSTM) ignore the attention setting.
     pub fn preset(name: &str, arch: Arch, capacity: usize) -> Option<TrainConfig> {
         Some(match name {
             "paper" => TrainConfig::new(ModelConfig::paper(arch, capacity))
