@@ -286,7 +286,7 @@ proptest! {
                         a_message(&e);
                     }
                 }
-                Err(e) => a_message(&e),
+                Err(e) => a_message(&e.to_string()),
             }
         }
     }
@@ -333,7 +333,7 @@ fn edited_headers_are_validated() {
                     }
                 }
                 Err(e) => {
-                    a_message(&e);
+                    a_message(&e.to_string());
                     refused += 1;
                 }
             }

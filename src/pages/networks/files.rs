@@ -34,7 +34,7 @@ impl Net {
     fn load_bundle(self, name: String, buf: Vec<u8>) {
         // The whole file is checked (format, lengths, checksums, the model it describes) before it
         // replaces the stored run: a refused file leaves the stored checkpoint as it was.
-        let header = match Bundle::read(&buf).and_then(|b| {
+        let header = match Bundle::read(&buf).map_err(String::from).and_then(|b| {
             b.header.train.model.validate().map_err(|e| format!("it describes an impossible model: {e}"))?;
             Ok(b.header)
         }) {

@@ -56,20 +56,42 @@ pub struct Bundle<'a> {
     pub optimizer: Option<&'a [u8]>,
 }
 
-const NOT_A_BUNDLE: &str = "this file is not a WM Lab network checkpoint (it should start with WMLABNN1; download one \
-    from the Networks page or write one with `wmlab train`)";
-const TRUNCATED: &str = "the checkpoint file is truncated";
+/// Why bytes are not a checkpoint this version reads (every message says "checkpoint").
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BundleError {
+    #[error(
+        "this file is not a WM Lab network checkpoint (it should start with WMLABNN1; download one from the \
+         Networks page or write one with `wmlab train`)"
+    )]
+    NotABundle,
+    #[error("the checkpoint file is truncated")]
+    Truncated,
+    #[error("the checkpoint's header is damaged or not this app's: {0}")]
+    Header(String),
+    #[error("the checkpoint's format {found:?} is not one this version of WM Lab reads ({known})")]
+    Format { found: String, known: String },
+    #[error("the checkpoint has {0} bytes past its end (damaged, or joined with another file)")]
+    Trailing(usize),
+    /// `what`: "weights" or "optimizer state".
+    #[error("the checkpoint's {what} are damaged (their checksum does not match)")]
+    Checksum { what: &'static str },
+}
+
+impl From<BundleError> for String {
+    fn from(e: BundleError) -> String {
+        e.to_string()
+    }
+}
 
 impl BundleHeader {
     /// The header of a bundle and where its body starts; errors in plain words.
-    pub fn read(bytes: &[u8]) -> Result<(BundleHeader, usize), String> {
+    pub fn read(bytes: &[u8]) -> Result<(BundleHeader, usize), BundleError> {
         if bytes.len() < 12 || &bytes[..8] != BUNDLE_MAGIC {
-            return Err(NOT_A_BUNDLE.into());
+            return Err(BundleError::NotABundle);
         }
         let n = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize;
-        let json = bytes.get(12..12 + n).ok_or(TRUNCATED)?;
-        let header = serde_json::from_slice(json)
-            .map_err(|e| format!("the checkpoint's header is damaged or not this app's: {e}"))?;
+        let json = bytes.get(12..12 + n).ok_or(BundleError::Truncated)?;
+        let header = serde_json::from_slice(json).map_err(|e| BundleError::Header(e.to_string()))?;
         Ok((header, 12 + n))
     }
 
@@ -101,14 +123,11 @@ impl BundleHeader {
 
 impl<'a> Bundle<'a> {
     /// Split a bundle into header, weights and optimizer state.
-    pub fn read(bytes: &'a [u8]) -> Result<Bundle<'a>, String> {
+    pub fn read(bytes: &'a [u8]) -> Result<Bundle<'a>, BundleError> {
+        const TRUNCATED: BundleError = BundleError::Truncated;
         let (header, start) = BundleHeader::read(bytes)?;
         if !BUNDLE_FORMATS.contains(&header.format.as_str()) {
-            return Err(format!(
-                "the checkpoint's format {:?} is not one this version of WM Lab reads ({})",
-                header.format,
-                BUNDLE_FORMATS.join(" or ")
-            ));
+            return Err(BundleError::Format { found: header.format.clone(), known: BUNDLE_FORMATS.join(" or ") });
         }
         let rest = &bytes[start..];
         let (weights, optimizer) = match header.weights_len {
@@ -119,22 +138,18 @@ impl<'a> Bundle<'a> {
                 let weights = rest.get(..w).ok_or(TRUNCATED)?;
                 let opt = w.checked_add(o).and_then(|end| rest.get(w..end)).ok_or(TRUNCATED)?;
                 if rest.len() > w + o {
-                    return Err(format!(
-                        "the checkpoint has {} bytes past its end (damaged, or joined with another file)",
-                        rest.len() - w - o
-                    ));
+                    return Err(BundleError::Trailing(rest.len() - w - o));
                 }
                 (weights, header.optimizer_len.map(|_| opt))
             }
         };
-        let damaged = |what: &str| format!("the checkpoint's {what} are damaged (their checksum does not match)");
         if header.weights_crc32.is_some_and(|c| c != crate::hash::crc32(weights)) {
-            return Err(damaged("weights"));
+            return Err(BundleError::Checksum { what: "weights" });
         }
         if let (Some(c), Some(o)) = (header.optimizer_crc32, optimizer)
             && c != crate::hash::crc32(o)
         {
-            return Err(damaged("optimizer state"));
+            return Err(BundleError::Checksum { what: "optimizer state" });
         }
         Ok(Bundle { header, weights, optimizer })
     }
@@ -202,13 +217,17 @@ mod tests {
 
     #[test]
     fn a_bad_file_says_what_is_wrong_in_plain_words() {
-        assert!(BundleHeader::read(b"not a checkpoint").unwrap_err().contains("not a WM Lab network checkpoint"));
+        let e = BundleHeader::read(b"not a checkpoint").unwrap_err();
+        assert_eq!(e, BundleError::NotABundle);
+        assert!(e.to_string().contains("not a WM Lab network checkpoint"));
         let bytes = Bundle { header: header(), weights: &[1, 2, 3], optimizer: Some(&[9, 9]) }.write();
-        assert_eq!(Bundle::read(&bytes[..bytes.len() - 1]).unwrap_err(), TRUNCATED, "optimizer cut short");
-        assert_eq!(BundleHeader::read(&bytes[..20]).unwrap_err(), TRUNCATED, "header cut short");
+        assert_eq!(Bundle::read(&bytes[..bytes.len() - 1]).unwrap_err(), BundleError::Truncated, "optimizer cut short");
+        assert_eq!(BundleHeader::read(&bytes[..20]).unwrap_err(), BundleError::Truncated, "header cut short");
         let mut damaged = bytes.clone();
         damaged[14] = b'#';
-        assert!(BundleHeader::read(&damaged).unwrap_err().starts_with("the checkpoint's header is damaged"));
+        assert!(
+            BundleHeader::read(&damaged).unwrap_err().to_string().starts_with("the checkpoint's header is damaged")
+        );
     }
 
     /// Bytes whose header says `format` and which otherwise are `bytes`.
@@ -227,16 +246,16 @@ mod tests {
         let bytes = Bundle { header: header(), weights: &[1, 2, 3, 4], optimizer: Some(&[9, 9]) }.write();
         assert!(Bundle::read(&bytes).is_ok());
         let other = with_format(&bytes, "checkpoint-2", "checkpoint-7");
-        assert!(Bundle::read(&other).unwrap_err().contains("format \"wmlab-nn-checkpoint-7\" is not one"));
+        assert!(Bundle::read(&other).unwrap_err().to_string().contains("format \"wmlab-nn-checkpoint-7\" is not one"));
         let mut longer = bytes.clone();
         longer.extend_from_slice(&[0; 100]);
-        assert!(Bundle::read(&longer).unwrap_err().contains("100 bytes past its end"));
+        assert!(Bundle::read(&longer).unwrap_err().to_string().contains("100 bytes past its end"));
         let n = bytes.len();
         for (at, what) in [(n - 4, "weights"), (n - 1, "optimizer state")] {
             let mut flipped = bytes.clone();
             flipped[at] ^= 0x10;
             assert_eq!(
-                Bundle::read(&flipped).unwrap_err(),
+                Bundle::read(&flipped).unwrap_err().to_string(),
                 format!("the checkpoint's {what} are damaged (their checksum does not match)")
             );
         }

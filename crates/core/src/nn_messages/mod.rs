@@ -10,7 +10,7 @@ mod bundle;
 mod card;
 mod settings;
 pub mod workers;
-pub use bundle::{BUNDLE_MAGIC, Bundle, BundleHeader, TrainState};
+pub use bundle::{BUNDLE_MAGIC, Bundle, BundleError, BundleHeader, TrainState};
 pub use card::{CardEffect, CardTest, ModelCard};
 pub use settings::{
     Arch, Attention, Backend, BackendPick, Edit, Encoder, Field, ModelSettings, Preset, SettingsEdits, TrainSettings,
