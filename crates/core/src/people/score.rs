@@ -83,15 +83,48 @@ pub fn answer_class(task: TaskId, step: &Step, index: u16) -> u16 {
     }
 }
 
+/// What is wrong with an answer given to a step (each message names the task).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ScoreError {
+    #[error("{task}: this step expects a set of cells, use score_set")]
+    ExpectsSet { task: TaskId },
+    #[error("{task}: a step with response {response} takes no single answer")]
+    NoSingleAnswer { task: TaskId, response: String },
+    #[error("{task}: answer {answer} is out of range (0–{last})")]
+    OutOfRange { task: TaskId, answer: u16, last: u16 },
+    #[error("{task}: this step takes one answer, not a set")]
+    OneAnswer { task: TaskId },
+    #[error("{task}: {answers} answers for {steps} answerable steps")]
+    AnswerCount { task: TaskId, answers: usize, steps: usize },
+    #[error("{task}: this step takes a set of cells")]
+    TakesSet { task: TaskId },
+    #[error("{task}: cell {cell} is out of range (0–{last})")]
+    CellOutOfRange { task: TaskId, cell: u16, last: u16 },
+    #[error("{task}: a cell was chosen twice")]
+    CellTwice { task: TaskId },
+    #[error("{task}: {chosen} cells chosen, at most {picks} allowed")]
+    TooManyCells { task: TaskId, chosen: usize, picks: u16 },
+    #[error("N-back: answer {0} is not match (1) or no match (0 / none)")]
+    NbackAnswer(String),
+    #[error("N-back: {answers} answers for {trials} trials")]
+    NbackCount { answers: usize, trials: usize },
+}
+
+impl From<ScoreError> for String {
+    fn from(e: ScoreError) -> String {
+        e.to_string()
+    }
+}
+
 /// Score a binary or choice step. Errors name what was wrong with the answer.
-pub fn score_step(task: TaskId, step: &Step, answer: &Answer) -> Result<StepOutcome, String> {
+pub fn score_step(task: TaskId, step: &Step, answer: &Answer) -> Result<StepOutcome, ScoreError> {
     let Target::Class(t) = step.target else {
-        return Err(format!("{task}: this step expects a set of cells, use score_set"));
+        return Err(ScoreError::ExpectsSet { task });
     };
     let n = match &step.response {
         Response::Binary { .. } => 2,
         Response::Choice { n } => *n,
-        other => return Err(format!("{task}: a step with response {other:?} takes no single answer")),
+        other => return Err(ScoreError::NoSingleAnswer { task, response: format!("{other:?}") }),
     };
     match answer {
         Answer::None => Ok(StepOutcome { target: t.to_string(), response: NO_ANSWER.into(), correct: false }),
@@ -99,8 +132,8 @@ pub fn score_step(task: TaskId, step: &Step, answer: &Answer) -> Result<StepOutc
             let c = answer_class(task, step, *i);
             Ok(StepOutcome { target: t.to_string(), response: c.to_string(), correct: c == t })
         }
-        Answer::Class(i) => Err(format!("{task}: answer {i} is out of range (0–{})", n - 1)),
-        Answer::Set(_) => Err(format!("{task}: this step takes one answer, not a set")),
+        Answer::Class(i) => Err(ScoreError::OutOfRange { task, answer: *i, last: n - 1 }),
+        Answer::Set(_) => Err(ScoreError::OneAnswer { task }),
     }
 }
 
@@ -117,10 +150,10 @@ pub struct ScoredTrial {
 }
 
 /// Score a trial of `task` from one answer per answerable step, in step order.
-pub fn score_trial(task: TaskId, steps: &[Step], answers: &[Answer]) -> Result<ScoredTrial, String> {
+pub fn score_trial(task: TaskId, steps: &[Step], answers: &[Answer]) -> Result<ScoredTrial, ScoreError> {
     let asked: Vec<&Step> = steps.iter().filter(|s| answerable(s)).collect();
     if asked.len() != answers.len() {
-        return Err(format!("{task}: {} answers for {} answerable steps", answers.len(), asked.len()));
+        return Err(ScoreError::AnswerCount { task, answers: answers.len(), steps: asked.len() });
     }
     let mut out =
         ScoredTrial { targets: vec![], responses: vec![], correct: vec![], exact_set: None, serial_positions: vec![] };
@@ -130,19 +163,19 @@ pub fn score_trial(task: TaskId, steps: &[Step], answers: &[Answer]) -> Result<S
                 let chosen: Vec<u16> = match ans {
                     Answer::None => vec![],
                     Answer::Set(v) => v.clone(),
-                    Answer::Class(_) => return Err(format!("{task}: this step takes a set of cells")),
+                    Answer::Class(_) => return Err(ScoreError::TakesSet { task }),
                 };
                 if let Some(c) = chosen.iter().find(|&&c| c >= *n) {
-                    return Err(format!("{task}: cell {c} is out of range (0–{})", n - 1));
+                    return Err(ScoreError::CellOutOfRange { task, cell: *c, last: n - 1 });
                 }
                 let mut d = chosen.clone();
                 d.sort_unstable();
                 d.dedup();
                 if d.len() != chosen.len() {
-                    return Err(format!("{task}: a cell was chosen twice"));
+                    return Err(ScoreError::CellTwice { task });
                 }
                 if chosen.len() > *picks as usize {
-                    return Err(format!("{task}: {} cells chosen, at most {picks} allowed", chosen.len()));
+                    return Err(ScoreError::TooManyCells { task, chosen: chosen.len(), picks: *picks });
                 }
                 let s = score_set(target, &chosen);
                 out.targets.extend(target.iter().map(|t| t.to_string()));
@@ -166,21 +199,21 @@ pub fn score_trial(task: TaskId, steps: &[Step], answers: &[Answer]) -> Result<S
 }
 
 /// N-back answers as the `m` / `-` string of the SDT scorer: class 1 = `m`; class 0 or no press = `-`.
-pub fn nback_answer_string(answers: &[Answer]) -> Result<String, String> {
+pub fn nback_answer_string(answers: &[Answer]) -> Result<String, ScoreError> {
     answers
         .iter()
         .map(|a| match a {
             Answer::Class(1) => Ok('m'),
             Answer::Class(0) | Answer::None => Ok('-'),
-            other => Err(format!("N-back: answer {other:?} is not match (1) or no match (0 / none)")),
+            other => Err(ScoreError::NbackAnswer(format!("{other:?}"))),
         })
         .collect()
 }
 
 /// Score an N-back block: the SDT scores and one correct flag per trial.
-pub fn score_nback(conditions: &str, answers: &[Answer]) -> Result<(SdtScores, Vec<bool>, String), String> {
+pub fn score_nback(conditions: &str, answers: &[Answer]) -> Result<(SdtScores, Vec<bool>, String), ScoreError> {
     if conditions.chars().count() != answers.len() {
-        return Err(format!("N-back: {} answers for {} trials", answers.len(), conditions.chars().count()));
+        return Err(ScoreError::NbackCount { answers: answers.len(), trials: conditions.chars().count() });
     }
     let a = nback_answer_string(answers)?;
     let correct = conditions.chars().zip(a.chars()).map(|(c, r)| (c == 'm') == (r == 'm')).collect();
