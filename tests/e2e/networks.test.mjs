@@ -482,3 +482,44 @@ test('a crashed worker is restarted and the stored run kept', LONG, async () => 
   await page.evaluate(() => localStorage.removeItem('wmlab_test'));
   await page.close();
 });
+
+// The tab's WebGPU path computes what the CPU worker computes: a run paused on the CPU, continued there
+// and, from the same checkpoint, on WebGPU (SwiftShader here), gives the same training loss at every
+// later step within float tolerance (same batches, same weights and optimizer state to start from).
+test('WebGPU and the CPU give the same losses from the same checkpoint', LONG, async () => {
+  const page = await openNetworks();
+  await page.selectOption('#nn-backend-pick', 'cpu');
+  await page.waitForFunction(() => /CPU/.test(document.querySelector('#nn-backend').textContent), null, LONG);
+  await configure(page, { arch: 'gru', capacity: 16, steps: 6, valEvery: 50 });
+  await page.click('#nn-train');
+  await page.waitForSelector('#networks[data-phase="training"]');
+  await page.waitForFunction(() => Number(document.querySelector('#nn-step').dataset.step) >= 1, null, LONG);
+  await page.click('#nn-pause');
+  await page.waitForSelector('#networks[data-phase="paused"]', LONG);
+  const k = await stepOf(page);
+  assert.ok(k >= 1 && k < 6, `paused at ${k}`);
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#nn-download-latest')]);
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wmlab-nn-')), `paused-${k}.wmlabnn`);
+  await dl.saveAs(file);
+  const losses = async () => JSON.parse(await page.$eval('#nn-step', (e) => e.dataset.losses));
+  await page.click('#nn-continue');
+  await page.waitForSelector('#networks[data-phase="done"]', LONG);
+  const cpu = new Map((await losses()).filter(([s]) => s > k));
+  assert.equal(cpu.size, 6 - k, JSON.stringify([...cpu]));
+  // The same checkpoint, on WebGPU.
+  await page.setInputFiles('#nn-upload', file);
+  await page.waitForFunction((f) => (document.querySelector('#nn-notice')?.textContent || '').includes(`Loaded ${f}`), path.basename(file), LONG);
+  await page.selectOption('#nn-backend-pick', 'webgpu');
+  await page.waitForFunction(() => /WebGPU/.test(document.querySelector('#nn-backend').textContent), null, LONG);
+  await page.waitForSelector('#networks[data-phase="ready"]', LONG);
+  await page.click('#nn-resume-saved');
+  await page.waitForSelector('#networks[data-phase="done"], #nn-error', LONG);
+  assert.equal(await page.$('#nn-error'), null, await page.textContent('#nn-error').catch(() => ''));
+  const gpu = new Map((await losses()).filter(([s]) => s > k));
+  assert.deepEqual([...gpu.keys()], [...cpu.keys()]);
+  for (const [s, a] of cpu) {
+    const b = gpu.get(s);
+    assert.ok(Math.abs(a - b) <= 1e-3 * Math.max(1, Math.abs(a)), `step ${s}: CPU ${a}, WebGPU ${b}`);
+  }
+  await page.close();
+});

@@ -126,7 +126,10 @@ fn run(net: Net) -> impl IntoView {
         </div>
         <div class="progress-line">
             <progress id="nn-progress" max=move || net.steps.get().max(1) value=move || net.step.get()></progress>
-            <span id="nn-step" data-step=move || net.step.get()>{move || net.status_text()}</span>
+            // `data-losses`: the training loss of each step this page saw, `[[step, loss], …]` (tests).
+            <span id="nn-step" data-step=move || net.step.get()
+                data-losses=move || net.curves.with(|c| serde_json::to_string(&c.losses).unwrap_or_default())>
+                {move || net.status_text()}</span>
         </div>
         <div class="charts">
             <SpecChart id="nn-loss-chart" chart=loss_chart width=760 height=320/>
