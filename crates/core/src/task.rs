@@ -424,6 +424,50 @@ impl Trial {
     }
 }
 
+/// Why a task parameter (`KEY=VALUE` from the CLI's `--set`, a study link or the Networks page) or a
+/// quirk's name was refused; each message names the task, the key and the value.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SettingError {
+    #[error("{task} has no parameter \"{key}\"; its parameters: {known}")]
+    UnknownKey { task: TaskId, key: String, known: String },
+    /// `whose`: which tasks the settings were given for ("chosen", "trained").
+    #[error("no {whose} task has a parameter \"{key}\"; their parameters: {known}")]
+    NoTaskHas { whose: String, key: String, known: String },
+    #[error("{task} {key}: \"{value}\" is not {expected}")]
+    Kind { task: TaskId, key: String, value: String, expected: &'static str },
+    #[error("{task} {key}: {entries} entries, more than the {max} a list may hold", max = MAX_LIST_ENTRIES)]
+    TooManyEntries { task: TaskId, key: String, entries: usize },
+    #[error("{task} {key}: {entry} is listed twice")]
+    Repeated { task: TaskId, key: String, entry: String },
+    #[error("{task} {key} cannot be set from text")]
+    NotText { task: TaskId, key: String },
+    #[error("{task} {key}: \"{value}\" does not fit ({why})")]
+    Shape { task: TaskId, key: String, value: String, why: String },
+    #[error("{task} {key}: \"{value}\" leaves no conditions to test")]
+    NoConditions { task: TaskId, key: String, value: String },
+    /// A bound of the task (CD's 12 bars, VSR's 3×3 probe).
+    #[error("{task} {rule}")]
+    Rule { task: TaskId, rule: String },
+    /// A value that makes no trial, or none as the task means it.
+    #[error("{task} {rule}; \"{value}\" was given for {key}")]
+    Range { task: TaskId, rule: String, key: String, value: String },
+    /// Trials that cannot be drawn (random draws that could not finish).
+    #[error("{task} {key}: \"{value}\" does not fit: {why}")]
+    Draw { task: TaskId, key: String, value: String, why: String },
+    #[error("{task} {key}: \"{value}\" makes a trial of {steps} steps; a trial has at most {max}", max = STEP_LIMIT)]
+    TrialTooLong { task: TaskId, key: String, value: String, steps: usize },
+    #[error("unknown quirk {name:?}; known: {known}")]
+    UnknownQuirk { name: String, known: String },
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl From<SettingError> for String {
+    fn from(e: SettingError) -> String {
+        e.to_string()
+    }
+}
+
 /// The per-task parameters, with the reference defaults. Serialised into result records so a run can be
 /// reproduced exactly.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -492,7 +536,7 @@ impl Quirks {
     ];
 
     /// Parse a comma list of names (`cd-size,sts-cue-steps`); `""` and `none` are none.
-    pub fn parse(list: &str) -> Result<Quirks, String> {
+    pub fn parse(list: &str) -> Result<Quirks, SettingError> {
         let mut q = Quirks::default();
         for name in list.split(',').map(str::trim).filter(|s| !s.is_empty() && *s != "none") {
             q.set(name, true)?;
@@ -501,14 +545,14 @@ impl Quirks {
     }
 
     /// Switch the quirk called `name` on or off.
-    pub fn set(&mut self, name: &str, on: bool) -> Result<(), String> {
+    pub fn set(&mut self, name: &str, on: bool) -> Result<(), SettingError> {
         let flag = match name {
             "cd-size" => &mut self.cd_size,
             "cs-all-steps" => &mut self.cs_all_steps,
             "sts-cue-steps" => &mut self.sts_cue_steps,
             other => {
                 let names: Vec<&str> = Quirks::ALL.iter().map(|q| q.0).collect();
-                return Err(format!("unknown quirk {other:?}; known: {}", names.join(", ")));
+                return Err(SettingError::UnknownQuirk { name: other.to_string(), known: names.join(", ") });
             }
         };
         *flag = on;
@@ -583,15 +627,16 @@ impl TaskSpec {
     /// switch (`true`/`false`), a number, or a comma list of numbers (`2,4,8`). The value must fit the
     /// parameter's type and give a usable grid; otherwise the spec is unchanged and the message names the
     /// allowed keys or the expected kind of value.
-    pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
-        let id = self.id.as_str();
-        let mut v = serde_json::to_value(&self.params).map_err(|e| e.to_string())?;
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), SettingError> {
+        let id = self.id;
+        let mut v = serde_json::to_value(&self.params).map_err(|e| SettingError::Internal(e.to_string()))?;
         let keys = self.keys();
         let Some(old) = v.get(key).filter(|_| key != "task").cloned() else {
-            return Err(format!("{id} has no parameter \"{key}\"; its parameters: {}", keys.join(", ")));
+            return Err(SettingError::UnknownKey { task: id, key: key.to_string(), known: keys.join(", ") });
         };
         let t = value.trim();
-        let bad = |kind: &str| format!("{id} {key}: \"{t}\" is not {kind}");
+        let (k, tv) = (key.to_string(), t.to_string());
+        let bad = |expected: &'static str| SettingError::Kind { task: id, key: k.clone(), value: tv.clone(), expected };
         let new = match &old {
             serde_json::Value::Bool(_) => match t.to_ascii_lowercase().as_str() {
                 "true" | "1" | "yes" | "on" => serde_json::Value::Bool(true),
@@ -602,7 +647,7 @@ impl TaskSpec {
                 .map(serde_json::Value::Number)
                 .map_err(|_| bad("a number"))?,
             serde_json::Value::Array(_) => {
-                let items: Result<Vec<serde_json::Value>, String> = crate::list_items(t)
+                let items: Result<Vec<serde_json::Value>, SettingError> = crate::list_items(t)
                     .map(|p| {
                         serde_json::from_str::<serde_json::Number>(p)
                             .map(Into::into)
@@ -616,40 +661,46 @@ impl TaskSpec {
                 // Each entry is a condition (or a choice) of the grid: a list longer than any grid's is
                 // a mistake, and would multiply the work; a repeated entry means nothing.
                 if items.len() > MAX_LIST_ENTRIES {
-                    return Err(format!(
-                        "{id} {key}: {} entries, more than the {MAX_LIST_ENTRIES} a list may hold",
-                        items.len()
-                    ));
+                    return Err(SettingError::TooManyEntries { task: id, key: k, entries: items.len() });
                 }
                 if let Some(d) = items.iter().enumerate().find_map(|(i, x)| items[..i].contains(x).then_some(x)) {
-                    return Err(format!("{id} {key}: {d} is listed twice"));
+                    return Err(SettingError::Repeated { task: id, key: k, entry: d.to_string() });
                 }
                 serde_json::Value::Array(items)
             }
             serde_json::Value::String(_) => serde_json::Value::String(t.to_string()),
-            _ => return Err(format!("{id} {key} cannot be set from text")),
+            _ => return Err(SettingError::NotText { task: id, key: k }),
         };
         v[key] = new;
-        let params: TaskParams =
-            serde_json::from_value(v).map_err(|e| format!("{id} {key}: \"{t}\" does not fit ({e})"))?;
+        let params: TaskParams = serde_json::from_value(v).map_err(|e| SettingError::Shape {
+            task: id,
+            key: k.clone(),
+            value: tv.clone(),
+            why: e.to_string(),
+        })?;
         let spec = TaskSpec { id: self.id, params };
         if spec.grid().is_empty() {
-            return Err(format!("{id} {key}: \"{t}\" leaves no conditions to test"));
+            return Err(SettingError::NoConditions { task: id, key: k, value: tv });
         }
         // Bars are placed by rejection sampling, which cannot place more than the paper's 12 apart.
         if let TaskParams::Cd(p) = &spec.params
             && p.set_sizes.iter().any(|&n| !(1..=12).contains(&n))
         {
-            return Err(format!("{id} set_sizes: each between 1 and 12 (the paper's largest array is 12 bars)"));
+            return Err(SettingError::Rule {
+                task: id,
+                rule: "set_sizes: each between 1 and 12 (the paper's largest array is 12 bars)".into(),
+            });
         }
         // VSR's probe shows the studied patterns in a 3×3 layout: at most 9 (and the answer is one of 9).
         if let TaskParams::Vsr(p) = &spec.params
             && p.list_lengths.iter().any(|&l| !(1..=9).contains(&l))
         {
-            return Err(format!(
-                "{id} list_lengths: each between 1 and 9 (the probe shows the list in a 3×3 layout; VSRec, SFR and VIR \
-                 take longer lists)"
-            ));
+            return Err(SettingError::Rule {
+                task: id,
+                rule: "list_lengths: each between 1 and 9 (the probe shows the list in a 3×3 layout; VSRec, SFR and \
+                       VIR take longer lists)"
+                    .into(),
+            });
         }
         // Values that make no trial, or none as the task means it.
         let sane = match &spec.params {
@@ -665,7 +716,7 @@ impl TaskSpec {
             }
             _ => Ok(()),
         };
-        sane.map_err(|e| format!("{id} {e}; \"{t}\" was given for {key}"))?;
+        sane.map_err(|rule| SettingError::Range { task: id, rule, key: k.clone(), value: tv.clone() })?;
         // Every value must leave trials that can be drawn: random draws that cannot finish would loop
         // forever, and samples larger than their pools would fail.
         let fits = match &spec.params {
@@ -678,11 +729,11 @@ impl TaskSpec {
             TaskParams::Lsr(p) => tasks::lsr::check(p),
             _ => Ok(()),
         };
-        fits.map_err(|e| format!("{id} {key}: \"{t}\" does not fit: {e}"))?;
+        fits.map_err(|why| SettingError::Draw { task: id, key: k.clone(), value: tv.clone(), why })?;
         // Every cell's trial must fit the longest trial a batch takes.
         let n = spec.longest_trial();
         if n > STEP_LIMIT {
-            return Err(format!("{id} {key}: \"{t}\" makes a trial of {n} steps; a trial has at most {STEP_LIMIT}"));
+            return Err(SettingError::TrialTooLong { task: id, key: k, value: tv, steps: n });
         }
         *self = spec;
         Ok(())
@@ -704,7 +755,7 @@ impl TaskSpec {
 
     /// Apply `KEY=VALUE` settings in order (see [`TaskSpec::set`]); a setting whose key this task does
     /// not have is an error unless `lenient` (settings given once for several tasks).
-    pub fn set_all(&mut self, settings: &[(String, String)], lenient: bool) -> Result<(), String> {
+    pub fn set_all(&mut self, settings: &[(String, String)], lenient: bool) -> Result<(), SettingError> {
         for (k, v) in settings {
             if lenient && !self.keys().contains(k) {
                 continue;
@@ -717,13 +768,17 @@ impl TaskSpec {
     /// Apply `KEY=VALUE` settings given once for several tasks: each key goes to the specs that have it,
     /// and a key none of them has is refused, naming their parameters (`whose` says which tasks they are:
     /// "chosen", "trained"). On an error the specs may be partly set; callers drop them.
-    pub fn set_on_all(specs: &mut [TaskSpec], settings: &[(String, String)], whose: &str) -> Result<(), String> {
+    pub fn set_on_all(specs: &mut [TaskSpec], settings: &[(String, String)], whose: &str) -> Result<(), SettingError> {
         for (k, _) in settings {
             if !specs.iter().any(|s| s.keys().contains(k)) {
                 let mut keys: Vec<String> = specs.iter().flat_map(TaskSpec::keys).collect();
                 keys.sort();
                 keys.dedup();
-                return Err(format!("no {whose} task has a parameter \"{k}\"; their parameters: {}", keys.join(", ")));
+                return Err(SettingError::NoTaskHas {
+                    whose: whose.to_string(),
+                    key: k.clone(),
+                    known: keys.join(", "),
+                });
             }
         }
         specs.iter_mut().try_for_each(|s| s.set_all(settings, true))

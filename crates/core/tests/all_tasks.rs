@@ -175,7 +175,7 @@ fn quirks_change_their_task_only() {
     assert_eq!(all.names(), vec!["cd-size", "cs-all-steps", "sts-cue-steps"]);
     assert_eq!(Quirks::parse(&all.names().join(",")).unwrap(), all);
     assert!(Quirks::parse("none").unwrap().is_none() && Quirks::parse("").unwrap().is_none());
-    assert!(Quirks::parse("cd-size,typo").unwrap_err().contains("unknown quirk \"typo\""));
+    assert!(Quirks::parse("cd-size,typo").unwrap_err().to_string().contains("unknown quirk \"typo\""));
     let mut q = all;
     q.set("cs-all-steps", false).unwrap();
     assert_eq!(q.names(), vec!["cd-size", "sts-cue-steps"]);

@@ -228,7 +228,7 @@ proptest! {
                     let t = bounded("a trial", || spec.trial(1, wmlab_core::Split::Test, 0));
                     prop_assert!(!t.is_empty(), "{task:?} {text}: an empty trial");
                 }
-                Err(e) => a_message(&e),
+                Err(e) => a_message(&e.to_string()),
             },
             Err(e) => a_message(&e),
         }

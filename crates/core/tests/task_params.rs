@@ -16,13 +16,19 @@ fn parameters_are_set_from_text_or_refused_with_the_allowed_ones() {
     assert_eq!((p.set_sizes.clone(), p.noise_mask), (vec![2, 4], true));
     assert_eq!(cd.grid().len(), 2 * 4, "2 set sizes × 4 retentions");
     let before = cd.clone();
-    let e = cd.set("colour", "red").unwrap_err();
+    let e = cd.set("colour", "red").unwrap_err().to_string();
     assert!(e.starts_with("CD-Color has no parameter \"colour\"; its parameters:") && e.contains("noise_mask"), "{e}");
-    assert_eq!(cd.set("noise_mask", "maybe").unwrap_err(), "CD-Color noise_mask: \"maybe\" is not true or false");
-    assert!(cd.set("set_sizes", "2,x").unwrap_err().contains("is not a comma list of numbers"));
-    assert!(cd.set("set_sizes", "40").unwrap_err().contains("between 1 and 12"));
-    assert!(cd.set("retentions", "70").unwrap_err().contains("a trial has at most 64"), "too long for any batch");
-    assert!(cd.set("set_sizes", "").unwrap_err().contains("one number or more"));
+    assert_eq!(
+        cd.set("noise_mask", "maybe").unwrap_err().to_string(),
+        "CD-Color noise_mask: \"maybe\" is not true or false"
+    );
+    assert!(cd.set("set_sizes", "2,x").unwrap_err().to_string().contains("is not a comma list of numbers"));
+    assert!(cd.set("set_sizes", "40").unwrap_err().to_string().contains("between 1 and 12"));
+    assert!(
+        cd.set("retentions", "70").unwrap_err().to_string().contains("a trial has at most 64"),
+        "too long for any batch"
+    );
+    assert!(cd.set("set_sizes", "").unwrap_err().to_string().contains("one number or more"));
     assert_eq!(cd, before, "a refused value changes nothing");
     // Lenient: settings given for several tasks skip the keys a task lacks.
     let mut vsr = TaskSpec::new(TaskId::Vsr);
@@ -99,11 +105,11 @@ fn long_lists_make_long_trials_with_balanced_cells_and_masks() {
     // The same index gives the same trial (seeded), long or not.
     assert_eq!(vsrec.trial(5, Split::Train, 7), vsrec.trial(5, Split::Train, 7));
     let mut vsr = TaskSpec::new(TaskId::Vsr);
-    let e = vsr.set("list_lengths", "2,12").unwrap_err();
+    let e = vsr.set("list_lengths", "2,12").unwrap_err().to_string();
     assert!(e.contains("between 1 and 9") && e.contains("VSRec"), "{e}");
     // SC mirrors L/2 cells: a list shorter than a symmetry offset is refused in words, not a crash.
     let mut sc = TaskSpec::new(TaskId::Sc);
-    assert!(sc.set("list_lengths", "2").unwrap_err().contains("symmetry offset"));
+    assert!(sc.set("list_lengths", "2").unwrap_err().to_string().contains("symmetry offset"));
     sc.set("list_lengths", "8,24").unwrap();
     let mut sfr = TaskSpec::new(TaskId::Sfr);
     sfr.set("list_lengths", "25").unwrap();
@@ -161,13 +167,13 @@ fn values_that_make_no_trial_and_runaway_lists_are_refused() {
     for (id, key, value, want) in cases {
         let mut spec = TaskSpec::new(id);
         let before = spec.clone();
-        let e = spec.set(key, value).unwrap_err();
+        let e = spec.set(key, value).unwrap_err().to_string();
         assert!(e.contains(want) && e.starts_with(id.as_str()), "{id} {key}={value}: {e}");
         assert_eq!(spec, before);
     }
     let long: Vec<String> = (0..3000).map(|i| (i % 9 + 1).to_string()).collect();
     let mut vsrec = TaskSpec::new(TaskId::VsRec);
-    let e = vsrec.set("list_lengths", &long.join(",")).unwrap_err();
+    let e = vsrec.set("list_lengths", &long.join(",")).unwrap_err().to_string();
     assert!(e.contains("3000 entries, more than the 64"), "{e}");
     // What the paper uses still sets.
     TaskSpec::new(TaskId::Smu).set("set_sizes", "1,2,3,4,5,6,7,8").unwrap();

@@ -125,7 +125,7 @@ impl TrainConfig {
         let Some(set) = &self.task_settings else { return Ok(()) };
         let q = self.quirks.unwrap_or_default();
         let mut specs: Vec<TaskSpec> = self.task_ids().into_iter().map(|t| TaskSpec::with_quirks(t, q)).collect();
-        TaskSpec::set_on_all(&mut specs, set, "trained")
+        Ok(TaskSpec::set_on_all(&mut specs, set, "trained")?)
     }
 
     /// Fit the model's input to the trained tasks. Task parameters that make trials longer than the

@@ -199,7 +199,7 @@ mod tests {
     #[test]
     fn long_lists_take_sixteen_slots_and_refuse_lists_longer_than_the_slots() {
         let mut spec = TaskSpec::new(TaskId::Lsr);
-        let err = spec.set("list_lengths", "2,4,8,16").unwrap_err();
+        let err = spec.set("list_lengths", "2,4,8,16").unwrap_err().to_string();
         assert!(err.contains("slots=16"), "{err}");
         spec.set("slots", "16").unwrap();
         spec.set("list_lengths", "2,4,8,16").unwrap();
