@@ -227,7 +227,7 @@ test('a person, an LLM and a network made here are compared on one page and by l
     who: [...d.querySelectorAll('canvas.cmp-plot')].map((c) => c.dataset.who),
   })));
   const runs = await perRun();
-  assert.deepEqual(runs.map((r) => [r.subject, r.who]), [['1', ['s1 human chance']], ['0', ['s0 human chance']]]);
+  assert.deepEqual(runs.map((r) => [r.subject, r.who]), [['1', ['s1 human chance memoryless']], ['0', ['s0 human chance memoryless']]]);
   assert.match(runs[0].title, /^GRU-16 · .*\(network\)$/);
   assert.match(runs[1].title, /participant cmp-1 \(person\)/);
   const perRunLink = await page.inputValue('#cmp-share-link');

@@ -14,12 +14,12 @@ const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..',
 
 test('the JATOS archive is what JATOS imports', () => {
   assert.ok(fs.existsSync(path.join(root, 'dist', 'index.html')), 'dist/ is built');
-  const out = execFileSync(path.join(root, 'scripts', 'jatos-pack.sh'), {
+  const out = execFileSync(path.join(root, 'scripts', 'dev', 'jatos-pack.sh'), {
     cwd: root, env: { ...process.env, QUERY: 'tasks=VIR,CD-Color&tpc=1&practice=1&pid=j1' },
   }).toString();
   assert.match(out, /wmlab\.jzip: \d+ bytes/);
   const jzip = path.join(root, 'dist-jatos', 'wmlab.jzip');
-  const ok = spawnSync('python3', [path.join(root, 'scripts', 'check-jzip.py'), jzip, '--strict']);
+  const ok = spawnSync('python3', [path.join(root, 'scripts', 'dev', 'check-jzip.py'), jzip, '--strict']);
   assert.equal(ok.status, 0, ok.stdout.toString() + ok.stderr.toString());
   // The same study with HTML in its description: refused.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wmlab-jzip-'));
@@ -36,7 +36,7 @@ with zipfile.ZipFile(src) as a, zipfile.ZipFile(dst, 'w') as b:
             data = json.dumps(j).encode()
         b.writestr(i, data)
 `, jzip, broken]);
-  const bad = spawnSync('python3', [path.join(root, 'scripts', 'check-jzip.py'), broken]);
+  const bad = spawnSync('python3', [path.join(root, 'scripts', 'dev', 'check-jzip.py'), broken]);
   assert.equal(bad.status, 1);
   assert.match(bad.stdout.toString() + bad.stderr.toString(), /description/);
   fs.rmSync(dir, { recursive: true, force: true });
