@@ -258,7 +258,7 @@ test('a person, an LLM and a network made here are compared on one page and by l
     await other.click('#cmp-add-link');
     await other.waitForSelector('#compare[data-chosen="3"][data-state="ready"]');
     assert.equal(await other.$('#cmp-error'), null);
-    assert.deepEqual((await charts(other)).map((c) => c.series), [4]);
+    assert.deepEqual((await charts(other)).map((c) => c.series), [5], "two subjects, people, chance, memoryless");
     // A garbled result link and a file that is not a result: errors, nothing chosen is lost.
     await other.fill('#cmp-link', app.server.url + '#r=1.zzzz');
     await other.click('#cmp-add-link');
@@ -266,7 +266,7 @@ test('a person, an LLM and a network made here are compared on one page and by l
     await other.setInputFiles('#cmp-file', { name: 'notes.json', mimeType: 'application/json', buffer: Buffer.from('{"hello": 1}') });
     await other.waitForFunction(() => /notes\.json.*not a WM Lab result/.test(document.querySelector('#cmp-error')?.textContent || ''));
     assert.equal(await other.getAttribute('#compare', 'data-chosen'), '3');
-    assert.deepEqual((await charts(other)).map((c) => c.series), [4]);
+    assert.deepEqual((await charts(other)).map((c) => c.series), [5]);
     // The per-run link opens in the per-run layout.
     await other.goto('about:blank');
     await other.goto(perRunLink);
