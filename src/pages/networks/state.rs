@@ -109,7 +109,7 @@ pub struct Net {
     worker: StoredValue<Option<NnWorker>>,
     /// A checkpoint file waiting for the worker's `Verified` before it is stored: the request's number,
     /// the file's name and bytes, and its header.
-    pub(super) pending: StoredValue<Option<(u64, String, Vec<u8>, BundleHeader)>>,
+    pending: StoredValue<Option<(u64, String, Vec<u8>, BundleHeader)>>,
     verify_seq: StoredValue<u64>,
     /// The app's state (an evaluation opens in Results).
     pub app: AppState,
@@ -390,15 +390,11 @@ impl Net {
             // A worker that was running died (a bug: a panic in the wasm): a fresh one takes over, as
             // after Cancel; the checkpoints live in IndexedDB and are untouched.
             _ if !starting => {
-                self.stop_worker();
-                self.eval_progress.set(None);
-                self.analyse_progress.set(None);
                 self.error.set(Some(format!(
                     "{error} A fresh worker was started; the saved checkpoints are kept (resume or evaluate \
                      them again)."
                 )));
-                self.phase.set(Phase::Starting);
-                self.start_worker();
+                self.restart_worker();
             }
             _ => {
                 self.error.set(Some(error));
@@ -488,11 +484,16 @@ impl Net {
     /// done, so it is stopped and a fresh one started (it loads from the wasm cache); the checkpoints live
     /// in IndexedDB and are untouched. The page waits for the new worker's `Ready` (phase `Starting`).
     pub fn cancel_work(self) {
+        self.notice.set(Some("Cancelled. The saved checkpoints are kept.".into()));
+        self.restart_worker();
+    }
+
+    /// Stop the worker and start a fresh one of the same pick; work under way ends with the old one.
+    fn restart_worker(self) {
         self.stop_worker();
         self.eval_progress.set(None);
         self.analyse_progress.set(None);
         self.phase.set(Phase::Starting);
-        self.notice.set(Some("Cancelled. The saved checkpoints are kept.".into()));
         self.start_worker();
     }
 
