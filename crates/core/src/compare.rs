@@ -514,8 +514,13 @@ pub fn chance_model(task: StudyTask, subjects: &[Vec<Curve>]) -> Vec<Curve> {
 /// keeping only the curves where it is above the chance model somewhere (VSR, LSR, SMU, STS, CS, SI and
 /// the CD ids whose changes can show in the probe). Empty for N-back and the tasks where it equals chance.
 pub fn memoryless_model(task: StudyTask, subjects: &[Vec<Curve>]) -> Vec<Curve> {
+    memoryless_beside(task, chance_model(task, subjects))
+}
+
+/// [`memoryless_model`] on the chance model's curves `chance` (already made by the caller).
+fn memoryless_beside(task: StudyTask, chance: Vec<Curve>) -> Vec<Curve> {
     let Some(id) = task.worm() else { return Vec::new() };
-    chance_model(task, subjects)
+    chance
         .into_iter()
         .filter_map(|c| {
             let points: Vec<(f64, f64)> = c
@@ -565,8 +570,9 @@ pub fn panels(task: StudyTask, subjects: &[Vec<Curve>], extras: Extras) -> Vec<P
         }
     }
     if extras.chance {
-        series.push((Who::Chance, chance_model(task, subjects)));
-        let memoryless = memoryless_model(task, subjects);
+        let chance = chance_model(task, subjects);
+        let memoryless = memoryless_beside(task, chance.clone());
+        series.push((Who::Chance, chance));
         if !memoryless.is_empty() {
             series.push((Who::Memoryless, memoryless));
         }
