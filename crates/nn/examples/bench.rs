@@ -11,7 +11,7 @@ use burn::optim::{AdamConfig, GradientsParams};
 use burn::prelude::*;
 use wmlab_core::Split;
 use wmlab_nn::batch::{all_specs, joint_batch};
-use wmlab_nn::loss::{Targets, joint_loss};
+use wmlab_nn::loss::Targets;
 use wmlab_nn::model::{Arch, ModelConfig, ModelInput};
 
 /// `WMLAB_BENCH_KERNELS=1` (GPU backends): cubecl logs every kernel it launches to a file, set up in
@@ -171,7 +171,7 @@ fn main() {
                 };
                 let mut phases = Vec::new();
                 phase("start", &mut phases);
-                let loss = joint_loss(&model.forward(&input), &targets);
+                let loss = model.loss(&input, &targets, 1.0);
                 phase("forward+loss", &mut phases);
                 let t1 = Instant::now();
                 let grads = GradientsParams::from_grads(loss.backward(), &model);
@@ -193,6 +193,23 @@ fn main() {
                 let dt = (t5 - t).as_secs_f64();
                 let k1 = kernels_so_far(&kernels);
                 let launched = k1.zip(k0).map(|(a, b)| a - b);
+                // WMLAB_BENCH_KERNEL_DUMP=FILE: the step's kernel launches in order, a line per phase
+                // boundary between them (the last step's overwrite the earlier ones').
+                if let (Some(log), Some(a), Ok(dump)) = (&kernels, k0, std::env::var("WMLAB_BENCH_KERNEL_DUMP")) {
+                    let text = std::fs::read_to_string(log).unwrap_or_default();
+                    let lines: Vec<&str> = text.lines().filter(|l| l.contains("Executing")).collect();
+                    let mut out = String::new();
+                    let mut at = a;
+                    for &(label, upto) in &phases {
+                        for l in lines.get(at..upto).unwrap_or_default() {
+                            out.push_str(l);
+                            out.push('\n');
+                        }
+                        out.push_str(&format!("== end of {label}\n"));
+                        at = upto;
+                    }
+                    std::fs::write(&dump, out).expect("WMLAB_BENCH_KERNEL_DUMP");
+                }
                 // WMLAB_BENCH_KERNEL_NAMES=1: the step's kernels by name (the fused ones by their hash).
                 if let (Some(log), Some(a), Some(b)) = (&kernels, k0, k1)
                     && std::env::var("WMLAB_BENCH_KERNEL_NAMES").is_ok_and(|v| v == "1")
