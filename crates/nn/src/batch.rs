@@ -23,6 +23,21 @@ pub fn head_kinds() -> [HeadKind; N_HEADS] {
     k
 }
 
+/// The head indices grouped by kind: the binary heads, then the multi-label head, then the k-way
+/// heads (each group in index order). The GPU backends lay the heads' logits side by side in this order,
+/// so that the loss takes each kind at once ([`crate::loss::kind_loss`]).
+pub fn heads_by_kind() -> [usize; N_HEADS] {
+    let kinds = head_kinds();
+    let rank = |k: HeadKind| match k {
+        HeadKind::Binary => 0,
+        HeadKind::MultiLabel(_) => 1,
+        HeadKind::Classes(_) => 2,
+    };
+    let mut order: [usize; N_HEADS] = std::array::from_fn(|i| i);
+    order.sort_by_key(|&i| (rank(kinds[i]), i));
+    order
+}
+
 /// Targets of one head over the whole batch (rows of trials that use other heads are all zero weight).
 #[derive(Clone, Debug, PartialEq)]
 pub struct HeadTargets {

@@ -97,9 +97,10 @@ fn burn_relu_max_pool_dx<B: Backend>(x: FloatTensor<B>, g: FloatTensor<B>) -> Fl
 
 /// The output gradient summed over frames and pixels: `[N, C, H, W]` → `[C]`.
 fn sum_bias<B: Backend>(g: FloatTensor<B>) -> FloatTensor<B> {
-    let [_, c, _, _] = g.shape().dims();
-    let g = B::float_sum_dim(B::float_sum_dim(B::float_sum_dim(g, 0), 2), 3);
-    B::float_reshape(g, [c].into())
+    let [n, c, h, w] = g.shape().dims();
+    // Pixels first (a contiguous run per frame and channel), then frames: two reductions.
+    let g = B::float_sum_dim(B::float_reshape(g, [n, c, h * w].into()), 2);
+    B::float_reshape(B::float_sum_dim(g, 0), [c].into())
 }
 
 /// Whether the flex kernels below apply: f32 on flex (other dtypes take burn's path).
@@ -381,9 +382,9 @@ pub mod gemm {
         B::float_unfold(u, 3, 3, 1) // [N, C, H, W, 3, 3]
     }
 
-    /// `x` padded by one pixel on each side (and by `extra` zero frames at the end).
-    fn pad<B: Backend>(x: FloatTensor<B>, extra: usize) -> FloatTensor<B> {
-        B::float_pad(x, &[(0, extra), (0, 0), (1, 1), (1, 1)], PadMode::Constant(0.0))
+    /// `x` padded by one pixel on each side.
+    fn pad<B: Backend>(x: FloatTensor<B>) -> FloatTensor<B> {
+        B::float_pad(x, &[(0, 0), (0, 0), (1, 1), (1, 1)], PadMode::Constant(0.0))
     }
 
     /// `x [N, C_in, H, W]` convolved with `w [C_out, C_in, 3, 3]` (plus `b [C_out]`, then a ReLU when
@@ -398,7 +399,7 @@ pub mod gemm {
         let co = w.shape()[0];
         let (k, p) = (ci * 9, h * wd);
         let w2 = B::float_reshape(w, Shape::from(vec![1, co, k]));
-        let view = taps::<B>(pad::<B>(x, 0));
+        let view = taps::<B>(pad::<B>(x));
         let nb = group_frames(k * p, 1, n);
         let mut parts = Vec::with_capacity(n.div_ceil(nb));
         for n0 in (0..n).step_by(nb) {
@@ -434,20 +435,17 @@ pub mod gemm {
         let [n, ci, h, wd] = dims4::<B>(&x);
         let co = g.shape()[1];
         let (k, p) = (ci * 9, h * wd);
-        // Runs of m frames per product; the frames padded with zero frames to a whole number of runs
-        // (zero frames add nothing to the sum).
-        let m = (GEMM_K / p.max(1)).clamp(1, n.max(1));
-        let extra = n.div_ceil(m) * m - n;
-        let total = n + extra;
-        let view = taps::<B>(pad::<B>(x, extra));
-        let g =
-            if extra > 0 { B::float_pad(g, &[(0, extra), (0, 0), (0, 0), (0, 0)], PadMode::Constant(0.0)) } else { g };
-        let nb = group_frames(k * p, m, total);
+        // Runs of m frames per product, m the largest divisor of the frame count within about GEMM_K
+        // terms (so that no zero frames are padded on: each pad is two kernels on the GPU backends).
+        let most = (GEMM_K / p.max(1)).clamp(1, n.max(1));
+        let m = (1..=most).rev().find(|m| n % m == 0).unwrap_or(1);
+        let view = taps::<B>(pad::<B>(x));
+        let nb = group_frames(k * p, m, n);
         let mut acc: Option<FloatTensor<B>> = None;
-        for n0 in (0..total).step_by(nb) {
-            let len = nb.min(total - n0);
+        for n0 in (0..n).step_by(nb) {
+            let len = nb.min(n - n0);
             let s = len / m;
-            let (v, gg) = if len == total {
+            let (v, gg) = if len == n {
                 (view.clone(), g.clone())
             } else {
                 let r = Slice::from(n0..n0 + len);

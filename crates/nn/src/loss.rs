@@ -6,7 +6,7 @@ use burn::prelude::*;
 use burn::tensor::activation::{log_sigmoid, log_softmax};
 use wmlab_core::task::{HeadKind, TaskId};
 
-use crate::batch::{Batch, N_IDS};
+use crate::batch::{Batch, N_IDS, head_kinds, heads_by_kind};
 
 /// One head's targets as tensors.
 pub struct HeadTensors {
@@ -19,13 +19,41 @@ pub struct HeadTensors {
     pub target_i: Option<Tensor<3, Int>>,
 }
 
-/// A batch's targets on a device; heads that no trial of the batch uses are `None`.
+/// A batch's targets on a device: per head (flex; heads that no trial of the batch uses are `None`), or
+/// by kind of head (the GPU backends: [`KindTargets`], and `heads` all `None`).
 pub struct Targets {
     pub heads: Vec<Option<HeadTensors>>,
+    pub by_kind: Option<KindTargets>,
+}
+
+/// The targets of each kind of head side by side, for [`kind_loss`]: the binary heads' weights and
+/// targets as `[N, heads]` (N = B·T), the multi-label head's weight (1/units included) and multi-hot
+/// targets, the k-way heads' weights and class indices as `[N, heads]`. A kind that no trial of the
+/// batch uses is `None`; a used kind has all its heads (zero weights for the unused ones).
+pub struct KindTargets {
+    pub rows: usize,
+    /// Binary heads: weights and 0/1 targets, `[N, nb]`, columns in [`heads_by_kind`] order.
+    pub binary: Option<(Tensor<2>, Tensor<2>)>,
+    /// The multi-label head: weights `[N, 1]` (divided by its units) and targets `[N, U]`.
+    pub multi: Option<(Tensor<2>, Tensor<2>)>,
+    /// k-way heads: weights `[N, nc]` and class indices `[N, nc, 1]`.
+    pub classes: Option<(Tensor<2>, Tensor<3, Int>)>,
 }
 
 impl Targets {
+    /// Per head on flex (bit for bit the loss of before), by kind on the GPU backends.
     pub fn from_batch(batch: &Batch, device: &Device) -> Targets {
+        Self::from_batch_as(batch, device, !crate::conv::is_flex(device))
+    }
+
+    /// By kind when `by_kind`, else per head.
+    pub fn from_batch_as(batch: &Batch, device: &Device, by_kind: bool) -> Targets {
+        if by_kind {
+            return Targets {
+                heads: batch.heads.iter().map(|_| None).collect(),
+                by_kind: Some(kind_targets(batch, device)),
+            };
+        }
         let b = batch.size;
         let t = batch.steps;
         let heads = batch
@@ -65,8 +93,52 @@ impl Targets {
                 Some(HeadTensors { kind: h.kind, weight, target_f, target_i })
             })
             .collect();
-        Targets { heads }
+        Targets { heads, by_kind: None }
     }
+}
+
+/// [`KindTargets`] of a batch.
+fn kind_targets(batch: &Batch, device: &Device) -> KindTargets {
+    let n = batch.size * batch.steps;
+    let order = heads_by_kind();
+    let of = |want: fn(HeadKind) -> bool| -> Vec<usize> {
+        order.iter().copied().filter(|&i| want(batch.heads[i].kind)).collect()
+    };
+    let used = |heads: &[usize]| heads.iter().any(|&i| batch.heads[i].mask.iter().any(|&m| m));
+    // Row-major [N, heads.len()] from one value per (row, head).
+    let side_by_side = |heads: &[usize], value: &dyn Fn(usize, usize) -> f32| -> Tensor<2> {
+        let v: Vec<f32> = (0..n).flat_map(|r| heads.iter().map(move |&h| value(h, r))).collect();
+        crate::model::count_upload(v.len() * 4);
+        Tensor::<1>::from_data(TensorData::new(v, [n * heads.len()]), device).reshape([n, heads.len()])
+    };
+    let binary_heads = of(|k| k == HeadKind::Binary);
+    let binary = used(&binary_heads).then(|| {
+        (
+            side_by_side(&binary_heads, &|h, r| batch.heads[h].weight[r]),
+            side_by_side(&binary_heads, &|h, r| batch.heads[h].target_f[r]),
+        )
+    });
+    let multi_heads = of(|k| matches!(k, HeadKind::MultiLabel(_)));
+    let multi = match multi_heads.as_slice() {
+        [h] if used(&[*h]) => {
+            let head = &batch.heads[*h];
+            let u = head.kind.units() as usize;
+            let w = side_by_side(&[*h], &|h, r| batch.heads[h].weight[r] / u as f32);
+            crate::model::count_upload(head.target_f.len() * 4);
+            let y = Tensor::<1>::from_data(TensorData::new(head.target_f.clone(), [n * u]), device).reshape([n, u]);
+            Some((w, y))
+        }
+        _ => None,
+    };
+    let class_heads = of(|k| matches!(k, HeadKind::Classes(_)));
+    let classes = used(&class_heads).then(|| {
+        let w = side_by_side(&class_heads, &|h, r| batch.heads[h].weight[r]);
+        let idx: Vec<i64> = (0..n).flat_map(|r| class_heads.iter().map(move |&h| batch.heads[h].target_i[r])).collect();
+        crate::model::count_upload(idx.len() * 8);
+        let k = class_heads.len();
+        (w, Tensor::<1, Int>::from_data(TensorData::new(idx, [n * k]), device).reshape([n, k, 1]))
+    });
+    KindTargets { rows: n, binary, multi, classes }
 }
 
 /// Elementwise BCE-with-logits: `-(y log σ(x) + (1 − y) log σ(−x))`.
@@ -98,6 +170,11 @@ pub fn joint_loss(logits: &[Tensor<3>], targets: &Targets) -> Tensor<1> {
 /// reference (the mean BCE over its 100 units, so each unit weighs 1/100 of a one-logit probe in the
 /// shared layers' gradient); 100 makes it the sum over the units.
 pub fn joint_loss_scaled(logits: &[Tensor<3>], targets: &Targets, multilabel_scale: f64) -> Tensor<1> {
+    if let Some(by_kind) = &targets.by_kind {
+        let units: Vec<usize> = logits.iter().map(|l| l.dims()[2]).collect();
+        let all = Tensor::cat(heads_by_kind().iter().map(|&i| logits[i].clone()).collect(), 2);
+        return kind_loss(all, &units, by_kind, multilabel_scale);
+    }
     let mut total: Option<Tensor<1>> = None;
     for (l, h) in logits.iter().zip(&targets.heads) {
         let Some(h) = h else { continue };
@@ -111,6 +188,56 @@ pub fn joint_loss_scaled(logits: &[Tensor<3>], targets: &Targets, multilabel_sca
         });
     }
     total.expect("a batch with no scored step")
+}
+
+/// The joint loss from the heads' logits side by side (`all [B, T, Σ units]`, the heads in
+/// [`heads_by_kind`] order, each head's width in `units`, by head index): the same sum as
+/// [`joint_loss_scaled`], each kind of head at once. BCE-with-logits as softplus(x) − y·x, i.e.
+/// −log σ(−x) − y·x; the k-way heads' logits gathered into one `[N, heads, widest]` block, the columns
+/// past a head's width pushed to −10⁹ so that one log-softmax serves every head.
+pub fn kind_loss(all: Tensor<3>, units: &[usize], t: &KindTargets, multilabel_scale: f64) -> Tensor<1> {
+    let [b, tt, width] = all.dims();
+    let n = b * tt;
+    assert_eq!(n, t.rows, "targets of {} rows for logits of {n}", t.rows);
+    let device = all.device();
+    let x = all.reshape([n, width]);
+    let kinds = head_kinds();
+    let order = heads_by_kind();
+    let count = |want: fn(HeadKind) -> bool| order.iter().filter(|&&i| want(kinds[i])).count();
+    let nb = count(|k| k == HeadKind::Binary);
+    let multi = order.iter().copied().find(|&i| matches!(kinds[i], HeadKind::MultiLabel(_)));
+    let um = multi.map_or(0, |i| units[i]);
+    // BCE-with-logits as softplus(x) − y·x = −log σ(−x) − y·x.
+    let bce = |x: Tensor<2>, y: Tensor<2>| log_sigmoid(x.clone().neg()).neg() - y * x;
+    let mut parts: Vec<Tensor<1>> = Vec::new();
+    if let Some((w, y)) = &t.binary {
+        parts.push((bce(x.clone().slice([0..n, 0..nb]), y.clone()) * w.clone()).sum());
+    }
+    if let Some((w, y)) = &t.multi {
+        let part = (bce(x.clone().slice([0..n, nb..nb + um]), y.clone()) * w.clone()).sum();
+        parts.push(if multilabel_scale != 1.0 { part * multilabel_scale } else { part });
+    }
+    if let Some((w, target)) = &t.classes {
+        let heads: Vec<usize> = order.iter().copied().filter(|&i| matches!(kinds[i], HeadKind::Classes(_))).collect();
+        let k = heads.len();
+        let widest = heads.iter().map(|&i| units[i]).max().unwrap_or(1);
+        let mut cols = Vec::with_capacity(k * widest);
+        let mut pad = Vec::with_capacity(k * widest);
+        let mut start = nb + um;
+        for &i in &heads {
+            for j in 0..widest {
+                cols.push((start + j.min(units[i] - 1)) as i64);
+                pad.push(if j < units[i] { 0.0f32 } else { -1e9 });
+            }
+            start += units[i];
+        }
+        let cols = Tensor::<1, Int>::from_data(TensorData::new(cols, [k * widest]), &device);
+        let pad = Tensor::<1>::from_data(TensorData::new(pad, [k * widest]), &device).reshape([1, k, widest]);
+        let logits = x.select(1, cols).reshape([n, k, widest]) + pad;
+        let picked = log_softmax(logits, 2).gather(2, target.clone()).reshape([n, k]);
+        parts.push((picked * w.clone()).sum().neg());
+    }
+    parts.into_iter().reduce(|a, b| a + b).expect("a batch with no scored step")
 }
 
 /// Correct and total counts per task id (in [`TaskId::EVERY`] order). Binary: round(σ(x)) = y, i.e.

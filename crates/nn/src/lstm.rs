@@ -3,9 +3,10 @@
 //! burn's `Lstm` records (and autodiff then doubles).
 //!
 //! [`lstm_sequence`] takes the input projections of every step and gate, already computed by one
-//! matrix product before the loop (`xp [B, T, 4C]`, bias included), and the hidden weights of the
-//! four gates side by side (`wh [C, 4C]`, gate order input, forget, output, cell), and returns the
-//! hidden states `[B, T, C]` from a zero initial state. Per step forward: one matrix product with the
+//! matrix product before the loop (`xp [T·B, 4C]`, bias included, time-major: every step a contiguous
+//! block of rows, so that no step copies its slice), and the hidden weights of the four gates side by
+//! side (`wh [C, 4C]`, gate order input, forget, output, cell), and returns the hidden states `[T·B, C]`
+//! (time-major too) from a zero initial state. Per step forward: one matrix product with the
 //! hidden state, one elementwise pass that makes the four activations (the cell gate's tanh as
 //! `2σ(2x) − 1`, so one sigmoid covers all four), the cell and hidden updates. Per step backward: the
 //! four gate gradients side by side in one tensor and one product with `whᵀ`; the hidden weight's
@@ -27,9 +28,10 @@ use burn::tensor::{Shape, Slice};
 /// The recurrence of an LSTM over a sequence (see the module's doc).
 #[backend_extension(Flex, Cube: cfg(any(feature = "wgpu", feature = "cuda")), Autodiff)]
 pub trait LstmBackend: Backend {
-    /// `xp [B, T, 4C]`, `wh [C, 4C]` → the hidden states `[B, T, C]`.
-    fn lstm_sequence(xp: FloatTensor<Self>, wh: FloatTensor<Self>) -> FloatTensor<Self> {
-        forward::<Self>(xp, wh).0
+    /// `xp [T·B, 4C]` (time-major: the rows of step 0, then of step 1, …), `wh [C, 4C]`, the batch
+    /// size `B` → the hidden states `[T·B, C]`, time-major.
+    fn lstm_sequence(xp: FloatTensor<Self>, wh: FloatTensor<Self>, batch: usize) -> FloatTensor<Self> {
+        forward::<Self>(xp, wh, batch).0
     }
 }
 
@@ -41,8 +43,8 @@ impl LstmBackend for burn::backend::Cube {}
 /// What the backward pass of one step needs.
 #[derive(Clone, Debug)]
 struct StepState<B: Backend> {
-    /// The four activations `[B, 4C]`: input, forget and output gates, cell candidate.
-    act: FloatTensor<B>,
+    /// The four activations `[B, C]` each: input, forget and output gates, cell candidate.
+    gates: [FloatTensor<B>; 4],
     /// The cell state before the step `[B, C]`.
     c_prev: FloatTensor<B>,
     /// `tanh` of the cell state after the step `[B, C]`.
@@ -57,124 +59,108 @@ fn all(n: usize) -> Slice {
     Slice::from(0..n)
 }
 
-/// A `[4C]` vector: `a` over the three sigmoid gates, `b` over the cell candidate's block.
-fn per_block<B: Backend>(c: usize, a: f32, b: f32, like: &FloatTensor<B>) -> FloatTensor<B> {
-    let v: Vec<f32> = (0..4 * c).map(|k| if k < 3 * c { a } else { b }).collect();
-    B::float_from_data(TensorData::new(v, [1, 4 * c]), &like.device())
-}
-
 /// `[B, C]` columns `k·C .. (k+1)·C` of a `[B, 4C]` tensor (a view).
 fn block<B: Backend>(t: &FloatTensor<B>, k: usize, b: usize, c: usize) -> FloatTensor<B> {
     B::float_slice(t.clone(), &[all(b), Slice::from(k * c..(k + 1) * c)])
 }
 
-/// Step `t` of a `[B, T, W]` tensor as `[B, W]`.
-fn step<B: Backend>(x: &FloatTensor<B>, t: usize) -> FloatTensor<B> {
-    let s = x.shape();
-    let (b, w) = (s[0], s[2]);
-    B::float_reshape(B::float_slice(x.clone(), &[all(b), Slice::from(t..t + 1), all(w)]), shape(&[b, w]))
+/// Step `k` of a time-major `[T·B, W]` tensor: rows `k·B .. (k+1)·B`, a contiguous view (no copy).
+fn step<B: Backend>(x: &FloatTensor<B>, k: usize, b: usize) -> FloatTensor<B> {
+    let w = x.shape()[1];
+    B::float_slice(x.clone(), &[Slice::from(k * b..(k + 1) * b), all(w)])
 }
 
-/// The forward pass: the hidden states `[B, T, C]` and each step's state for the backward pass.
-fn forward<B: Backend>(xp: FloatTensor<B>, wh: FloatTensor<B>) -> (FloatTensor<B>, Vec<StepState<B>>) {
+/// The forward pass on time-major inputs `xp [T·B, 4C]`: the hidden states `[T·B, C]` and each step's
+/// state for the backward pass.
+fn forward<B: Backend>(xp: FloatTensor<B>, wh: FloatTensor<B>, b: usize) -> (FloatTensor<B>, Vec<StepState<B>>) {
     let dims = xp.shape();
-    let (b, t, c) = (dims[0], dims[1], dims[2] / 4);
+    let (t, c) = (dims[0] / b, dims[1] / 4);
     let dtype = xp.dtype().into();
     let device = xp.device();
-    // σ(s·g)·s + o, s = 1 and o = 0 over the gates (σ), s = 2 and o = −1 over the candidate: 2σ(2g) − 1 = tanh(g).
-    // The same [1, 1, 1, 2] scales the input and the output of the sigmoid.
-    let (two, o) = (per_block::<B>(c, 1.0, 2.0, &xp), per_block::<B>(c, 0.0, -1.0, &xp));
     let mut cell = B::float_zeros(shape(&[b, c]), &device, dtype);
     let mut hidden: Option<FloatTensor<B>> = None;
     let mut states = Vec::with_capacity(t);
     let mut outs = Vec::with_capacity(t);
     for k in 0..t {
-        let g = match &hidden {
-            Some(h) => B::float_add(step::<B>(&xp, k), B::float_matmul(h.clone(), wh.clone())),
-            None => step::<B>(&xp, k),
+        // Each gate's pre-activation from the blocks of the step's input projection and of the product
+        // with the hidden state (views), so that the whole step after the product is one elementwise pass.
+        let x = step::<B>(&xp, k, b);
+        let rec = hidden.as_ref().map(|h| B::float_matmul(h.clone(), wh.clone()));
+        let pre = |j: usize| match &rec {
+            Some(r) => B::float_add(block::<B>(&x, j, b, c), block::<B>(r, j, b, c)),
+            None => block::<B>(&x, j, b, c),
         };
-        let act = B::float_add(B::float_mul(B::sigmoid(B::float_mul(g, two.clone())), two.clone()), o.clone());
-        let (i, f, og, cand) = (
-            block::<B>(&act, 0, b, c),
-            block::<B>(&act, 1, b, c),
-            block::<B>(&act, 2, b, c),
-            block::<B>(&act, 3, b, c),
-        );
-        let c_new = B::float_add(B::float_mul(f, cell.clone()), B::float_mul(i, cand));
+        let (i, f, og, cand) = (B::sigmoid(pre(0)), B::sigmoid(pre(1)), B::sigmoid(pre(2)), B::float_tanh(pre(3)));
+        let c_new = B::float_add(B::float_mul(f.clone(), cell.clone()), B::float_mul(i.clone(), cand.clone()));
         let tc = B::float_tanh(c_new.clone());
-        let h = B::float_mul(og, tc.clone());
-        states.push(StepState { act, c_prev: cell, tc });
-        outs.push(B::float_reshape(h.clone(), shape(&[b, 1, c])));
+        let h = B::float_mul(og.clone(), tc.clone());
+        states.push(StepState { gates: [i, f, og, cand], c_prev: cell, tc });
+        outs.push(h.clone());
         cell = c_new;
         hidden = Some(h);
     }
-    let hs = if outs.len() == 1 { outs.pop().expect("one step") } else { B::float_cat(outs, 1) };
+    let hs = if outs.len() == 1 { outs.pop().expect("one step") } else { B::float_cat(outs, 0) };
     (hs, states)
 }
 
-/// The backward pass: gradients of `xp` and `wh` given the hidden states' gradient `dhs [B, T, C]`.
+/// The backward pass: gradients of `xp` and `wh` (time-major, as the forward's) given the hidden
+/// states' gradient `dhs [T·B, C]`.
 fn backward<B: Backend>(
     hs: FloatTensor<B>,
     wh: FloatTensor<B>,
     states: Vec<StepState<B>>,
     dhs: FloatTensor<B>,
+    b: usize,
 ) -> (FloatTensor<B>, FloatTensor<B>) {
     let dims = hs.shape();
-    let (b, t, c) = (dims[0], dims[1], dims[2]);
+    let (t, c) = (dims[0] / b, dims[1]);
     let dtype = hs.dtype().into();
     let device = hs.device();
     let wh_t = B::float_transpose(wh);
-    // The activations' derivatives from their outputs: a(1 − a) for σ, 1 − a² for tanh, as
-    // p·a + q·a² with p = 1, q = −1 over the gates and p = 0, q = −1 (plus 1) over the candidate.
-    let p = per_block::<B>(c, 1.0, 0.0, &hs);
-    let one_c = per_block::<B>(c, 0.0, 1.0, &hs);
-    let mut dh_next: Option<FloatTensor<B>> = None;
+    // The gradients arriving from the later step start as zeros (not as nothing): the first step of the
+    // loop then records the same operations as the others, and burn's fusion fuses it like them.
+    let mut dh_next = B::float_zeros(shape(&[b, c]), &device, dtype);
     let mut dc_next = B::float_zeros(shape(&[b, c]), &device, dtype);
     let mut dgs = Vec::with_capacity(t);
     for (k, st) in states.into_iter().enumerate().rev() {
-        let dh = match dh_next.take() {
-            Some(d) => B::float_add(step::<B>(&dhs, k), d),
-            None => step::<B>(&dhs, k),
-        };
-        let (i, f, o, cand) = (
-            block::<B>(&st.act, 0, b, c),
-            block::<B>(&st.act, 1, b, c),
-            block::<B>(&st.act, 2, b, c),
-            block::<B>(&st.act, 3, b, c),
-        );
+        let dh = B::float_add(step::<B>(&dhs, k, b), dh_next);
+        let [i, f, o, cand] = st.gates;
         // dc = dh·o·(1 − tc²) + dc_next
         let one_minus_tc2 = B::float_add_scalar(B::float_neg(B::float_mul(st.tc.clone(), st.tc.clone())), 1.0.into());
-        let dc = B::float_add(B::float_mul(B::float_mul(dh.clone(), o), one_minus_tc2), dc_next);
-        // The activations' gradients side by side: input dc·cand, forget dc·c_prev, output dh·tc,
+        let dc = B::float_add(B::float_mul(B::float_mul(dh.clone(), o.clone()), one_minus_tc2), dc_next);
+        // The next step's cell gradient before the concatenation below, so that fusion takes it in.
+        dc_next = B::float_mul(dc.clone(), f.clone());
+        // The gates' gradients side by side, each activation's gradient times its derivative from its
+        // output (a(1 − a) for σ, 1 − a² for tanh): input dc·cand, forget dc·c_prev, output dh·tc,
         // candidate dc·i.
-        let da = B::float_cat(
+        let sig =
+            |a: &FloatTensor<B>| B::float_mul(a.clone(), B::float_add_scalar(B::float_neg(a.clone()), 1.0.into()));
+        let dg = B::float_cat(
             vec![
-                B::float_mul(dc.clone(), cand),
-                B::float_mul(dc.clone(), st.c_prev),
-                B::float_mul(dh, st.tc),
-                B::float_mul(dc.clone(), i),
+                B::float_mul(B::float_mul(dc.clone(), cand.clone()), sig(&i)),
+                B::float_mul(B::float_mul(dc.clone(), st.c_prev), sig(&f)),
+                B::float_mul(B::float_mul(dh, st.tc), sig(&o)),
+                B::float_mul(
+                    B::float_mul(dc.clone(), i),
+                    B::float_add_scalar(B::float_neg(B::float_mul(cand.clone(), cand)), 1.0.into()),
+                ),
             ],
             1,
-        );
-        dc_next = B::float_mul(dc, f);
-        let a = st.act;
-        let deriv =
-            B::float_add(B::float_sub(B::float_mul(a.clone(), p.clone()), B::float_mul(a.clone(), a)), one_c.clone());
-        let dg = B::float_mul(da, deriv); // [B, 4C]
-        if k > 0 {
-            dh_next = Some(B::float_matmul(dg.clone(), wh_t.clone()));
-        }
-        dgs.push(B::float_reshape(dg, shape(&[b, 1, 4 * c])));
+        ); // [B, 4C]
+        dh_next = if k > 0 {
+            B::float_matmul(dg.clone(), wh_t.clone())
+        } else {
+            B::float_zeros(shape(&[b, c]), &device, dtype)
+        };
+        dgs.push(dg);
     }
     dgs.reverse();
-    let dxp = if dgs.len() == 1 { dgs.pop().expect("one step") } else { B::float_cat(dgs, 1) }; // [B, T, 4C]
-    // dwh = Σ_t h_{t−1}ᵀ · dg_t, as one product over all steps: the hidden states shifted by one step
-    // (zero before the first).
+    let dxp = if dgs.len() == 1 { dgs.pop().expect("one step") } else { B::float_cat(dgs, 0) }; // [T·B, 4C]
+    // dwh = Σ_t h_{t−1}ᵀ · dg_t, as one product over all steps: the hidden states of steps 0..T−1 against
+    // the gate gradients of steps 1..T (contiguous row ranges, time-major).
     let dwh = if t > 1 {
-        let prev = B::float_slice(hs, &[all(b), Slice::from(0..t - 1), all(c)]);
-        let dg_later = B::float_slice(dxp.clone(), &[all(b), Slice::from(1..t), all(4 * c)]);
-        let prev = B::float_reshape(prev, shape(&[b * (t - 1), c]));
-        let dg_later = B::float_reshape(dg_later, shape(&[b * (t - 1), 4 * c]));
+        let prev = B::float_slice(hs, &[Slice::from(0..(t - 1) * b), all(c)]);
+        let dg_later = B::float_slice(dxp.clone(), &[Slice::from(b..t * b), all(4 * c)]);
         B::float_matmul(B::float_transpose(prev), dg_later)
     } else {
         B::float_zeros(shape(&[c, 4 * c]), &device, dtype)
@@ -183,19 +169,19 @@ fn backward<B: Backend>(
 }
 
 impl<B: Backend + LstmBackend, C: CheckpointStrategy> LstmBackend for Autodiff<B, C> {
-    fn lstm_sequence(xp: FloatTensor<Self>, wh: FloatTensor<Self>) -> FloatTensor<Self> {
+    fn lstm_sequence(xp: FloatTensor<Self>, wh: FloatTensor<Self>, batch: usize) -> FloatTensor<Self> {
         #[derive(Debug)]
         struct LstmBackward;
 
         impl<B: Backend> Backward<B, 2> for LstmBackward {
-            /// The outputs, the hidden weight and every step's state.
-            type State = (FloatTensor<B>, FloatTensor<B>, Vec<StepState<B>>);
+            /// The outputs, the hidden weight, every step's state and the batch size.
+            type State = (FloatTensor<B>, FloatTensor<B>, Vec<StepState<B>>, usize);
 
             fn backward(self, ops: Ops<Self::State, 2>, grads: &mut Gradients, _checkpointer: &mut Checkpointer) {
                 let [node_xp, node_wh] = ops.parents;
                 let dhs = grads.consume::<B>(&ops.node);
-                let (hs, wh, states) = ops.state;
-                let (dxp, dwh) = backward::<B>(hs, wh, states, dhs);
+                let (hs, wh, states, b) = ops.state;
+                let (dxp, dwh) = backward::<B>(hs, wh, states, dhs, b);
                 if let Some(node) = node_xp {
                     grads.register::<B>(node.id, dxp);
                 }
@@ -208,15 +194,15 @@ impl<B: Backend + LstmBackend, C: CheckpointStrategy> LstmBackend for Autodiff<B
         match LstmBackward.prepare::<C>([xp.node(), wh.node()]).compute_bound().stateful() {
             OpsKind::Tracked(prep) => {
                 let whp = wh.into_primitive();
-                let (hs, states) = forward::<B>(xp.into_primitive(), whp.clone());
-                prep.finish((hs.clone(), whp, states), hs)
+                let (hs, states) = forward::<B>(xp.into_primitive(), whp.clone(), batch);
+                prep.finish((hs.clone(), whp, states, batch), hs)
             }
-            OpsKind::UnTracked(prep) => prep.finish(B::lstm_sequence(xp.into_primitive(), wh.into_primitive())),
+            OpsKind::UnTracked(prep) => prep.finish(B::lstm_sequence(xp.into_primitive(), wh.into_primitive(), batch)),
         }
     }
 }
 
-/// [`LstmBackend::lstm_sequence`] on tensors: `xp [B, T, 4C]`, `wh [C, 4C]` → `[B, T, C]`.
-pub fn lstm_sequence(xp: Tensor<3>, wh: Tensor<2>) -> Tensor<3> {
-    Tensor::from_dispatch(<Dispatch as LstmBackend>::lstm_sequence(xp.into_dispatch(), wh.into_dispatch()))
+/// [`LstmBackend::lstm_sequence`] on tensors: `xp [T·B, 4C]` (time-major), `wh [C, 4C]` → `[T·B, C]`.
+pub fn lstm_sequence(xp: Tensor<2>, wh: Tensor<2>, batch: usize) -> Tensor<2> {
+    Tensor::from_dispatch(<Dispatch as LstmBackend>::lstm_sequence(xp.into_dispatch(), wh.into_dispatch(), batch))
 }

@@ -13,7 +13,7 @@ use burn::nn::{
 use burn::prelude::*;
 use wmlab_core::task::MAX_STEPS;
 
-use crate::batch::{N_HEADS, N_TASKS, head_kinds};
+use crate::batch::{N_HEADS, N_TASKS, head_kinds, heads_by_kind};
 use crate::dist_attn::DistEncoder;
 
 /// The memory, encoder and attention choices are plain data in the core (the page offers them too).
@@ -321,9 +321,9 @@ fn floats_from_bytes(bytes: &[u8], device: &Device) -> Tensor<1> {
     let m = words.len();
     count_upload(m * 4 + 256 * 4);
     let packed = Tensor::<1, Int>::from_data(TensorData::new(words, [m]), device).reshape([m, 1]);
-    let lanes: Vec<Tensor<2, Int>> =
-        (0..4).map(|k| packed.clone().bitwise_right_shift_scalar(8 * k).bitwise_and_scalar(255)).collect();
-    let index = Tensor::cat(lanes, 1).reshape([m * 4]).slice(0..n);
+    // The four lanes at once: each word shifted by 0, 8, 16 and 24 bits (a broadcast), then the low byte.
+    let shifts = Tensor::<1, Int>::from_data(TensorData::new(vec![0i32, 8, 16, 24], [4]), device).reshape([1, 4]);
+    let index = packed.bitwise_right_shift(shifts).bitwise_and_scalar(255).reshape([m * 4]).slice(0..n);
     let table = Tensor::<1>::from_data(TensorData::new(byte_table().to_vec(), [256]), device);
     table.select(0, index)
 }
@@ -500,6 +500,19 @@ impl WormModel {
         self.heads_on(h, None)
     }
 
+    /// The training loss of a batch: [`crate::loss::joint_loss_scaled`] of [`WormModel::forward`]. With
+    /// targets by kind (the GPU backends) the logits stay one matrix ([`heads_matrix`]) and the loss
+    /// takes each kind of head at once ([`crate::loss::kind_loss`]): fewer, larger kernels.
+    pub fn loss(&self, input: &ModelInput, targets: &crate::loss::Targets, multilabel_scale: f64) -> Tensor<1> {
+        if let Some(by_kind) = &targets.by_kind {
+            let units = self.heads.iter().map(|l| l.weight.dims()[1]).collect::<Vec<_>>();
+            if let Some(all) = heads_matrix(&self.heads, self.hidden(input)) {
+                return crate::loss::kind_loss(all, &units, by_kind, multilabel_scale);
+            }
+        }
+        crate::loss::joint_loss_scaled(&self.forward(input), targets, multilabel_scale)
+    }
+
     /// The heads' logits on a given memory output `[B, T, C]`, each unit multiplied by `unit_mask`
     /// (length C; 1 keeps a unit, 0 lesions it: the same as zeroing its weights into every head).
     pub fn heads_on(&self, memory: Tensor<3>, unit_mask: Option<Tensor<1>>) -> Vec<Tensor<3>> {
@@ -542,25 +555,38 @@ impl WormModel {
     }
 }
 
-/// Every head's logits on `h [B, T, C]`: one matrix product with the heads' weights side by side
-/// (`[C, Σ units]`), then each head's columns (the same values as each head's own `forward`).
-pub fn all_heads(heads: &[Linear], h: Tensor<3>) -> Vec<Tensor<3>> {
+/// Every head's logits on `h [B, T, C]` side by side, `[B, T, Σ units]`: one matrix product with the
+/// heads' weights and biases laid side by side in [`heads_by_kind`] order (binary heads, the
+/// multi-label head, the k-way heads). `None` when a head has no bias.
+pub fn heads_matrix(heads: &[Linear], h: Tensor<3>) -> Option<Tensor<3>> {
     if heads.iter().any(|l| l.bias.is_none()) {
-        return heads.iter().map(|head| head.forward(h.clone())).collect();
+        return None;
     }
     let [b, t, c] = h.dims();
-    let w = Tensor::cat(heads.iter().map(|l| l.weight.val()).collect(), 1);
-    let bias = Tensor::cat(heads.iter().map(|l| l.bias.as_ref().expect("checked").val()).collect(), 0);
+    let order = heads_by_kind();
+    let w = Tensor::cat(order.iter().map(|&i| heads[i].weight.val()).collect(), 1);
+    let bias = Tensor::cat(order.iter().map(|&i| heads[i].bias.as_ref().expect("checked").val()).collect(), 0);
     let units: usize = w.dims()[1];
-    let all = (h.reshape([b * t, c]).matmul(w) + bias.reshape([1, units])).reshape([b, t, units]);
-    let mut start = 0;
+    Some((h.reshape([b * t, c]).matmul(w) + bias.reshape([1, units])).reshape([b, t, units]))
+}
+
+/// Every head's logits on `h [B, T, C]` (in head order): the columns of [`heads_matrix`], the same
+/// values as each head's own `forward` up to rounding.
+pub fn all_heads(heads: &[Linear], h: Tensor<3>) -> Vec<Tensor<3>> {
+    let Some(all) = heads_matrix(heads, h.clone()) else {
+        return heads.iter().map(|head| head.forward(h.clone())).collect();
+    };
+    let [b, t, _] = all.dims();
+    let mut start = [0usize; N_HEADS];
+    let mut at = 0;
+    for i in heads_by_kind() {
+        start[i] = at;
+        at += heads[i].weight.dims()[1];
+    }
     heads
         .iter()
-        .map(|l| {
-            let u = l.weight.dims()[1];
-            start += u;
-            all.clone().slice([0..b, 0..t, start - u..start])
-        })
+        .enumerate()
+        .map(|(i, l)| all.clone().slice([0..b, 0..t, start[i]..start[i] + l.weight.dims()[1]]))
         .collect()
 }
 
@@ -604,8 +630,11 @@ pub fn lstm_forward(m: &Lstm, x: Tensor<3>) -> Tensor<3> {
             .collect(),
         0,
     );
-    let xp = (x.reshape([b * t, d]).matmul(wi) + bias.reshape([1, 4 * c])).reshape([b, t, 4 * c]);
-    crate::lstm::lstm_sequence(xp, wh)
+    // Time-major rows (step 0 of every trial, then step 1, …), so that each step of the recurrence is a
+    // contiguous block of rows: one copy of the input here, none per step.
+    let xt = x.swap_dims(0, 1).reshape([t * b, d]);
+    let xp = xt.matmul(wi) + bias.reshape([1, 4 * c]);
+    crate::lstm::lstm_sequence(xp, wh, b).reshape([t, b, c]).swap_dims(0, 1)
 }
 
 /// The WorM authors' `init_weights` for the recurrent models (reference §1.3), applied to a freshly

@@ -372,8 +372,7 @@ impl Trainer {
     pub async fn step_on(&mut self, batch: &Batch) -> Result<f32, TrainError> {
         let input = ModelInput::from_batch(batch, &self.device);
         let targets = Targets::from_batch(batch, &self.device);
-        let loss =
-            joint_loss_scaled(&self.model().forward(&input), &targets, self.config.multilabel_scale.unwrap_or(1.0));
+        let loss = self.model().loss(&input, &targets, self.config.multilabel_scale.unwrap_or(1.0));
         // The backward pass and Adam's step are recorded before the loss is read back, so the device
         // works through them while the host waits, instead of idling between the forward and the
         // backward. A non-finite loss still updates nothing: the model and the optimizer from before

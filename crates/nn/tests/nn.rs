@@ -323,3 +323,68 @@ fn long_lists_train_every_architecture_on_32_step_trials() {
     plain.fit_to_tasks();
     assert_eq!(plain.model.max_steps, None);
 }
+
+/// The loss by kind of head (the GPU backends' [`wmlab_nn::loss::kind_loss`], the heads' logits side by
+/// side) equals the loss per head, in value and in every head's and the encoder's gradients: on the 14
+/// ids, on a batch with one kind only (CD), with the SFR scale, and on a words model (LSR's wider head).
+#[test]
+fn loss_by_kind_equals_the_loss_per_head() {
+    use wmlab_nn::loss::joint_loss_scaled;
+    let device = cpu_device().autodiff();
+    let cd: Vec<TaskSpec> = vec![TaskSpec::new(TaskId::CdColor)];
+    let lsr = vec![TaskSpec::new(TaskId::Lsr)];
+    let cases: Vec<(&str, ModelConfig, Batch)> = vec![
+        ("14 ids", small(Arch::Lstm), Batch::from_trials(&joint_trials(&all_specs(), 7, Split::Train, 0, 2, None))),
+        ("CD alone", small(Arch::Gru), Batch::from_trials(&joint_trials(&cd, 7, Split::Train, 0, 3, None))),
+        (
+            "LSR words",
+            {
+                let mut t = TrainConfig::new(ModelConfig::tiny(Arch::Lstm, 16).with_mem_input(40))
+                    .with_tasks(Some(vec![TaskId::Lsr]));
+                t.fit_to_tasks();
+                t.model
+            },
+            Batch::from_trials(&joint_trials(&lsr, 7, Split::Train, 0, 3, None)),
+        ),
+    ];
+    let close = |a: &[f32], b: &[f32], what: &str| {
+        assert_eq!(a.len(), b.len(), "{what}");
+        for (x, y) in a.iter().zip(b) {
+            assert!((x - y).abs() <= 1e-5 + 1e-4 * x.abs().max(y.abs()), "{what}: {x} vs {y}");
+        }
+    };
+    for (name, cfg, batch) in cases {
+        device.seed(5);
+        let model = cfg.init(&device);
+        let input = ModelInput::from_batch(&batch, &device);
+        let per_head = Targets::from_batch_as(&batch, &device, false);
+        let by_kind = Targets::from_batch_as(&batch, &device, true);
+        assert!(per_head.by_kind.is_none() && by_kind.by_kind.is_some());
+        for scale in [1.0, 100.0] {
+            let grads_of = |loss: Tensor<1>| -> (f32, Vec<Vec<f32>>) {
+                let v = loss.clone().into_scalar::<f32>();
+                let g = loss.backward();
+                let mut out: Vec<Vec<f32>> = model
+                    .heads
+                    .iter()
+                    .map(|h| {
+                        h.weight.grad(&g).map(|t| t.into_data().try_into_vec::<f32>().unwrap()).unwrap_or_default()
+                    })
+                    .collect();
+                out.push(model.proj.weight.grad(&g).unwrap().into_data().try_into_vec::<f32>().unwrap());
+                (v, out)
+            };
+            let (l0, g0) = grads_of(joint_loss_scaled(&model.forward(&input), &per_head, scale));
+            let (l1, g1) = grads_of(model.loss(&input, &by_kind, scale));
+            let (l2, _) = grads_of(joint_loss_scaled(&model.forward(&input), &by_kind, scale));
+            assert!(l0.is_finite() && l0 > 0.0, "{name}: {l0}");
+            close(&[l0], &[l1], &format!("{name}, scale {scale}: loss by kind"));
+            close(&[l0], &[l2], &format!("{name}, scale {scale}: loss by kind from per-head logits"));
+            for (k, (a, b)) in g0.iter().zip(&g1).enumerate() {
+                // A head that no trial uses gets no gradient per head, and zeros by kind.
+                let b: Vec<f32> = if a.is_empty() { Vec::new() } else { b.clone() };
+                close(a, &b, &format!("{name}, scale {scale}: gradient {k}"));
+            }
+        }
+    }
+}
