@@ -34,28 +34,58 @@ fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
     out.extend_from_slice(&crc.to_be_bytes());
 }
 
+/// Why [`decode_rgb`] could not read a PNG.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PngError {
+    #[error("not a PNG (bad signature)")]
+    Signature,
+    #[error("a PNG chunk runs past the end")]
+    Truncated,
+    #[error("CRC mismatch in chunk {0}")]
+    Crc(String),
+    #[error("a PNG header of {0} bytes (13 expected)")]
+    Header(usize),
+    #[error("only 8-bit RGB, non-interlaced PNGs are read")]
+    Format,
+    #[error("bad image data: {0}")]
+    Data(String),
+    #[error("{len} bytes of pixels for {width}×{height}")]
+    Size { len: usize, width: u32, height: u32 },
+    #[error("only unfiltered rows are read")]
+    Filter,
+}
+
+impl From<PngError> for String {
+    fn from(e: PngError) -> String {
+        e.to_string()
+    }
+}
+
 /// Width, height and RGB8 bytes of a PNG this module wrote (colour type 2, depth 8, filter 0 rows), for
 /// tests and for checking what a request carried. Errors name what is wrong.
-pub fn decode_rgb(png: &[u8]) -> Result<(u32, u32, Vec<u8>), String> {
+pub fn decode_rgb(png: &[u8]) -> Result<(u32, u32, Vec<u8>), PngError> {
     if png.len() < 8 || &png[..8] != b"\x89PNG\r\n\x1a\n" {
-        return Err("not a PNG (bad signature)".into());
+        return Err(PngError::Signature);
     }
+    let word = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
     let (mut i, mut w, mut h, mut idat) = (8usize, 0u32, 0u32, Vec::new());
     while i + 12 <= png.len() {
-        let len = u32::from_be_bytes(png[i..i + 4].try_into().unwrap()) as usize;
+        let len = word(&png[i..i + 4]) as usize;
         let kind = &png[i + 4..i + 8];
-        let data = png.get(i + 8..i + 8 + len).ok_or("a PNG chunk runs past the end")?;
-        let crc =
-            u32::from_be_bytes(png.get(i + 8 + len..i + 12 + len).ok_or("a PNG chunk has no CRC")?.try_into().unwrap());
+        let data = png.get(i + 8..i + 8 + len).ok_or(PngError::Truncated)?;
+        let crc = word(png.get(i + 8 + len..i + 12 + len).ok_or(PngError::Truncated)?);
         if crc != crc32(&png[i + 4..i + 8 + len]) {
-            return Err(format!("CRC mismatch in chunk {}", String::from_utf8_lossy(kind)));
+            return Err(PngError::Crc(String::from_utf8_lossy(kind).into_owned()));
         }
         match kind {
             b"IHDR" => {
-                w = u32::from_be_bytes(data[0..4].try_into().unwrap());
-                h = u32::from_be_bytes(data[4..8].try_into().unwrap());
+                if data.len() != 13 {
+                    return Err(PngError::Header(data.len()));
+                }
+                w = word(&data[0..4]);
+                h = word(&data[4..8]);
                 if data[8..13] != [8, 2, 0, 0, 0] {
-                    return Err("only 8-bit RGB, non-interlaced PNGs are read".into());
+                    return Err(PngError::Format);
                 }
             }
             b"IDAT" => idat.extend_from_slice(data),
@@ -64,15 +94,15 @@ pub fn decode_rgb(png: &[u8]) -> Result<(u32, u32, Vec<u8>), String> {
         }
         i += 12 + len;
     }
-    let raw = miniz_oxide::inflate::decompress_to_vec_zlib(&idat).map_err(|e| format!("bad image data: {e:?}"))?;
+    let raw = miniz_oxide::inflate::decompress_to_vec_zlib(&idat).map_err(|e| PngError::Data(format!("{e:?}")))?;
     let stride = w as usize * 3 + 1;
     if raw.len() != stride * h as usize {
-        return Err(format!("{} bytes of pixels for {w}×{h}", raw.len()));
+        return Err(PngError::Size { len: raw.len(), width: w, height: h });
     }
     let mut rgb = Vec::with_capacity(w as usize * h as usize * 3);
     for row in raw.chunks_exact(stride) {
         if row[0] != 0 {
-            return Err("only unfiltered rows are read".into());
+            return Err(PngError::Filter);
         }
         rgb.extend_from_slice(&row[1..]);
     }
@@ -101,6 +131,16 @@ mod tests {
         let mut bad = png.clone();
         bad[40] ^= 1;
         assert!(decode_rgb(&bad).is_err());
-        assert!(decode_rgb(b"GIF89a").unwrap_err().contains("signature"));
+        assert_eq!(decode_rgb(b"GIF89a").unwrap_err(), PngError::Signature);
+        // Cut short anywhere, a PNG is refused with a reason, never a panic.
+        for n in 8..png.len() - 12 {
+            assert!(decode_rgb(&png[..n]).is_err(), "{n} bytes");
+        }
+        // A header chunk too short for its fields (its CRC right): refused, not a panic.
+        let mut short = png[..8].to_vec();
+        short.extend(5u32.to_be_bytes());
+        short.extend(b"IHDR\0\0\0\x01\0");
+        short.extend(crc32(&short[12..21]).to_be_bytes());
+        assert_eq!(decode_rgb(&short).unwrap_err(), PngError::Header(5));
     }
 }

@@ -471,32 +471,36 @@ pub fn reference_int(reference: &Reference) -> Option<i64> {
 /// Reference shapes: exact_match, exact_match_strict, final_answer_exact_match, rouge_l, rouge_l_recall:
 /// any; count_accuracy, first_integer: an integer (or a string holding one); jaccard: a list (a text
 /// reference is read as a `", "`-joined list); theory_of_mind: agents.
-pub fn score(metric: Metric, reference: &Reference, prediction: &str) -> Result<f64, String> {
+pub fn score(metric: Metric, reference: &Reference, prediction: &str) -> Result<f64, MetricError> {
+    let wrong = |needs: &'static str| MetricError::Reference { metric, needs };
     Ok(match metric {
         Metric::ExactMatch => exact_match(reference, prediction),
         Metric::ExactMatchStrict => exact_match_strict(reference, prediction),
         Metric::FinalAnswerExactMatch => final_answer_exact_match(reference, prediction),
-        Metric::CountAccuracy => {
-            count_accuracy(reference_int(reference).ok_or("count_accuracy needs an integer reference")?, prediction)
-        }
-        Metric::FirstInteger => {
-            first_integer_match(reference_int(reference).ok_or("first_integer needs an integer reference")?, prediction)
-        }
+        Metric::CountAccuracy => count_accuracy(reference_int(reference).ok_or(wrong("an integer"))?, prediction),
+        Metric::FirstInteger => first_integer_match(reference_int(reference).ok_or(wrong("an integer"))?, prediction),
         Metric::RougeL => rouge_l(reference, prediction),
         Metric::RougeLRecall => rouge_l_recall(reference, prediction),
         Metric::Jaccard => match reference {
             Reference::List(items) => jaccard(items, prediction),
             Reference::Text(s) => jaccard(&s.split(", ").collect::<Vec<_>>(), prediction),
-            _ => return Err("jaccard needs a list of strings as reference".into()),
+            _ => return Err(wrong("a list of strings")),
         },
         Metric::TheoryOfMind => match reference {
             Reference::Agents(map) => theory_of_mind(map, prediction),
-            _ => {
-                return Err("theory_of_mind needs an object agent -> list of strings as reference".into());
-            }
+            _ => return Err(wrong("an object agent -> list of strings")),
         },
-        Metric::Nback => return Err("nback is scored over a whole block, not one reply".into()),
+        Metric::Nback => return Err(MetricError::WholeBlock),
     })
+}
+
+/// Why [`score`] could not score a reply.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MetricError {
+    #[error("{} needs {needs} as reference", metric.as_str())]
+    Reference { metric: Metric, needs: &'static str },
+    #[error("nback is scored over a whole block, not one reply")]
+    WholeBlock,
 }
 
 fn bool_score(b: bool) -> f64 {

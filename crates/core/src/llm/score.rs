@@ -32,8 +32,8 @@ pub fn score_line(line: &str) -> String {
     let Value::Object(mut obj) = value else {
         return raw_error(line, "not a JSON object");
     };
-    if let Err(msg) = score_object(&mut obj) {
-        obj.insert("error".into(), Value::String(msg));
+    if let Err(e) = score_object(&mut obj) {
+        obj.insert("error".into(), Value::String(e.to_string()));
     }
     Value::Object(obj).to_string()
 }
@@ -45,34 +45,31 @@ fn raw_error(line: &str, msg: &str) -> String {
     Value::Object(obj).to_string()
 }
 
-/// Score a parsed object in place: add the result fields, or return the error message.
-pub fn score_object(obj: &mut Map<String, Value>) -> Result<(), String> {
+/// Score a parsed object in place: add the result fields, or return what is wrong.
+pub fn score_object(obj: &mut Map<String, Value>) -> Result<(), ScoreLineError> {
     let metric = match obj.get("metric") {
-        None => return Err("missing field `metric`".into()),
-        Some(Value::String(s)) => Metric::parse(s).ok_or_else(|| {
-            let names: Vec<&str> = Metric::ALL.iter().map(|m| m.as_str()).collect();
-            format!("unknown metric `{s}` (known: {})", names.join(", "))
-        })?,
-        Some(_) => return Err("`metric` must be a string".into()),
+        None => return Err(ScoreLineError::Missing("metric")),
+        Some(Value::String(s)) => Metric::parse(s).ok_or_else(|| ScoreLineError::UnknownMetric(s.clone()))?,
+        Some(_) => return Err(ScoreLineError::NotText("metric")),
     };
     let prediction = match obj.get("prediction") {
-        None => return Err("missing field `prediction`".into()),
+        None => return Err(ScoreLineError::Missing("prediction")),
         Some(Value::String(s)) => s.clone(),
         Some(Value::Null) => String::new(),
-        Some(_) => return Err("`prediction` must be a string".into()),
+        Some(_) => return Err(ScoreLineError::NotText("prediction")),
     };
-    let reference = obj.get("reference").ok_or("missing field `reference`")?;
+    let reference = obj.get("reference").ok_or(ScoreLineError::Missing("reference"))?;
 
     if metric == Metric::Nback {
         let Value::String(conditions) = reference else {
-            return Err("nback: `reference` must be the condition string (`m`/`-` per trial)".into());
+            return Err(ScoreLineError::NbackReference);
         };
         if let Some(c) = conditions.chars().find(|c| *c != 'm' && *c != '-') {
-            return Err(format!("nback: `reference` may only contain `m` and `-`, found {c:?}"));
+            return Err(ScoreLineError::NbackCondition(c));
         }
         let (nc, na) = (conditions.chars().count(), prediction.chars().count());
         if nc != na {
-            return Err(format!("nback: `reference` has {nc} trials but `prediction` has {na} answers"));
+            return Err(ScoreLineError::NbackLengths { trials: nc, answers: na });
         }
         let s = SdtScores::score(conditions, &prediction);
         for (k, v) in [
@@ -93,37 +90,70 @@ pub fn score_object(obj: &mut Map<String, Value>) -> Result<(), String> {
     Ok(())
 }
 
+/// What is wrong with a line given to [`score_object`].
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ScoreLineError {
+    #[error("missing field `{0}`")]
+    Missing(&'static str),
+    #[error("`{0}` must be a string")]
+    NotText(&'static str),
+    #[error("unknown metric `{0}` (known: {known})", known = Metric::ALL.map(|m| m.as_str()).join(", "))]
+    UnknownMetric(String),
+    #[error("nback: `reference` must be the condition string (`m`/`-` per trial)")]
+    NbackReference,
+    #[error("nback: `reference` may only contain `m` and `-`, found {0:?}")]
+    NbackCondition(char),
+    #[error("nback: `reference` has {trials} trials but `prediction` has {answers} answers")]
+    NbackLengths { trials: usize, answers: usize },
+    #[error(transparent)]
+    Reference(#[from] ReferenceError),
+    #[error(transparent)]
+    Metric(#[from] metrics::MetricError),
+    #[error("non-finite result {0}")]
+    NonFinite(f64),
+}
+
+/// Why a JSON value is not a [`Reference`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReferenceError {
+    #[error("`reference` number {0} is not an integer")]
+    NotInteger(String),
+    #[error("`reference` list must hold strings only")]
+    List,
+    #[error("`reference` agent `{0}` must map to a list of strings")]
+    Agent(String),
+    #[error("`reference` must be a string, an integer, a list of strings or an object agent -> list of strings")]
+    Shape,
+}
+
 /// A JSON reference as a [`Reference`]: string, integer, list of strings, or object of string lists.
-pub fn parse_reference(v: &Value) -> Result<Reference, String> {
-    const SHAPES: &str = "a string, an integer, a list of strings or an object agent -> list of strings";
+pub fn parse_reference(v: &Value) -> Result<Reference, ReferenceError> {
     match v {
         Value::String(s) => Ok(Reference::Text(s.clone())),
-        Value::Number(n) => {
-            n.as_i64().map(Reference::Int).ok_or_else(|| format!("`reference` number {n} is not an integer"))
-        }
+        Value::Number(n) => n.as_i64().map(Reference::Int).ok_or_else(|| ReferenceError::NotInteger(n.to_string())),
         Value::Array(items) => items
             .iter()
             .map(|x| x.as_str().map(str::to_string))
             .collect::<Option<Vec<_>>>()
             .map(Reference::List)
-            .ok_or_else(|| "`reference` list must hold strings only".to_string()),
+            .ok_or(ReferenceError::List),
         Value::Object(map) => {
             let mut out = std::collections::BTreeMap::new();
             for (agent, words) in map {
                 let list = words
                     .as_array()
                     .and_then(|a| a.iter().map(|x| x.as_str().map(str::to_string)).collect::<Option<Vec<_>>>())
-                    .ok_or_else(|| format!("`reference` agent `{agent}` must map to a list of strings"))?;
+                    .ok_or_else(|| ReferenceError::Agent(agent.clone()))?;
                 out.insert(agent.clone(), list);
             }
             Ok(Reference::Agents(out))
         }
-        _ => Err(format!("`reference` must be {SHAPES}")),
+        _ => Err(ReferenceError::Shape),
     }
 }
 
-fn number(x: f64) -> Result<Value, String> {
-    serde_json::Number::from_f64(x).map(Value::Number).ok_or_else(|| format!("non-finite result {x}"))
+fn number(x: f64) -> Result<Value, ScoreLineError> {
+    serde_json::Number::from_f64(x).map(Value::Number).ok_or(ScoreLineError::NonFinite(x))
 }
 
 #[cfg(test)]

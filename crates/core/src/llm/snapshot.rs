@@ -117,34 +117,34 @@ pub fn metrics_for(task: &str) -> Option<&'static [Metric]> {
 /// Parse one snapshot file (its text, JSONL) into samples. `category` and `task` name the file (folder
 /// and file name); an entry whose own `task` or `category` field disagrees is an error. Blank lines
 /// are skipped. Errors carry the 1-based line number.
-pub fn parse_file(category: &str, task: &str, text: &str) -> Result<Vec<Sample>, String> {
-    let metrics = metrics_for(task).ok_or_else(|| format!("unknown Minerva snapshot task `{task}`"))?;
+pub fn parse_file(category: &str, task: &str, text: &str) -> Result<Vec<Sample>, SnapshotError> {
+    let metrics = metrics_for(task).ok_or_else(|| SnapshotError::UnknownTask(task.to_string()))?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        let at = |msg: String| format!("{category}/{task}.jsonl line {}: {msg}", i + 1);
-        let value: Value = serde_json::from_str(line).map_err(|e| at(format!("not valid JSON: {e}")))?;
+        let at = |why: LineError| SnapshotError::Line { file: format!("{category}/{task}.jsonl"), line: i + 1, why };
+        let value: Value = serde_json::from_str(line).map_err(|e| at(LineError::Json(e.to_string())))?;
         let Value::Object(obj) = value else {
-            return Err(at("not a JSON object".into()));
+            return Err(at(LineError::NotObject));
         };
         let prompt = match obj.get("prompt") {
             Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
-            Some(Value::String(_)) => return Err(at("empty `prompt`".into())),
-            Some(_) => return Err(at("`prompt` is not a string".into())),
-            None => return Err(at("missing `prompt`".into())),
+            Some(Value::String(_)) => return Err(at(LineError::EmptyPrompt)),
+            Some(_) => return Err(at(LineError::PromptNotText)),
+            None => return Err(at(LineError::Missing("prompt"))),
         };
         let reference = match obj.get("reference") {
-            Some(v) => super::score::parse_reference(v).map_err(at)?,
-            None => return Err(at("missing `reference`".into())),
+            Some(v) => super::score::parse_reference(v).map_err(|e| at(LineError::Reference(e)))?,
+            None => return Err(at(LineError::Missing("reference"))),
         };
         for (key, expected) in [("task", task), ("category", category)] {
             match obj.get(key) {
                 None => {}
                 Some(Value::String(s)) if s == expected => {}
                 Some(other) => {
-                    return Err(at(format!("`{key}` is {other}, expected \"{expected}\"")));
+                    return Err(at(LineError::Disagrees { key, found: other.to_string(), expected: expected.into() }));
                 }
             }
         }
@@ -157,7 +157,7 @@ pub fn parse_file(category: &str, task: &str, text: &str) -> Result<Vec<Sample>,
             let s = match v {
                 Value::String(s) => s.clone(),
                 Value::Number(_) | Value::Bool(_) => v.to_string(),
-                _ => return Err(at(format!("condition `{k}` is not a string or number"))),
+                _ => return Err(at(LineError::Condition(k.clone()))),
             };
             conditions.insert(k.clone(), s);
         }
@@ -176,10 +176,77 @@ pub fn parse_file(category: &str, task: &str, text: &str) -> Result<Vec<Sample>,
 }
 
 /// [`gunzip`] then [`parse_file`].
-pub fn parse_gz_file(category: &str, task: &str, gz: &[u8]) -> Result<Vec<Sample>, String> {
-    let bytes = gunzip(gz).map_err(|e| format!("{}: {e}", file_path(category, task)))?;
-    let text = String::from_utf8(bytes).map_err(|e| format!("{}: not UTF-8: {e}", file_path(category, task)))?;
+pub fn parse_gz_file(category: &str, task: &str, gz: &[u8]) -> Result<Vec<Sample>, SnapshotError> {
+    let bytes = gunzip(gz).map_err(|e| SnapshotError::Gzip { file: file_path(category, task), source: e })?;
+    let text = String::from_utf8(bytes).map_err(|_| SnapshotError::NotUtf8(file_path(category, task)))?;
     parse_file(category, task, &text)
+}
+
+/// Why a snapshot file could not be read.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SnapshotError {
+    #[error("unknown Minerva snapshot task `{0}`")]
+    UnknownTask(String),
+    #[error("{file} line {line}: {why}")]
+    Line { file: String, line: usize, why: LineError },
+    #[error("{file}: {source}")]
+    Gzip { file: String, source: GzipError },
+    #[error("{0}: not UTF-8")]
+    NotUtf8(String),
+}
+
+/// What is wrong with one line of a snapshot file.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LineError {
+    #[error("not valid JSON: {0}")]
+    Json(String),
+    #[error("not a JSON object")]
+    NotObject,
+    #[error("empty `prompt`")]
+    EmptyPrompt,
+    #[error("`prompt` is not a string")]
+    PromptNotText,
+    #[error("missing `{0}`")]
+    Missing(&'static str),
+    #[error("{0}")]
+    Reference(super::score::ReferenceError),
+    #[error("`{key}` is {found}, expected \"{expected}\"")]
+    Disagrees { key: &'static str, found: String, expected: String },
+    #[error("condition `{0}` is not a string or number")]
+    Condition(String),
+}
+
+/// Why [`gunzip`] could not decompress a file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GzipError {
+    #[error("gzip: file too short")]
+    TooShort,
+    #[error("gzip: bad magic (not a gzip file)")]
+    Magic,
+    #[error("gzip: unsupported compression method {0}")]
+    Method(u8),
+    #[error("gzip: reserved header flags set")]
+    Flags,
+    #[error("gzip: truncated header")]
+    Header,
+    #[error("gzip: corrupt deflate data ({0})")]
+    Deflate(String),
+    #[error("gzip: size mismatch (trailer says {said} bytes mod 2^32, got {got}; multi-member gzip is not supported)")]
+    Size { said: u32, got: usize },
+    #[error("gzip: CRC-32 mismatch")]
+    Crc,
+}
+
+impl From<SnapshotError> for String {
+    fn from(e: SnapshotError) -> String {
+        e.to_string()
+    }
+}
+
+impl From<GzipError> for String {
+    fn from(e: GzipError) -> String {
+        e.to_string()
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -189,27 +256,27 @@ pub fn parse_gz_file(category: &str, task: &str, gz: &[u8]) -> Result<Vec<Sample
 /// Decompress a single-member gzip file (RFC 1952): check the magic and method, skip FEXTRA / FNAME /
 /// FCOMMENT / FHCRC, raw-inflate the body (miniz_oxide), and check the trailer's CRC-32 and ISIZE.
 /// Concatenated multi-member files are not supported (the trailer check fails with a clear message).
-pub fn gunzip(data: &[u8]) -> Result<Vec<u8>, String> {
+pub fn gunzip(data: &[u8]) -> Result<Vec<u8>, GzipError> {
     const FHCRC: u8 = 0x02;
     const FEXTRA: u8 = 0x04;
     const FNAME: u8 = 0x08;
     const FCOMMENT: u8 = 0x10;
     if data.len() < 18 {
-        return Err("gzip: file too short".into());
+        return Err(GzipError::TooShort);
     }
     if data[0] != 0x1f || data[1] != 0x8b {
-        return Err("gzip: bad magic (not a gzip file)".into());
+        return Err(GzipError::Magic);
     }
     if data[2] != 8 {
-        return Err(format!("gzip: unsupported compression method {}", data[2]));
+        return Err(GzipError::Method(data[2]));
     }
     let flags = data[3];
     if flags & 0xe0 != 0 {
-        return Err("gzip: reserved header flags set".into());
+        return Err(GzipError::Flags);
     }
     let body_end = data.len() - 8;
     let mut pos = 10;
-    let short = || "gzip: truncated header".to_string();
+    let short = || GzipError::Header;
     if flags & FEXTRA != 0 {
         let xlen = data.get(pos..pos + 2).ok_or_else(short)?;
         pos += 2 + usize::from(u16::from_le_bytes([xlen[0], xlen[1]]));
@@ -227,18 +294,15 @@ pub fn gunzip(data: &[u8]) -> Result<Vec<u8>, String> {
         return Err(short());
     }
     let out = miniz_oxide::inflate::decompress_to_vec(&data[pos..body_end])
-        .map_err(|e| format!("gzip: corrupt deflate data ({:?})", e.status))?;
+        .map_err(|e| GzipError::Deflate(format!("{:?}", e.status)))?;
     let trailer = &data[body_end..];
     let crc = u32::from_le_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]);
     let isize = u32::from_le_bytes([trailer[4], trailer[5], trailer[6], trailer[7]]);
     if isize != out.len() as u32 {
-        return Err(format!(
-            "gzip: size mismatch (trailer says {isize} bytes mod 2^32, got {}; multi-member gzip is not supported)",
-            out.len()
-        ));
+        return Err(GzipError::Size { said: isize, got: out.len() });
     }
     if crc != crc32(&out) {
-        return Err("gzip: CRC-32 mismatch".into());
+        return Err(GzipError::Crc);
     }
     Ok(out)
 }
@@ -506,6 +570,7 @@ mod tests {
             assert_eq!((m1, v[2]), (m2, vars[0].0));
         }
     }
+    use crate::llm::score::ReferenceError;
     use crate::llm::{Reference, SampleBody, Suite, metrics};
 
     /// The published snapshot as the app ships it (always in the repository).
@@ -630,17 +695,18 @@ mod tests {
     fn parse_errors_name_the_line() {
         let e =
             parse_file("search", "key_value_search", "{\"prompt\":\"p\",\"reference\":\"r\"}\n\nnot json").unwrap_err();
-        assert!(e.contains("line 3") && e.contains("not valid JSON"), "{e}");
+        assert!(matches!(e, SnapshotError::Line { line: 3, why: LineError::Json(_), .. }), "{e}");
+        assert!(e.to_string().starts_with("search/key_value_search.jsonl line 3: not valid JSON"), "{e}");
         let e = parse_file("search", "key_value_search", "{\"prompt\":\"p\"}").unwrap_err();
-        assert!(e.contains("line 1") && e.contains("missing `reference`"), "{e}");
+        assert_eq!(e.to_string(), "search/key_value_search.jsonl line 1: missing `reference`");
         let e = parse_file("search", "key_value_search", "{\"prompt\":\"\",\"reference\":\"r\"}").unwrap_err();
-        assert!(e.contains("empty `prompt`"), "{e}");
+        assert!(matches!(e, SnapshotError::Line { why: LineError::EmptyPrompt, .. }), "{e}");
         let e = parse_file("search", "key_value_search", "{\"prompt\":\"p\",\"reference\":\"r\",\"task\":\"count\"}")
             .unwrap_err();
-        assert!(e.contains("`task`"), "{e}");
+        assert!(matches!(e, SnapshotError::Line { why: LineError::Disagrees { key: "task", .. }, .. }), "{e}");
         let e = parse_file("search", "key_value_search", "{\"prompt\":\"p\",\"reference\":1.5}").unwrap_err();
-        assert!(e.contains("not an integer"), "{e}");
-        assert!(parse_file("search", "nope", "").unwrap_err().contains("unknown"));
+        assert!(matches!(e, SnapshotError::Line { why: LineError::Reference(ReferenceError::NotInteger(_)), .. }));
+        assert_eq!(parse_file("search", "nope", "").unwrap_err(), SnapshotError::UnknownTask("nope".into()));
         let ok =
             parse_file("search", "key_value_search", "{\"prompt\":\"p\",\"reference\":\"r\",\"x\":true}\n").unwrap();
         assert_eq!(ok.len(), 1);
@@ -667,17 +733,17 @@ mod tests {
         full.extend(trailer(crc32(payload), payload.len() as u32));
         assert_eq!(gunzip(&full).unwrap(), payload);
         // errors
-        assert!(gunzip(b"short").unwrap_err().contains("too short"));
+        assert_eq!(gunzip(b"short").unwrap_err(), GzipError::TooShort);
         let mut bad = plain.clone();
         bad[0] = 0;
-        assert!(gunzip(&bad).unwrap_err().contains("magic"));
+        assert_eq!(gunzip(&bad).unwrap_err(), GzipError::Magic);
         let mut bad = plain.clone();
         let n = bad.len();
         bad[n - 1] ^= 1;
-        assert!(gunzip(&bad).unwrap_err().contains("size"));
+        assert!(matches!(gunzip(&bad).unwrap_err(), GzipError::Size { .. }));
         let mut bad = plain.clone();
         bad[n - 8] ^= 1;
-        assert!(gunzip(&bad).unwrap_err().contains("CRC"));
+        assert_eq!(gunzip(&bad).unwrap_err(), GzipError::Crc);
         assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
     }
 }
