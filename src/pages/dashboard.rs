@@ -37,7 +37,7 @@ fn participant(r: &ResultRecord) -> String {
 /// record of a participant supersedes the earlier blocks).
 fn read_records(name: &str, text: &str) -> Vec<Result<ResultRecord, String>> {
     let rs = if name.to_ascii_lowercase().ends_with(".csv") {
-        record_from_csv(text).map(|r| vec![r])
+        record_from_csv(text).map(|r| vec![r]).map_err(String::from)
     } else {
         ResultRecord::from_json_documents(text).map_err(|e| e.to_string())
     };
@@ -193,7 +193,8 @@ pub fn Dashboard() -> impl IntoView {
         let all = judged.get_untracked();
         let rows: Vec<(&str, &ResultRecord, &[String])> =
             all.iter().map(|(l, why)| (l.source.as_str(), &l.record, why.as_slice())).collect();
-        let res = long_csv(&rows).and_then(|t| web::download("wmlab-participants.csv", "text/csv", &t));
+        let res =
+            long_csv(&rows).map_err(String::from).and_then(|t| web::download("wmlab-participants.csv", "text/csv", &t));
         if let Err(e) = res {
             errors.set(vec![format!("The download failed: {e}")]);
         }
@@ -201,7 +202,7 @@ pub fn Dashboard() -> impl IntoView {
     let dataset_name = RwSignal::new("WM Lab study".to_string());
     let download_psychds = move |_| {
         let records: Vec<ResultRecord> = loaded.get_untracked().into_iter().map(|l| l.record).collect();
-        let res = dataset(&records, dataset_name.get_untracked().trim()).and_then(|files| {
+        let res = dataset(&records, dataset_name.get_untracked().trim()).map_err(String::from).and_then(|files| {
             let entries: Vec<(String, Vec<u8>)> =
                 files.into_iter().map(|f| (format!("wmlab-psychds/{}", f.path), f.text.into_bytes())).collect();
             web::download_bytes("wmlab-psychds.zip", &wmlab_core::zip::write(&entries))

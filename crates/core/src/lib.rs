@@ -42,18 +42,29 @@ pub fn list_items(text: &str) -> impl Iterator<Item = &str> {
     text.split([',', ' ', ';']).map(str::trim).filter(|p| !p.is_empty())
 }
 
+/// An entry of [`parse_settings`] that is not `KEY=VALUE`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("\"{0}\" is not KEY=VALUE (e.g. noise_mask=true; entries separated by ;)")]
+pub struct NotKeyValue(pub String);
+
+impl From<NotKeyValue> for String {
+    fn from(e: NotKeyValue) -> String {
+        e.to_string()
+    }
+}
+
 /// Task parameters as a person types them, in one place for the CLI's `--set`, a study link's `set` and
 /// the Networks page: `KEY=VALUE` entries separated by `;` (a value may be a comma list:
 /// `noise_mask=true; list_lengths=2,4,8,16`), each trimmed; empty entries skipped. Whether a key and
 /// its value fit a task is [`TaskSpec::set`]'s check.
-pub fn parse_settings(text: &str) -> Result<Vec<(String, String)>, String> {
+pub fn parse_settings(text: &str) -> Result<Vec<(String, String)>, NotKeyValue> {
     let mut out = Vec::new();
     for entry in text.split(';').map(str::trim).filter(|e| !e.is_empty()) {
         match entry.split_once('=') {
             Some((k, v)) if !k.trim().is_empty() && !v.trim().is_empty() => {
                 out.push((k.trim().to_string(), v.trim().to_string()))
             }
-            _ => return Err(format!("\"{entry}\" is not KEY=VALUE (e.g. noise_mask=true; entries separated by ;)")),
+            _ => return Err(NotKeyValue(entry.to_string())),
         }
     }
     Ok(out)

@@ -83,18 +83,36 @@ fn describe(column: &str) -> (String, Option<&'static str>) {
     }
 }
 
+/// Why [`dataset`] refused its records.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DatasetError {
+    #[error("a dataset needs one record or more")]
+    NoRecords,
+    #[error("record {place} ({subject}): {source}")]
+    Record { place: usize, subject: String, source: crate::record::RecordError },
+    #[error("the dataset description could not be written ({0})")]
+    Json(String),
+}
+
+impl From<DatasetError> for String {
+    fn from(e: DatasetError) -> String {
+        e.to_string()
+    }
+}
+
 /// The dataset of `records` named `name`: `dataset_description.json` and one data file per record, in
 /// the order given. A record that fails validation is refused with its place in the list.
-pub fn dataset(records: &[ResultRecord], name: &str) -> Result<Vec<DatasetFile>, String> {
+pub fn dataset(records: &[ResultRecord], name: &str) -> Result<Vec<DatasetFile>, DatasetError> {
     if records.is_empty() {
-        return Err("a dataset needs one record or more".into());
+        return Err(DatasetError::NoRecords);
     }
     let mut files = Vec::new();
     let mut columns: Vec<String> = Vec::new();
     let mut sessions: BTreeMap<String, usize> = BTreeMap::new();
     let mut about = Vec::new();
     for (i, r) in records.iter().enumerate() {
-        let csv = r.to_csv().map_err(|e| format!("record {} ({}): {e}", i + 1, r.subject.label()))?;
+        let csv =
+            r.to_csv().map_err(|e| DatasetError::Record { place: i + 1, subject: r.subject.label(), source: e })?;
         for c in csv.lines().next().unwrap_or("").split(',') {
             if !columns.iter().any(|x| x == c) {
                 columns.push(c.to_string());
@@ -142,7 +160,7 @@ pub fn dataset(records: &[ResultRecord], name: &str) -> Result<Vec<DatasetFile>,
         "variableMeasured": variables,
         "wmlab:records": about,
     });
-    let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())? + "\n";
+    let text = serde_json::to_string_pretty(&doc).map_err(|e| DatasetError::Json(e.to_string()))? + "\n";
     files.insert(0, DatasetFile { path: "dataset_description.json".into(), text });
     Ok(files)
 }
@@ -225,10 +243,10 @@ mod tests {
 
     #[test]
     fn no_records_or_a_broken_one_is_refused_in_words() {
-        assert!(dataset(&[], "x").unwrap_err().contains("one record or more"));
+        assert_eq!(dataset(&[], "x").unwrap_err(), DatasetError::NoRecords);
         let mut bad = person("p", "VSR");
         bad.schema = 0; // not a record any version of the app writes
         let e = dataset(&[person("q", "VSR"), bad], "x").unwrap_err();
-        assert!(e.starts_with("record 2 (participant p)"), "{e}");
+        assert!(e.to_string().starts_with("record 2 (participant p)"), "{e}");
     }
 }

@@ -33,7 +33,8 @@ fn bounded<T>(what: &str, f: impl FnOnce() -> T) -> T {
 }
 
 /// A refusal is a message a person can read: not empty, not a debug dump of a panic.
-fn a_message(e: &str) {
+fn a_message(e: impl std::fmt::Display) {
+    let e = e.to_string();
     assert!(!e.trim().is_empty(), "an empty message");
     assert!(!e.contains("panicked"), "{e}");
 }

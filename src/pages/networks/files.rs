@@ -18,7 +18,7 @@ impl Net {
     /// Read the list of pretrained models (the weights are fetched only when one is loaded).
     pub fn load_pretrained_index(self) {
         wasm_bindgen_futures::spawn_local(async move {
-            let r = web::fetch_bytes(PRETRAINED_INDEX).await.and_then(|b| ModelCard::list(&b));
+            let r = web::fetch_bytes(PRETRAINED_INDEX).await.and_then(|b| ModelCard::list(&b).map_err(String::from));
             match r {
                 Ok(v) => {
                     let _ = self.pretrained.try_set(v);

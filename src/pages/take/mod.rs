@@ -70,7 +70,7 @@ async fn load(t: Option<StudyText>) -> Result<Option<String>, String> {
         Some(StudyText::Text(s)) => Ok(Some(s)),
         Some(StudyText::Path(p)) => web::fetch_bytes(&p)
             .await
-            .and_then(|b| StudyText::checked_file_text(&p, &b))
+            .and_then(|b| StudyText::checked_file_text(&p, &b).map_err(String::from))
             .map(Some)
             .map_err(|e| format!("{e} The study's text could not be shown, so the study cannot start.")),
     }

@@ -61,8 +61,19 @@ pub struct ModelCard {
 
 impl ModelCard {
     /// The list of cards (`models/index.json`), or why it does not read.
-    pub fn list(json: &[u8]) -> Result<Vec<ModelCard>, String> {
-        serde_json::from_slice(json).map_err(|e| format!("the list of pretrained models could not be read ({e})"))
+    pub fn list(json: &[u8]) -> Result<Vec<ModelCard>, CardListError> {
+        serde_json::from_slice(json).map_err(|e| CardListError(e.to_string()))
+    }
+}
+
+/// Why the list of pretrained models does not read (serde's account of where).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the list of pretrained models could not be read ({0})")]
+pub struct CardListError(pub String);
+
+impl From<CardListError> for String {
+    fn from(e: CardListError) -> String {
+        e.to_string()
     }
 }
 
@@ -84,6 +95,11 @@ mod tests {
                 std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../public/models").join(&c.file).exists()
             );
         }
-        assert!(ModelCard::list(b"{}").unwrap_err().starts_with("the list of pretrained models could not be read"));
+        assert!(
+            ModelCard::list(b"{}")
+                .unwrap_err()
+                .to_string()
+                .starts_with("the list of pretrained models could not be read")
+        );
     }
 }

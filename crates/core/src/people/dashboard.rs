@@ -157,7 +157,7 @@ pub fn group_charts(records: &[&ResultRecord], task: StudyTask) -> Vec<(Panel, C
 
 /// RFC 4180 CSV text as rows of cells (quoted cells may hold commas, quotes and newlines), with
 /// WM Lab's formula escape undone ([`crate::record::csv_unescape`]).
-pub fn parse_csv(text: &str) -> Result<Vec<Vec<String>>, String> {
+pub fn parse_csv(text: &str) -> Result<Vec<Vec<String>>, CsvError> {
     let mut rows = parse_csv_raw(text)?;
     for row in &mut rows {
         for cell in row.iter_mut() {
@@ -171,7 +171,7 @@ pub fn parse_csv(text: &str) -> Result<Vec<Vec<String>>, String> {
 }
 
 /// RFC 4180 CSV text as rows of cells, exactly as written.
-fn parse_csv_raw(text: &str) -> Result<Vec<Vec<String>>, String> {
+fn parse_csv_raw(text: &str) -> Result<Vec<Vec<String>>, CsvError> {
     let mut rows = Vec::new();
     let mut row = Vec::new();
     let mut cell = String::new();
@@ -203,7 +203,7 @@ fn parse_csv_raw(text: &str) -> Result<Vec<Vec<String>>, String> {
         }
     }
     if quoted {
-        return Err("a quoted cell is not closed".into());
+        return Err(CsvError::Unclosed);
     }
     if any && (!cell.is_empty() || !row.is_empty()) {
         row.push(cell);
@@ -224,13 +224,42 @@ fn setting_of(v: &str) -> Setting {
     }
 }
 
+/// Why a CSV file could not be read as participants' results.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CsvError {
+    #[error("a quoted cell is not closed")]
+    Unclosed,
+    #[error("the file is empty")]
+    Empty,
+    #[error("it has no `{0}` column: not a WM Lab result CSV")]
+    MissingColumn(&'static str),
+    #[error("row {row} is a {kind} result: only participants' results go here")]
+    NotPerson { row: usize, kind: String },
+    #[error("row {row} is another participant's ({who}): one participant per file")]
+    OtherParticipant { row: usize, who: String },
+    #[error("row {row}: a condition cannot be read ({why})")]
+    Condition { row: usize, why: String },
+    #[error("row {row}: trial `{value}` is not a number")]
+    Trial { row: usize, value: String },
+    #[error("the file has a header and no trials")]
+    NoTrials,
+    #[error(transparent)]
+    Record(#[from] crate::record::RecordError),
+}
+
+impl From<CsvError> for String {
+    fn from(e: CsvError) -> String {
+        e.to_string()
+    }
+}
+
 /// A participant's record read back from its long-format CSV (`ResultRecord::to_csv`: what the
 /// download and DataPipe give). Errors say what is missing.
-pub fn record_from_csv(text: &str) -> Result<ResultRecord, String> {
+pub fn record_from_csv(text: &str) -> Result<ResultRecord, CsvError> {
     let rows = parse_csv(text)?;
-    let Some((header, body)) = rows.split_first() else { return Err("the file is empty".into()) };
+    let Some((header, body)) = rows.split_first() else { return Err(CsvError::Empty) };
     let col = |name: &str| header.iter().position(|h| h == name);
-    let need = |name: &str| col(name).ok_or_else(|| format!("it has no `{name}` column: not a WM Lab result CSV"));
+    let need = |name: &'static str| col(name).ok_or(CsvError::MissingColumn(name));
     let (kind, subject, task, trial) = (need("subject_kind")?, need("subject")?, need("task")?, need("trial")?);
     let (targets, responses, correct, rt) = (need("targets")?, need("responses")?, need("correct")?, need("rt_ms")?);
     let last_cond = Conditions::COLUMNS.iter().filter_map(|c| col(c)).max().unwrap_or(trial);
@@ -239,11 +268,11 @@ pub fn record_from_csv(text: &str) -> Result<ResultRecord, String> {
     for (n, r) in body.iter().enumerate().filter(|(_, r)| !(r.len() == 1 && r[0].is_empty())) {
         let cell = |i: usize| r.get(i).map(String::as_str).unwrap_or("");
         if cell(kind) != "person" {
-            return Err(format!("row {} is a {} result: only participants' results go here", n + 2, cell(kind)));
+            return Err(CsvError::NotPerson { row: n + 2, kind: cell(kind).to_string() });
         }
         let who = cell(subject).strip_prefix("participant ").unwrap_or(cell(subject)).to_string();
         if id.get_or_insert_with(|| who.clone()) != &who {
-            return Err(format!("row {} is another participant's ({who}): one participant per file", n + 2));
+            return Err(CsvError::OtherParticipant { row: n + 2, who });
         }
         let mut cond = serde_json::Map::new();
         for c in Conditions::COLUMNS {
@@ -253,7 +282,7 @@ pub fn record_from_csv(text: &str) -> Result<ResultRecord, String> {
             }
         }
         let mut conditions: Conditions = serde_json::from_value(serde_json::Value::Object(cond))
-            .map_err(|e| format!("row {}: a condition cannot be read ({e})", n + 2))?;
+            .map_err(|e| CsvError::Condition { row: n + 2, why: e.to_string() })?;
         for i in last_cond + 1..targets {
             if !cell(i).is_empty() {
                 conditions.other.insert(header[i].clone(), cell(i).to_string());
@@ -268,9 +297,7 @@ pub fn record_from_csv(text: &str) -> Result<ResultRecord, String> {
         }
         trials.push(TrialRow {
             task: cell(task).to_string(),
-            trial: cell(trial)
-                .parse()
-                .map_err(|_| format!("row {}: trial `{}` is not a number", n + 2, cell(trial)))?,
+            trial: cell(trial).parse().map_err(|_| CsvError::Trial { row: n + 2, value: cell(trial).to_string() })?,
             conditions,
             targets: words(targets),
             responses: words(responses),
@@ -279,7 +306,7 @@ pub fn record_from_csv(text: &str) -> Result<ResultRecord, String> {
             extra,
         });
     }
-    let id = id.ok_or("the file has a header and no trials")?;
+    let id = id.ok_or(CsvError::NoTrials)?;
     let mut names: Vec<&str> = Vec::new();
     for t in &trials {
         if !names.contains(&t.task.as_str()) {
@@ -289,18 +316,18 @@ pub fn record_from_csv(text: &str) -> Result<ResultRecord, String> {
     let mut r = ResultRecord::new(Subject::Person { id }, names.join("+"), RunConfig::default());
     r.summaries = summarise(&trials.iter().filter(|t| !is_practice(t)).cloned().collect::<Vec<_>>());
     r.trials = trials;
-    r.validate().map_err(|e| e.to_string())?;
+    r.validate()?;
     Ok(r)
 }
 
 /// One long-format CSV of every trial of every record: `source` (the file each came from) and
 /// `excluded` (the reasons, `;`-separated; empty = included), then the union of the records' columns in
 /// the order first seen.
-pub fn long_csv(records: &[(&str, &ResultRecord, &[String])]) -> Result<String, String> {
+pub fn long_csv(records: &[(&str, &ResultRecord, &[String])]) -> Result<String, CsvError> {
     let mut header: Vec<String> = vec!["source".into(), "excluded".into()];
     let mut tables = Vec::new();
     for (source, r, why) in records {
-        let rows = parse_csv(&r.to_csv().map_err(|e| e.to_string())?)?;
+        let rows = parse_csv(&r.to_csv()?)?;
         let Some((h, body)) = rows.split_first() else { continue };
         for c in h {
             if !header.contains(c) {
@@ -358,8 +385,8 @@ mod tests {
             );
             assert_eq!(a.conditions, b.conditions);
         }
-        assert!(record_from_csv("a,b\n1,2\n").unwrap_err().contains("subject_kind"));
-        assert!(record_from_csv("").unwrap_err().contains("empty"));
+        assert_eq!(record_from_csv("a,b\n1,2\n").unwrap_err(), CsvError::MissingColumn("subject_kind"));
+        assert_eq!(record_from_csv("").unwrap_err(), CsvError::Empty);
         assert!(parse_csv("\"open,").is_err());
         // Formula-like text is written with a leading ' and read back as it was; numbers stay numbers.
         let cells: Vec<String> =

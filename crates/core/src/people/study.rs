@@ -68,19 +68,15 @@ impl StudyText {
     /// [`crate::record::MAX_TEXT_CHARS`] bytes, not an HTML page (what a static server or a single-page
     /// app answers for a path it does not have) and not a binary file. The error names the path and
     /// says what was found.
-    pub fn checked_file_text(path: &str, bytes: &[u8]) -> Result<String, String> {
+    pub fn checked_file_text(path: &str, bytes: &[u8]) -> Result<String, StudyFileError> {
         let max = crate::record::MAX_TEXT_CHARS;
+        let path = path.to_string();
         if bytes.len() > max {
-            return Err(format!(
-                "{path} is {} bytes; a study text may have at most {max} (is it the right file?).",
-                bytes.len()
-            ));
+            return Err(StudyFileError::TooLong { path, bytes: bytes.len() });
         }
-        let text = std::str::from_utf8(bytes).map_err(|_| {
-            format!("{path} is not a text file (it is not UTF-8 text: a binary file or another encoding).")
-        })?;
+        let text = std::str::from_utf8(bytes).map_err(|_| StudyFileError::NotUtf8(path.clone()))?;
         if text.chars().any(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t')) {
-            return Err(format!("{path} is not a text file (it holds control characters)."));
+            return Err(StudyFileError::Control(path));
         }
         let head = text
             .trim_start_matches('\u{feff}')
@@ -89,15 +85,36 @@ impl StudyText {
             .unwrap_or(text.trim_start())
             .to_ascii_lowercase();
         if ["<!doctype", "<html", "<head", "<body", "<?xml", "<svg"].iter().any(|t| head.starts_with(t)) {
-            return Err(format!(
-                "{path} is a web page or an image, not a plain text file (a server may answer with the app's page \
-                 for a file it does not have: check the path)."
-            ));
+            return Err(StudyFileError::WebPage(path));
         }
         if text.trim().is_empty() {
-            return Err(format!("{path} is empty."));
+            return Err(StudyFileError::Empty(path));
         }
         Ok(text.to_string())
+    }
+}
+
+/// Why a study text file (consent, instructions) is not shown: each names the path.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StudyFileError {
+    #[error("{path} is {bytes} bytes; a study text may have at most {max} (is it the right file?).", max = crate::record::MAX_TEXT_CHARS)]
+    TooLong { path: String, bytes: usize },
+    #[error("{0} is not a text file (it is not UTF-8 text: a binary file or another encoding).")]
+    NotUtf8(String),
+    #[error("{0} is not a text file (it holds control characters).")]
+    Control(String),
+    #[error(
+        "{0} is a web page or an image, not a plain text file (a server may answer with the app's page for a file \
+         it does not have: check the path)."
+    )]
+    WebPage(String),
+    #[error("{0} is empty.")]
+    Empty(String),
+}
+
+impl From<StudyFileError> for String {
+    fn from(e: StudyFileError) -> String {
+        e.to_string()
     }
 }
 
@@ -680,11 +697,11 @@ mod tests {
             (&b"a\0b"[..], "control characters"),
             (&b"  \n "[..], "empty"),
         ] {
-            let e = StudyText::checked_file_text("consent.txt", bytes).unwrap_err();
+            let e = StudyText::checked_file_text("consent.txt", bytes).unwrap_err().to_string();
             assert!(e.contains("consent.txt") && e.contains(what), "{e}");
         }
         let big = vec![b'a'; crate::record::MAX_TEXT_CHARS + 1];
-        assert!(StudyText::checked_file_text("c.txt", &big).unwrap_err().contains("at most"));
+        assert!(matches!(StudyText::checked_file_text("c.txt", &big), Err(StudyFileError::TooLong { .. })));
     }
 
     #[test]
