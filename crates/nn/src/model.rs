@@ -139,7 +139,7 @@ impl ModelConfig {
     /// Whether this model can be built: the rules live in the core
     /// ([`wmlab_core::nn_messages::ModelSettings::validate`]), where the page checks a file too.
     pub fn validate(&self) -> Result<(), String> {
-        wmlab_core::nn_messages::ModelSettings::from(self.clone()).validate()
+        wmlab_core::nn_messages::ModelSettings::from(self.clone()).validate().map_err(String::from)
     }
     pub fn label(&self) -> String {
         format!("{}-{}", self.arch.as_str().to_uppercase(), self.capacity)

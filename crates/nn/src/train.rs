@@ -170,7 +170,7 @@ impl TrainConfig {
     /// Parse a comma list of task ids (`VSR`, `CD-Color,VIR`, or `all`) into [`TrainConfig::tasks`]
     /// (one parser for the CLI and the page: [`wmlab_core::nn_messages::TrainSettings::parse_tasks`]).
     pub fn parse_tasks(list: &str) -> Result<Option<Vec<TaskId>>, String> {
-        wmlab_core::nn_messages::TrainSettings::parse_tasks(list)
+        wmlab_core::nn_messages::TrainSettings::parse_tasks(list).map_err(String::from)
     }
 
     /// The optimizer of this config (Adam, with the configured gradient clipping).

@@ -9,7 +9,7 @@ use wmlab_core::analysis::NetworkAnalysis;
 use wmlab_core::nn_messages::workers::{Action, Browser, WorkerChoice};
 use wmlab_core::nn_messages::{
     Arch, Backend, BackendPick, BundleHeader, CheckpointKind, Edit, ModelCard, Preset, RunCurves, SettingsEdits,
-    TrainSettings,
+    SettingsError, TrainSettings,
 };
 use wmlab_core::record::ResultRecord;
 
@@ -202,7 +202,7 @@ impl Net {
     }
 
     /// A person's edit of one field (kept if a worker answer is still to come).
-    pub fn edit(self, edit: Result<Edit, String>) {
+    pub fn edit(self, edit: Result<Edit, SettingsError>) {
         match edit {
             Ok(e) => {
                 self.error.set(None);
@@ -210,20 +210,20 @@ impl Net {
                 self.edits.update_value(|s| s.edit(&mut c, e));
                 self.show(c);
             }
-            Err(e) => self.error.set(Some(e)),
+            Err(e) => self.error.set(Some(e.to_string())),
         }
     }
 
     /// An edit the worker must check (task parameters: does each key fit a trained task?): applied to a
     /// copy and sent as a settings request; the answer (or the worker's refusal) decides.
-    pub fn check_edit(self, edit: Result<Edit, String>) {
+    pub fn check_edit(self, edit: Result<Edit, SettingsError>) {
         match edit {
             Ok(e) => {
                 let Some(mut c) = self.config.get_untracked() else { return };
                 e.apply(&mut c);
                 self.request_check(c);
             }
-            Err(e) => self.error.set(Some(e)),
+            Err(e) => self.error.set(Some(e.to_string())),
         }
     }
 
@@ -231,7 +231,7 @@ impl Net {
     pub fn apply_json(self, text: &str) {
         match TrainSettings::from_json(text) {
             Ok(c) => self.request_check(c),
-            Err(e) => self.error.set(Some(e)),
+            Err(e) => self.error.set(Some(e.to_string())),
         }
     }
 

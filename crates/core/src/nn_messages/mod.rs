@@ -11,10 +11,10 @@ mod card;
 mod settings;
 pub mod workers;
 pub use bundle::{BUNDLE_MAGIC, Bundle, BundleError, BundleHeader, TrainState};
-pub use card::{CardEffect, CardTest, ModelCard};
+pub use card::{CardEffect, CardListError, CardTest, ModelCard};
 pub use settings::{
-    Arch, Attention, Backend, BackendPick, Edit, Encoder, Field, ModelSettings, Preset, SettingsEdits, TrainSettings,
-    lsr_alone, trained_ids,
+    Arch, Attention, Backend, BackendPick, Edit, Encoder, Field, ModelError, ModelSettings, Preset, SettingsEdits,
+    SettingsError, TrainSettings, lsr_alone, trained_ids,
 };
 
 use crate::analysis::NetworkAnalysis;

@@ -247,13 +247,69 @@ pub fn trained_ids(tasks: Option<&[TaskId]>) -> Vec<TaskId> {
 
 /// LSR trains alone, as in the paper: a set of trained ids that holds it with others is refused (the
 /// page's task list and `wmlab_nn::TrainConfig::check_task_settings` both ask here).
-pub fn lsr_alone(ids: &[TaskId]) -> Result<(), String> {
+pub fn lsr_alone(ids: &[TaskId]) -> Result<(), SettingsError> {
     if ids.contains(&TaskId::Lsr) && ids.len() > 1 {
-        return Err("LSR (language serial recall) trains alone, as in the paper (A3.1): its model reads words \
-                    instead of frames; give LSR as the only task id"
-            .into());
+        return Err(SettingsError::LsrNotAlone);
     }
     Ok(())
+}
+
+/// Why settings a person typed, pasted or loaded are refused (each message in plain words).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SettingsError {
+    #[error(
+        "LSR (language serial recall) trains alone, as in the paper (A3.1): its model reads words instead of \
+         frames; give LSR as the only task id"
+    )]
+    LsrNotAlone,
+    #[error("\"{0}\" is not a task id: use a comma list of {ids} (or all)", ids = TaskId::EVERY.map(|t| t.as_str()).join(", "))]
+    UnknownTask(String),
+    /// A task-id list a person typed, and what is wrong with it.
+    #[error("Task ids: {0}.")]
+    Tasks(Box<SettingsError>),
+    #[error("The settings JSON is not valid ({0}); the previous settings are kept.")]
+    Json(String),
+    #[error("{field}: \"{text}\" is not a whole number{above}.", above = if *above_zero { " above 0" } else { "" })]
+    NotWhole { field: &'static str, text: String, above_zero: bool },
+    #[error("Learning rate: \"{0}\" is not a positive number.")]
+    Lr(String),
+    #[error("Task parameters: {0}.")]
+    TaskSettings(crate::NotKeyValue),
+    #[error(transparent)]
+    Quirk(#[from] crate::task::SettingError),
+}
+
+impl From<SettingsError> for String {
+    fn from(e: SettingsError) -> String {
+        e.to_string()
+    }
+}
+
+/// Why a model described by [`ModelSettings`] cannot be built.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ModelError {
+    #[error("memory input {input} must exceed {tasks} (the task embedding)")]
+    MemoryInput { input: usize, tasks: usize },
+    #[error("d_model {d_model} must be divisible by the {heads} heads")]
+    Heads { d_model: usize, heads: usize },
+    #[error("spatial grid {0} must be 1 (global pool) to 8 (the last conv map is 8×8)")]
+    Spatial(usize),
+    #[error("sizes must be positive")]
+    NotPositive,
+    #[error("{what} {value} is over the {max} this app builds")]
+    TooLarge { what: &'static str, value: usize, max: usize },
+    #[error("the Transformer's layers, heads and feed-forward size must be positive")]
+    TransformerSizes,
+    #[error("dropout {0} must be at least 0 and below 1")]
+    Dropout(f64),
+    #[error("word slots {0} must be 2 to {max}", max = crate::tasks::lsr::MAX_SLOTS)]
+    WordSlots(usize),
+}
+
+impl From<ModelError> for String {
+    fn from(e: ModelError) -> String {
+        e.to_string()
+    }
 }
 
 impl ModelSettings {
@@ -261,26 +317,23 @@ impl ModelSettings {
     /// input wider than the task embedding, heads that divide the Transformer's width, positive sizes,
     /// and bounds far above the paper's largest (C 1024, conv 512, FF 2048, 2 layers), so a file
     /// describing an absurd model is refused rather than allocated.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ModelError> {
         let n_tasks = TaskId::ALL.len();
         let memory_input = if self.arch == Arch::Trf { self.capacity } else { self.mem_input };
         if memory_input <= n_tasks {
-            return Err(format!("memory input {memory_input} must exceed {n_tasks} (the task embedding)"));
+            return Err(ModelError::MemoryInput { input: memory_input, tasks: n_tasks });
         }
         if self.arch == Arch::Trf && !self.capacity.is_multiple_of(self.trf_heads) {
-            return Err(format!("d_model {} must be divisible by the {} heads", self.capacity, self.trf_heads));
+            return Err(ModelError::Heads { d_model: self.capacity, heads: self.trf_heads });
         }
         if !(1..=8).contains(&self.spatial.unwrap_or(1)) {
-            return Err(format!(
-                "spatial grid {} must be 1 (global pool) to 8 (the last conv map is 8×8)",
-                self.spatial.unwrap_or(1)
-            ));
+            return Err(ModelError::Spatial(self.spatial.unwrap_or(1)));
         }
         if self.capacity == 0 || self.conv.contains(&0) {
-            return Err("sizes must be positive".into());
+            return Err(ModelError::NotPositive);
         }
-        let bounded = |what: &str, v: usize, max: usize| {
-            if v > max { Err(format!("{what} {v} is over the {max} this app builds")) } else { Ok(()) }
+        let bounded = |what: &'static str, v: usize, max: usize| {
+            if v > max { Err(ModelError::TooLarge { what, value: v, max }) } else { Ok(()) }
         };
         bounded("capacity", self.capacity, 8192)?;
         for &c in &self.conv {
@@ -292,14 +345,14 @@ impl ModelSettings {
         bounded("Transformer feed-forward size", self.trf_ff, 65_536)?;
         bounded("steps", self.max_steps.unwrap_or(0), crate::task::STEP_LIMIT)?;
         if self.arch == Arch::Trf && (self.trf_layers == 0 || self.trf_heads == 0 || self.trf_ff == 0) {
-            return Err("the Transformer's layers, heads and feed-forward size must be positive".into());
+            return Err(ModelError::TransformerSizes);
         }
         if !(0.0..1.0).contains(&self.trf_dropout) {
-            return Err(format!("dropout {} must be at least 0 and below 1", self.trf_dropout));
+            return Err(ModelError::Dropout(self.trf_dropout));
         }
         let slots = self.word_slots.unwrap_or(9);
         if !(2..=crate::tasks::lsr::MAX_SLOTS).contains(&slots) {
-            return Err(format!("word slots {slots} must be 2 to {}", crate::tasks::lsr::MAX_SLOTS));
+            return Err(ModelError::WordSlots(slots));
         }
         Ok(())
     }
@@ -318,16 +371,16 @@ impl TrainSettings {
 
     /// Parse a comma list of task ids (`VSR`, `cd-color,VIR`; case does not matter; empty or `all` =
     /// all 14) into `tasks`: `None` for all 14, else the ids in the order given, once each.
-    pub fn parse_tasks(list: &str) -> Result<Option<Vec<TaskId>>, String> {
+    pub fn parse_tasks(list: &str) -> Result<Option<Vec<TaskId>>, SettingsError> {
         let mut out = Vec::new();
         for part in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             if part.eq_ignore_ascii_case("all") {
                 return Ok(None);
             }
-            let t = TaskId::EVERY.into_iter().find(|t| t.as_str().eq_ignore_ascii_case(part)).ok_or_else(|| {
-                let ids: Vec<&str> = TaskId::EVERY.iter().map(|t| t.as_str()).collect();
-                format!("\"{part}\" is not a task id: use a comma list of {} (or all)", ids.join(", "))
-            })?;
+            let t = TaskId::EVERY
+                .into_iter()
+                .find(|t| t.as_str().eq_ignore_ascii_case(part))
+                .ok_or_else(|| SettingsError::UnknownTask(part.to_string()))?;
             if !out.contains(&t) {
                 out.push(t);
             }
@@ -355,9 +408,8 @@ impl TrainSettings {
 
     /// Read settings a person typed or pasted as JSON, with the reason in plain words when they do not
     /// read (a missing field, a wrong type, an unknown task id).
-    pub fn from_json(text: &str) -> Result<TrainSettings, String> {
-        serde_json::from_str(text)
-            .map_err(|e| format!("The settings JSON is not valid ({e}); the previous settings are kept."))
+    pub fn from_json(text: &str) -> Result<TrainSettings, SettingsError> {
+        serde_json::from_str(text).map_err(|e| SettingsError::Json(e.to_string()))
     }
 
     pub fn to_json_pretty(&self) -> String {
@@ -417,11 +469,13 @@ impl Field {
 
     /// What a person typed, as an edit, or why it is not one. The trial counts and the validation
     /// interval must be at least 1 (0 trials per step trains nothing; the worker would refuse 0).
-    pub fn parse(self, text: &str) -> Result<Edit, String> {
+    pub fn parse(self, text: &str) -> Result<Edit, SettingsError> {
         let t = text.trim();
         let whole = |least: u64| {
-            t.parse::<u64>().ok().filter(|n| *n >= least).ok_or_else(|| {
-                format!("{}: \"{t}\" is not a whole number{}.", self.label(), if least > 0 { " above 0" } else { "" })
+            t.parse::<u64>().ok().filter(|n| *n >= least).ok_or_else(|| SettingsError::NotWhole {
+                field: self.label(),
+                text: t.to_string(),
+                above_zero: least > 0,
             })
         };
         Ok(match self {
@@ -434,7 +488,7 @@ impl Field {
                 t.parse::<f64>()
                     .ok()
                     .filter(|x| x.is_finite() && *x > 0.0)
-                    .ok_or_else(|| format!("Learning rate: \"{t}\" is not a positive number."))?,
+                    .ok_or_else(|| SettingsError::Lr(t.to_string()))?,
             ),
         })
     }
@@ -460,20 +514,20 @@ pub enum Edit {
 
 impl Edit {
     /// The task-id list a person typed (see [`TrainSettings::parse_tasks`]).
-    pub fn tasks(text: &str) -> Result<Edit, String> {
-        TrainSettings::parse_tasks(text).map(Edit::Tasks).map_err(|e| format!("Task ids: {e}."))
+    pub fn tasks(text: &str) -> Result<Edit, SettingsError> {
+        TrainSettings::parse_tasks(text).map(Edit::Tasks).map_err(|e| SettingsError::Tasks(Box::new(e)))
     }
 
     /// Task parameters as a person types them: `KEY=VALUE` entries separated by `;` (a value may be a
     /// comma list: `noise_mask=true; set_sizes=2,4`); empty = the paper's. Whether each key and value
     /// fits the trained tasks is the worker's check (`wmlab_nn::TrainConfig::check_task_settings`).
-    pub fn task_settings(text: &str) -> Result<Edit, String> {
-        let out = crate::parse_settings(text).map_err(|e| format!("Task parameters: {e}."))?;
+    pub fn task_settings(text: &str) -> Result<Edit, SettingsError> {
+        let out = crate::parse_settings(text).map_err(SettingsError::TaskSettings)?;
         Ok(Edit::TaskSettings((!out.is_empty()).then_some(out)))
     }
 
     /// Switch the reference-code quirk `name` on or off in `c`'s quirks.
-    pub fn quirk(c: &TrainSettings, name: &str, on: bool) -> Result<Edit, String> {
+    pub fn quirk(c: &TrainSettings, name: &str, on: bool) -> Result<Edit, SettingsError> {
         let mut q = c.quirks.unwrap_or_default();
         q.set(name, on)?;
         Ok(Edit::Quirks((!q.is_none()).then_some(q)))
@@ -689,12 +743,12 @@ pub(crate) mod tests {
         assert_eq!(Field::ALL.map(|f| f.show(&c)), ["300", "2", "0.001", "86", "50", "10"].map(String::from));
         assert_eq!(Field::Steps.parse(" 2 "), Ok(Edit::Steps(2)));
         assert_eq!(Field::Lr.parse("3e-4"), Ok(Edit::Lr(3e-4)));
-        assert_eq!(Field::Lr.parse("0").unwrap_err(), "Learning rate: \"0\" is not a positive number.");
+        assert_eq!(Field::Lr.parse("0").unwrap_err().to_string(), "Learning rate: \"0\" is not a positive number.");
         assert_eq!(
-            Field::PerTask.parse("0").unwrap_err(),
+            Field::PerTask.parse("0").unwrap_err().to_string(),
             "Trials per task per step: \"0\" is not a whole number above 0."
         );
-        assert!(Field::Seed.parse("1.5").unwrap_err().contains("not a whole number"));
+        assert!(Field::Seed.parse("1.5").unwrap_err().to_string().contains("not a whole number"));
         assert!(Field::Lr.parse("NaN").is_err() && Field::Lr.parse("inf").is_err());
         // Every field's edit lands on its own field.
         let mut d = c.clone();
@@ -717,7 +771,7 @@ pub(crate) mod tests {
         assert_eq!(Edit::tasks(&all.join(",")), Ok(Edit::Tasks(None)), "all 14 named is all");
         assert_eq!(Edit::tasks(""), Ok(Edit::Tasks(None)));
         assert_eq!(Edit::tasks("VSR,all"), Ok(Edit::Tasks(None)));
-        assert!(Edit::tasks("VSR,XYZ").unwrap_err().starts_with("Task ids: \"XYZ\" is not a task id"));
+        assert!(Edit::tasks("VSR,XYZ").unwrap_err().to_string().starts_with("Task ids: \"XYZ\" is not a task id"));
         let on = Edit::quirk(&c, "cd-size", true).unwrap();
         on.apply(&mut c);
         assert_eq!(c.quirks.unwrap().names(), ["cd-size"]);
@@ -730,7 +784,7 @@ pub(crate) mod tests {
         assert_eq!(c.task_settings, Some(want));
         assert_eq!(c.task_settings_text(), "noise_mask=true; set_sizes=2,4");
         assert_eq!(Edit::task_settings(""), Ok(Edit::TaskSettings(None)));
-        let e = Edit::task_settings("noise_mask").unwrap_err();
+        let e = Edit::task_settings("noise_mask").unwrap_err().to_string();
         assert!(e.starts_with("Task parameters: \"noise_mask\" is not KEY=VALUE"), "{e}");
     }
 
@@ -744,9 +798,9 @@ pub(crate) mod tests {
         let text = c.to_json_pretty();
         assert!(text.contains("\"arch\": \"gru\"") && text.contains("\"SC\""), "{text}");
         assert_eq!(TrainSettings::from_json(&text).as_ref(), Ok(&c));
-        let e = TrainSettings::from_json(r#"{"steps": 3}"#).unwrap_err();
+        let e = TrainSettings::from_json(r#"{"steps": 3}"#).unwrap_err().to_string();
         assert!(e.starts_with("The settings JSON is not valid (missing field"), "{e}");
-        let e = TrainSettings::from_json(&text.replace("\"SC\"", "\"XX\"")).unwrap_err();
+        let e = TrainSettings::from_json(&text.replace("\"SC\"", "\"XX\"")).unwrap_err().to_string();
         assert!(e.contains("unknown variant `XX`"), "{e}");
         assert_eq!(c.label(), "GRU-96 (tiny preset)");
     }
