@@ -1,8 +1,10 @@
 //! The visual LLM suite: the same trials as people, frames as PNGs or character grids, numbered options,
 //! answers read and scored by the people's code.
 
-use wmlab_core::llm::vision::{Render, VisionConfig, VisionDialogue, frame_png, frame_text, read_answer, samples};
-use wmlab_core::llm::{Dialogue, Role, SampleBody, Suite};
+use wmlab_core::llm::vision::{
+    AnswerError, Render, VisionConfig, VisionDialogue, frame_png, frame_text, read_answer, samples,
+};
+use wmlab_core::llm::{Dialogue, Role, SampleBody, Suite, SuiteError};
 use wmlab_core::people::score::Answer;
 use wmlab_core::people::session::nback_frame;
 use wmlab_core::people::{NbackKind, StudyTask};
@@ -196,32 +198,34 @@ fn answers_are_read_by_their_format() {
     assert!(read_answer(&bin("same", "changed"), "sameness").is_err());
     let ch = Response::Choice { n: 9 };
     assert_eq!(read_answer(&ch, "Position 7"), Ok(Answer::Class(6)));
-    assert!(read_answer(&ch, "10").unwrap_err().contains("1 to 9"));
+    assert_eq!(read_answer(&ch, "10"), Err(AnswerError::OutOfRange { k: 10, n: 9 }));
     assert!(read_answer(&ch, "seven").is_err());
     let ms = Response::MultiSelect { n: 16, picks: 3 };
     assert_eq!(read_answer(&ms, "3, 7, 3, 12"), Ok(Answer::Set(vec![2, 6, 11])));
-    assert!(read_answer(&ms, "1,2,3,4").unwrap_err().contains("at most 3"));
+    assert_eq!(read_answer(&ms, "1,2,3,4"), Err(AnswerError::TooMany { count: 4, picks: 3 }));
     assert!(read_answer(&ms, "17").is_err());
 }
 
 #[test]
 fn settings_that_cannot_make_a_run_are_refused() {
-    assert!(VisionConfig::parse_tasks("VSR,nback-verbal").unwrap_err().contains("text suite"));
-    assert!(VisionConfig::parse_tasks("VSR,XYZ").unwrap_err().contains("`XYZ`"));
+    assert_eq!(VisionConfig::parse_tasks("VSR,nback-verbal"), Err(SuiteError::VerbalNback));
+    assert!(SuiteError::VerbalNback.to_string().contains("text suite"));
+    assert!(VisionConfig::parse_tasks("VSR,XYZ").unwrap_err().to_string().contains("`XYZ`"));
     assert!(VisionConfig::parse_tasks(" , ").is_err());
     // LSR is words: its frames would reach a model empty.
-    assert!(VisionConfig::parse_tasks("VSR,LSR").unwrap_err().contains("not pictures"));
+    assert!(VisionConfig::parse_tasks("VSR,LSR").unwrap_err().to_string().contains("not pictures"));
     let lsr = VisionConfig::new(vec![StudyTask::Worm(wmlab_core::TaskId::Lsr)], Render::Text);
-    assert!(lsr.check().unwrap_err().contains("not pictures"));
+    assert_eq!(lsr.check(), Err(SuiteError::LsrNotVisual));
     let mut c = VisionConfig::new(tasks(), Render::Image);
     c.size = 64;
-    assert!(c.check().unwrap_err().contains("96"));
+    assert_eq!(c.check(), Err(SuiteError::Size(64)));
+    assert!(SuiteError::Size(64).to_string().contains("96"));
     c.size = 384;
     c.text_cols = 20;
-    assert!(c.check().unwrap_err().contains("text grid"));
+    assert_eq!(c.check(), Err(SuiteError::TextCols(20)));
     c.text_cols = 24;
     c.nback_ns = vec![9];
-    assert!(c.check().unwrap_err().contains("1–5"));
+    assert_eq!(c.check(), Err(SuiteError::Level(9)));
     c.nback_ns = vec![2];
     c.trials = 0;
     assert!(samples(&c).is_err());

@@ -771,7 +771,7 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
                             o.sdt = sdt;
                             o.row = Some(row);
                         }
-                        Some(Err(e)) => o.score_errors.push(e),
+                        Some(Err(e)) => o.score_errors.push(e.to_string()),
                         None => o.score_errors.push("the trial did not finish".into()),
                     }
                 }

@@ -100,23 +100,22 @@ impl Insertion {
             Insertion::Reference => "reference",
         }
     }
-    pub fn parse(s: &str) -> Result<Insertion, String> {
+    pub fn parse(s: &str) -> Result<Insertion, super::SuiteError> {
         Insertion::ALL
             .into_iter()
             .find(|i| i.as_str() == s.trim())
-            .ok_or_else(|| format!("insertion {s:?}: uniform (the paper's intent) or reference (the published code)"))
+            .ok_or_else(|| super::SuiteError::Insertion(s.to_string()))
     }
 }
 
 /// Block sizes as a person types them (the CLI's `--shuffle-blocks`, the LLM page's field): whole numbers
 /// of 1 or more separated by commas, spaces or semicolons (1 = a full shuffle), or `none` for no
 /// shuffled order. A bad list gets a sentence saying what is allowed.
-pub fn parse_block_sizes(text: &str) -> Result<Vec<usize>, String> {
+pub fn parse_block_sizes(text: &str) -> Result<Vec<usize>, super::SuiteError> {
     if text.trim().eq_ignore_ascii_case("none") {
         return Ok(Vec::new());
     }
-    let bad =
-        || format!("\"{}\": give block sizes of 1 or more (1 = a full shuffle), e.g. 1, 10, 250; or none", text.trim());
+    let bad = || super::SuiteError::BlockSizes(text.trim().to_string());
     let sizes: Vec<usize> = crate::list_items(text)
         .map(|p| p.parse::<usize>().ok().filter(|b| *b >= 1).ok_or_else(bad))
         .collect::<Result<_, _>>()?;
@@ -338,7 +337,7 @@ mod tests {
         assert_eq!(parse_block_sizes("1, 10;250"), Ok(vec![1, 10, 250]));
         assert_eq!(parse_block_sizes(" NONE "), Ok(vec![]));
         for bad in ["0", "1,x", "", " , ", "-3"] {
-            let e = parse_block_sizes(bad).unwrap_err();
+            let e = parse_block_sizes(bad).unwrap_err().to_string();
             assert!(e.contains("block sizes of 1 or more"), "{bad}: {e}");
         }
     }
@@ -404,7 +403,7 @@ mod tests {
         for i in Insertion::ALL {
             assert_eq!(Insertion::parse(i.as_str()).unwrap(), i);
         }
-        assert!(Insertion::parse("middle").unwrap_err().contains("uniform"));
+        assert!(Insertion::parse("middle").unwrap_err().to_string().contains("uniform"));
     }
 
     #[test]

@@ -259,11 +259,13 @@ pub struct Sweep {
 impl Sweep {
     /// A comma list of whole numbers of at least `least` (`"500, 1000,2000"`), each once, in the order
     /// given; `what` names the field in the message.
-    pub fn parse_list(text: &str, least: usize, what: &str) -> Result<Vec<usize>, String> {
+    pub fn parse_list(text: &str, least: usize, what: &str) -> Result<Vec<usize>, super::SuiteError> {
         let mut out = Vec::new();
         for p in crate::list_items(text) {
-            let v = p.parse::<usize>().ok().filter(|v| *v >= least).ok_or_else(|| {
-                format!("{what}: \"{p}\" is not a whole number of {least} or more (give one, or a comma list)")
+            let v = p.parse::<usize>().ok().filter(|v| *v >= least).ok_or_else(|| super::SuiteError::NotWhole {
+                what: what.to_string(),
+                item: p.to_string(),
+                least,
             })?;
             if !out.contains(&v) {
                 out.push(v);
@@ -273,13 +275,13 @@ impl Sweep {
     }
 
     /// A comma list of instruction wordings: 1 (the paper's standard prompt) and/or 2 (its second).
-    pub fn parse_variants(text: &str) -> Result<Vec<u8>, String> {
+    pub fn parse_variants(text: &str) -> Result<Vec<u8>, super::SuiteError> {
         let mut out = Vec::new();
         for p in crate::list_items(text) {
             let v = match p {
                 "1" => 1,
                 "2" => 2,
-                _ => return Err(format!("Prompt wordings: \"{p}\" is not 1 or 2 (give 1, 2 or 1,2)")),
+                _ => return Err(super::SuiteError::Variant(p.to_string())),
             };
             if !out.contains(&v) {
                 out.push(v);

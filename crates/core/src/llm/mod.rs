@@ -12,6 +12,60 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+/// Why a suite's settings are refused: a list a person typed, a configuration that makes no run, a
+/// damaged tokenizer file. Each message says what is allowed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SuiteError {
+    #[error("{what}: \"{item}\" is not a whole number of {least} or more (give one, or a comma list)")]
+    NotWhole { what: String, item: String, least: usize },
+    #[error("Prompt wordings: \"{0}\" is not 1 or 2 (give 1, 2 or 1,2)")]
+    Variant(String),
+    #[error("insertion {0:?}: uniform (the paper's intent) or reference (the published code)")]
+    Insertion(String),
+    #[error("\"{0}\": give block sizes of 1 or more (1 = a full shuffle), e.g. 1, 10, 250; or none")]
+    BlockSizes(String),
+    #[error("the token ranks file is damaged at line {0}")]
+    RanksLine(usize),
+    #[error("the token ranks file holds {0} ranks, not cl100k_base's 100,256")]
+    RanksCount(usize),
+    #[error("the token ranks: {0}")]
+    Ranks(String),
+    #[error("protocol {protocol} is not defined for {variant}")]
+    Protocol { protocol: &'static str, variant: &'static str },
+    #[error("N must be at least 1")]
+    NZero,
+    #[error("stimuli and conditions differ in length")]
+    BlockLengths,
+    #[error(transparent)]
+    Block(#[from] nback::BlockError),
+    #[error("no published blocks for N = {0} (only 1, 2, 3)")]
+    NotPublished(u8),
+    #[error("`{0}` is not a task of the visual suite (WorM task ids such as VSR or CD-Color, or nback-spatial)")]
+    NotVisual(String),
+    #[error("nback-verbal is letters, not pictures: run it in the N-back text suite")]
+    VerbalNback,
+    #[error("{}", vision::LSR_NOT_VISUAL)]
+    LsrNotVisual,
+    #[error("choose at least one task")]
+    NoTask,
+    #[error("trials per task must be 1–1000, not {0}")]
+    Trials(u32),
+    #[error("image size must be {min}–{max} px, not {0}", min = vision::MIN_SIZE, max = vision::MAX_SIZE)]
+    Size(u32),
+    #[error("text grid width must be one of {cols:?} characters, not {0}", cols = vision::TEXT_COLS)]
+    TextCols(u32),
+    #[error("choose at least one N-back level")]
+    NoLevel,
+    #[error("N-back levels are 1–5, not {0}")]
+    Level(u8),
+}
+
+impl From<SuiteError> for String {
+    fn from(e: SuiteError) -> String {
+        e.to_string()
+    }
+}
+
 pub mod lrt;
 pub mod metrics;
 pub mod minerva;

@@ -218,6 +218,23 @@ pub fn blocks(variant: Variant, n: u8) -> Vec<Block> {
         .collect()
 }
 
+/// Why [`generate_block`] could not make a block.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BlockError {
+    #[error("cannot place {matches} matches at N={n} in {len} trials")]
+    NoRoom { matches: usize, n: usize, len: usize },
+    #[error("alphabet needs at least two items")]
+    Alphabet,
+    #[error("no candidate item at trial {0}")]
+    NoCandidate(usize),
+}
+
+impl From<BlockError> for String {
+    fn from(e: BlockError) -> String {
+        e.to_string()
+    }
+}
+
 /// A new block with the reference generator's constraints: `matches` match positions sampled from
 /// `n..len`; a match copies (identity) or relates by the rule to (row/col) the item N back; a non-match
 /// is drawn uniformly among the items that do **not** match the item N back (guard `i >= n`, fixed), and
@@ -229,12 +246,12 @@ pub fn generate_block(
     matches: usize,
     alphabet: &[String],
     rule: MatchRule,
-) -> Result<Block, String> {
+) -> Result<Block, BlockError> {
     if n == 0 || n >= len || matches > len - n {
-        return Err(format!("cannot place {matches} matches at N={n} in {len} trials"));
+        return Err(BlockError::NoRoom { matches, n, len });
     }
     if alphabet.len() < 2 {
-        return Err("alphabet needs at least two items".into());
+        return Err(BlockError::Alphabet);
     }
     let mut is_match = vec![false; len];
     for p in rng.sample(len - n, matches) {
@@ -257,7 +274,7 @@ pub fn generate_block(
                 .collect()
         };
         if cands.is_empty() {
-            return Err(format!("no candidate item at trial {i}"));
+            return Err(BlockError::NoCandidate(i));
         }
         seq.push(cands[rng.index(cands.len())].clone());
         cond.push(if m { 'm' } else { '-' });
@@ -601,13 +618,13 @@ impl NbackDialogue {
         block_index: usize,
         block: &Block,
         opts: &DialogueOptions,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, super::SuiteError> {
         let protocol = opts.protocol;
         if !protocol.supports(variant) {
-            return Err(format!("protocol {} is not defined for {}", protocol.as_str(), variant.as_str()));
+            return Err(super::SuiteError::Protocol { protocol: protocol.as_str(), variant: variant.as_str() });
         }
         if block.stimuli.len() != block.conditions.chars().count() {
-            return Err("stimuli and conditions differ in length".into());
+            return Err(super::SuiteError::BlockLengths);
         }
         let readme = protocol == Protocol::Readme;
         let mut rng = Rng::from_u64(
@@ -835,19 +852,19 @@ impl NbackConfig {
         }
     }
 
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), super::SuiteError> {
+        use super::SuiteError;
         if !self.options.protocol.supports(self.variant) {
-            return Err(format!(
-                "protocol {} is not defined for {}",
-                self.options.protocol.as_str(),
-                self.variant.as_str()
-            ));
+            return Err(SuiteError::Protocol {
+                protocol: self.options.protocol.as_str(),
+                variant: self.variant.as_str(),
+            });
         }
         if self.ns.contains(&0) {
-            return Err("N must be at least 1".into());
+            return Err(SuiteError::NZero);
         }
         if let (BlockSource::Published, Some(&n)) = (&self.source, self.ns.iter().find(|&&n| !(1..=3).contains(&n))) {
-            return Err(format!("no published blocks for N = {n} (only 1, 2, 3)"));
+            return Err(SuiteError::NotPublished(n));
         }
         Ok(())
     }

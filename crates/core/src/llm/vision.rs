@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Dialogue, ImagePart, Message, Sample, SampleBody, Suite};
+use super::{Dialogue, ImagePart, Message, Sample, SampleBody, Suite, SuiteError};
 use crate::display::{Area, Frame, Rgb, palette};
 use crate::people::score::Answer;
 use crate::people::session::{NbackInfo, ScoredAnswers, nback_block, score_answers};
@@ -90,7 +90,7 @@ pub struct VisionConfig {
 }
 
 /// Why LSR is not in the visual suite.
-const LSR_NOT_VISUAL: &str = "LSR is words, not pictures (a model would get empty frames): the visual suite takes the WorM \
+pub(crate) const LSR_NOT_VISUAL: &str = "LSR is words, not pictures (a model would get empty frames): the visual suite takes the WorM \
                               picture tasks and nback-spatial";
 
 impl VisionConfig {
@@ -109,54 +109,52 @@ impl VisionConfig {
 
     /// Tasks from a comma list (`VSR,CD-Color,nback-spatial`); unknown names, the letter N-back and LSR
     /// (words) are refused in words.
-    pub fn parse_tasks(list: &str) -> Result<Vec<StudyTask>, String> {
+    pub fn parse_tasks(list: &str) -> Result<Vec<StudyTask>, SuiteError> {
         let mut out = Vec::new();
         for name in crate::list_items(list) {
-            let t = StudyTask::parse(name).ok_or_else(|| {
-                format!("`{name}` is not a task of the visual suite (WorM task ids such as VSR or CD-Color, or nback-spatial)")
-            })?;
+            let t = StudyTask::parse(name).ok_or_else(|| SuiteError::NotVisual(name.to_string()))?;
             if t == StudyTask::Nback(NbackKind::Verbal) {
-                return Err("nback-verbal is letters, not pictures: run it in the N-back text suite".into());
+                return Err(SuiteError::VerbalNback);
             }
             if t == StudyTask::Worm(crate::task::TaskId::Lsr) {
-                return Err(LSR_NOT_VISUAL.into());
+                return Err(SuiteError::LsrNotVisual);
             }
             if !out.contains(&t) {
                 out.push(t);
             }
         }
         if out.is_empty() {
-            return Err("choose at least one task".into());
+            return Err(SuiteError::NoTask);
         }
         Ok(out)
     }
 
     /// Refuse settings that cannot make a run, in words.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), SuiteError> {
         if self.tasks.is_empty() {
-            return Err("choose at least one task".into());
+            return Err(SuiteError::NoTask);
         }
         if self.tasks.contains(&StudyTask::Nback(NbackKind::Verbal)) {
-            return Err("nback-verbal is letters, not pictures: run it in the N-back text suite".into());
+            return Err(SuiteError::VerbalNback);
         }
         if self.tasks.contains(&StudyTask::Worm(crate::task::TaskId::Lsr)) {
-            return Err(LSR_NOT_VISUAL.into());
+            return Err(SuiteError::LsrNotVisual);
         }
         if !(1..=1000).contains(&self.trials) {
-            return Err(format!("trials per task must be 1–1000, not {}", self.trials));
+            return Err(SuiteError::Trials(self.trials));
         }
         if !(MIN_SIZE..=MAX_SIZE).contains(&self.size) {
-            return Err(format!("image size must be {MIN_SIZE}–{MAX_SIZE} px, not {}", self.size));
+            return Err(SuiteError::Size(self.size));
         }
         if !TEXT_COLS.contains(&self.text_cols) {
-            return Err(format!("text grid width must be one of {TEXT_COLS:?} characters, not {}", self.text_cols));
+            return Err(SuiteError::TextCols(self.text_cols));
         }
         if self.tasks.iter().any(|t| t.nback().is_some()) {
             if self.nback_ns.is_empty() {
-                return Err("choose at least one N-back level".into());
+                return Err(SuiteError::NoLevel);
             }
-            if let Some(n) = self.nback_ns.iter().find(|n| !(1..=5).contains(*n)) {
-                return Err(format!("N-back levels are 1–5, not {n}"));
+            if let Some(&n) = self.nback_ns.iter().find(|n| !(1..=5).contains(*n)) {
+                return Err(SuiteError::Level(n));
             }
         }
         Ok(())
@@ -187,7 +185,7 @@ impl VisionConfig {
 
 /// The samples of a run, task by task in the configured order: WorM trials `0..trials`, then per N-back
 /// level blocks `0..trials`.
-pub fn samples(cfg: &VisionConfig) -> Result<Vec<Sample>, String> {
+pub fn samples(cfg: &VisionConfig) -> Result<Vec<Sample>, SuiteError> {
     cfg.check()?;
     let mut out = Vec::new();
     for &task in &cfg.tasks {
@@ -361,7 +359,7 @@ impl VisionDialogue {
 
     /// The trial scored by the people's code: its long-format row (with `unreadable`, `render` and the
     /// task's own extras) and, for N-back, the block's SDT measures. `None` while unfinished.
-    pub fn scored(&self) -> Option<Result<(TrialRow, Option<SdtScores>), String>> {
+    pub fn scored(&self) -> Option<Result<(TrialRow, Option<SdtScores>), crate::people::score::ScoreError>> {
         if !self.finished() {
             return None;
         }
@@ -444,11 +442,24 @@ pub fn answer_format(response: &Response) -> String {
     }
 }
 
+/// Why a reply does not read as an answer ([`read_answer`]); the run counts it as unreadable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AnswerError {
+    #[error("neither \"{0}\" nor \"{1}\"")]
+    NoLabel(String, String),
+    #[error("{k} is not a number from 1 to {n}")]
+    OutOfRange { k: u64, n: u64 },
+    #[error("no number")]
+    NoNumber,
+    #[error("{count} numbers, at most {picks}")]
+    TooMany { count: usize, picks: usize },
+}
+
 /// Read a reply as the answer to a step: a binary label (either wording of an `a / b` label; a label
 /// inside a longer one, such as "symmetric" in "not symmetric", counts only outside it; the first label
 /// named wins), one option number (1-based), or a set of cell numbers (at most `picks`, repeats
 /// dropped). Errors say what was missing.
-pub fn read_answer(response: &Response, reply: &str) -> Result<Answer, String> {
+pub fn read_answer(response: &Response, reply: &str) -> Result<Answer, AnswerError> {
     let text = reply.to_lowercase();
     match response {
         Response::Binary { labels } => {
@@ -468,31 +479,31 @@ pub fn read_answer(response: &Response, reply: &str) -> Result<Answer, String> {
                 }
             }
             best.map(|(_, c)| Answer::Class(c))
-                .ok_or_else(|| format!("neither \"{}\" nor \"{}\"", labels[0], labels[1]))
+                .ok_or_else(|| AnswerError::NoLabel(labels[0].to_string(), labels[1].to_string()))
         }
         Response::Choice { n } => {
             let nums = numbers(&text);
             match nums.first() {
                 Some(&k) if (1..=*n as u64).contains(&k) => Ok(Answer::Class(k as u16 - 1)),
-                Some(k) => Err(format!("{k} is not a number from 1 to {n}")),
-                None => Err("no number".into()),
+                Some(&k) => Err(AnswerError::OutOfRange { k, n: *n as u64 }),
+                None => Err(AnswerError::NoNumber),
             }
         }
         Response::MultiSelect { n, picks } => {
             let mut set: Vec<u16> = Vec::new();
             for k in numbers(&text) {
                 if !(1..=*n as u64).contains(&k) {
-                    return Err(format!("{k} is not a number from 1 to {n}"));
+                    return Err(AnswerError::OutOfRange { k, n: *n as u64 });
                 }
                 if !set.contains(&(k as u16 - 1)) {
                     set.push(k as u16 - 1);
                 }
             }
             if set.is_empty() {
-                return Err("no number".into());
+                return Err(AnswerError::NoNumber);
             }
             if set.len() > *picks as usize {
-                return Err(format!("{} numbers, at most {picks}", set.len()));
+                return Err(AnswerError::TooMany { count: set.len(), picks: *picks as usize });
             }
             Ok(Answer::Set(set))
         }

@@ -108,6 +108,8 @@ pub enum ScoreError {
     NbackAnswer(String),
     #[error("N-back: {answers} answers for {trials} trials")]
     NbackCount { answers: usize, trials: usize },
+    #[error("N-back trial without its block")]
+    NbackWithoutBlock,
 }
 
 impl From<ScoreError> for String {

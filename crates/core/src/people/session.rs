@@ -321,7 +321,7 @@ pub fn score_answers(
     steps: &[Step],
     nback: Option<&NbackInfo>,
     answers: &[Answer],
-) -> Result<ScoredAnswers, String> {
+) -> Result<ScoredAnswers, crate::people::score::ScoreError> {
     let mut extra: BTreeMap<String, Setting> = BTreeMap::new();
     match (task, nback) {
         (StudyTask::Nback(_), Some(nb)) => {
@@ -351,7 +351,7 @@ pub fn score_answers(
             }
             Ok(ScoredAnswers { targets: s.targets, responses: s.responses, correct: s.correct, sdt: None, extra })
         }
-        _ => Err("N-back trial without its block".into()),
+        _ => Err(crate::people::score::ScoreError::NbackWithoutBlock),
     }
 }
 
@@ -364,7 +364,7 @@ pub fn nback_block(
     n: u8,
     b: u32,
     practice: bool,
-) -> Result<(Vec<Step>, NbackInfo), String> {
+) -> Result<(Vec<Step>, NbackInfo), crate::llm::nback::BlockError> {
     let (len, matches, key) = if practice {
         (NBACK_PRACTICE_LEN, NBACK_PRACTICE_MATCHES, PRACTICE_BASE + ((n as u64) << 32) + b as u64)
     } else {
@@ -617,7 +617,7 @@ impl Session {
         let trial = self.trial(expected)?;
         let ScoredAnswers { targets, responses, correct, sdt: sdt_scores, mut extra } =
             score_answers(trial.task, &trial.steps, trial.nback.as_ref(), &result.answers)
-                .map_err(SessionError::BadResult)?;
+                .map_err(|e| SessionError::BadResult(e.to_string()))?;
         let block = &self.blocks[expected.block];
         extra.insert("block".into(), Setting::Int(expected.block as i64 + 1));
         extra.insert("block_kind".into(), Setting::Text(if block.practice { "practice" } else { "main" }.into()));

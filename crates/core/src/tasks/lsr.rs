@@ -43,7 +43,7 @@ impl Default for LsrParams {
 }
 
 /// Whether the parameters make trials: 2 to 16 slots, every list 1 to `slots` words.
-pub fn check(p: &LsrParams) -> Result<(), String> {
+pub(crate) fn check(p: &LsrParams) -> Result<(), String> {
     if !(2..=MAX_SLOTS as u8).contains(&p.slots) {
         return Err(format!("slots must be 2 to {MAX_SLOTS} (a list of up to 16 words, WorM A3.2)"));
     }

@@ -19,7 +19,7 @@ impl Default for ScParams {
 /// Whether trials can be drawn: SC draws L/2 cells on the left and mirrors them, and an asymmetric pattern
 /// moves offset/2 of the mirrors, so every offset must fit every list length, and the left half holds
 /// G²/2 cells.
-pub fn check(p: &ScParams) -> Result<(), String> {
+pub(crate) fn check(p: &ScParams) -> Result<(), String> {
     let (g, least) = (p.grid as usize, p.list_lengths.iter().copied().min().unwrap_or(0) as usize);
     let most = p.list_lengths.iter().copied().max().unwrap_or(0) as usize;
     if p.symmetry_offsets.iter().any(|&o| o as usize / 2 > least / 2) || most / 2 > g * (g / 2) || g < 2 {

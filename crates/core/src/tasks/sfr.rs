@@ -17,7 +17,7 @@ impl Default for SfrParams {
 }
 /// Whether trials can be drawn: a board of 2 to 30 cells a side (3 px a cell or more), `visible` cells on
 /// it, and every list 1 to `visible` long (the recalled cells are among the visible ones).
-pub fn check(p: &SfrParams) -> Result<(), String> {
+pub(crate) fn check(p: &SfrParams) -> Result<(), String> {
     if !(2..=30).contains(&p.grid) {
         return Err("the board must be 2 to 30 cells a side".into());
     }

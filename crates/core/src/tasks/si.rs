@@ -85,7 +85,7 @@ pub(crate) fn figure(rng: &mut Rng, segments: usize, lattice: i32) -> Vec<Point>
 /// the figure and each distractor found by the random walks within a bounded number of restarts (a
 /// figure longer than the lattice allows would make [`generate`] walk forever). Checked with a fixed
 /// seed, so the answer is the same every time.
-pub fn check(p: &SiParams) -> Result<(), String> {
+pub(crate) fn check(p: &SiParams) -> Result<(), String> {
     const RESTARTS: usize = 2000;
     if !(1..=12).contains(&p.lattice) {
         return Err(format!("the lattice must be 1 to 12 (a probe cell of {} px)", 66 / p.lattice.max(1) as i32));

@@ -883,14 +883,14 @@ fn the_second_wording_changes_only_the_instruction_of_the_tables_8_and_12_tasks(
     assert_eq!(one, generate(&MinervaConfig { prompt_variant: Some(2), ..config.clone() }, w, &Tokenizer::cl100k()));
     assert!(one.iter().filter(|s| s.task == "replace_all").all(|s| s.conditions["prompt_variant"] == "2"));
     assert_eq!(Sweep::parse_variants("2, 1 2"), Ok(vec![2, 1]));
-    assert!(Sweep::parse_variants("3").unwrap_err().contains("not 1 or 2"));
+    assert!(Sweep::parse_variants("3").unwrap_err().to_string().contains("not 1 or 2"));
 }
 
 #[test]
 fn sweep_lists_read_and_say_why_not() {
     assert_eq!(Sweep::parse_list("500, 1000;2000 1000", 100, "Context tokens"), Ok(vec![500, 1000, 2000]));
     assert_eq!(Sweep::parse_list("", 1, "Steps"), Ok(vec![]));
-    let e = Sweep::parse_list("50, ten", 1, "Steps").unwrap_err();
+    let e = Sweep::parse_list("50, ten", 1, "Steps").unwrap_err().to_string();
     assert_eq!(e, "Steps: \"ten\" is not a whole number of 1 or more (give one, or a comma list)");
     assert!(Sweep::parse_list("0", 1, "Steps").is_err());
 }

@@ -35,7 +35,7 @@ impl Tokenizer {
 
     /// The ranks in `text` (the `cl100k_base.tiktoken` format: a base64 token and its rank per line).
     /// A malformed file is refused with the line.
-    pub fn from_ranks(text: &str) -> Result<Tokenizer, String> {
+    pub fn from_ranks(text: &str) -> Result<Tokenizer, crate::llm::SuiteError> {
         Ok(Tokenizer { bpe: Bpe::Owned(Box::new(parse_ranks(text)?)) })
     }
 
@@ -70,23 +70,24 @@ const SPECIAL: [(&str, u32); 5] = [
 ];
 
 /// A cl100k tokenizer from the text of a `cl100k_base.tiktoken` file.
-fn parse_ranks(text: &str) -> Result<CoreBPE, String> {
+fn parse_ranks(text: &str) -> Result<CoreBPE, crate::llm::SuiteError> {
+    use crate::llm::SuiteError;
     use base64::Engine;
     let mut encoder = std::collections::HashMap::default();
     for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.is_empty()) {
-        let bad = || format!("the token ranks file is damaged at line {}", i + 1);
+        let bad = || SuiteError::RanksLine(i + 1);
         let (tok, rank) = line.split_once(' ').ok_or_else(bad)?;
         let tok = base64::engine::general_purpose::STANDARD.decode(tok).map_err(|_| bad())?;
         encoder.insert(tok, rank.trim().parse::<tiktoken_rs::Rank>().map_err(|_| bad())?);
     }
     if encoder.len() < 100_000 {
-        return Err(format!("the token ranks file holds {} ranks, not cl100k_base's 100,256", encoder.len()));
+        return Err(SuiteError::RanksCount(encoder.len()));
     }
     let mut special = std::collections::HashMap::default();
     for (s, r) in SPECIAL {
         special.insert(s.to_string(), r);
     }
-    CoreBPE::new(encoder, special, PATTERN).map_err(|e| format!("the token ranks: {e}"))
+    CoreBPE::new(encoder, special, PATTERN).map_err(|e| SuiteError::Ranks(e.to_string()))
 }
 
 /// Minerva's `trim_context(ctx, max)`: encode, keep the first `max` tokens, decode to `t`; then
@@ -158,8 +159,8 @@ mod tests {
         let gz = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../public/data/cl100k_base.tiktoken.gz"))
             .expect("public/data/cl100k_base.tiktoken.gz");
         let text = String::from_utf8(crate::llm::snapshot::gunzip(&gz).unwrap()).unwrap();
-        assert!(Tokenizer::from_ranks("abc").unwrap_err().contains("line 1"));
-        assert!(Tokenizer::from_ranks("YQ== 0\n").unwrap_err().contains("not cl100k_base"));
+        assert!(Tokenizer::from_ranks("abc").unwrap_err().to_string().contains("line 1"));
+        assert!(Tokenizer::from_ranks("YQ== 0\n").unwrap_err().to_string().contains("not cl100k_base"));
         // Built from the file beside the bundled singleton (not installed: other tests use the bundle).
         let file = parse_ranks(&text).unwrap();
         let bundled = tiktoken_rs::cl100k_base_singleton();
