@@ -11,6 +11,10 @@
 //! - [`share`]: share links that carry a record in the URL fragment.
 //! - [`rng`]: seeded randomness.
 
+// Outside its tests the core does not unwrap: a value that may be missing is handled, or its `expect`
+// says why it cannot be.
+#![cfg_attr(not(test), warn(clippy::unwrap_used))]
+
 pub mod analysis;
 pub mod chance;
 pub mod chart;

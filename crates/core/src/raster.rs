@@ -428,7 +428,7 @@ impl std::hash::Hasher for FxHasher {
     fn write(&mut self, bytes: &[u8]) {
         let mut chunks = bytes.chunks_exact(8);
         for c in &mut chunks {
-            self.write_u64(u64::from_le_bytes(c.try_into().unwrap()));
+            self.write_u64(u64::from_le_bytes(c.try_into().expect("chunks of 8 bytes")));
         }
         for &b in chunks.remainder() {
             self.write_u64(b as u64);
@@ -517,9 +517,9 @@ impl Sprite {
         let mut sprite = Sprite { runs: Vec::new(), bytes: Vec::new() };
         let painted = || layers.iter().filter(|l| l.1.is_some()).flat_map(|l| l.0.iter());
         let Some(x0) = painted().map(|s| s.1).min() else { return sprite };
-        let x1 = painted().map(|s| s.2).max().unwrap();
-        let y0 = painted().map(|s| s.0).min().unwrap();
-        let y1 = painted().map(|s| s.0).max().unwrap();
+        let x1 = painted().map(|s| s.2).max().expect("a painted span (x0 exists)");
+        let y0 = painted().map(|s| s.0).min().expect("a painted span (x0 exists)");
+        let y1 = painted().map(|s| s.0).max().expect("a painted span (x0 exists)");
         let w = (x1 - x0 + 1) as usize;
         let mut canvas: Vec<Option<Rgb>> = vec![None; w * (y1 - y0 + 1) as usize];
         for &(spans, c) in layers {
@@ -538,7 +538,7 @@ impl Sprite {
                 }
                 let start = x;
                 while x < w && row[x].is_some() {
-                    let c = row[x].unwrap();
+                    let c = row[x].expect("checked by the loop");
                     sprite.bytes.extend([c.0, c.1, c.2]);
                     x += 1;
                 }
@@ -755,7 +755,7 @@ fn taps() -> &'static Taps {
             debug_assert!(wi.iter().all(|&w| w >= 0));
             // put the rounding remainder on the largest tap so the weights sum to exactly one
             let rem = one - wi.iter().sum::<i32>();
-            let kmax = (0..6).max_by_key(|&k| wi[k]).unwrap();
+            let kmax = (0..6).max_by_key(|&k| wi[k]).expect("six taps");
             wi[kmax] += rem;
             // Move the window left so it never reads past the image: the taps it gains have weight 0.
             let shift = (lo + 6).saturating_sub(BIG);
@@ -763,8 +763,8 @@ fn taps() -> &'static Taps {
             shifted[shift..].copy_from_slice(&wi[..6 - shift]);
             t.start[o] = lo - shift;
             t.w[o] = shifted;
-            let first = (0..6).find(|&k| shifted[k] != 0).unwrap();
-            let last = (0..6).rev().find(|&k| shifted[k] != 0).unwrap();
+            let first = (0..6).find(|&k| shifted[k] != 0).expect("a window has a tap of weight above 0");
+            let last = (0..6).rev().find(|&k| shifted[k] != 0).expect("a window has a tap of weight above 0");
             t.nonzero[o] = (first, last);
         }
         assert!(t.start.windows(2).all(|w| w[0] <= w[1]), "windows in increasing order");
@@ -869,7 +869,7 @@ fn downsample_bytes(img: &Image96, out: &mut [u8; TENSOR_LEN]) {
     let mut mid = [0u8; BIG * SMALL * 3];
     let mut same = [false; BIG];
     for y in y_lo..=y_hi {
-        let row: &[u8; ROW] = img.px[y * ROW..(y + 1) * ROW].try_into().unwrap();
+        let row: &[u8; ROW] = img.px[y * ROW..(y + 1) * ROW].try_into().expect("a row is ROW bytes");
         if y > y_lo && img.px[(y - 1) * ROW..y * ROW] == row[..] {
             mid.copy_within((y - 1) * MID..y * MID, y * MID);
             same[y] = true;
@@ -884,7 +884,7 @@ fn downsample_bytes(img: &Image96, out: &mut [u8; TENSOR_LEN]) {
         let w = &t.w[oy];
         let (k0, k1) = t.nonzero[oy];
         let res: [u8; MID] = if (s + k0 + 1..=s + k1).all(|y| same[y]) {
-            mid[(s + k0) * MID..(s + k0 + 1) * MID].try_into().unwrap()
+            mid[(s + k0) * MID..(s + k0 + 1) * MID].try_into().expect("a row is MID values")
         } else {
             let mut acc = [0i32; MID];
             for k in k0..=k1 {
@@ -915,7 +915,8 @@ fn horizontal(t: &Taps, row: &[u8; BIG * 3], c0: usize, c1: usize, out_row: &mut
         // the taps' bytes equal themselves shifted by one pixel exactly when every tap is one colour
         let (a, n) = (3 * (s + k0), 3 * (k1 - k0));
         let uniform = if n == 12 {
-            <[u8; 12]>::try_from(&row[a..a + 12]).unwrap() == <[u8; 12]>::try_from(&row[a + 3..a + 15]).unwrap()
+            <[u8; 12]>::try_from(&row[a..a + 12]).expect("12 bytes")
+                == <[u8; 12]>::try_from(&row[a + 3..a + 15]).expect("12 bytes")
         } else {
             row[a..a + n] == row[a + 3..a + 3 + n]
         };
@@ -1276,7 +1277,7 @@ fn resample_tile(img: &Image96, tx: usize, ty: usize, out: &mut [u8; TENSOR_LEN]
     let mut mid = [[0u8; MID]; 3 * (TILE - 1) + 6];
     assert!(y_hi - y_lo < mid.len(), "a tile's taps span at most {} rows", mid.len());
     for (y, m) in (y_lo..=y_hi).zip(mid.iter_mut()) {
-        let row: &[u8; ROW] = img.px[y * ROW..(y + 1) * ROW].try_into().unwrap();
+        let row: &[u8; ROW] = img.px[y * ROW..(y + 1) * ROW].try_into().expect("a row is ROW bytes");
         horizontal(t, row, c0, c1, m);
     }
     for oy in r0..=r1 {
@@ -1471,7 +1472,9 @@ impl Tiles {
         }
         *ghost = 0;
         let frame = self.frame_clock;
-        let w = (0..SHAPE_WAYS).min_by_key(|&w| (ways[w].used > frame, ways[w].composed, ways[w].used)).unwrap();
+        let w = (0..SHAPE_WAYS)
+            .min_by_key(|&w| (ways[w].used > frame, ways[w].composed, ways[w].used))
+            .expect("SHAPE_WAYS is above 0");
         let e = &mut ways[w];
         // (ids never wrap: out of ids the frame is drawn, and the next one clears the tables)
         self.next_id = self.next_id.checked_add(1)?;
@@ -1766,7 +1769,10 @@ impl Incremental {
         let t = taps();
         let bg = self.img.bg;
         // (a painted box lies in the image, so some window meets it)
-        let ((c0, c1), (r0, r1)) = (t.reached(x0, x1).unwrap(), t.reached(y0, y1).unwrap());
+        let ((c0, c1), (r0, r1)) = (
+            t.reached(x0, x1).expect("a painted box lies in the image"),
+            t.reached(y0, y1).expect("a painted box lies in the image"),
+        );
         self.img.reset(bg);
         let px = [bg.0, bg.1, bg.2];
         for y in y0 as usize..=y1 as usize {
@@ -1817,17 +1823,18 @@ impl Incremental {
         // horizontal: per row, the changed pixel range and the output columns it reaches
         let mut cols: [Option<(usize, usize)>; BIG] = [None; BIG];
         for y in y0..=y1 {
-            let new: &[u8; ROW] = img.px[y * ROW..(y + 1) * ROW].try_into().unwrap();
+            let new: &[u8; ROW] = img.px[y * ROW..(y + 1) * ROW].try_into().expect("a row is ROW bytes");
             let (xa, xb) = if full {
                 (0, BIG - 1)
             } else {
-                let old: &[u8; ROW] = self.img.px[y * ROW..(y + 1) * ROW].try_into().unwrap();
+                let old: &[u8; ROW] = self.img.px[y * ROW..(y + 1) * ROW].try_into().expect("a row is ROW bytes");
                 if old == new {
                     continue;
                 }
                 changed_pixels(old, new)
             };
-            let (oa, ob) = t.reached(xa as i32, xb as i32).unwrap();
+            let (oa, ob) =
+                t.reached(xa as i32, xb as i32).expect("a changed run lies in the image, so some window meets it");
             cols[y] = Some((oa, ob));
             let mid_row = y * MID;
             if y > 0 && img.px[(y - 1) * ROW..y * ROW] == new[..] {
@@ -1878,10 +1885,10 @@ impl Incremental {
 
 /// The first and last pixel at which two different rows differ, comparing 8 bytes at a time.
 fn changed_pixels(a: &[u8; ROW], b: &[u8; ROW]) -> (usize, usize) {
-    let word = |r: &[u8; ROW], i: usize| u64::from_le_bytes(r[i * 8..i * 8 + 8].try_into().unwrap());
+    let word = |r: &[u8; ROW], i: usize| u64::from_le_bytes(r[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
     let diff = |i: usize| word(a, i) ^ word(b, i);
     let f = (0..ROW / 8).find(|&i| diff(i) != 0).expect("the rows differ");
-    let l = (0..ROW / 8).rev().find(|&i| diff(i) != 0).unwrap();
+    let l = (0..ROW / 8).rev().find(|&i| diff(i) != 0).expect("the rows differ");
     let first = f * 8 + diff(f).trailing_zeros() as usize / 8;
     let last = l * 8 + 7 - diff(l).leading_zeros() as usize / 8;
     (first / 3, last / 3)

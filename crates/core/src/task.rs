@@ -106,7 +106,7 @@ impl TaskId {
     /// Position in [`TaskId::EVERY`]: for the 14 WorM ids the reference's task-embedding index; LSR is 14.
     /// It also keys each id's random stream, so LSR's trials are not VSR's.
     pub fn ordinal(self) -> u8 {
-        TaskId::EVERY.iter().position(|&t| t == self).unwrap() as u8
+        TaskId::EVERY.iter().position(|&t| t == self).expect("TaskId::EVERY lists every id") as u8
     }
 
     /// The row of the 14-row task embedding a trial of this id reads: its ordinal, and VSR's for LSR (the

@@ -146,7 +146,7 @@ proptest! {
         for input in [damaged_text(&link, &ds), junk.clone(), format!("#r=1.{junk}")] {
             let r = bounded("share::decode", || share::decode(&input));
             if let Err(e) = r {
-                a_message(&e.to_string());
+                a_message(&e);
             }
         }
     }
@@ -158,7 +158,7 @@ proptest! {
         let (link, _) = share::comparison_fragment(&c).unwrap();
         for input in [damaged_text(&link, &ds), format!("#c=1.{junk}")] {
             if let Err(e) = bounded("share::decode_comparison", || share::decode_comparison(&input)) {
-                a_message(&e.to_string());
+                a_message(&e);
             }
         }
     }
@@ -174,7 +174,7 @@ proptest! {
                     let s = bounded("Session::new", || wmlab_core::people::session::Session::new(c));
                     drop(s);
                 }
-                Err(e) => a_message(&e.to_string()),
+                Err(e) => a_message(&e),
             }
         }
     }
@@ -185,10 +185,10 @@ proptest! {
         let lines = format!("{}\n{}\n", serde_json::to_string(&record()).unwrap(), json);
         for input in [damaged_text(&json, &ds), damaged_text(&lines, &ds), junk.clone()] {
             if let Err(e) = bounded("ResultRecord::from_json", || ResultRecord::from_json(&input)) {
-                a_message(&e.to_string());
+                a_message(&e);
             }
             if let Err(e) = bounded("from_json_documents", || ResultRecord::from_json_documents(&input)) {
-                a_message(&e.to_string());
+                a_message(&e);
             }
         }
     }
@@ -229,7 +229,7 @@ proptest! {
                     let t = bounded("a trial", || spec.trial(1, wmlab_core::Split::Test, 0));
                     prop_assert!(!t.is_empty(), "{task:?} {text}: an empty trial");
                 }
-                Err(e) => a_message(&e.to_string()),
+                Err(e) => a_message(&e),
             },
             Err(e) => a_message(&e),
         }
@@ -287,7 +287,7 @@ proptest! {
                         a_message(&e);
                     }
                 }
-                Err(e) => a_message(&e.to_string()),
+                Err(e) => a_message(&e),
             }
         }
     }
@@ -334,7 +334,7 @@ fn edited_headers_are_validated() {
                     }
                 }
                 Err(e) => {
-                    a_message(&e.to_string());
+                    a_message(&e);
                     refused += 1;
                 }
             }

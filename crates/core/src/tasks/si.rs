@@ -55,7 +55,7 @@ fn walk(rng: &mut Rng, path: &mut Vec<Point>, segments: usize, lattice: i32, avo
         }
         attempts += 1;
         let (da, db) = *rng.choose(&KING);
-        let last = *path.last().unwrap();
+        let Some(&last) = path.last() else { return false };
         let next = (last.0 + da, last.1 + db);
         let inside = (0..=lattice).contains(&next.0) && (0..=lattice).contains(&next.1);
         if inside && !path.contains(&next) && !avoid.contains(&next) {
