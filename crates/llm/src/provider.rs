@@ -324,27 +324,42 @@ impl ProviderConfig {
                 if text.is_empty() && msg.get("refusal").and_then(Value::as_str).is_some() {
                     return Err(LlmError::new(LlmErrorKind::Blocked, "The model refused to answer."));
                 }
-                Ok(Reply {
-                    text,
-                    finish_reason: choice.get("finish_reason").and_then(Value::as_str).map(str::to_string),
-                    tokens_in: u("/usage/prompt_tokens"),
-                    tokens_out: u("/usage/completion_tokens"),
-                })
+                // Reasoning apart from the content: `reasoning_content` (llama.cpp, vLLM, DeepSeek) or
+                // `reasoning` (OpenRouter, Ollama).
+                let apart = ["reasoning_content", "reasoning"]
+                    .iter()
+                    .filter_map(|k| msg.get(*k).and_then(Value::as_str).map(str::to_string))
+                    .collect();
+                Ok(Reply::read(
+                    &text,
+                    apart,
+                    choice.get("finish_reason").and_then(Value::as_str).map(str::to_string),
+                    [
+                        u("/usage/prompt_tokens"),
+                        u("/usage/completion_tokens"),
+                        u("/usage/completion_tokens_details/reasoning_tokens"),
+                    ],
+                ))
             }
             ProviderKind::Anthropic => {
                 let content = v.get("content").and_then(Value::as_array).ok_or_else(|| bad("content"))?;
-                let text = content
-                    .iter()
-                    .filter(|c| c.get("type").and_then(Value::as_str) == Some("text"))
-                    .filter_map(|c| c.get("text").and_then(Value::as_str))
-                    .collect::<Vec<_>>()
-                    .join("");
-                Ok(Reply {
-                    text,
-                    finish_reason: v.get("stop_reason").and_then(Value::as_str).map(str::to_string),
-                    tokens_in: u("/usage/input_tokens"),
-                    tokens_out: u("/usage/output_tokens"),
-                })
+                let of_type = |t: &'static str, field: &'static str| {
+                    content
+                        .iter()
+                        .filter(move |c| c.get("type").and_then(Value::as_str) == Some(t))
+                        .filter_map(move |c| c.get(field).and_then(Value::as_str))
+                };
+                let text = of_type("text", "text").collect::<Vec<_>>().join("");
+                // Extended thinking: `thinking` blocks (their text), `redacted_thinking` (encrypted).
+                let mut apart: Vec<String> = of_type("thinking", "thinking").map(str::to_string).collect();
+                apart.extend(of_type("redacted_thinking", "data").map(|_| "[redacted thinking]".to_string()));
+                // `output_tokens` counts the thinking too (billed as output).
+                Ok(Reply::read(
+                    &text,
+                    apart,
+                    v.get("stop_reason").and_then(Value::as_str).map(str::to_string),
+                    [u("/usage/input_tokens"), u("/usage/output_tokens"), None],
+                ))
             }
             ProviderKind::Gemini => {
                 let cand = match v.pointer("/candidates/0") {
@@ -359,26 +374,22 @@ impl ProviderConfig {
                         return Err(bad("candidates"));
                     }
                 };
-                let text = cand
-                    .pointer("/content/parts")
-                    .and_then(Value::as_array)
-                    .map(|ps| {
-                        ps.iter()
-                            .filter(|p| p.get("thought").and_then(Value::as_bool) != Some(true))
-                            .filter_map(|p| p.get("text").and_then(Value::as_str))
-                            .collect::<String>()
-                    })
-                    .unwrap_or_default();
+                let parts = cand.pointer("/content/parts").and_then(Value::as_array).cloned().unwrap_or_default();
+                let thought = |p: &Value| p.get("thought").and_then(Value::as_bool) == Some(true);
+                let text_of = |p: &Value| p.get("text").and_then(Value::as_str).map(str::to_string);
+                let text = parts.iter().filter(|p| !thought(p)).filter_map(text_of).collect::<String>();
+                let apart: Vec<String> = parts.iter().filter(|p| thought(p)).filter_map(text_of).collect();
                 let finish = cand.get("finishReason").and_then(Value::as_str).map(str::to_string);
                 if text.is_empty() && matches!(finish.as_deref(), Some("SAFETY" | "PROHIBITED_CONTENT" | "BLOCKLIST")) {
                     return Err(LlmError::new(LlmErrorKind::Blocked, "Gemini blocked the reply (safety filter)."));
                 }
-                Ok(Reply {
-                    text,
-                    finish_reason: finish,
-                    tokens_in: u("/usageMetadata/promptTokenCount"),
-                    tokens_out: u("/usageMetadata/candidatesTokenCount"),
-                })
+                // `candidatesTokenCount` leaves the thoughts out; they are billed as output.
+                let thoughts = u("/usageMetadata/thoughtsTokenCount");
+                let out = match (u("/usageMetadata/candidatesTokenCount"), thoughts) {
+                    (Some(c), Some(t)) => Some(c + t),
+                    (c, t) => c.or(t),
+                };
+                Ok(Reply::read(&text, apart, finish, [u("/usageMetadata/promptTokenCount"), out, thoughts]))
             }
         }
     }
@@ -455,13 +466,40 @@ fn role_str(r: Role) -> &'static str {
 /// A model's reply.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Reply {
+    /// The final answer: what is scored (a reasoning model's reasoning is never in it).
     pub text: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finish_reason: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokens_in: Option<u64>,
+    /// Output tokens as billed, reasoning included.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokens_out: Option<u64>,
+    /// The reasoning the model returned before its answer (a field or block of its own, or `<think>`
+    /// text): logged, never scored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+    /// Of `tokens_out`, the reasoning's, when the provider says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens_reasoning: Option<u64>,
+}
+
+impl Reply {
+    /// A reply from its text (`<think>` blocks taken out into `reasoning`, after any reasoning the
+    /// provider returned apart) and counts.
+    fn read(text: &str, apart: Vec<String>, finish_reason: Option<String>, tokens: [Option<u64>; 3]) -> Reply {
+        let split = wmlab_core::llm::reasoning::split_reasoning(text);
+        let parts: Vec<String> =
+            apart.into_iter().chain(split.reasoning).map(|r| r.trim().to_string()).filter(|r| !r.is_empty()).collect();
+        Reply {
+            text: split.answer,
+            finish_reason,
+            tokens_in: tokens[0],
+            tokens_out: tokens[1],
+            reasoning: (!parts.is_empty()).then(|| parts.join("\n\n")),
+            tokens_reasoning: tokens[2],
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -552,7 +590,13 @@ mod tests {
         let rep = c.parse_reply(body).unwrap();
         assert_eq!(
             rep,
-            Reply { text: "6".into(), finish_reason: Some("stop".into()), tokens_in: Some(20), tokens_out: Some(1) }
+            Reply {
+                text: "6".into(),
+                finish_reason: Some("stop".into()),
+                tokens_in: Some(20),
+                tokens_out: Some(1),
+                ..Default::default()
+            }
         );
         let null = r#"{"choices":[{"message":{"role":"assistant","content":null},"finish_reason":"length"}]}"#;
         assert_eq!(c.parse_reply(null).unwrap().text, "");
@@ -589,7 +633,8 @@ mod tests {
                 text: "6".into(),
                 finish_reason: Some("end_turn".into()),
                 tokens_in: Some(12),
-                tokens_out: Some(1)
+                tokens_out: Some(1),
+                ..Default::default()
             }
         );
         let models = c
@@ -620,7 +665,13 @@ mod tests {
         let rep = c.parse_reply(body).unwrap();
         assert_eq!(
             rep,
-            Reply { text: "6".into(), finish_reason: Some("STOP".into()), tokens_in: Some(9), tokens_out: Some(1) }
+            Reply {
+                text: "6".into(),
+                finish_reason: Some("STOP".into()),
+                tokens_in: Some(9),
+                tokens_out: Some(1),
+                ..Default::default()
+            }
         );
         let blocked = r#"{"promptFeedback":{"blockReason":"SAFETY"}}"#;
         assert_eq!(c.parse_reply(blocked).unwrap_err().kind, LlmErrorKind::Blocked);
@@ -630,5 +681,42 @@ mod tests {
         assert_eq!(models.len(), 1);
         assert_eq!(models[0].id, "gemini-2.5-flash");
         assert_eq!(c.models_request(&key, 1).header("x-goog-api-key"), Some("AIzaSyFAKEFAKEFAKE"));
+    }
+
+    /// A reasoning model's reply in each provider's format: the answer is the final text only; the
+    /// reasoning (a field, a block, thought parts, or `<think>` text) is kept apart with its tokens.
+    #[test]
+    fn reasoning_is_kept_apart_from_the_answer() {
+        let openai = ProviderConfig::new(ProviderKind::OpenAi, "", "m");
+        let r = openai
+            .parse_reply(
+                r#"{"choices":[{"message":{"role":"assistant","content":"<think>K two back? m</think>\n-","reasoning_content":"Counting back."},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":40,"completion_tokens_details":{"reasoning_tokens":38}}}"#,
+            )
+            .unwrap();
+        assert_eq!(r.text, "-");
+        assert_eq!(r.reasoning.as_deref(), Some("Counting back.\n\nK two back? m"));
+        assert_eq!((r.tokens_out, r.tokens_reasoning), (Some(40), Some(38)));
+        // A plain reply is unchanged.
+        let plain = openai.parse_reply(r#"{"choices":[{"message":{"role":"assistant","content":" m "}}]}"#).unwrap();
+        assert_eq!((plain.text.as_str(), plain.reasoning), (" m ", None));
+
+        let anthropic = ProviderConfig::new(ProviderKind::Anthropic, "", "claude");
+        let r = anthropic
+            .parse_reply(
+                r#"{"content":[{"type":"thinking","thinking":"It was 7, no: 3.","signature":"x"},{"type":"redacted_thinking","data":"zz"},{"type":"text","text":"The number is 3."}],"stop_reason":"end_turn","usage":{"input_tokens":9,"output_tokens":30}}"#,
+            )
+            .unwrap();
+        assert_eq!(r.text, "The number is 3.");
+        assert_eq!(r.reasoning.as_deref(), Some("It was 7, no: 3.\n\n[redacted thinking]"));
+        assert_eq!(r.tokens_out, Some(30));
+
+        let gemini = ProviderConfig::new(ProviderKind::Gemini, "", "gemini-2.5-flash");
+        let r = gemini
+            .parse_reply(
+                r#"{"candidates":[{"content":{"parts":[{"text":"Maybe 9.","thought":true},{"text":"3"}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":9,"candidatesTokenCount":1,"thoughtsTokenCount":20}}"#,
+            )
+            .unwrap();
+        assert_eq!((r.text.as_str(), r.reasoning.as_deref()), ("3", Some("Maybe 9.")));
+        assert_eq!((r.tokens_out, r.tokens_reasoning), (Some(21), Some(20)), "thoughts are billed as output");
     }
 }

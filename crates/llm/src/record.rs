@@ -64,6 +64,9 @@ pub fn trial_row(index: usize, o: &Outcome) -> TrialRow {
     extra.insert("sample_id".to_string(), text(&o.sample_id));
     extra.insert("tokens_in".into(), Setting::Int(o.tokens_in as i64));
     extra.insert("tokens_out".into(), Setting::Int(o.tokens_out as i64));
+    if o.tokens_reasoning > 0 {
+        extra.insert("tokens_reasoning".into(), Setting::Int(o.tokens_reasoning as i64));
+    }
     extra.insert("requests".into(), Setting::Int(o.requests as i64));
     if o.retries > 0 {
         extra.insert("retries".into(), Setting::Int(o.retries as i64));

@@ -173,6 +173,16 @@ pub struct TurnEntry {
     pub tokens_out: u64,
     #[serde(default)]
     pub cached: bool,
+    /// A reasoning model's reasoning before its reply (never scored; `reply` is the final answer).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+    /// Of `tokens_out`, the reasoning's (when the provider says).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tokens_reasoning: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The result of one sample.
@@ -228,6 +238,12 @@ pub struct Outcome {
     pub retries: u32,
     pub tokens_in: u64,
     pub tokens_out: u64,
+    /// Of `tokens_out`, the reasoning's (when the provider says).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tokens_reasoning: u64,
+    /// Single samples: a reasoning model's reasoning before its reply (logged, never scored).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<LlmError>,
 }
@@ -238,6 +254,7 @@ impl Outcome {
         self.latency_ms += t.latency_ms;
         self.tokens_in += t.tokens_in;
         self.tokens_out += t.tokens_out;
+        self.tokens_reasoning += t.tokens_reasoning;
         self.requests += 1;
         self.cache_hits += t.cached as u32;
     }
@@ -613,6 +630,8 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
             retries: 0,
             tokens_in: 0,
             tokens_out: 0,
+            tokens_reasoning: 0,
+            reasoning: None,
             error: None,
         }
     }
@@ -661,6 +680,8 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
                         tokens_in: call.reply.tokens_in.unwrap_or(0),
                         tokens_out: call.reply.tokens_out.unwrap_or(0),
                         cached: call.cached,
+                        reasoning: call.reply.reasoning.clone(),
+                        tokens_reasoning: call.reply.tokens_reasoning.unwrap_or(0),
                     };
                     (on_entry.borrow_mut())(&LogEntry::Turn(entry.clone()));
                     d.feed(&call.reply.text);
@@ -708,6 +729,8 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
                         o.cache_hits = call.cached as u32;
                         o.tokens_in = call.reply.tokens_in.unwrap_or(0);
                         o.tokens_out = call.reply.tokens_out.unwrap_or(0);
+                        o.tokens_reasoning = call.reply.tokens_reasoning.unwrap_or(0);
+                        o.reasoning = call.reply.reasoning.clone();
                         o.finish_reason = call.reply.finish_reason.clone();
                         self.bump(|p| {
                             p.tokens_in += o.tokens_in;

@@ -428,3 +428,62 @@ fn pause_holds_requests_and_cancel_stops_a_stalled_one() {
     assert_eq!(res.outcomes.len(), 1, "only the first sample finished");
     assert!(!server.stats.per_tag.lock().unwrap().contains_key("never"));
 }
+
+/// A reasoning model's reply to `r`: the echo's answer after reasoning that names a wrong one, in one of
+/// three wire formats (a `<think>` block, a template-opened block with only `</think>`, and
+/// `reasoning_content`), with its reasoning tokens counted.
+fn thinking_reply(r: &Req, n: usize) -> String {
+    let plain: serde_json::Value = serde_json::from_str(&echo_reply(r)).unwrap();
+    let answer = plain["choices"][0]["message"]["content"].as_str().unwrap().to_string();
+    let wrong = match answer.as_str() {
+        "m" => "-".to_string(),
+        "-" => "m".to_string(),
+        _ => "The number is 99.".to_string(),
+    };
+    let message = match (n + r.messages + r.tag.len()) % 3 {
+        0 => serde_json::json!({"role": "assistant", "content": format!("<think>{wrong}</think>\n{answer}")}),
+        1 => serde_json::json!({"role": "assistant", "content": format!("{wrong}\n</think>\n\n{answer}")}),
+        _ => serde_json::json!({"role": "assistant", "content": answer, "reasoning_content": wrong}),
+    };
+    serde_json::json!({
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 12, "completion_tokens_details": {"reasoning_tokens": 10}}
+    })
+    .to_string()
+}
+
+/// Issue 49: a reasoning model is scored from its final answer only, on N-back (whose answer is the
+/// reply's first character) and on single replies, exactly as the same answers without reasoning; the
+/// reasoning is logged with its tokens, and the conversation sent back holds the answers only.
+#[test]
+fn a_reasoning_models_answers_are_read_after_its_reasoning() {
+    let samples: Vec<Sample> =
+        std::iter::once(nback_sample()).chain((0..4).map(|i| single(&format!("t{i}"), i))).collect();
+    let plain_server = serve(500, |r, _| Action::Reply(200, vec![], echo_reply(r)));
+    let plain = run(&plain_server, &samples, &RunLog::default(), fast_options(), "", &Control::new(), |_| {});
+    let server = serve(500, |r, n| Action::Reply(200, vec![], thinking_reply(r, n)));
+    let mut lines = Vec::new();
+    let thought =
+        run(&server, &samples, &RunLog::default(), fast_options(), "", &Control::new(), |e| lines.push(e.to_line()));
+    assert_eq!(thought.outcomes.len(), plain.outcomes.len());
+    for (a, b) in thought.outcomes.iter().zip(&plain.outcomes) {
+        assert!(a.error.is_none(), "{a:?}");
+        assert_eq!((&a.scores, &a.answers, &a.answer), (&b.scores, &b.answers, &b.answer), "{}", a.sample_id);
+        assert_eq!(a.tokens_reasoning, 10 * a.requests as u64, "{}", a.sample_id);
+    }
+    assert!(plain.outcomes[0].scores.get("accuracy").is_some_and(|&v| v > 0.5), "{:?}", plain.outcomes[0].scores);
+    for o in &thought.outcomes[1..] {
+        assert!(o.reasoning.as_deref().is_some_and(|r| r.contains("99")), "{:?}", o.reasoning);
+    }
+    let turns = lines.iter().filter(|l| l.contains("\"type\":\"turn\"")).count();
+    let reasoned = lines.iter().filter(|l| l.contains("\"type\":\"turn\"") && l.contains("\"reasoning\"")).count();
+    assert!(turns >= 10 && reasoned == turns, "{reasoned} of {turns} turns logged their reasoning");
+    // What went back to the model in the dialogue: the same conversation as the plain run's.
+    let sent = |s: &Server| {
+        let mut b: Vec<String> =
+            s.stats.bodies.lock().unwrap().iter().filter(|b| !b.contains("ID:")).cloned().collect();
+        b.sort();
+        b
+    };
+    assert_eq!(sent(&server), sent(&plain_server));
+}

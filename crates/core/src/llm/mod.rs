@@ -70,6 +70,7 @@ pub mod lrt;
 pub mod metrics;
 pub mod minerva;
 pub mod nback;
+pub mod reasoning;
 pub mod score;
 pub mod snapshot;
 pub mod vision;
