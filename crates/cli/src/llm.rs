@@ -18,7 +18,7 @@ use wmlab_llm::native::{StdClock, UreqTransport, block_on};
 use wmlab_llm::record::{iso8601, to_record, to_vision_record};
 use wmlab_llm::runner::MetaEntry;
 use wmlab_llm::{Clock, Control, LogEntry, MemoryCache, NoCache, Outcome, ProviderConfig, ProviderKind};
-use wmlab_llm::{Progress, RunLog, RunOptions, Runner, Secret};
+use wmlab_llm::{Progress, Reasoning, RunLog, RunOptions, Runner, Secret};
 
 #[derive(Subcommand, Debug)]
 pub enum LlmCmd {
@@ -168,6 +168,12 @@ pub struct RunArgs {
     /// Sampling seed sent to APIs that take one.
     #[arg(long)]
     pub sampling_seed: Option<i64>,
+    /// How long a reasoning model may think: off, low, medium, high (OpenAI-compatible
+    /// `reasoning_effort`; budgets of 1,024 / 4,096 / 16,384 tokens for Anthropic and Gemini), or a
+    /// number of tokens (Anthropic, 1,024 or more; Gemini). Absent: the model's default. Its reasoning
+    /// is logged and never scored either way.
+    #[arg(long, value_name = "EFFORT")]
+    pub reasoning: Option<String>,
     /// Output directory; rerunning with the same one resumes.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
@@ -357,6 +363,10 @@ fn fingerprint(p: &ProviderConfig, suite: SuiteArg, vision: Option<&VisionConfig
         "seed": p.seed,
         "paper_sampling": p.paper_sampling,
     });
+    // Absent from logs written before the setting existed: they resume as before.
+    if let Some(r) = p.reasoning {
+        v["reasoning"] = serde_json::json!(r.label());
+    }
     if let Some(c) = vision {
         v["vision"] = serde_json::to_value(c).expect("serialises");
     }
@@ -443,6 +453,8 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
     provider.max_tokens = a.max_tokens;
     provider.top_p = a.top_p;
     provider.seed = a.sampling_seed;
+    provider.reasoning = a.reasoning.as_deref().map(Reasoning::parse).transpose().map_err(|e| format!("--{e}"))?;
+    provider.check().map_err(|e| format!("--reasoning: {e}"))?;
     let key = read_key(a, kind, &provider.base_url)?;
     if !(a.timeout.is_finite() && a.timeout > 0.0) {
         return Err("--timeout must be a positive number of seconds".into());

@@ -37,7 +37,7 @@ pub mod web;
 
 pub use cache::{Cache, MemoryCache, NoCache, cache_key};
 pub use error::{LlmError, LlmErrorKind};
-pub use provider::{ModelInfo, ProviderConfig, ProviderKind, Reply};
+pub use provider::{ModelInfo, ProviderConfig, ProviderKind, Reasoning, Reply};
 pub use runner::{Control, LogEntry, Outcome, Progress, RunLog, RunOptions, RunResult, Runner};
 
 /// One HTTP request. Header names are lower-case.

@@ -85,10 +85,66 @@ pub struct ProviderConfig {
     /// user sets one of them; records made before it existed read as off.
     #[serde(default)]
     pub paper_sampling: bool,
+    /// How long a reasoning model may think, in the provider's own field; `None` = not sent (the
+    /// model's default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<Reasoning>,
 }
 
 fn zero() -> Option<f64> {
     Some(0.0)
+}
+
+/// How long a reasoning model may think: OpenAI-compatible `reasoning_effort`, Anthropic's `thinking`
+/// budget, Gemini's `thinkingConfig.thinkingBudget`. The three efforts are budgets of 1,024, 4,096 and
+/// 16,384 tokens where the API takes a budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reasoning {
+    Off,
+    Low,
+    Medium,
+    High,
+    /// A budget of this many tokens (Anthropic and Gemini).
+    Budget(u32),
+}
+
+impl Reasoning {
+    /// `off` (or `none`), `low`, `medium`, `high`, or a number of tokens.
+    pub fn parse(text: &str) -> Result<Reasoning, String> {
+        let t = text.trim().to_ascii_lowercase();
+        Ok(match t.as_str() {
+            "off" | "none" => Reasoning::Off,
+            "low" => Reasoning::Low,
+            "medium" => Reasoning::Medium,
+            "high" => Reasoning::High,
+            _ => Reasoning::Budget(t.parse::<u32>().map_err(|_| {
+                format!("reasoning \"{}\": off, low, medium, high, or a number of tokens", text.trim())
+            })?),
+        })
+    }
+
+    /// As [`Reasoning::parse`] reads it.
+    pub fn label(self) -> String {
+        match self {
+            Reasoning::Off => "off".into(),
+            Reasoning::Low => "low".into(),
+            Reasoning::Medium => "medium".into(),
+            Reasoning::High => "high".into(),
+            Reasoning::Budget(n) => n.to_string(),
+        }
+    }
+
+    /// The thinking budget in tokens (0 = off).
+    fn budget(self) -> u32 {
+        match self {
+            Reasoning::Off => 0,
+            Reasoning::Low => 1024,
+            Reasoning::Medium => 4096,
+            Reasoning::High => 16_384,
+            Reasoning::Budget(n) => n,
+        }
+    }
 }
 
 impl ProviderConfig {
@@ -107,6 +163,22 @@ impl ProviderConfig {
             seed: None,
             max_completion_tokens_field: false,
             paper_sampling: false,
+            reasoning: None,
+        }
+    }
+
+    /// Whether the provider takes these settings: an OpenAI-compatible endpoint takes an effort, not a
+    /// budget; Anthropic's thinking budget is 1,024 tokens or more.
+    pub fn check(&self) -> Result<(), String> {
+        match (self.kind, self.reasoning) {
+            (ProviderKind::OpenAi, Some(Reasoning::Budget(_))) => Err(
+                "an OpenAI-compatible endpoint takes a reasoning effort (off, low, medium, high), not a token budget"
+                    .into(),
+            ),
+            (ProviderKind::Anthropic, Some(Reasoning::Budget(n))) if n < 1024 => {
+                Err(format!("Anthropic's thinking budget is 1024 tokens or more, not {n}"))
+            }
+            _ => Ok(()),
         }
     }
 
@@ -190,6 +262,14 @@ impl ProviderConfig {
                 if let Some(s) = self.seed {
                     b["seed"] = json!(s);
                 }
+                match self.reasoning {
+                    Some(Reasoning::Off) => b["reasoning_effort"] = json!("none"),
+                    Some(Reasoning::Low) => b["reasoning_effort"] = json!("low"),
+                    Some(Reasoning::Medium) => b["reasoning_effort"] = json!("medium"),
+                    Some(Reasoning::High) => b["reasoning_effort"] = json!("high"),
+                    // Refused by `check`.
+                    Some(Reasoning::Budget(_)) | None => {}
+                }
                 b
             }
             ProviderKind::Anthropic => {
@@ -222,11 +302,19 @@ impl ProviderConfig {
                 if !system.is_empty() {
                     b["system"] = json!(system.join("\n\n"));
                 }
-                if let Some(t) = self.temperature {
-                    b["temperature"] = json!(t);
-                }
-                if let Some(p) = self.top_p {
-                    b["top_p"] = json!(p);
+                let thinking = self.reasoning.map_or(0, Reasoning::budget);
+                if thinking > 0 {
+                    // Extended thinking: the budget on top of the answer's cap (max_tokens must exceed
+                    // it), and no temperature or top-p (the API refuses them with thinking on).
+                    b["thinking"] = json!({"type": "enabled", "budget_tokens": thinking});
+                    b["max_tokens"] = json!(thinking + self.max_tokens.unwrap_or(1024));
+                } else {
+                    if let Some(t) = self.temperature {
+                        b["temperature"] = json!(t);
+                    }
+                    if let Some(p) = self.top_p {
+                        b["top_p"] = json!(p);
+                    }
                 }
                 b
             }
@@ -263,6 +351,15 @@ impl ProviderConfig {
                 }
                 if let Some(s) = self.seed {
                     gcfg.insert("seed".into(), json!(s));
+                }
+                if let Some(r) = self.reasoning {
+                    let budget = r.budget();
+                    let cfg = if budget > 0 {
+                        json!({"thinkingBudget": budget, "includeThoughts": true})
+                    } else {
+                        json!({"thinkingBudget": 0})
+                    };
+                    gcfg.insert("thinkingConfig".into(), cfg);
                 }
                 let mut b = json!({"contents": contents});
                 if !system.is_empty() {
@@ -718,5 +815,40 @@ mod tests {
             .unwrap();
         assert_eq!((r.text.as_str(), r.reasoning.as_deref()), ("3", Some("Maybe 9.")));
         assert_eq!((r.tokens_out, r.tokens_reasoning), (Some(21), Some(20)), "thoughts are billed as output");
+    }
+
+    /// The reasoning setting in each provider's field, and the settings they refuse.
+    #[test]
+    fn reasoning_goes_in_each_providers_field() {
+        let msgs = vec![Message::user("hi")];
+        let body = |kind, r: &str| {
+            let mut c = ProviderConfig::new(kind, "", "m");
+            c.reasoning = Some(Reasoning::parse(r).unwrap());
+            c.top_p = Some(0.9);
+            (c.check(), c.chat_body(&msgs))
+        };
+        let (ok, b) = body(ProviderKind::OpenAi, "HIGH");
+        assert!(ok.is_ok());
+        assert_eq!(b["reasoning_effort"], "high");
+        assert_eq!(body(ProviderKind::OpenAi, "off").1["reasoning_effort"], "none");
+        assert!(body(ProviderKind::OpenAi, "2000").0.unwrap_err().contains("effort"));
+        let (ok, b) = body(ProviderKind::Anthropic, "medium");
+        assert!(ok.is_ok());
+        assert_eq!(b["thinking"], json!({"type": "enabled", "budget_tokens": 4096}));
+        assert_eq!(b["max_tokens"], 4096 + 1024);
+        assert!(b.get("temperature").is_none() && b.get("top_p").is_none(), "{b}");
+        assert!(body(ProviderKind::Anthropic, "off").1.get("thinking").is_none());
+        assert!(body(ProviderKind::Anthropic, "500").0.is_err());
+        let (_, b) = body(ProviderKind::Gemini, "3000");
+        assert_eq!(b["generationConfig"]["thinkingConfig"], json!({"thinkingBudget": 3000, "includeThoughts": true}));
+        assert_eq!(
+            body(ProviderKind::Gemini, "none").1["generationConfig"]["thinkingConfig"],
+            json!({"thinkingBudget": 0})
+        );
+        // Not set: nothing sent.
+        let plain = ProviderConfig::new(ProviderKind::OpenAi, "", "m").chat_body(&msgs);
+        assert!(plain.get("reasoning_effort").is_none());
+        assert!(Reasoning::parse("lots").is_err());
+        assert_eq!(Reasoning::parse("16384").unwrap().label(), "16384");
     }
 }

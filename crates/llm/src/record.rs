@@ -44,6 +44,9 @@ pub fn settings(
     if let Some(seed) = provider.seed {
         s.insert("sampling_seed".into(), Setting::Int(seed));
     }
+    if let Some(r) = provider.reasoning {
+        s.insert("reasoning".into(), Setting::Text(r.label()));
+    }
     s.insert("concurrency".into(), Setting::Int(options.concurrency as i64));
     s.insert("max_retries".into(), Setting::Int(options.max_retries as i64));
     s.insert("timeout_ms".into(), Setting::Int(options.timeout_ms as i64));

@@ -183,6 +183,8 @@ pub(super) fn ProviderBox(
                 {field("Max tokens", sampling_input("llm-max-tokens", f.max_tokens, f.paper_sampling), "reply length cap; empty = provider default")}
                 {field("Top-p", sampling_input("llm-top-p", f.top_p, f.paper_sampling), "")}
                 {field("Seed", text_input("llm-seed", f.seed), "sampling seed, where the API has one")}
+                {field("Reasoning", text_input("llm-reasoning", f.reasoning), "reasoning models: off, low, medium, high, or a thinking budget in tokens (Anthropic, Gemini); \
+                    empty = the model's default. Reasoning is logged, never scored.")}
                 {field("Concurrency", text_input("llm-concurrency", f.concurrency), "requests in flight at once")}
                 {field("Prices per 1M tokens", view! {
                     "in " <input type="text" id="llm-price-in" class="short" prop:value=move || f.price_in.get() on:input=move |ev| f.price_in.set(event_target_value(&ev))/>

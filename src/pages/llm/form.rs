@@ -7,7 +7,7 @@ use wmlab_core::llm::lrt::{LrtConfig, Order};
 use wmlab_core::llm::nback::{BlockSource, DialogueOptions, NbackConfig, Protocol, Variant};
 use wmlab_core::llm::vision::{self, Render, VisionConfig};
 use wmlab_core::llm::{lrt, minerva, snapshot};
-use wmlab_llm::{ProviderConfig, ProviderKind, RunOptions};
+use wmlab_llm::{ProviderConfig, ProviderKind, Reasoning, RunOptions};
 
 use crate::platform::llm_store::{GeneratedSpec, RunSpec, SnapshotSpec};
 use crate::platform::web;
@@ -66,6 +66,8 @@ pub(super) struct Form {
     pub(super) max_tokens: RwSignal<String>,
     pub(super) top_p: RwSignal<String>,
     pub(super) seed: RwSignal<String>,
+    /// A reasoning model's effort or thinking budget as typed (empty = the model's default).
+    pub(super) reasoning: RwSignal<String>,
     pub(super) concurrency: RwSignal<String>,
     pub(super) price_in: RwSignal<String>,
     pub(super) price_out: RwSignal<String>,
@@ -127,6 +129,7 @@ impl Form {
             max_tokens: RwSignal::new(String::new()),
             top_p: RwSignal::new(String::new()),
             seed: RwSignal::new(String::new()),
+            reasoning: RwSignal::new(String::new()),
             concurrency: RwSignal::new("2".into()),
             price_in: RwSignal::new(String::new()),
             price_out: RwSignal::new(String::new()),
@@ -184,6 +187,11 @@ impl Form {
         provider.top_p = opt_f64(&self.top_p.get_untracked(), "Top-p")?;
         provider.seed = opt_f64(&self.seed.get_untracked(), "Seed")?.map(|v| v as i64);
         provider.paper_sampling = self.paper_sampling.get_untracked();
+        let reasoning = self.reasoning.get_untracked();
+        if !reasoning.trim().is_empty() {
+            provider.reasoning = Some(Reasoning::parse(&reasoning).map_err(|e| format!("Reasoning: {e}."))?);
+        }
+        provider.check().map_err(|e| format!("Reasoning: {e}."))?;
         let options = RunOptions {
             concurrency: num::<usize>(&self.concurrency.get_untracked(), "Concurrency")?.clamp(1, 64),
             max_retries: num(&self.max_retries.get_untracked(), "Retries")?,
@@ -338,6 +346,7 @@ impl Form {
         self.top_p.set(o(s.provider.top_p));
         self.paper_sampling.set(s.provider.paper_sampling);
         self.seed.set(o(s.provider.seed.map(|v| v as f64)));
+        self.reasoning.set(s.provider.reasoning.map(|r| r.label()).unwrap_or_default());
         self.concurrency.set(s.options.concurrency.to_string());
         self.price_in.set(o(s.options.price_in_per_m));
         self.price_out.set(o(s.options.price_out_per_m));
