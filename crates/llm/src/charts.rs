@@ -128,7 +128,67 @@ pub fn panels(outcomes: &[Outcome]) -> Vec<LlmPanel> {
         out.extend(minerva_steps_panel(&mv));
         out.extend(minerva_variant_panels(&mv));
     }
+    out.extend(reasoning_panel(outcomes));
     out
+}
+
+/// The score a suite's outcome is judged by: N-back's accuracy, LRT's first integer, Minerva's
+/// headline; `None` for a failed outcome.
+fn outcome_score(o: &Outcome) -> Option<f64> {
+    if o.error.is_some() {
+        return None;
+    }
+    let v = match o.suite {
+        Suite::Nback => o.scores.get("accuracy").copied(),
+        Suite::Lrt => o.scores.get("first_integer").copied(),
+        Suite::Minerva => headline_score(o),
+        _ => None,
+    };
+    v.filter(|v| v.is_finite())
+}
+
+/// How a reasoning model's score goes with how long it thought (issue 49): per suite, its outcomes
+/// sorted by reasoning tokens per request and cut into up to five groups of equal size, each drawn at
+/// its mean tokens and mean score. Drawn when two outcomes or more of a suite report reasoning tokens.
+fn reasoning_panel(outcomes: &[Outcome]) -> Option<LlmPanel> {
+    let mut series = Vec::new();
+    for (suite, name) in [(Suite::Nback, "N-back accuracy"), (Suite::Lrt, "LRT"), (Suite::Minerva, "Minerva")] {
+        let mut pts: Vec<(f64, f64)> = outcomes
+            .iter()
+            .filter(|o| o.suite == suite && o.tokens_reasoning > 0)
+            .filter_map(|o| Some((o.tokens_reasoning as f64 / o.requests.max(1) as f64, outcome_score(o)?)))
+            .collect();
+        if pts.len() < 2 {
+            continue;
+        }
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let groups = pts.len().min(5);
+        let points = (0..groups)
+            .filter_map(|g| {
+                let part = &pts[g * pts.len() / groups..(g + 1) * pts.len() / groups];
+                let xs: Vec<f64> = part.iter().map(|p| p.0).collect();
+                let ys: Vec<f64> = part.iter().map(|p| p.1).collect();
+                Some((mean(&xs)?, mean(&ys)?))
+            })
+            .collect();
+        series.push(Series { label: name.to_string(), points, reference: false });
+    }
+    (!series.is_empty()).then(|| LlmPanel {
+        id: "reasoning".into(),
+        title: "Score against reasoning tokens".into(),
+        x_desc: "reasoning tokens per request".into(),
+        y_desc: "score".into(),
+        y_range: (0.0, 1.0),
+        x_labels: None,
+        series,
+        note: Some(
+            "Each point: a fifth of the run's samples (fewer with fewer samples), grouped by how many reasoning \
+             tokens the provider counted per request, at their mean tokens and mean score. Providers that do not \
+             count reasoning tokens apart (Anthropic) give none."
+                .into(),
+        ),
+        intervals: Vec::new(),
+    })
 }
 
 fn nback_panels(nb: &[&Outcome]) -> Vec<LlmPanel> {
@@ -852,5 +912,29 @@ mod tests {
         let s = panel(&ps, "minerva-steps").expect("Fig. 6 panel");
         assert_eq!(s.series.len(), 1);
         assert_eq!(s.series[0].points, vec![(50.0, 0.8), (100.0, 0.4)]);
+    }
+
+    /// The reasoning panel groups outcomes by reasoning tokens per request (five groups at most) and is
+    /// absent when no outcome reports reasoning tokens.
+    #[test]
+    fn scores_are_drawn_against_reasoning_tokens_when_there_are_some() {
+        assert!(
+            panels(&[nb("letters", "base", 1, 1.0, 1.0), nb("letters", "base", 2, 1.0, 1.0)])
+                .iter()
+                .all(|p| p.id != "reasoning")
+        );
+        let outs: Vec<Outcome> = (0..10)
+            .map(|i| {
+                let mut o = outcome(Suite::Lrt, &[("lines", "5")], &[("first_integer", if i < 5 { 0.0 } else { 1.0 })]);
+                o.requests = 2;
+                o.tokens_reasoning = 200 * (i + 1);
+                o
+            })
+            .collect();
+        let ps = panels(&outs);
+        let p = panel(&ps, "reasoning").expect("the reasoning panel");
+        assert_eq!(p.series.len(), 1);
+        // Ten samples in five groups of two: tokens per request 100+200, 300+400, …; scores 0, 0, ½, 1, 1.
+        assert_eq!(p.series[0].points, vec![(150.0, 0.0), (350.0, 0.0), (550.0, 0.5), (750.0, 1.0), (950.0, 1.0)]);
     }
 }
