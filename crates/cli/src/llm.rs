@@ -215,6 +215,11 @@ pub struct RunArgs {
     /// Price per 1M output tokens.
     #[arg(long)]
     pub price_out: Option<f64>,
+    /// Stop before the request that would take the estimated cost past this (in the prices' currency;
+    /// needs --price-in or --price-out). The rest of the run has no outcome: rerun with a higher limit
+    /// to continue.
+    #[arg(long, value_name = "COST")]
+    pub max_cost: Option<f64>,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
@@ -455,6 +460,14 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
     provider.seed = a.sampling_seed;
     provider.reasoning = a.reasoning.as_deref().map(Reasoning::parse).transpose().map_err(|e| format!("--{e}"))?;
     provider.check().map_err(|e| format!("--reasoning: {e}"))?;
+    if let Some(m) = a.max_cost {
+        if !(m.is_finite() && m >= 0.0) {
+            return Err(format!("--max-cost {m}: a cost of 0 or more"));
+        }
+        if a.price_in.is_none() && a.price_out.is_none() {
+            return Err("--max-cost needs the prices (--price-in and/or --price-out) to estimate the cost".into());
+        }
+    }
     let key = read_key(a, kind, &provider.base_url)?;
     if !(a.timeout.is_finite() && a.timeout > 0.0) {
         return Err("--timeout must be a positive number of seconds".into());
@@ -473,6 +486,7 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
         keep_prompts: !a.no_prompts,
         price_in_per_m: a.price_in,
         price_out_per_m: a.price_out,
+        max_cost: a.max_cost,
         ..Default::default()
     };
     let vision_cfg = if a.suite == SuiteArg::WormVision { Some(vision_config(a)?) } else { None };
@@ -553,6 +567,14 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
     };
     write_record(&record, &a.out)?;
     print_table(&record, &result.outcomes, &result.progress);
+    if result.limit_reached {
+        eprintln!(
+            "wmlab: stopped at the spending limit (--max-cost {}; estimated so far {:.4}): rerun with a higher \
+             --max-cost into the same --out to continue",
+            a.max_cost.unwrap_or(0.0),
+            result.progress.cost.unwrap_or(0.0)
+        );
+    }
     eprintln!(
         "wmlab: {} of {} samples done ({} resumed, {} failed) in {}; log, record.json and record.csv in {}",
         result.progress.done,

@@ -57,6 +57,9 @@ pub struct RunOptions {
     /// User prices in currency units per 1M tokens, for the cost estimate.
     pub price_in_per_m: Option<f64>,
     pub price_out_per_m: Option<f64>,
+    /// A spending limit in the prices' currency: no request is sent once the estimated cost so far plus
+    /// the last request's cost would pass it (requests already in flight finish). Needs a price.
+    pub max_cost: Option<f64>,
     /// How often pause/cancel are checked while waiting.
     pub poll_ms: u64,
 }
@@ -75,6 +78,7 @@ impl Default for RunOptions {
             keep_prompts: true,
             price_in_per_m: None,
             price_out_per_m: None,
+            max_cost: None,
             poll_ms: 50,
         }
     }
@@ -340,6 +344,9 @@ pub struct RunResult {
     /// One per sample that has an outcome (previous log included), in sample order.
     pub outcomes: Vec<Outcome>,
     pub cancelled: bool,
+    /// The run stopped at [`RunOptions::max_cost`] (the samples it did not reach have no outcome, so a
+    /// rerun with a higher limit continues).
+    pub limit_reached: bool,
     pub progress: Progress,
 }
 
@@ -362,6 +369,9 @@ pub struct Runner<'a, T, C, K> {
     progress: RefCell<Progress>,
     start_ms: Cell<f64>,
     session_done: Cell<usize>,
+    /// The estimated cost of the last answered request (for the spending limit).
+    last_cost: Cell<f64>,
+    limit_reached: Cell<bool>,
 }
 
 impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
@@ -385,7 +395,30 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
             progress: RefCell::new(Progress::default()),
             start_ms: Cell::new(0.0),
             session_done: Cell::new(0),
+            last_cost: Cell::new(0.0),
+            limit_reached: Cell::new(false),
         }
+    }
+
+    /// The estimated cost of `tokens_in` and `tokens_out` at the user's prices.
+    fn cost_of(&self, tokens_in: u64, tokens_out: u64) -> f64 {
+        tokens_in as f64 / 1e6 * self.options.price_in_per_m.unwrap_or(0.0)
+            + tokens_out as f64 / 1e6 * self.options.price_out_per_m.unwrap_or(0.0)
+    }
+
+    /// Whether the spending limit stops the next request: the cost so far plus the last request's.
+    fn over_limit(&self) -> bool {
+        let Some(max) = self.options.max_cost else { return false };
+        if self.limit_reached.get() {
+            return true;
+        }
+        let p = self.progress.borrow();
+        let spent = self.cost_of(p.tokens_in, p.tokens_out);
+        drop(p);
+        if spent + self.last_cost.get() > max {
+            self.limit_reached.set(true);
+        }
+        self.limit_reached.get()
     }
 
     async fn wait_cancel(&self, control: &Control) {
@@ -448,7 +481,8 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
             while control.is_paused() {
                 self.clock.sleep(self.options.poll_ms.max(1)).await;
             }
-            if control.is_cancelled() {
+            if control.is_cancelled() || self.over_limit() {
+                // At the limit the sample stops as a cancelled one does: no outcome, resumable.
                 return Err(LlmError::cancelled());
             }
             let req = provider.chat_request(messages, &self.key, timeout);
@@ -472,6 +506,7 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
             };
             match outcome {
                 Ok(reply) => {
+                    self.last_cost.set(self.cost_of(reply.tokens_in.unwrap_or(0), reply.tokens_out.unwrap_or(0)));
                     self.bump(|p| p.requests += 1);
                     self.cache.put(&key, &reply).await;
                     return Ok(Call { reply, latency_ms: latency, cached: false });
@@ -522,10 +557,7 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
         let left = p.total.saturating_sub(p.done);
         p.eta_ms = (session > 0).then(|| p.elapsed_ms / session as f64 * left as f64);
         if self.options.price_in_per_m.is_some() || self.options.price_out_per_m.is_some() {
-            p.cost = Some(
-                p.tokens_in as f64 / 1e6 * self.options.price_in_per_m.unwrap_or(0.0)
-                    + p.tokens_out as f64 / 1e6 * self.options.price_out_per_m.unwrap_or(0.0),
-            );
+            p.cost = Some(self.cost_of(p.tokens_in, p.tokens_out));
         }
         p
     }
@@ -573,9 +605,10 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
         self.emit_progress(&on_progress);
         let queue = RefCell::new(queue);
         let results = RefCell::new(results);
+        self.limit_reached.set(false);
         let workers = (0..self.options.concurrency.max(1).min(queue.borrow().len())).map(|_| async {
             loop {
-                if control.is_cancelled() {
+                if control.is_cancelled() || self.over_limit() {
                     break;
                 }
                 let Some(i) = queue.borrow_mut().pop_front() else { break };
@@ -602,7 +635,12 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
         self.emit_progress(&on_progress);
         let mut progress = self.snapshot();
         progress.eta_ms = None;
-        RunResult { outcomes: results.into_inner().into_iter().flatten().collect(), cancelled, progress }
+        RunResult {
+            outcomes: results.into_inner().into_iter().flatten().collect(),
+            cancelled,
+            limit_reached: self.limit_reached.get(),
+            progress,
+        }
     }
 
     fn base_outcome(&self, s: &Sample) -> Outcome {

@@ -487,3 +487,35 @@ fn a_reasoning_models_answers_are_read_after_its_reasoning() {
     };
     assert_eq!(sent(&server), sent(&plain_server));
 }
+
+/// Issue 49: a spending limit stops the run before the request that would pass it (the cost so far
+/// plus the last request's), leaves the rest without an outcome, and a rerun with a higher limit
+/// continues from the log without sending anything twice.
+#[test]
+fn a_spending_limit_stops_the_run_and_a_higher_one_resumes_it() {
+    let samples: Vec<Sample> = (0..6).map(|i| single(&format!("c{i}"), i)).collect();
+    let server = serve(50, |r, _| Action::Reply(200, vec![], echo_reply(r)));
+    // One currency unit per token: a request costs 10 in + 2 out = 12.
+    let priced = |max: f64| RunOptions {
+        price_in_per_m: Some(1e6),
+        price_out_per_m: Some(1e6),
+        max_cost: Some(max),
+        ..fast_options()
+    };
+    let mut lines = Vec::new();
+    let first =
+        run(&server, &samples, &RunLog::default(), priced(40.0), "", &Control::new(), |e| lines.push(e.to_line()));
+    assert!(first.limit_reached && !first.cancelled);
+    assert_eq!(server.stats.total.load(Ordering::SeqCst), 3, "12 + 12 + 12 = 36; a fourth would pass 40");
+    assert_eq!(first.outcomes.len(), 3);
+    assert_eq!(first.progress.cost, Some(36.0));
+    let log = RunLog::parse(&lines.join("\n"));
+    let second = run(&server, &samples, &log, priced(100.0), "", &Control::new(), |_| {});
+    assert!(!second.limit_reached);
+    assert_eq!(second.outcomes.len(), 6);
+    assert_eq!(server.stats.total.load(Ordering::SeqCst), 6, "nothing sent twice");
+    assert_eq!(second.progress.cost, Some(72.0));
+    // No limit: no stop.
+    let third = run(&server, &samples, &RunLog::default(), fast_options(), "", &Control::new(), |_| {});
+    assert!(!third.limit_reached && third.outcomes.len() == 6);
+}

@@ -190,6 +190,8 @@ pub(super) fn ProviderBox(
                     "in " <input type="text" id="llm-price-in" class="short" prop:value=move || f.price_in.get() on:input=move |ev| f.price_in.set(event_target_value(&ev))/>
                     " out " <input type="text" id="llm-price-out" class="short" prop:value=move || f.price_out.get() on:input=move |ev| f.price_out.set(event_target_value(&ev))/>
                 }, "optional: gives an estimated cost")}
+                {field("Spending limit", text_input("llm-max-cost", f.max_cost), "optional, in the prices' currency: the run stops before a request \
+                    that would pass it; raise it and press Resume to go on")}
                 {field("Timeout (s)", text_input("llm-timeout", f.timeout_s), "per request")}
                 {field("Retries", view! {
                     <input type="text" id="llm-retries" class="short" prop:value=move || f.max_retries.get() on:input=move |ev| f.max_retries.set(event_target_value(&ev))/>

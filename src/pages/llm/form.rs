@@ -71,6 +71,8 @@ pub(super) struct Form {
     pub(super) concurrency: RwSignal<String>,
     pub(super) price_in: RwSignal<String>,
     pub(super) price_out: RwSignal<String>,
+    /// A spending limit as typed (empty = none).
+    pub(super) max_cost: RwSignal<String>,
     pub(super) timeout_s: RwSignal<String>,
     pub(super) max_retries: RwSignal<String>,
     pub(super) backoff_ms: RwSignal<String>,
@@ -133,6 +135,7 @@ impl Form {
             concurrency: RwSignal::new("2".into()),
             price_in: RwSignal::new(String::new()),
             price_out: RwSignal::new(String::new()),
+            max_cost: RwSignal::new(String::new()),
             timeout_s: RwSignal::new("120".into()),
             max_retries: RwSignal::new("6".into()),
             backoff_ms: RwSignal::new("1000".into()),
@@ -199,8 +202,12 @@ impl Form {
             timeout_ms: (num::<f64>(&self.timeout_s.get_untracked(), "Timeout")? * 1000.0).max(100.0) as u64,
             price_in_per_m: opt_f64(&self.price_in.get_untracked(), "Price in")?,
             price_out_per_m: opt_f64(&self.price_out.get_untracked(), "Price out")?,
+            max_cost: opt_f64(&self.max_cost.get_untracked(), "Spending limit")?,
             ..RunOptions::default()
         };
+        if options.max_cost.is_some() && options.price_in_per_m.is_none() && options.price_out_per_m.is_none() {
+            return Err("A spending limit needs the prices per 1M tokens (in and/or out) to estimate the cost.".into());
+        }
         let nback = if self.nb_on.get_untracked() {
             let variant = Variant::parse(&self.nb_variant.get_untracked()).ok_or("Unknown N-back variant.")?;
             let protocol = Protocol::parse(&self.nb_protocol.get_untracked()).ok_or("Unknown N-back protocol.")?;
@@ -336,6 +343,11 @@ impl Form {
         })
     }
 
+    /// The spending limit typed in the form, when it reads as a number.
+    pub(super) fn max_cost_typed(&self) -> Option<f64> {
+        opt_f64(&self.max_cost.get_untracked(), "Spending limit").ok().flatten()
+    }
+
     pub(super) fn load(&self, s: &RunSpec) {
         let o = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
         self.kind.set(s.provider.kind);
@@ -350,6 +362,7 @@ impl Form {
         self.concurrency.set(s.options.concurrency.to_string());
         self.price_in.set(o(s.options.price_in_per_m));
         self.price_out.set(o(s.options.price_out_per_m));
+        self.max_cost.set(o(s.options.max_cost));
         self.timeout_s.set((s.options.timeout_ms as f64 / 1000.0).to_string());
         self.max_retries.set(s.options.max_retries.to_string());
         self.backoff_ms.set(s.options.backoff_base_ms.to_string());

@@ -186,13 +186,21 @@ pub fn Llm() -> impl IntoView {
                         .into(),
                 ));
             }
-            if !result.cancelled {
+            if !result.cancelled && !result.limit_reached {
                 // A finished run goes into this browser's results history.
                 crate::platform::history::add_later(record_of(&spec, &result.outcomes));
             }
+            let spent = result.progress.cost;
             let _ = outcomes.try_set(result.outcomes);
             let _ = progress.try_set(Some(result.progress));
-            if result.cancelled {
+            if result.limit_reached {
+                let _ = notice.try_set(Some(format!(
+                    "Stopped at the spending limit ({}; estimated so far {:.4}). Raise the limit and press Resume to go on.",
+                    spec.options.max_cost.unwrap_or(0.0),
+                    spent.unwrap_or(0.0)
+                )));
+            }
+            if result.cancelled || result.limit_reached {
                 let _ = run_state.try_set(RunState::Cancelled);
             } else {
                 store::finish(&spec.id);
@@ -214,7 +222,14 @@ pub fn Llm() -> impl IntoView {
         Err(e) => error.set(Some(e)),
     };
     let on_resume_saved = move |_| {
-        if let Some((spec, log)) = store::unfinished() {
+        if let Some((mut spec, log)) = store::unfinished() {
+            // A spending limit raised in the form since the run stopped at it applies to the rest.
+            if let (Some(typed), Some(old)) = (f.max_cost_typed(), spec.options.max_cost)
+                && typed > old
+            {
+                spec.options.max_cost = Some(typed);
+                store::save_form(&spec);
+            }
             f.load(&spec);
             start(spec, log);
         } else {
