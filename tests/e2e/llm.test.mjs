@@ -377,6 +377,28 @@ test('a reload mid-run resumes without sending a finished sample again', { timeo
   await page.close();
 });
 
+test('a spending limit stops the run, and Resume with a higher one finishes it sending nothing twice', { timeout: 300_000 }, async () => {
+  faults.reset();
+  const page = await open();
+  await configure(page, { base: faults.base('ok'), model: 'fake', concurrency: 1, lrt: { lines: '20', tests: 6 } });
+  // One unit per token: each request costs 11 + 5 = 16; a third would take 32 past 40.
+  await page.fill('#llm-price-in', '1000000');
+  await page.fill('#llm-price-out', '1000000');
+  await page.fill('#llm-max-cost', '40');
+  await page.click('#llm-start');
+  await page.waitForSelector('#llm[data-run="cancelled"]', { timeout: 60_000 });
+  assert.match(await page.textContent('#llm-notice'), /spending limit \(40; estimated so far 32/);
+  assert.equal((await progress(page)).done, 2);
+  await page.fill('#llm-max-cost', '1000');
+  await page.click('#llm-resume-cancelled');
+  await page.waitForSelector('#llm[data-run="done"]', { timeout: 60_000 });
+  assert.equal((await progress(page)).done, 6);
+  const received = [...faults.prompts.values()].map((s) => s.received);
+  assert.equal(received.length, 6);
+  assert.ok(received.every((n) => n === 1), `requests per prompt: ${received}`);
+  await page.close();
+});
+
 test('a reload in the middle of an N-back dialogue replays its saved turns and sends none twice', { timeout: 300_000 }, async () => {
   faults.reset({ gateFree: 10 });
   const page = await open();
