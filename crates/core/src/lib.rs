@@ -15,6 +15,19 @@
 // says why it cannot be.
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
+/// `impl From<E> for String` giving the error's message, for the error types whose callers (the page,
+/// the CLI) still pass messages on as strings. Defined before the modules so that each can use it.
+macro_rules! message_into_string {
+    ($($t:ty),+ $(,)?) => {
+        $(impl From<$t> for String {
+            fn from(e: $t) -> String {
+                e.to_string()
+            }
+        })+
+    };
+}
+pub(crate) use message_into_string;
+
 pub mod analysis;
 pub mod chance;
 pub mod chart;
@@ -51,11 +64,7 @@ pub fn list_items(text: &str) -> impl Iterator<Item = &str> {
 #[error("\"{0}\" is not KEY=VALUE (e.g. noise_mask=true; entries separated by ;)")]
 pub struct NotKeyValue(pub String);
 
-impl From<NotKeyValue> for String {
-    fn from(e: NotKeyValue) -> String {
-        e.to_string()
-    }
-}
+crate::message_into_string!(NotKeyValue);
 
 /// Task parameters as a person types them, in one place for the CLI's `--set`, a study link's `set` and
 /// the Networks page: `KEY=VALUE` entries separated by `;` (a value may be a comma list:

@@ -55,11 +55,7 @@ pub enum PngError {
     Filter,
 }
 
-impl From<PngError> for String {
-    fn from(e: PngError) -> String {
-        e.to_string()
-    }
-}
+crate::message_into_string!(PngError);
 
 /// Width, height and RGB8 bytes of a PNG this module wrote (colour type 2, depth 8, filter 0 rows), for
 /// tests and for checking what a request carried. Errors name what is wrong.

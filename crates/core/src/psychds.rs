@@ -94,11 +94,7 @@ pub enum DatasetError {
     Json(String),
 }
 
-impl From<DatasetError> for String {
-    fn from(e: DatasetError) -> String {
-        e.to_string()
-    }
-}
+crate::message_into_string!(DatasetError);
 
 /// The dataset of `records` named `name`: `dataset_description.json` and one data file per record, in
 /// the order given. A record that fails validation is refused with its place in the list.

@@ -43,11 +43,7 @@ pub enum StatsError {
     Undefined(&'static str),
 }
 
-impl From<StatsError> for String {
-    fn from(e: StatsError) -> String {
-        e.to_string()
-    }
-}
+crate::message_into_string!(StatsError);
 
 fn finite(name: &str, xs: &[f64]) -> Result<(), StatsError> {
     if let Some(index) = xs.iter().position(|x| !x.is_finite()) {

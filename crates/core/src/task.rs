@@ -462,11 +462,7 @@ pub enum SettingError {
     Internal(String),
 }
 
-impl From<SettingError> for String {
-    fn from(e: SettingError) -> String {
-        e.to_string()
-    }
-}
+crate::message_into_string!(SettingError);
 
 /// The per-task parameters, with the reference defaults. Serialised into result records so a run can be
 /// reproduced exactly.

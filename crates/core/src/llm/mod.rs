@@ -60,11 +60,7 @@ pub enum SuiteError {
     Level(u8),
 }
 
-impl From<SuiteError> for String {
-    fn from(e: SuiteError) -> String {
-        e.to_string()
-    }
-}
+crate::message_into_string!(SuiteError);
 
 pub mod lrt;
 pub mod metrics;

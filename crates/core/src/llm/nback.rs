@@ -229,11 +229,7 @@ pub enum BlockError {
     NoCandidate(usize),
 }
 
-impl From<BlockError> for String {
-    fn from(e: BlockError) -> String {
-        e.to_string()
-    }
-}
+crate::message_into_string!(BlockError);
 
 /// A new block with the reference generator's constraints: `matches` match positions sampled from
 /// `n..len`; a match copies (identity) or relates by the rule to (row/col) the item N back; a non-match

@@ -237,17 +237,9 @@ pub enum GzipError {
     Crc,
 }
 
-impl From<SnapshotError> for String {
-    fn from(e: SnapshotError) -> String {
-        e.to_string()
-    }
-}
+crate::message_into_string!(SnapshotError);
 
-impl From<GzipError> for String {
-    fn from(e: GzipError) -> String {
-        e.to_string()
-    }
-}
+crate::message_into_string!(GzipError);
 
 // ---------------------------------------------------------------------------------------------
 // gzip (RFC 1952)

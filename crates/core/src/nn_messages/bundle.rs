@@ -77,11 +77,7 @@ pub enum BundleError {
     Checksum { what: &'static str },
 }
 
-impl From<BundleError> for String {
-    fn from(e: BundleError) -> String {
-        e.to_string()
-    }
-}
+crate::message_into_string!(BundleError);
 
 impl BundleHeader {
     /// The header of a bundle and where its body starts; errors in plain words.

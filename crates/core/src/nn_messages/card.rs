@@ -71,11 +71,7 @@ impl ModelCard {
 #[error("the list of pretrained models could not be read ({0})")]
 pub struct CardListError(pub String);
 
-impl From<CardListError> for String {
-    fn from(e: CardListError) -> String {
-        e.to_string()
-    }
-}
+crate::message_into_string!(CardListError);
 
 #[cfg(test)]
 mod tests {

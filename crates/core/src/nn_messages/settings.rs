@@ -279,11 +279,7 @@ pub enum SettingsError {
     Quirk(#[from] crate::task::SettingError),
 }
 
-impl From<SettingsError> for String {
-    fn from(e: SettingsError) -> String {
-        e.to_string()
-    }
-}
+crate::message_into_string!(SettingsError);
 
 /// Why a model described by [`ModelSettings`] cannot be built.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -306,11 +302,7 @@ pub enum ModelError {
     WordSlots(usize),
 }
 
-impl From<ModelError> for String {
-    fn from(e: ModelError) -> String {
-        e.to_string()
-    }
-}
+crate::message_into_string!(ModelError);
 
 impl ModelSettings {
     /// Whether this model can be built (the network crate builds only what passes): the memory's

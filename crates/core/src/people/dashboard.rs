@@ -247,11 +247,7 @@ pub enum CsvError {
     Record(#[from] crate::record::RecordError),
 }
 
-impl From<CsvError> for String {
-    fn from(e: CsvError) -> String {
-        e.to_string()
-    }
-}
+crate::message_into_string!(CsvError);
 
 /// A participant's record read back from its long-format CSV (`ResultRecord::to_csv`: what the
 /// download and DataPipe give). Errors say what is missing.

@@ -112,11 +112,7 @@ pub enum ScoreError {
     NbackWithoutBlock,
 }
 
-impl From<ScoreError> for String {
-    fn from(e: ScoreError) -> String {
-        e.to_string()
-    }
-}
+crate::message_into_string!(ScoreError);
 
 /// Score a binary or choice step. Errors name what was wrong with the answer.
 pub fn score_step(task: TaskId, step: &Step, answer: &Answer) -> Result<StepOutcome, ScoreError> {

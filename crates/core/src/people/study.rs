@@ -112,11 +112,7 @@ pub enum StudyFileError {
     Empty(String),
 }
 
-impl From<StudyFileError> for String {
-    fn from(e: StudyFileError) -> String {
-        e.to_string()
-    }
-}
+crate::message_into_string!(StudyFileError);
 
 /// A study: which tasks, how many trials, and where the data and the participant go afterwards.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
