@@ -9,13 +9,16 @@
 //! The folder: `together_<panel>.svg` or `run<k>_<panel>.svg` (k: the record's place on the command
 //! line, from 1), `curves.csv` (run, who, panel, label, x_name, x, y), `scores.csv` (Table A3: run, who,
 //! effect, A, B, M_A, H_A, M_B, H_B, note), `runs.csv` (run, title, file) and `significance.csv` (each
-//! record's WorM task ids against chance and the memoryless baseline, `wmlab_core::chance`). With
+//! record's WorM task ids against chance and the memoryless baseline, `wmlab_core::chance`),
+//! `agreement.csv` (error consistency κ of every pair of records on the trials both took, per task, with
+//! its bootstrap interval) and `noise_ceiling.csv` (the people's mean pairwise κ per task). With
 //! `--chance` the plots add the chance model and, where it is above chance, the memoryless model.
 //! stdout: one JSON line saying what was written.
 
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
+use wmlab_core::analysis::agreement;
 use wmlab_core::chart_svg::svg;
 use wmlab_core::compare::{self as cmp, Compared, Extras, Panel, Who};
 use wmlab_core::people::StudyTask;
@@ -198,9 +201,48 @@ pub fn run(a: &CompareArgs) -> Result<(), String> {
             push_csv_row(&mut significance, &row);
         }
     }
+    // Item-level agreement (error consistency κ) of every pair of records on the trials both took, per
+    // task, and the people's noise ceiling (issue 48, `wmlab_core::analysis::agreement`).
+    let mut agreement = String::from(
+        "run_a,who_a,run_b,who_b,task,items,unmatched_trials,accuracy_a,accuracy_b,observed,expected,kappa,ci_low,ci_high\n",
+    );
+    for i in 0..records.len() {
+        for j in i + 1..records.len() {
+            for (t, g) in agreement::agreement_per_task(&records[i].trials, &records[j].trials, 1000, 48) {
+                let mut row = vec![(i + 1).to_string(), record_names[i].clone()];
+                row.extend([(j + 1).to_string(), record_names[j].clone(), t, g.items.to_string()]);
+                row.push(g.unmatched.to_string());
+                row.extend([g.accuracy_a, g.accuracy_b, g.observed, g.expected].map(|v| format!("{v:.6}")));
+                row.push(g.kappa.map(|k| format!("{k:.6}")).unwrap_or_default());
+                row.extend(
+                    [g.ci.map(|c| c.0), g.ci.map(|c| c.1)].map(|v| v.map(|x| format!("{x:.6}")).unwrap_or_default()),
+                );
+                push_csv_row(&mut agreement, &row);
+            }
+        }
+    }
+    let people: Vec<&[wmlab_core::record::TrialRow]> = records
+        .iter()
+        .filter(|r| matches!(r.subject, wmlab_core::record::Subject::Person { .. }))
+        .map(|r| r.trials.as_slice())
+        .collect();
+    let mut ceiling = String::from("task,pairs,mean_kappa,sd_kappa\n");
+    let mut tasks: Vec<&str> = people.iter().flat_map(|t| t.iter().map(|r| r.task.as_str())).collect();
+    tasks.sort_unstable();
+    tasks.dedup();
+    for t in tasks {
+        if let Some(c) = agreement::noise_ceiling(&people, t) {
+            push_csv_row(
+                &mut ceiling,
+                &[t.to_string(), c.pairs.to_string(), format!("{:.6}", c.mean), format!("{:.6}", c.sd)],
+            );
+        }
+    }
     write("curves.csv", &curves)?;
     write("scores.csv", &scores)?;
     write("significance.csv", &significance)?;
+    write("agreement.csv", &agreement)?;
+    write("noise_ceiling.csv", &ceiling)?;
     write("runs.csv", &runs)?;
     let line = serde_json::json!({
         "task": task.as_str(),

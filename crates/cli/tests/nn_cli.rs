@@ -486,6 +486,13 @@ fn compare_draws_the_vsr_ablation_per_run_and_together() {
         assert!((chance - 1.0 / 9.0).abs() < 1e-6 && memoryless > chance + 0.05, "{c:?}");
         assert!(["true", "false"].contains(&c[11].as_str()), "{c:?}");
     }
+    // The two networks took the same test trials: every VSR trial pairs, and κ is defined.
+    let agr = std::fs::read_to_string(out.join("agreement.csv")).unwrap();
+    let rows = wmlab_core::people::dashboard::parse_csv(&agr).unwrap();
+    assert_eq!(rows[0][11], "kappa");
+    let vsr = rows.iter().find(|c| c[4] == "VSR").unwrap_or_else(|| panic!("a VSR row\n{agr}"));
+    assert_eq!((vsr[0].as_str(), vsr[2].as_str(), vsr[6].as_str()), ("1", "2", "0"), "{vsr:?}");
+    assert!(vsr[5].parse::<usize>().unwrap() > 0, "{vsr:?}");
     let curves = std::fs::read_to_string(out.join("curves.csv")).unwrap();
     assert!(
         curves.lines().any(|l| l.starts_with("2,") && l.contains(",VSR,list_length=6,serial_position,")),

@@ -44,6 +44,7 @@
 //! accuracy over the conditions. See [`scores`] for which effects each task reports and how curves are
 //! matched; `b_slope` holds the per-condition-slope variant of the A2.3 worked example.
 
+pub mod agreement;
 pub mod cluster;
 pub mod figures;
 pub mod lesion;

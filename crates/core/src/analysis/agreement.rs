@@ -1,0 +1,222 @@
+//! Item-level agreement between two subjects who took the same trials (issue 48): do a person, a network
+//! and a language model fail on the *same* items? Error consistency (Geirhos, Meding & Wichmann 2020):
+//! with `p₁`, `p₂` the two subjects' accuracies on their common items, the agreement expected from them
+//! alone is `c_exp = p₁p₂ + (1 − p₁)(1 − p₂)`; with `c_obs` the share of items both got right or both got
+//! wrong, `κ = (c_obs − c_exp) / (1 − c_exp)` (0: no more agreement than their accuracies give; 1: the
+//! same errors). κ is undefined when `c_exp` is 1 (both always right, or both always wrong).
+//!
+//! An item is one scored answer: trial `t` of a task and its `k`-th scored step. Two rows are the same
+//! trial when task, trial index and targets agree; practice trials are left out. The interval is a
+//! seeded percentile bootstrap over items.
+
+use std::collections::BTreeMap;
+
+use crate::record::TrialRow;
+use crate::rng::Rng;
+
+/// Error consistency of two subjects on one set of items.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Agreement {
+    /// Items both answered (matched by task, trial, targets and step).
+    pub items: usize,
+    /// Trials of the task the first subject took with no matching trial of the second (other trials,
+    /// or other targets: not the same items).
+    pub unmatched: usize,
+    pub accuracy_a: f64,
+    pub accuracy_b: f64,
+    /// Share of items both got right or both got wrong.
+    pub observed: f64,
+    /// What their accuracies alone give.
+    pub expected: f64,
+    /// `None` when `expected` is 1.
+    pub kappa: Option<f64>,
+    /// 95 % percentile bootstrap interval of κ over the resamples that have one (`None` without κ, or
+    /// when fewer than half of them do).
+    pub ci: Option<(f64, f64)>,
+}
+
+/// Per task, the paired correctness of the items the two subjects share and the count of the first's
+/// trials with no match (`task → ([(a, b)], unmatched)`).
+pub fn paired_items(a: &[TrialRow], b: &[TrialRow]) -> BTreeMap<String, (Vec<(bool, bool)>, usize)> {
+    let practice =
+        |r: &TrialRow| matches!(r.extra.get("block_kind"), Some(crate::record::Setting::Text(k)) if k == "practice");
+    let mut by_trial: BTreeMap<(&str, u64), &TrialRow> = BTreeMap::new();
+    for r in b.iter().filter(|r| !practice(r)) {
+        by_trial.insert((r.task.as_str(), r.trial), r);
+    }
+    let mut out: BTreeMap<String, (Vec<(bool, bool)>, usize)> = BTreeMap::new();
+    for r in a.iter().filter(|r| !practice(r)) {
+        let entry = out.entry(r.task.clone()).or_default();
+        match by_trial.get(&(r.task.as_str(), r.trial)) {
+            Some(o) if o.targets == r.targets && o.correct.len() == r.correct.len() => {
+                entry.0.extend(r.correct.iter().copied().zip(o.correct.iter().copied()));
+            }
+            _ => entry.1 += 1,
+        }
+    }
+    out
+}
+
+/// κ of paired correctness (see the module's doc): `(observed, expected, κ)`.
+fn kappa_of(pairs: &[(bool, bool)]) -> (f64, f64, Option<f64>) {
+    let n = pairs.len() as f64;
+    if pairs.is_empty() {
+        return (0.0, 0.0, None);
+    }
+    let pa = pairs.iter().filter(|p| p.0).count() as f64 / n;
+    let pb = pairs.iter().filter(|p| p.1).count() as f64 / n;
+    let observed = pairs.iter().filter(|p| p.0 == p.1).count() as f64 / n;
+    let expected = pa * pb + (1.0 - pa) * (1.0 - pb);
+    let kappa = (expected < 1.0 - 1e-12).then(|| (observed - expected) / (1.0 - expected));
+    (observed, expected, kappa)
+}
+
+/// Error consistency of paired correctness, with a 95 % bootstrap interval from `resamples` resamples
+/// of the items drawn with `seed`.
+pub fn error_consistency(pairs: &[(bool, bool)], unmatched: usize, resamples: usize, seed: u64) -> Agreement {
+    let n = pairs.len();
+    let frac = |f: &dyn Fn(&(bool, bool)) -> bool| {
+        if n == 0 { 0.0 } else { pairs.iter().filter(|p| f(p)).count() as f64 / n as f64 }
+    };
+    let (observed, expected, kappa) = kappa_of(pairs);
+    let ci = kappa.and_then(|_| {
+        let mut rng = Rng::from_u64(seed);
+        let mut ks = Vec::with_capacity(resamples);
+        let mut sample = vec![(false, false); n];
+        for _ in 0..resamples {
+            for s in sample.iter_mut() {
+                *s = pairs[rng.index(n)];
+            }
+            // A resample of items all right (or all wrong) for both has no κ: it is left out.
+            ks.extend(kappa_of(&sample).2);
+        }
+        ks.sort_by(f64::total_cmp);
+        let at = |q: f64| ks[((q * (ks.len() - 1) as f64).round() as usize).min(ks.len() - 1)];
+        (ks.len() * 2 >= resamples.max(1)).then(|| (at(0.025), at(0.975)))
+    });
+    Agreement {
+        items: n,
+        unmatched,
+        accuracy_a: frac(&|p| p.0),
+        accuracy_b: frac(&|p| p.1),
+        observed,
+        expected,
+        kappa,
+        ci,
+    }
+}
+
+/// Error consistency of two subjects per task, on the items they share (tasks with none are left out).
+pub fn agreement_per_task(a: &[TrialRow], b: &[TrialRow], resamples: usize, seed: u64) -> BTreeMap<String, Agreement> {
+    paired_items(a, b)
+        .into_iter()
+        .filter(|(_, (p, _))| !p.is_empty())
+        .map(|(task, (p, unmatched))| (task, error_consistency(&p, unmatched, resamples, seed)))
+        .collect()
+}
+
+/// The human–human noise ceiling of one task: κ of every pair of people (`kappas`), and their mean and
+/// standard deviation over the pairs that have one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NoiseCeiling {
+    pub pairs: usize,
+    pub mean: f64,
+    pub sd: f64,
+}
+
+/// The noise ceiling of `task` from each person's rows: mean and SD (ddof 1; 0 for one pair) of the
+/// pairwise κ; `None` with fewer than two people who share items.
+pub fn noise_ceiling(people: &[&[TrialRow]], task: &str) -> Option<NoiseCeiling> {
+    let mut ks = Vec::new();
+    for i in 0..people.len() {
+        for j in i + 1..people.len() {
+            if let Some(k) = paired_items(people[i], people[j]).get(task).and_then(|p| kappa_of(&p.0).2) {
+                ks.push(k);
+            }
+        }
+    }
+    if ks.is_empty() {
+        return None;
+    }
+    let mean = ks.iter().sum::<f64>() / ks.len() as f64;
+    let sd = if ks.len() > 1 {
+        (ks.iter().map(|k| (k - mean).powi(2)).sum::<f64>() / (ks.len() - 1) as f64).sqrt()
+    } else {
+        0.0
+    };
+    Some(NoiseCeiling { pairs: ks.len(), mean, sd })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(task: &str, trial: u64, target: &str, correct: &[bool]) -> TrialRow {
+        TrialRow {
+            task: task.into(),
+            trial,
+            conditions: Default::default(),
+            targets: vec![target.into()],
+            responses: vec![],
+            correct: correct.to_vec(),
+            rt_ms: vec![],
+            extra: Default::default(),
+        }
+    }
+
+    /// Worked by hand: A right on 5 of 8, B on 4 of 8, the same outcome on 5 of 8 items.
+    /// c_exp = 5/8·4/8 + 3/8·4/8 = 1/2, κ = (5/8 − 1/2)/(1 − 1/2) = 1/4.
+    #[test]
+    fn kappa_matches_the_hand_worked_value() {
+        let a = [true, true, false, false, true, false, true, true];
+        let b = [true, false, false, true, true, false, true, false];
+        let pairs: Vec<(bool, bool)> = a.iter().copied().zip(b.iter().copied()).collect();
+        let g = error_consistency(&pairs, 0, 2000, 7);
+        assert_eq!((g.items, g.accuracy_a, g.accuracy_b), (8, 0.625, 0.5));
+        assert_eq!((g.observed, g.expected), (0.625, 0.5));
+        assert!((g.kappa.unwrap() - 0.25).abs() < 1e-12);
+        let (lo, hi) = g.ci.unwrap();
+        assert!(lo < 0.25 && 0.25 < hi && lo >= -1.0 && hi <= 1.0, "{lo} {hi}");
+        assert_eq!(error_consistency(&pairs, 0, 2000, 7), g, "seeded");
+        // The same errors: κ = 1; opposite answers on every item: κ = −1; always right: none.
+        let same: Vec<(bool, bool)> = a.iter().map(|&x| (x, x)).collect();
+        assert_eq!(error_consistency(&same, 0, 100, 1).kappa, Some(1.0));
+        let opposite: Vec<(bool, bool)> = a.iter().map(|&x| (x, !x)).collect();
+        assert!(error_consistency(&opposite, 0, 100, 1).kappa.unwrap() < 0.0);
+        assert_eq!(error_consistency(&[(true, true); 5], 0, 100, 1).kappa, None);
+    }
+
+    /// Items pair by task, trial, targets and step; other trials, other targets and practice are left out.
+    #[test]
+    fn items_pair_only_on_the_same_trials() {
+        let mut practice = row("VSR", 9, "x", &[true]);
+        practice.extra.insert("block_kind".into(), crate::record::Setting::Text("practice".into()));
+        let a = vec![
+            row("CD-Color", 0, "change", &[true]),
+            row("CD-Color", 1, "same", &[false]),
+            row("VSR", 0, "1 2", &[true, false]),
+            row("VSR", 1, "3 4", &[true, true]),
+            practice.clone(),
+        ];
+        let b = vec![
+            row("CD-Color", 0, "change", &[false]),
+            row("CD-Color", 1, "same", &[false]),
+            row("VSR", 0, "1 2", &[true, true]),
+            row("VSR", 1, "4 3", &[true, true]),
+            practice,
+        ];
+        let pairs = paired_items(&a, &b);
+        assert_eq!(pairs["CD-Color"], (vec![(true, false), (false, false)], 0));
+        assert_eq!(pairs["VSR"], (vec![(true, true), (false, true)], 1), "VSR trial 1 has other targets");
+        let per = agreement_per_task(&a, &b, 200, 3);
+        assert_eq!(per["CD-Color"].items, 2);
+        // Three people: the ceiling is the mean κ of the three pairs.
+        let c = vec![row("CD-Color", 0, "change", &[true]), row("CD-Color", 1, "same", &[true])];
+        let ceiling = noise_ceiling(&[&a, &b, &c], "CD-Color").unwrap();
+        let k = |x: &[TrialRow], y: &[TrialRow]| kappa_of(&paired_items(x, y)["CD-Color"].0).2;
+        let ks: Vec<f64> = [k(&a, &b), k(&a, &c), k(&b, &c)].into_iter().flatten().collect();
+        assert_eq!(ceiling.pairs, ks.len());
+        assert!((ceiling.mean - ks.iter().sum::<f64>() / ks.len() as f64).abs() < 1e-12);
+        assert!(noise_ceiling(&[&a], "CD-Color").is_none());
+    }
+}
