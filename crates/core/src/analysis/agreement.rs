@@ -5,9 +5,11 @@
 //! wrong, `κ = (c_obs − c_exp) / (1 − c_exp)` (0: no more agreement than their accuracies give; 1: the
 //! same errors). κ is undefined when `c_exp` is 1 (both always right, or both always wrong).
 //!
-//! An item is one scored answer: trial `t` of a task and its `k`-th scored step. Two rows are the same
-//! trial when task, trial index and targets agree; practice trials are left out. The interval is a
-//! seeded percentile bootstrap over items.
+//! An item is one scored answer: a trial of a task and its `k`-th scored step. Two rows are the same
+//! trial when their task, their trial's index in its task (the `index` every kind of subject writes in
+//! the row's extras: the generator's index for people and the visual LLM suite, the evaluation's for
+//! networks; else the row's place in its run) and their targets agree; practice trials are left out. The
+//! interval is a seeded percentile bootstrap over items.
 
 use std::collections::BTreeMap;
 
@@ -40,14 +42,18 @@ pub struct Agreement {
 pub fn paired_items(a: &[TrialRow], b: &[TrialRow]) -> BTreeMap<String, (Vec<(bool, bool)>, usize)> {
     let practice =
         |r: &TrialRow| matches!(r.extra.get("block_kind"), Some(crate::record::Setting::Text(k)) if k == "practice");
+    let index = |r: &TrialRow| match r.extra.get("index") {
+        Some(crate::record::Setting::Int(i)) if *i >= 0 => *i as u64,
+        _ => r.trial,
+    };
     let mut by_trial: BTreeMap<(&str, u64), &TrialRow> = BTreeMap::new();
     for r in b.iter().filter(|r| !practice(r)) {
-        by_trial.insert((r.task.as_str(), r.trial), r);
+        by_trial.insert((r.task.as_str(), index(r)), r);
     }
     let mut out: BTreeMap<String, (Vec<(bool, bool)>, usize)> = BTreeMap::new();
     for r in a.iter().filter(|r| !practice(r)) {
         let entry = out.entry(r.task.clone()).or_default();
-        match by_trial.get(&(r.task.as_str(), r.trial)) {
+        match by_trial.get(&(r.task.as_str(), index(r))) {
             Some(o) if o.targets == r.targets && o.correct.len() == r.correct.len() => {
                 entry.0.extend(r.correct.iter().copied().zip(o.correct.iter().copied()));
             }
@@ -218,5 +224,13 @@ mod tests {
         assert_eq!(ceiling.pairs, ks.len());
         assert!((ceiling.mean - ks.iter().sum::<f64>() / ks.len() as f64).abs() < 1e-12);
         assert!(noise_ceiling(&[&a], "CD-Color").is_none());
+        // A network's rows are numbered across its run; the trial's index in its task pairs them.
+        let indexed = |trial: u64, index: i64, correct: bool| {
+            let mut r = row("VSR", trial, "1 2", &[correct]);
+            r.extra.insert("index".into(), crate::record::Setting::Int(index));
+            r
+        };
+        let p = paired_items(&[indexed(72, 0, true)], &[indexed(0, 0, false)]);
+        assert_eq!(p["VSR"], (vec![(true, false)], 0));
     }
 }
