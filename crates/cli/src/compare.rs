@@ -11,7 +11,8 @@
 //! effect, A, B, M_A, H_A, M_B, H_B, note), `runs.csv` (run, title, file) and `significance.csv` (each
 //! record's WorM task ids against chance and the memoryless baseline, `wmlab_core::chance`),
 //! `agreement.csv` (error consistency κ of every pair of records on the trials both took, per task, with
-//! its bootstrap interval) and `noise_ceiling.csv` (the people's mean pairwise κ per task). With
+//! its bootstrap interval), `noise_ceiling.csv` (the people's mean pairwise κ per task) and
+//! `capacity.csv` (Cowan's K per CD task and set size, every record). With
 //! `--chance` the plots add the chance model and, where it is above chance, the memoryless model.
 //! stdout: one JSON line saying what was written.
 
@@ -241,7 +242,19 @@ pub fn run(a: &CompareArgs) -> Result<(), String> {
     write("curves.csv", &curves)?;
     write("scores.csv", &scores)?;
     write("significance.csv", &significance)?;
+    // Cowan's K per CD task and set size for every record (issue 48, `wmlab_core::analysis::capacity`).
+    let mut capacity =
+        String::from("run,who,task,set_size,change_trials,same_trials,hit_rate,false_alarm_rate,cowan_k\n");
+    for (i, r) in records.iter().enumerate() {
+        for k in wmlab_core::analysis::capacity::cowan_k(&r.trials) {
+            let mut row = vec![(i + 1).to_string(), record_names[i].clone(), k.task.clone(), k.set_size.to_string()];
+            row.extend([k.changes, k.sames].map(|v| v.to_string()));
+            row.extend([k.hit_rate, k.false_alarm_rate, k.k].map(|v| format!("{v:.6}")));
+            push_csv_row(&mut capacity, &row);
+        }
+    }
     write("agreement.csv", &agreement)?;
+    write("capacity.csv", &capacity)?;
     write("noise_ceiling.csv", &ceiling)?;
     write("runs.csv", &runs)?;
     let line = serde_json::json!({

@@ -493,6 +493,16 @@ fn compare_draws_the_vsr_ablation_per_run_and_together() {
     let vsr = rows.iter().find(|c| c[4] == "VSR").unwrap_or_else(|| panic!("a VSR row\n{agr}"));
     assert_eq!((vsr[0].as_str(), vsr[2].as_str(), vsr[6].as_str()), ("1", "2", "0"), "{vsr:?}");
     assert!(vsr[5].parse::<usize>().unwrap() > 0, "{vsr:?}");
+    // Cowan's K per CD set size needs change and no-change trials of the size: 12 trials per task spread
+    // over the CD grid give none here (the computation is checked in the core); the file is written.
+    let cap = std::fs::read_to_string(out.join("capacity.csv")).unwrap();
+    let rows = wmlab_core::people::dashboard::parse_csv(&cap).unwrap();
+    assert_eq!(rows[0][8], "cowan_k");
+    for c in rows.iter().skip(1) {
+        let (n, h, fa, k): (f64, f64, f64, f64) =
+            (c[3].parse().unwrap(), c[6].parse().unwrap(), c[7].parse().unwrap(), c[8].parse().unwrap());
+        assert!((k - n * (h - fa)).abs() < 1e-5, "{c:?}");
+    }
     let curves = std::fs::read_to_string(out.join("curves.csv")).unwrap();
     assert!(
         curves.lines().any(|l| l.starts_with("2,") && l.contains(",VSR,list_length=6,serial_position,")),

@@ -45,6 +45,7 @@
 //! matched; `b_slope` holds the per-condition-slope variant of the A2.3 worked example.
 
 pub mod agreement;
+pub mod capacity;
 pub mod cluster;
 pub mod figures;
 pub mod lesion;

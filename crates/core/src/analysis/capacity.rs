@@ -1,0 +1,116 @@
+//! Working-memory capacity in a standard unit for any subject's rows (issue 48, item 2): Cowan's K for
+//! change detection, `K = N × (H − FA)` at set size `N`, with `H` the share of change trials answered
+//! "changed" and `FA` the share of no-change trials answered so (Cowan 2001; Rouder et al. 2011 for the
+//! single-probe form the CD tasks use). A CD row's target and response are the class of the answer:
+//! `1` = changed, `0` = same. Practice trials are left out.
+
+use std::collections::BTreeMap;
+
+use crate::record::{Setting, TrialRow};
+
+/// Cowan's K of one CD task at one set size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CowanK {
+    pub task: String,
+    pub set_size: u8,
+    /// Change and no-change trials answered.
+    pub changes: usize,
+    pub sames: usize,
+    pub hit_rate: f64,
+    pub false_alarm_rate: f64,
+    pub k: f64,
+}
+
+/// Cowan's K per CD task and set size (in task, then set-size order), where the rows hold both change
+/// and no-change trials of that cell.
+pub fn cowan_k(rows: &[TrialRow]) -> Vec<CowanK> {
+    // (task, set size) → [changes, said changed on a change, sames, said changed on a same]
+    let mut cells: BTreeMap<(String, u8), [usize; 4]> = BTreeMap::new();
+    for r in rows {
+        let practice = matches!(r.extra.get("block_kind"), Some(Setting::Text(k)) if k == "practice");
+        let (Some(n), false, true) = (r.conditions.set_size, practice, r.task.starts_with("CD-")) else { continue };
+        let (Some(target), Some(response)) = (r.targets.first(), r.responses.first()) else { continue };
+        let said_changed = response == "1";
+        let c = cells.entry((r.task.clone(), n)).or_default();
+        match target.as_str() {
+            "1" => {
+                c[0] += 1;
+                c[1] += said_changed as usize;
+            }
+            "0" => {
+                c[2] += 1;
+                c[3] += said_changed as usize;
+            }
+            _ => {}
+        }
+    }
+    cells
+        .into_iter()
+        .filter(|(_, c)| c[0] > 0 && c[2] > 0)
+        .map(|((task, set_size), c)| {
+            let hit_rate = c[1] as f64 / c[0] as f64;
+            let false_alarm_rate = c[3] as f64 / c[2] as f64;
+            CowanK {
+                task,
+                set_size,
+                changes: c[0],
+                sames: c[2],
+                hit_rate,
+                false_alarm_rate,
+                k: set_size as f64 * (hit_rate - false_alarm_rate),
+            }
+        })
+        .collect()
+}
+
+/// The largest K of each CD task over its set sizes (the usual capacity estimate).
+pub fn max_k(ks: &[CowanK]) -> BTreeMap<String, f64> {
+    let mut out: BTreeMap<String, f64> = BTreeMap::new();
+    for k in ks {
+        let e = out.entry(k.task.clone()).or_insert(f64::NEG_INFINITY);
+        *e = e.max(k.k);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cd(set_size: u8, target: &str, response: &str) -> TrialRow {
+        TrialRow {
+            task: "CD-Color".into(),
+            trial: 0,
+            conditions: crate::task::Conditions { set_size: Some(set_size), ..Default::default() },
+            targets: vec![target.into()],
+            responses: vec![response.into()],
+            correct: vec![target == response],
+            rt_ms: vec![],
+            extra: Default::default(),
+        }
+    }
+
+    /// Worked by hand: at set size 4, 3 of 4 changes seen (H = 0.75) and 1 of 4 sames called changed
+    /// (FA = 0.25): K = 4 × 0.5 = 2. At set size 8, H = 0.5 and FA = 0.25: K = 2. A perfect observer at
+    /// set size 2 holds 2; a guesser holds 0.
+    #[test]
+    fn k_matches_the_hand_worked_values() {
+        let mut rows = Vec::new();
+        rows.extend(["1", "1", "1", "-"].map(|r| cd(4, "1", r)));
+        rows.extend(["1", "0", "0", "0"].map(|r| cd(4, "0", r)));
+        rows.extend(["1", "1", "0", "0"].map(|r| cd(8, "1", r)));
+        rows.extend(["1", "0", "0", "0"].map(|r| cd(8, "0", r)));
+        rows.extend([cd(2, "1", "1"), cd(2, "0", "0")]);
+        let mut practice = cd(2, "1", "0");
+        practice.extra.insert("block_kind".into(), Setting::Text("practice".into()));
+        rows.push(practice);
+        rows.push(cd(6, "1", "1")); // no no-change trial at 6: no K
+        let ks = cowan_k(&rows);
+        let got: Vec<(u8, f64, f64, f64)> =
+            ks.iter().map(|k| (k.set_size, k.hit_rate, k.false_alarm_rate, k.k)).collect();
+        assert_eq!(got, vec![(2, 1.0, 0.0, 2.0), (4, 0.75, 0.25, 2.0), (8, 0.5, 0.25, 2.0)]);
+        assert_eq!(max_k(&ks)["CD-Color"], 2.0);
+        let guess: Vec<TrialRow> = ["1", "0"].iter().flat_map(|t| ["1", "0"].map(|r| cd(6, t, r))).collect();
+        assert_eq!(cowan_k(&guess)[0].k, 0.0);
+    }
+}
