@@ -12,7 +12,8 @@
 //! record's WorM task ids against chance and the memoryless baseline, `wmlab_core::chance`),
 //! `agreement.csv` (error consistency κ of every pair of records on the trials both took, per task, with
 //! its bootstrap interval), `noise_ceiling.csv` (the people's mean pairwise κ per task) and
-//! `capacity.csv` (Cowan's K per CD task and set size, every record). With
+//! `capacity.csv` (Cowan's K per CD task and set size, every record) and `span.csv` (per recall task
+//! and list length the share of lists recalled whole, the span and the 50 % point). With
 //! `--chance` the plots add the chance model and, where it is above chance, the memoryless model.
 //! stdout: one JSON line saying what was written.
 
@@ -253,8 +254,22 @@ pub fn run(a: &CompareArgs) -> Result<(), String> {
             push_csv_row(&mut capacity, &row);
         }
     }
+    // Span per recall task and list length: lists recalled whole, the span and the 50 % point.
+    let mut spans = String::from("run,who,task,list_length,lists,recalled_whole,span,fifty_point\n");
+    for (i, r) in records.iter().enumerate() {
+        for s in wmlab_core::analysis::capacity::span(&r.trials) {
+            for &(l, n, whole) in &s.per_length {
+                let mut row = vec![(i + 1).to_string(), record_names[i].clone(), s.task.clone(), l.to_string()];
+                row.extend([n.to_string(), format!("{whole:.6}")]);
+                row.push(s.span.map(|v| v.to_string()).unwrap_or_default());
+                row.push(s.fifty.map(|v| format!("{v:.4}")).unwrap_or_default());
+                push_csv_row(&mut spans, &row);
+            }
+        }
+    }
     write("agreement.csv", &agreement)?;
     write("capacity.csv", &capacity)?;
+    write("span.csv", &spans)?;
     write("noise_ceiling.csv", &ceiling)?;
     write("runs.csv", &runs)?;
     let line = serde_json::json!({

@@ -503,6 +503,14 @@ fn compare_draws_the_vsr_ablation_per_run_and_together() {
             (c[3].parse().unwrap(), c[6].parse().unwrap(), c[7].parse().unwrap(), c[8].parse().unwrap());
         assert!((k - n * (h - fa)).abs() < 1e-5, "{c:?}");
     }
+    // Both runs have VSR span rows: one per list length 2–9.
+    let sp = std::fs::read_to_string(out.join("span.csv")).unwrap();
+    let rows = wmlab_core::people::dashboard::parse_csv(&sp).unwrap();
+    assert_eq!(rows[0][7], "fifty_point");
+    for run in ["1", "2"] {
+        let n = rows.iter().skip(1).filter(|c| c[0] == run && c[2] == "VSR").count();
+        assert_eq!(n, 8, "run {run}\n{sp}");
+    }
     let curves = std::fs::read_to_string(out.join("curves.csv")).unwrap();
     assert!(
         curves.lines().any(|l| l.starts_with("2,") && l.contains(",VSR,list_length=6,serial_position,")),

@@ -2,7 +2,11 @@
 //! change detection, `K = N × (H − FA)` at set size `N`, with `H` the share of change trials answered
 //! "changed" and `FA` the share of no-change trials answered so (Cowan 2001; Rouder et al. 2011 for the
 //! single-probe form the CD tasks use). A CD row's target and response are the class of the answer:
-//! `1` = changed, `0` = same. Practice trials are left out.
+//! `1` = changed, `0` = same. Span for the recall tasks (VSR, VSRec, LSR, SFR, CS): per list length the
+//! share of lists recalled whole (every scored answer right); the span is the longest length at which
+//! that share is at least one half, and the 50 % point the length where it crosses one half, by linear
+//! interpolation between the lengths either side of the first fall below it. Practice trials are left
+//! out.
 
 use std::collections::BTreeMap;
 
@@ -73,6 +77,54 @@ pub fn max_k(ks: &[CowanK]) -> BTreeMap<String, f64> {
     out
 }
 
+/// The span of one recall task.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Span {
+    pub task: String,
+    /// `(list length, lists, share recalled whole)`, by length.
+    pub per_length: Vec<(u8, usize, f64)>,
+    /// The longest length with at least half the lists recalled whole (`None`: none reaches half).
+    pub span: Option<u8>,
+    /// Where the share crosses one half (`None` when it never falls below half, or never reaches it).
+    pub fifty: Option<f64>,
+}
+
+/// The tasks [`span`] reads (those with a list length).
+const SPAN_TASKS: [&str; 5] = ["VSR", "VSRec", "LSR", "SFR", "CS"];
+
+/// Span per recall task (see the module's doc), from any subject's rows.
+pub fn span(rows: &[TrialRow]) -> Vec<Span> {
+    let mut cells: BTreeMap<(String, u8), (usize, usize)> = BTreeMap::new();
+    for r in rows {
+        let practice = matches!(r.extra.get("block_kind"), Some(Setting::Text(k)) if k == "practice");
+        let (Some(l), false, true) = (r.conditions.list_length, practice, SPAN_TASKS.contains(&r.task.as_str())) else {
+            continue;
+        };
+        let c = cells.entry((r.task.clone(), l)).or_default();
+        c.0 += 1;
+        c.1 += (!r.correct.is_empty() && r.correct.iter().all(|&x| x)) as usize;
+    }
+    let mut by_task: BTreeMap<String, Vec<(u8, usize, f64)>> = BTreeMap::new();
+    for ((task, l), (n, whole)) in cells {
+        by_task.entry(task).or_default().push((l, n, whole as f64 / n as f64));
+    }
+    by_task
+        .into_iter()
+        .map(|(task, per_length)| {
+            let span = per_length.iter().filter(|p| p.2 >= 0.5).map(|p| p.0).max();
+            let fall = per_length.iter().position(|p| p.2 < 0.5);
+            let fifty = match fall {
+                Some(i) if i > 0 => {
+                    let ((l0, _, s0), (l1, _, s1)) = (per_length[i - 1], per_length[i]);
+                    Some(l0 as f64 + (s0 - 0.5) / (s0 - s1) * (l1 as f64 - l0 as f64))
+                }
+                _ => None,
+            };
+            Span { task, per_length, span, fifty }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,5 +164,37 @@ mod tests {
         assert_eq!(max_k(&ks)["CD-Color"], 2.0);
         let guess: Vec<TrialRow> = ["1", "0"].iter().flat_map(|t| ["1", "0"].map(|r| cd(6, t, r))).collect();
         assert_eq!(cowan_k(&guess)[0].k, 0.0);
+    }
+
+    fn vsr(list_length: u8, correct: &[bool]) -> TrialRow {
+        TrialRow {
+            task: "VSR".into(),
+            trial: 0,
+            conditions: crate::task::Conditions { list_length: Some(list_length), ..Default::default() },
+            targets: vec![],
+            responses: vec![],
+            correct: correct.to_vec(),
+            rt_ms: vec![],
+            extra: Default::default(),
+        }
+    }
+
+    /// Worked by hand: whole lists at length 2: 2 of 2, at 3: 3 of 4 (0.75), at 4: 1 of 4 (0.25), at 5:
+    /// 1 of 2 (0.5, after the fall). Span 5 (the longest at ≥ ½); the 50 % point between 3 and 4:
+    /// 3 + (0.75 − 0.5)/(0.75 − 0.25) = 3.5.
+    #[test]
+    fn span_matches_the_hand_worked_values() {
+        let (t, f) = (true, false);
+        let mut rows = vec![vsr(2, &[t, t]), vsr(2, &[t, t])];
+        rows.extend([vsr(3, &[t, t, t]), vsr(3, &[t, t, t]), vsr(3, &[t, t, t]), vsr(3, &[t, f, t])]);
+        rows.extend([vsr(4, &[t, t, t, t]), vsr(4, &[f, t, t, t]), vsr(4, &[t, t, f, t]), vsr(4, &[f; 4])]);
+        rows.extend([vsr(5, &[t; 5]), vsr(5, &[t, t, t, t, f])]);
+        let s = &span(&rows)[0];
+        assert_eq!(s.per_length, vec![(2, 2, 1.0), (3, 4, 0.75), (4, 4, 0.25), (5, 2, 0.5)]);
+        assert_eq!(s.span, Some(5));
+        assert_eq!(s.fifty, Some(3.5));
+        // Never below half: no crossing; never at half: no span.
+        assert_eq!(span(&[vsr(2, &[t, t])])[0].fifty, None);
+        assert_eq!(span(&[vsr(2, &[f, t])])[0].span, None);
     }
 }
