@@ -40,8 +40,7 @@ pub struct Agreement {
 /// Per task, the paired correctness of the items the two subjects share and the count of the first's
 /// trials with no match (`task → ([(a, b)], unmatched)`).
 pub fn paired_items(a: &[TrialRow], b: &[TrialRow]) -> BTreeMap<String, (Vec<(bool, bool)>, usize)> {
-    let practice =
-        |r: &TrialRow| matches!(r.extra.get("block_kind"), Some(crate::record::Setting::Text(k)) if k == "practice");
+    let practice = crate::people::reference::is_practice;
     let index = |r: &TrialRow| match r.extra.get("index") {
         Some(crate::record::Setting::Int(i)) if *i >= 0 => *i as u64,
         _ => r.trial,

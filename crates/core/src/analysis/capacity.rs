@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::record::{Setting, TrialRow};
+use crate::record::TrialRow;
 
 /// Cowan's K of one CD task at one set size.
 #[derive(Clone, Debug, PartialEq)]
@@ -31,7 +31,7 @@ pub fn cowan_k(rows: &[TrialRow]) -> Vec<CowanK> {
     // (task, set size) → [changes, said changed on a change, sames, said changed on a same]
     let mut cells: BTreeMap<(String, u8), [usize; 4]> = BTreeMap::new();
     for r in rows {
-        let practice = matches!(r.extra.get("block_kind"), Some(Setting::Text(k)) if k == "practice");
+        let practice = crate::people::reference::is_practice(r);
         let (Some(n), false, true) = (r.conditions.set_size, practice, r.task.starts_with("CD-")) else { continue };
         let (Some(target), Some(response)) = (r.targets.first(), r.responses.first()) else { continue };
         let said_changed = response == "1";
@@ -96,7 +96,7 @@ const SPAN_TASKS: [&str; 5] = ["VSR", "VSRec", "LSR", "SFR", "CS"];
 pub fn span(rows: &[TrialRow]) -> Vec<Span> {
     let mut cells: BTreeMap<(String, u8), (usize, usize)> = BTreeMap::new();
     for r in rows {
-        let practice = matches!(r.extra.get("block_kind"), Some(Setting::Text(k)) if k == "practice");
+        let practice = crate::people::reference::is_practice(r);
         let (Some(l), false, true) = (r.conditions.list_length, practice, SPAN_TASKS.contains(&r.task.as_str())) else {
             continue;
         };
@@ -154,7 +154,7 @@ mod tests {
         rows.extend(["1", "0", "0", "0"].map(|r| cd(8, "0", r)));
         rows.extend([cd(2, "1", "1"), cd(2, "0", "0")]);
         let mut practice = cd(2, "1", "0");
-        practice.extra.insert("block_kind".into(), Setting::Text("practice".into()));
+        practice.extra.insert("block_kind".into(), crate::record::Setting::Text("practice".into()));
         rows.push(practice);
         rows.push(cd(6, "1", "1")); // no no-change trial at 6: no K
         let ks = cowan_k(&rows);
