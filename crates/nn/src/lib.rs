@@ -7,7 +7,8 @@
 //! - [`batch`]: trials → flat arrays (frames, task ids, per-head targets, weights and masks). No burn.
 //! - [`model`]: [`model::ModelConfig`] (`#[derive(Config)]`) and [`model::WormModel`].
 //! - [`loss`]: the joint loss and per-task accuracies.
-//! - [`lstm`]: the LSTM's recurrence as one operation with its own backward pass.
+//! - [`lstm`]: the LSTM's recurrence as one operation with its own backward pass (on the GPU
+//!   backends two kernels of our own, `lstm_kernel.rs`).
 //! - [`conv`]: the ConvNet's 3×3 convolutions (flex's kernels; the GEMM path on the GPU backends).
 //! - [`train`]: [`train::TrainConfig`], presets, the async [`train::Trainer`] and [`train::evaluate_rows`].
 //! - [`checkpoint`]: weights + configs + state, as a directory or one bundle file.
@@ -27,6 +28,8 @@ pub mod eval;
 pub mod loss;
 #[cfg(feature = "flex")]
 pub mod lstm;
+#[cfg(all(feature = "flex", any(feature = "wgpu", feature = "cuda")))]
+mod lstm_kernel;
 pub mod model;
 mod settings;
 pub mod train;

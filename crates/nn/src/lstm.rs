@@ -7,13 +7,17 @@
 //! block of rows, so that no step copies its slice), and the hidden weights of the four gates side by
 //! side (`wh [C, 4C]`, gate order input, forget, output, cell), and returns the hidden states `[T·B, C]`
 //! (time-major too) from a zero initial state. Per step forward: one matrix product with the
-//! hidden state, one elementwise pass that makes the four activations (the cell gate's tanh as
-//! `2σ(2x) − 1`, so one sigmoid covers all four), the cell and hidden updates. Per step backward: the
+//! hidden state, one elementwise pass that makes the four activations, the cell and hidden updates. Per step backward: the
 //! four gate gradients side by side in one tensor and one product with `whᵀ`; the hidden weight's
 //! gradient is one product over all steps at the end.
 //!
-//! A backend extension ([`LstmBackend`]): the default body runs on flex and burn's cubecl backends
-//! alike (their own ops); the `Autodiff` implementation registers the backward step.
+//! A backend extension ([`LstmBackend`]) of two operations, the forward recurrence (hidden states,
+//! cell states and the four activations of every step) and the backward one (the gate gradients of
+//! every step): on flex their default bodies run the loop above with flex's own ops; on burn's cubecl
+//! backends (wgpu, WebGPU in the tab, CUDA) each is **one kernel** (`lstm_kernel.rs`: one cube of
+//! threads per trial walks all the steps, the hidden state in shared memory), so that the recurrence
+//! costs two launches a training step instead of five a time step. Under burn's fusion each is one
+//! deferred operation. The `Autodiff` implementation ties them together.
 
 use burn::backend::autodiff::Autodiff;
 use burn::backend::autodiff::checkpoint::base::Checkpointer;
@@ -26,30 +30,67 @@ use burn::prelude::*;
 use burn::tensor::{Shape, Slice};
 
 /// The recurrence of an LSTM over a sequence (see the module's doc).
-#[backend_extension(Flex, Cube: cfg(any(feature = "wgpu", feature = "cuda")), Autodiff)]
+#[backend_extension(
+    Flex,
+    Cube: cfg(any(feature = "wgpu", feature = "cuda")),
+    Fusion: cfg(all(feature = "fusion", any(feature = "wgpu", feature = "cuda"))),
+    Autodiff
+)]
 pub trait LstmBackend: Backend {
     /// `xp [T·B, 4C]` (time-major: the rows of step 0, then of step 1, …), `wh [C, 4C]`, the batch
     /// size `B` → the hidden states `[T·B, C]`, time-major.
+    #[fusion(default)]
     fn lstm_sequence(xp: FloatTensor<Self>, wh: FloatTensor<Self>, batch: usize) -> FloatTensor<Self> {
-        forward::<Self>(xp, wh, batch).0
+        Self::lstm_forward(xp, wh, batch).0
+    }
+
+    /// The forward recurrence: the hidden states `[T·B, C]`, the cell states `[T·B, C]` and the four
+    /// activations side by side `[T·B, 4C]` (input, forget, output gate, cell candidate), time-major.
+    #[fusion(meta = forward_meta)]
+    fn lstm_forward(
+        xp: FloatTensor<Self>,
+        wh: FloatTensor<Self>,
+        batch: usize,
+    ) -> (FloatTensor<Self>, FloatTensor<Self>, FloatTensor<Self>) {
+        forward::<Self>(xp, wh, batch)
+    }
+
+    /// The backward recurrence: the gate gradients `[T·B, 4C]` (the gradient of `xp`) from the hidden
+    /// states' gradient `dhs [T·B, C]` and the forward's activations and cell states.
+    #[fusion(meta = backward_meta)]
+    fn lstm_backward(
+        dhs: FloatTensor<Self>,
+        gates: FloatTensor<Self>,
+        cells: FloatTensor<Self>,
+        wh: FloatTensor<Self>,
+        batch: usize,
+    ) -> FloatTensor<Self> {
+        backward::<Self>(dhs, gates, cells, wh, batch)
     }
 }
 
-impl LstmBackend for Flex {}
+#[cfg(all(feature = "fusion", any(feature = "wgpu", feature = "cuda")))]
+use burn::backend::fusion::custom::TensorSpec;
 
-#[cfg(any(feature = "wgpu", feature = "cuda"))]
-impl LstmBackend for burn::backend::Cube {}
-
-/// What the backward pass of one step needs.
-#[derive(Clone, Debug)]
-struct StepState<B: Backend> {
-    /// The four activations `[B, C]` each: input, forget and output gates, cell candidate.
-    gates: [FloatTensor<B>; 4],
-    /// The cell state before the step `[B, C]`.
-    c_prev: FloatTensor<B>,
-    /// `tanh` of the cell state after the step `[B, C]`.
-    tc: FloatTensor<B>,
+#[cfg(all(feature = "fusion", any(feature = "wgpu", feature = "cuda")))]
+fn forward_meta(xp: &TensorSpec, _wh: &TensorSpec, _batch: &usize) -> (TensorSpec, TensorSpec, TensorSpec) {
+    let (rows, c) = (xp.shape[0], xp.shape[1] / 4);
+    let narrow = TensorSpec::new(shape(&[rows, c]), xp.dtype);
+    (narrow.clone(), narrow, xp.clone())
 }
+
+#[cfg(all(feature = "fusion", any(feature = "wgpu", feature = "cuda")))]
+fn backward_meta(
+    _dhs: &TensorSpec,
+    gates: &TensorSpec,
+    _cells: &TensorSpec,
+    _wh: &TensorSpec,
+    _batch: &usize,
+) -> TensorSpec {
+    gates.clone()
+}
+
+impl LstmBackend for Flex {}
 
 fn shape(dims: &[usize]) -> Shape {
     Shape::from(dims.to_vec())
@@ -70,17 +111,24 @@ fn step<B: Backend>(x: &FloatTensor<B>, k: usize, b: usize) -> FloatTensor<B> {
     B::float_slice(x.clone(), &[Slice::from(k * b..(k + 1) * b), all(w)])
 }
 
-/// The forward pass on time-major inputs `xp [T·B, 4C]`: the hidden states `[T·B, C]` and each step's
-/// state for the backward pass.
-fn forward<B: Backend>(xp: FloatTensor<B>, wh: FloatTensor<B>, b: usize) -> (FloatTensor<B>, Vec<StepState<B>>) {
+fn cat_steps<B: Backend>(mut parts: Vec<FloatTensor<B>>) -> FloatTensor<B> {
+    if parts.len() == 1 { parts.pop().expect("one step") } else { B::float_cat(parts, 0) }
+}
+
+/// The forward pass with the backend's own ops on time-major inputs `xp [T·B, 4C]`: the hidden states,
+/// the cell states and the activations (see [`LstmBackend::lstm_forward`]).
+pub(crate) fn forward<B: Backend>(
+    xp: FloatTensor<B>,
+    wh: FloatTensor<B>,
+    b: usize,
+) -> (FloatTensor<B>, FloatTensor<B>, FloatTensor<B>) {
     let dims = xp.shape();
     let (t, c) = (dims[0] / b, dims[1] / 4);
     let dtype = xp.dtype().into();
     let device = xp.device();
     let mut cell = B::float_zeros(shape(&[b, c]), &device, dtype);
     let mut hidden: Option<FloatTensor<B>> = None;
-    let mut states = Vec::with_capacity(t);
-    let mut outs = Vec::with_capacity(t);
+    let (mut outs, mut cells, mut acts) = (Vec::with_capacity(t), Vec::with_capacity(t), Vec::with_capacity(t));
     for k in 0..t {
         // Each gate's pre-activation from the blocks of the step's input projection and of the product
         // with the hidden state (views), so that the whole step after the product is one elementwise pass.
@@ -91,42 +139,45 @@ fn forward<B: Backend>(xp: FloatTensor<B>, wh: FloatTensor<B>, b: usize) -> (Flo
             None => block::<B>(&x, j, b, c),
         };
         let (i, f, og, cand) = (B::sigmoid(pre(0)), B::sigmoid(pre(1)), B::sigmoid(pre(2)), B::float_tanh(pre(3)));
-        let c_new = B::float_add(B::float_mul(f.clone(), cell.clone()), B::float_mul(i.clone(), cand.clone()));
-        let tc = B::float_tanh(c_new.clone());
-        let h = B::float_mul(og.clone(), tc.clone());
-        states.push(StepState { gates: [i, f, og, cand], c_prev: cell, tc });
+        let c_new = B::float_add(B::float_mul(f.clone(), cell), B::float_mul(i.clone(), cand.clone()));
+        let h = B::float_mul(og.clone(), B::float_tanh(c_new.clone()));
+        acts.push(B::float_cat(vec![i, f, og, cand], 1));
+        cells.push(c_new.clone());
         outs.push(h.clone());
         cell = c_new;
         hidden = Some(h);
     }
-    let hs = if outs.len() == 1 { outs.pop().expect("one step") } else { B::float_cat(outs, 0) };
-    (hs, states)
+    (cat_steps::<B>(outs), cat_steps::<B>(cells), cat_steps::<B>(acts))
 }
 
-/// The backward pass: gradients of `xp` and `wh` (time-major, as the forward's) given the hidden
-/// states' gradient `dhs [T·B, C]`.
-fn backward<B: Backend>(
-    hs: FloatTensor<B>,
-    wh: FloatTensor<B>,
-    states: Vec<StepState<B>>,
+/// The backward pass with the backend's own ops: the gate gradients `[T·B, 4C]` (time-major, as the
+/// forward's) given the hidden states' gradient `dhs [T·B, C]`.
+pub(crate) fn backward<B: Backend>(
     dhs: FloatTensor<B>,
+    gates: FloatTensor<B>,
+    cells: FloatTensor<B>,
+    wh: FloatTensor<B>,
     b: usize,
-) -> (FloatTensor<B>, FloatTensor<B>) {
-    let dims = hs.shape();
+) -> FloatTensor<B> {
+    let dims = dhs.shape();
     let (t, c) = (dims[0] / b, dims[1]);
-    let dtype = hs.dtype().into();
-    let device = hs.device();
+    let dtype = dhs.dtype().into();
+    let device = dhs.device();
     let wh_t = B::float_transpose(wh);
     // The gradients arriving from the later step start as zeros (not as nothing): the first step of the
     // loop then records the same operations as the others, and burn's fusion fuses it like them.
     let mut dh_next = B::float_zeros(shape(&[b, c]), &device, dtype);
     let mut dc_next = B::float_zeros(shape(&[b, c]), &device, dtype);
     let mut dgs = Vec::with_capacity(t);
-    for (k, st) in states.into_iter().enumerate().rev() {
+    for k in (0..t).rev() {
         let dh = B::float_add(step::<B>(&dhs, k, b), dh_next);
-        let [i, f, o, cand] = st.gates;
+        let g = step::<B>(&gates, k, b);
+        let [i, f, o, cand] = [0, 1, 2, 3].map(|j| block::<B>(&g, j, b, c));
+        let tc = B::float_tanh(step::<B>(&cells, k, b));
+        let c_prev =
+            if k > 0 { step::<B>(&cells, k - 1, b) } else { B::float_zeros(shape(&[b, c]), &device, dtype) };
         // dc = dh·o·(1 − tc²) + dc_next
-        let one_minus_tc2 = B::float_add_scalar(B::float_neg(B::float_mul(st.tc.clone(), st.tc.clone())), 1.0.into());
+        let one_minus_tc2 = B::float_add_scalar(B::float_neg(B::float_mul(tc.clone(), tc.clone())), 1.0.into());
         let dc = B::float_add(B::float_mul(B::float_mul(dh.clone(), o.clone()), one_minus_tc2), dc_next);
         // The next step's cell gradient before the concatenation below, so that fusion takes it in.
         dc_next = B::float_mul(dc.clone(), f.clone());
@@ -138,8 +189,8 @@ fn backward<B: Backend>(
         let dg = B::float_cat(
             vec![
                 B::float_mul(B::float_mul(dc.clone(), cand.clone()), sig(&i)),
-                B::float_mul(B::float_mul(dc.clone(), st.c_prev), sig(&f)),
-                B::float_mul(B::float_mul(dh, st.tc), sig(&o)),
+                B::float_mul(B::float_mul(dc.clone(), c_prev), sig(&f)),
+                B::float_mul(B::float_mul(dh, tc), sig(&o)),
                 B::float_mul(
                     B::float_mul(dc.clone(), i),
                     B::float_add_scalar(B::float_neg(B::float_mul(cand.clone(), cand)), 1.0.into()),
@@ -155,17 +206,21 @@ fn backward<B: Backend>(
         dgs.push(dg);
     }
     dgs.reverse();
-    let dxp = if dgs.len() == 1 { dgs.pop().expect("one step") } else { B::float_cat(dgs, 0) }; // [T·B, 4C]
-    // dwh = Σ_t h_{t−1}ᵀ · dg_t, as one product over all steps: the hidden states of steps 0..T−1 against
-    // the gate gradients of steps 1..T (contiguous row ranges, time-major).
-    let dwh = if t > 1 {
+    cat_steps::<B>(dgs)
+}
+
+/// The hidden weight's gradient `dwh = Σ_t h_{t−1}ᵀ · dg_t`, as one product over all steps: the hidden
+/// states of steps 0..T−1 against the gate gradients of steps 1..T (contiguous row ranges, time-major).
+fn hidden_weight_grad<B: Backend>(hs: FloatTensor<B>, dxp: FloatTensor<B>, b: usize) -> FloatTensor<B> {
+    let dims = hs.shape();
+    let (t, c) = (dims[0] / b, dims[1]);
+    if t > 1 {
         let prev = B::float_slice(hs, &[Slice::from(0..(t - 1) * b), all(c)]);
-        let dg_later = B::float_slice(dxp.clone(), &[Slice::from(b..t * b), all(4 * c)]);
+        let dg_later = B::float_slice(dxp, &[Slice::from(b..t * b), all(4 * c)]);
         B::float_matmul(B::float_transpose(prev), dg_later)
     } else {
-        B::float_zeros(shape(&[c, 4 * c]), &device, dtype)
-    };
-    (dxp, dwh)
+        B::float_zeros(shape(&[c, 4 * c]), &hs.device(), hs.dtype().into())
+    }
 }
 
 impl<B: Backend + LstmBackend, C: CheckpointStrategy> LstmBackend for Autodiff<B, C> {
@@ -173,20 +228,20 @@ impl<B: Backend + LstmBackend, C: CheckpointStrategy> LstmBackend for Autodiff<B
         #[derive(Debug)]
         struct LstmBackward;
 
-        impl<B: Backend> Backward<B, 2> for LstmBackward {
-            /// The outputs, the hidden weight, every step's state and the batch size.
-            type State = (FloatTensor<B>, FloatTensor<B>, Vec<StepState<B>>, usize);
+        impl<B: Backend + LstmBackend> Backward<B, 2> for LstmBackward {
+            /// The outputs, cell states, activations, the hidden weight and the batch size.
+            type State = (FloatTensor<B>, FloatTensor<B>, FloatTensor<B>, FloatTensor<B>, usize);
 
             fn backward(self, ops: Ops<Self::State, 2>, grads: &mut Gradients, _checkpointer: &mut Checkpointer) {
                 let [node_xp, node_wh] = ops.parents;
                 let dhs = grads.consume::<B>(&ops.node);
-                let (hs, wh, states, b) = ops.state;
-                let (dxp, dwh) = backward::<B>(hs, wh, states, dhs, b);
+                let (hs, cells, gates, wh, b) = ops.state;
+                let dxp = B::lstm_backward(dhs, gates, cells, wh, b);
+                if let Some(node) = node_wh {
+                    grads.register::<B>(node.id, hidden_weight_grad::<B>(hs, dxp.clone(), b));
+                }
                 if let Some(node) = node_xp {
                     grads.register::<B>(node.id, dxp);
-                }
-                if let Some(node) = node_wh {
-                    grads.register::<B>(node.id, dwh);
                 }
             }
         }
@@ -194,11 +249,30 @@ impl<B: Backend + LstmBackend, C: CheckpointStrategy> LstmBackend for Autodiff<B
         match LstmBackward.prepare::<C>([xp.node(), wh.node()]).compute_bound().stateful() {
             OpsKind::Tracked(prep) => {
                 let whp = wh.into_primitive();
-                let (hs, states) = forward::<B>(xp.into_primitive(), whp.clone(), batch);
-                prep.finish((hs.clone(), whp, states, batch), hs)
+                let (hs, cells, gates) = B::lstm_forward(xp.into_primitive(), whp.clone(), batch);
+                prep.finish((hs.clone(), cells, gates, whp, batch), hs)
             }
             OpsKind::UnTracked(prep) => prep.finish(B::lstm_sequence(xp.into_primitive(), wh.into_primitive(), batch)),
         }
+    }
+
+    fn lstm_forward(
+        xp: FloatTensor<Self>,
+        wh: FloatTensor<Self>,
+        batch: usize,
+    ) -> (FloatTensor<Self>, FloatTensor<Self>, FloatTensor<Self>) {
+        // Called directly (not through `lstm_sequence`): the loop's ops, each tracked.
+        forward::<Self>(xp, wh, batch)
+    }
+
+    fn lstm_backward(
+        dhs: FloatTensor<Self>,
+        gates: FloatTensor<Self>,
+        cells: FloatTensor<Self>,
+        wh: FloatTensor<Self>,
+        batch: usize,
+    ) -> FloatTensor<Self> {
+        backward::<Self>(dhs, gates, cells, wh, batch)
     }
 }
 

@@ -71,22 +71,32 @@ fn gemm_convolution_on_wgpu_equals_flex() {
     }
 }
 
+/// The LSTM op (on wgpu: our two kernels, forward and backward over all steps) against flex's ops:
+/// outputs and the gradients of the input and of a hidden weight, for a memory narrower than a cube of
+/// threads and one wider (each thread then takes several hidden units), one step and several.
 #[test]
 fn lstm_op_on_wgpu_equals_flex() {
     let (cpu, gpu) = (Device::flex().autodiff(), gpu());
     cpu.seed(6);
-    let lstm = LstmConfig::new(10, 12, true).init(&cpu);
-    let x = Tensor::<3>::random([4, 7, 10], Distribution::Normal(0.0, 1.0), &cpu);
-    let run = |device: &Device| {
-        let lstm = burn::module::Module::to_device(lstm.clone(), device);
-        let x = moved(&x, device).require_grad();
-        let h = lstm_forward(&lstm, x.clone());
-        let g = h.clone().sum().backward();
-        (host(h), host(x.grad(&g).unwrap()))
-    };
-    let (a, b) = (run(&cpu), run(&gpu));
-    close("LSTM outputs", &b.0, &a.0, 1e-4);
-    close("LSTM d input", &b.1, &a.1, 1e-4);
+    for (batch, steps, input, hidden) in [(4, 7, 10, 12), (3, 5, 6, 300), (2, 1, 5, 8)] {
+        let lstm = LstmConfig::new(input, hidden, true).init(&cpu);
+        let x = Tensor::<3>::random([batch, steps, input], Distribution::Normal(0.0, 1.0), &cpu);
+        let r = Tensor::<3>::random([batch, steps, hidden], Distribution::Normal(0.0, 1.0), &cpu);
+        let run = |device: &Device| {
+            use burn::module::Module;
+            let lstm = LstmConfig::new(input, hidden, true).init(device).load_record(lstm.clone().into_record());
+            let x = moved(&x, device).require_grad();
+            let h = lstm_forward(&lstm, x.clone());
+            let g = (h.clone() * moved(&r, device)).sum().backward();
+            let wh = lstm.forget_gate.as_ref().unwrap().hidden_transform.weight.val().grad(&g).unwrap();
+            (host(h), host(x.grad(&g).unwrap()), host(wh))
+        };
+        let (a, b) = (run(&cpu), run(&gpu));
+        let label = format!("B{batch} T{steps} {input}->{hidden}");
+        close(&format!("{label} outputs"), &b.0, &a.0, 1e-4);
+        close(&format!("{label} d input"), &b.1, &a.1, 1e-4);
+        close(&format!("{label} d hidden weight"), &b.2, &a.2, 1e-4);
+    }
 }
 
 /// A small model's loss and its gradients, one training step, on both devices from the same weights:
