@@ -28,6 +28,7 @@ macro_rules! message_into_string {
 }
 pub(crate) use message_into_string;
 
+pub mod adaptive;
 pub mod analysis;
 pub mod chance;
 pub mod chart;
