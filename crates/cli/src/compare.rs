@@ -245,24 +245,25 @@ pub fn run(a: &CompareArgs) -> Result<(), String> {
     write("significance.csv", &significance)?;
     // Cowan's K per CD task and set size for every record (issue 48, `wmlab_core::analysis::capacity`).
     let mut capacity =
-        String::from("run,who,task,set_size,change_trials,same_trials,hit_rate,false_alarm_rate,cowan_k\n");
+        String::from("run,who,task,set_size,change_trials,same_trials,hit_rate,false_alarm_rate,cowan_k,cowan_k_low,cowan_k_high\n");
     for (i, r) in records.iter().enumerate() {
         for k in wmlab_core::analysis::capacity::cowan_k(&r.trials) {
             let mut row = vec![(i + 1).to_string(), record_names[i].clone(), k.task.clone(), k.set_size.to_string()];
             row.extend([k.changes, k.sames].map(|v| v.to_string()));
-            row.extend([k.hit_rate, k.false_alarm_rate, k.k].map(|v| format!("{v:.6}")));
+            row.extend([k.hit_rate, k.false_alarm_rate, k.k, k.k_low, k.k_high].map(|v| format!("{v:.6}")));
             push_csv_row(&mut capacity, &row);
         }
     }
     // Span per recall task and list length: lists recalled whole, the span and the 50 % point.
-    let mut spans = String::from("run,who,task,list_length,lists,recalled_whole,span,fifty_point\n");
+    let mut spans = String::from("run,who,task,list_length,lists,recalled_whole,span,fifty_point,recalled_whole_low,recalled_whole_high\n");
     for (i, r) in records.iter().enumerate() {
         for s in wmlab_core::analysis::capacity::span(&r.trials) {
-            for &(l, n, whole) in &s.per_length {
+            for (&(l, n, whole), &(low, high)) in s.per_length.iter().zip(&s.per_length_interval) {
                 let mut row = vec![(i + 1).to_string(), record_names[i].clone(), s.task.clone(), l.to_string()];
                 row.extend([n.to_string(), format!("{whole:.6}")]);
                 row.push(s.span.map(|v| v.to_string()).unwrap_or_default());
                 row.push(s.fifty.map(|v| format!("{v:.4}")).unwrap_or_default());
+                row.extend([low, high].map(|v| format!("{v:.6}")));
                 push_csv_row(&mut spans, &row);
             }
         }

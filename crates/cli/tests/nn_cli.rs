@@ -511,6 +511,12 @@ fn compare_draws_the_vsr_ablation_per_run_and_together() {
         let n = rows.iter().skip(1).filter(|c| c[0] == run && c[2] == "VSR").count();
         assert_eq!(n, 8, "run {run}\n{sp}");
     }
+    // Each length's share of whole lists lies in its 95 % interval.
+    assert_eq!((rows[0][8].as_str(), rows[0][9].as_str()), ("recalled_whole_low", "recalled_whole_high"));
+    for c in rows.iter().skip(1) {
+        let (share, low, high): (f64, f64, f64) = (c[5].parse().unwrap(), c[8].parse().unwrap(), c[9].parse().unwrap());
+        assert!(low <= share && share <= high && high - low > 0.0, "{c:?}");
+    }
     let curves = std::fs::read_to_string(out.join("curves.csv")).unwrap();
     assert!(
         curves.lines().any(|l| l.starts_with("2,") && l.contains(",VSR,list_length=6,serial_position,")),

@@ -7,6 +7,10 @@
 //! that share is at least one half, and the 50 % point the length where it crosses one half, by linear
 //! interpolation between the lengths either side of the first fall below it. Practice trials are left
 //! out.
+//!
+//! Intervals (95 %): a share's is Wilson's score interval; K's is `N` times Newcombe's hybrid score
+//! interval for the difference `H − FA` (Newcombe 1998, method 10), which stays inside the possible
+//! range and keeps a width where a rate is 0 or 1 (a Wald interval collapses there).
 
 use std::collections::BTreeMap;
 
@@ -23,6 +27,32 @@ pub struct CowanK {
     pub hit_rate: f64,
     pub false_alarm_rate: f64,
     pub k: f64,
+    /// K's 95 % interval.
+    pub k_low: f64,
+    pub k_high: f64,
+}
+
+/// The 95 % normal quantile.
+const Z95: f64 = 1.959_963_984_540_054;
+
+/// Wilson's score interval for `successes` of `n` at normal quantile `z` (`(0, 1)` for no trials).
+pub fn wilson(successes: usize, n: usize, z: f64) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let (n, p) = (n as f64, successes as f64 / n as f64);
+    let z2 = z * z;
+    let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
+    let half = z / (1.0 + z2 / n) * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+/// Newcombe's hybrid score interval for `p1 − p2` (`a` of `n1` against `b` of `n2`), 95 %.
+pub fn difference_interval(a: usize, n1: usize, b: usize, n2: usize) -> (f64, f64) {
+    let (p1, p2) = (a as f64 / n1.max(1) as f64, b as f64 / n2.max(1) as f64);
+    let ((l1, u1), (l2, u2)) = (wilson(a, n1, Z95), wilson(b, n2, Z95));
+    let d = p1 - p2;
+    (d - ((p1 - l1).powi(2) + (u2 - p2).powi(2)).sqrt(), d + ((u1 - p1).powi(2) + (p2 - l2).powi(2)).sqrt())
 }
 
 /// Cowan's K per CD task and set size (in task, then set-size order), where the rows hold both change
@@ -54,6 +84,7 @@ pub fn cowan_k(rows: &[TrialRow]) -> Vec<CowanK> {
         .map(|((task, set_size), c)| {
             let hit_rate = c[1] as f64 / c[0] as f64;
             let false_alarm_rate = c[3] as f64 / c[2] as f64;
+            let (low, high) = difference_interval(c[1], c[0], c[3], c[2]);
             CowanK {
                 task,
                 set_size,
@@ -62,6 +93,8 @@ pub fn cowan_k(rows: &[TrialRow]) -> Vec<CowanK> {
                 hit_rate,
                 false_alarm_rate,
                 k: set_size as f64 * (hit_rate - false_alarm_rate),
+                k_low: set_size as f64 * low,
+                k_high: set_size as f64 * high,
             }
         })
         .collect()
@@ -83,6 +116,8 @@ pub struct Span {
     pub task: String,
     /// `(list length, lists, share recalled whole)`, by length.
     pub per_length: Vec<(u8, usize, f64)>,
+    /// The 95 % interval of each length's share (in `per_length`'s order).
+    pub per_length_interval: Vec<(f64, f64)>,
     /// The longest length with at least half the lists recalled whole (`None`: none reaches half).
     pub span: Option<u8>,
     /// Where the share crosses one half (`None` when it never falls below half, or never reaches it).
@@ -105,12 +140,15 @@ pub fn span(rows: &[TrialRow]) -> Vec<Span> {
         c.1 += (!r.correct.is_empty() && r.correct.iter().all(|&x| x)) as usize;
     }
     let mut by_task: BTreeMap<String, Vec<(u8, usize, f64)>> = BTreeMap::new();
+    let mut intervals: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
     for ((task, l), (n, whole)) in cells {
+        intervals.entry(task.clone()).or_default().push(wilson(whole, n, Z95));
         by_task.entry(task).or_default().push((l, n, whole as f64 / n as f64));
     }
     by_task
         .into_iter()
         .map(|(task, per_length)| {
+            let per_length_interval = intervals.remove(&task).unwrap_or_default();
             let span = per_length.iter().filter(|p| p.2 >= 0.5).map(|p| p.0).max();
             let fall = per_length.iter().position(|p| p.2 < 0.5);
             let fifty = match fall {
@@ -120,7 +158,7 @@ pub fn span(rows: &[TrialRow]) -> Vec<Span> {
                 }
                 _ => None,
             };
-            Span { task, per_length, span, fifty }
+            Span { task, per_length, per_length_interval, span, fifty }
         })
         .collect()
 }
@@ -164,6 +202,25 @@ mod tests {
         assert_eq!(max_k(&ks)["CD-Color"], 2.0);
         let guess: Vec<TrialRow> = ["1", "0"].iter().flat_map(|t| ["1", "0"].map(|r| cd(6, t, r))).collect();
         assert_eq!(cowan_k(&guess)[0].k, 0.0);
+        // Intervals hold the estimate, stay within ±N, and keep a width at H = 1, FA = 0.
+        for k in &ks {
+            assert!(k.k_low <= k.k && k.k <= k.k_high, "{k:?}");
+            assert!(k.k_low >= -(k.set_size as f64) && k.k_high <= k.set_size as f64, "{k:?}");
+        }
+        assert!(ks[0].k_high - ks[0].k_low > 1.0, "one trial each at set size 2: {:?}", ks[0]);
+    }
+
+    /// Wilson's interval and Newcombe's difference interval against published values: Newcombe (1998),
+    /// Table II, example (a): 56/70 against 48/80 gives 0.0524 to 0.3339; Wilson for 81/263 is 0.2553
+    /// to 0.3662 (Newcombe 1998, single-proportion paper, example (b)); 0 of 10 gives 0 to 0.2775.
+    #[test]
+    fn intervals_match_published_values() {
+        let (l, u) = difference_interval(56, 70, 48, 80);
+        assert!((l - 0.0524).abs() < 5e-5 && (u - 0.3339).abs() < 5e-5, "{l} {u}");
+        let (l, u) = wilson(81, 263, Z95);
+        assert!((l - 0.2553).abs() < 5e-5 && (u - 0.3662).abs() < 5e-5, "{l} {u}");
+        let (l, u) = wilson(0, 10, Z95);
+        assert!(l == 0.0 && (u - 0.2775).abs() < 5e-5, "{l} {u}");
     }
 
     fn vsr(list_length: u8, correct: &[bool]) -> TrialRow {
@@ -193,6 +250,8 @@ mod tests {
         assert_eq!(s.per_length, vec![(2, 2, 1.0), (3, 4, 0.75), (4, 4, 0.25), (5, 2, 0.5)]);
         assert_eq!(s.span, Some(5));
         assert_eq!(s.fifty, Some(3.5));
+        assert_eq!(s.per_length_interval.len(), 4);
+        assert!(s.per_length_interval.iter().zip(&s.per_length).all(|((l, h), p)| *l <= p.2 && p.2 <= *h));
         // Never below half: no crossing; never at half: no span.
         assert_eq!(span(&[vsr(2, &[t, t])])[0].fifty, None);
         assert_eq!(span(&[vsr(2, &[f, t])])[0].span, None);
