@@ -244,8 +244,9 @@ pub fn run(a: &CompareArgs) -> Result<(), String> {
     write("scores.csv", &scores)?;
     write("significance.csv", &significance)?;
     // Cowan's K per CD task and set size for every record (issue 48, `wmlab_core::analysis::capacity`).
-    let mut capacity =
-        String::from("run,who,task,set_size,change_trials,same_trials,hit_rate,false_alarm_rate,cowan_k,cowan_k_low,cowan_k_high\n");
+    let mut capacity = String::from(
+        "run,who,task,set_size,change_trials,same_trials,hit_rate,false_alarm_rate,cowan_k,cowan_k_low,cowan_k_high\n",
+    );
     for (i, r) in records.iter().enumerate() {
         for k in wmlab_core::analysis::capacity::cowan_k(&r.trials) {
             let mut row = vec![(i + 1).to_string(), record_names[i].clone(), k.task.clone(), k.set_size.to_string()];
@@ -255,7 +256,9 @@ pub fn run(a: &CompareArgs) -> Result<(), String> {
         }
     }
     // Span per recall task and list length: lists recalled whole, the span and the 50 % point.
-    let mut spans = String::from("run,who,task,list_length,lists,recalled_whole,span,fifty_point,recalled_whole_low,recalled_whole_high\n");
+    let mut spans = String::from(
+        "run,who,task,list_length,lists,recalled_whole,span,fifty_point,recalled_whole_low,recalled_whole_high\n",
+    );
     for (i, r) in records.iter().enumerate() {
         for s in wmlab_core::analysis::capacity::span(&r.trials) {
             for (&(l, n, whole), &(low, high)) in s.per_length.iter().zip(&s.per_length_interval) {

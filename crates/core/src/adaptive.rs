@@ -77,7 +77,9 @@ pub enum StaircaseError {
     Step(f64),
     #[error("the lowest level {min} is above the highest {max}, or the start is not a number")]
     Bounds { min: u32, max: u32 },
-    #[error("the run must stop after more reversals ({reversals}) than it discards ({discard}), and after at least one trial")]
+    #[error(
+        "the run must stop after more reversals ({reversals}) than it discards ({discard}), and after at least one trial"
+    )]
     Length { reversals: usize, discard: usize },
 }
 

@@ -174,8 +174,7 @@ pub(crate) fn backward<B: Backend>(
         let g = step::<B>(&gates, k, b);
         let [i, f, o, cand] = [0, 1, 2, 3].map(|j| block::<B>(&g, j, b, c));
         let tc = B::float_tanh(step::<B>(&cells, k, b));
-        let c_prev =
-            if k > 0 { step::<B>(&cells, k - 1, b) } else { B::float_zeros(shape(&[b, c]), &device, dtype) };
+        let c_prev = if k > 0 { step::<B>(&cells, k - 1, b) } else { B::float_zeros(shape(&[b, c]), &device, dtype) };
         // dc = dh·o·(1 − tc²) + dc_next
         let one_minus_tc2 = B::float_add_scalar(B::float_neg(B::float_mul(tc.clone(), tc.clone())), 1.0.into());
         let dc = B::float_add(B::float_mul(B::float_mul(dh.clone(), o.clone()), one_minus_tc2), dc_next);

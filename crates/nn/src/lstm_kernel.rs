@@ -11,8 +11,8 @@
 //! sums of the products run in another order, so the two agree to float rounding
 //! (`tests/gpu_parity.rs`).
 
-use burn::backend::tensor::FloatTensor;
 use burn::backend::ops::FloatTensorOps;
+use burn::backend::tensor::FloatTensor;
 use burn::tensor::{DType, Shape};
 use burn_cubecl::CubeBackend;
 use burn_cubecl::kernel::into_contiguous;
