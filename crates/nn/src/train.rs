@@ -271,6 +271,15 @@ impl std::fmt::Display for TrainError {
 }
 impl std::error::Error for TrainError {}
 
+/// Reads every float parameter once, which draws those burn initialises lazily.
+struct Materialise;
+
+impl burn::module::ModuleVisitor for Materialise {
+    fn visit_float<const D: usize>(&mut self, param: &burn::module::Param<Tensor<D>>) {
+        let _ = param.val();
+    }
+}
+
 /// A training run, advanced one step at a time.
 pub struct Trainer {
     pub config: TrainConfig,
@@ -294,12 +303,32 @@ pub struct Trainer {
 
 impl Trainer {
     /// A fresh run. `device` should be an autodiff device (`Device::flex().autodiff()`).
+    ///
+    /// The weights are drawn on the CPU (flex's generator, seeded with the run's seed) whatever the
+    /// device, then moved to it: each backend has its own random generator, and a run that starts from
+    /// the same weights on WebGPU, CUDA or the CPU gives the same losses (within float rounding), so
+    /// the backends can be checked against one another and a seed names one model.
     pub fn new(mut config: TrainConfig, device: Device) -> Trainer {
         config.fit_to_tasks();
         device.seed(config.seed);
-        let mut model = config.model.init(&device);
+        let on_cpu = device.clone().inner() == Device::flex();
+        let init = if on_cpu {
+            device.clone()
+        } else {
+            let cpu = Device::flex().autodiff();
+            cpu.seed(config.seed);
+            cpu
+        };
+        let mut model = config.model.init(&init);
+        // burn draws a parameter when it is first used: draw them all now, in the module's order, so
+        // the values do not depend on which device or which forward pass touches them first.
+        model.visit(&mut Materialise);
         if config.reference_init == Some(true) {
-            model = crate::model::reference_init(model, &device);
+            model = crate::model::reference_init(model, &init);
+        }
+        if !on_cpu {
+            // `fork`, not `to_device`: the moved weights are fresh leaves of the device's graph.
+            model = model.fork(&device);
         }
         Self::with_model(config, device, model, None)
     }

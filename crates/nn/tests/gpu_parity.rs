@@ -122,3 +122,19 @@ fn a_training_step_on_wgpu_equals_flex() {
     close("loss", &b.0, &a.0, 1e-4);
     close("first conv's weight gradient", &b.1, &a.1, 1e-3);
 }
+
+/// A fresh run from the same seed starts from the same weights on every device (they are drawn on the
+/// CPU and moved), so its first losses on wgpu equal flex's: what the Networks page's backend probe
+/// shows for WebGPU against the CPU.
+#[test]
+fn a_run_from_one_seed_has_the_same_first_losses_on_wgpu_and_flex() {
+    use wmlab_nn::{TrainConfig, Trainer};
+    let config = TrainConfig::preset("tiny", Arch::Gru, 16).unwrap().with_steps(3);
+    let losses = |device: Device| {
+        let mut t = Trainer::new(config.clone(), device);
+        (0..3).map(|_| pollster::block_on(t.train_step()).unwrap()).collect::<Vec<f32>>()
+    };
+    let (a, b) = (losses(Device::flex().autodiff()), losses(gpu()));
+    close("the first three losses", &b, &a, 1e-3);
+    assert!(a[0] != a[2], "the weights moved: {a:?}");
+}
