@@ -59,6 +59,32 @@ test('the paper preset\'s parameter count is shown beside Table A4\'s', LONG, as
 const step = (name) => { if (process.env.WMLAB_E2E_TRACE) console.log(`[networks] ${new Date().toISOString()} ${name}`); };
 const stepOf = (page) => page.$eval('#nn-step', (e) => Number(e.dataset.step));
 
+/**
+ * Under Auto a run starts with a probe: a few steps of its model timed on each backend (here WebGPU
+ * through SwiftShader and the CPU in the same worker), both figures shown, the run on the faster. The
+ * probe's first losses are a fresh run from one seed on each backend: they agree (the weights are drawn
+ * on the CPU and moved). A second run of the same model takes the figures this browser kept.
+ */
+async function checkProbe(page) {
+  const probe = JSON.parse(await page.getAttribute('#nn-probe', 'data-probe'));
+  console.log(`[networks] ${await page.textContent('#nn-probe')}`);
+  assert.equal(await page.getAttribute('#nn-probe', 'data-measured'), 'true');
+  const by = Object.fromEntries(probe.timings.map((t) => [t.backend, t]));
+  assert.ok(by.cpu.ms_per_step > 0, 'the CPU was timed');
+  assert.equal(by.cpu.losses.length, 4, 'a warm-up step and three timed ones');
+  if (await page.evaluate(() => !!navigator.gpu)) {
+    assert.ok(by.webgpu, 'WebGPU was timed');
+    assert.ok(by.webgpu.ms_per_step > 0, `WebGPU: ${by.webgpu.error}`);
+    for (let i = 0; i < 2; i++) {
+      const [g, c] = [by.webgpu.losses[i], by.cpu.losses[i]];
+      assert.ok(Math.abs(g - c) <= 1e-3 * Math.abs(c), `loss ${i}: WebGPU ${g}, CPU ${c}`);
+    }
+  }
+  const fastest = probe.timings.filter((t) => t.ms_per_step !== null).sort((a, b) => a.ms_per_step - b.ms_per_step)[0];
+  assert.equal(probe.chosen, fastest.backend);
+  assert.match(await page.textContent('#nn-backend'), probe.chosen === 'webgpu' ? /WebGPU/ : /CPU/);
+}
+
 test('trains on the browser\'s backend (WebGPU through SwiftShader here) and saves a GPU checkpoint', LONG, async () => {
   const page = await openNetworks();
   const backend = await page.textContent('#nn-backend');
@@ -69,12 +95,19 @@ test('trains on the browser\'s backend (WebGPU through SwiftShader here) and sav
   await page.waitForSelector('#networks[data-phase="done"]', LONG);
   assert.equal(await stepOf(page), 2);
   console.log(`[networks] ${backend}: ${await page.textContent('#nn-step')}`);
+  await checkProbe(page);
   await page.waitForFunction(() => Number(document.querySelector('#nn-acc-chart').dataset.series) >= 14, null, LONG);
   // The checkpoint was read back from the device asynchronously and stored.
   const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#nn-download-best')]);
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wmlab-nn-')), 'best.wmlabnn');
   await dl.saveAs(file);
   assert.equal(fs.readFileSync(file).subarray(0, 8).toString(), 'WMLABNN1');
+  // The same model again: Auto takes the figures kept in this browser, without a probe.
+  const chosen = await page.getAttribute('#nn-probe', 'data-chosen');
+  await page.click('#nn-train');
+  await page.waitForSelector('#networks[data-phase="done"]', LONG);
+  assert.equal(await page.getAttribute('#nn-probe', 'data-measured'), 'false');
+  assert.equal(await page.getAttribute('#nn-probe', 'data-chosen'), chosen);
   assert.deepEqual(page.errors.filter((e) => !/XDG|powerPreference/i.test(e)), []);
   await page.close();
 });

@@ -70,6 +70,24 @@ test('an isolated page trains on the threaded CPU worker, with every core the br
   await page.close();
 });
 
+test('Auto on an isolated page times the CPU in the threaded worker and WebGPU in the other, and runs on the faster', LONG, async () => {
+  const page = await openNetworks(app.server.url + '#/networks');
+  await page.evaluate(() => localStorage.removeItem('wmlab.nn.probes'));
+  assert.equal(await page.inputValue('#nn-backend-pick'), 'auto');
+  await trainTiny(page, 2);
+  const probe = JSON.parse(await page.getAttribute('#nn-probe', 'data-probe'));
+  console.log(`[threads] ${await page.textContent('#nn-probe')}`);
+  const by = Object.fromEntries(probe.timings.map((t) => [t.backend, t]));
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+  assert.equal(by.cpu.threads, cores, 'the CPU was timed in the threaded worker');
+  assert.ok(by.cpu.ms_per_step > 0);
+  if (await page.evaluate(() => !!navigator.gpu)) assert.ok(by.webgpu, 'WebGPU was timed too');
+  const threads = await page.getAttribute('#nn-threads', 'data-threads');
+  assert.equal(threads, probe.chosen === 'cpu' ? String(cores) : '1', `the run went to the ${probe.chosen} worker`);
+  assert.deepEqual(page.errors.filter((e) => !/XDG|powerPreference/i.test(e)), []);
+  await page.close();
+});
+
 test('the thread count can be set (localStorage wmlab.nn.threads)', LONG, async () => {
   const page = await openNetworks(app.server.url + '#/networks');
   await page.evaluate(() => localStorage.setItem('wmlab.nn.threads', '3'));

@@ -15,6 +15,7 @@ use wmlab_core::nn_messages::training_curve;
 use wmlab_core::record::TrainPoint;
 use wmlab_nn::{Checkpoint, TrainConfig, Trainer, WormModel};
 
+use crate::protocol::workers::Timing;
 use crate::protocol::{Backend, BackendPick, CheckpointKind, Cmd, Event};
 
 /// A command with its optional checkpoint bytes.
@@ -131,6 +132,9 @@ struct State {
 /// run many times a second.
 const LATEST_EVERY_MS: f64 = 5_000.0;
 
+/// Time a probe spends on one backend's timed steps before it stops early (after at least one).
+const PROBE_BUDGET_MS: f64 = 3_000.0;
+
 impl State {
     async fn send_checkpoint(&mut self, kind: CheckpointKind) {
         if kind == CheckpointKind::Latest {
@@ -194,6 +198,10 @@ impl State {
                     Err(e) => error(e, false),
                 }
             }
+            Cmd::Probe { config, backend, steps, seq } => {
+                let timing = self.probe(TrainConfig::from(*config), backend, steps).await;
+                post(&Event::Probed { timing, seq }, None);
+            }
             Cmd::Start { config } => {
                 let mut config = TrainConfig::from(*config);
                 config.fit_edited();
@@ -252,6 +260,50 @@ impl State {
             Cmd::Evaluate { n } => self.evaluate(n, msg.bytes).await,
             Cmd::Analyse { n } => self.analyse(n, msg.bytes).await,
         }
+    }
+
+    /// Time a fresh run of `config` on `backend`: one warm-up step (shaders, allocations), then up to
+    /// `steps` timed steps, fewer when they pass [`PROBE_BUDGET_MS`]. Each step waits for its loss, so
+    /// the time is the device's too.
+    async fn probe(&self, mut config: TrainConfig, backend: Backend, steps: usize) -> Timing {
+        let failed = |error: String| Timing {
+            backend,
+            threads: threads(backend),
+            ms_per_step: None,
+            losses: Vec::new(),
+            error: Some(error),
+        };
+        config.fit_edited();
+        if let Err(e) = config.model.validate().and_then(|()| config.check_task_settings()) {
+            return failed(e);
+        }
+        let device = match (&self.device, backend) {
+            (Some((d, b)), _) if *b == backend => d.clone(),
+            (_, Backend::Cpu) => Device::flex(),
+            _ => return failed("this worker is not running on WebGPU".to_string()),
+        };
+        let steps = steps.max(1);
+        let mut t = Trainer::new(config.with_steps(steps + 1), device.autodiff());
+        let mut losses = Vec::new();
+        let mut timed = 0;
+        let mut t0 = now_ms();
+        while timed < steps {
+            match t.train_step().await {
+                Ok(loss) => losses.push(loss),
+                Err(e) => return failed(format!("{e}")),
+            }
+            if losses.len() == 1 {
+                t0 = now_ms();
+            } else {
+                timed += 1;
+                if now_ms() - t0 > PROBE_BUDGET_MS {
+                    break;
+                }
+            }
+            yield_now().await;
+        }
+        let ms = (now_ms() - t0) / timed.max(1) as f64;
+        Timing { backend, threads: threads(backend), ms_per_step: Some(ms), losses, error: None }
     }
 
     /// The model to evaluate or analyse: the checkpoint in `bytes`, else the run in memory; with its

@@ -52,6 +52,19 @@ fn status(net: Net) -> impl IntoView {
                 {move || if net.device.with(String::is_empty) { "" } else { " · device ready" }}</span>
         </p>
         {threads_offer(net)}
+        // Auto's choice for the latest run: each backend's ms per step (`data-probe`: the figures as
+        // JSON, for tests).
+        {move || net.probe.get().map(|o| {
+            let measured = net.probe_measured.get();
+            let json = serde_json::to_string(&o).unwrap_or_default();
+            view! {
+                <p class="small" id="nn-probe" data-chosen=o.chosen.as_str() data-measured=measured.to_string()
+                    data-probe=json>
+                    "Auto timed this model: " {o.describe()}
+                    {if measured { " (measured just now)." } else { " (measured earlier in this browser)." }}
+                </p>
+            }
+        })}
         {move || net.error.get().map(|e| view! { <p class="error" id="nn-error" role="alert">{e}</p> })}
         {move || net.notice.get().map(|n| view! { <p class="notice" id="nn-notice">{n}</p> })}
         {saved}

@@ -6,7 +6,9 @@
 
 use leptos::prelude::*;
 use wmlab_core::analysis::NetworkAnalysis;
-use wmlab_core::nn_messages::workers::{Action, Browser, WorkerChoice};
+use wmlab_core::nn_messages::workers::{
+    Action, Browser, Do, Launch, ProbeCache, ProbeOutcome, Slot, WorkerChoice, probe_key,
+};
 use wmlab_core::nn_messages::{
     Arch, Backend, BackendPick, BundleHeader, CheckpointKind, Edit, ModelCard, Preset, RunCurves, SettingsEdits,
     SettingsError, TrainSettings,
@@ -15,10 +17,14 @@ use wmlab_core::record::ResultRecord;
 
 use crate::app::AppState;
 use crate::platform::nn_worker::{self as nnw, Cmd, Event, NnWorker};
-use crate::platform::web;
+use crate::platform::{outbox, web};
 
 /// Where the page keeps the run's curves in IndexedDB (beside the checkpoints).
 pub const RUN_KEY: &str = "nn/run";
+/// Where this browser keeps the backends' timings per model size (localStorage).
+const PROBES_KEY: &str = "wmlab.nn.probes";
+/// Timed steps per backend in a probe (after one warm-up step).
+const PROBE_STEPS: usize = 3;
 /// Kept points of the per-step loss curve (older points are thinned by half when exceeded).
 const MAX_LOSS_POINTS: usize = 3000;
 
@@ -26,6 +32,8 @@ const MAX_LOSS_POINTS: usize = 3000;
 pub enum Phase {
     /// The worker is loading or initialising its backend.
     Starting,
+    /// Under Auto, before a run: a few steps of its model timed on each backend.
+    Probing,
     Ready,
     Training,
     Paused,
@@ -39,6 +47,7 @@ impl Phase {
     pub fn as_str(self) -> &'static str {
         match self {
             Phase::Starting => "starting",
+            Phase::Probing => "probing",
             Phase::Ready => "ready",
             Phase::Training => "training",
             Phase::Paused => "paused",
@@ -50,6 +59,7 @@ impl Phase {
     pub fn label(self) -> &'static str {
         match self {
             Phase::Starting => "Starting the training worker…",
+            Phase::Probing => "Timing a few steps of this model on each backend…",
             Phase::Ready => "Ready.",
             Phase::Training => "Training…",
             Phase::Paused => "Paused.",
@@ -60,7 +70,7 @@ impl Phase {
     }
     /// The worker is busy with a run (or starting): settings and files are locked.
     pub fn busy(self) -> bool {
-        matches!(self, Phase::Training | Phase::Starting)
+        matches!(self, Phase::Training | Phase::Starting | Phase::Probing)
     }
 }
 
@@ -76,6 +86,16 @@ pub struct Net {
     pub threads: RwSignal<usize>,
     /// Which worker runs (the single-threaded or the threaded CPU one): decided in the core.
     choice: StoredValue<WorkerChoice>,
+    /// The backend the running worker was last asked for (`Init`).
+    init_pick: StoredValue<BackendPick>,
+    /// A run being started under Auto: the backends' probe, then the start (decided in the core).
+    launch: StoredValue<Option<Launch>>,
+    probe_seq: StoredValue<u64>,
+    /// The backends' figures behind Auto's choice for the latest run (measured, or from this browser's
+    /// store).
+    pub probe: RwSignal<Option<ProbeOutcome>>,
+    /// Whether `probe` was measured for this run (false: read from the store).
+    pub probe_measured: RwSignal<bool>,
     pub arch: RwSignal<Arch>,
     pub capacity: RwSignal<String>,
     pub preset: RwSignal<Preset>,
@@ -123,11 +143,17 @@ fn thin(v: &mut Vec<(f64, f64)>) {
 
 impl Net {
     pub fn new() -> Net {
+        let pick = nnw::take_pick_after_reload().unwrap_or(BackendPick::Auto);
         Net {
             phase: RwSignal::new(Phase::Starting),
             error: RwSignal::new(None),
             notice: RwSignal::new(None),
-            backend_pick: RwSignal::new(nnw::take_pick_after_reload().unwrap_or(BackendPick::Auto)),
+            backend_pick: RwSignal::new(pick),
+            init_pick: StoredValue::new(pick),
+            launch: StoredValue::new(None),
+            probe_seq: StoredValue::new(0),
+            probe: RwSignal::new(None),
+            probe_measured: RwSignal::new(false),
             backend: RwSignal::new(None),
             device: RwSignal::new(String::new()),
             threads: RwSignal::new(1),
@@ -247,17 +273,33 @@ impl Net {
 
     pub fn on_event(self, ev: Event, bytes: Option<Vec<u8>>) {
         match ev {
-            Event::Loaded => self.send(Cmd::Init { backend: self.backend_pick.get_untracked() }, None),
+            Event::Loaded => self.send(Cmd::Init { backend: self.init_pick.get_value() }, None),
             Event::Ready { backend, device, threads } => {
-                // Auto in a browser whose `navigator.gpu` gave no adapter may move to the threaded worker.
-                let pick = self.backend_pick.get_untracked();
-                if let Some(Action::Switch { threaded }) = self.choice.try_update_value(|c| c.ready(pick, backend)) {
+                let launching = self.launch.with_value(Option::is_some);
+                // Auto in a browser whose `navigator.gpu` gave no adapter may move to the threaded worker
+                // (a launch moves between workers itself).
+                let pick = self.init_pick.get_value();
+                if !launching
+                    && let Some(Action::Switch { threaded }) = self.choice.try_update_value(|c| c.ready(pick, backend))
+                {
                     self.switch_worker(threaded);
                     return;
                 }
                 self.backend.set(Some(backend));
                 self.device.set(device);
                 self.threads.set(threads);
+                if launching {
+                    // Asked for WebGPU, the single-threaded worker came up on its CPU: no adapter.
+                    if backend == Backend::Cpu && !self.choice.with_value(WorkerChoice::threaded) {
+                        self.launch.update_value(|l| {
+                            if let Some(l) = l.as_mut().filter(|l| l.probing() == Some(Backend::Webgpu)) {
+                                l.unavailable("the browser gave no WebGPU adapter");
+                            }
+                        });
+                    }
+                    self.phase.set(Phase::Probing);
+                    return self.drive_launch(Some(backend));
+                }
                 if self.phase.get_untracked() == Phase::Starting {
                     self.phase.set(Phase::Ready);
                     // The first start asks for the preset; a restarted worker (after Cancel) keeps the settings.
@@ -281,6 +323,17 @@ impl Net {
                     c.losses.push((step as f64, loss as f64));
                     thin(&mut c.losses);
                 });
+            }
+            Event::Probed { timing, seq } => {
+                if seq != self.probe_seq.get_value() {
+                    return;
+                }
+                self.launch.update_value(|l| {
+                    if let Some(l) = l {
+                        l.probed(timing)
+                    }
+                });
+                self.drive_launch(self.backend.get_untracked());
             }
             Event::Val { report } => self.curves.update(|c| c.vals.push(report)),
             Event::Checkpoint { kind, .. } => {
@@ -332,6 +385,9 @@ impl Net {
                 }
             }
             Event::Error { message, fatal } => {
+                if fatal {
+                    self.launch.set_value(None);
+                }
                 self.edits.update_value(|e| e.settle());
                 self.settling.set(false);
                 self.eval_progress.set(None);
@@ -376,6 +432,10 @@ impl Net {
     /// that could not start gives way to the single-threaded one) or the page shows the error.
     /// `error` is the page's text for a failure that no other worker takes over.
     fn worker_failed(self, message: String, error: String) {
+        // A run being launched is not started: Train again plans afresh with what was learnt here.
+        if self.launch.try_update_value(Option::take).flatten().is_some() {
+            self.phase.set(Phase::Starting);
+        }
         let starting = self.phase.get_untracked() == Phase::Starting;
         match self.choice.try_update_value(|c| c.failed(starting)) {
             Some(Action::Switch { threaded }) => {
@@ -448,6 +508,7 @@ impl Net {
     /// needs it (the CPU on an isolated page runs in the threaded one).
     pub fn pick_backend(self, pick: BackendPick) {
         self.backend_pick.set(pick);
+        self.init_pick.set_value(pick);
         let Some(Action::Switch { threaded }) = self.choice.try_update_value(|c| c.pick(pick)) else {
             self.send(Cmd::Init { backend: pick }, None);
             return;
@@ -491,6 +552,8 @@ impl Net {
     /// Stop the worker and start a fresh one of the same pick; work under way ends with the old one.
     fn restart_worker(self) {
         self.stop_worker();
+        self.launch.set_value(None);
+        self.init_pick.set_value(self.backend_pick.get_untracked());
         self.eval_progress.set(None);
         self.analyse_progress.set(None);
         self.phase.set(Phase::Starting);
@@ -519,6 +582,8 @@ impl Net {
 
     // ---- a run ----
 
+    /// Train a new model: under Auto, first the backends' probe (or the figures this browser keeps
+    /// for this model size) and a move to the faster; then [`Net::begin`].
     pub fn start(self) {
         self.error.set(None);
         self.notice.set(None);
@@ -527,6 +592,74 @@ impl Net {
         let Some(c) = self.config.get_untracked() else {
             return self.error.set(Some("The settings are not loaded yet.".into()));
         };
+        if self.backend_pick.get_untracked() != BackendPick::Auto {
+            self.probe.set(None);
+            return self.begin(c);
+        }
+        let cache = ProbeCache::from_json(&outbox::get(PROBES_KEY).unwrap_or_default());
+        let launch = self.choice.with_value(|w| Launch::plan(w, cache.get(&probe_key(&c))));
+        self.probe_measured.set(launch.probes());
+        self.launch.set_value(Some(launch));
+        self.phase.set(Phase::Probing);
+        self.drive_launch(self.backend.get_untracked());
+    }
+
+    /// The launch's next move, the running worker being ready on `backend` (`None`: not ready yet).
+    fn drive_launch(self, backend: Option<Backend>) {
+        let Some(backend) = backend else { return };
+        let current = Slot { threaded: self.choice.with_value(WorkerChoice::threaded), backend };
+        let Some(next) = self.launch.try_update_value(|l| l.as_mut().map(|l| l.next(current))).flatten() else {
+            return;
+        };
+        match next {
+            Do::Switch { threaded } => {
+                self.choice.update_value(|c| c.force(threaded));
+                // Auto: the single-threaded worker comes up on WebGPU where it can (else its CPU, which
+                // the launch then counts as WebGPU's failure), the threaded one on its CPU.
+                self.init_pick.set_value(BackendPick::Auto);
+                self.switch_worker(threaded);
+                self.phase.set(Phase::Probing);
+            }
+            Do::Init(pick) => {
+                // WebGPU through Auto, so a browser without an adapter answers on its CPU, not an error.
+                let pick = if pick == BackendPick::Webgpu { BackendPick::Auto } else { pick };
+                self.init_pick.set_value(pick);
+                self.backend.set(None);
+                self.send(Cmd::Init { backend: pick }, None);
+            }
+            Do::Probe(probe) => {
+                let Some(c) = self.config.get_untracked() else { return };
+                let seq = self.probe_seq.try_update_value(|s| {
+                    *s += 1;
+                    *s
+                });
+                self.send(
+                    Cmd::Probe { config: Box::new(c), backend: probe, steps: PROBE_STEPS, seq: seq.unwrap_or(0) },
+                    None,
+                );
+            }
+            Do::Start => {
+                let Some(launch) = self.launch.try_update_value(Option::take).flatten() else { return };
+                let outcome = launch.outcome();
+                if launch.probes()
+                    && let (Some(o), Some(c)) = (&outcome, self.config.get_untracked())
+                {
+                    let mut cache = ProbeCache::from_json(&outbox::get(PROBES_KEY).unwrap_or_default());
+                    cache.insert(probe_key(&c), o.clone());
+                    // A full or refused store only means the probe runs again next time.
+                    let _ = outbox::set(PROBES_KEY, &cache.to_json());
+                }
+                self.probe.set(outcome);
+                match self.config.get_untracked() {
+                    Some(c) => self.begin(c),
+                    None => self.phase.set(Phase::Ready),
+                }
+            }
+        }
+    }
+
+    /// Start the run in the running worker on its backend.
+    fn begin(self, c: TrainSettings) {
         let backend = self.backend.get_untracked().map(|b| b.as_str().to_string()).unwrap_or_default();
         self.curves.set(RunCurves { backend, ..Default::default() });
         self.has_best.set(false);

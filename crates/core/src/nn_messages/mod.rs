@@ -45,6 +45,16 @@ pub enum Cmd {
         #[serde(default)]
         seq: u64,
     },
+    /// Time a fresh run of these settings on `backend` (the worker's WebGPU device, or the CPU): one
+    /// warm-up step, then `steps` timed steps; answered by `Event::Probed` with the same `seq`. Nothing
+    /// of the probe is kept.
+    Probe {
+        config: Box<TrainSettings>,
+        backend: Backend,
+        steps: usize,
+        #[serde(default)]
+        seq: u64,
+    },
     /// Start a new run with these settings.
     Start {
         config: Box<TrainSettings>,
@@ -189,6 +199,12 @@ pub enum Event {
         steps: usize,
         loss: f32,
         ms: f64,
+    },
+    /// The answer to `Cmd::Probe` with the same `seq`.
+    Probed {
+        timing: workers::Timing,
+        #[serde(default)]
+        seq: u64,
     },
     /// A validation check.
     Val {

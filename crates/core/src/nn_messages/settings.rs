@@ -167,6 +167,13 @@ impl Backend {
             Backend::Cpu => "CPU (flex, in wasm)",
         }
     }
+    /// The pick that asks for this backend.
+    pub fn pick(self) -> BackendPick {
+        match self {
+            Backend::Webgpu => BackendPick::Webgpu,
+            Backend::Cpu => BackendPick::Cpu,
+        }
+    }
 }
 
 /// `wmlab_nn::ModelConfig` as plain data (the same fields, names and JSON; see it for what each means).
