@@ -71,7 +71,7 @@ async function checkProbe(page) {
   assert.equal(await page.getAttribute('#nn-probe', 'data-measured'), 'true');
   const by = Object.fromEntries(probe.timings.map((t) => [t.backend, t]));
   assert.ok(by.cpu.ms_per_step > 0, 'the CPU was timed');
-  assert.equal(by.cpu.losses.length, 4, 'a warm-up step and three timed ones');
+  assert.ok(by.cpu.losses.length >= 2, 'a warm-up step and at least one timed one');
   if (await page.evaluate(() => !!navigator.gpu)) {
     assert.ok(by.webgpu, 'WebGPU was timed');
     assert.ok(by.webgpu.ms_per_step > 0, `WebGPU: ${by.webgpu.error}`);

@@ -263,8 +263,11 @@ impl State {
     }
 
     /// Time a fresh run of `config` on `backend`: one warm-up step (shaders, allocations), then up to
-    /// `steps` timed steps, fewer when they pass [`PROBE_BUDGET_MS`]. Each step waits for its loss, so
-    /// the time is the device's too.
+    /// `steps` timed steps, fewer when they pass [`PROBE_BUDGET_MS`]. Every step trains on the run's
+    /// first batch: a new batch has new trial lengths, hence new shapes, which a GPU backend compiles
+    /// kernels for (seconds each on a software adapter), and a run soon has kernels for every length it
+    /// meets; the steady state is what decides. Each step waits for its loss, so the time is the
+    /// device's too.
     async fn probe(&self, mut config: TrainConfig, backend: Backend, steps: usize) -> Timing {
         let failed = |error: String| Timing {
             backend,
@@ -284,11 +287,12 @@ impl State {
         };
         let steps = steps.max(1);
         let mut t = Trainer::new(config.with_steps(steps + 1), device.autodiff());
+        let batch = t.train_batch(0);
         let mut losses = Vec::new();
         let mut timed = 0;
         let mut t0 = now_ms();
         while timed < steps {
-            match t.train_step().await {
+            match t.step_on(&batch).await {
                 Ok(loss) => losses.push(loss),
                 Err(e) => return failed(format!("{e}")),
             }
