@@ -354,6 +354,7 @@ pub fn run_sweep(a: &SweepArgs) -> Result<(), String> {
                 record: Some(rec.clone()),
                 cd_pooled: false,
                 memoryless: false,
+                trials_of: None,
                 quiet: a.quiet,
             };
             crate::train::eval_report(&eval).map_err(|e| format!("run {}: evaluation: {e}", r.name))?;

@@ -170,6 +170,12 @@ pub struct EvalArgs {
     /// the model gets from the probe frames alone, beside the computed `memoryless` baseline.
     #[arg(long)]
     pub memoryless: bool,
+    /// Evaluate on exactly the WorM trials of this result record (a person's, or a visual LLM run's):
+    /// regenerated from its seed, those of the task ids the network was trained on, each row keeping
+    /// its trial's index, so `wmlab compare` pairs the two item by item (agreement.csv). In place of
+    /// `--n`'s test trials.
+    #[arg(long, value_name = "RECORD")]
+    pub trials_of: Option<PathBuf>,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -546,9 +552,38 @@ mod imp {
     /// `wmlab eval` prints.
     pub fn eval_report(a: &EvalArgs) -> Result<serde_json::Value, String> {
         let (path, ck) = open_checkpoint(&a.checkpoint)?;
+        let replay = match &a.trials_of {
+            Some(p) => {
+                if a.memoryless {
+                    return Err(
+                        "--memoryless blanks the test trials' memory frames; it does not go with --trials-of".into()
+                    );
+                }
+                let bytes = std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+                let text = String::from_utf8(bytes)
+                    .map_err(|_| format!("{} is not a result record (not UTF-8 text)", p.display()))?;
+                let theirs = wmlab_core::record::ResultRecord::from_json(&text)
+                    .map_err(|e| format!("{} is not a result record: {e}", p.display()))?;
+                let replay = wmlab_core::people::replay::worm_trials_of(&theirs)
+                    .map_err(|e| format!("{}: {e}", p.display()))?
+                    .only(&ck.train.task_ids());
+                if replay.trials.is_empty() {
+                    return Err(format!(
+                        "{}: none of its WorM tasks is one the network was trained on ({})",
+                        p.display(),
+                        ck.train.task_ids().iter().map(|t| t.as_str()).collect::<Vec<_>>().join(", ")
+                    ));
+                }
+                Some((replay, theirs.subject.label()))
+            }
+            None => None,
+        };
         let dev = device(a.backend)?;
         let backend = backend_name(a.backend);
-        let per_pass = (a.count * ck.train.task_ids().len()) as u64;
+        let per_pass = match &replay {
+            Some((r, _)) => r.trials.len() as u64,
+            None => (a.count * ck.train.task_ids().len()) as u64,
+        };
         let total = per_pass * if a.memoryless { 2 } else { 1 };
         let bar = if a.quiet {
             ProgressBar::hidden()
@@ -565,10 +600,27 @@ mod imp {
             bar.set_position(done as u64);
             true
         };
-        let record =
-            pollster::block_on(wmlab_nn::eval::evaluate_checkpoint(&ck, backend, a.count, &dev, &mut progress))
-                .map_err(|e| e.to_string())?
-                .ok_or("evaluation cancelled")?;
+        let record = match &replay {
+            Some((replay, subject)) => {
+                let model = ck.model(&dev)?;
+                let train = ck.train.clone().with_steps(ck.state.step);
+                let chunk = ck.train.per_task.max(1) * ck.train.task_ids().len();
+                let r = wmlab_nn::eval::evaluate_replay(
+                    &model,
+                    &train,
+                    backend,
+                    replay,
+                    subject,
+                    chunk,
+                    &dev,
+                    &mut progress,
+                );
+                pollster::block_on(r)
+            }
+            None => pollster::block_on(wmlab_nn::eval::evaluate_checkpoint(&ck, backend, a.count, &dev, &mut progress)),
+        }
+        .map_err(|e| e.to_string())?
+        .ok_or("evaluation cancelled")?;
         let control = if a.memoryless {
             let mut progress = |done: usize, _total: usize| {
                 bar.set_position(per_pass + done as u64);

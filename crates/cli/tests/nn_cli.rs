@@ -541,3 +541,75 @@ fn compare_draws_the_vsr_ablation_per_run_and_together() {
     assert!(err.contains("none of the records has rows of SC"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A person who took VSR and CD-Color (a scripted participant: every other trial right), then a
+/// shipped network evaluated on exactly those trials (`--trials-of`): every one of the person's trials
+/// pairs with one of the network's in `wmlab compare`'s agreement.csv.
+#[test]
+fn a_network_takes_a_persons_trials_and_compare_pairs_them() {
+    use wmlab_core::people::timing::answerable;
+    use wmlab_core::people::{Answer, Session, StudyConfig, TrialResult};
+    use wmlab_core::task::Target;
+    let dir = tmp("trials-of");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut s = Session::with_seed(StudyConfig::from_query("tasks=VSR,CD-Color,SC&tpc=1&practice=1").unwrap(), 41);
+    while let Some(pos) = s.current() {
+        let t = s.trial(pos).unwrap();
+        let right = t.global.is_multiple_of(2);
+        let answers = t
+            .steps
+            .iter()
+            .filter(|st| answerable(st))
+            .map(|st| match &st.target {
+                Target::Class(c) if right => Answer::Class(*c),
+                Target::Class(c) => Answer::Class(u16::from(*c == 0)),
+                Target::Set(v) if right => Answer::Set(v.clone()),
+                Target::Set(_) => Answer::Set(Vec::new()),
+                _ => Answer::None,
+            })
+            .collect();
+        s.record(TrialResult { position: pos, answers, rt_ms: Vec::new(), frames: Vec::new(), events: Vec::new() })
+            .unwrap();
+    }
+    let person = s.to_record(Some("P07"));
+    let main = |task: &str| {
+        let practice = |r: &&wmlab_core::record::TrialRow| matches!(r.extra.get("block_kind"), Some(wmlab_core::record::Setting::Text(k)) if k == "practice");
+        person.trials.iter().filter(|r| r.task == task).filter(|r| !practice(r)).count()
+    };
+    let (vsr, cd) = (main("VSR"), main("CD-Color"));
+    assert!(vsr > 0 && cd > 0);
+    let person_path = dir.join("person.json");
+    std::fs::write(&person_path, person.to_json().unwrap()).unwrap();
+
+    // The VSR-only network takes the person's VSR trials (not CD-Color's or SC's: it was not trained on them).
+    let ckpt = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../public/models/wmlab-trf96-quick-vsr.wmlabnn");
+    let net_path = dir.join("net.json");
+    let (ckpt, person_s, net_s) = (ckpt.to_str().unwrap(), person_path.to_str().unwrap(), net_path.to_str().unwrap());
+    ok(&["eval", "--checkpoint", ckpt, "--trials-of", person_s, "--quiet", "--record", net_s]);
+    let net = ResultRecord::from_json(&std::fs::read_to_string(&net_path).unwrap()).unwrap();
+    assert_eq!(net.trials.len(), vsr, "one row per VSR trial of the person's");
+    assert!(net.trials.iter().all(|r| r.task == "VSR"));
+    assert_eq!(net.config.seed, 41, "the trials' seed");
+    assert!(matches!(net.config.settings.get("split"), Some(wmlab_core::record::Setting::Text(s)) if s == "human"));
+
+    let out = dir.join("cmp");
+    ok(&["compare", "--out", out.to_str().unwrap(), person_s, net_s]);
+    let agr = std::fs::read_to_string(out.join("agreement.csv")).unwrap();
+    let rows = wmlab_core::people::dashboard::parse_csv(&agr).unwrap();
+    let row = rows.iter().find(|c| c[4] == "VSR").unwrap_or_else(|| panic!("a VSR row\n{agr}"));
+    assert_eq!(row[6], "0", "every VSR trial of the person's pairs with the network's\n{agr}");
+    assert!(row[5].parse::<usize>().unwrap() >= vsr, "{row:?}");
+
+    // Bad input: plain words.
+    let err = fails(&["eval", "--checkpoint", ckpt, "--trials-of", ckpt, "--quiet"]);
+    assert!(err.contains("is not a result record"), "{err}");
+    let mut other = person.clone();
+    other.trials.retain(|r| r.task != "VSR");
+    let other_path = dir.join("other.json");
+    std::fs::write(&other_path, other.to_json().unwrap()).unwrap();
+    let err = fails(&["eval", "--checkpoint", ckpt, "--trials-of", other_path.to_str().unwrap(), "--quiet"]);
+    assert!(err.contains("none of its WorM tasks is one the network was trained on"), "{err}");
+    let err = fails(&["eval", "--checkpoint", ckpt, "--trials-of", person_s, "--memoryless", "--quiet"]);
+    assert!(err.contains("does not go with --trials-of"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

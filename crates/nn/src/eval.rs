@@ -306,6 +306,70 @@ pub async fn evaluate_record_on(
     Ok(Some(record))
 }
 
+/// `model` on the trials another subject took (`replay`, regenerated from their record by
+/// [`wmlab_core::people::replay::worm_trials_of`]), those of the task ids it was trained on, `chunk`
+/// trials a batch. Each row keeps its trial's index in its task, so `analysis::agreement` pairs it with
+/// the other subject's row; the record's seed and split are the trials' (`trained_seed`: the run's).
+/// `Ok(None)` when `progress(done, total)` returns false.
+#[allow(clippy::too_many_arguments)]
+pub async fn evaluate_replay(
+    model: &WormModel,
+    train: &TrainConfig,
+    backend: &str,
+    replay: &wmlab_core::people::replay::Replay,
+    subject: &str,
+    chunk: usize,
+    device: &Device,
+    progress: &mut dyn FnMut(usize, usize) -> bool,
+) -> Result<Option<ResultRecord>, TrainError> {
+    let ids = train.task_ids();
+    let trials = replay.clone().only(&ids).generate();
+    if trials.is_empty() {
+        let theirs: Vec<&str> = replay.task_ids().iter().map(|t| t.as_str()).collect();
+        return Err(TrainError::Device(format!(
+            "none of the record's tasks ({}) is one the network was trained on",
+            theirs.join(", ")
+        )));
+    }
+    let dev = device.clone().without_autodiff();
+    let model = model.valid();
+    let total = trials.len();
+    let mut rows = Vec::with_capacity(total);
+    if !progress(0, total) {
+        return Ok(None);
+    }
+    for group in trials.chunks(chunk.max(1)) {
+        let batch_trials: Vec<Trial> = group.iter().map(|(_, t)| t.clone()).collect();
+        let batch = Batch::from_trials(&batch_trials);
+        let logits = model.forward(&ModelInput::from_batch(&batch, &dev));
+        let host = logits_to_host(logits).await.map_err(TrainError::Device)?;
+        for (b, (index, tr)) in group.iter().enumerate() {
+            let row = trial_row(tr, rows.len() as u64, *index, &host, batch.steps, b)
+                .map_err(|e| TrainError::Device(format!("scoring the model's answers: {e}")))?;
+            rows.push(row);
+        }
+        if !progress(rows.len(), total) {
+            return Ok(None);
+        }
+    }
+    let most = ids.iter().map(|&id| rows.iter().filter(|r| r.task == id.as_str()).count()).max().unwrap_or(0);
+    let mut record = network_record(train, backend, most, rows);
+    record.config.seed = replay.seed;
+    // The parameters the other subject's trials were drawn with.
+    let mut specs: Vec<wmlab_core::task::TaskSpec> = Vec::new();
+    for (spec, _) in replay.trials.iter().filter(|(s, _)| ids.contains(&s.id)) {
+        if !specs.iter().any(|s| s.id == spec.id) {
+            specs.push(spec.clone());
+        }
+    }
+    record.config.tasks = specs;
+    let settings = &mut record.config.settings;
+    settings.insert("split".into(), Setting::Text(replay.split.as_str().into()));
+    settings.insert("trained_seed".into(), Setting::Int(train.seed.min(i64::MAX as u64) as i64));
+    settings.insert("trials_of".into(), Setting::Text(subject.into()));
+    Ok(Some(record))
+}
+
 /// [`evaluate_record`] of a checkpoint's model, with the checkpoint's trained steps as the subject's
 /// `steps` and its `per_task` as the chunk.
 pub async fn evaluate_checkpoint(

@@ -12,6 +12,7 @@
 //! - [`score`]: scoring a person's answer per step (binary, choice, CS classes, SFR sets, N-back).
 //! - [`charts`]: a result's curves beside the people's, as charts.
 //! - [`reference`]: the WorM human reference curves and the same curves from a person's record.
+//! - [`replay`]: the WorM trials of a record, regenerated for another subject to take.
 //! - [`text`]: instruction screens for lay participants.
 
 use std::fmt;
@@ -24,6 +25,7 @@ pub mod charts;
 pub mod dashboard;
 pub mod presenter;
 pub mod reference;
+pub mod replay;
 pub mod score;
 pub mod session;
 pub mod study;

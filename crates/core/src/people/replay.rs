@@ -1,0 +1,138 @@
+//! The WorM trials a record's subject took, regenerated from the record's seed: what a network is
+//! evaluated on to be compared with a person (or a language model) item by item (`wmlab eval
+//! --trials-of`, issue 48). A trial is its task's spec (the parameters the subject had), the record's
+//! split (people and the visual suite: the human split) and the trial's index in its task (the `index`
+//! every row carries); practice trials and N-back blocks are left out.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use crate::record::{ResultRecord, Setting};
+use crate::rng::Split;
+use crate::task::{TaskId, TaskSpec, Trial};
+
+/// The trials to take again, in the record's order, each once.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Replay {
+    pub seed: u64,
+    pub split: Split,
+    /// A spec and the trial's index in its task.
+    pub trials: Vec<(TaskSpec, u64)>,
+}
+
+impl Replay {
+    /// The trials themselves.
+    pub fn generate(&self) -> Vec<(u64, Trial)> {
+        self.trials.iter().map(|(spec, i)| (*i, spec.trial(self.seed, self.split, *i))).collect()
+    }
+
+    /// Only the trials of these task ids (a network takes those it was trained on).
+    pub fn only(mut self, ids: &[TaskId]) -> Replay {
+        self.trials.retain(|(s, _)| ids.contains(&s.id));
+        self
+    }
+
+    /// The task ids, in the record's order.
+    pub fn task_ids(&self) -> Vec<TaskId> {
+        let mut seen = Vec::new();
+        for (s, _) in &self.trials {
+            if !seen.contains(&s.id) {
+                seen.push(s.id);
+            }
+        }
+        seen
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReplayError {
+    /// No WorM trial outside practice.
+    NoTrials,
+    /// A row without the trial's index (a record written before rows carried it).
+    NoIndex { task: String, trial: u64 },
+    /// The record names a split this code does not know.
+    BadSplit(String),
+}
+
+impl fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReplayError::NoTrials => {
+                write!(f, "the record has no WorM trials to take again (N-back and practice are left out)")
+            }
+            ReplayError::NoIndex { task, trial } => write!(
+                f,
+                "trial {trial} ({task}) does not say which generated trial it was (no `index`): the record is too old to replay"
+            ),
+            ReplayError::BadSplit(s) => write!(f, "the record's split `{s}` is not one of train, val, test, human"),
+        }
+    }
+}
+
+impl std::error::Error for ReplayError {}
+
+/// The WorM trials of `record`, regenerated: see the module notes.
+pub fn worm_trials_of(record: &ResultRecord) -> Result<Replay, ReplayError> {
+    let split = match record.config.settings.get("split") {
+        Some(Setting::Text(s)) => Split::parse(s).ok_or_else(|| ReplayError::BadSplit(s.clone()))?,
+        _ => Split::Human,
+    };
+    let mut seen = BTreeSet::new();
+    let mut trials = Vec::new();
+    for row in record.trials.iter().filter(|r| !super::reference::is_practice(r)) {
+        let Some(id) = TaskId::parse(&row.task) else { continue };
+        let index = match row.extra.get("index") {
+            Some(Setting::Int(i)) if *i >= 0 => *i as u64,
+            _ => return Err(ReplayError::NoIndex { task: row.task.clone(), trial: row.trial }),
+        };
+        if seen.insert((id, index)) {
+            let spec = record.config.tasks.iter().find(|s| s.id == id).cloned().unwrap_or_else(|| TaskSpec::new(id));
+            trials.push((spec, index));
+        }
+    }
+    if trials.is_empty() {
+        return Err(ReplayError::NoTrials);
+    }
+    Ok(Replay { seed: record.config.seed, split, trials })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::people::session::tests::run;
+    use crate::people::{Position, Session, StudyConfig};
+
+    #[test]
+    fn a_persons_trials_are_regenerated_exactly() {
+        let config = StudyConfig::from_query("tasks=VSR,CD-Color&tpc=1&practice=1").unwrap();
+        let mut s = Session::with_seed(config, 99);
+        run(&mut s, |_| true);
+        let record = s.to_record(Some("P01"));
+        let replay = worm_trials_of(&record).unwrap();
+        assert_eq!((replay.seed, replay.split), (99, Split::Human));
+        assert_eq!(replay.task_ids(), [TaskId::Vsr, TaskId::CdColor]);
+        let main: Vec<_> = record.trials.iter().filter(|r| !crate::people::reference::is_practice(r)).collect();
+        assert!(main.len() < record.trials.len(), "the study had practice trials");
+        assert_eq!(replay.trials.len(), main.len(), "practice is left out, each main trial once");
+        // The same trials as the person saw, step for step.
+        let mut seen = Vec::new();
+        for block in 0..8 {
+            for trial in 0..64 {
+                let Ok(t) = s.trial(Position { block, trial }) else { break };
+                if !t.practice {
+                    seen.push((t.index, t.steps));
+                }
+            }
+        }
+        let again: Vec<_> = replay.generate().into_iter().map(|(i, t)| (i, t.steps)).collect();
+        assert_eq!(again, seen);
+        assert_eq!(replay.clone().only(&[TaskId::CdColor]).task_ids(), [TaskId::CdColor]);
+
+        let mut old = record.clone();
+        old.trials.last_mut().unwrap().extra.remove("index");
+        assert!(matches!(worm_trials_of(&old), Err(ReplayError::NoIndex { .. })));
+        let mut none = record;
+        none.trials.clear();
+        assert_eq!(worm_trials_of(&none), Err(ReplayError::NoTrials));
+    }
+}
