@@ -13,6 +13,9 @@ pub mod keys {
     pub const OUTBOX: &str = "wmlab.outbox";
     /// How many threads the threaded networks worker starts.
     pub const NN_THREADS: &str = "wmlab.nn.threads";
+    /// The backends' timings per model size behind the Networks page's Auto
+    /// (`wmlab_core::nn_messages::workers::ProbeCache` as JSON).
+    pub const NN_PROBES: &str = "wmlab.nn.probes";
     /// The LLM page: the current run's id, the form, the reply cache and the runs.
     pub const LLM_CURRENT: &str = "wmlab.llm.run.current";
     pub const LLM_FORM: &str = "wmlab.llm.form";
@@ -236,7 +239,9 @@ mod tests {
 
     #[test]
     fn every_key_is_under_the_apps_names() {
-        for k in [keys::SESSION_PREFIX, keys::OUTBOX, keys::NN_THREADS, keys::LLM_CURRENT, keys::LLM_FORM] {
+        for k in
+            [keys::SESSION_PREFIX, keys::OUTBOX, keys::NN_THREADS, keys::NN_PROBES, keys::LLM_CURRENT, keys::LLM_FORM]
+        {
             assert!(k.starts_with("wmlab."), "{k}");
         }
         for k in [keys::LLM_CACHE_PREFIX, keys::LLM_RUN_PREFIX] {

@@ -17,12 +17,11 @@ use wmlab_core::record::ResultRecord;
 
 use crate::app::AppState;
 use crate::platform::nn_worker::{self as nnw, Cmd, Event, NnWorker};
-use crate::platform::{outbox, web};
+use crate::platform::web;
+use wmlab_app::storage::{LocalStorage, Store, keys};
 
 /// Where the page keeps the run's curves in IndexedDB (beside the checkpoints).
 pub const RUN_KEY: &str = "nn/run";
-/// Where this browser keeps the backends' timings per model size (localStorage).
-const PROBES_KEY: &str = "wmlab.nn.probes";
 /// Timed steps per backend in a probe (after one warm-up step).
 const PROBE_STEPS: usize = 3;
 /// Kept points of the per-step loss curve (older points are thinned by half when exceeded).
@@ -596,7 +595,7 @@ impl Net {
             self.probe.set(None);
             return self.begin(c);
         }
-        let cache = ProbeCache::from_json(&outbox::get(PROBES_KEY).unwrap_or_default());
+        let cache = ProbeCache::from_json(&LocalStorage.get(keys::NN_PROBES).unwrap_or_default());
         let launch = self.choice.with_value(|w| Launch::plan(w, cache.get(&probe_key(&c))));
         self.probe_measured.set(launch.probes());
         self.launch.set_value(Some(launch));
@@ -644,10 +643,10 @@ impl Net {
                 if launch.probes()
                     && let (Some(o), Some(c)) = (&outcome, self.config.get_untracked())
                 {
-                    let mut cache = ProbeCache::from_json(&outbox::get(PROBES_KEY).unwrap_or_default());
+                    let mut cache = ProbeCache::from_json(&LocalStorage.get(keys::NN_PROBES).unwrap_or_default());
                     cache.insert(probe_key(&c), o.clone());
                     // A full or refused store only means the probe runs again next time.
-                    let _ = outbox::set(PROBES_KEY, &cache.to_json());
+                    let _ = LocalStorage.set(keys::NN_PROBES, &cache.to_json());
                 }
                 self.probe.set(outcome);
                 match self.config.get_untracked() {
