@@ -355,6 +355,7 @@ pub fn run_sweep(a: &SweepArgs) -> Result<(), String> {
                 cd_pooled: false,
                 memoryless: false,
                 trials_of: None,
+                adaptive: false,
                 quiet: a.quiet,
             };
             crate::train::eval_report(&eval).map_err(|e| format!("run {}: evaluation: {e}", r.name))?;

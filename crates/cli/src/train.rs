@@ -176,6 +176,11 @@ pub struct EvalArgs {
     /// `--n`'s test trials.
     #[arg(long, value_name = "RECORD")]
     pub trials_of: Option<PathBuf>,
+    /// In place of the fixed grid: a staircase on the set size of each change-detection task the
+    /// network was trained on (weighted up-down converging on 75 % right, `wmlab_core::adaptive`),
+    /// reporting the set size the network holds at 75 % with a 95 % interval, and the track.
+    #[arg(long)]
+    pub adaptive: bool,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -210,6 +215,7 @@ mod imp {
     use burn::prelude::Device;
     use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
     use wmlab_core::people::{StudyTask, human_curves, subject_curves_with};
+    use wmlab_core::record::Setting;
     use wmlab_nn::train::{TrainConfig, Trainer};
     use wmlab_nn::{Arch, Checkpoint};
 
@@ -548,10 +554,66 @@ mod imp {
         Ok(())
     }
 
+    /// `wmlab eval --adaptive`: a set-size staircase per change-detection task; the record (when asked
+    /// for) holds the trials shown, and its settings each task's track.
+    fn staircase_report(a: &EvalArgs, ck: &Checkpoint) -> Result<serde_json::Value, String> {
+        if a.trials_of.is_some() || a.memoryless {
+            return Err("--adaptive chooses its own trials; it does not go with --trials-of or --memoryless".into());
+        }
+        if !ck.train.task_ids().iter().any(|t| t.is_cd()) {
+            return Err("--adaptive runs a staircase on change detection's set size, and this network was not trained on a CD task".into());
+        }
+        let dev = device(a.backend)?;
+        let model = ck.model(&dev)?;
+        let train = ck.train.clone().with_steps(ck.state.step);
+        let config = wmlab_core::adaptive::StaircaseConfig::cd_set_size();
+        let bar = if a.quiet { ProgressBar::hidden() } else { ProgressBar::new_spinner() };
+        let mut progress = |n: usize| bar.set_message(format!("{n} adaptive trials"));
+        let runs = pollster::block_on(wmlab_nn::eval::evaluate_staircase(&model, &train, &config, &dev, &mut progress))
+            .map_err(|e| e.to_string())?;
+        bar.finish_and_clear();
+        let mut tasks = Vec::new();
+        let mut rows = Vec::new();
+        let mut tracks = Vec::new();
+        for r in runs {
+            let s = r.run.staircase();
+            let track: Vec<_> = s.track().iter().map(|t| serde_json::json!([t.level, t.correct])).collect();
+            let e = s.estimate();
+            tasks.push(serde_json::json!({
+                "task": r.task.as_str(),
+                "trials": s.track().len(),
+                "set_size_at_75": e.map(|e| e.level),
+                "ci_low": e.map(|e| e.low),
+                "ci_high": e.map(|e| e.high),
+                "reversals": e.map(|e| e.reversals),
+                "track": track,
+            }));
+            tracks.push((r.task, serde_json::to_string(s.track()).unwrap_or_default()));
+            rows.extend(r.rows);
+        }
+        if let Some(out) = &a.record {
+            let n = rows.len();
+            let mut record = wmlab_nn::eval::network_record(&train, backend_name(a.backend), n, rows);
+            record.created = now_iso8601();
+            let settings = &mut record.config.settings;
+            settings.insert("adaptive".into(), Setting::Text("cd_set_size".into()));
+            settings.insert("staircase".into(), Setting::Text(serde_json::to_string(&config).unwrap_or_default()));
+            for (task, track) in tracks {
+                settings.insert(format!("staircase_track_{}", task.as_str()), Setting::Text(track));
+            }
+            let json = record.to_json().map_err(|e| e.to_string())?;
+            std::fs::write(out, json).map_err(|e| format!("{}: {e}", out.display()))?;
+        }
+        Ok(serde_json::json!({ "adaptive": "cd_set_size", "target": config.target, "tasks": tasks }))
+    }
+
     /// Evaluate a checkpoint (writing the record when `a.record` names a file) and return the report
     /// `wmlab eval` prints.
     pub fn eval_report(a: &EvalArgs) -> Result<serde_json::Value, String> {
         let (path, ck) = open_checkpoint(&a.checkpoint)?;
+        if a.adaptive {
+            return staircase_report(a, &ck);
+        }
         let replay = match &a.trials_of {
             Some(p) => {
                 if a.memoryless {

@@ -613,3 +613,56 @@ fn a_network_takes_a_persons_trials_and_compare_pairs_them() {
     assert!(err.contains("does not go with --trials-of"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `--adaptive`: a set-size staircase on each change-detection task of the shipped joint network: every
+/// trial at the staircase's level, the estimate (when the run reached enough reversals) inside its
+/// interval and within the levels, the track in the record.
+#[test]
+fn an_adaptive_evaluation_runs_a_set_size_staircase_per_cd_task() {
+    let dir = tmp("adaptive");
+    std::fs::create_dir_all(&dir).unwrap();
+    let models = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../public/models");
+    let ckpt = models.join("wmlab-trf96-quick-all14.wmlabnn");
+    let rec_path = dir.join("adaptive.json");
+    let line = ok(&[
+        "eval",
+        "--checkpoint",
+        ckpt.to_str().unwrap(),
+        "--adaptive",
+        "--quiet",
+        "--record",
+        rec_path.to_str().unwrap(),
+    ]);
+    let doc: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
+    assert_eq!(doc["adaptive"], "cd_set_size");
+    let tasks = doc["tasks"].as_array().unwrap();
+    let names: Vec<&str> = tasks.iter().map(|t| t["task"].as_str().unwrap()).collect();
+    assert_eq!(names.len(), 5, "the five CD tasks: {names:?}");
+    assert!(names.iter().all(|n| n.starts_with("CD-")), "{names:?}");
+    let rec = ResultRecord::from_json(&std::fs::read_to_string(&rec_path).unwrap()).unwrap();
+    let mut total = 0;
+    for t in tasks {
+        let track = t["track"].as_array().unwrap();
+        let n = t["trials"].as_u64().unwrap() as usize;
+        assert!(n > 0 && n <= 120 && track.len() == n, "{t}");
+        total += n;
+        let task = t["task"].as_str().unwrap();
+        // Each row shows the level of its place in the track.
+        let rows: Vec<_> = rec.trials.iter().filter(|r| r.task == task).collect();
+        assert_eq!(rows.len(), n);
+        for (row, step) in rows.iter().zip(track) {
+            assert_eq!(row.conditions.set_size.map(u64::from), step[0].as_u64(), "{task}");
+            assert_eq!(row.correct.iter().all(|&c| c), step[1].as_bool().unwrap(), "{task}");
+        }
+        if let Some(level) = t["set_size_at_75"].as_f64() {
+            let (low, high) = (t["ci_low"].as_f64().unwrap(), t["ci_high"].as_f64().unwrap());
+            assert!(low <= level && level <= high && (0.5..=12.5).contains(&level), "{t}");
+        }
+        assert!(rec.config.settings.contains_key(&format!("staircase_track_{task}")));
+    }
+    assert_eq!(rec.trials.len(), total);
+    let vsr = models.join("wmlab-trf96-quick-vsr.wmlabnn");
+    let err = fails(&["eval", "--checkpoint", vsr.to_str().unwrap(), "--adaptive", "--quiet"]);
+    assert!(err.contains("not trained on a CD task"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

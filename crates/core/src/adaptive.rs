@@ -170,6 +170,63 @@ impl Staircase {
     }
 }
 
+/// Where adaptive trials' indices start in their task's stream, apart from the fixed grid's trials
+/// (a test run's `0..n`).
+pub const ADAPTIVE_BASE: u64 = 1 << 40;
+
+/// A staircase on the set size of a change-detection task, with the task's own trials: trial `i` shows
+/// the staircase's level at retention `retentions[i mod k]` (the spec's), change or no change drawn
+/// from the trial's own seed. Reproducible from `seed` and the answers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CdStaircase {
+    spec: crate::task::TaskSpec,
+    seed: u64,
+    split: crate::rng::Split,
+    staircase: Staircase,
+}
+
+impl CdStaircase {
+    /// `None` when `spec` is not a change-detection task.
+    pub fn new(
+        spec: crate::task::TaskSpec,
+        seed: u64,
+        split: crate::rng::Split,
+        config: StaircaseConfig,
+    ) -> Option<Result<CdStaircase, StaircaseError>> {
+        if !matches!(spec.params, crate::task::TaskParams::Cd(_)) {
+            return None;
+        }
+        Some(Staircase::new(config).map(|staircase| CdStaircase { spec, seed, split, staircase }))
+    }
+
+    /// The next trial (its index in the task's stream and the trial), or `None` once the run has ended.
+    pub fn next_trial(&self) -> Option<(u64, crate::task::Trial)> {
+        let level = self.staircase.next_level()?;
+        let i = self.staircase.track().len() as u64;
+        let crate::task::TaskParams::Cd(p) = &self.spec.params else { return None };
+        let retention = p.retentions.get((i % p.retentions.len().max(1) as u64) as usize).copied();
+        let cell = crate::task::Conditions {
+            set_size: Some(level.min(u8::MAX as u32) as u8),
+            retention,
+            ..Default::default()
+        };
+        let index = ADAPTIVE_BASE + i;
+        let mut rng =
+            crate::rng::Rng::from_key(crate::rng::trial_seed(self.seed, self.spec.id.ordinal(), self.split, index));
+        let change = rng.index(2) == 1;
+        Some((index, self.spec.trial_in(&cell, &mut rng, change)))
+    }
+
+    /// The answer to [`CdStaircase::next_trial`]'s trial.
+    pub fn record(&mut self, correct: bool) {
+        self.staircase.record(correct)
+    }
+
+    pub fn staircase(&self) -> &Staircase {
+        &self.staircase
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -262,5 +319,51 @@ mod tests {
             assert!(spread < 2.0, "K {k}: 10–90 % of the estimates span {spread}");
             assert!(covered * 100 >= runs as usize * 60, "K {k}: the interval covered K in {covered} of {runs} runs");
         }
+    }
+
+    /// CD trials at the staircase's level: the set size shown is the level, retentions cycle, changes
+    /// come about half the time; a simulated observer who holds 4 items (right when the set fits,
+    /// else guessing) leads to an estimate near the size where it is right 75 % of the time.
+    #[test]
+    fn a_cd_staircase_shows_its_level_and_finds_an_observers_capacity() {
+        use crate::task::{TaskId, TaskSpec};
+        let spec = TaskSpec::new(TaskId::CdColor);
+        assert!(
+            CdStaircase::new(TaskSpec::new(TaskId::Vsr), 1, crate::rng::Split::Test, StaircaseConfig::cd_set_size())
+                .is_none()
+        );
+        let mut run =
+            CdStaircase::new(spec, 5, crate::rng::Split::Test, StaircaseConfig::cd_set_size()).unwrap().unwrap();
+        let mut rng = Rng::from_key([3; 32]);
+        let (mut changes, mut n) = (0, 0);
+        let mut retentions = std::collections::BTreeSet::new();
+        while let Some((index, trial)) = run.next_trial() {
+            assert!(index >= ADAPTIVE_BASE);
+            let level = run.staircase().next_level().unwrap();
+            assert_eq!(trial.conditions.set_size, Some(level as u8));
+            retentions.insert(trial.conditions.retention);
+            n += 1;
+            changes += trial.conditions.changed_feature.is_some() as usize;
+            // Cowan's observer with K = 4: knows min(K, N)/N of the items, guesses the rest.
+            let p_know = (4.0 / level as f64).min(1.0);
+            let correct = rng.unit_f64() < p_know || rng.unit_f64() < 0.5;
+            run.record(correct);
+        }
+        assert_eq!(retentions.len(), 4, "the four retentions in turn");
+        assert!(changes * 4 > n && changes * 4 < 3 * n, "{changes} changes in {n} trials");
+        // Right with p = K/N + (1 − K/N)/2 = 0.75 at N = 2K = 8.
+        let e = run.staircase().estimate().unwrap();
+        assert!((6.0..=10.0).contains(&e.level), "{e:?}");
+        // The same seed gives the same first trial.
+        let first = || {
+            let r = CdStaircase::new(
+                TaskSpec::new(TaskId::CdColor),
+                5,
+                crate::rng::Split::Test,
+                StaircaseConfig::cd_set_size(),
+            );
+            r.unwrap().unwrap().next_trial().unwrap().1.steps
+        };
+        assert_eq!(first(), first());
     }
 }
