@@ -204,40 +204,19 @@ pub fn run(a: &CompareArgs) -> Result<(), String> {
         }
     }
     // Item-level agreement (error consistency κ) of every pair of records on the trials both took, per
-    // task, and the people's noise ceiling (issue 48, `wmlab_core::analysis::agreement`).
-    let mut agreement = String::from(
-        "run_a,who_a,run_b,who_b,task,items,unmatched_trials,accuracy_a,accuracy_b,observed,expected,kappa,ci_low,ci_high\n",
-    );
-    for i in 0..records.len() {
-        for j in i + 1..records.len() {
-            for (t, g) in agreement::agreement_per_task(&records[i].trials, &records[j].trials, 1000, 48) {
-                let mut row = vec![(i + 1).to_string(), record_names[i].clone()];
-                row.extend([(j + 1).to_string(), record_names[j].clone(), t, g.items.to_string()]);
-                row.push(g.unmatched.to_string());
-                row.extend([g.accuracy_a, g.accuracy_b, g.observed, g.expected].map(|v| format!("{v:.6}")));
-                row.push(g.kappa.map(|k| format!("{k:.6}")).unwrap_or_default());
-                row.extend(
-                    [g.ci.map(|c| c.0), g.ci.map(|c| c.1)].map(|v| v.map(|x| format!("{x:.6}")).unwrap_or_default()),
-                );
-                push_csv_row(&mut agreement, &row);
-            }
-        }
-    }
-    let people: Vec<&[wmlab_core::record::TrialRow]> = records
-        .iter()
-        .filter(|r| matches!(r.subject, wmlab_core::record::Subject::Person { .. }))
-        .map(|r| r.trials.as_slice())
-        .collect();
+    // task, and the people's noise ceiling: the matrix Compare draws (issue 48).
+    let rows: Vec<&[wmlab_core::record::TrialRow]> = records.iter().map(|r| r.trials.as_slice()).collect();
+    let people: Vec<bool> =
+        records.iter().map(|r| matches!(r.subject, wmlab_core::record::Subject::Person { .. })).collect();
+    let mut agreement = String::from(agreement::CSV_HEADER);
     let mut ceiling = String::from("task,pairs,mean_kappa,sd_kappa\n");
-    let mut tasks: Vec<&str> = people.iter().flat_map(|t| t.iter().map(|r| r.task.as_str())).collect();
-    tasks.sort_unstable();
-    tasks.dedup();
-    for t in tasks {
-        if let Some(c) = agreement::noise_ceiling(&people, t) {
-            push_csv_row(
-                &mut ceiling,
-                &[t.to_string(), c.pairs.to_string(), format!("{:.6}", c.mean), format!("{:.6}", c.sd)],
-            );
+    for t in agreement::shared_tasks(&rows) {
+        let Some(m) = agreement::agreement_matrix(&rows, &people, &t, 1000, 48) else { continue };
+        for row in agreement::csv_rows(&m, &record_names) {
+            push_csv_row(&mut agreement, &row);
+        }
+        if let Some(c) = &m.ceiling {
+            push_csv_row(&mut ceiling, &[t, c.pairs.to_string(), format!("{:.6}", c.mean), format!("{:.6}", c.sd)]);
         }
     }
     write("curves.csv", &curves)?;

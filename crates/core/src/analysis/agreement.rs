@@ -152,6 +152,98 @@ pub fn noise_ceiling(people: &[&[TrialRow]], task: &str) -> Option<NoiseCeiling>
     Some(NoiseCeiling { pairs: ks.len(), mean, sd })
 }
 
+/// Every pair of subjects' error consistency on one task, with the people's noise ceiling: what Compare
+/// draws as a κ matrix and `wmlab compare` writes as `agreement.csv` and `noise_ceiling.csv`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AgreementMatrix {
+    pub task: String,
+    /// `cells[i][j]`: subject `i` against subject `j` on the items both took (`unmatched`: `i`'s
+    /// trials `j` did not take); `None` on the diagonal and where the two share no item.
+    pub cells: Vec<Vec<Option<Agreement>>>,
+    /// Over the pairs of people (`None` with fewer than two who share items).
+    pub ceiling: Option<NoiseCeiling>,
+}
+
+impl AgreementMatrix {
+    /// The pairs `i < j` that share items, in order.
+    pub fn pairs(&self) -> impl Iterator<Item = (usize, usize, &Agreement)> {
+        self.cells.iter().enumerate().flat_map(|(i, row)| {
+            row.iter().enumerate().skip(i + 1).filter_map(move |(j, c)| c.as_ref().map(|g| (i, j, g)))
+        })
+    }
+
+    /// Whether a pair's κ reaches the people's noise ceiling (at least its mean less one SD): as
+    /// consistent with a person as people are with each other. `None` without a ceiling or a κ.
+    pub fn at_ceiling(&self, g: &Agreement) -> Option<bool> {
+        let c = self.ceiling.as_ref()?;
+        Some(g.kappa? >= c.mean - c.sd)
+    }
+}
+
+/// The agreement matrix of `subjects` (each one's rows; `people[i]`: whether subject `i` is a person)
+/// on `task`, each pair's interval from `resamples` resamples drawn with `seed`; `None` when no pair
+/// shares an item of the task.
+pub fn agreement_matrix(
+    subjects: &[&[TrialRow]],
+    people: &[bool],
+    task: &str,
+    resamples: usize,
+    seed: u64,
+) -> Option<AgreementMatrix> {
+    let rows: Vec<Vec<TrialRow>> =
+        subjects.iter().map(|s| s.iter().filter(|r| r.task == task).cloned().collect()).collect();
+    let n = rows.len();
+    let mut cells = vec![vec![None; n]; n];
+    for i in 0..n {
+        for j in 0..n {
+            if i != j {
+                cells[i][j] = agreement_per_task(&rows[i], &rows[j], resamples, seed).remove(task);
+            }
+        }
+    }
+    if cells.iter().all(|r| r.iter().all(Option::is_none)) {
+        return None;
+    }
+    let persons: Vec<&[TrialRow]> = rows.iter().zip(people).filter(|(_, p)| **p).map(|(r, _)| r.as_slice()).collect();
+    Some(AgreementMatrix { task: task.to_string(), cells, ceiling: noise_ceiling(&persons, task) })
+}
+
+/// Every task any two of `subjects` share items of, sorted.
+pub fn shared_tasks(subjects: &[&[TrialRow]]) -> Vec<String> {
+    let mut tasks: Vec<&str> = subjects.iter().flat_map(|s| s.iter().map(|r| r.task.as_str())).collect();
+    tasks.sort_unstable();
+    tasks.dedup();
+    tasks
+        .into_iter()
+        .filter(|t| {
+            (0..subjects.len()).any(|i| {
+                (i + 1..subjects.len())
+                    .any(|j| paired_items(subjects[i], subjects[j]).get(*t).is_some_and(|(p, _)| !p.is_empty()))
+            })
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// The header of [`csv_rows`]' table.
+pub const CSV_HEADER: &str = "run_a,who_a,run_b,who_b,task,items,unmatched_trials,accuracy_a,accuracy_b,observed,expected,kappa,ci_low,ci_high,at_noise_ceiling\n";
+
+/// One CSV row per pair `i < j` of `m` (runs numbered from 1, named by `names`).
+pub fn csv_rows(m: &AgreementMatrix, names: &[String]) -> Vec<Vec<String>> {
+    let f = |v: f64| format!("{v:.6}");
+    let opt = |v: Option<f64>| v.map(f).unwrap_or_default();
+    m.pairs()
+        .map(|(i, j, g)| {
+            let mut row = vec![(i + 1).to_string(), names[i].clone(), (j + 1).to_string(), names[j].clone()];
+            row.extend([m.task.clone(), g.items.to_string(), g.unmatched.to_string()]);
+            row.extend([g.accuracy_a, g.accuracy_b, g.observed, g.expected].map(f));
+            row.extend([g.kappa, g.ci.map(|c| c.0), g.ci.map(|c| c.1)].map(opt));
+            row.push(m.at_ceiling(g).map(|b| b.to_string()).unwrap_or_default());
+            row
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -231,5 +323,40 @@ mod tests {
         };
         let p = paired_items(&[indexed(72, 0, true)], &[indexed(0, 0, false)]);
         assert_eq!(p["VSR"], (vec![(true, false)], 0));
+    }
+
+    /// The matrix: each cell is the pair's own error consistency, both ways round; the ceiling is the
+    /// people's (the network's rows left out of it); tasks no pair shares give none.
+    #[test]
+    fn the_matrix_holds_every_pair_and_the_peoples_ceiling() {
+        let cd = |outcomes: &[bool]| -> Vec<TrialRow> {
+            outcomes.iter().enumerate().map(|(i, &c)| row("CD-Color", i as u64, "same", &[c])).collect()
+        };
+        // Hand-worked: p1 vs p2 as in the first test (κ = 1/4); the network answers as p1 (κ = 1).
+        let p1 = cd(&[true, true, false, false, true, false, true, true]);
+        let p2 = cd(&[true, false, false, true, true, false, true, false]);
+        let mut net = p1.clone();
+        net.push(row("VSR", 0, "1", &[true]));
+        let subjects: [&[TrialRow]; 3] = [&p1, &p2, &net];
+        let m = agreement_matrix(&subjects, &[true, true, false], "CD-Color", 500, 9).unwrap();
+        let k = |i: usize, j: usize| m.cells[i][j].as_ref().and_then(|g| g.kappa);
+        assert!((k(0, 1).unwrap() - 0.25).abs() < 1e-12 && (k(1, 0).unwrap() - 0.25).abs() < 1e-12);
+        assert_eq!((k(0, 2), k(2, 0)), (Some(1.0), Some(1.0)));
+        assert!(m.cells[1][1].is_none());
+        let c = m.ceiling.clone().unwrap();
+        assert_eq!((c.pairs, c.sd), (1, 0.0));
+        assert!((c.mean - 0.25).abs() < 1e-12, "one pair of people: their κ");
+        // The network's κ of 1 with p1 reaches the ceiling; p2's 1/4 with p1 is the ceiling itself.
+        assert_eq!(m.at_ceiling(m.cells[0][2].as_ref().unwrap()), Some(true));
+        let pairs: Vec<(usize, usize)> = m.pairs().map(|(i, j, _)| (i, j)).collect();
+        assert_eq!(pairs, [(0, 1), (0, 2), (1, 2)]);
+        let names = ["a".to_string(), "b".to_string(), "net".to_string()];
+        let rows = csv_rows(&m, &names);
+        assert_eq!(rows.len(), 3);
+        assert_eq!(rows[0][..7], ["1", "a", "2", "b", "CD-Color", "8", "0"]);
+        assert_eq!(rows[0].len(), CSV_HEADER.split(',').count());
+        assert_eq!(rows[1][11], "1.000000");
+        assert_eq!(shared_tasks(&subjects), ["CD-Color"], "VSR is the network's alone");
+        assert!(agreement_matrix(&subjects, &[true, true, false], "VSR", 10, 1).is_none());
     }
 }
