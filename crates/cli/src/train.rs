@@ -627,15 +627,8 @@ mod imp {
                 let theirs = wmlab_core::record::ResultRecord::from_json(&text)
                     .map_err(|e| format!("{} is not a result record: {e}", p.display()))?;
                 let replay = wmlab_core::people::replay::worm_trials_of(&theirs)
-                    .map_err(|e| format!("{}: {e}", p.display()))?
-                    .only(&ck.train.task_ids());
-                if replay.trials.is_empty() {
-                    return Err(format!(
-                        "{}: none of its WorM tasks is one the network was trained on ({})",
-                        p.display(),
-                        ck.train.task_ids().iter().map(|t| t.as_str()).collect::<Vec<_>>().join(", ")
-                    ));
-                }
+                    .and_then(|r| r.only(&ck.train.task_ids()))
+                    .map_err(|e| format!("{}: {e}", p.display()))?;
                 Some((replay, theirs.subject.label()))
             }
             None => None,

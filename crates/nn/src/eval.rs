@@ -323,14 +323,9 @@ pub async fn evaluate_replay(
     progress: &mut dyn FnMut(usize, usize) -> bool,
 ) -> Result<Option<ResultRecord>, TrainError> {
     let ids = train.task_ids();
-    let trials = replay.clone().only(&ids).generate();
-    if trials.is_empty() {
-        let theirs: Vec<&str> = replay.task_ids().iter().map(|t| t.as_str()).collect();
-        return Err(TrainError::Device(format!(
-            "none of the record's tasks ({}) is one the network was trained on",
-            theirs.join(", ")
-        )));
-    }
+    // The CLI and the page check this before they open a device; here it is a guard only.
+    let replay = replay.clone().only(&ids).map_err(|e| TrainError::Trials(e.to_string()))?;
+    let trials = replay.generate();
     let dev = device.clone().without_autodiff();
     let model = model.valid();
     let total = trials.len();
@@ -356,13 +351,7 @@ pub async fn evaluate_replay(
     let mut record = network_record(train, backend, most, rows);
     record.config.seed = replay.seed;
     // The parameters the other subject's trials were drawn with.
-    let mut specs: Vec<wmlab_core::task::TaskSpec> = Vec::new();
-    for (spec, _) in replay.trials.iter().filter(|(s, _)| ids.contains(&s.id)) {
-        if !specs.iter().any(|s| s.id == spec.id) {
-            specs.push(spec.clone());
-        }
-    }
-    record.config.tasks = specs;
+    record.config.tasks = replay.specs();
     let settings = &mut record.config.settings;
     settings.insert("split".into(), Setting::Text(replay.split.as_str().into()));
     settings.insert("trained_seed".into(), Setting::Int(train.seed.min(i64::MAX as u64) as i64));

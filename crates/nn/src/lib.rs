@@ -38,7 +38,7 @@ pub mod words;
 pub use batch::Batch;
 pub use checkpoint::Checkpoint;
 pub use model::{Arch, Attention, Encoder, ModelConfig, WormModel};
-pub use train::{TrainConfig, Trainer, ValReport};
+pub use train::{TrainConfig, TrainError, Trainer, ValReport};
 
 /// The native CPU device used by tests, the CLI and the benchmark.
 #[cfg(feature = "flex")]

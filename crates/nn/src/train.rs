@@ -252,6 +252,8 @@ pub enum TrainError {
     NonFinite { step: usize, loss: f32 },
     /// A device readback failed (e.g. the GPU device was lost).
     Device(String),
+    /// The trials asked for cannot be taken (a replayed record with none of the model's tasks).
+    Trials(String),
 }
 
 impl std::fmt::Display for TrainError {
@@ -266,6 +268,7 @@ impl std::fmt::Display for TrainError {
                  `--per-task` in the CLI) or a smaller model. Device error: {e}"
             ),
             TrainError::Device(e) => write!(f, "device error: {e}"),
+            TrainError::Trials(e) => write!(f, "{e}"),
         }
     }
 }

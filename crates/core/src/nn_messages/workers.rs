@@ -145,6 +145,13 @@ pub struct Timing {
     pub error: Option<String>,
 }
 
+impl Timing {
+    /// A backend that could not be timed, and why.
+    pub fn failed(backend: Backend, threads: usize, error: impl Into<String>) -> Timing {
+        Timing { backend, threads, ms_per_step: None, losses: Vec::new(), error: Some(error.into()) }
+    }
+}
+
 /// What a probe found for one model size: each backend's figure and the one chosen.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ProbeOutcome {
@@ -298,13 +305,7 @@ impl Launch {
     /// failed with `error`.
     pub fn unavailable(&mut self, error: &str) {
         if let Some(slot) = self.todo.first().copied() {
-            self.probed(Timing {
-                backend: slot.backend,
-                threads: 1,
-                ms_per_step: None,
-                losses: Vec::new(),
-                error: Some(error.to_string()),
-            });
+            self.probed(Timing::failed(slot.backend, 1, error));
         }
     }
 

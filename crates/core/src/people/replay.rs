@@ -12,7 +12,7 @@ use crate::rng::Split;
 use crate::task::{TaskId, TaskSpec, Trial};
 
 /// The trials to take again, in the record's order, each once.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Replay {
     pub seed: u64,
     pub split: Split,
@@ -26,21 +26,31 @@ impl Replay {
         self.trials.iter().map(|(spec, i)| (*i, spec.trial(self.seed, self.split, *i))).collect()
     }
 
-    /// Only the trials of these task ids (a network takes those it was trained on).
-    pub fn only(mut self, ids: &[TaskId]) -> Replay {
-        self.trials.retain(|(s, _)| ids.contains(&s.id));
-        self
+    /// Only the trials of the task ids a network was trained on (`trained`), or an error naming both
+    /// lists when none of the record's is among them.
+    pub fn only(mut self, trained: &[TaskId]) -> Result<Replay, ReplayError> {
+        let theirs = self.task_ids();
+        self.trials.retain(|(s, _)| trained.contains(&s.id));
+        if self.trials.is_empty() {
+            return Err(ReplayError::NoneTrained { theirs, trained: trained.to_vec() });
+        }
+        Ok(self)
+    }
+
+    /// One spec per task, in the record's order (the parameters the subject's trials were drawn with).
+    pub fn specs(&self) -> Vec<TaskSpec> {
+        let mut seen: Vec<TaskSpec> = Vec::new();
+        for (s, _) in &self.trials {
+            if !seen.iter().any(|t| t.id == s.id) {
+                seen.push(s.clone());
+            }
+        }
+        seen
     }
 
     /// The task ids, in the record's order.
     pub fn task_ids(&self) -> Vec<TaskId> {
-        let mut seen = Vec::new();
-        for (s, _) in &self.trials {
-            if !seen.contains(&s.id) {
-                seen.push(s.id);
-            }
-        }
-        seen
+        self.specs().into_iter().map(|s| s.id).collect()
     }
 }
 
@@ -52,6 +62,8 @@ pub enum ReplayError {
     NoIndex { task: String, trial: u64 },
     /// The record names a split this code does not know.
     BadSplit(String),
+    /// None of the record's tasks is one the network was trained on.
+    NoneTrained { theirs: Vec<TaskId>, trained: Vec<TaskId> },
 }
 
 impl fmt::Display for ReplayError {
@@ -65,6 +77,15 @@ impl fmt::Display for ReplayError {
                 "trial {trial} ({task}) does not say which generated trial it was (no `index`): the record is too old to replay"
             ),
             ReplayError::BadSplit(s) => write!(f, "the record's split `{s}` is not one of train, val, test, human"),
+            ReplayError::NoneTrained { theirs, trained } => {
+                let names = |ids: &[TaskId]| ids.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(", ");
+                write!(
+                    f,
+                    "none of the record's WorM tasks ({}) is one the network was trained on ({})",
+                    names(theirs),
+                    names(trained)
+                )
+            }
         }
     }
 }
@@ -126,7 +147,9 @@ mod tests {
         }
         let again: Vec<_> = replay.generate().into_iter().map(|(i, t)| (i, t.steps)).collect();
         assert_eq!(again, seen);
-        assert_eq!(replay.clone().only(&[TaskId::CdColor]).task_ids(), [TaskId::CdColor]);
+        assert_eq!(replay.clone().only(&[TaskId::CdColor, TaskId::Sc]).unwrap().task_ids(), [TaskId::CdColor]);
+        let err = replay.clone().only(&[TaskId::Sc]).unwrap_err();
+        assert!(err.to_string().ends_with("(VSR, CD-Color) is one the network was trained on (SC)"), "{err}");
 
         let mut old = record.clone();
         old.trials.last_mut().unwrap().extra.remove("index");
