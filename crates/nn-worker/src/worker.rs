@@ -12,6 +12,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 use wmlab_core::nn_messages::training_curve;
+use wmlab_core::people::replay::Replay;
 use wmlab_core::record::TrainPoint;
 use wmlab_nn::{Checkpoint, TrainConfig, Trainer, WormModel};
 
@@ -258,6 +259,7 @@ impl State {
                 post(&Event::Stopped { step }, None);
             }
             Cmd::Evaluate { n } => self.evaluate(n, msg.bytes).await,
+            Cmd::EvaluateTrialsOf { replay, subject } => self.evaluate_trials_of(&replay, &subject, msg.bytes).await,
             Cmd::Analyse { n } => self.analyse(n, msg.bytes).await,
         }
     }
@@ -269,13 +271,7 @@ impl State {
     /// meets; the steady state is what decides. Each step waits for its loss, so the time is the
     /// device's too.
     async fn probe(&self, mut config: TrainConfig, backend: Backend, steps: usize) -> Timing {
-        let failed = |error: String| Timing {
-            backend,
-            threads: threads(backend),
-            ms_per_step: None,
-            losses: Vec::new(),
-            error: Some(error),
-        };
+        let failed = |error: String| Timing::failed(backend, threads(backend), error);
         config.fit_edited();
         if let Err(e) = config.model.validate().and_then(|()| config.check_task_settings()) {
             return failed(e);
@@ -346,14 +342,26 @@ impl State {
             true
         };
         let chunk = 8;
-        match wmlab_nn::eval::evaluate_record(&model, &train, backend, n.max(1), chunk, &device, &mut progress).await {
-            Ok(Some(mut record)) => {
-                record.training = curve;
-                post(&Event::Record { record: Box::new(record) }, None)
-            }
-            Ok(None) => error("evaluation cancelled", false),
-            Err(e) => error(format!("evaluation failed: {e}"), false),
-        }
+        let r = wmlab_nn::eval::evaluate_record(&model, &train, backend, n.max(1), chunk, &device, &mut progress);
+        post_evaluation(r.await, curve);
+    }
+
+    /// The checkpoint in `bytes` (or the current model) on another subject's trials:
+    /// `wmlab_nn::eval::evaluate_replay`.
+    async fn evaluate_trials_of(&mut self, replay: &Replay, subject: &str, bytes: Option<Vec<u8>>) {
+        let (device, model, train, curve) = match self.subject_model(bytes, "evaluate") {
+            Ok(m) => m,
+            Err(e) => return error(e, false),
+        };
+        let backend = self.device.as_ref().map_or("", |d| d.1.as_str());
+        let mut progress = |done: usize, total: usize| {
+            post(&Event::EvalProgress { done, total }, None);
+            true
+        };
+        let chunk = 8;
+        let r =
+            wmlab_nn::eval::evaluate_replay(&model, &train, backend, replay, subject, chunk, &device, &mut progress);
+        post_evaluation(r.await, curve);
     }
 
     /// The neural analyses of the checkpoint in `bytes` (or the current model): `crate::analyse`.
@@ -428,5 +436,17 @@ async fn run(mut rx: mpsc::UnboundedReceiver<Msg>) {
                 None => return,
             }
         }
+    }
+}
+
+/// An evaluation's record (with the model's training curve) to the page, or why there is none.
+fn post_evaluation(r: Result<Option<wmlab_core::record::ResultRecord>, wmlab_nn::TrainError>, curve: Vec<TrainPoint>) {
+    match r {
+        Ok(Some(mut record)) => {
+            record.training = curve;
+            post(&Event::Record { record: Box::new(record) }, None)
+        }
+        Ok(None) => error("evaluation cancelled", false),
+        Err(e) => error(format!("evaluation failed: {e}"), false),
     }
 }

@@ -75,6 +75,18 @@ pub fn Compare(link: Option<String>) -> impl IntoView {
         curves.get().map(|(t, cs)| cmp::run_panels(t, &cs, extras(), &order, &run_titles.get())).unwrap_or_default()
     });
     let scores = Memo::new(move |_| curves.get().map(|(t, cs)| cmp::score_table(t, &cs)).unwrap_or_default());
+    // Error consistency of every pair on the trials both took (issue 48): the same function as `wmlab
+    // compare`'s agreement.csv.
+    let agreement = Memo::new(move |_| {
+        let t = st.task.get()?;
+        st.chosen.with(|c| {
+            let rows: Vec<&[wmlab_core::record::TrialRow]> =
+                c.iter().map(|x| x.item.record.trials.as_slice()).collect();
+            let people: Vec<bool> =
+                c.iter().map(|x| matches!(x.item.record.subject, wmlab_core::record::Subject::Person { .. })).collect();
+            wmlab_core::analysis::agreement::agreement_matrix(&rows, &people, t.as_str(), 1000, 48)
+        })
+    });
     let missing = move || {
         let (t, cs) = curves.get()?;
         let names = names.get();
@@ -249,6 +261,16 @@ pub fn Compare(link: Option<String>) -> impl IntoView {
                 0 means the same as people; larger means further from them. The chance model answers at random, so its scores show \
                 how far \"not remembering at all\" is."</p>
             {tables::scores_table(st, scores, names)}
+
+            <h2>"Same trials, same errors? (error consistency κ)"</h2>
+            <p class="small" id="cmp-agreement-explained">"Where two chosen results took the very same trials (a network evaluated \
+                on a participant's trials on the Networks page, a visual LLM run with the participant's seed, people on one study \
+                link), κ says whether they fail on the same items: 0 is no more agreement than their accuracies give, 1 the same \
+                errors (Geirhos et al. 2020). Each cell: κ with its 95 % bootstrap interval over the shared items."</p>
+            {move || match agreement.get() {
+                Some(m) => tables::agreement_table(m, names.get()).into_any(),
+                None => view! { <p class="small" id="cmp-agreement-none">"No two chosen results took the same trials of this task."</p> }.into_any(),
+            }}
 
             <h2>"Share this comparison"</h2>
             {move || match share_link.get() {

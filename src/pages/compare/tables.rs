@@ -2,11 +2,14 @@
 
 use leptos::prelude::*;
 use wmlab_core::analysis::ScoreRow;
+use wmlab_core::analysis::agreement::{self, AgreementMatrix};
 use wmlab_core::chart::{hex, palette};
 use wmlab_core::compare::Who;
+use wmlab_core::record::push_csv_row;
 
 use super::state::{CompareState, task_names};
 use crate::components::format::{fmt, pair};
+use crate::platform::web;
 
 pub fn chosen_table(st: CompareState) -> impl IntoView {
     move || {
@@ -106,5 +109,65 @@ pub fn scores_table(
             </table>
         }
         .into_any()
+    }
+}
+
+/// The κ matrix of the chosen results on one task (error consistency on the trials each pair took, with
+/// its 95 % interval), the people's noise ceiling, and its CSV.
+pub fn agreement_table(m: AgreementMatrix, names: Vec<String>) -> impl IntoView {
+    let n = names.len();
+    let ceiling = m.ceiling.clone();
+    let pairs = m.pairs().count();
+    let csv = {
+        let mut out = String::from(agreement::CSV_HEADER);
+        for row in agreement::csv_rows(&m, &names) {
+            push_csv_row(&mut out, &row);
+        }
+        out
+    };
+    let file = format!("agreement-{}.csv", m.task);
+    let head = names.iter().enumerate().map(|(j, name)| {
+        view! { <th data-col=j><span class="swatch" style=format!("background:{}", hex(palette(j)))></span>{format!("s{j}")}
+            <span class="small">{format!(" {name}")}</span></th> }
+    });
+    let body = m.cells.iter().enumerate().map(|(i, row)| {
+        let cells = row.iter().enumerate().map(|(j, c)| {
+            let (text, kappa, items, unmatched, at) = match c {
+                _ if i == j => ("·".to_string(), String::new(), String::new(), String::new(), String::new()),
+                None => ("no shared trials".to_string(), String::new(), "0".into(), String::new(), String::new()),
+                Some(g) => {
+                    let text = match (g.kappa, g.ci) {
+                        (Some(k), Some((lo, hi))) => format!("{k:.2} [{lo:.2}, {hi:.2}]"),
+                        (Some(k), None) => format!("{k:.2}"),
+                        (None, _) => "undefined (both always right or always wrong)".to_string(),
+                    };
+                    let k = g.kappa.map(|k| format!("{k:.6}")).unwrap_or_default();
+                    let at = m.at_ceiling(g).map(|b| b.to_string()).unwrap_or_default();
+                    (format!("{text} · {} items", g.items), k, g.items.to_string(), g.unmatched.to_string(), at)
+                }
+            };
+            view! {
+                <td class="kappa" class:at-ceiling=at == "true" data-row=i data-col=j data-kappa=kappa data-items=items
+                    data-unmatched=unmatched data-at-ceiling=at>{text}</td>
+            }
+        });
+        view! { <tr data-row=i><th>{format!("s{i}")}</th>{cells.collect_view()}</tr> }
+    });
+    view! {
+        <table class="summary" id="cmp-agreement" data-task=m.task.clone() data-subjects=n data-pairs=pairs
+            data-ceiling=ceiling.as_ref().map(|c| format!("{:.6}", c.mean)).unwrap_or_default()>
+            <thead><tr><th></th>{head.collect_view()}</tr></thead>
+            <tbody>{body.collect_view()}</tbody>
+        </table>
+        {match ceiling {
+            Some(c) => view! { <p class="small" id="cmp-ceiling" data-pairs=c.pairs>{format!(
+                "Noise ceiling: the people agree with each other at κ = {:.2} ± {:.2} (mean ± SD over {} pair{}); a cell \
+                 in bold reaches it (κ ≥ mean − SD): as consistent as two people are.",
+                c.mean, c.sd, c.pairs, if c.pairs == 1 { "" } else { "s" })}</p> }.into_any(),
+            None => view! { <p class="small" id="cmp-ceiling">"No noise ceiling: it needs two people who took the same trials."</p> }.into_any(),
+        }}
+        <div class="buttons"><button id="cmp-agreement-csv" class="secondary" on:click=move |_| {
+            let _ = web::download(&file, "text/csv", &csv);
+        }>"Download the κ table (CSV)"</button></div>
     }
 }

@@ -116,6 +116,8 @@ pub struct Net {
     pub has_best: RwSignal<bool>,
     pub eval_n: RwSignal<String>,
     pub eval_progress: RwSignal<Option<(usize, usize)>>,
+    /// The history entry whose trials "Evaluate on these trials" takes (its id; empty: none chosen).
+    pub trials_of: RwSignal<String>,
     pub record: RwSignal<Option<ResultRecord>>,
     /// Neural analyses (Fig. 5, A5, A6, A13): trials per task, progress (stage, done, total), the report.
     pub analyse_n: RwSignal<String>,
@@ -177,6 +179,7 @@ impl Net {
             has_best: RwSignal::new(false),
             eval_n: RwSignal::new("20".into()),
             eval_progress: RwSignal::new(None),
+            trials_of: RwSignal::new(String::new()),
             record: RwSignal::new(None),
             analyse_n: RwSignal::new("10".into()),
             analyse_progress: RwSignal::new(None),

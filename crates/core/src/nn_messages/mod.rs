@@ -70,6 +70,13 @@ pub enum Cmd {
     Evaluate {
         n: usize,
     },
+    /// Evaluate the checkpoint in `bytes` (or the current model) on the very trials another subject took
+    /// (`replay`, from [`crate::people::replay::worm_trials_of`]), those of its trained task ids;
+    /// `subject` names whose trials they are. Answered like `Evaluate`.
+    EvaluateTrialsOf {
+        replay: Box<crate::people::replay::Replay>,
+        subject: String,
+    },
     /// Run the neural analyses (Fig. 5, A5, A6, A13) of the checkpoint in `bytes` (or the current model)
     /// on `n` test trials per task id; answered by `Event::Analysis`.
     Analyse {
