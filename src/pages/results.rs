@@ -107,6 +107,7 @@ fn record_view(state: AppState, r: ResultRecord) -> impl IntoView {
             }}
             {crate::components::significance::significance_table(&r, "record-significance", "record-above-count")
                 .map(|t| view! { <h2>"Above chance, and memory"</h2> {t} })}
+            {staircases(&r)}
             <h2>"Accuracy per condition"</h2>
             <RecordCharts record=r.clone()/>
             {wmlab_core::analysis::retention::vir_retention(&r).map(|t| view! { <p class="small" id="record-vir-retention">{t.line()}</p> })}
@@ -301,4 +302,44 @@ pub fn Results() -> impl IntoView {
             <History/>
         </section>
     }
+}
+
+/// The staircase runs the record keeps (`adaptive=` study links, `wmlab eval --adaptive`): the level
+/// each converged on, with its interval, and the track (level per trial, ✓/✗).
+fn staircases(r: &ResultRecord) -> Option<impl IntoView + use<>> {
+    let runs = wmlab_core::adaptive::results_of(r);
+    if runs.is_empty() {
+        return None;
+    }
+    let rows = runs
+        .into_iter()
+        .map(|run| {
+            let e = run.estimate;
+            let f = |v: Option<f64>| v.map(|x| format!("{x:.6}")).unwrap_or_default();
+            let track: String = run
+                .track
+                .iter()
+                .map(|s| format!("{}{}", s.level, if s.correct { "✓" } else { "✗" }))
+                .collect::<Vec<_>>()
+                .join(" ");
+            view! {
+                <tr class="staircase-row" data-task=run.task.clone() data-trials=run.track.len()
+                    data-level=f(e.map(|e| e.level)) data-low=f(e.map(|e| e.low)) data-high=f(e.map(|e| e.high))>
+                    <td>{run.task.clone()}</td>
+                    <td>{run.describe()}</td>
+                    <td class="small staircase-track">{track}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    Some(view! {
+        <h2>"Adaptive runs (staircases)"</h2>
+        <p class="small">"Each staircase moved the task's difficulty after every answer (up after a right one, down after a \
+            wrong one, by weighted steps) until it settled on the level answered right at its target accuracy: the \
+            estimate is the mean level at its reversals, with a 95 % interval."</p>
+        <table class="summary" id="staircases">
+            <thead><tr><th>"Task"</th><th>"Estimate"</th><th>"Track (level, right ✓ / wrong ✗)"</th></tr></thead>
+            <tbody>{rows}</tbody>
+        </table>
+    })
 }

@@ -574,7 +574,7 @@ mod imp {
         bar.finish_and_clear();
         let mut tasks = Vec::new();
         let mut rows = Vec::new();
-        let mut tracks = Vec::new();
+        let mut results = Vec::new();
         for r in runs {
             let s = r.run.staircase();
             let track: Vec<_> = s.track().iter().map(|t| serde_json::json!([t.level, t.correct])).collect();
@@ -588,7 +588,7 @@ mod imp {
                 "reversals": e.map(|e| e.reversals),
                 "track": track,
             }));
-            tracks.push((r.task, serde_json::to_string(s.track()).unwrap_or_default()));
+            results.push(r.run.result());
             rows.extend(r.rows);
         }
         if let Some(out) = &a.record {
@@ -597,9 +597,8 @@ mod imp {
             record.created = now_iso8601();
             let settings = &mut record.config.settings;
             settings.insert("adaptive".into(), Setting::Text("cd_set_size".into()));
-            settings.insert("staircase".into(), Setting::Text(serde_json::to_string(&config).unwrap_or_default()));
-            for (task, track) in tracks {
-                settings.insert(format!("staircase_track_{}", task.as_str()), Setting::Text(track));
+            for r in &results {
+                r.write_into(settings);
             }
             let json = record.to_json().map_err(|e| e.to_string())?;
             std::fs::write(out, json).map_err(|e| format!("{}: {e}", out.display()))?;

@@ -640,6 +640,8 @@ fn an_adaptive_evaluation_runs_a_set_size_staircase_per_cd_task() {
     assert_eq!(names.len(), 5, "the five CD tasks: {names:?}");
     assert!(names.iter().all(|n| n.starts_with("CD-")), "{names:?}");
     let rec = ResultRecord::from_json(&std::fs::read_to_string(&rec_path).unwrap()).unwrap();
+    let kept = wmlab_core::adaptive::results_of(&rec);
+    assert_eq!(kept.len(), 5, "the record keeps each run");
     let mut total = 0;
     for t in tasks {
         let track = t["track"].as_array().unwrap();
@@ -658,7 +660,9 @@ fn an_adaptive_evaluation_runs_a_set_size_staircase_per_cd_task() {
             let (low, high) = (t["ci_low"].as_f64().unwrap(), t["ci_high"].as_f64().unwrap());
             assert!(low <= level && level <= high && (0.5..=12.5).contains(&level), "{t}");
         }
-        assert!(rec.config.settings.contains_key(&format!("staircase_track_{task}")));
+        let run = kept.iter().find(|r| r.task == task).unwrap();
+        assert_eq!(run.track.len(), n, "{task}");
+        assert_eq!(run.estimate.map(|e| e.level), t["set_size_at_75"].as_f64(), "{task}");
     }
     assert_eq!(rec.trials.len(), total);
     let vsr = models.join("wmlab-trf96-quick-vsr.wmlabnn");

@@ -174,50 +174,155 @@ impl Staircase {
 /// (a test run's `0..n`).
 pub const ADAPTIVE_BASE: u64 = 1 << 40;
 
-/// A staircase on the set size of a change-detection task, with the task's own trials: trial `i` shows
-/// the staircase's level at retention `retentions[i mod k]` (the spec's), change or no change drawn
-/// from the trial's own seed. Reproducible from `seed` and the answers.
+/// The condition a staircase moves: change detection's set size, or a recall task's list length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LevelKind {
+    SetSize,
+    ListLength,
+}
+
+impl LevelKind {
+    /// The level a task's staircase moves; `None` for tasks without one.
+    pub fn of(id: crate::task::TaskId) -> Option<LevelKind> {
+        use crate::task::TaskId;
+        match id {
+            TaskId::CdColor | TaskId::CdOrientation | TaskId::CdSize | TaskId::CdGap | TaskId::CdConjunction => {
+                Some(LevelKind::SetSize)
+            }
+            TaskId::Vsr | TaskId::VsRec | TaskId::Lsr => Some(LevelKind::ListLength),
+            _ => None,
+        }
+    }
+
+    /// "set size", "list length".
+    pub fn name(self) -> &'static str {
+        match self {
+            LevelKind::SetSize => "set size",
+            LevelKind::ListLength => "list length",
+        }
+    }
+
+    /// The level of a trial's conditions.
+    pub fn get(self, c: &crate::task::Conditions) -> Option<u8> {
+        match self {
+            LevelKind::SetSize => c.set_size,
+            LevelKind::ListLength => c.list_length,
+        }
+    }
+
+    fn set(self, c: &mut crate::task::Conditions, v: Option<u8>) {
+        match self {
+            LevelKind::SetSize => c.set_size = v,
+            LevelKind::ListLength => c.list_length = v,
+        }
+    }
+}
+
+impl StaircaseConfig {
+    /// The staircase a task runs with: CD's set size as [`StaircaseConfig::cd_set_size`]; a recall
+    /// task's list length one up after a list recalled whole and one down after any error (converging
+    /// on 50 % of lists recalled whole: the span's 50 % point), from its shortest list to its longest.
+    pub fn for_task(spec: &crate::task::TaskSpec) -> Option<StaircaseConfig> {
+        match LevelKind::of(spec.id)? {
+            LevelKind::SetSize => Some(StaircaseConfig::cd_set_size()),
+            LevelKind::ListLength => {
+                let lengths: Vec<u8> = spec.grid().iter().filter_map(|c| c.list_length).collect();
+                let (min, max) = (*lengths.iter().min()? as u32, *lengths.iter().max()? as u32);
+                Some(StaircaseConfig {
+                    target: 0.5,
+                    start: min as f64,
+                    step: 2.0,
+                    min,
+                    max,
+                    discard: 2,
+                    reversals: 10,
+                    max_trials: 60,
+                })
+            }
+        }
+    }
+}
+
+/// Whether a trial counts as right for a staircase: every scored answer right (a list recalled whole).
+pub fn trial_correct(correct: &[bool]) -> bool {
+    !correct.is_empty() && correct.iter().all(|&c| c)
+}
+
+/// The grid's cells of `spec` with the level left out, each once, in the grid's order (`None` when the
+/// task has no level, or a cell lacks it).
+fn other_conditions(spec: &crate::task::TaskSpec, kind: LevelKind) -> Option<Vec<crate::task::Conditions>> {
+    let mut others: Vec<crate::task::Conditions> = Vec::new();
+    for mut c in spec.grid() {
+        kind.get(&c)?;
+        kind.set(&mut c, None);
+        if !others.contains(&c) {
+            others.push(c);
+        }
+    }
+    (!others.is_empty()).then_some(others)
+}
+
+/// The staircase trial `index` (from [`ADAPTIVE_BASE`]) of `spec` at `level`: its condition cell and
+/// the trial. The `i`-th trial of a staircase takes the task's other conditions in turn (CD: its
+/// retentions; VSRec: its pattern differences) and draws what is left (CD: change or not) from its own
+/// seed, so it is the same trial whoever regenerates it (a network taking a person's staircase trials).
+pub fn staircase_trial(
+    spec: &crate::task::TaskSpec,
+    seed: u64,
+    split: crate::rng::Split,
+    index: u64,
+    level: u32,
+) -> Option<(crate::task::Conditions, crate::task::Trial)> {
+    let kind = LevelKind::of(spec.id)?;
+    let others = other_conditions(spec, kind)?;
+    let i = index.checked_sub(ADAPTIVE_BASE)?;
+    let mut cell = others[(i % others.len() as u64) as usize].clone();
+    kind.set(&mut cell, Some(level.min(u8::MAX as u32) as u8));
+    let mut rng = crate::rng::Rng::from_key(crate::rng::trial_seed(seed, spec.id.ordinal(), split, index));
+    let flip = rng.index(2) == 1;
+    let trial = spec.trial_in(&cell, &mut rng, flip);
+    Some((cell, trial))
+}
+
+/// A staircase on a task's level ([`LevelKind`]) with the task's own trials ([`staircase_trial`]).
+/// Reproducible from `seed` and the answers.
 #[derive(Clone, Debug, PartialEq)]
-pub struct CdStaircase {
+pub struct TaskStaircase {
     spec: crate::task::TaskSpec,
+    kind: LevelKind,
     seed: u64,
     split: crate::rng::Split,
     staircase: Staircase,
 }
 
-impl CdStaircase {
-    /// `None` when `spec` is not a change-detection task.
+impl TaskStaircase {
+    /// `None` when `spec`'s task has no level to move.
     pub fn new(
         spec: crate::task::TaskSpec,
         seed: u64,
         split: crate::rng::Split,
         config: StaircaseConfig,
-    ) -> Option<Result<CdStaircase, StaircaseError>> {
-        if !matches!(spec.params, crate::task::TaskParams::Cd(_)) {
-            return None;
-        }
-        Some(Staircase::new(config).map(|staircase| CdStaircase { spec, seed, split, staircase }))
+    ) -> Option<Result<TaskStaircase, StaircaseError>> {
+        let kind = LevelKind::of(spec.id)?;
+        other_conditions(&spec, kind)?;
+        Some(Staircase::new(config).map(|staircase| TaskStaircase { spec, kind, seed, split, staircase }))
     }
 
-    /// The next trial (its index in the task's stream and the trial), or `None` once the run has ended.
-    pub fn next_trial(&self) -> Option<(u64, crate::task::Trial)> {
+    pub fn kind(&self) -> LevelKind {
+        self.kind
+    }
+
+    /// The next trial (its index in the task's stream, its condition cell and the trial), or `None` once
+    /// the run has ended.
+    pub fn next_trial(&self) -> Option<(u64, crate::task::Conditions, crate::task::Trial)> {
         let level = self.staircase.next_level()?;
-        let i = self.staircase.track().len() as u64;
-        let crate::task::TaskParams::Cd(p) = &self.spec.params else { return None };
-        let retention = p.retentions.get((i % p.retentions.len().max(1) as u64) as usize).copied();
-        let cell = crate::task::Conditions {
-            set_size: Some(level.min(u8::MAX as u32) as u8),
-            retention,
-            ..Default::default()
-        };
-        let index = ADAPTIVE_BASE + i;
-        let mut rng =
-            crate::rng::Rng::from_key(crate::rng::trial_seed(self.seed, self.spec.id.ordinal(), self.split, index));
-        let change = rng.index(2) == 1;
-        Some((index, self.spec.trial_in(&cell, &mut rng, change)))
+        let index = ADAPTIVE_BASE + self.staircase.track().len() as u64;
+        let (cell, trial) = staircase_trial(&self.spec, self.seed, self.split, index, level)?;
+        Some((index, cell, trial))
     }
 
-    /// The answer to [`CdStaircase::next_trial`]'s trial.
+    /// The answer to [`TaskStaircase::next_trial`]'s trial.
     pub fn record(&mut self, correct: bool) {
         self.staircase.record(correct)
     }
@@ -225,6 +330,69 @@ impl CdStaircase {
     pub fn staircase(&self) -> &Staircase {
         &self.staircase
     }
+
+    /// What a record keeps of the run.
+    pub fn result(&self) -> StaircaseResult {
+        StaircaseResult {
+            task: self.spec.id.as_str().to_string(),
+            kind: self.kind,
+            config: self.staircase.config().clone(),
+            track: self.staircase.track().to_vec(),
+            estimate: self.staircase.estimate(),
+        }
+    }
+}
+
+/// A staircase run as a record keeps it (setting `staircase_<TASK>`, JSON): the task, the level it
+/// moved, its settings, the track and the estimate.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StaircaseResult {
+    pub task: String,
+    pub kind: LevelKind,
+    pub config: StaircaseConfig,
+    pub track: Vec<Step>,
+    pub estimate: Option<Estimate>,
+}
+
+const SETTING_PREFIX: &str = "staircase_";
+
+impl StaircaseResult {
+    /// Into a record's settings.
+    pub fn write_into(&self, settings: &mut std::collections::BTreeMap<String, crate::record::Setting>) {
+        if let Ok(json) = serde_json::to_string(self) {
+            settings.insert(format!("{SETTING_PREFIX}{}", self.task), crate::record::Setting::Text(json));
+        }
+    }
+
+    /// "set size at 75 % right: 4.25 [3.80, 4.70] (12 reversals, 31 trials)".
+    pub fn describe(&self) -> String {
+        let what = format!("{} at {:.0} % right", self.kind.name(), self.config.target * 100.0);
+        match &self.estimate {
+            Some(e) => format!(
+                "{what}: {:.2} [{:.2}, {:.2}] ({} reversals, {} trials)",
+                e.level,
+                e.low,
+                e.high,
+                e.reversals,
+                self.track.len()
+            ),
+            None => format!("{what}: no estimate yet ({} trials, too few reversals)", self.track.len()),
+        }
+    }
+}
+
+/// The staircase runs a record keeps, in task order.
+pub fn results_of(record: &crate::record::ResultRecord) -> Vec<StaircaseResult> {
+    record
+        .config
+        .settings
+        .iter()
+        .filter(|(k, _)| k.starts_with(SETTING_PREFIX))
+        .filter_map(|(_, v)| match v {
+            crate::record::Setting::Text(t) => serde_json::from_str(t).ok(),
+            _ => None,
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -329,15 +497,15 @@ mod tests {
         use crate::task::{TaskId, TaskSpec};
         let spec = TaskSpec::new(TaskId::CdColor);
         assert!(
-            CdStaircase::new(TaskSpec::new(TaskId::Vsr), 1, crate::rng::Split::Test, StaircaseConfig::cd_set_size())
+            TaskStaircase::new(TaskSpec::new(TaskId::Sc), 1, crate::rng::Split::Test, StaircaseConfig::cd_set_size())
                 .is_none()
         );
         let mut run =
-            CdStaircase::new(spec, 5, crate::rng::Split::Test, StaircaseConfig::cd_set_size()).unwrap().unwrap();
+            TaskStaircase::new(spec, 5, crate::rng::Split::Test, StaircaseConfig::cd_set_size()).unwrap().unwrap();
         let mut rng = Rng::from_key([3; 32]);
         let (mut changes, mut n) = (0, 0);
         let mut retentions = std::collections::BTreeSet::new();
-        while let Some((index, trial)) = run.next_trial() {
+        while let Some((index, _, trial)) = run.next_trial() {
             assert!(index >= ADAPTIVE_BASE);
             let level = run.staircase().next_level().unwrap();
             assert_eq!(trial.conditions.set_size, Some(level as u8));
@@ -356,14 +524,48 @@ mod tests {
         assert!((6.0..=10.0).contains(&e.level), "{e:?}");
         // The same seed gives the same first trial.
         let first = || {
-            let r = CdStaircase::new(
+            let r = TaskStaircase::new(
                 TaskSpec::new(TaskId::CdColor),
                 5,
                 crate::rng::Split::Test,
                 StaircaseConfig::cd_set_size(),
             );
-            r.unwrap().unwrap().next_trial().unwrap().1.steps
+            r.unwrap().unwrap().next_trial().unwrap().2.steps
         };
         assert_eq!(first(), first());
+    }
+
+    /// A recall task's staircase moves the list length one up or down; an observer who recalls lists
+    /// of up to 5 items whole (and no longer ones) is placed between 5 and 6. VSRec's lists come at its
+    /// pattern differences in turn; tasks without a level have no staircase.
+    #[test]
+    fn a_list_length_staircase_finds_the_longest_list_recalled_whole() {
+        use crate::task::{TaskId, TaskSpec};
+        for id in [TaskId::Vsr, TaskId::VsRec, TaskId::Lsr] {
+            let spec = TaskSpec::new(id);
+            let config = StaircaseConfig::for_task(&spec).unwrap();
+            assert_eq!((config.min, config.max, config.target), (2, 9, 0.5), "{id}");
+            let mut run = TaskStaircase::new(spec, 8, crate::rng::Split::Human, config).unwrap().unwrap();
+            assert_eq!(run.kind(), LevelKind::ListLength);
+            let mut differences = std::collections::BTreeSet::new();
+            while let Some((_, cell, trial)) = run.next_trial() {
+                let level = run.staircase().next_level().unwrap();
+                assert_eq!(cell.list_length, Some(level as u8));
+                assert_eq!(trial.conditions.list_length, Some(level as u8), "{id}");
+                differences.insert(cell.pattern_difference);
+                run.record(level <= 5);
+            }
+            let e = run.staircase().estimate().unwrap();
+            assert!((5.0..=6.0).contains(&e.level), "{id}: {e:?}");
+            assert_eq!(run.staircase().track().len(), 4 + 10, "{id}: right at 2 to 5, then a reversal each trial");
+            assert_eq!(differences.len(), if id == TaskId::VsRec { 5 } else { 1 }, "{id}");
+        }
+        assert_eq!(StaircaseConfig::for_task(&TaskSpec::new(TaskId::CdGap)), Some(StaircaseConfig::cd_set_size()));
+        assert_eq!(StaircaseConfig::for_task(&TaskSpec::new(TaskId::Sts)), None);
+        assert!(
+            TaskStaircase::new(TaskSpec::new(TaskId::Sts), 1, crate::rng::Split::Human, StaircaseConfig::cd_set_size())
+                .is_none()
+        );
+        assert!(!trial_correct(&[]) && trial_correct(&[true, true]) && !trial_correct(&[true, false]));
     }
 }

@@ -362,11 +362,11 @@ pub async fn evaluate_replay(
 /// One adaptive run of a change-detection task: the staircase after the run and the rows it showed.
 pub struct StaircaseRun {
     pub task: TaskId,
-    pub run: wmlab_core::adaptive::CdStaircase,
+    pub run: wmlab_core::adaptive::TaskStaircase,
     pub rows: Vec<TrialRow>,
 }
 
-/// `model` on a set-size staircase ([`wmlab_core::adaptive::CdStaircase`]) for each change-detection
+/// `model` on a set-size staircase ([`wmlab_core::adaptive::TaskStaircase`]) for each change-detection
 /// task it was trained on, one trial at a time, the trials drawn from the run's seed on the test
 /// split; `progress(trials so far)` is called after each trial.
 pub async fn evaluate_staircase(
@@ -382,18 +382,21 @@ pub async fn evaluate_staircase(
     let mut done = 0;
     for spec in train.specs() {
         let task = spec.id;
-        let Some(run) = wmlab_core::adaptive::CdStaircase::new(spec, train.seed, Split::Test, config.clone()) else {
+        if wmlab_core::adaptive::LevelKind::of(task) != Some(wmlab_core::adaptive::LevelKind::SetSize) {
+            continue;
+        }
+        let Some(run) = wmlab_core::adaptive::TaskStaircase::new(spec, train.seed, Split::Test, config.clone()) else {
             continue;
         };
         let mut run = run.map_err(|e| TrainError::Device(e.to_string()))?;
         let mut rows = Vec::new();
-        while let Some((index, trial)) = run.next_trial() {
+        while let Some((index, _, trial)) = run.next_trial() {
             let batch = Batch::from_trials(std::slice::from_ref(&trial));
             let logits = model.forward(&ModelInput::from_batch(&batch, &dev));
             let host = logits_to_host(logits).await.map_err(TrainError::Device)?;
             let row = trial_row(&trial, rows.len() as u64, index, &host, batch.steps, 0)
                 .map_err(|e| TrainError::Device(format!("scoring the model's answers: {e}")))?;
-            run.record(row.correct.iter().all(|&c| c));
+            run.record(wmlab_core::adaptive::trial_correct(&row.correct));
             rows.push(row);
             done += 1;
             progress(done);

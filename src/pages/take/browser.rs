@@ -72,6 +72,7 @@ pub fn publish_hook(key: &str, c: &Cur, step: Option<usize>, awaiting: Option<&s
     set("trial", JsValue::from(c.trial as u32));
     set("global", JsValue::from(c.global as u32));
     set("practice", JsValue::from(c.practice));
+    set("level", c.level.map(JsValue::from).unwrap_or(JsValue::NULL));
     set("step", step.map(|s| JsValue::from(s as u32)).unwrap_or(JsValue::NULL));
     set("awaiting", awaiting.map(JsValue::from_str).unwrap_or(JsValue::NULL));
     set("target", target);

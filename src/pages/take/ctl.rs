@@ -197,6 +197,7 @@ impl Ctl {
             step: 0,
             practice: b.practice,
             n_back: b.n,
+            level: self.session.adaptive_level(pos),
             resumed,
         };
         self.ui.cur.set(cur);

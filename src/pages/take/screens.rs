@@ -47,6 +47,10 @@ pub fn progress(ui: Ui) -> String {
         } else {
             "round"
         };
+        if c.level.is_some() {
+            // A staircase block has no fixed length: it ends when the difficulty has settled.
+            return format!("{} · part {} of {} · {unit} {}", c.title, c.block + 1, c.blocks, c.trial + 1);
+        }
         format!("{} · part {} of {} · {unit} {} of {}", c.title, c.block + 1, c.blocks, c.trial + 1, c.trials)
     })
 }

@@ -64,6 +64,8 @@ pub struct Cur {
     pub step: usize,
     pub practice: bool,
     pub n_back: Option<u8>,
+    /// The level (set size, list length) of a staircase trial; `None` outside adaptive blocks.
+    pub level: Option<u32>,
     pub resumed: bool,
 }
 

@@ -18,12 +18,26 @@ pub struct Replay {
     pub split: Split,
     /// A spec and the trial's index in its task.
     pub trials: Vec<(TaskSpec, u64)>,
+    /// The level (set size, list length) of each staircase trial (index from
+    /// [`crate::adaptive::ADAPTIVE_BASE`]), by task and index: such a trial is drawn at the level the
+    /// subject's staircase asked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub levels: Vec<(TaskId, u64, u32)>,
 }
 
 impl Replay {
     /// The trials themselves.
     pub fn generate(&self) -> Vec<(u64, Trial)> {
-        self.trials.iter().map(|(spec, i)| (*i, spec.trial(self.seed, self.split, *i))).collect()
+        let level = |id: TaskId, i: u64| self.levels.iter().find(|l| l.0 == id && l.1 == i).map(|l| l.2);
+        self.trials
+            .iter()
+            .map(|(spec, i)| {
+                let staircase = level(spec.id, *i)
+                    .and_then(|l| crate::adaptive::staircase_trial(spec, self.seed, self.split, *i, l))
+                    .map(|(_, t)| t);
+                (*i, staircase.unwrap_or_else(|| spec.trial(self.seed, self.split, *i)))
+            })
+            .collect()
     }
 
     /// Only the trials of the task ids a network was trained on (`trained`), or an error naming both
@@ -100,6 +114,7 @@ pub fn worm_trials_of(record: &ResultRecord) -> Result<Replay, ReplayError> {
     };
     let mut seen = BTreeSet::new();
     let mut trials = Vec::new();
+    let mut levels = Vec::new();
     for row in record.trials.iter().filter(|r| !super::reference::is_practice(r)) {
         let Some(id) = TaskId::parse(&row.task) else { continue };
         let index = match row.extra.get("index") {
@@ -107,6 +122,11 @@ pub fn worm_trials_of(record: &ResultRecord) -> Result<Replay, ReplayError> {
             _ => return Err(ReplayError::NoIndex { task: row.task.clone(), trial: row.trial }),
         };
         if seen.insert((id, index)) {
+            if index >= crate::adaptive::ADAPTIVE_BASE
+                && let Some(l) = crate::adaptive::LevelKind::of(id).and_then(|k| k.get(&row.conditions))
+            {
+                levels.push((id, index, l as u32));
+            }
             let spec = record.config.tasks.iter().find(|s| s.id == id).cloned().unwrap_or_else(|| TaskSpec::new(id));
             trials.push((spec, index));
         }
@@ -114,7 +134,7 @@ pub fn worm_trials_of(record: &ResultRecord) -> Result<Replay, ReplayError> {
     if trials.is_empty() {
         return Err(ReplayError::NoTrials);
     }
-    Ok(Replay { seed: record.config.seed, split, trials })
+    Ok(Replay { seed: record.config.seed, split, trials, levels })
 }
 
 #[cfg(test)]

@@ -69,6 +69,10 @@ pub struct PlannedBlock {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub n: Option<u8>,
     pub units: Vec<Unit>,
+    /// A staircase block (`adaptive=`): its units grow one at a time, each trial at the level the
+    /// staircase asks after the block's answers so far, until it has settled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adaptive: Option<crate::adaptive::StaircaseConfig>,
 }
 
 /// Where the session is: block and trial within it.
@@ -435,7 +439,17 @@ impl Session {
                         let units = (0..config.practice_trials as u64)
                             .map(|j| Unit::Worm { index: PRACTICE_BASE + j })
                             .collect();
-                        blocks.push(PlannedBlock { task, practice: true, n: None, units });
+                        blocks.push(PlannedBlock { task, practice: true, n: None, units, adaptive: None });
+                    }
+                    let staircase = config
+                        .adaptive
+                        .contains(&id)
+                        .then(|| crate::adaptive::StaircaseConfig::for_task(&config.spec(id)))
+                        .flatten();
+                    if let Some(sc) = staircase {
+                        let units = vec![Unit::Worm { index: crate::adaptive::ADAPTIVE_BASE }];
+                        blocks.push(PlannedBlock { task, practice: false, n: None, units, adaptive: Some(sc) });
+                        continue;
                     }
                     let k = config.spec(id).grid().len() as u64;
                     let mut idx: Vec<u64> = (0..k * config.trials_per_condition as u64).collect();
@@ -445,6 +459,7 @@ impl Session {
                         practice: false,
                         n: None,
                         units: idx.into_iter().map(|index| Unit::Worm { index }).collect(),
+                        adaptive: None,
                     });
                 }
                 StudyTask::Nback(kind) => {
@@ -460,10 +475,11 @@ impl Session {
                                 practice: true,
                                 n: Some(n),
                                 units: vec![Unit::Nback { n, block: 0 }],
+                                adaptive: None,
                             });
                         }
                         let units = (0..config.nback_blocks as u32).map(|block| Unit::Nback { n, block }).collect();
-                        blocks.push(PlannedBlock { task, practice: false, n: Some(n), units });
+                        blocks.push(PlannedBlock { task, practice: false, n: Some(n), units, adaptive: None });
                     }
                 }
             }
@@ -545,7 +561,15 @@ impl Session {
                 // A main trial is the task's trial `index` of the human split: the same function the
                 // Gallery, the CLI and the networks' data use (one meaning of "seed"). Practice trials
                 // (indices from PRACTICE_BASE) walk the grid from its first cell, alternating answers.
-                let (cell, t) = if block.practice {
+                let (cell, t) = if block.adaptive.is_some() {
+                    let st = self
+                        .staircase(pos.block, pos.trial)
+                        .ok_or_else(|| SessionError::BadState(format!("block {}: no staircase", pos.block + 1)))?;
+                    match st.next_trial() {
+                        Some((i, cell, t)) if i == index => (cell, t),
+                        _ => return Err(SessionError::NoSuchPosition(pos)),
+                    }
+                } else if block.practice {
                     let j = index.saturating_sub(PRACTICE_BASE);
                     let cell = grid[(j % k) as usize].clone();
                     let mut rng = Rng::from_key(trial_seed(self.seed, id.ordinal(), Split::Human, index));
@@ -584,6 +608,33 @@ impl Session {
             }
             _ => Err(SessionError::BadState(format!("block {} mixes task kinds", pos.block))),
         }
+    }
+
+    /// The staircase of an adaptive block after its first `answered` trials (replayed from the recorded
+    /// answers: a session is reproducible from its seed and responses); `None` for other blocks.
+    pub fn staircase(&self, block: usize, answered: usize) -> Option<crate::adaptive::TaskStaircase> {
+        let b = self.blocks.get(block)?;
+        let config = b.adaptive.clone()?;
+        let id = b.task.worm()?;
+        let mut st =
+            crate::adaptive::TaskStaircase::new(self.config.spec(id), self.seed, Split::Human, config)?.ok()?;
+        let start: usize = self.blocks[..block].iter().map(|b| b.units.len()).sum();
+        for d in self.done.iter().skip(start).take(answered.min(b.units.len())) {
+            st.record(crate::adaptive::trial_correct(&d.row.correct));
+        }
+        Some(st)
+    }
+
+    /// The level the trial at `pos` shows, for an adaptive block.
+    pub fn adaptive_level(&self, pos: Position) -> Option<u32> {
+        self.staircase(pos.block, pos.trial)?.staircase().next_level()
+    }
+
+    /// Every adaptive block's staircase as it stands: (task, staircase).
+    pub fn staircases(&self) -> Vec<(crate::TaskId, crate::adaptive::TaskStaircase)> {
+        (0..self.blocks.len())
+            .filter_map(|b| Some((self.blocks[b].task.worm()?, self.staircase(b, usize::MAX)?)))
+            .collect()
     }
 
     /// The trial at the current position.
@@ -662,6 +713,14 @@ impl Session {
             row,
             sdt: sdt_scores,
         });
+        // A staircase block gets its next trial until the staircase has settled.
+        let b = expected.block;
+        if self.blocks[b].adaptive.is_some()
+            && self.staircase(b, usize::MAX).is_some_and(|st| st.staircase().next_level().is_some())
+        {
+            let index = crate::adaptive::ADAPTIVE_BASE + self.blocks[b].units.len() as u64;
+            self.blocks[b].units.push(Unit::Worm { index });
+        }
         self.cursor = self.next_position(expected);
         Ok(RecordOutcome {
             correct: outcome_correct,
@@ -766,6 +825,9 @@ impl Session {
             settings.insert("frame_err_max_ms".into(), Setting::Num(t.max_abs_err_ms));
             settings.insert("frame_within_one_fraction".into(), Setting::Num(t.within_one_frame_fraction));
         }
+        for (_, st) in self.staircases() {
+            st.result().write_into(&mut settings);
+        }
         let config = RunConfig {
             seed: self.seed,
             tasks: self.config.tasks.iter().filter_map(|t| t.worm()).map(|id| self.config.spec(id)).collect(),
@@ -864,44 +926,111 @@ pub(crate) mod tests {
 
     /// A scripted participant: answers every step right when `right(global)` is true, else wrong.
     pub(crate) fn run(session: &mut Session, right: impl Fn(usize) -> bool) -> Vec<(usize, bool)> {
+        run_with(session, |t| right(t.global))
+    }
+
+    /// A scripted participant who answers a trial right when `right(trial)` is true, else wrong.
+    pub(crate) fn run_with(session: &mut Session, mut right: impl FnMut(&SessionTrial) -> bool) -> Vec<(usize, bool)> {
         let mut log = Vec::new();
         while let Some(pos) = session.current() {
             let t = session.trial(pos).unwrap();
-            let ok = right(t.global);
-            let answers: Vec<Answer> = t
-                .steps
-                .iter()
-                .filter(|s| answerable(s))
-                .map(|s| if ok { right_answer(t.task, s) } else { wrong_answer(t.task, s) })
-                .collect();
-            let n = answers.len();
-            let frames = t
-                .steps
-                .iter()
-                .enumerate()
-                .map(|(i, _)| FrameTiming {
-                    step: i as u32,
-                    intended_ms: 100.0,
-                    onset: 1000.0 * i as f64,
-                    offset: 1000.0 * i as f64 + 100.2,
-                })
-                .collect();
-            let res = TrialResult {
-                position: pos,
-                answers,
-                rt_ms: (0..n).map(|i| if i == 0 && !ok { None } else { Some(400.0 + i as f64) }).collect(),
-                frames,
-                events: vec![],
-            };
-            let out = session.record(res).unwrap();
-            assert!(
-                out.correct.iter().all(|&c| c == ok) || t.task == StudyTask::Worm(TaskId::Sfr),
-                "{} {out:?}",
-                t.task
-            );
+            let ok = right(&t);
+            answer(session, &t, ok);
             log.push((t.global, ok));
         }
         log
+    }
+
+    /// Answer the current trial `t` all right or all wrong.
+    pub(crate) fn answer(session: &mut Session, t: &SessionTrial, ok: bool) {
+        let answers: Vec<Answer> = t
+            .steps
+            .iter()
+            .filter(|s| answerable(s))
+            .map(|s| if ok { right_answer(t.task, s) } else { wrong_answer(t.task, s) })
+            .collect();
+        let n = answers.len();
+        let frames = t
+            .steps
+            .iter()
+            .enumerate()
+            .map(|(i, _)| FrameTiming {
+                step: i as u32,
+                intended_ms: 100.0,
+                onset: 1000.0 * i as f64,
+                offset: 1000.0 * i as f64 + 100.2,
+            })
+            .collect();
+        let res = TrialResult {
+            position: t.position,
+            answers,
+            rt_ms: (0..n).map(|i| if i == 0 && !ok { None } else { Some(400.0 + i as f64) }).collect(),
+            frames,
+            events: vec![],
+        };
+        let out = session.record(res).unwrap();
+        assert!(out.correct.iter().all(|&c| c == ok) || t.task == StudyTask::Worm(TaskId::Sfr), "{} {out:?}", t.task);
+    }
+
+    /// `adaptive=`: CD's and VSR's main blocks follow their staircases, one trial at a time; an observer
+    /// who holds 4 items (CD) and recalls lists of up to 5 whole (VSR) is placed there; the record keeps
+    /// both runs; a session saved halfway resumes with the same next trial; and the person's staircase
+    /// trials are regenerated exactly for a network to take (`people::replay`).
+    #[test]
+    fn an_adaptive_block_follows_its_staircase_and_the_record_keeps_it() {
+        let config = StudyConfig::from_query("tasks=SC,CD-Color,VSR&adaptive=CD-Color,VSR&practice=1&seed=3").unwrap();
+        let mut s = Session::new(config);
+        assert_eq!(s.blocks.iter().filter(|b| b.adaptive.is_some()).count(), 2);
+        assert_eq!(s.progress(), (0, 3 + 20 + 3 + 1 + 3 + 1), "SC's 20 cells; an adaptive block starts with one trial");
+        let observer = |t: &SessionTrial| match t.task {
+            _ if t.practice => true,
+            StudyTask::Worm(TaskId::CdColor) => t.cell.set_size.unwrap() <= 4,
+            StudyTask::Worm(TaskId::Vsr) => t.cell.list_length.unwrap() <= 5,
+            _ => true,
+        };
+        let mut shown = Vec::new();
+        while let Some(pos) = s.current() {
+            let t = s.trial(pos).unwrap();
+            if s.blocks[pos.block].adaptive.is_some() {
+                let level = s.adaptive_level(pos).unwrap() as u8;
+                assert_eq!(t.cell.set_size.or(t.cell.list_length), Some(level));
+                assert_eq!(t.conditions.set_size.or(t.conditions.list_length), Some(level));
+                if pos.trial == 6 {
+                    let again = Session::from_json(&s.to_json()).unwrap();
+                    assert_eq!(again.trial(pos).unwrap(), t, "resumed halfway: the same trial");
+                }
+            }
+            if !t.practice {
+                shown.push((t.index, t.steps.clone()));
+            }
+            answer(&mut s, &t, observer(&t));
+        }
+        assert!(s.is_finished());
+        let record = s.to_record(Some("stair"));
+        let runs = crate::adaptive::results_of(&record);
+        assert_eq!(runs.iter().map(|r| r.task.as_str()).collect::<Vec<_>>(), ["CD-Color", "VSR"]);
+        let cd_run = &runs[0];
+        let e = cd_run.estimate.unwrap();
+        assert!((2.5..=5.5).contains(&e.level), "CD: {e:?}");
+        let vsr = runs[1].estimate.unwrap();
+        assert!((5.0..=6.0).contains(&vsr.level), "VSR: {vsr:?}");
+        let cd_rows: Vec<_> = record
+            .trials
+            .iter()
+            .filter(|r| r.task == "CD-Color" && !crate::people::reference::is_practice(r))
+            .collect();
+        assert_eq!(cd_rows.len(), cd_run.track.len());
+        for (row, step) in cd_rows.iter().zip(&cd_run.track) {
+            assert_eq!(row.conditions.set_size, Some(step.level as u8));
+            assert_eq!(row.correct.iter().all(|&c| c), step.correct);
+        }
+        assert!(cd_run.track.len() < cd_run.config.max_trials, "settled before the trial limit");
+        assert!(runs[0].describe().starts_with("set size at 75 % right: "), "{}", runs[0].describe());
+        let replay = crate::people::replay::worm_trials_of(&record).unwrap();
+        assert_eq!(replay.levels.len(), cd_run.track.len() + runs[1].track.len());
+        let again: Vec<_> = replay.generate().into_iter().map(|(i, t)| (i, t.steps)).collect();
+        assert_eq!(again.len(), record.trials.iter().filter(|r| !crate::people::reference::is_practice(r)).count());
+        assert_eq!(again, shown, "the staircase trials regenerated from the record");
     }
 
     #[test]

@@ -24,6 +24,7 @@
 //! | `datapipe_url` | where DataPipe requests go (a DataPipe of your own, a test receiver) | `http(s)://…` (`https://pipe.jspsych.org/api/data/`) |
 //! | `consent` / `consent_url` | consent text the participant must agree to before the first trial (the agreement is recorded), by value or as a path on the same site | text up to 20,000 characters / a relative path such as `consent.txt` |
 //! | `info` / `info_url` | extra instructions shown before the first trial | as `consent` |
+//! | `adaptive` | tasks whose main block is a staircase ([`crate::adaptive`]) instead of the fixed grid: CD's set size converging on 75 % right, VSR / VSRec / LSR's list length on 50 % of lists recalled whole; the block ends when the staircase has settled | comma list of the study's CD, VSR, VSRec or LSR tasks, or `all` (none) |
 //! | `set` | task parameters of the WorM tasks, `KEY=VALUE` entries separated by `;` (`set=noise_mask=true;list_lengths=2,4,8,16`); each key goes to the chosen tasks that have it | see `wmlab generate --help` and the Gallery (none: the paper's) |
 //!
 //! Any unknown, repeated, empty or invalid parameter gives a [`StudyError`] naming the parameter and
@@ -151,6 +152,9 @@ pub struct StudyConfig {
     /// paper's tasks.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub task_settings: Vec<(String, String)>,
+    /// Tasks whose main block is a staircase on their level (`adaptive=`), in the study's order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub adaptive: Vec<crate::TaskId>,
 }
 
 impl Default for StudyConfig {
@@ -175,6 +179,7 @@ impl Default for StudyConfig {
             consent: None,
             info: None,
             task_settings: Vec::new(),
+            adaptive: Vec::new(),
         }
     }
 }
@@ -202,7 +207,7 @@ impl std::error::Error for StudyError {}
 
 const PARTICIPANT_KEYS: [&str; 4] = ["pid", "participant", "PROLIFIC_PID", "workerId"];
 const EXTERNAL_KEYS: [&str; 4] = ["STUDY_ID", "SESSION_ID", "assignmentId", "hitId"];
-const KNOWN: [&str; 19] = [
+const KNOWN: [&str; 20] = [
     "tasks",
     "tpc",
     "order",
@@ -222,6 +227,7 @@ const KNOWN: [&str; 19] = [
     "info",
     "info_url",
     "set",
+    "adaptive",
 ];
 
 fn allowed_params() -> String {
@@ -499,6 +505,9 @@ impl StudyConfig {
             let text = self.task_settings.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(";");
             q.push(("set".into(), text));
         }
+        if !self.adaptive.is_empty() {
+            q.push(("adaptive".into(), self.adaptive.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(",")));
+        }
         q.iter().map(|(k, v)| format!("{k}={}", percent_encode(v))).collect::<Vec<_>>().join("&")
     }
 
@@ -639,8 +648,53 @@ impl StudyConfig {
         }
         c.consent = study_text(&seen, "consent")?;
         c.info = study_text(&seen, "info")?;
+        if let Some(v) = seen.get("adaptive") {
+            c.adaptive = parse_adaptive(&c.tasks, v)?;
+        }
         Ok(c)
     }
+}
+
+/// `adaptive=`: the study's tasks that run as a staircase, each with a level to move.
+fn parse_adaptive(tasks: &[StudyTask], v: &str) -> Result<Vec<crate::TaskId>, StudyError> {
+    use crate::adaptive::LevelKind;
+    let with_level: Vec<crate::TaskId> =
+        tasks.iter().filter_map(|t| t.worm()).filter(|id| LevelKind::of(*id).is_some()).collect();
+    let allowed = || {
+        if with_level.is_empty() {
+            "this study has none (CD, VSR, VSRec and LSR can run as a staircase)".to_string()
+        } else {
+            format!("this study's are {}, or all", with_level.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(", "))
+        }
+    };
+    if v.eq_ignore_ascii_case("all") {
+        if with_level.is_empty() {
+            return Err(StudyError::new("adaptive", format!("no task can run as a staircase: {}.", allowed())));
+        }
+        return Ok(with_level);
+    }
+    let mut out = Vec::new();
+    for name in v.split(',').map(str::trim) {
+        let t = StudyTask::parse(name)
+            .ok_or_else(|| StudyError::new("adaptive", format!("unknown task “{name}”; {}.", allowed())))?;
+        let id = match t.worm() {
+            Some(id) if LevelKind::of(id).is_some() => id,
+            _ => {
+                return Err(StudyError::new(
+                    "adaptive",
+                    format!("{name} has no level a staircase can move; {}.", allowed()),
+                ));
+            }
+        };
+        if !tasks.contains(&t) {
+            return Err(StudyError::new("adaptive", format!("{name} is not one of the study's tasks; {}.", allowed())));
+        }
+        if out.contains(&id) {
+            return Err(StudyError::new("adaptive", format!("“{name}” is listed twice.")));
+        }
+        out.push(id);
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -657,6 +711,27 @@ mod tests {
         assert_eq!(c.participant.as_deref(), Some("p01"));
         assert_eq!(c.completion_url.as_deref(), Some("https://app.prolific.com/submissions/complete?cc=C1X2"));
         assert_eq!(c.effective_seed(), 7);
+    }
+
+    #[test]
+    fn adaptive_names_the_studys_tasks_with_a_level() {
+        let c = StudyConfig::from_query("tasks=VSR,CD-Color,SC&adaptive=CD-Color,VSR").unwrap();
+        assert_eq!(c.adaptive, [TaskId::CdColor, TaskId::Vsr]);
+        assert_eq!(StudyConfig::from_query(&c.to_query()).unwrap(), c, "round trip");
+        let all = StudyConfig::from_query("tasks=VSR,CD-Color,SC,nback-verbal&adaptive=all").unwrap();
+        assert_eq!(all.adaptive, [TaskId::Vsr, TaskId::CdColor]);
+        for (q, words) in [
+            ("tasks=VSR,SC&adaptive=SC", "SC has no level"),
+            ("tasks=VSR&adaptive=CD-Color", "not one of the study's tasks; this study's are VSR, or all"),
+            ("tasks=VSR&adaptive=nback-verbal", "nback-verbal has no level"),
+            ("tasks=VSR&adaptive=VSR,VSR", "listed twice"),
+            ("tasks=VSR&adaptive=XYZ", "unknown task"),
+            ("tasks=SC&adaptive=all", "no task can run as a staircase"),
+        ] {
+            let e = StudyConfig::from_query(q).unwrap_err();
+            assert_eq!(e.param, "adaptive", "{q}");
+            assert!(e.message.contains(words), "{q}: {e}");
+        }
     }
 
     #[test]
