@@ -1,3 +1,4 @@
+pub mod capacity;
 pub mod chart;
 pub mod format;
 pub mod llm_charts;

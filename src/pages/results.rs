@@ -108,6 +108,7 @@ fn record_view(state: AppState, r: ResultRecord) -> impl IntoView {
             {crate::components::significance::significance_table(&r, "record-significance", "record-above-count")
                 .map(|t| view! { <h2>"Above chance, and memory"</h2> {t} })}
             {staircases(&r)}
+            {capacity(&r)}
             <h2>"Accuracy per condition"</h2>
             <RecordCharts record=r.clone()/>
             {wmlab_core::analysis::retention::vir_retention(&r).map(|t| view! { <p class="small" id="record-vir-retention">{t.line()}</p> })}
@@ -302,6 +303,21 @@ pub fn Results() -> impl IntoView {
             <History/>
         </section>
     }
+}
+
+/// Capacity in standard units, where the record has trials that give one.
+fn capacity(r: &ResultRecord) -> Option<impl IntoView + use<>> {
+    let m = wmlab_core::analysis::capacity::measures(r);
+    (!m.is_empty()).then(|| {
+        view! {
+            <h2>"Capacity"</h2>
+            <p class="small">"In the units working-memory studies report: Cowan's K = N × (H − FA) for change detection (the \
+                largest over set sizes), the span and 50 % point of the recall tasks (lists recalled whole), N-back's d′, \
+                and where the difficulty was adaptive the level the staircase settled on; the same function for people, \
+                networks and language models."</p>
+            {crate::components::capacity::capacity_table(m.into_iter().map(|m| (None, m)).collect(), "capacity")}
+        }
+    })
 }
 
 /// The staircase runs the record keeps (`adaptive=` study links, `wmlab eval --adaptive`): the level

@@ -250,6 +250,21 @@ pub fn run(a: &CompareArgs) -> Result<(), String> {
             }
         }
     }
+    // Every record's capacity in its tasks' standard units: the function Results and Compare use.
+    let mut measures = String::from("run,who,task,measure,at,value,ci_low,ci_high,trials\n");
+    for (i, r) in records.iter().enumerate() {
+        for m in wmlab_core::analysis::capacity::measures(r) {
+            let mut row = vec![(i + 1).to_string(), record_names[i].clone(), m.task, m.measure, m.at];
+            row.push(format!("{:.6}", m.value));
+            row.extend(
+                [m.interval.map(|c| c.0), m.interval.map(|c| c.1)]
+                    .map(|v| v.map(|x| format!("{x:.6}")).unwrap_or_default()),
+            );
+            row.push(m.trials.to_string());
+            push_csv_row(&mut measures, &row);
+        }
+    }
+    write("measures.csv", &measures)?;
     write("agreement.csv", &agreement)?;
     write("capacity.csv", &capacity)?;
     write("span.csv", &spans)?;

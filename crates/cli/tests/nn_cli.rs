@@ -517,6 +517,27 @@ fn compare_draws_the_vsr_ablation_per_run_and_together() {
         let (share, low, high): (f64, f64, f64) = (c[5].parse().unwrap(), c[8].parse().unwrap(), c[9].parse().unwrap());
         assert!(low <= share && share <= high && high - low > 0.0, "{c:?}");
     }
+    // measures.csv (the function Results and Compare draw): each run's VSR span is span.csv's.
+    let ms = std::fs::read_to_string(out.join("measures.csv")).unwrap();
+    let m = wmlab_core::people::dashboard::parse_csv(&ms).unwrap();
+    assert_eq!(m[0], ["run", "who", "task", "measure", "at", "value", "ci_low", "ci_high", "trials"]);
+    for run in ["1", "2"] {
+        let span = &rows.iter().skip(1).find(|c| c[0] == run && c[2] == "VSR").unwrap()[6];
+        let row = m.iter().find(|c| c[0] == run && c[2] == "VSR" && c[3].starts_with("span"));
+        match row {
+            None => assert!(span.is_empty(), "run {run}: span {span} in span.csv, none in measures.csv\n{ms}"),
+            Some(r) => {
+                assert_eq!(r[5].parse::<f64>().unwrap(), span.parse::<f64>().unwrap(), "run {run}");
+                let lists: usize = rows
+                    .iter()
+                    .skip(1)
+                    .filter(|c| c[0] == run && c[2] == "VSR")
+                    .map(|c| c[4].parse::<usize>().unwrap())
+                    .sum();
+                assert_eq!(r[8], lists.to_string(), "run {run}: every list");
+            }
+        }
+    }
     let curves = std::fs::read_to_string(out.join("curves.csv")).unwrap();
     assert!(
         curves.lines().any(|l| l.starts_with("2,") && l.contains(",VSR,list_length=6,serial_position,")),

@@ -75,6 +75,23 @@ pub fn Compare(link: Option<String>) -> impl IntoView {
         curves.get().map(|(t, cs)| cmp::run_panels(t, &cs, extras(), &order, &run_titles.get())).unwrap_or_default()
     });
     let scores = Memo::new(move |_| curves.get().map(|(t, cs)| cmp::score_table(t, &cs)).unwrap_or_default());
+    // Each chosen result's capacity on the task, in its standard unit (issue 48).
+    let capacity = Memo::new(move |_| {
+        let Some(t) = st.task.get() else { return Vec::new() };
+        let names = names.get();
+        st.chosen.with(|c| {
+            c.iter()
+                .enumerate()
+                .flat_map(|(i, x)| {
+                    let who = format!("s{i} {}", names.get(i).cloned().unwrap_or_default());
+                    wmlab_core::analysis::capacity::measures(&x.item.record)
+                        .into_iter()
+                        .filter(|m| m.task == t.as_str())
+                        .map(move |m| (Some(who.clone()), m))
+                })
+                .collect::<Vec<_>>()
+        })
+    });
     // Error consistency of every pair on the trials both took (issue 48): the same function as `wmlab
     // compare`'s agreement.csv.
     let agreement = Memo::new(move |_| {
@@ -261,6 +278,16 @@ pub fn Compare(link: Option<String>) -> impl IntoView {
                 0 means the same as people; larger means further from them. The chance model answers at random, so its scores show \
                 how far \"not remembering at all\" is."</p>
             {tables::scores_table(st, scores, names)}
+
+            {move || {
+                let rows = capacity.get();
+                (!rows.is_empty()).then(|| view! {
+                    <h2>"Capacity"</h2>
+                    <p class="small">"Each chosen result's capacity on this task in its standard unit (Cowan's K, span, d′, a \
+                        staircase's level), with its 95 % interval: the same function as Results and wmlab compare's measures.csv."</p>
+                    {crate::components::capacity::capacity_table(rows, "cmp-capacity")}
+                })
+            }}
 
             <h2>"Same trials, same errors? (error consistency κ)"</h2>
             <p class="small" id="cmp-agreement-explained">"Where two chosen results took the very same trials (a network evaluated \

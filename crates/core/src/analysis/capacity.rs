@@ -149,18 +149,142 @@ pub fn span(rows: &[TrialRow]) -> Vec<Span> {
         .into_iter()
         .map(|(task, per_length)| {
             let per_length_interval = intervals.remove(&task).unwrap_or_default();
-            let span = per_length.iter().filter(|p| p.2 >= 0.5).map(|p| p.0).max();
-            let fall = per_length.iter().position(|p| p.2 < 0.5);
-            let fifty = match fall {
-                Some(i) if i > 0 => {
-                    let ((l0, _, s0), (l1, _, s1)) = (per_length[i - 1], per_length[i]);
-                    Some(l0 as f64 + (s0 - 0.5) / (s0 - s1) * (l1 as f64 - l0 as f64))
-                }
-                _ => None,
-            };
+            let (span, fifty) = span_and_fifty(&per_length);
             Span { task, per_length, per_length_interval, span, fifty }
         })
         .collect()
+}
+
+/// The span (longest length with at least half the lists whole) and the 50 % point of per-length
+/// shares `(length, lists, share whole)` in length order.
+fn span_and_fifty(per_length: &[(u8, usize, f64)]) -> (Option<u8>, Option<f64>) {
+    let span = per_length.iter().filter(|p| p.2 >= 0.5).map(|p| p.0).max();
+    let fall = per_length.iter().position(|p| p.2 < 0.5);
+    let fifty = match fall {
+        Some(i) if i > 0 => {
+            let ((l0, _, s0), (l1, _, s1)) = (per_length[i - 1], per_length[i]);
+            Some(l0 as f64 + (s0 - 0.5) / (s0 - s1) * (l1 as f64 - l0 as f64))
+        }
+        _ => None,
+    };
+    (span, fifty)
+}
+
+/// 95 % intervals of a span and its 50 % point: a seeded bootstrap over the lists (each length's lists
+/// drawn again with replacement, `resamples` times); an interval is `None` when fewer than half the
+/// resamples have the figure.
+pub fn span_intervals(s: &Span, resamples: usize, seed: u64) -> (Option<(f64, f64)>, Option<(f64, f64)>) {
+    let mut rng = crate::rng::Rng::from_u64(seed);
+    let (mut spans, mut fifties) = (Vec::new(), Vec::new());
+    for _ in 0..resamples {
+        let again: Vec<(u8, usize, f64)> = s
+            .per_length
+            .iter()
+            .map(|&(l, n, share)| {
+                let whole = (0..n).filter(|_| rng.unit_f64() < share).count();
+                (l, n, if n == 0 { 0.0 } else { whole as f64 / n as f64 })
+            })
+            .collect();
+        let (sp, fi) = span_and_fifty(&again);
+        spans.extend(sp.map(f64::from));
+        fifties.extend(fi);
+    }
+    let interval = |mut v: Vec<f64>| {
+        if v.is_empty() || v.len() * 2 < resamples.max(1) {
+            return None;
+        }
+        v.sort_by(f64::total_cmp);
+        let at = |q: f64| v[((q * (v.len() - 1) as f64).round() as usize).min(v.len() - 1)];
+        Some((at(0.025), at(0.975)))
+    };
+    (interval(spans), interval(fifties))
+}
+
+/// One capacity figure of a subject in its task's standard unit: what Results, Compare and `wmlab
+/// compare` (measures.csv) show for people, networks and language models alike.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measure {
+    pub task: String,
+    /// "Cowan's K", "span", "50 % point", "d′", "staircase (set size at 75 %)".
+    pub measure: String,
+    /// Where it was taken ("set size 4", "N = 2"; empty where it is over the whole task).
+    pub at: String,
+    pub value: f64,
+    /// 95 % interval, where one is defined.
+    pub interval: Option<(f64, f64)>,
+    /// Trials (or N-back answers) it rests on.
+    pub trials: usize,
+}
+
+/// Every capacity figure of a record: per CD task the largest Cowan's K over its set sizes; per recall
+/// task the span and the 50 % point (bootstrap intervals); per N-back level the d′ of its summaries
+/// (± 1.96 SE); per staircase run its estimate.
+pub fn measures(record: &crate::record::ResultRecord) -> Vec<Measure> {
+    let mut out = Vec::new();
+    let ks = cowan_k(&record.trials);
+    let mut tasks: Vec<&str> = ks.iter().map(|k| k.task.as_str()).collect();
+    tasks.dedup();
+    for t in tasks {
+        let best = ks.iter().filter(|k| k.task == t).max_by(|a, b| a.k.total_cmp(&b.k));
+        if let Some(k) = best {
+            out.push(Measure {
+                task: k.task.clone(),
+                measure: "Cowan's K (largest over set sizes)".into(),
+                at: format!("set size {}", k.set_size),
+                value: k.k,
+                interval: Some((k.k_low, k.k_high)),
+                trials: k.changes + k.sames,
+            });
+        }
+    }
+    for (i, s) in span(&record.trials).into_iter().enumerate() {
+        let trials = s.per_length.iter().map(|p| p.1).sum();
+        let (span_ci, fifty_ci) = span_intervals(&s, 1000, 48 + i as u64);
+        if let Some(v) = s.span {
+            let measure = "span (longest list length recalled whole at least half the time)".into();
+            out.push(Measure {
+                task: s.task.clone(),
+                measure,
+                at: String::new(),
+                value: v as f64,
+                interval: span_ci,
+                trials,
+            });
+        }
+        if let Some(v) = s.fifty {
+            let measure = "50 % point (list length recalled whole half the time)".into();
+            out.push(Measure {
+                task: s.task.clone(),
+                measure,
+                at: String::new(),
+                value: v,
+                interval: fifty_ci,
+                trials,
+            });
+        }
+    }
+    for sm in record.summaries.iter().filter(|s| s.metric == "dprime" && s.task.starts_with("nback")) {
+        out.push(Measure {
+            task: sm.task.clone(),
+            measure: "d′".into(),
+            at: sm.conditions.set_size.map(|n| format!("N = {n}")).unwrap_or_default(),
+            value: sm.value,
+            interval: sm.se.map(|se| (sm.value - Z95 * se, sm.value + Z95 * se)),
+            trials: sm.n as usize,
+        });
+    }
+    for r in crate::adaptive::results_of(record) {
+        let Some(e) = r.estimate else { continue };
+        out.push(Measure {
+            task: r.task.clone(),
+            measure: format!("staircase ({} at {:.0} % right)", r.kind.name(), r.config.target * 100.0),
+            at: String::new(),
+            value: e.level,
+            interval: Some((e.low, e.high)),
+            trials: r.track.len(),
+        });
+    }
+    out
 }
 
 #[cfg(test)]
@@ -255,5 +379,67 @@ mod tests {
         // Never below half: no crossing; never at half: no span.
         assert_eq!(span(&[vsr(2, &[t, t])])[0].fifty, None);
         assert_eq!(span(&[vsr(2, &[f, t])])[0].span, None);
+    }
+
+    /// Lists of 2–5 always recalled whole and of 6 never: span 5, 50 % point 5.5, both certain (every
+    /// resample the same); a share of one half at 6 leaves the span uncertain between 5 and 6.
+    #[test]
+    fn span_intervals_come_from_resampled_lists() {
+        let s = Span {
+            task: "VSR".into(),
+            per_length: vec![(2, 4, 1.0), (3, 4, 1.0), (4, 4, 1.0), (5, 4, 1.0), (6, 4, 0.0)],
+            per_length_interval: vec![],
+            span: Some(5),
+            fifty: Some(5.5),
+        };
+        assert_eq!(span_intervals(&s, 200, 1), (Some((5.0, 5.0)), Some((5.5, 5.5))));
+        let mut half = s.clone();
+        half.per_length[4].2 = 0.5;
+        half.per_length.push((7, 4, 0.0));
+        let (sp, _) = span_intervals(&half, 500, 2);
+        assert_eq!(sp, Some((5.0, 6.0)));
+        assert_eq!(span_intervals(&half, 500, 2), span_intervals(&half, 500, 2), "seeded");
+    }
+
+    /// A record's measures: CD's largest K with its set size, a recall task's span and 50 % point, an
+    /// N-back level's d′ from its summary.
+    #[test]
+    fn a_records_measures_in_their_units() {
+        use crate::record::{ResultRecord, RunConfig, Subject, Summary};
+        let mut r = ResultRecord::new(Subject::Person { id: "p".into() }, "all", RunConfig::default());
+        // Set size 4: H = 3/4, FA = 1/4 → K = 2; set size 2: H = 1, FA = 0 → K = 2 too; set size 6: K = 0.
+        r.trials.extend(["1", "1", "1", "0"].map(|x| cd(4, "1", x)));
+        r.trials.extend(["0", "0", "0", "1"].map(|x| cd(4, "0", x)));
+        r.trials.extend([cd(2, "1", "1"), cd(2, "0", "0"), cd(6, "1", "0"), cd(6, "0", "0")]);
+        for (l, whole) in [(2u8, true), (3, true), (4, false)] {
+            r.trials.push(TrialRow {
+                task: "VSR".into(),
+                conditions: crate::task::Conditions { list_length: Some(l), ..Default::default() },
+                correct: vec![true, whole],
+                ..Default::default()
+            });
+        }
+        r.summaries.push(Summary {
+            task: "nback-verbal".into(),
+            conditions: crate::task::Conditions { set_size: Some(2), ..Default::default() },
+            metric: "dprime".into(),
+            n: 30,
+            value: 1.5,
+            se: Some(0.25),
+        });
+        let m = measures(&r);
+        let names: Vec<(&str, &str)> = m.iter().map(|m| (m.task.as_str(), m.measure.as_str())).collect();
+        assert_eq!(names.len(), 4, "{names:?}");
+        let k = &m[0];
+        assert_eq!((k.task.as_str(), k.value, k.trials), ("CD-Color", 2.0, 8));
+        assert_eq!(k.at, "set size 4", "of tied set sizes, the larger");
+        let span = m.iter().find(|m| m.measure.starts_with("span")).unwrap();
+        assert_eq!((span.task.as_str(), span.value, span.trials), ("VSR", 3.0, 3));
+        let fifty = m.iter().find(|m| m.measure.starts_with("50 %")).unwrap();
+        assert_eq!(fifty.value, 3.5);
+        let d = m.iter().find(|m| m.measure == "d′").unwrap();
+        assert_eq!((d.at.as_str(), d.value), ("N = 2", 1.5));
+        let (lo, hi) = d.interval.unwrap();
+        assert!((lo - (1.5 - Z95 * 0.25)).abs() < 1e-12 && (hi - (1.5 + Z95 * 0.25)).abs() < 1e-12);
     }
 }
