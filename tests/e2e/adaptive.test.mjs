@@ -61,6 +61,12 @@ test('an adaptive study link taken by a scripted participant converges', LONG, a
   // VSR: one up after a whole list, one down after an error: between 5 and 6.
   assert.ok(vsr.level >= 5 && vsr.level <= 6, JSON.stringify(vsr));
   assert.match(await page.textContent('#staircases'), /set size at 75 % right: .*list length at 50 % right: /s);
+  // The capacity table lists each staircase's estimate beside the task's other measures.
+  const cap = await page.$$eval('#capacity tr.capacity-row', (trs) => trs.map((tr) => [tr.dataset.task, tr.dataset.measure, Number(tr.dataset.value)]));
+  for (const r of runs) {
+    const row = cap.find(([t, m]) => t === r.task && m.startsWith('staircase'));
+    assert.ok(row && Math.abs(row[2] - r.level) < 1e-6, JSON.stringify(cap));
+  }
   assert.deepEqual(page.errors, []);
   await page.close();
 });

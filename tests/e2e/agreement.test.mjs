@@ -97,6 +97,9 @@ test('a person and a network on the same trials give a κ matrix on Compare', LO
   assert.equal(await cmp.getAttribute('#cmp-agreement', 'data-ceiling'), people.kappa);
   assert.match(await cmp.textContent('#cmp-ceiling'), /over 1 pair\)/);
   assert.equal(people.atCeiling, 'true');
+  // Capacity on the task for each chosen result, in the same units (here VSR's span and 50 % point).
+  const cap = await cmp.$$eval('#cmp-capacity tr.capacity-row', (trs) => trs.map((tr) => [tr.dataset.who, tr.dataset.task, tr.dataset.measure]));
+  assert.ok(cap.length > 0 && cap.every(([, t]) => t === 'VSR'), JSON.stringify(cap));
   // The same table as CSV: a header and one row per pair.
   const [download] = await Promise.all([cmp.waitForEvent('download'), cmp.click('#cmp-agreement-csv')]);
   assert.equal(download.suggestedFilename(), 'agreement-VSR.csv');
