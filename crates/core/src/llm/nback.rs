@@ -41,6 +41,7 @@ use serde::{Deserialize, Serialize};
 use super::{Dialogue, Message, Sample, SampleBody, Suite};
 use crate::rng::Rng;
 use crate::sdt::SdtScores;
+pub use crate::tasks::nback::{Block, BlockError, LETTERS, MatchRule, generate_block};
 
 /// All published block files: lines `variant n block stimuli conditions`, stimuli comma-separated.
 pub const BLOCKS_TXT: &str = include_str!("../../data/nback/blocks.txt");
@@ -51,8 +52,6 @@ pub const REPORTED_PER_BLOCK_CSV: &str = include_str!("../../data/nback/reported
 /// `results_file,model,n_back,blocks_used,trials_per_block,hr_mean,hr_se,far_mean,far_se,acc_mean,acc_se,d_mean,d_se`.
 pub const REPORTED_SUMMARY_CSV: &str = include_str!("../../data/nback/reported_summary.csv");
 
-/// The verbal alphabet of every published letter block (20 consonants).
-pub const LETTERS: &str = "bcdfghjklnpqrstvwxyz";
 /// Noise symbols of the noise variants.
 pub const NOISE_SYMBOLS: &str = "#$%&*@^~";
 
@@ -167,42 +166,6 @@ impl Variant {
     }
 }
 
-/// When the item at `i` "matches" the item at `i - n`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum MatchRule {
-    /// Same item.
-    Identity,
-    /// Same row or column of a `size`×`size` grid (cells numbered from 1, row-major).
-    RowCol { size: usize, include_identical: bool },
-}
-
-impl MatchRule {
-    pub fn is_match(self, a: &str, b: &str) -> bool {
-        match self {
-            MatchRule::Identity => a == b,
-            MatchRule::RowCol { size, include_identical } => {
-                let (Ok(x), Ok(y)) = (a.parse::<usize>(), b.parse::<usize>()) else {
-                    return false;
-                };
-                if x == 0 || y == 0 {
-                    return false;
-                }
-                let (rx, cx, ry, cy) = ((x - 1) / size, (x - 1) % size, (y - 1) / size, (y - 1) % size);
-                if x == y { include_identical } else { rx == ry || cx == cy }
-            }
-        }
-    }
-}
-
-/// One block: the stimulus per trial (a letter, or a grid cell number from 1) and the labels.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Block {
-    pub stimuli: Vec<String>,
-    /// `m` (match) / `-` (non-match), one char per trial: the scoring truth.
-    pub conditions: String,
-}
-
 /// The published blocks of a variant for one N (1, 2 or 3), in file order (`0.txt`, `1.txt`, …).
 /// Empty for an N without files.
 pub fn blocks(variant: Variant, n: u8) -> Vec<Block> {
@@ -216,66 +179,6 @@ pub fn blocks(variant: Variant, n: u8) -> Vec<Block> {
                 .then(|| Block { stimuli: st.split(',').map(String::from).collect(), conditions: co.to_string() })
         })
         .collect()
-}
-
-/// Why [`generate_block`] could not make a block.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum BlockError {
-    #[error("cannot place {matches} matches at N={n} in {len} trials")]
-    NoRoom { matches: usize, n: usize, len: usize },
-    #[error("alphabet needs at least two items")]
-    Alphabet,
-    #[error("no candidate item at trial {0}")]
-    NoCandidate(usize),
-}
-
-crate::message_into_string!(BlockError);
-
-/// A new block with the reference generator's constraints: `matches` match positions sampled from
-/// `n..len`; a match copies (identity) or relates by the rule to (row/col) the item N back; a non-match
-/// is drawn uniformly among the items that do **not** match the item N back (guard `i >= n`, fixed), and
-/// for the row/col rule (a quirk of the abstraction notebooks, kept) also differ from the previous item.
-pub fn generate_block(
-    rng: &mut Rng,
-    n: usize,
-    len: usize,
-    matches: usize,
-    alphabet: &[String],
-    rule: MatchRule,
-) -> Result<Block, BlockError> {
-    if n == 0 || n >= len || matches > len - n {
-        return Err(BlockError::NoRoom { matches, n, len });
-    }
-    if alphabet.len() < 2 {
-        return Err(BlockError::Alphabet);
-    }
-    let mut is_match = vec![false; len];
-    for p in rng.sample(len - n, matches) {
-        is_match[p + n] = true;
-    }
-    let mut seq: Vec<String> = Vec::with_capacity(len);
-    let mut cond = String::with_capacity(len);
-    for (i, &m) in is_match.iter().enumerate() {
-        let cands: Vec<&String> = if m {
-            let back = &seq[i - n];
-            match rule {
-                MatchRule::Identity => vec![back],
-                MatchRule::RowCol { .. } => alphabet.iter().filter(|x| rule.is_match(back, x)).collect(),
-            }
-        } else {
-            alphabet
-                .iter()
-                .filter(|x| i < n || !rule.is_match(&seq[i - n], x))
-                .filter(|x| matches!(rule, MatchRule::Identity) || i == 0 || **x != seq[i - 1])
-                .collect()
-        };
-        if cands.is_empty() {
-            return Err(BlockError::NoCandidate(i));
-        }
-        seq.push(cands[rng.index(cands.len())].clone());
-        cond.push(if m { 'm' } else { '-' });
-    }
-    Ok(Block { stimuli: seq, conditions: cond })
 }
 
 /// How the task is presented.

@@ -5,7 +5,7 @@
 //! their own random streams, so practice never repeats a main trial) and a main block of
 //! `trials_per_condition` × the task's condition grid in a seeded shuffled order; for each N-back kind,
 //! per level N an optional practice block (one 12-trial block with 4 targets) and a main block of
-//! `nback_blocks` blocks of 30 trials with 10 targets ([`crate::llm::nback::generate_block`]).
+//! `nback_blocks` blocks of 30 trials with 10 targets ([`crate::tasks::nback::generate_block`]).
 //!
 //! Stimuli are never stored: a trial is regenerated on demand from (seed, task, index) on the
 //! [`Split::Human`] stream, so a resumed session (JSON round trip) shows exactly the same stimuli.
@@ -29,11 +29,11 @@ use super::study::{BlockOrder, StudyConfig};
 use super::timing::{DEFAULT_REFRESH_MS, FrameTiming, timing_stats};
 use super::{NbackKind, StudyTask};
 use crate::display::{Frame, palette, rect, text};
-use crate::llm::nback::{LETTERS, MatchRule, generate_block};
 use crate::record::{ResultRecord, RunConfig, Setting, Subject, Summary, TrialRow, summarise};
 use crate::rng::{Rng, Split, trial_seed};
 use crate::sdt::{self, SdtScores};
 use crate::task::{Conditions, Phase, Step, Target, binary};
+use crate::tasks::nback::{LETTERS, MatchRule, generate_block};
 
 /// Version of the saved session JSON.
 pub const SESSION_VERSION: u32 = 1;
@@ -368,7 +368,7 @@ pub fn nback_block(
     n: u8,
     b: u32,
     practice: bool,
-) -> Result<(Vec<Step>, NbackInfo), crate::llm::nback::BlockError> {
+) -> Result<(Vec<Step>, NbackInfo), crate::tasks::nback::BlockError> {
     let (len, matches, key) = if practice {
         (NBACK_PRACTICE_LEN, NBACK_PRACTICE_MATCHES, PRACTICE_BASE + ((n as u64) << 32) + b as u64)
     } else {

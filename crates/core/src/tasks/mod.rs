@@ -1,11 +1,13 @@
 //! One module per WorM task. Each has `XParams` (reference defaults via `Default`), `grid(&XParams)` (the
 //! condition cells) and `generate(&XParams, &mut TrialCtx) -> (Vec<Step>, Conditions)`. Rules follow
 //! `shared/spec/reference-implementations.md` §1.2; where the reference code departs from the paper, the
-//! paper is the default and the code's behaviour is a named option.
+//! paper is the default and the code's behaviour is a named option. `nback` holds N-back's blocks, the
+//! one generator people and language models take them from.
 
 pub mod cd;
 pub mod cs;
 pub mod lsr;
+pub mod nback;
 pub mod sc;
 pub mod sfr;
 pub mod si;
