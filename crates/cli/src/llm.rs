@@ -203,6 +203,11 @@ pub struct RunArgs {
     /// Redo samples that failed in the previous run of this OUT.
     #[arg(long)]
     pub retry_errors: bool,
+    /// worm-vision: a staircase per task instead of a fixed number of trials (CD: set size at 75 %
+    /// right; VSR / VSRec: list length at half the lists whole), one trial at a time; the record keeps
+    /// each run's track and estimate. Resumes like any run.
+    #[arg(long)]
+    pub adaptive: bool,
     /// JSONL response cache file (shared between runs and OUT dirs).
     #[arg(long, value_name = "FILE")]
     pub cache: Option<PathBuf>,
@@ -355,7 +360,12 @@ pub fn build_samples(a: &RunArgs) -> Result<Vec<Sample>, String> {
 
 /// What a log must agree on to be resumed (the visual suite: its configuration too, so an image run and
 /// a text run of the same trials never share a log).
-fn fingerprint(p: &ProviderConfig, suite: SuiteArg, vision: Option<&VisionConfig>) -> serde_json::Value {
+fn fingerprint(
+    p: &ProviderConfig,
+    suite: SuiteArg,
+    vision: Option<&VisionConfig>,
+    adaptive: bool,
+) -> serde_json::Value {
     let mut v = serde_json::json!({
         "wmlab_llm_log": 1,
         "suite": suite.as_str(),
@@ -374,6 +384,9 @@ fn fingerprint(p: &ProviderConfig, suite: SuiteArg, vision: Option<&VisionConfig
     }
     if let Some(c) = vision {
         v["vision"] = serde_json::to_value(c).expect("serialises");
+    }
+    if adaptive {
+        v["adaptive"] = serde_json::json!(true);
     }
     v
 }
@@ -490,12 +503,19 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
         ..Default::default()
     };
     let vision_cfg = if a.suite == SuiteArg::WormVision { Some(vision_config(a)?) } else { None };
-    let samples = build_samples(a)?;
+    if a.adaptive && vision_cfg.is_none() {
+        return Err("--adaptive runs staircases in the visual suite: use it with --suite worm-vision".into());
+    }
+    let staircases = match (&vision_cfg, a.adaptive) {
+        (Some(cfg), true) => Some(vision::staircases(cfg).map_err(|e| format!("--adaptive: {e}"))?),
+        _ => None,
+    };
+    let samples = if staircases.is_some() { Vec::new() } else { build_samples(a)? };
 
     fs::create_dir_all(&a.out).map_err(|e| format!("cannot create {}: {e}", a.out.display()))?;
     let log_path = a.out.join("log.jsonl");
     let (mut log_file, log) = LogFile::open(&log_path)?;
-    let fp = fingerprint(&provider, a.suite, vision_cfg.as_ref());
+    let fp = fingerprint(&provider, a.suite, vision_cfg.as_ref(), a.adaptive);
     match log.meta() {
         Some(m) if *m != fp => {
             return Err(format!(
@@ -516,7 +536,13 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
     let clock = StdClock::new();
     let control = Control::new();
 
-    let bar = if a.quiet { ProgressBar::hidden() } else { ProgressBar::new(samples.len() as u64) };
+    let bar = if a.quiet {
+        ProgressBar::hidden()
+    } else if a.adaptive {
+        ProgressBar::new_spinner()
+    } else {
+        ProgressBar::new(samples.len() as u64)
+    };
     bar.set_style(
         ProgressStyle::with_template("{spinner} [{bar:30}] {pos}/{len} {msg}").expect("template").progress_chars("=> "),
     );
@@ -528,20 +554,31 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
     // The one-image probe on a fresh run (a resumed one passed it).
     let probe = vision_cfg.as_ref().is_some_and(|c| c.render == Render::Image)
         && log.entries.iter().all(|e| matches!(e, LogEntry::Meta(_)));
+    let mut staircases = staircases;
     let result = match &cache {
         Some(c) => {
             let r = Runner::new(&transport, &clock, c, provider.clone(), key, options.clone());
             if probe {
                 check_images(&r, &control)?;
             }
-            block_on(r.run(&samples, &log, &control, &mut on_entry, &mut on_progress))
+            match (&mut staircases, &vision_cfg) {
+                (Some(runs), Some(cfg)) => {
+                    run_staircases(&r, cfg, runs, &log, &control, &mut on_entry, &mut on_progress)
+                }
+                _ => block_on(r.run(&samples, &log, &control, &mut on_entry, &mut on_progress)),
+            }
         }
         None => {
             let r = Runner::new(&transport, &clock, &NoCache, provider.clone(), key, options.clone());
             if probe {
                 check_images(&r, &control)?;
             }
-            block_on(r.run(&samples, &log, &control, &mut on_entry, &mut on_progress))
+            match (&mut staircases, &vision_cfg) {
+                (Some(runs), Some(cfg)) => {
+                    run_staircases(&r, cfg, runs, &log, &control, &mut on_entry, &mut on_progress)
+                }
+                _ => block_on(r.run(&samples, &log, &control, &mut on_entry, &mut on_progress)),
+            }
         }
     };
     bar.finish_and_clear();
@@ -550,7 +587,15 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
     }
 
     let record = match &vision_cfg {
-        Some(cfg) => to_vision_record(&provider, &options, cfg, &result.outcomes, Some(iso8601(clock.now_ms()))),
+        Some(cfg) => {
+            let mut r = to_vision_record(&provider, &options, cfg, &result.outcomes, Some(iso8601(clock.now_ms())));
+            for (_, run) in staircases.iter().flatten() {
+                let kept = run.result();
+                eprintln!("wmlab: {}: {}", kept.task, kept.describe());
+                kept.write_into(&mut r.config.settings);
+            }
+            r
+        }
         None => {
             let extra =
                 [("suite", Setting::Text(a.suite.as_str().into())), ("samples", Setting::Int(samples.len() as i64))];
@@ -585,6 +630,67 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
         a.out.display()
     );
     Ok(())
+}
+
+/// `--adaptive`: each task's staircase, one trial at a time (each trial is the staircase's next at the
+/// level the answers so far ask; a resumed run takes the logged outcomes and walks the same path). A
+/// trial that failed (no answer from the provider, not a wrong answer) stops that task's staircase:
+/// rerun with --retry-errors to continue it.
+fn run_staircases<T: wmlab_llm::Transport, C: Clock, K: wmlab_llm::Cache>(
+    r: &Runner<T, C, K>,
+    cfg: &VisionConfig,
+    runs: &mut [(wmlab_core::people::StudyTask, wmlab_core::adaptive::TaskStaircase)],
+    log: &RunLog,
+    control: &Control,
+    on_entry: &mut dyn FnMut(&LogEntry),
+    on_progress: &mut dyn FnMut(&Progress),
+) -> wmlab_llm::runner::RunResult {
+    let mut all = wmlab_llm::runner::RunResult {
+        outcomes: Vec::new(),
+        cancelled: false,
+        limit_reached: false,
+        progress: Progress::default(),
+    };
+    for (task, run) in runs.iter_mut() {
+        while let Some(sample) = vision::staircase_sample(cfg, *task, run) {
+            let one = block_on(r.run(std::slice::from_ref(&sample), log, control, on_entry, on_progress));
+            let p = &one.progress;
+            all.progress.done += p.done;
+            all.progress.total += 1;
+            all.progress.resumed += p.resumed;
+            all.progress.failed += p.failed;
+            all.progress.requests += p.requests;
+            all.progress.tokens_in += p.tokens_in;
+            all.progress.tokens_out += p.tokens_out;
+            all.progress.elapsed_ms += p.elapsed_ms;
+            all.progress.cost = match (all.progress.cost, p.cost) {
+                (Some(a), Some(b)) => Some(a + b),
+                (a, b) => a.or(b),
+            };
+            let Some(outcome) = one.outcomes.into_iter().next() else {
+                all.cancelled |= one.cancelled;
+                all.limit_reached |= one.limit_reached;
+                return all;
+            };
+            let correct = outcome
+                .row
+                .as_ref()
+                .filter(|_| outcome.error.is_none())
+                .map(|row| wmlab_core::adaptive::trial_correct(&row.correct));
+            all.outcomes.push(outcome);
+            match correct {
+                Some(c) => run.record(c),
+                None => {
+                    eprintln!(
+                        "wmlab: {task}: trial {} failed; its staircase stops here (rerun with --retry-errors)",
+                        sample.id
+                    );
+                    break;
+                }
+            }
+        }
+    }
+    all
 }
 
 /// The one-image probe before an image run: a refusal stops the run with the provider's words; an answer

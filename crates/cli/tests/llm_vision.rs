@@ -125,3 +125,55 @@ fn a_model_without_images_is_stopped_by_the_probe() {
     assert_eq!(seen.requests.load(Ordering::SeqCst), 1, "only the probe");
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// `--adaptive`: one staircase per task, one trial at a time; every row shows its track's level and the
+/// answer the track records, the record keeps both runs, a rerun resumes without sending anything, and
+/// a task without a level is refused in words.
+#[test]
+fn an_adaptive_run_walks_a_staircase_per_task_and_resumes() {
+    let (base, seen) = serve(96, false);
+    let out = std::env::temp_dir().join(format!("wmlab-vision-cli-adaptive-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let args = ["--tasks", "CD-Color,VSR", "--adaptive", "--size", "96"];
+    let o = run(&base, &out, &args);
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert!(o.status.success(), "{err}");
+    assert!(seen.problems.lock().unwrap().is_empty(), "{:?}", seen.problems.lock().unwrap());
+    assert!(
+        err.contains("CD-Color: set size at 75 % right") && err.contains("VSR: list length at 50 % right"),
+        "{err}"
+    );
+    let rec = ResultRecord::from_json(&std::fs::read_to_string(out.join("record.json")).unwrap()).unwrap();
+    let runs = wmlab_core::adaptive::results_of(&rec);
+    assert_eq!(runs.iter().map(|r| r.task.as_str()).collect::<Vec<_>>(), ["CD-Color", "VSR"]);
+    for run in &runs {
+        let rows: Vec<_> = rec.trials.iter().filter(|r| r.task == run.task).collect();
+        assert_eq!(rows.len(), run.track.len(), "{}", run.task);
+        assert!(!rows.is_empty() && rows.len() <= run.config.max_trials, "{}", run.task);
+        for (row, step) in rows.iter().zip(&run.track) {
+            let level = row.conditions.set_size.or(row.conditions.list_length).map(u32::from);
+            assert_eq!(level, Some(step.level), "{}", run.task);
+            assert_eq!(wmlab_core::adaptive::trial_correct(&row.correct), step.correct, "{}", run.task);
+        }
+        // The staircase ran to its end: enough reversals, or the trial limit.
+        let mut again = wmlab_core::adaptive::Staircase::new(run.config.clone()).unwrap();
+        for s in &run.track {
+            again.record(s.correct);
+        }
+        assert!(again.done(), "{}: {:?}", run.task, run.track);
+    }
+    // The rows are the staircase's very trials: a network could take them (people::replay).
+    let replay = wmlab_core::people::replay::worm_trials_of(&rec).unwrap();
+    assert_eq!(replay.levels.len(), rec.trials.len());
+    // A rerun resumes: nothing is sent, and the tracks are the same.
+    let before = seen.requests.load(Ordering::SeqCst);
+    let o = run(&base, &out, &args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(seen.requests.load(Ordering::SeqCst), before);
+    let again = ResultRecord::from_json(&std::fs::read_to_string(out.join("record.json")).unwrap()).unwrap();
+    assert_eq!(wmlab_core::adaptive::results_of(&again), runs);
+    // Tasks without a level, and other suites, are refused.
+    let o = run(&base, &out.join("smu"), &["--tasks", "SMU", "--adaptive", "--size", "96"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("SMU has no level a staircase can move"));
+    let _ = std::fs::remove_dir_all(&out);
+}

@@ -48,6 +48,10 @@ pub enum SuiteError {
     LsrNotVisual,
     #[error("choose at least one task")]
     NoTask,
+    #[error(
+        "{0} has no level a staircase can move: an adaptive run takes the change-detection tasks (set size) and VSR / VSRec (list length)"
+    )]
+    NotAdaptive(String),
     #[error("trials per task must be 1–1000, not {0}")]
     Trials(u32),
     #[error("image size must be {min}–{max} px, not {0}", min = vision::MIN_SIZE, max = vision::MAX_SIZE)]

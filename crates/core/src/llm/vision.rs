@@ -215,6 +215,33 @@ pub fn samples(cfg: &VisionConfig) -> Result<Vec<Sample>, SuiteError> {
     Ok(out)
 }
 
+/// An adaptive run's staircases (`wmlab llm run --adaptive`): one per task, each on its level
+/// ([`crate::adaptive::StaircaseConfig::for_task`]), the trials of the human split from the run's seed.
+pub fn staircases(cfg: &VisionConfig) -> Result<Vec<(StudyTask, crate::adaptive::TaskStaircase)>, SuiteError> {
+    cfg.check()?;
+    cfg.tasks
+        .iter()
+        .map(|&task| {
+            let not = || SuiteError::NotAdaptive(task.as_str().into());
+            let spec = TaskSpec::new(task.worm().ok_or_else(not)?);
+            let config = crate::adaptive::StaircaseConfig::for_task(&spec).ok_or_else(not)?;
+            match crate::adaptive::TaskStaircase::new(spec, cfg.seed, Split::Human, config) {
+                Some(Ok(run)) => Ok((task, run)),
+                _ => Err(not()),
+            }
+        })
+        .collect()
+}
+
+/// The next trial of a staircase as a sample (`vision/{task}/a{i}`; the trial's index counts from
+/// [`crate::adaptive::ADAPTIVE_BASE`]), or `None` once the staircase has settled.
+pub fn staircase_sample(cfg: &VisionConfig, task: StudyTask, run: &crate::adaptive::TaskStaircase) -> Option<Sample> {
+    let (index, cell, t) = run.next_trial()?;
+    let i = index - crate::adaptive::ADAPTIVE_BASE;
+    let d = VisionDialogue::new(task, index, cell, t.conditions, t.steps, None, cfg);
+    Some(d.into_sample(format!("vision/{}/a{i}", task.as_str())))
+}
+
 /// One trial (WorM) or block (N-back) as a dialogue.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct VisionDialogue {
