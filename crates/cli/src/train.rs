@@ -554,22 +554,23 @@ mod imp {
         Ok(())
     }
 
-    /// `wmlab eval --adaptive`: a set-size staircase per change-detection task; the record (when asked
-    /// for) holds the trials shown, and its settings each task's track.
+    /// `wmlab eval --adaptive`: a staircase per task with a level (CD's set size, VSR / VSRec / LSR's
+    /// list length); the record (when asked for) holds the trials shown, and its settings each run.
     fn staircase_report(a: &EvalArgs, ck: &Checkpoint) -> Result<serde_json::Value, String> {
         if a.trials_of.is_some() || a.memoryless {
             return Err("--adaptive chooses its own trials; it does not go with --trials-of or --memoryless".into());
         }
-        if !ck.train.task_ids().iter().any(|t| t.is_cd()) {
-            return Err("--adaptive runs a staircase on change detection's set size, and this network was not trained on a CD task".into());
+        if !ck.train.task_ids().iter().any(|&t| wmlab_core::adaptive::LevelKind::of(t).is_some()) {
+            return Err("--adaptive runs a staircase on change detection's set size or a recall task's list length \
+                        (VSR, VSRec, LSR), and this network was trained on none of them"
+                .into());
         }
         let dev = device(a.backend)?;
         let model = ck.model(&dev)?;
         let train = ck.train.clone().with_steps(ck.state.step);
-        let config = wmlab_core::adaptive::StaircaseConfig::cd_set_size();
         let bar = if a.quiet { ProgressBar::hidden() } else { ProgressBar::new_spinner() };
         let mut progress = |n: usize| bar.set_message(format!("{n} adaptive trials"));
-        let runs = pollster::block_on(wmlab_nn::eval::evaluate_staircase(&model, &train, &config, &dev, &mut progress))
+        let runs = pollster::block_on(wmlab_nn::eval::evaluate_staircase(&model, &train, &dev, &mut progress))
             .map_err(|e| e.to_string())?;
         bar.finish_and_clear();
         let mut tasks = Vec::new();
@@ -581,8 +582,10 @@ mod imp {
             let e = s.estimate();
             tasks.push(serde_json::json!({
                 "task": r.task.as_str(),
+                "level_kind": r.run.kind(),
+                "target": s.config().target,
                 "trials": s.track().len(),
-                "set_size_at_75": e.map(|e| e.level),
+                "level": e.map(|e| e.level),
                 "ci_low": e.map(|e| e.low),
                 "ci_high": e.map(|e| e.high),
                 "reversals": e.map(|e| e.reversals),
@@ -596,14 +599,14 @@ mod imp {
             let mut record = wmlab_nn::eval::network_record(&train, backend_name(a.backend), n, rows);
             record.created = now_iso8601();
             let settings = &mut record.config.settings;
-            settings.insert("adaptive".into(), Setting::Text("cd_set_size".into()));
+            settings.insert("adaptive".into(), Setting::Text("staircase".into()));
             for r in &results {
                 r.write_into(settings);
             }
             let json = record.to_json().map_err(|e| e.to_string())?;
             std::fs::write(out, json).map_err(|e| format!("{}: {e}", out.display()))?;
         }
-        Ok(serde_json::json!({ "adaptive": "cd_set_size", "target": config.target, "tasks": tasks }))
+        Ok(serde_json::json!({ "adaptive": "staircase", "tasks": tasks }))
     }
 
     /// Evaluate a checkpoint (writing the record when `a.record` names a file) and return the report

@@ -635,11 +635,12 @@ fn a_network_takes_a_persons_trials_and_compare_pairs_them() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// `--adaptive`: a set-size staircase on each change-detection task of the shipped joint network: every
-/// trial at the staircase's level, the estimate (when the run reached enough reversals) inside its
-/// interval and within the levels, the track in the record.
+/// `--adaptive`: a staircase on each task of the shipped joint network that has a level (the five CD
+/// tasks' set size, VSR's and VSRec's list length): every trial at the staircase's level, the estimate
+/// (when the run reached enough reversals) inside its interval and within the levels, the track in the
+/// record; a network with no such task is refused.
 #[test]
-fn an_adaptive_evaluation_runs_a_set_size_staircase_per_cd_task() {
+fn an_adaptive_evaluation_runs_a_staircase_per_task_with_a_level() {
     let dir = tmp("adaptive");
     std::fs::create_dir_all(&dir).unwrap();
     let models = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../public/models");
@@ -655,14 +656,15 @@ fn an_adaptive_evaluation_runs_a_set_size_staircase_per_cd_task() {
         rec_path.to_str().unwrap(),
     ]);
     let doc: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
-    assert_eq!(doc["adaptive"], "cd_set_size");
+    assert_eq!(doc["adaptive"], "staircase");
     let tasks = doc["tasks"].as_array().unwrap();
     let names: Vec<&str> = tasks.iter().map(|t| t["task"].as_str().unwrap()).collect();
-    assert_eq!(names.len(), 5, "the five CD tasks: {names:?}");
-    assert!(names.iter().all(|n| n.starts_with("CD-")), "{names:?}");
+    assert_eq!(names.len(), 7, "the five CD tasks, VSR and VSRec: {names:?}");
+    assert_eq!(names.iter().filter(|n| n.starts_with("CD-")).count(), 5, "{names:?}");
+    assert!(names.contains(&"VSR") && names.contains(&"VSRec"), "{names:?}");
     let rec = ResultRecord::from_json(&std::fs::read_to_string(&rec_path).unwrap()).unwrap();
     let kept = wmlab_core::adaptive::results_of(&rec);
-    assert_eq!(kept.len(), 5, "the record keeps each run");
+    assert_eq!(kept.len(), 7, "the record keeps each run");
     let mut total = 0;
     for t in tasks {
         let track = t["track"].as_array().unwrap();
@@ -674,20 +676,28 @@ fn an_adaptive_evaluation_runs_a_set_size_staircase_per_cd_task() {
         let rows: Vec<_> = rec.trials.iter().filter(|r| r.task == task).collect();
         assert_eq!(rows.len(), n);
         for (row, step) in rows.iter().zip(track) {
-            assert_eq!(row.conditions.set_size.map(u64::from), step[0].as_u64(), "{task}");
+            let level = row.conditions.set_size.or(row.conditions.list_length);
+            assert_eq!(level.map(u64::from), step[0].as_u64(), "{task}");
             assert_eq!(row.correct.iter().all(|&c| c), step[1].as_bool().unwrap(), "{task}");
         }
-        if let Some(level) = t["set_size_at_75"].as_f64() {
+        if let Some(level) = t["level"].as_f64() {
             let (low, high) = (t["ci_low"].as_f64().unwrap(), t["ci_high"].as_f64().unwrap());
             assert!(low <= level && level <= high && (0.5..=12.5).contains(&level), "{t}");
         }
         let run = kept.iter().find(|r| r.task == task).unwrap();
         assert_eq!(run.track.len(), n, "{task}");
-        assert_eq!(run.estimate.map(|e| e.level), t["set_size_at_75"].as_f64(), "{task}");
+        assert_eq!(run.estimate.map(|e| e.level), t["level"].as_f64(), "{task}");
+        let target = if task.starts_with("CD-") { 0.75 } else { 0.5 };
+        assert_eq!(t["target"].as_f64(), Some(target), "{task}");
     }
     assert_eq!(rec.trials.len(), total);
-    let vsr = models.join("wmlab-trf96-quick-vsr.wmlabnn");
-    let err = fails(&["eval", "--checkpoint", vsr.to_str().unwrap(), "--adaptive", "--quiet"]);
-    assert!(err.contains("not trained on a CD task"), "{err}");
+    // A network of SMU alone (no level to move): refused in words.
+    let smu = dir.join("smu");
+    let smu_s = smu.to_str().unwrap();
+    let args = ["--arch", "gru", "--capacity", "8", "--preset", "tiny", "--steps", "1", "--tasks", "SMU"];
+    ok(&[&["train"][..], &args, &["--quiet", "--out", smu_s]].concat());
+    let ck = smu.join("last");
+    let err = fails(&["eval", "--checkpoint", ck.to_str().unwrap(), "--adaptive", "--quiet"]);
+    assert!(err.contains("trained on none of them"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }

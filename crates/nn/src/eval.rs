@@ -366,13 +366,13 @@ pub struct StaircaseRun {
     pub rows: Vec<TrialRow>,
 }
 
-/// `model` on a set-size staircase ([`wmlab_core::adaptive::TaskStaircase`]) for each change-detection
-/// task it was trained on, one trial at a time, the trials drawn from the run's seed on the test
-/// split; `progress(trials so far)` is called after each trial.
+/// `model` on a staircase ([`wmlab_core::adaptive::TaskStaircase`]) for each task it was trained on
+/// that has a level (CD's set size, VSR / VSRec / LSR's list length; settings
+/// [`wmlab_core::adaptive::StaircaseConfig::for_task`]), one trial at a time, the trials drawn from the
+/// run's seed on the test split; `progress(trials so far)` is called after each trial.
 pub async fn evaluate_staircase(
     model: &WormModel,
     train: &TrainConfig,
-    config: &wmlab_core::adaptive::StaircaseConfig,
     device: &Device,
     progress: &mut dyn FnMut(usize),
 ) -> Result<Vec<StaircaseRun>, TrainError> {
@@ -382,13 +382,11 @@ pub async fn evaluate_staircase(
     let mut done = 0;
     for spec in train.specs() {
         let task = spec.id;
-        if wmlab_core::adaptive::LevelKind::of(task) != Some(wmlab_core::adaptive::LevelKind::SetSize) {
-            continue;
-        }
-        let Some(run) = wmlab_core::adaptive::TaskStaircase::new(spec, train.seed, Split::Test, config.clone()) else {
+        let Some(config) = wmlab_core::adaptive::StaircaseConfig::for_task(&spec) else { continue };
+        let Some(run) = wmlab_core::adaptive::TaskStaircase::new(spec, train.seed, Split::Test, config) else {
             continue;
         };
-        let mut run = run.map_err(|e| TrainError::Device(e.to_string()))?;
+        let mut run = run.map_err(|e| TrainError::Trials(e.to_string()))?;
         let mut rows = Vec::new();
         while let Some((index, _, trial)) = run.next_trial() {
             let batch = Batch::from_trials(std::slice::from_ref(&trial));
