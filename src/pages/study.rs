@@ -148,7 +148,7 @@ pub fn Study() -> impl IntoView {
                     <span class="field">"N-back levels"</span>
                     <div>{levels.iter().map(|(n, s)| checkbox(format!("n-{n}"), format!("N = {n}"), *s)).collect_view()}</div>
                     {text_field("nbb", "N-back blocks per level (1–10)", "1", nbb)}
-                    {text_field("adaptive", "Adaptive (optional): tasks whose main block is a staircase instead of the fixed grid — CD's set size converging on 75 % right, VSR / VSRec / LSR's list length on half the lists recalled whole; comma list of the chosen ones, or all", "CD-Color,VSR", adaptive)}
+                    {text_field("adaptive", "Adaptive (optional): tasks whose main block is a staircase instead of the fixed grid — CD's set size converging on 75 % right, VSR / VSRec / LSR's list length on half the lists recalled whole, N-back's N on half the blocks passed (one block per step, in place of the levels below); comma list of the chosen ones, or all", "CD-Color,VSR", adaptive)}
                     {text_field("set", "Task parameters (optional; KEY=VALUE entries separated by ;, e.g. noise_mask=true or list_lengths=2,4,8,16; each goes to the chosen tasks that have it; try them in the Gallery)", "the paper's", params)}
                 </fieldset>
                 <fieldset class="grid2">

@@ -589,7 +589,7 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
     let record = match &vision_cfg {
         Some(cfg) => {
             let mut r = to_vision_record(&provider, &options, cfg, &result.outcomes, Some(iso8601(clock.now_ms())));
-            for (_, run) in staircases.iter().flatten() {
+            for run in staircases.iter().flatten() {
                 let kept = run.result();
                 eprintln!("wmlab: {}: {}", kept.task, kept.describe());
                 kept.write_into(&mut r.config.settings);
@@ -639,7 +639,7 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
 fn run_staircases<T: wmlab_llm::Transport, C: Clock, K: wmlab_llm::Cache>(
     r: &Runner<T, C, K>,
     cfg: &VisionConfig,
-    runs: &mut [(wmlab_core::people::StudyTask, wmlab_core::adaptive::TaskStaircase)],
+    runs: &mut [vision::VisionStaircase],
     log: &RunLog,
     control: &Control,
     on_entry: &mut dyn FnMut(&LogEntry),
@@ -651,8 +651,9 @@ fn run_staircases<T: wmlab_llm::Transport, C: Clock, K: wmlab_llm::Cache>(
         limit_reached: false,
         progress: Progress::default(),
     };
-    for (task, run) in runs.iter_mut() {
-        while let Some(sample) = vision::staircase_sample(cfg, *task, run) {
+    for run in runs.iter_mut() {
+        let task = run.task;
+        while let Some(sample) = run.next_sample(cfg) {
             let one = block_on(r.run(std::slice::from_ref(&sample), log, control, on_entry, on_progress));
             let p = &one.progress;
             all.progress.done += p.done;
@@ -672,14 +673,10 @@ fn run_staircases<T: wmlab_llm::Transport, C: Clock, K: wmlab_llm::Cache>(
                 all.limit_reached |= one.limit_reached;
                 return all;
             };
-            let correct = outcome
-                .row
-                .as_ref()
-                .filter(|_| outcome.error.is_none())
-                .map(|row| wmlab_core::adaptive::trial_correct(&row.correct));
+            let row = outcome.row.clone().filter(|_| outcome.error.is_none());
             all.outcomes.push(outcome);
-            match correct {
-                Some(c) => run.record(c),
+            match row {
+                Some(row) => run.record(&row),
                 None => {
                     eprintln!(
                         "wmlab: {task}: trial {} failed; its staircase stops here (rerun with --retry-errors)",

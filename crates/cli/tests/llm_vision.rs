@@ -134,7 +134,7 @@ fn an_adaptive_run_walks_a_staircase_per_task_and_resumes() {
     let (base, seen) = serve(96, false);
     let out = std::env::temp_dir().join(format!("wmlab-vision-cli-adaptive-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);
-    let args = ["--tasks", "CD-Color,VSR", "--adaptive", "--size", "96"];
+    let args = ["--tasks", "CD-Color,VSR,nback-spatial", "--adaptive", "--size", "96"];
     let o = run(&base, &out, &args);
     let err = String::from_utf8_lossy(&o.stderr).to_string();
     assert!(o.status.success(), "{err}");
@@ -145,7 +145,7 @@ fn an_adaptive_run_walks_a_staircase_per_task_and_resumes() {
     );
     let rec = ResultRecord::from_json(&std::fs::read_to_string(out.join("record.json")).unwrap()).unwrap();
     let runs = wmlab_core::adaptive::results_of(&rec);
-    assert_eq!(runs.iter().map(|r| r.task.as_str()).collect::<Vec<_>>(), ["CD-Color", "VSR"]);
+    assert_eq!(runs.iter().map(|r| r.task.as_str()).collect::<Vec<_>>(), ["CD-Color", "VSR", "nback-spatial"]);
     for run in &runs {
         let rows: Vec<_> = rec.trials.iter().filter(|r| r.task == run.task).collect();
         assert_eq!(rows.len(), run.track.len(), "{}", run.task);
@@ -153,7 +153,12 @@ fn an_adaptive_run_walks_a_staircase_per_task_and_resumes() {
         for (row, step) in rows.iter().zip(&run.track) {
             let level = row.conditions.set_size.or(row.conditions.list_length).map(u32::from);
             assert_eq!(level, Some(step.level), "{}", run.task);
-            assert_eq!(wmlab_core::adaptive::trial_correct(&row.correct), step.correct, "{}", run.task);
+            let passed = if run.task.starts_with("nback") {
+                wmlab_core::adaptive::nback_passed(&row.correct)
+            } else {
+                wmlab_core::adaptive::trial_correct(&row.correct)
+            };
+            assert_eq!(passed, step.correct, "{}", run.task);
         }
         // The staircase ran to its end: enough reversals, or the trial limit.
         let mut again = wmlab_core::adaptive::Staircase::new(run.config.clone()).unwrap();
@@ -164,7 +169,8 @@ fn an_adaptive_run_walks_a_staircase_per_task_and_resumes() {
     }
     // The rows are the staircase's very trials: a network could take them (people::replay).
     let replay = wmlab_core::people::replay::worm_trials_of(&rec).unwrap();
-    assert_eq!(replay.levels.len(), rec.trials.len());
+    let worm = rec.trials.iter().filter(|r| !r.task.starts_with("nback")).count();
+    assert_eq!(replay.levels.len(), worm, "every WorM row (N-back blocks are not replayed)");
     // A rerun resumes: nothing is sent, and the tracks are the same.
     let before = seen.requests.load(Ordering::SeqCst);
     let o = run(&base, &out, &args);

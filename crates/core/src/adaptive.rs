@@ -180,6 +180,9 @@ pub const ADAPTIVE_BASE: u64 = 1 << 40;
 pub enum LevelKind {
     SetSize,
     ListLength,
+    /// N-back's N: one staircase step per block ([`nback_passed`]).
+    #[serde(rename = "n_back")]
+    NbackN,
 }
 
 impl LevelKind {
@@ -200,20 +203,22 @@ impl LevelKind {
         match self {
             LevelKind::SetSize => "set size",
             LevelKind::ListLength => "list length",
+            LevelKind::NbackN => "N",
         }
     }
 
     /// The level of a trial's conditions.
     pub fn get(self, c: &crate::task::Conditions) -> Option<u8> {
         match self {
-            LevelKind::SetSize => c.set_size,
+            // An N-back row keeps its N as the set size (the people's and the LLMs' summaries' cell).
+            LevelKind::SetSize | LevelKind::NbackN => c.set_size,
             LevelKind::ListLength => c.list_length,
         }
     }
 
     fn set(self, c: &mut crate::task::Conditions, v: Option<u8>) {
         match self {
-            LevelKind::SetSize => c.set_size = v,
+            LevelKind::SetSize | LevelKind::NbackN => c.set_size = v,
             LevelKind::ListLength => c.list_length = v,
         }
     }
@@ -226,6 +231,7 @@ impl StaircaseConfig {
     pub fn for_task(spec: &crate::task::TaskSpec) -> Option<StaircaseConfig> {
         match LevelKind::of(spec.id)? {
             LevelKind::SetSize => Some(StaircaseConfig::cd_set_size()),
+            LevelKind::NbackN => None,
             LevelKind::ListLength => {
                 let lengths: Vec<u8> = spec.grid().iter().filter_map(|c| c.list_length).collect();
                 let (min, max) = (*lengths.iter().min()? as u32, *lengths.iter().max()? as u32);
@@ -242,6 +248,24 @@ impl StaircaseConfig {
             }
         }
     }
+}
+
+impl StaircaseConfig {
+    /// N-back's N: one step per block, up one after a block passed ([`nback_passed`]) and down one
+    /// after a block failed (converging on the N passed half the time), from 1-back, N from 1 to 5; the
+    /// run ends after 6 reversals (the first discarded) or 12 blocks.
+    pub fn nback() -> StaircaseConfig {
+        StaircaseConfig { target: 0.5, start: 1.0, step: 2.0, min: 1, max: 5, discard: 1, reversals: 6, max_trials: 12 }
+    }
+}
+
+/// The share of an N-back block's answers that must be right for the block to count as passed (at
+/// most 6 errors in 30 trials: pressing nothing at all scores 20 of 30, two thirds).
+pub const NBACK_PASS: f64 = 0.8;
+
+/// Whether an N-back block passed: at least [`NBACK_PASS`] of its answers right.
+pub fn nback_passed(correct: &[bool]) -> bool {
+    !correct.is_empty() && correct.iter().filter(|&&c| c).count() as f64 >= NBACK_PASS * correct.len() as f64
 }
 
 /// Whether a trial counts as right for a staircase: every scored answer right (a list recalled whole).

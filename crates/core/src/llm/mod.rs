@@ -49,7 +49,7 @@ pub enum SuiteError {
     #[error("choose at least one task")]
     NoTask,
     #[error(
-        "{0} has no level a staircase can move: an adaptive run takes the change-detection tasks (set size) and VSR / VSRec (list length)"
+        "{0} has no level a staircase can move: an adaptive run takes the change-detection tasks (set size), VSR / VSRec (list length) and nback-spatial (N)"
     )]
     NotAdaptive(String),
     #[error("trials per task must be 1–1000, not {0}")]

@@ -215,31 +215,83 @@ pub fn samples(cfg: &VisionConfig) -> Result<Vec<Sample>, SuiteError> {
     Ok(out)
 }
 
-/// An adaptive run's staircases (`wmlab llm run --adaptive`): one per task, each on its level
-/// ([`crate::adaptive::StaircaseConfig::for_task`]), the trials of the human split from the run's seed.
-pub fn staircases(cfg: &VisionConfig) -> Result<Vec<(StudyTask, crate::adaptive::TaskStaircase)>, SuiteError> {
+/// One task's staircase in an adaptive run (`wmlab llm run --adaptive`): a WorM task's on its level
+/// ([`crate::adaptive::StaircaseConfig::for_task`]; its trials from
+/// [`crate::adaptive::staircase_trial`]), or the spatial N-back's on N, one block per step (block
+/// numbers from [`crate::people::session::NBACK_ADAPTIVE_BASE`], as a person's adaptive N-back).
+#[derive(Clone, Debug, PartialEq)]
+pub struct VisionStaircase {
+    pub task: StudyTask,
+    pub staircase: crate::adaptive::Staircase,
+}
+
+impl VisionStaircase {
+    /// The sample of the staircase's next trial (`vision/{task}/a{i}`), or `None` once it has settled.
+    pub fn next_sample(&self, cfg: &VisionConfig) -> Option<Sample> {
+        let level = self.staircase.next_level()?;
+        let i = self.staircase.track().len();
+        let id = format!("vision/{}/a{i}", self.task.as_str());
+        let d = match self.task {
+            StudyTask::Worm(task) => {
+                let index = crate::adaptive::ADAPTIVE_BASE + i as u64;
+                let (cell, t) =
+                    crate::adaptive::staircase_trial(&TaskSpec::new(task), cfg.seed, Split::Human, index, level)?;
+                VisionDialogue::new(self.task, index, cell, t.conditions, t.steps, None, cfg)
+            }
+            StudyTask::Nback(kind) => {
+                let n = level.min(u8::MAX as u32) as u8;
+                let b = crate::people::session::NBACK_ADAPTIVE_BASE + i as u32;
+                let (steps, info) = nback_block(cfg.seed, kind, n, b, false).ok()?;
+                let cell = Conditions { set_size: Some(n), ..Default::default() };
+                VisionDialogue::new(self.task, b as u64, cell.clone(), cell, steps, Some(info), cfg)
+            }
+        };
+        Some(d.into_sample(id))
+    }
+
+    /// The answer to the last sample, from its scored row: a WorM trial counts when every answer is
+    /// right, an N-back block when it passed ([`crate::adaptive::nback_passed`]).
+    pub fn record(&mut self, row: &TrialRow) {
+        self.staircase.record(match self.task {
+            StudyTask::Nback(_) => crate::adaptive::nback_passed(&row.correct),
+            StudyTask::Worm(_) => crate::adaptive::trial_correct(&row.correct),
+        })
+    }
+
+    /// The run as a record keeps it.
+    pub fn result(&self) -> crate::adaptive::StaircaseResult {
+        let kind = match self.task {
+            StudyTask::Worm(id) => crate::adaptive::LevelKind::of(id).unwrap_or(crate::adaptive::LevelKind::SetSize),
+            StudyTask::Nback(_) => crate::adaptive::LevelKind::NbackN,
+        };
+        crate::adaptive::StaircaseResult {
+            task: self.task.as_str().to_string(),
+            kind,
+            config: self.staircase.config().clone(),
+            track: self.staircase.track().to_vec(),
+            estimate: self.staircase.estimate(),
+        }
+    }
+}
+
+/// An adaptive run's staircases, one per task (CD: set size; VSR / VSRec: list length; nback-spatial:
+/// N); a task without a level is refused.
+pub fn staircases(cfg: &VisionConfig) -> Result<Vec<VisionStaircase>, SuiteError> {
     cfg.check()?;
     cfg.tasks
         .iter()
         .map(|&task| {
             let not = || SuiteError::NotAdaptive(task.as_str().into());
-            let spec = TaskSpec::new(task.worm().ok_or_else(not)?);
-            let config = crate::adaptive::StaircaseConfig::for_task(&spec).ok_or_else(not)?;
-            match crate::adaptive::TaskStaircase::new(spec, cfg.seed, Split::Human, config) {
-                Some(Ok(run)) => Ok((task, run)),
-                _ => Err(not()),
-            }
+            let config = match task {
+                StudyTask::Worm(id) => {
+                    crate::adaptive::StaircaseConfig::for_task(&TaskSpec::new(id)).ok_or_else(not)?
+                }
+                StudyTask::Nback(_) => crate::adaptive::StaircaseConfig::nback(),
+            };
+            let staircase = crate::adaptive::Staircase::new(config).map_err(|_| not())?;
+            Ok(VisionStaircase { task, staircase })
         })
         .collect()
-}
-
-/// The next trial of a staircase as a sample (`vision/{task}/a{i}`; the trial's index counts from
-/// [`crate::adaptive::ADAPTIVE_BASE`]), or `None` once the staircase has settled.
-pub fn staircase_sample(cfg: &VisionConfig, task: StudyTask, run: &crate::adaptive::TaskStaircase) -> Option<Sample> {
-    let (index, cell, t) = run.next_trial()?;
-    let i = index - crate::adaptive::ADAPTIVE_BASE;
-    let d = VisionDialogue::new(task, index, cell, t.conditions, t.steps, None, cfg);
-    Some(d.into_sample(format!("vision/{}/a{i}", task.as_str())))
 }
 
 /// One trial (WorM) or block (N-back) as a dialogue.

@@ -39,6 +39,8 @@ use crate::tasks::nback::{LETTERS, MatchRule, generate_block};
 pub const SESSION_VERSION: u32 = 1;
 /// Practice trials use generator indices from here on (main indices stay far below).
 pub const PRACTICE_BASE: u64 = 1 << 48;
+/// Block numbers of an adaptive N-back run's blocks (apart from a fixed run's `0..nbb`).
+pub const NBACK_ADAPTIVE_BASE: u32 = 1000;
 /// Index naming the stream that shuffles a main block.
 const ORDER_STREAM: u64 = u64::MAX - 1;
 /// N-back blocks for people (as the LLM dataset `letters_30`): 30 trials, 10 targets.
@@ -443,7 +445,7 @@ impl Session {
                     }
                     let staircase = config
                         .adaptive
-                        .contains(&id)
+                        .contains(&task)
                         .then(|| crate::adaptive::StaircaseConfig::for_task(&config.spec(id)))
                         .flatten();
                     if let Some(sc) = staircase {
@@ -461,6 +463,18 @@ impl Session {
                         units: idx.into_iter().map(|index| Unit::Worm { index }).collect(),
                         adaptive: None,
                     });
+                }
+                StudyTask::Nback(_) if config.adaptive.contains(&task) => {
+                    // One block per staircase step, each at the N the answers so far ask (`record`
+                    // adds the next); practice at the first N.
+                    let sc = crate::adaptive::StaircaseConfig::nback();
+                    let n = sc.start as u8;
+                    if config.practice {
+                        let units = vec![Unit::Nback { n, block: 0 }];
+                        blocks.push(PlannedBlock { task, practice: true, n: Some(n), units, adaptive: None });
+                    }
+                    let units = vec![Unit::Nback { n, block: NBACK_ADAPTIVE_BASE }];
+                    blocks.push(PlannedBlock { task, practice: false, n: Some(n), units, adaptive: Some(sc) });
                 }
                 StudyTask::Nback(kind) => {
                     let mut ns = config.nback_ns.clone();
@@ -562,13 +576,9 @@ impl Session {
                 // Gallery, the CLI and the networks' data use (one meaning of "seed"). Practice trials
                 // (indices from PRACTICE_BASE) walk the grid from its first cell, alternating answers.
                 let (cell, t) = if block.adaptive.is_some() {
-                    let st = self
-                        .staircase(pos.block, pos.trial)
-                        .ok_or_else(|| SessionError::BadState(format!("block {}: no staircase", pos.block + 1)))?;
-                    match st.next_trial() {
-                        Some((i, cell, t)) if i == index => (cell, t),
-                        _ => return Err(SessionError::NoSuchPosition(pos)),
-                    }
+                    let level = self.adaptive_level(pos).ok_or(SessionError::NoSuchPosition(pos))?;
+                    crate::adaptive::staircase_trial(&spec, self.seed, Split::Human, index, level)
+                        .ok_or_else(|| SessionError::BadState(format!("block {}: no staircase", pos.block + 1)))?
                 } else if block.practice {
                     let j = index.saturating_sub(PRACTICE_BASE);
                     let cell = grid[(j % k) as usize].clone();
@@ -610,31 +620,71 @@ impl Session {
         }
     }
 
-    /// The staircase of an adaptive block after its first `answered` trials (replayed from the recorded
-    /// answers: a session is reproducible from its seed and responses); `None` for other blocks.
-    pub fn staircase(&self, block: usize, answered: usize) -> Option<crate::adaptive::TaskStaircase> {
+    /// The blocks of the adaptive run `block` belongs to: a WorM task's one block, or an N-back task's
+    /// blocks (one per step); `None` outside adaptive blocks.
+    fn adaptive_group(&self, block: usize) -> Option<std::ops::Range<usize>> {
         let b = self.blocks.get(block)?;
-        let config = b.adaptive.clone()?;
-        let id = b.task.worm()?;
-        let mut st =
-            crate::adaptive::TaskStaircase::new(self.config.spec(id), self.seed, Split::Human, config)?.ok()?;
-        let start: usize = self.blocks[..block].iter().map(|b| b.units.len()).sum();
-        for d in self.done.iter().skip(start).take(answered.min(b.units.len())) {
-            st.record(crate::adaptive::trial_correct(&d.row.correct));
+        b.adaptive.as_ref()?;
+        let same = |i: usize| self.blocks[i].adaptive.is_some() && self.blocks[i].task == b.task;
+        let start = (0..=block).rev().take_while(|&i| same(i)).last()?;
+        let end = (block..self.blocks.len()).take_while(|&i| same(i)).last()? + 1;
+        Some(start..end)
+    }
+
+    /// The staircase of the adaptive run at `pos` before its trial there (all its answers when `pos`
+    /// lies past the run), replayed from the recorded answers: a session is reproducible from its seed
+    /// and responses. A WorM trial counts as right when every answer is; an N-back block when it passed
+    /// ([`crate::adaptive::nback_passed`]). `None` outside adaptive blocks.
+    pub fn staircase_at(&self, pos: Position) -> Option<crate::adaptive::Staircase> {
+        let group = self.adaptive_group(pos.block)?;
+        let config = self.blocks[group.start].adaptive.clone()?;
+        let mut st = crate::adaptive::Staircase::new(config).ok()?;
+        let start: usize = self.blocks[..group.start].iter().map(|b| b.units.len()).sum();
+        let before: usize =
+            self.blocks[group.start..pos.block].iter().map(|b| b.units.len()).sum::<usize>() + pos.trial;
+        for d in self.done.iter().skip(start).take(before) {
+            st.record(match d.task {
+                StudyTask::Nback(_) => crate::adaptive::nback_passed(&d.row.correct),
+                StudyTask::Worm(_) => crate::adaptive::trial_correct(&d.row.correct),
+            });
         }
         Some(st)
     }
 
     /// The level the trial at `pos` shows, for an adaptive block.
     pub fn adaptive_level(&self, pos: Position) -> Option<u32> {
-        self.staircase(pos.block, pos.trial)?.staircase().next_level()
+        self.staircase_at(pos)?.next_level()
     }
 
-    /// Every adaptive block's staircase as it stands: (task, staircase).
-    pub fn staircases(&self) -> Vec<(crate::TaskId, crate::adaptive::TaskStaircase)> {
-        (0..self.blocks.len())
-            .filter_map(|b| Some((self.blocks[b].task.worm()?, self.staircase(b, usize::MAX)?)))
-            .collect()
+    /// Every adaptive run as it stands, as a record keeps it.
+    pub fn staircase_results(&self) -> Vec<crate::adaptive::StaircaseResult> {
+        let mut out = Vec::new();
+        let mut b = 0;
+        while b < self.blocks.len() {
+            let Some(group) = self.adaptive_group(b) else {
+                b += 1;
+                continue;
+            };
+            let task = self.blocks[b].task;
+            let past = Position { block: group.end - 1, trial: self.blocks[group.end - 1].units.len() };
+            if let Some(st) = self.staircase_at(past) {
+                let kind = match task {
+                    StudyTask::Worm(id) => crate::adaptive::LevelKind::of(id),
+                    StudyTask::Nback(_) => Some(crate::adaptive::LevelKind::NbackN),
+                };
+                if let Some(kind) = kind {
+                    out.push(crate::adaptive::StaircaseResult {
+                        task: task.as_str().to_string(),
+                        kind,
+                        config: st.config().clone(),
+                        track: st.track().to_vec(),
+                        estimate: st.estimate(),
+                    });
+                }
+            }
+            b = group.end;
+        }
+        out
     }
 
     /// The trial at the current position.
@@ -713,13 +763,25 @@ impl Session {
             row,
             sdt: sdt_scores,
         });
-        // A staircase block gets its next trial until the staircase has settled.
+        // A staircase gets its next trial (WorM) or block (N-back) until it has settled.
         let b = expected.block;
-        if self.blocks[b].adaptive.is_some()
-            && self.staircase(b, usize::MAX).is_some_and(|st| st.staircase().next_level().is_some())
-        {
-            let index = crate::adaptive::ADAPTIVE_BASE + self.blocks[b].units.len() as u64;
-            self.blocks[b].units.push(Unit::Worm { index });
+        let next = Position { block: b, trial: expected.trial + 1 };
+        if let Some(level) = self.adaptive_level(next) {
+            let (block, group) = (&self.blocks[b], self.adaptive_group(b).unwrap_or(b..b + 1));
+            match block.task {
+                StudyTask::Worm(_) => {
+                    let index = crate::adaptive::ADAPTIVE_BASE + block.units.len() as u64;
+                    self.blocks[b].units.push(Unit::Worm { index });
+                }
+                StudyTask::Nback(_) => {
+                    let n = level.min(u8::MAX as u32) as u8;
+                    let step = NBACK_ADAPTIVE_BASE + (b + 1 - group.start) as u32;
+                    let units = vec![Unit::Nback { n, block: step }];
+                    let adaptive = block.adaptive.clone();
+                    let added = PlannedBlock { task: block.task, practice: false, n: Some(n), units, adaptive };
+                    self.blocks.insert(b + 1, added);
+                }
+            }
         }
         self.cursor = self.next_position(expected);
         Ok(RecordOutcome {
@@ -825,8 +887,8 @@ impl Session {
             settings.insert("frame_err_max_ms".into(), Setting::Num(t.max_abs_err_ms));
             settings.insert("frame_within_one_fraction".into(), Setting::Num(t.within_one_frame_fraction));
         }
-        for (_, st) in self.staircases() {
-            st.result().write_into(&mut settings);
+        for r in self.staircase_results() {
+            r.write_into(&mut settings);
         }
         let config = RunConfig {
             seed: self.seed,
@@ -1031,6 +1093,43 @@ pub(crate) mod tests {
         let again: Vec<_> = replay.generate().into_iter().map(|(i, t)| (i, t.steps)).collect();
         assert_eq!(again.len(), record.trials.iter().filter(|r| !crate::people::reference::is_practice(r)).count());
         assert_eq!(again, shown, "the staircase trials regenerated from the record");
+    }
+
+    /// `adaptive=nback-verbal`: one block per step, each at the N the blocks so far ask (up one after a
+    /// block passed, down one after one failed); a participant who passes up to 2-back settles between
+    /// 2 and 3; the record keeps the run; a session saved between blocks resumes with the same block.
+    #[test]
+    fn an_adaptive_nback_runs_one_block_per_step() {
+        let config = StudyConfig::from_query("tasks=nback-verbal&adaptive=all&practice=1&seed=4").unwrap();
+        let mut s = Session::new(config);
+        assert_eq!(s.blocks.len(), 2, "practice, then the first step");
+        let mut shown = Vec::new();
+        while let Some(pos) = s.current() {
+            let t = s.trial(pos).unwrap();
+            let n = t.nback.as_ref().unwrap().n;
+            if !t.practice {
+                assert_eq!(s.adaptive_level(pos), Some(n as u32));
+                assert_eq!(s.blocks[pos.block].n, Some(n), "the block says its N (the page's instructions)");
+                shown.push(n);
+                if shown.len() == 3 {
+                    let again = Session::from_json(&s.to_json()).unwrap();
+                    assert_eq!(again.trial(pos).unwrap(), t, "resumed between blocks: the same block");
+                }
+            }
+            answer(&mut s, &t, t.practice || n <= 2);
+        }
+        let record = s.to_record(Some("nb"));
+        let runs = crate::adaptive::results_of(&record);
+        assert_eq!(runs.len(), 1);
+        let run = &runs[0];
+        assert_eq!((run.task.as_str(), run.kind), ("nback-verbal", crate::adaptive::LevelKind::NbackN));
+        assert_eq!(run.track.iter().map(|t| t.level as u8).collect::<Vec<_>>(), shown);
+        assert_eq!(&shown[..3], [1, 2, 3], "up after each block passed, from 1-back");
+        let e = run.estimate.unwrap();
+        assert!((2.0..=3.0).contains(&e.level), "{e:?}");
+        assert!(run.track.len() <= 12);
+        // Summaries per N, as for a fixed run.
+        assert!(record.summaries.iter().any(|m| m.task == "nback-verbal" && m.conditions.set_size == Some(3)));
     }
 
     #[test]

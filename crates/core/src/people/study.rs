@@ -24,7 +24,7 @@
 //! | `datapipe_url` | where DataPipe requests go (a DataPipe of your own, a test receiver) | `http(s)://…` (`https://pipe.jspsych.org/api/data/`) |
 //! | `consent` / `consent_url` | consent text the participant must agree to before the first trial (the agreement is recorded), by value or as a path on the same site | text up to 20,000 characters / a relative path such as `consent.txt` |
 //! | `info` / `info_url` | extra instructions shown before the first trial | as `consent` |
-//! | `adaptive` | tasks whose main block is a staircase ([`crate::adaptive`]) instead of the fixed grid: CD's set size converging on 75 % right, VSR / VSRec / LSR's list length on 50 % of lists recalled whole; the block ends when the staircase has settled | comma list of the study's CD, VSR, VSRec or LSR tasks, or `all` (none) |
+//! | `adaptive` | tasks run as a staircase ([`crate::adaptive`]) instead of the fixed grid: CD's set size converging on 75 % right, VSR / VSRec / LSR's list length on 50 % of lists recalled whole, N-back's N on half the blocks passed (one block per step, in place of `n`); the task ends when the staircase has settled | comma list of the study's CD, VSR, VSRec, LSR or N-back tasks, or `all` (none) |
 //! | `set` | task parameters of the WorM tasks, `KEY=VALUE` entries separated by `;` (`set=noise_mask=true;list_lengths=2,4,8,16`); each key goes to the chosen tasks that have it | see `wmlab generate --help` and the Gallery (none: the paper's) |
 //!
 //! Any unknown, repeated, empty or invalid parameter gives a [`StudyError`] naming the parameter and
@@ -152,9 +152,9 @@ pub struct StudyConfig {
     /// paper's tasks.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub task_settings: Vec<(String, String)>,
-    /// Tasks whose main block is a staircase on their level (`adaptive=`), in the study's order.
+    /// Tasks run as a staircase on their level (`adaptive=`), in the study's order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub adaptive: Vec<crate::TaskId>,
+    pub adaptive: Vec<StudyTask>,
 }
 
 impl Default for StudyConfig {
@@ -655,14 +655,20 @@ impl StudyConfig {
     }
 }
 
+/// Whether a task can run as a staircase: CD (set size), VSR / VSRec / LSR (list length), N-back (N).
+pub fn has_level(t: StudyTask) -> bool {
+    match t {
+        StudyTask::Worm(id) => crate::adaptive::LevelKind::of(id).is_some(),
+        StudyTask::Nback(_) => true,
+    }
+}
+
 /// `adaptive=`: the study's tasks that run as a staircase, each with a level to move.
-fn parse_adaptive(tasks: &[StudyTask], v: &str) -> Result<Vec<crate::TaskId>, StudyError> {
-    use crate::adaptive::LevelKind;
-    let with_level: Vec<crate::TaskId> =
-        tasks.iter().filter_map(|t| t.worm()).filter(|id| LevelKind::of(*id).is_some()).collect();
+fn parse_adaptive(tasks: &[StudyTask], v: &str) -> Result<Vec<StudyTask>, StudyError> {
+    let with_level: Vec<StudyTask> = tasks.iter().copied().filter(|&t| has_level(t)).collect();
     let allowed = || {
         if with_level.is_empty() {
-            "this study has none (CD, VSR, VSRec and LSR can run as a staircase)".to_string()
+            "this study has none (CD, VSR, VSRec, LSR and N-back can run as a staircase)".to_string()
         } else {
             format!("this study's are {}, or all", with_level.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(", "))
         }
@@ -677,22 +683,19 @@ fn parse_adaptive(tasks: &[StudyTask], v: &str) -> Result<Vec<crate::TaskId>, St
     for name in v.split(',').map(str::trim) {
         let t = StudyTask::parse(name)
             .ok_or_else(|| StudyError::new("adaptive", format!("unknown task “{name}”; {}.", allowed())))?;
-        let id = match t.worm() {
-            Some(id) if LevelKind::of(id).is_some() => id,
-            _ => {
-                return Err(StudyError::new(
-                    "adaptive",
-                    format!("{name} has no level a staircase can move; {}.", allowed()),
-                ));
-            }
-        };
+        if !has_level(t) {
+            return Err(StudyError::new(
+                "adaptive",
+                format!("{name} has no level a staircase can move; {}.", allowed()),
+            ));
+        }
         if !tasks.contains(&t) {
             return Err(StudyError::new("adaptive", format!("{name} is not one of the study's tasks; {}.", allowed())));
         }
-        if out.contains(&id) {
+        if out.contains(&t) {
             return Err(StudyError::new("adaptive", format!("“{name}” is listed twice.")));
         }
-        out.push(id);
+        out.push(t);
     }
     Ok(out)
 }
@@ -716,14 +719,15 @@ mod tests {
     #[test]
     fn adaptive_names_the_studys_tasks_with_a_level() {
         let c = StudyConfig::from_query("tasks=VSR,CD-Color,SC&adaptive=CD-Color,VSR").unwrap();
-        assert_eq!(c.adaptive, [TaskId::CdColor, TaskId::Vsr]);
+        assert_eq!(c.adaptive, [StudyTask::Worm(TaskId::CdColor), StudyTask::Worm(TaskId::Vsr)]);
         assert_eq!(StudyConfig::from_query(&c.to_query()).unwrap(), c, "round trip");
         let all = StudyConfig::from_query("tasks=VSR,CD-Color,SC,nback-verbal&adaptive=all").unwrap();
-        assert_eq!(all.adaptive, [TaskId::Vsr, TaskId::CdColor]);
+        let worm = |id| StudyTask::Worm(id);
+        assert_eq!(all.adaptive, [worm(TaskId::Vsr), worm(TaskId::CdColor), StudyTask::Nback(NbackKind::Verbal)]);
         for (q, words) in [
             ("tasks=VSR,SC&adaptive=SC", "SC has no level"),
             ("tasks=VSR&adaptive=CD-Color", "not one of the study's tasks; this study's are VSR, or all"),
-            ("tasks=VSR&adaptive=nback-verbal", "nback-verbal has no level"),
+            ("tasks=VSR&adaptive=nback-verbal", "nback-verbal is not one of the study's tasks"),
             ("tasks=VSR&adaptive=VSR,VSR", "listed twice"),
             ("tasks=VSR&adaptive=XYZ", "unknown task"),
             ("tasks=SC&adaptive=all", "no task can run as a staircase"),
