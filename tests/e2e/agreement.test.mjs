@@ -79,12 +79,12 @@ test('a person and a network on the same trials give a κ matrix on Compare', LO
   const cell = (i, j) => cells.find((c) => c.i === i && c.j === j);
   assert.equal(cells.length, 9);
   assert.equal(await cmp.getAttribute('#cmp-agreement', 'data-pairs'), '3');
-  // Every pair took the same 8 VSR trials (one per list length): 1 + 2 + … + 8 = 36 recall answers.
+  // Every pair took the same 8 VSR trials (one per list length): 2 + 3 + … + 9 = 44 recall answers.
   for (const [i, j] of [[pa, pb], [pa, net], [pb, net]]) {
     for (const c of [cell(i, j), cell(j, i)]) {
-      assert.equal(c.items, '36', JSON.stringify(c));
+      assert.equal(c.items, '44', JSON.stringify(c));
       assert.equal(c.unmatched, '0', JSON.stringify(c));
-      assert.match(c.text, /36 items/);
+      assert.match(c.text, /44 items/);
     }
     assert.equal(cell(i, j).kappa, cell(j, i).kappa, 'κ is the same both ways round');
     const k = cell(i, j).kappa;
@@ -106,7 +106,7 @@ test('a person and a network on the same trials give a κ matrix on Compare', LO
   const csv = fs.readFileSync(await download.path(), 'utf8').trim().split('\n');
   assert.equal(csv.length, 4, csv.join('\n'));
   assert.match(csv[0], /^run_a,who_a,run_b,who_b,task,items,unmatched_trials,.*,kappa,ci_low,ci_high,at_noise_ceiling$/);
-  for (const line of csv.slice(1)) assert.match(line, /,VSR,36,0,/);
+  for (const line of csv.slice(1)) assert.match(line, /,VSR,44,0,/);
   assert.deepEqual(cmp.errors, []);
   await cmp.close();
 });
