@@ -264,36 +264,39 @@ pub fn vision_config(a: &RunArgs) -> Result<VisionConfig, String> {
     Ok(cfg)
 }
 
+/// The text N-back suite's configuration from the arguments.
+pub fn nback_config(a: &RunArgs) -> Result<NbackConfig, String> {
+    let variant = Variant::parse(&a.variant).ok_or_else(|| {
+        let all: Vec<&str> = Variant::ALL.iter().map(|v| v.as_str()).collect();
+        format!("unknown N-back variant '{}' (known: {})", a.variant, all.join(", "))
+    })?;
+    let protocol = match &a.protocol {
+        None => variant.default_protocol(),
+        Some(p) => Protocol::parse(p).ok_or_else(|| {
+            let all: Vec<&str> = Protocol::ALL.iter().map(|v| v.as_str()).collect();
+            format!("unknown protocol '{p}' (known: {})", all.join(", "))
+        })?,
+    };
+    let mut options = DialogueOptions::new(protocol);
+    options.seed = a.seed;
+    let source = match a.new_blocks {
+        None => BlockSource::Published,
+        Some(0) => return Err("--new-blocks: at least 1 block per N".into()),
+        Some(count) => {
+            let (len, matches) = variant.published_shape();
+            BlockSource::Generated { count, len, matches, seed: a.seed }
+        }
+    };
+    let cfg = NbackConfig { variant, ns: a.n.clone(), blocks: None, limit: None, options, source };
+    cfg.validate()?;
+    Ok(cfg)
+}
+
 /// The samples of the chosen suite.
 pub fn build_samples(a: &RunArgs) -> Result<Vec<Sample>, String> {
     let mut samples = match a.suite {
         SuiteArg::WormVision => vision::samples(&vision_config(a)?)?,
-        SuiteArg::Nback => {
-            let variant = Variant::parse(&a.variant).ok_or_else(|| {
-                let all: Vec<&str> = Variant::ALL.iter().map(|v| v.as_str()).collect();
-                format!("unknown N-back variant '{}' (known: {})", a.variant, all.join(", "))
-            })?;
-            let protocol = match &a.protocol {
-                None => variant.default_protocol(),
-                Some(p) => Protocol::parse(p).ok_or_else(|| {
-                    let all: Vec<&str> = Protocol::ALL.iter().map(|v| v.as_str()).collect();
-                    format!("unknown protocol '{p}' (known: {})", all.join(", "))
-                })?,
-            };
-            let mut options = DialogueOptions::new(protocol);
-            options.seed = a.seed;
-            let source = match a.new_blocks {
-                None => BlockSource::Published,
-                Some(0) => return Err("--new-blocks: at least 1 block per N".into()),
-                Some(count) => {
-                    let (len, matches) = variant.published_shape();
-                    BlockSource::Generated { count, len, matches, seed: a.seed }
-                }
-            };
-            let cfg = NbackConfig { variant, ns: a.n.clone(), blocks: None, limit: None, options, source };
-            cfg.validate()?;
-            nback::samples(&cfg)
-        }
+        SuiteArg::Nback => nback::samples(&nback_config(a)?),
         SuiteArg::Lrt => {
             let mut cfg = lrt::LrtConfig::default();
             if let Some(l) = &a.lines {
@@ -503,12 +506,21 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
         ..Default::default()
     };
     let vision_cfg = if a.suite == SuiteArg::WormVision { Some(vision_config(a)?) } else { None };
-    if a.adaptive && vision_cfg.is_none() {
-        return Err("--adaptive runs staircases in the visual suite: use it with --suite worm-vision".into());
-    }
-    let staircases = match (&vision_cfg, a.adaptive) {
-        (Some(cfg), true) => Some(vision::staircases(cfg).map_err(|e| format!("--adaptive: {e}"))?),
-        _ => None,
+    let staircases: Option<Vec<Box<dyn AdaptiveRun>>> = match (a.adaptive, a.suite, &vision_cfg) {
+        (false, ..) => None,
+        (true, SuiteArg::WormVision, Some(cfg)) => {
+            let runs = vision::staircases(cfg).map_err(|e| format!("--adaptive: {e}"))?;
+            Some(runs.into_iter().map(|run| Box::new((run, cfg.clone())) as Box<dyn AdaptiveRun>).collect())
+        }
+        (true, SuiteArg::Nback, _) => {
+            let run = nback::NbackStaircase::new(nback_config(a)?).map_err(|e| format!("--adaptive: {e}"))?;
+            Some(vec![Box::new(run) as Box<dyn AdaptiveRun>])
+        }
+        (true, ..) => {
+            return Err("--adaptive runs staircases in the visual suite and the N-back suite: use it with \
+                        --suite worm-vision or --suite nback"
+                .into());
+        }
     };
     let samples = if staircases.is_some() { Vec::new() } else { build_samples(a)? };
 
@@ -561,11 +573,9 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
             if probe {
                 check_images(&r, &control)?;
             }
-            match (&mut staircases, &vision_cfg) {
-                (Some(runs), Some(cfg)) => {
-                    run_staircases(&r, cfg, runs, &log, &control, &mut on_entry, &mut on_progress)
-                }
-                _ => block_on(r.run(&samples, &log, &control, &mut on_entry, &mut on_progress)),
+            match &mut staircases {
+                Some(runs) => run_staircases(&r, runs, &log, &control, &mut on_entry, &mut on_progress),
+                None => block_on(r.run(&samples, &log, &control, &mut on_entry, &mut on_progress)),
             }
         }
         None => {
@@ -573,11 +583,9 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
             if probe {
                 check_images(&r, &control)?;
             }
-            match (&mut staircases, &vision_cfg) {
-                (Some(runs), Some(cfg)) => {
-                    run_staircases(&r, cfg, runs, &log, &control, &mut on_entry, &mut on_progress)
-                }
-                _ => block_on(r.run(&samples, &log, &control, &mut on_entry, &mut on_progress)),
+            match &mut staircases {
+                Some(runs) => run_staircases(&r, runs, &log, &control, &mut on_entry, &mut on_progress),
+                None => block_on(r.run(&samples, &log, &control, &mut on_entry, &mut on_progress)),
             }
         }
     };
@@ -586,19 +594,13 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
         save_cache(c, p)?;
     }
 
-    let record = match &vision_cfg {
-        Some(cfg) => {
-            let mut r = to_vision_record(&provider, &options, cfg, &result.outcomes, Some(iso8601(clock.now_ms())));
-            for run in staircases.iter().flatten() {
-                let kept = run.result();
-                eprintln!("wmlab: {}: {}", kept.task, kept.describe());
-                kept.write_into(&mut r.config.settings);
-            }
-            r
-        }
+    let mut record = match &vision_cfg {
+        Some(cfg) => to_vision_record(&provider, &options, cfg, &result.outcomes, Some(iso8601(clock.now_ms()))),
         None => {
-            let extra =
-                [("suite", Setting::Text(a.suite.as_str().into())), ("samples", Setting::Int(samples.len() as i64))];
+            let extra = [
+                ("suite", Setting::Text(a.suite.as_str().into())),
+                ("samples", Setting::Int(samples.len().max(result.outcomes.len()) as i64)),
+            ];
             to_record(
                 &provider,
                 &options,
@@ -610,6 +612,11 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
             )
         }
     };
+    for run in staircases.iter().flatten() {
+        let kept = run.result();
+        eprintln!("wmlab: {}: {}", kept.task, kept.describe());
+        kept.write_into(&mut record.config.settings);
+    }
     write_record(&record, &a.out)?;
     print_table(&record, &result.outcomes, &result.progress);
     if result.limit_reached {
@@ -632,14 +639,58 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// `--adaptive`: each task's staircase, one trial at a time (each trial is the staircase's next at the
-/// level the answers so far ask; a resumed run takes the logged outcomes and walks the same path). A
-/// trial that failed (no answer from the provider, not a wrong answer) stops that task's staircase:
-/// rerun with --retry-errors to continue it.
+/// One staircase of an adaptive LLM run: the visual suite's per task, the text N-back's on N.
+trait AdaptiveRun {
+    /// The next trial's sample, or `None` once the staircase has settled.
+    fn next_sample(&self) -> Option<Sample>;
+    /// Take the sample's outcome; false when it holds no answer to score (a failed request).
+    fn record(&mut self, o: &Outcome) -> bool;
+    fn result(&self) -> wmlab_core::adaptive::StaircaseResult;
+}
+
+impl AdaptiveRun for (vision::VisionStaircase, VisionConfig) {
+    fn next_sample(&self) -> Option<Sample> {
+        self.0.next_sample(&self.1)
+    }
+    fn record(&mut self, o: &Outcome) -> bool {
+        match o.row.as_ref().filter(|_| o.error.is_none()) {
+            Some(row) => {
+                self.0.record(row);
+                true
+            }
+            None => false,
+        }
+    }
+    fn result(&self) -> wmlab_core::adaptive::StaircaseResult {
+        self.0.result()
+    }
+}
+
+impl AdaptiveRun for nback::NbackStaircase {
+    fn next_sample(&self) -> Option<Sample> {
+        nback::NbackStaircase::next_sample(self)
+    }
+    fn record(&mut self, o: &Outcome) -> bool {
+        match o.scores.get("accuracy").filter(|_| o.error.is_none()) {
+            Some(&acc) => {
+                self.record_accuracy(acc);
+                true
+            }
+            None => false,
+        }
+    }
+    fn result(&self) -> wmlab_core::adaptive::StaircaseResult {
+        nback::NbackStaircase::result(self)
+    }
+}
+
+/// `--adaptive`: each staircase, one trial at a time (each trial is the staircase's next at the level
+/// the answers so far ask; a resumed run takes the logged outcomes and walks the same path). A trial
+/// that failed (no answer from the provider, not a wrong answer) stops that staircase: rerun with
+/// --retry-errors to continue it.
 fn run_staircases<T: wmlab_llm::Transport, C: Clock, K: wmlab_llm::Cache>(
     r: &Runner<T, C, K>,
-    cfg: &VisionConfig,
-    runs: &mut [vision::VisionStaircase],
+    runs: &mut [Box<dyn AdaptiveRun>],
     log: &RunLog,
     control: &Control,
     on_entry: &mut dyn FnMut(&LogEntry),
@@ -652,8 +703,7 @@ fn run_staircases<T: wmlab_llm::Transport, C: Clock, K: wmlab_llm::Cache>(
         progress: Progress::default(),
     };
     for run in runs.iter_mut() {
-        let task = run.task;
-        while let Some(sample) = run.next_sample(cfg) {
+        while let Some(sample) = run.next_sample() {
             let one = block_on(r.run(std::slice::from_ref(&sample), log, control, on_entry, on_progress));
             let p = &one.progress;
             all.progress.done += p.done;
@@ -673,17 +723,11 @@ fn run_staircases<T: wmlab_llm::Transport, C: Clock, K: wmlab_llm::Cache>(
                 all.limit_reached |= one.limit_reached;
                 return all;
             };
-            let row = outcome.row.clone().filter(|_| outcome.error.is_none());
+            let scored = run.record(&outcome);
             all.outcomes.push(outcome);
-            match row {
-                Some(row) => run.record(&row),
-                None => {
-                    eprintln!(
-                        "wmlab: {task}: trial {} failed; its staircase stops here (rerun with --retry-errors)",
-                        sample.id
-                    );
-                    break;
-                }
+            if !scored {
+                eprintln!("wmlab: {} failed; its staircase stops here (rerun with --retry-errors)", sample.id);
+                break;
             }
         }
     }

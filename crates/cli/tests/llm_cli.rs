@@ -1,5 +1,8 @@
 //! `wmlab score` and `wmlab llm run` end to end against a tiny fake OpenAI-compatible server.
 
+#[path = "../../llm/tests/common/mod.rs"]
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::process::{Command, Stdio};
@@ -245,4 +248,68 @@ fn llm_run_nback_new_blocks() {
     assert_eq!(outcome["targets"].as_str().unwrap().matches('m').count(), 8);
     let out = run_fake(&base, &dir, &["--suite", "nback", "--n", "4"]);
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("no published blocks for N = 4"));
+}
+
+/// A fake model that does the N-back right up to 2-back and answers "-" at 3-back and above: it reads
+/// N from the instruction ("a 3-back task") and the letters from the user turns.
+fn two_back_server() -> (String, Arc<AtomicUsize>) {
+    let count = Arc::new(AtomicUsize::new(0));
+    let c = count.clone();
+    let base = common::serve(move |req, conn| {
+        c.fetch_add(1, Ordering::SeqCst);
+        let v: serde_json::Value = serde_json::from_str(&req.body).unwrap_or_default();
+        let msgs = v["messages"].as_array().cloned().unwrap_or_default();
+        let text = |m: &serde_json::Value| m["content"].as_str().unwrap_or("").to_string();
+        let n: usize = msgs
+            .first()
+            .map(text)
+            .and_then(|t| t.split("-back task").next().and_then(|h| h.chars().last()).and_then(|d| d.to_digit(10)))
+            .unwrap_or(1) as usize;
+        let letters: Vec<String> =
+            msgs.iter().skip(1).filter(|m| m["role"] == "user").map(text).map(|t| t.trim().to_string()).collect();
+        let k = letters.len();
+        let answer = if n <= 2 && k > n && letters[k - 1] == letters[k - 1 - n] { "m" } else { "-" };
+        let body = serde_json::json!({
+            "choices": [{"message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 1}
+        });
+        common::write_json(conn, 200, &[], &body.to_string());
+    }) + "/v1";
+    (base, count)
+}
+
+/// `--suite nback --adaptive`: N by a staircase, one block per step; a model that manages 2-back but not
+/// 3-back settles between 2 and 3 (up after a block passed, down after one failed); the record keeps
+/// the run and its blocks; a rerun resumes without sending anything.
+#[test]
+fn llm_run_nback_adaptive_settles_on_the_models_n() {
+    let (base, count) = two_back_server();
+    let dir = std::env::temp_dir().join(format!("wmlab-llm-cli-nback-adaptive-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let args = ["--suite", "nback", "--variant", "letters", "--adaptive"];
+    let out = run_fake(&base, &dir, &args);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("letters: N at 50 % right"), "{err}");
+    let rec = wmlab_core::record::ResultRecord::from_json(&std::fs::read_to_string(dir.join("record.json")).unwrap())
+        .unwrap();
+    let runs = wmlab_core::adaptive::results_of(&rec);
+    assert_eq!(runs.len(), 1);
+    let run = &runs[0];
+    let levels: Vec<u32> = run.track.iter().map(|s| s.level).collect();
+    assert_eq!(&levels[..4], [1, 2, 3, 2], "up, up, down after 3-back failed, …");
+    assert!(run.track.iter().all(|s| s.correct == (s.level <= 2)), "{:?}", run.track);
+    let e = run.estimate.unwrap();
+    assert!((2.0..=3.0).contains(&e.level), "{e:?}");
+    let tasks: Vec<String> =
+        logged_outcomes(&dir).iter().map(|o| o["task"].as_str().unwrap_or("").to_string()).collect();
+    assert_eq!(tasks.len(), run.track.len());
+    assert_eq!(tasks[2], "letters-3back");
+    let before = count.load(Ordering::SeqCst);
+    let again = run_fake(&base, &dir, &args);
+    assert!(again.status.success());
+    assert_eq!(count.load(Ordering::SeqCst), before, "resumed from the log");
+    let out = run_fake(&base, &dir.join("lrt"), &["--suite", "lrt", "--adaptive"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--suite worm-vision or --suite nback"));
+    let _ = std::fs::remove_dir_all(&dir);
 }

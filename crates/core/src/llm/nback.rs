@@ -783,6 +783,78 @@ impl NbackConfig {
     }
 }
 
+/// An adaptive run of the text N-back (`wmlab llm run --suite nback --adaptive`): N by a staircase
+/// ([`crate::adaptive::StaircaseConfig::nback`]), one block per step, a block passed at
+/// [`crate::adaptive::NBACK_PASS`] accuracy. Step `i` at N takes the published block `i` of that N (in
+/// turn; N up to 3) or a new block drawn from the config's seed, N and `i`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NbackStaircase {
+    pub config: NbackConfig,
+    pub staircase: crate::adaptive::Staircase,
+}
+
+impl NbackStaircase {
+    pub fn new(config: NbackConfig) -> Result<NbackStaircase, super::SuiteError> {
+        config.validate()?;
+        let mut sc = crate::adaptive::StaircaseConfig::nback();
+        if config.source == BlockSource::Published {
+            sc.max = 3;
+        }
+        let staircase = crate::adaptive::Staircase::new(sc).map_err(|_| super::SuiteError::NZero)?;
+        Ok(NbackStaircase { config, staircase })
+    }
+
+    /// The sample of the next step (`nback/<slug>-adaptive/<i>`, task `<slug>-<N>back` as a fixed run's),
+    /// or `None` once the staircase has settled.
+    pub fn next_sample(&self) -> Option<Sample> {
+        let n = self.staircase.next_level()? as u8;
+        let i = self.staircase.track().len();
+        let c = &self.config;
+        let block = match c.source {
+            BlockSource::Published => {
+                let list = blocks(c.variant, n);
+                list.get(i % list.len().max(1))?.clone()
+            }
+            BlockSource::Generated { len, matches, seed, .. } => {
+                let mut rng = Rng::from_u64(seed.wrapping_add((n as u64) << 48).wrapping_add(((i as u64) + 1) << 32));
+                generate_block(&mut rng, n as usize, len, matches, &c.variant.alphabet(), c.variant.rule()).ok()?
+            }
+        };
+        let d = NbackDialogue::new(c.variant, n, i, &block, &c.options).ok()?;
+        let slug = c.slug();
+        let conditions = BTreeMap::from([
+            ("n".to_string(), n.to_string()),
+            ("variant".to_string(), c.variant.as_str().to_string()),
+            ("protocol".to_string(), c.options.protocol.as_str().to_string()),
+            ("block".to_string(), i.to_string()),
+            ("adaptive".to_string(), "1".to_string()),
+        ]);
+        Some(Sample {
+            id: format!("nback/{slug}-adaptive/{i}"),
+            suite: Suite::Nback,
+            task: format!("{slug}-{n}back"),
+            conditions,
+            body: SampleBody::Dialogue(d),
+        })
+    }
+
+    /// The last step's block accuracy (the dialogue's `accuracy` score).
+    pub fn record_accuracy(&mut self, accuracy: f64) {
+        self.staircase.record(accuracy >= crate::adaptive::NBACK_PASS)
+    }
+
+    /// The run as a record keeps it (task: the config's slug).
+    pub fn result(&self) -> crate::adaptive::StaircaseResult {
+        crate::adaptive::StaircaseResult {
+            task: self.config.slug(),
+            kind: crate::adaptive::LevelKind::NbackN,
+            config: self.staircase.config().clone(),
+            track: self.staircase.track().to_vec(),
+            estimate: self.staircase.estimate(),
+        }
+    }
+}
+
 /// The samples of a config: one dialogue per (N, block), id `nback/<slug>-<N>back/<block>`, task
 /// `<slug>-<N>back`, conditions `n`, `variant`, `protocol`, `block`. Invalid configs (see
 /// [`NbackConfig::validate`]) give no samples.
