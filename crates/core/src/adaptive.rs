@@ -357,13 +357,7 @@ impl TaskStaircase {
 
     /// What a record keeps of the run.
     pub fn result(&self) -> StaircaseResult {
-        StaircaseResult {
-            task: self.spec.id.as_str().to_string(),
-            kind: self.kind,
-            config: self.staircase.config().clone(),
-            track: self.staircase.track().to_vec(),
-            estimate: self.staircase.estimate(),
-        }
+        StaircaseResult::of(self.spec.id.as_str(), self.kind, &self.staircase)
     }
 }
 
@@ -381,6 +375,17 @@ pub struct StaircaseResult {
 const SETTING_PREFIX: &str = "staircase_";
 
 impl StaircaseResult {
+    /// What a record keeps of `staircase`, run on `task`'s `kind` of level.
+    pub fn of(task: &str, kind: LevelKind, staircase: &Staircase) -> StaircaseResult {
+        StaircaseResult {
+            task: task.to_string(),
+            kind,
+            config: staircase.config().clone(),
+            track: staircase.track().to_vec(),
+            estimate: staircase.estimate(),
+        }
+    }
+
     /// Into a record's settings.
     pub fn write_into(&self, settings: &mut std::collections::BTreeMap<String, crate::record::Setting>) {
         if let Ok(json) = serde_json::to_string(self) {

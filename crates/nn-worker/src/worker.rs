@@ -258,8 +258,10 @@ impl State {
                 let step = self.trainer.as_ref().map(|t| t.state.step).unwrap_or(0);
                 post(&Event::Stopped { step }, None);
             }
-            Cmd::Evaluate { n } => self.evaluate(n, msg.bytes).await,
-            Cmd::EvaluateTrialsOf { replay, subject } => self.evaluate_trials_of(&replay, &subject, msg.bytes).await,
+            Cmd::Evaluate { n } => self.evaluate(EvalTrials::Test(n), msg.bytes).await,
+            Cmd::EvaluateTrialsOf { replay, subject } => {
+                self.evaluate(EvalTrials::Of(&replay, &subject), msg.bytes).await
+            }
             Cmd::Analyse { n } => self.analyse(n, msg.bytes).await,
         }
     }
@@ -331,7 +333,9 @@ impl State {
         }
     }
 
-    async fn evaluate(&mut self, n: usize, bytes: Option<Vec<u8>>) {
+    /// The checkpoint in `bytes` (or the current model) on `n` fresh test trials per task id, or on
+    /// another subject's very trials (`wmlab_nn::eval::evaluate_replay`).
+    async fn evaluate(&mut self, trials: EvalTrials<'_>, bytes: Option<Vec<u8>>) {
         let (device, model, train, curve) = match self.subject_model(bytes, "evaluate") {
             Ok(m) => m,
             Err(e) => return error(e, false),
@@ -342,26 +346,25 @@ impl State {
             true
         };
         let chunk = 8;
-        let r = wmlab_nn::eval::evaluate_record(&model, &train, backend, n.max(1), chunk, &device, &mut progress);
-        post_evaluation(r.await, curve);
-    }
-
-    /// The checkpoint in `bytes` (or the current model) on another subject's trials:
-    /// `wmlab_nn::eval::evaluate_replay`.
-    async fn evaluate_trials_of(&mut self, replay: &Replay, subject: &str, bytes: Option<Vec<u8>>) {
-        let (device, model, train, curve) = match self.subject_model(bytes, "evaluate") {
-            Ok(m) => m,
-            Err(e) => return error(e, false),
+        let r = match trials {
+            EvalTrials::Test(n) => {
+                wmlab_nn::eval::evaluate_record(&model, &train, backend, n.max(1), chunk, &device, &mut progress).await
+            }
+            EvalTrials::Of(replay, subject) => {
+                let r = wmlab_nn::eval::evaluate_replay(
+                    &model,
+                    &train,
+                    backend,
+                    replay,
+                    subject,
+                    chunk,
+                    &device,
+                    &mut progress,
+                );
+                r.await
+            }
         };
-        let backend = self.device.as_ref().map_or("", |d| d.1.as_str());
-        let mut progress = |done: usize, total: usize| {
-            post(&Event::EvalProgress { done, total }, None);
-            true
-        };
-        let chunk = 8;
-        let r =
-            wmlab_nn::eval::evaluate_replay(&model, &train, backend, replay, subject, chunk, &device, &mut progress);
-        post_evaluation(r.await, curve);
+        post_evaluation(r, curve);
     }
 
     /// The neural analyses of the checkpoint in `bytes` (or the current model): `crate::analyse`.
@@ -437,6 +440,14 @@ async fn run(mut rx: mpsc::UnboundedReceiver<Msg>) {
             }
         }
     }
+}
+
+/// Which trials an evaluation takes.
+enum EvalTrials<'a> {
+    /// `n` fresh test trials per task id.
+    Test(usize),
+    /// Another subject's very trials, and whose they are.
+    Of(&'a Replay, &'a str),
 }
 
 /// An evaluation's record (with the model's training curve) to the page, or why there is none.

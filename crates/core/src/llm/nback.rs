@@ -845,13 +845,7 @@ impl NbackStaircase {
 
     /// The run as a record keeps it (task: the config's slug).
     pub fn result(&self) -> crate::adaptive::StaircaseResult {
-        crate::adaptive::StaircaseResult {
-            task: self.config.slug(),
-            kind: crate::adaptive::LevelKind::NbackN,
-            config: self.staircase.config().clone(),
-            track: self.staircase.track().to_vec(),
-            estimate: self.staircase.estimate(),
-        }
+        crate::adaptive::StaircaseResult::of(&self.config.slug(), crate::adaptive::LevelKind::NbackN, &self.staircase)
     }
 }
 

@@ -264,13 +264,7 @@ impl VisionStaircase {
             StudyTask::Worm(id) => crate::adaptive::LevelKind::of(id).unwrap_or(crate::adaptive::LevelKind::SetSize),
             StudyTask::Nback(_) => crate::adaptive::LevelKind::NbackN,
         };
-        crate::adaptive::StaircaseResult {
-            task: self.task.as_str().to_string(),
-            kind,
-            config: self.staircase.config().clone(),
-            track: self.staircase.track().to_vec(),
-            estimate: self.staircase.estimate(),
-        }
+        crate::adaptive::StaircaseResult::of(self.task.as_str(), kind, &self.staircase)
     }
 }
 

@@ -673,13 +673,7 @@ impl Session {
                     StudyTask::Nback(_) => Some(crate::adaptive::LevelKind::NbackN),
                 };
                 if let Some(kind) = kind {
-                    out.push(crate::adaptive::StaircaseResult {
-                        task: task.as_str().to_string(),
-                        kind,
-                        config: st.config().clone(),
-                        track: st.track().to_vec(),
-                        estimate: st.estimate(),
-                    });
+                    out.push(crate::adaptive::StaircaseResult::of(task.as_str(), kind, &st));
                 }
             }
             b = group.end;
