@@ -60,7 +60,7 @@ test('an adaptive study link taken by a scripted participant converges', LONG, a
   assert.ok(cd.trials < 120, 'settled before the trial limit');
   // VSR: one up after a whole list, one down after an error: between 5 and 6.
   assert.ok(vsr.level >= 5 && vsr.level <= 6, JSON.stringify(vsr));
-  assert.match(await page.textContent('#staircases'), /set size at 75 % right: .*list length at 50 % right: /s);
+  assert.match(await page.textContent('#staircases'), /set size at 75 % right: .*list length at 50 % of lists recalled whole: /s);
   // The capacity table lists each staircase's estimate beside the task's other measures.
   const cap = await page.$$eval('#capacity tr.capacity-row', (trs) => trs.map((tr) => [tr.dataset.task, tr.dataset.measure, Number(tr.dataset.value)]));
   for (const r of runs) {

@@ -205,13 +205,11 @@ pub fn run(a: &CompareArgs) -> Result<(), String> {
     }
     // Item-level agreement (error consistency κ) of every pair of records on the trials both took, per
     // task, and the people's noise ceiling: the matrix Compare draws (issue 48).
-    let rows: Vec<&[wmlab_core::record::TrialRow]> = records.iter().map(|r| r.trials.as_slice()).collect();
-    let people: Vec<bool> =
-        records.iter().map(|r| matches!(r.subject, wmlab_core::record::Subject::Person { .. })).collect();
+    let rated: Vec<agreement::Rated> = records.iter().map(agreement::Rated::of).collect();
     let mut agreement = String::from(agreement::CSV_HEADER);
     let mut ceiling = String::from("task,pairs,mean_kappa,sd_kappa\n");
-    for t in agreement::shared_tasks(&rows) {
-        let Some(m) = agreement::agreement_matrix(&rows, &people, &t, 1000, 48) else { continue };
+    for t in agreement::shared_tasks(&rated) {
+        let Some(m) = agreement::agreement_matrix(&rated, &t, 1000, 48) else { continue };
         for row in agreement::csv_rows(&m, &record_names) {
             push_csv_row(&mut agreement, &row);
         }

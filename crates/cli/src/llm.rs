@@ -203,9 +203,10 @@ pub struct RunArgs {
     /// Redo samples that failed in the previous run of this OUT.
     #[arg(long)]
     pub retry_errors: bool,
-    /// worm-vision: a staircase per task instead of a fixed number of trials (CD: set size at 75 %
-    /// right; VSR / VSRec: list length at half the lists whole), one trial at a time; the record keeps
-    /// each run's track and estimate. Resumes like any run.
+    /// A staircase instead of a fixed number of trials, one trial at a time: worm-vision per task (CD:
+    /// set size at 75 % right; VSR / VSRec: list length at half the lists whole; nback-spatial: N),
+    /// nback on N (one block per step, passed at 80 % right). The record keeps each run's track and
+    /// estimate. Resumes like any run.
     #[arg(long)]
     pub adaptive: bool,
     /// JSONL response cache file (shared between runs and OUT dirs).
@@ -643,7 +644,8 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
 trait AdaptiveRun {
     /// The next trial's sample, or `None` once the staircase has settled.
     fn next_sample(&self) -> Option<Sample>;
-    /// Take the sample's outcome; false when it holds no answer to score (a failed request).
+    /// Take the sample's outcome; false when its request failed (the run can be resumed with
+    /// --retry-errors). An answer that cannot be scored counts as wrong, as a person's would.
     fn record(&mut self, o: &Outcome) -> bool;
     fn result(&self) -> wmlab_core::adaptive::StaircaseResult;
 }
@@ -653,13 +655,14 @@ impl AdaptiveRun for (vision::VisionStaircase, VisionConfig) {
         self.0.next_sample(&self.1)
     }
     fn record(&mut self, o: &Outcome) -> bool {
-        match o.row.as_ref().filter(|_| o.error.is_none()) {
-            Some(row) => {
-                self.0.record(row);
-                true
-            }
-            None => false,
+        if o.error.is_some() {
+            return false;
         }
+        match &o.row {
+            Some(row) => self.0.record(row),
+            None => self.0.staircase.record(false),
+        }
+        true
     }
     fn result(&self) -> wmlab_core::adaptive::StaircaseResult {
         self.0.result()
@@ -671,13 +674,11 @@ impl AdaptiveRun for nback::NbackStaircase {
         nback::NbackStaircase::next_sample(self)
     }
     fn record(&mut self, o: &Outcome) -> bool {
-        match o.scores.get("accuracy").filter(|_| o.error.is_none()) {
-            Some(&acc) => {
-                self.record_accuracy(acc);
-                true
-            }
-            None => false,
+        if o.error.is_some() {
+            return false;
         }
+        self.record_accuracy(o.scores.get("accuracy").copied().unwrap_or(0.0));
+        true
     }
     fn result(&self) -> wmlab_core::adaptive::StaircaseResult {
         nback::NbackStaircase::result(self)

@@ -290,7 +290,7 @@ fn llm_run_nback_adaptive_settles_on_the_models_n() {
     let out = run_fake(&base, &dir, &args);
     let err = String::from_utf8_lossy(&out.stderr).to_string();
     assert!(out.status.success(), "{err}");
-    assert!(err.contains("letters: N at 50 % right"), "{err}");
+    assert!(err.contains("letters: N at 50 % of blocks passed (≥ 80 % right)"), "{err}");
     let rec = wmlab_core::record::ResultRecord::from_json(&std::fs::read_to_string(dir.join("record.json")).unwrap())
         .unwrap();
     let runs = wmlab_core::adaptive::results_of(&rec);

@@ -140,7 +140,8 @@ fn an_adaptive_run_walks_a_staircase_per_task_and_resumes() {
     assert!(o.status.success(), "{err}");
     assert!(seen.problems.lock().unwrap().is_empty(), "{:?}", seen.problems.lock().unwrap());
     assert!(
-        err.contains("CD-Color: set size at 75 % right") && err.contains("VSR: list length at 50 % right"),
+        err.contains("CD-Color: set size at 75 % right")
+            && err.contains("VSR: list length at 50 % of lists recalled whole"),
         "{err}"
     );
     let rec = ResultRecord::from_json(&std::fs::read_to_string(out.join("record.json")).unwrap()).unwrap();

@@ -36,7 +36,7 @@ pub struct StaircaseConfig {
 }
 
 impl StaircaseConfig {
-    /// A staircase for CD's set size (2–12) converging on 75 % right: steps of 4 (up 1 after a right
+    /// A staircase for CD's set size (1–12) converging on 75 % right: steps of 4 (up 1 after a right
     /// answer, down 3 after a wrong one).
     pub fn cd_set_size() -> StaircaseConfig {
         StaircaseConfig {
@@ -207,6 +207,15 @@ impl LevelKind {
         }
     }
 
+    /// How one trial (an N-back block) of a staircase on this level counts: a WorM trial when every
+    /// scored answer is right ([`trial_correct`]), an N-back block when it passed ([`nback_passed`]).
+    pub fn passed(self, correct: &[bool]) -> bool {
+        match self {
+            LevelKind::NbackN => nback_passed(correct),
+            LevelKind::SetSize | LevelKind::ListLength => trial_correct(correct),
+        }
+    }
+
     /// The level of a trial's conditions.
     pub fn get(self, c: &crate::task::Conditions) -> Option<u8> {
         match self {
@@ -265,7 +274,12 @@ pub const NBACK_PASS: f64 = 0.8;
 
 /// Whether an N-back block passed: at least [`NBACK_PASS`] of its answers right.
 pub fn nback_passed(correct: &[bool]) -> bool {
-    !correct.is_empty() && correct.iter().filter(|&&c| c).count() as f64 >= NBACK_PASS * correct.len() as f64
+    !correct.is_empty() && nback_accuracy_passes(correct.iter().filter(|&&c| c).count() as f64 / correct.len() as f64)
+}
+
+/// Whether a block's accuracy passes ([`NBACK_PASS`]).
+pub fn nback_accuracy_passes(accuracy: f64) -> bool {
+    accuracy >= NBACK_PASS - 1e-12
 }
 
 /// Whether a trial counts as right for a staircase: every scored answer right (a list recalled whole).
@@ -393,9 +407,22 @@ impl StaircaseResult {
         }
     }
 
+    /// What the run converges on: "set size at 75 % right", "list length at 50 % of lists recalled
+    /// whole", "N at 50 % of blocks passed (≥ 80 % right)".
+    pub fn criterion(&self) -> String {
+        let t = self.config.target * 100.0;
+        match self.kind {
+            LevelKind::SetSize => format!("set size at {t:.0} % right"),
+            LevelKind::ListLength => format!("list length at {t:.0} % of lists recalled whole"),
+            LevelKind::NbackN => {
+                format!("N at {t:.0} % of blocks passed (≥ {:.0} % right)", NBACK_PASS * 100.0)
+            }
+        }
+    }
+
     /// "set size at 75 % right: 4.25 [3.80, 4.70] (12 reversals, 31 trials)".
     pub fn describe(&self) -> String {
-        let what = format!("{} at {:.0} % right", self.kind.name(), self.config.target * 100.0);
+        let what = self.criterion();
         match &self.estimate {
             Some(e) => format!(
                 "{what}: {:.2} [{:.2}, {:.2}] ({} reversals, {} trials)",
@@ -410,7 +437,7 @@ impl StaircaseResult {
     }
 }
 
-/// The staircase runs a record keeps, in task order.
+/// The staircase runs a record keeps, by task name.
 pub fn results_of(record: &crate::record::ResultRecord) -> Vec<StaircaseResult> {
     record
         .config

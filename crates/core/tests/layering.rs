@@ -15,8 +15,8 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Lines of the files under `src/<dir>` (or the file `src/<dir>.rs`) that name `crate::<module>` or
-/// `super::<module>` outside comments.
+/// Lines of the files under `src/<dir>` (or the file `src/<dir>.rs`) that name `crate::<module>`
+/// (as a path, or in a one-line `use crate::{…}` group) outside comments.
 fn uses(dir: &str, module: &str) -> Vec<String> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
@@ -34,7 +34,19 @@ fn uses(dir: &str, module: &str) -> Vec<String> {
         let text = std::fs::read_to_string(&f).unwrap();
         for (i, line) in text.lines().enumerate() {
             let code = line.split("//").next().unwrap_or("");
-            if code.contains(&format!("crate::{module}::")) || code.contains(&format!("crate::{module}}}")) {
+            let word = |at: usize| {
+                let after = code[at + module.len()..].chars().next();
+                !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+            };
+            let path = code.match_indices(&format!("crate::{module}")).any(|(i, m)| word(i + m.len() - module.len()));
+            let group = code.find("use crate::{").is_some_and(|g| {
+                code[g..].match_indices(module).any(|(i, _)| {
+                    let at = g + i;
+                    let before = code[..at].chars().last();
+                    matches!(before, Some('{' | ' ' | ',')) && word(at)
+                })
+            });
+            if path || group {
                 hits.push(format!("{}:{}: {}", f.display(), i + 1, line.trim()));
             }
         }

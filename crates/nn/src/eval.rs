@@ -323,7 +323,7 @@ pub async fn evaluate_replay(
     progress: &mut dyn FnMut(usize, usize) -> bool,
 ) -> Result<Option<ResultRecord>, TrainError> {
     let ids = train.task_ids();
-    // The CLI and the page check this before they open a device; here it is a guard only.
+    // The CLI checks this before it opens a device; the Networks page hears it from here.
     let replay = replay.clone().only(&ids).map_err(|e| TrainError::Trials(e.to_string()))?;
     let trials = replay.generate();
     let dev = device.clone().without_autodiff();
@@ -394,7 +394,7 @@ pub async fn evaluate_staircase(
             let host = logits_to_host(logits).await.map_err(TrainError::Device)?;
             let row = trial_row(&trial, rows.len() as u64, index, &host, batch.steps, 0)
                 .map_err(|e| TrainError::Device(format!("scoring the model's answers: {e}")))?;
-            run.record(wmlab_core::adaptive::trial_correct(&row.correct));
+            run.record(run.kind().passed(&row.correct));
             rows.push(row);
             done += 1;
             progress(done);

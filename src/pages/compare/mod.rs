@@ -97,11 +97,9 @@ pub fn Compare(link: Option<String>) -> impl IntoView {
     let agreement = Memo::new(move |_| {
         let t = st.task.get()?;
         st.chosen.with(|c| {
-            let rows: Vec<&[wmlab_core::record::TrialRow]> =
-                c.iter().map(|x| x.item.record.trials.as_slice()).collect();
-            let people: Vec<bool> =
-                c.iter().map(|x| matches!(x.item.record.subject, wmlab_core::record::Subject::Person { .. })).collect();
-            wmlab_core::analysis::agreement::agreement_matrix(&rows, &people, t.as_str(), 1000, 48)
+            use wmlab_core::analysis::agreement::{Rated, agreement_matrix};
+            let rated: Vec<Rated> = c.iter().map(|x| Rated::of(&x.item.record)).collect();
+            agreement_matrix(&rated, t.as_str(), 1000, 48)
         })
     });
     let missing = move || {

@@ -5,11 +5,12 @@
 //! wrong, `κ = (c_obs − c_exp) / (1 − c_exp)` (0: no more agreement than their accuracies give; 1: the
 //! same errors). κ is undefined when `c_exp` is 1 (both always right, or both always wrong).
 //!
-//! An item is one scored answer: a trial of a task and its `k`-th scored step. Two rows are the same
-//! trial when their task, their trial's index in its task (the `index` every kind of subject writes in
-//! the row's extras: the generator's index for people and the visual LLM suite, the evaluation's for
-//! networks; else the row's place in its run) and their targets agree; practice trials are left out. The
-//! interval is a seeded percentile bootstrap over items.
+//! An item is one scored answer: a trial of a task and its `k`-th scored step. Two subjects can share
+//! items only when their trials came from the same seed and split ([`Rated`]); two of their rows are
+//! the same trial when their task, their trial's index in its task (the `index` every kind of subject
+//! writes in the row's extras: the generator's index for people and the visual LLM suite, the
+//! evaluation's for networks; else the row's place in its run), their conditions and their targets
+//! agree; practice trials are left out. The interval is a seeded percentile bootstrap over items.
 
 use std::collections::BTreeMap;
 
@@ -53,7 +54,7 @@ pub fn paired_items(a: &[TrialRow], b: &[TrialRow]) -> BTreeMap<String, (Vec<(bo
     for r in a.iter().filter(|r| !practice(r)) {
         let entry = out.entry(r.task.clone()).or_default();
         match by_trial.get(&(r.task.as_str(), index(r))) {
-            Some(o) if o.targets == r.targets && o.correct.len() == r.correct.len() => {
+            Some(o) if o.targets == r.targets && o.conditions == r.conditions && o.correct.len() == r.correct.len() => {
                 entry.0.extend(r.correct.iter().copied().zip(o.correct.iter().copied()));
             }
             _ => entry.1 += 1,
@@ -129,27 +130,50 @@ pub struct NoiseCeiling {
     pub sd: f64,
 }
 
-/// The noise ceiling of `task` from each person's rows: mean and SD (ddof 1; 0 for one pair) of the
-/// pairwise κ; `None` with fewer than two people who share items.
-pub fn noise_ceiling(people: &[&[TrialRow]], task: &str) -> Option<NoiseCeiling> {
-    let mut ks = Vec::new();
-    for i in 0..people.len() {
-        for j in i + 1..people.len() {
-            if let Some(k) = paired_items(people[i], people[j]).get(task).and_then(|p| kappa_of(&p.0).2) {
-                ks.push(k);
-            }
-        }
-    }
-    if ks.is_empty() {
+/// The noise ceiling from the people's pairwise κ: their mean and SD (ddof 1; 0 for one pair); `None`
+/// without a pair.
+pub fn noise_ceiling(kappas: &[f64]) -> Option<NoiseCeiling> {
+    if kappas.is_empty() {
         return None;
     }
-    let mean = ks.iter().sum::<f64>() / ks.len() as f64;
-    let sd = if ks.len() > 1 {
-        (ks.iter().map(|k| (k - mean).powi(2)).sum::<f64>() / (ks.len() - 1) as f64).sqrt()
+    let mean = kappas.iter().sum::<f64>() / kappas.len() as f64;
+    let sd = if kappas.len() > 1 {
+        (kappas.iter().map(|k| (k - mean).powi(2)).sum::<f64>() / (kappas.len() - 1) as f64).sqrt()
     } else {
         0.0
     };
-    Some(NoiseCeiling { pairs: ks.len(), mean, sd })
+    Some(NoiseCeiling { pairs: kappas.len(), mean, sd })
+}
+
+/// One subject of an agreement matrix: its rows, where its trials were drawn from (two subjects share
+/// items only with the same seed and split) and whether it is a person (the noise ceiling's).
+#[derive(Clone, Copy, Debug)]
+pub struct Rated<'a> {
+    pub rows: &'a [TrialRow],
+    pub seed: u64,
+    pub split: &'a str,
+    pub person: bool,
+}
+
+impl<'a> Rated<'a> {
+    /// A record as a subject: its seed, and its `split` setting (people's sessions and the visual LLM
+    /// suite write none: the human split).
+    pub fn of(record: &'a crate::record::ResultRecord) -> Rated<'a> {
+        let split = match record.config.settings.get("split") {
+            Some(crate::record::Setting::Text(s)) => s.as_str(),
+            _ => "human",
+        };
+        Rated {
+            rows: &record.trials,
+            seed: record.config.seed,
+            split,
+            person: matches!(record.subject, crate::record::Subject::Person { .. }),
+        }
+    }
+
+    fn same_trials(&self, other: &Rated) -> bool {
+        self.seed == other.seed && self.split == other.split
+    }
 }
 
 /// Every pair of subjects' error consistency on one task, with the people's noise ceiling: what Compare
@@ -180,49 +204,51 @@ impl AgreementMatrix {
     }
 }
 
-/// The agreement matrix of `subjects` (each one's rows; `people[i]`: whether subject `i` is a person)
-/// on `task`, each pair's interval from `resamples` resamples drawn with `seed`; `None` when no pair
-/// shares an item of the task.
-pub fn agreement_matrix(
-    subjects: &[&[TrialRow]],
-    people: &[bool],
-    task: &str,
-    resamples: usize,
-    seed: u64,
-) -> Option<AgreementMatrix> {
+/// The agreement matrix of `subjects` on `task`, each pair's interval from `resamples` resamples
+/// drawn with `seed` (computed once per pair; the cell the other way round has the same κ and interval);
+/// `None` when no pair shares an item of the task.
+pub fn agreement_matrix(subjects: &[Rated], task: &str, resamples: usize, seed: u64) -> Option<AgreementMatrix> {
     let rows: Vec<Vec<TrialRow>> =
-        subjects.iter().map(|s| s.iter().filter(|r| r.task == task).cloned().collect()).collect();
+        subjects.iter().map(|s| s.rows.iter().filter(|r| r.task == task).cloned().collect()).collect();
     let n = rows.len();
     let mut cells = vec![vec![None; n]; n];
+    let mut people = Vec::new();
     for i in 0..n {
-        for j in 0..n {
-            if i != j {
-                cells[i][j] = agreement_per_task(&rows[i], &rows[j], resamples, seed).remove(task);
+        for j in i + 1..n {
+            if !subjects[i].same_trials(&subjects[j]) {
+                continue;
             }
+            let Some(g) = agreement_per_task(&rows[i], &rows[j], resamples, seed).remove(task) else { continue };
+            let unmatched = paired_items(&rows[j], &rows[i]).get(task).map_or(0, |p| p.1);
+            let back = Agreement { unmatched, accuracy_a: g.accuracy_b, accuracy_b: g.accuracy_a, ..g.clone() };
+            if subjects[i].person && subjects[j].person {
+                people.extend(g.kappa);
+            }
+            cells[i][j] = Some(g);
+            cells[j][i] = Some(back);
         }
     }
     if cells.iter().all(|r| r.iter().all(Option::is_none)) {
         return None;
     }
-    let persons: Vec<&[TrialRow]> = rows.iter().zip(people).filter(|(_, p)| **p).map(|(r, _)| r.as_slice()).collect();
-    Some(AgreementMatrix { task: task.to_string(), cells, ceiling: noise_ceiling(&persons, task) })
+    Some(AgreementMatrix { task: task.to_string(), cells, ceiling: noise_ceiling(&people) })
 }
 
-/// Every task any two of `subjects` share items of, sorted.
-pub fn shared_tasks(subjects: &[&[TrialRow]]) -> Vec<String> {
-    let mut tasks: Vec<&str> = subjects.iter().flat_map(|s| s.iter().map(|r| r.task.as_str())).collect();
-    tasks.sort_unstable();
-    tasks.dedup();
-    tasks
-        .into_iter()
-        .filter(|t| {
-            (0..subjects.len()).any(|i| {
-                (i + 1..subjects.len())
-                    .any(|j| paired_items(subjects[i], subjects[j]).get(*t).is_some_and(|(p, _)| !p.is_empty()))
-            })
-        })
-        .map(str::to_string)
-        .collect()
+/// Every task any two of `subjects` (with the same seed and split) share items of, sorted.
+pub fn shared_tasks(subjects: &[Rated]) -> Vec<String> {
+    let mut tasks = std::collections::BTreeSet::new();
+    for i in 0..subjects.len() {
+        for j in i + 1..subjects.len() {
+            if subjects[i].same_trials(&subjects[j]) {
+                for (t, (p, _)) in paired_items(subjects[i].rows, subjects[j].rows) {
+                    if !p.is_empty() {
+                        tasks.insert(t);
+                    }
+                }
+            }
+        }
+    }
+    tasks.into_iter().collect()
 }
 
 /// The header of [`csv_rows`]' table.
@@ -307,14 +333,18 @@ mod tests {
         assert_eq!(pairs["VSR"], (vec![(true, true), (false, true)], 1), "VSR trial 1 has other targets");
         let per = agreement_per_task(&a, &b, 200, 3);
         assert_eq!(per["CD-Color"].items, 2);
-        // Three people: the ceiling is the mean κ of the three pairs.
+        // Three people: the ceiling is the mean κ of the pairs that have one.
         let c = vec![row("CD-Color", 0, "change", &[true]), row("CD-Color", 1, "same", &[true])];
-        let ceiling = noise_ceiling(&[&a, &b, &c], "CD-Color").unwrap();
+        let rated = |rows: &'static [TrialRow]| Rated { rows, seed: 1, split: "human", person: true };
+        let (a2, b2, c2): (&'static [TrialRow], &'static [TrialRow], &'static [TrialRow]) =
+            (a.clone().leak(), b.clone().leak(), c.leak());
+        let m = agreement_matrix(&[rated(a2), rated(b2), rated(c2)], "CD-Color", 50, 1).unwrap();
         let k = |x: &[TrialRow], y: &[TrialRow]| kappa_of(&paired_items(x, y)["CD-Color"].0).2;
-        let ks: Vec<f64> = [k(&a, &b), k(&a, &c), k(&b, &c)].into_iter().flatten().collect();
+        let ks: Vec<f64> = [k(a2, b2), k(a2, c2), k(b2, c2)].into_iter().flatten().collect();
+        let ceiling = m.ceiling.unwrap();
         assert_eq!(ceiling.pairs, ks.len());
         assert!((ceiling.mean - ks.iter().sum::<f64>() / ks.len() as f64).abs() < 1e-12);
-        assert!(noise_ceiling(&[&a], "CD-Color").is_none());
+        assert!(noise_ceiling(&[]).is_none());
         // A network's rows are numbered across its run; the trial's index in its task pairs them.
         let indexed = |trial: u64, index: i64, correct: bool| {
             let mut r = row("VSR", trial, "1 2", &[correct]);
@@ -323,6 +353,10 @@ mod tests {
         };
         let p = paired_items(&[indexed(72, 0, true)], &[indexed(0, 0, false)]);
         assert_eq!(p["VSR"], (vec![(true, false)], 0));
+        // The same index and targets at another level (two staircases' trial 0) are other trials.
+        let mut longer = indexed(0, 0, false);
+        longer.conditions.list_length = Some(3);
+        assert_eq!(paired_items(&[indexed(72, 0, true)], &[longer])["VSR"], (vec![], 1));
     }
 
     /// The matrix: each cell is the pair's own error consistency, both ways round; the ceiling is the
@@ -337,8 +371,11 @@ mod tests {
         let p2 = cd(&[true, false, false, true, true, false, true, false]);
         let mut net = p1.clone();
         net.push(row("VSR", 0, "1", &[true]));
-        let subjects: [&[TrialRow]; 3] = [&p1, &p2, &net];
-        let m = agreement_matrix(&subjects, &[true, true, false], "CD-Color", 500, 9).unwrap();
+        let rated = |rows: &'static [TrialRow], person: bool| Rated { rows, seed: 7, split: "human", person };
+        let (p1s, p2s, nets): (&'static [TrialRow], &'static [TrialRow], &'static [TrialRow]) =
+            (p1.clone().leak(), p2.clone().leak(), net.clone().leak());
+        let subjects = [rated(p1s, true), rated(p2s, true), rated(nets, false)];
+        let m = agreement_matrix(&subjects, "CD-Color", 500, 9).unwrap();
         let k = |i: usize, j: usize| m.cells[i][j].as_ref().and_then(|g| g.kappa);
         assert!((k(0, 1).unwrap() - 0.25).abs() < 1e-12 && (k(1, 0).unwrap() - 0.25).abs() < 1e-12);
         assert_eq!((k(0, 2), k(2, 0)), (Some(1.0), Some(1.0)));
@@ -357,6 +394,14 @@ mod tests {
         assert_eq!(rows[0].len(), CSV_HEADER.split(',').count());
         assert_eq!(rows[1][11], "1.000000");
         assert_eq!(shared_tasks(&subjects), ["CD-Color"], "VSR is the network's alone");
-        assert!(agreement_matrix(&subjects, &[true, true, false], "VSR", 10, 1).is_none());
+        assert!(agreement_matrix(&subjects, "VSR", 10, 1).is_none());
+        // Both ways round the same κ and interval; the accuracies swap.
+        let (ab, ba) = (m.cells[0][1].as_ref().unwrap(), m.cells[1][0].as_ref().unwrap());
+        assert_eq!((ab.kappa, ab.ci, ab.accuracy_a), (ba.kappa, ba.ci, ba.accuracy_b));
+        // Trials drawn from another seed (or split) are other items, whatever their indices and targets.
+        let other = [rated(p1s, true), Rated { seed: 8, ..rated(p2s, true) }];
+        assert!(agreement_matrix(&other, "CD-Color", 10, 1).is_none());
+        let test_split = [rated(p1s, true), Rated { split: "test", ..rated(p2s, true) }];
+        assert!(shared_tasks(&test_split).is_empty());
     }
 }

@@ -218,10 +218,15 @@ pub struct Measure {
 
 /// Every capacity figure of a record: per CD task the largest Cowan's K over its set sizes; per recall
 /// task the span and the 50 % point (bootstrap intervals); per N-back level the d′ of its summaries
-/// (± 1.96 SE); per staircase run its estimate.
+/// (± 1.96 SE); per staircase run its estimate (in place of the task's K or span).
 pub fn measures(record: &crate::record::ResultRecord) -> Vec<Measure> {
     let mut out = Vec::new();
-    let ks = cowan_k(&record.trials);
+    // A task run as a staircase has a trial or two at most of its levels: its estimate is the measure,
+    // not the fixed grid's K or span over them.
+    let staircases = crate::adaptive::results_of(record);
+    let adaptive = |task: &str| staircases.iter().any(|r| r.task == task);
+    let grid: Vec<crate::record::TrialRow> = record.trials.iter().filter(|r| !adaptive(&r.task)).cloned().collect();
+    let ks = cowan_k(&grid);
     let mut tasks: Vec<&str> = ks.iter().map(|k| k.task.as_str()).collect();
     tasks.dedup();
     for t in tasks {
@@ -237,7 +242,7 @@ pub fn measures(record: &crate::record::ResultRecord) -> Vec<Measure> {
             });
         }
     }
-    for (i, s) in span(&record.trials).into_iter().enumerate() {
+    for (i, s) in span(&grid).into_iter().enumerate() {
         let trials = s.per_length.iter().map(|p| p.1).sum();
         let (span_ci, fifty_ci) = span_intervals(&s, 1000, 48 + i as u64);
         if let Some(v) = s.span {
@@ -273,11 +278,11 @@ pub fn measures(record: &crate::record::ResultRecord) -> Vec<Measure> {
             trials: sm.n as usize,
         });
     }
-    for r in crate::adaptive::results_of(record) {
+    for r in staircases {
         let Some(e) = r.estimate else { continue };
         out.push(Measure {
             task: r.task.clone(),
-            measure: format!("staircase ({} at {:.0} % right)", r.kind.name(), r.config.target * 100.0),
+            measure: format!("staircase ({})", r.criterion()),
             at: String::new(),
             value: e.level,
             interval: Some((e.low, e.high)),
@@ -441,5 +446,16 @@ mod tests {
         assert_eq!((d.at.as_str(), d.value), ("N = 2", 1.5));
         let (lo, hi) = d.interval.unwrap();
         assert!((lo - (1.5 - Z95 * 0.25)).abs() < 1e-12 && (hi - (1.5 + Z95 * 0.25)).abs() < 1e-12);
+        // Run as a staircase, CD-Color's measure is the staircase's estimate, not K over its levels.
+        let mut st = crate::adaptive::Staircase::new(crate::adaptive::StaircaseConfig::cd_set_size()).unwrap();
+        for c in [true, true, true, false, true, false, true, true, false] {
+            st.record(c);
+        }
+        let run = crate::adaptive::StaircaseResult::of("CD-Color", crate::adaptive::LevelKind::SetSize, &st);
+        run.write_into(&mut r.config.settings);
+        let m = measures(&r);
+        let cd: Vec<&str> = m.iter().filter(|m| m.task == "CD-Color").map(|m| m.measure.as_str()).collect();
+        assert_eq!(cd, ["staircase (set size at 75 % right)"]);
+        assert_eq!(m.iter().find(|m| m.task == "CD-Color").unwrap().value, st.estimate().unwrap().level);
     }
 }

@@ -840,7 +840,7 @@ impl NbackStaircase {
 
     /// The last step's block accuracy (the dialogue's `accuracy` score).
     pub fn record_accuracy(&mut self, accuracy: f64) {
-        self.staircase.record(accuracy >= crate::adaptive::NBACK_PASS)
+        self.staircase.record(crate::adaptive::nback_accuracy_passes(accuracy))
     }
 
     /// The run as a record keeps it (task: the config's slug).

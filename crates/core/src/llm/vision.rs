@@ -222,6 +222,7 @@ pub fn samples(cfg: &VisionConfig) -> Result<Vec<Sample>, SuiteError> {
 #[derive(Clone, Debug, PartialEq)]
 pub struct VisionStaircase {
     pub task: StudyTask,
+    pub kind: crate::adaptive::LevelKind,
     pub staircase: crate::adaptive::Staircase,
 }
 
@@ -240,7 +241,7 @@ impl VisionStaircase {
             }
             StudyTask::Nback(kind) => {
                 let n = level.min(u8::MAX as u32) as u8;
-                let b = crate::people::session::NBACK_ADAPTIVE_BASE + i as u32;
+                let b = crate::people::session::nback_step_block(i);
                 let (steps, info) = nback_block(cfg.seed, kind, n, b, false).ok()?;
                 let cell = Conditions { set_size: Some(n), ..Default::default() };
                 VisionDialogue::new(self.task, b as u64, cell.clone(), cell, steps, Some(info), cfg)
@@ -252,19 +253,12 @@ impl VisionStaircase {
     /// The answer to the last sample, from its scored row: a WorM trial counts when every answer is
     /// right, an N-back block when it passed ([`crate::adaptive::nback_passed`]).
     pub fn record(&mut self, row: &TrialRow) {
-        self.staircase.record(match self.task {
-            StudyTask::Nback(_) => crate::adaptive::nback_passed(&row.correct),
-            StudyTask::Worm(_) => crate::adaptive::trial_correct(&row.correct),
-        })
+        self.staircase.record(self.kind.passed(&row.correct))
     }
 
     /// The run as a record keeps it.
     pub fn result(&self) -> crate::adaptive::StaircaseResult {
-        let kind = match self.task {
-            StudyTask::Worm(id) => crate::adaptive::LevelKind::of(id).unwrap_or(crate::adaptive::LevelKind::SetSize),
-            StudyTask::Nback(_) => crate::adaptive::LevelKind::NbackN,
-        };
-        crate::adaptive::StaircaseResult::of(self.task.as_str(), kind, &self.staircase)
+        crate::adaptive::StaircaseResult::of(self.task.as_str(), self.kind, &self.staircase)
     }
 }
 
@@ -276,14 +270,10 @@ pub fn staircases(cfg: &VisionConfig) -> Result<Vec<VisionStaircase>, SuiteError
         .iter()
         .map(|&task| {
             let not = || SuiteError::NotAdaptive(task.as_str().into());
-            let config = match task {
-                StudyTask::Worm(id) => {
-                    crate::adaptive::StaircaseConfig::for_task(&TaskSpec::new(id)).ok_or_else(not)?
-                }
-                StudyTask::Nback(_) => crate::adaptive::StaircaseConfig::nback(),
-            };
+            let kind = task.level_kind().ok_or_else(not)?;
+            let config = task.staircase_config(TaskSpec::new).ok_or_else(not)?;
             let staircase = crate::adaptive::Staircase::new(config).map_err(|_| not())?;
-            Ok(VisionStaircase { task, staircase })
+            Ok(VisionStaircase { task, kind, staircase })
         })
         .collect()
 }

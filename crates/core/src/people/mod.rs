@@ -103,6 +103,24 @@ impl StudyTask {
             StudyTask::Worm(_) => None,
         }
     }
+    /// The level a staircase on this task moves (CD: set size; VSR, VSRec, LSR: list length; N-back:
+    /// N), or `None`.
+    pub fn level_kind(self) -> Option<crate::adaptive::LevelKind> {
+        match self {
+            StudyTask::Worm(id) => crate::adaptive::LevelKind::of(id),
+            StudyTask::Nback(_) => Some(crate::adaptive::LevelKind::NbackN),
+        }
+    }
+    /// The staircase this task runs with (`spec` gives a WorM task's parameters), or `None`.
+    pub fn staircase_config(
+        self,
+        spec: impl FnOnce(TaskId) -> crate::TaskSpec,
+    ) -> Option<crate::adaptive::StaircaseConfig> {
+        match self {
+            StudyTask::Worm(id) => crate::adaptive::StaircaseConfig::for_task(&spec(id)),
+            StudyTask::Nback(_) => Some(crate::adaptive::StaircaseConfig::nback()),
+        }
+    }
 }
 
 impl fmt::Display for StudyTask {

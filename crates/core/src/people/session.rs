@@ -41,6 +41,11 @@ pub const SESSION_VERSION: u32 = 1;
 pub const PRACTICE_BASE: u64 = 1 << 48;
 /// Block numbers of an adaptive N-back run's blocks (apart from a fixed run's `0..nbb`).
 pub const NBACK_ADAPTIVE_BASE: u32 = 1000;
+
+/// The block number of an adaptive N-back run's `step`-th block (a person's and the visual suite's).
+pub fn nback_step_block(step: usize) -> u32 {
+    NBACK_ADAPTIVE_BASE + step as u32
+}
 /// Index naming the stream that shuffles a main block.
 const ORDER_STREAM: u64 = u64::MAX - 1;
 /// N-back blocks for people (as the LLM dataset `letters_30`): 30 trials, 10 targets.
@@ -443,11 +448,8 @@ impl Session {
                             .collect();
                         blocks.push(PlannedBlock { task, practice: true, n: None, units, adaptive: None });
                     }
-                    let staircase = config
-                        .adaptive
-                        .contains(&task)
-                        .then(|| crate::adaptive::StaircaseConfig::for_task(&config.spec(id)))
-                        .flatten();
+                    let staircase =
+                        config.adaptive.contains(&task).then(|| task.staircase_config(|id| config.spec(id))).flatten();
                     if let Some(sc) = staircase {
                         let units = vec![Unit::Worm { index: crate::adaptive::ADAPTIVE_BASE }];
                         blocks.push(PlannedBlock { task, practice: false, n: None, units, adaptive: Some(sc) });
@@ -467,13 +469,13 @@ impl Session {
                 StudyTask::Nback(_) if config.adaptive.contains(&task) => {
                     // One block per staircase step, each at the N the answers so far ask (`record`
                     // adds the next); practice at the first N.
-                    let sc = crate::adaptive::StaircaseConfig::nback();
+                    let Some(sc) = task.staircase_config(|id| config.spec(id)) else { continue };
                     let n = sc.start as u8;
                     if config.practice {
                         let units = vec![Unit::Nback { n, block: 0 }];
                         blocks.push(PlannedBlock { task, practice: true, n: Some(n), units, adaptive: None });
                     }
-                    let units = vec![Unit::Nback { n, block: NBACK_ADAPTIVE_BASE }];
+                    let units = vec![Unit::Nback { n, block: nback_step_block(0) }];
                     blocks.push(PlannedBlock { task, practice: false, n: Some(n), units, adaptive: Some(sc) });
                 }
                 StudyTask::Nback(kind) => {
@@ -638,15 +640,13 @@ impl Session {
     pub fn staircase_at(&self, pos: Position) -> Option<crate::adaptive::Staircase> {
         let group = self.adaptive_group(pos.block)?;
         let config = self.blocks[group.start].adaptive.clone()?;
+        let kind = self.blocks[group.start].task.level_kind()?;
         let mut st = crate::adaptive::Staircase::new(config).ok()?;
         let start: usize = self.blocks[..group.start].iter().map(|b| b.units.len()).sum();
         let before: usize =
             self.blocks[group.start..pos.block].iter().map(|b| b.units.len()).sum::<usize>() + pos.trial;
         for d in self.done.iter().skip(start).take(before) {
-            st.record(match d.task {
-                StudyTask::Nback(_) => crate::adaptive::nback_passed(&d.row.correct),
-                StudyTask::Worm(_) => crate::adaptive::trial_correct(&d.row.correct),
-            });
+            st.record(kind.passed(&d.row.correct));
         }
         Some(st)
     }
@@ -667,14 +667,8 @@ impl Session {
             };
             let task = self.blocks[b].task;
             let past = Position { block: group.end - 1, trial: self.blocks[group.end - 1].units.len() };
-            if let Some(st) = self.staircase_at(past) {
-                let kind = match task {
-                    StudyTask::Worm(id) => crate::adaptive::LevelKind::of(id),
-                    StudyTask::Nback(_) => Some(crate::adaptive::LevelKind::NbackN),
-                };
-                if let Some(kind) = kind {
-                    out.push(crate::adaptive::StaircaseResult::of(task.as_str(), kind, &st));
-                }
+            if let (Some(st), Some(kind)) = (self.staircase_at(past), task.level_kind()) {
+                out.push(crate::adaptive::StaircaseResult::of(task.as_str(), kind, &st));
             }
             b = group.end;
         }
@@ -769,7 +763,7 @@ impl Session {
                 }
                 StudyTask::Nback(_) => {
                     let n = level.min(u8::MAX as u32) as u8;
-                    let step = NBACK_ADAPTIVE_BASE + (b + 1 - group.start) as u32;
+                    let step = nback_step_block(b + 1 - group.start);
                     let units = vec![Unit::Nback { n, block: step }];
                     let adaptive = block.adaptive.clone();
                     let added = PlannedBlock { task: block.task, practice: false, n: Some(n), units, adaptive };
@@ -1045,15 +1039,17 @@ pub(crate) mod tests {
             _ => true,
         };
         let mut shown = Vec::new();
+        let mut resumed = None;
         while let Some(pos) = s.current() {
             let t = s.trial(pos).unwrap();
             if s.blocks[pos.block].adaptive.is_some() {
                 let level = s.adaptive_level(pos).unwrap() as u8;
                 assert_eq!(t.cell.set_size.or(t.cell.list_length), Some(level));
                 assert_eq!(t.conditions.set_size.or(t.conditions.list_length), Some(level));
-                if pos.trial == 6 {
+                if pos.trial == 6 && resumed.is_none() {
                     let again = Session::from_json(&s.to_json()).unwrap();
                     assert_eq!(again.trial(pos).unwrap(), t, "resumed halfway: the same trial");
+                    resumed = Some(again);
                 }
             }
             if !t.practice {
@@ -1098,6 +1094,8 @@ pub(crate) mod tests {
         let mut s = Session::new(config);
         assert_eq!(s.blocks.len(), 2, "practice, then the first step");
         let mut shown = Vec::new();
+        let mut resumed = None;
+        let player = |t: &SessionTrial| t.practice || t.nback.as_ref().is_some_and(|b| b.n <= 2);
         while let Some(pos) = s.current() {
             let t = s.trial(pos).unwrap();
             let n = t.nback.as_ref().unwrap().n;
@@ -1108,10 +1106,14 @@ pub(crate) mod tests {
                 if shown.len() == 3 {
                     let again = Session::from_json(&s.to_json()).unwrap();
                     assert_eq!(again.trial(pos).unwrap(), t, "resumed between blocks: the same block");
+                    resumed = Some(again);
                 }
             }
-            answer(&mut s, &t, t.practice || n <= 2);
+            answer(&mut s, &t, player(&t));
         }
+        let mut again = resumed.expect("resumed at the third block");
+        run_with(&mut again, player);
+        assert_eq!(again.staircase_results(), s.staircase_results(), "the resumed session ends the same");
         let record = s.to_record(Some("nb"));
         let runs = crate::adaptive::results_of(&record);
         assert_eq!(runs.len(), 1);

@@ -657,10 +657,7 @@ impl StudyConfig {
 
 /// Whether a task can run as a staircase: CD (set size), VSR / VSRec / LSR (list length), N-back (N).
 pub fn has_level(t: StudyTask) -> bool {
-    match t {
-        StudyTask::Worm(id) => crate::adaptive::LevelKind::of(id).is_some(),
-        StudyTask::Nback(_) => true,
-    }
+    t.level_kind().is_some()
 }
 
 /// `adaptive=`: the study's tasks that run as a staircase, each with a level to move.
