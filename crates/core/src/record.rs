@@ -206,6 +206,15 @@ fn secret_like(name: &str) -> bool {
 }
 
 impl ResultRecord {
+    /// The split its trials were drawn from, as written (setting `split`; people's sessions and the
+    /// visual LLM suite write none: the human split).
+    pub fn split_name(&self) -> &str {
+        match self.config.settings.get("split") {
+            Some(Setting::Text(s)) => s.as_str(),
+            _ => "human",
+        }
+    }
+
     pub fn new(subject: Subject, task: impl Into<String>, config: RunConfig) -> Self {
         ResultRecord {
             schema: SCHEMA_VERSION,

@@ -136,13 +136,8 @@ pub fn noise_ceiling(kappas: &[f64]) -> Option<NoiseCeiling> {
     if kappas.is_empty() {
         return None;
     }
-    let mean = kappas.iter().sum::<f64>() / kappas.len() as f64;
-    let sd = if kappas.len() > 1 {
-        (kappas.iter().map(|k| (k - mean).powi(2)).sum::<f64>() / (kappas.len() - 1) as f64).sqrt()
-    } else {
-        0.0
-    };
-    Some(NoiseCeiling { pairs: kappas.len(), mean, sd })
+    let sd = if kappas.len() > 1 { crate::stats::variance(kappas).sqrt() } else { 0.0 };
+    Some(NoiseCeiling { pairs: kappas.len(), mean: crate::stats::mean(kappas), sd })
 }
 
 /// One subject of an agreement matrix: its rows, where its trials were drawn from (two subjects share
@@ -156,17 +151,12 @@ pub struct Rated<'a> {
 }
 
 impl<'a> Rated<'a> {
-    /// A record as a subject: its seed, and its `split` setting (people's sessions and the visual LLM
-    /// suite write none: the human split).
+    /// A record as a subject: its seed and split ([`crate::record::ResultRecord::split_name`]).
     pub fn of(record: &'a crate::record::ResultRecord) -> Rated<'a> {
-        let split = match record.config.settings.get("split") {
-            Some(crate::record::Setting::Text(s)) => s.as_str(),
-            _ => "human",
-        };
         Rated {
             rows: &record.trials,
             seed: record.config.seed,
-            split,
+            split: record.split_name(),
             person: matches!(record.subject, crate::record::Subject::Person { .. }),
         }
     }

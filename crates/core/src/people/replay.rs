@@ -108,10 +108,8 @@ impl std::error::Error for ReplayError {}
 
 /// The WorM trials of `record`, regenerated: see the module notes.
 pub fn worm_trials_of(record: &ResultRecord) -> Result<Replay, ReplayError> {
-    let split = match record.config.settings.get("split") {
-        Some(Setting::Text(s)) => Split::parse(s).ok_or_else(|| ReplayError::BadSplit(s.clone()))?,
-        _ => Split::Human,
-    };
+    let name = record.split_name();
+    let split = Split::parse(name).ok_or_else(|| ReplayError::BadSplit(name.to_string()))?;
     let mut seen = BTreeSet::new();
     let mut trials = Vec::new();
     let mut levels = Vec::new();

@@ -655,14 +655,9 @@ impl StudyConfig {
     }
 }
 
-/// Whether a task can run as a staircase: CD (set size), VSR / VSRec / LSR (list length), N-back (N).
-pub fn has_level(t: StudyTask) -> bool {
-    t.level_kind().is_some()
-}
-
 /// `adaptive=`: the study's tasks that run as a staircase, each with a level to move.
 fn parse_adaptive(tasks: &[StudyTask], v: &str) -> Result<Vec<StudyTask>, StudyError> {
-    let with_level: Vec<StudyTask> = tasks.iter().copied().filter(|&t| has_level(t)).collect();
+    let with_level: Vec<StudyTask> = tasks.iter().copied().filter(|t| t.level_kind().is_some()).collect();
     let allowed = || {
         if with_level.is_empty() {
             "this study has none (CD, VSR, VSRec, LSR and N-back can run as a staircase)".to_string()
@@ -680,7 +675,7 @@ fn parse_adaptive(tasks: &[StudyTask], v: &str) -> Result<Vec<StudyTask>, StudyE
     for name in v.split(',').map(str::trim) {
         let t = StudyTask::parse(name)
             .ok_or_else(|| StudyError::new("adaptive", format!("unknown task “{name}”; {}.", allowed())))?;
-        if !has_level(t) {
+        if t.level_kind().is_none() {
             return Err(StudyError::new(
                 "adaptive",
                 format!("{name} has no level a staircase can move; {}.", allowed()),
