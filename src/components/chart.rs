@@ -376,11 +376,11 @@ pub fn SpecChart(
     view! { <FigureCanvas figure id class width height data caption caption_id/> }
 }
 
-/// A record's per-condition curves beside the people's (`people::record_charts`), one chart per panel
+/// A record's per-condition curves beside the people's (`analysis::record_charts`), one chart per panel
 /// (`#plot-i`, `data-panel` = its name), or a line saying there are none.
 #[component]
 pub fn RecordCharts(record: wmlab_core::record::ResultRecord) -> impl IntoView {
-    let charts = wmlab_core::people::record_charts(&record);
+    let charts = wmlab_core::analysis::record_charts(&record);
     if charts.is_empty() {
         return view! { <p class="small" id="charts-empty">"No per-condition curves for this result."</p> }.into_any();
     }

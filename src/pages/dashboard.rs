@@ -2,14 +2,14 @@
 //! download or DataPipe gives: files, a folder, or dropped here; or this browser's own participants),
 //! see who is excluded and why under rules the researcher sets, the group's mean ± SE per task beside
 //! the WorM human curves, and download one long CSV of every trial of every participant. The logic is the
-//! core's (`people::dashboard`); this page turns files into records and charts into pixels.
+//! core's (`analysis::dashboard`); this page turns files into records and charts into pixels.
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
+use wmlab_core::analysis::dashboard::{Rules, exclusions, group_charts, long_csv, record_from_csv};
 use wmlab_core::compare::{content_id, record_tasks};
 use wmlab_core::people::StudyTask;
-use wmlab_core::people::dashboard::{Rules, exclusions, group_charts, long_csv, record_from_csv};
 use wmlab_core::psychds::dataset;
 use wmlab_core::record::{ResultRecord, Subject};
 

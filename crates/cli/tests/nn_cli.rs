@@ -477,7 +477,7 @@ fn compare_draws_the_vsr_ablation_per_run_and_together() {
         assert_eq!(rows, 3, "{who}: primacy, recency, list length\n{scores}");
     }
     let sig = std::fs::read_to_string(out.join("significance.csv")).unwrap();
-    let rows = wmlab_core::people::dashboard::parse_csv(&sig).unwrap();
+    let rows = wmlab_core::analysis::dashboard::parse_csv(&sig).unwrap();
     assert_eq!(rows[0][5], "memoryless");
     let vsr: Vec<&Vec<String>> = rows.iter().skip(1).filter(|c| c[2] == "VSR").collect();
     assert_eq!(vsr.len(), 2, "one VSR row per record\n{sig}");
@@ -488,7 +488,7 @@ fn compare_draws_the_vsr_ablation_per_run_and_together() {
     }
     // The two networks took the same test trials: every VSR trial pairs, and κ is defined.
     let agr = std::fs::read_to_string(out.join("agreement.csv")).unwrap();
-    let rows = wmlab_core::people::dashboard::parse_csv(&agr).unwrap();
+    let rows = wmlab_core::analysis::dashboard::parse_csv(&agr).unwrap();
     assert_eq!(rows[0][11], "kappa");
     let vsr = rows.iter().find(|c| c[4] == "VSR").unwrap_or_else(|| panic!("a VSR row\n{agr}"));
     assert_eq!((vsr[0].as_str(), vsr[2].as_str(), vsr[6].as_str()), ("1", "2", "0"), "{vsr:?}");
@@ -496,7 +496,7 @@ fn compare_draws_the_vsr_ablation_per_run_and_together() {
     // Cowan's K per CD set size needs change and no-change trials of the size: 12 trials per task spread
     // over the CD grid give none here (the computation is checked in the core); the file is written.
     let cap = std::fs::read_to_string(out.join("capacity.csv")).unwrap();
-    let rows = wmlab_core::people::dashboard::parse_csv(&cap).unwrap();
+    let rows = wmlab_core::analysis::dashboard::parse_csv(&cap).unwrap();
     assert_eq!(rows[0][8], "cowan_k");
     for c in rows.iter().skip(1) {
         let (n, h, fa, k): (f64, f64, f64, f64) =
@@ -505,7 +505,7 @@ fn compare_draws_the_vsr_ablation_per_run_and_together() {
     }
     // Both runs have VSR span rows: one per list length 2–9.
     let sp = std::fs::read_to_string(out.join("span.csv")).unwrap();
-    let rows = wmlab_core::people::dashboard::parse_csv(&sp).unwrap();
+    let rows = wmlab_core::analysis::dashboard::parse_csv(&sp).unwrap();
     assert_eq!(rows[0][7], "fifty_point");
     for run in ["1", "2"] {
         let n = rows.iter().skip(1).filter(|c| c[0] == run && c[2] == "VSR").count();
@@ -519,7 +519,7 @@ fn compare_draws_the_vsr_ablation_per_run_and_together() {
     }
     // measures.csv (the function Results and Compare draw): each run's VSR span is span.csv's.
     let ms = std::fs::read_to_string(out.join("measures.csv")).unwrap();
-    let m = wmlab_core::people::dashboard::parse_csv(&ms).unwrap();
+    let m = wmlab_core::analysis::dashboard::parse_csv(&ms).unwrap();
     assert_eq!(m[0], ["run", "who", "task", "measure", "at", "value", "ci_low", "ci_high", "trials"]);
     for run in ["1", "2"] {
         let span = &rows.iter().skip(1).find(|c| c[0] == run && c[2] == "VSR").unwrap()[6];
@@ -616,7 +616,7 @@ fn a_network_takes_a_persons_trials_and_compare_pairs_them() {
     let out = dir.join("cmp");
     ok(&["compare", "--out", out.to_str().unwrap(), person_s, net_s]);
     let agr = std::fs::read_to_string(out.join("agreement.csv")).unwrap();
-    let rows = wmlab_core::people::dashboard::parse_csv(&agr).unwrap();
+    let rows = wmlab_core::analysis::dashboard::parse_csv(&agr).unwrap();
     let row = rows.iter().find(|c| c[4] == "VSR").unwrap_or_else(|| panic!("a VSR row\n{agr}"));
     assert_eq!(row[6], "0", "every VSR trial of the person's pairs with the network's\n{agr}");
     assert!(row[5].parse::<usize>().unwrap() >= vsr, "{row:?}");

@@ -1,5 +1,5 @@
 //! Charts as data: what to draw, not how. Builders in the core (and in `wmlab-llm`) fill these from
-//! results and published numbers — [`crate::papers::published_chart`], [`crate::people::record_charts`],
+//! results and published numbers — [`crate::papers::published_chart`], [`crate::analysis::record_charts`],
 //! [`crate::compare::Panel::chart`], [`crate::analysis::figures`], `wmlab_llm::charts` — and the app's
 //! chart module draws them on a canvas (a line/point chart with its legend outside the plot area, a heat
 //! map, a grid of histograms). Native tests read the specs; the app only turns them into pixels.

@@ -11,11 +11,11 @@ use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
 use proptest::test_runner::Config;
+use wmlab_core::analysis::dashboard::{parse_csv, record_from_csv};
 use wmlab_core::compare::{Compared, Comparison};
 use wmlab_core::llm::score::score_line;
 use wmlab_core::nn_messages::Bundle;
 use wmlab_core::people::StudyTask;
-use wmlab_core::people::dashboard::{parse_csv, record_from_csv};
 use wmlab_core::people::study::StudyConfig;
 use wmlab_core::record::{ResultRecord, RunConfig, Subject, TrialRow, summarise};
 use wmlab_core::stats::stats_line;

@@ -1,6 +1,8 @@
-//! The core's layers (README, ARCHITECTURE): `people/` never imports `llm/` (the LLM suites may use the
-//! people's scoring, not the other way), and nothing below them (tasks, the display list, the raster,
-//! records, statistics) imports either.
+//! The core's layers (README, ARCHITECTURE), lowest first: leaves (rng, font, sdt, charts as data),
+//! stimuli (tasks, display lists, the raster, hashes, PNG/ZIP), results (records, statistics, chance,
+//! staircases), subjects (`people/`, the LLM suites `llm/`), analysis (analyses, Compare, the papers,
+//! share links, the worker protocol). A module names modules of its own layer or lower, never higher;
+//! and `people/` never imports `llm/` (the LLM suites may use the people's scoring, not the other way).
 
 use std::path::{Path, PathBuf};
 
@@ -61,11 +63,46 @@ fn people_does_not_import_the_llm_suites() {
     assert!(uses("llm", "people").iter().any(|l| l.contains("score_answers")));
 }
 
+/// The core's top-level modules by layer, lowest first.
+const LAYERS: &[(&str, &[&str])] = &[
+    ("leaves", &["rng", "font", "sdt", "chart", "chart_svg"]),
+    ("stimuli", &["display", "task", "tasks", "raster", "hash", "png", "zip"]),
+    ("results", &["record", "stats", "chance", "adaptive", "psychds"]),
+    ("subjects", &["people", "llm"]),
+    ("analysis", &["analysis", "compare", "papers", "share", "nn_messages"]),
+];
+
 #[test]
-fn the_lower_layers_import_neither_people_nor_the_llm_suites() {
-    for dir in ["task", "tasks", "display", "raster", "record", "stats", "sdt", "rng", "adaptive"] {
-        for module in ["people", "llm"] {
-            assert_eq!(uses(dir, module), Vec::<String>::new(), "{dir} uses {module}");
+fn no_module_imports_a_higher_layer() {
+    let mut wrong = Vec::new();
+    for (i, (_, modules)) in LAYERS.iter().enumerate() {
+        for module in *modules {
+            for (layer, higher) in &LAYERS[i + 1..] {
+                for h in *higher {
+                    wrong.extend(uses(module, h).into_iter().map(|l| format!("{module} ({layer} is higher) {l}")));
+                }
+            }
         }
+    }
+    assert_eq!(wrong, Vec::<String>::new());
+    // The check sees an import of a lower layer where there is one.
+    assert!(uses("analysis", "people").iter().any(|l| l.contains("subject_curves")));
+}
+
+#[test]
+fn every_module_of_the_core_has_a_layer() {
+    let lib = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs")).unwrap();
+    let declared: Vec<&str> = lib
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("pub mod ").or_else(|| l.trim().strip_prefix("mod ")))
+        .map(|m| m.trim_end_matches(';'))
+        .collect();
+    assert!(declared.len() > 10, "{declared:?}");
+    let placed: Vec<&str> = LAYERS.iter().flat_map(|(_, m)| m.iter().copied()).collect();
+    for m in &declared {
+        assert!(placed.contains(m), "core module `{m}` is in no layer of tests/layering.rs");
+    }
+    for m in &placed {
+        assert!(declared.contains(m), "tests/layering.rs names `{m}`, which lib.rs does not declare");
     }
 }

@@ -46,7 +46,9 @@
 
 pub mod agreement;
 pub mod capacity;
+pub mod charts;
 pub mod cluster;
+pub mod dashboard;
 pub mod figures;
 pub mod lesion;
 pub mod report;
@@ -56,6 +58,7 @@ pub mod similarity;
 pub mod tsne;
 pub mod tv;
 
+pub use charts::record_charts;
 pub use cluster::{best_k_clusters, cluster_profiles, kmeans, order_by_cluster, silhouette};
 pub use lesion::{accuracy_drop, lesion_mask};
 pub use report::{AnalysisInput, NetworkAnalysis, network_analysis, rows_to_unit};

@@ -21,8 +21,6 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::task::TaskId;
 
-pub mod charts;
-pub mod dashboard;
 pub mod presenter;
 pub mod reference;
 pub mod replay;
@@ -32,7 +30,6 @@ pub mod study;
 pub mod text;
 pub mod timing;
 
-pub use charts::record_charts;
 pub use reference::{
     CD_PAPER_RETENTION, Curve, CurveOptions, cd_at_paper_retention, human_curves, subject_curves, subject_curves_with,
 };

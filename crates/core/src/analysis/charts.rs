@@ -1,13 +1,12 @@
 //! A result's per-condition curves as charts ([`crate::chart::Chart`]): the subject's curves
-//! ([`super::subject_curves`]) over the WorM human reference of the same panel ([`super::human_curves`]),
-//! one chart per panel — what the participant's end screen, the Networks evaluation and the Results
-//! page draw.
+//! ([`crate::people::subject_curves`]) over the WorM human reference of the same panel
+//! ([`crate::people::human_curves`]), one chart per panel — what the participant's end screen, the
+//! Networks evaluation and the Results page draw.
 
 use crate::chart::{Chart, Role, Series, palette};
 use crate::compare::record_tasks;
+use crate::people::{Curve, human_curves, subject_curves};
 use crate::record::ResultRecord;
-
-use super::{Curve, human_curves, subject_curves};
 
 /// One chart per panel of every task the record has rows for (panels with no subject points left
 /// out). One colour per curve label, so a subject's curve and the people's curve of the same label

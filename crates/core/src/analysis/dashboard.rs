@@ -5,10 +5,10 @@
 
 use std::collections::BTreeMap;
 
-use super::StudyTask;
-use super::reference::{Curve, is_practice, subject_curves};
 use crate::chart::{Chart, Role};
 use crate::compare::{Extras, Panel, Who, panels};
+use crate::people::StudyTask;
+use crate::people::reference::{Curve, is_practice, subject_curves};
 use crate::record::{ResultRecord, RunConfig, Setting, Subject, TrialRow, push_csv_row, summarise};
 use crate::task::Conditions;
 
