@@ -42,8 +42,9 @@ wasm="$target_dir/wasm32-unknown-unknown/$([ "$profile" = dev ] && echo debug ||
 rm -rf "$out"
 mkdir -p "$out"
 wasm-bindgen --target web --no-typescript --out-dir "$out" --out-name wmlab-nn-worker-mt "$wasm"
-# The same size optimisation as Trunk's other wasm (data-wasm-opt="z"), with threads enabled.
-[ "$profile" = dev ] || wasm-opt -Oz --enable-threads --enable-bulk-memory --enable-mutable-globals \
+# The same size optimisation as Trunk's other wasm (data-wasm-opt="z"), with threads enabled, where Trunk
+# runs it too (`trunk build --release`; a build without --release, such as the tests', skips it).
+[ "$profile" = dev ] || [ "${TRUNK_PROFILE:-release}" = debug ] || wasm-opt -Oz --enable-threads --enable-bulk-memory --enable-mutable-globals \
   --enable-nontrapping-float-to-int --enable-sign-ext \
   "$out/wmlab-nn-worker-mt_bg.wasm" -o "$out/wmlab-nn-worker-mt_bg.wasm"
 cp "$here/public/worker-mt/entry.js" "$out/entry.js"

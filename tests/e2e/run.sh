@@ -2,8 +2,9 @@
 # End-to-end tests: build the app into dist/ with trunk, then drive it in headless Chromium.
 # Exits non-zero when the build or any test fails.
 #   SKIP_BUILD=1 tests/e2e/run.sh     reuse the existing dist/
-#   WMLAB_CARGO_PROFILE=name          build with that cargo profile (default: `web-test` if Cargo.toml
-#                                     defines it, else release)
+#   WMLAB_CARGO_PROFILE=release       test what ships: `trunk build --release` (fat LTO, wasm-opt -Oz)
+#   WMLAB_CARGO_PROFILE=name          any other cargo profile; default `web-test` (Cargo.toml): the release
+#                                     code without LTO or wasm-opt, built in a fraction of the time
 set -euo pipefail
 here="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$here"
@@ -14,12 +15,16 @@ if [ ! -d tests/e2e/node_modules/playwright-core ]; then
 fi
 
 if [ "${SKIP_BUILD:-0}" != "1" ]; then
-  profile="${WMLAB_CARGO_PROFILE:-}"
-  if [ -z "$profile" ] && grep -q '^\[profile\.web-test\]' Cargo.toml; then profile=web-test; fi
-  args=(--release)
-  [ -n "$profile" ] && args+=(--cargo-profile "$profile")
+  profile="${WMLAB_CARGO_PROFILE:-web-test}"
+  if [ "$profile" = release ]; then
+    args=(--release)
+  else
+    # Without --release Trunk runs no wasm-opt; the cargo profile still decides the code (web-test
+    # inherits release: no debug assertions). Its hooks see TRUNK_PROFILE=debug.
+    args=(--cargo-profile "$profile")
+  fi
   # The threaded worker (a Trunk hook) builds with the same profile.
-  [ -n "$profile" ] && export WMLAB_WORKER_MT_PROFILE="$profile"
+  export WMLAB_WORKER_MT_PROFILE="$profile"
   start=$(date +%s)
   trunk build "${args[@]}"
   echo "[e2e] trunk build ${args[*]}: $(( $(date +%s) - start )) s"
@@ -28,4 +33,14 @@ test -f dist/index.html || { echo "[e2e] dist/index.html missing: build first" >
 ls -l dist/*.wasm
 
 export WMLAB_DIST="$here/dist"
-exec node --test --test-concurrency=1 tests/e2e/*.test.mjs
+# Two test files at a time (WMLAB_E2E_JOBS): a file waits on a browser's frames, timers or SwiftShader's
+# one-thread shader compiles much of its time, so two share two cores well. Each file has its own
+# browser profile, server and ports. Longest first (seconds measured on the 2-core CI machine), so the
+# two lanes end together; files not named here run last.
+order=(people networks llm threads compare adaptive dashboard agreement share subpath jatos gallery home papers)
+files=()
+for n in "${order[@]}"; do [ -f "tests/e2e/$n.test.mjs" ] && files+=("tests/e2e/$n.test.mjs"); done
+for f in tests/e2e/*.test.mjs; do
+  case " ${files[*]} " in *" $f "*) ;; *) files+=("$f") ;; esac
+done
+exec node --test --test-concurrency="${WMLAB_E2E_JOBS:-2}" "${files[@]}"
