@@ -44,6 +44,13 @@ if [ "$WEB_ONLY" = 0 ] && { ! command -v chromium >/dev/null || ! command -v chr
   apt-get install -y -qq chromium chromium-driver fonts-dejavu-core >/dev/null
 fi
 
+if [ "$WEB_ONLY" = 0 ] && ! command -v slurmctld >/dev/null; then
+  say "installing Debian's slurm-wlm (a one-node cluster for the sweep test: scripts/dev/slurm.sh)"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq slurm-wlm >/dev/null
+fi
+
 if [ ! -x "$here/tests/e2e/node_modules/.bin/wasm-opt" ] || [ ! -d "$here/tests/e2e/node_modules/playwright-core" ]; then
   say "installing the browser-test packages (playwright-core, binaryen $BINARYEN_VERSION) from npm"
   (cd "$here/tests/e2e" && npm ci --no-audit --no-fund --loglevel=error)

@@ -2,7 +2,8 @@
 # Runs every WM Lab test on this machine, installing what is missing first (scripts/dev/setup.sh):
 #   0. formatting (cargo fmt --check) and lints (cargo clippy -D warnings, native crates and the wasm app)
 #   1. native tests of the workspace crates (pure core, LLM runner, CLI) cargo test, with a real
-#      local LLM server (scripts/dev/llm-server.sh) for the real-model tests
+#      local LLM server (scripts/dev/llm-server.sh) for the real-model tests and a one-node Slurm
+#      cluster (scripts/dev/slurm.sh) for the sweep's job-array test
 #   2. the core's determinism test compiled to wasm32, run under Node   same hashes as native
 #   3. the app built by Trunk and driven in headless Chromium           tests/e2e/run.sh
 # Build caches live outside the clone (CARGO_TARGET_DIR), so repeated runs are incremental.
@@ -22,8 +23,18 @@ stage "local LLM server (SmolLM2-135M under llama.cpp) for the real-model tests"
 started_llm=""
 if ! curl -sf --max-time 2 http://127.0.0.1:18080/v1/models >/dev/null 2>&1; then started_llm=1; fi
 llm_pid="$(./scripts/dev/llm-server.sh)"
-if [ -n "$started_llm" ]; then trap 'kill "$llm_pid" 2>/dev/null || true' EXIT; fi
 export WMLAB_LLM_URL=http://127.0.0.1:18080/v1
+
+stage "a one-node Slurm cluster for the sweep test (crates/cli/tests/slurm.rs)"
+started_slurm=""
+if ! SLURM_CONF="${WMLAB_SLURM_DIR:-$HOME/.cache/wmlab/slurm}/slurm.conf" sinfo -h >/dev/null 2>&1; then started_slurm=1; fi
+SLURM_CONF="$(./scripts/dev/slurm.sh)"
+export SLURM_CONF
+cleanup() {
+  if [ -n "$started_llm" ]; then kill "$llm_pid" 2>/dev/null || true; fi
+  if [ -n "$started_slurm" ]; then ./scripts/dev/slurm.sh stop || true; fi
+}
+trap cleanup EXIT
 
 stage "formatting and lints: cargo fmt --check, cargo clippy -D warnings (native and wasm32)"
 cargo fmt --all --check 2>&1

@@ -14,7 +14,7 @@ mod score;
 mod sweep;
 mod train;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -286,6 +286,15 @@ fn parse_count(s: &str) -> Result<u64, String> {
         ));
     }
     Ok(n)
+}
+
+/// Writes a file whole: a temporary file beside it, renamed over it (a reader, or a run in parallel,
+/// sees the old file or the new one, never a part).
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, bytes).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 fn parse_seconds(s: &str) -> Result<f64, String> {

@@ -8,6 +8,13 @@
 //! runs (those with a `record.json`) are skipped, a run cut off mid-training continues from its `last/`
 //! checkpoint. A folder that holds a different grid is refused, so two sweeps never mix.
 //!
+//! On a cluster (README, "Running a sweep on a cluster"): `--plan` writes `sweep.json` once (stable run
+//! indices); `--index K` (or Slurm's `SLURM_ARRAY_TASK_ID`, or Kubernetes' `JOB_COMPLETION_INDEX`) runs
+//! run K alone, the grid read from `sweep.json`; `--slurm` writes `sweep.sbatch`, a job array of one task
+//! per run, and `--k8s` writes `sweep-job.json`, an Indexed Job. Every file is written whole (a temporary
+//! file renamed), and `summary.csv` is rebuilt from the run folders after each run and by `--summary`, so
+//! runs in parallel never tear it.
+//!
 //! stdout: the training checks of each run as `wmlab train` prints them, and after each run one line
 //! `{"run": …, "status": "trained" | "done earlier", "mean_accuracy": …, "above_chance_ids": …, "record": …}`.
 
@@ -73,6 +80,41 @@ pub struct SweepArgs {
     /// List the runs (and which are done) without training.
     #[arg(long)]
     pub dry_run: bool,
+    /// Write the grid to `sweep.json` and list its runs with their indices, without training (what a
+    /// scheduler's tasks then read with `--index`).
+    #[arg(long)]
+    pub plan: bool,
+    /// Run only run K (0-based, as `--plan` lists them), the grid read from `--out`'s `sweep.json` when no
+    /// grid is given. Without it: `SLURM_ARRAY_TASK_ID`, then `JOB_COMPLETION_INDEX`, else every run.
+    #[arg(long, value_name = "K")]
+    pub index: Option<usize>,
+    /// Rebuild `summary.csv` from the run folders and stop.
+    #[arg(long)]
+    pub summary: bool,
+    /// Plan, and write `sweep.sbatch`: a Slurm job array with one task per run (`sbatch DIR/sweep.sbatch`).
+    #[arg(long)]
+    pub slurm: bool,
+    /// Plan, and write `sweep-job.json`: a Kubernetes Indexed Job with one completion per run.
+    #[arg(long)]
+    pub k8s: bool,
+    /// GPUs per run (Slurm `--gres=gpu:N`, Kubernetes `nvidia.com/gpu`).
+    #[arg(long, default_value_t = 0)]
+    pub gpus_per_run: u32,
+    /// CPUs per run.
+    #[arg(long, default_value_t = 1)]
+    pub cpus_per_run: u32,
+    /// Wall-clock limit of each run, HH:MM:SS (Slurm `--time`).
+    #[arg(long, value_name = "HH:MM:SS")]
+    pub time: Option<String>,
+    /// Slurm partition.
+    #[arg(long)]
+    pub partition: Option<String>,
+    /// Runs at once (the array's `%M`, the Job's parallelism).
+    #[arg(long, default_value_t = 4)]
+    pub max_parallel: usize,
+    /// Container image of the Kubernetes Job (one with `wmlab` on its PATH).
+    #[arg(long, default_value = "wmlab")]
+    pub image: String,
     /// No progress bars.
     #[arg(long)]
     pub quiet: bool,
@@ -224,6 +266,122 @@ pub fn grid(a: &SweepArgs) -> Result<Grid, String> {
     })
 }
 
+/// Whether the arguments describe a grid (else it comes from `sweep.json`).
+fn grid_given(a: &SweepArgs) -> bool {
+    a.grid.is_some()
+        || !a.arch.is_empty()
+        || !a.capacity.is_empty()
+        || !a.lr.is_empty()
+        || !a.per_task.is_empty()
+        || !a.task_embedding.is_empty()
+        || !a.seed.is_empty()
+        || a.preset.is_some()
+        || a.steps.is_some()
+        || a.val_every.is_some()
+        || a.val_per_task.is_some()
+        || a.tasks.is_some()
+        || !a.set.is_empty()
+}
+
+/// The run the environment names: `--index`, else a Slurm array task, else a Kubernetes Indexed Job's
+/// completion index; `None`: every run.
+fn chosen_index(a: &SweepArgs, runs: usize) -> Result<Option<usize>, String> {
+    let mut from = a.index.map(|k| ("--index", k));
+    if from.is_none() {
+        for var in ["SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX"] {
+            if let Ok(v) = std::env::var(var) {
+                let k = v.trim().parse().map_err(|_| format!("{var}={v:?} is not a run index"))?;
+                from = Some((var, k));
+                break;
+            }
+        }
+    }
+    match from {
+        Some((what, k)) if k >= runs => {
+            Err(format!("{what} {k}: the sweep has {runs} runs, indices 0 to {}", runs.saturating_sub(1)))
+        }
+        Some((_, k)) => Ok(Some(k)),
+        None => Ok(None),
+    }
+}
+
+/// A word for a POSIX shell, in single quotes.
+fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+fn backend_name(b: BackendArg) -> &'static str {
+    match b {
+        BackendArg::Cpu => "cpu",
+        BackendArg::Wgpu => "wgpu",
+        BackendArg::Cuda => "cuda",
+    }
+}
+
+/// `sweep.sbatch`: a Slurm job array whose task K runs run K of the sweep in `out` (an absolute path).
+pub fn sbatch_script(a: &SweepArgs, out: &Path, runs: usize, wmlab: &Path) -> String {
+    let dir = out.display().to_string();
+    let mut s = String::from("#!/bin/bash\n");
+    s.push_str("# Written by `wmlab sweep --slurm`: array task K runs run K of the sweep (sweep.json's order).\n");
+    s.push_str("# Submit with: sbatch sweep.sbatch   (a task cut off resumes from its run's last/ when rerun)\n");
+    s.push_str("#SBATCH --job-name=wmlab-sweep\n");
+    s.push_str(&format!("#SBATCH --array=0-{}%{}\n", runs.saturating_sub(1), a.max_parallel.max(1)));
+    s.push_str(&format!("#SBATCH --cpus-per-task={}\n", a.cpus_per_run.max(1)));
+    if a.gpus_per_run > 0 {
+        s.push_str(&format!("#SBATCH --gres=gpu:{}\n", a.gpus_per_run));
+    }
+    if let Some(t) = &a.time {
+        s.push_str(&format!("#SBATCH --time={t}\n"));
+    }
+    if let Some(p) = &a.partition {
+        s.push_str(&format!("#SBATCH --partition={p}\n"));
+    }
+    s.push_str(&format!("#SBATCH --output={dir}/slurm/%A_%a.out\n"));
+    s.push_str("set -euo pipefail\n");
+    s.push_str("echo \"wmlab-sweep start $(date +%s.%N) index $SLURM_ARRAY_TASK_ID\"\n");
+    s.push_str(&format!(
+        "{} sweep --out {} --index \"$SLURM_ARRAY_TASK_ID\" --backend {} --n {} --quiet\n",
+        sh_quote(&wmlab.display().to_string()),
+        sh_quote(&dir),
+        backend_name(a.backend),
+        a.count
+    ));
+    s.push_str("echo \"wmlab-sweep end $(date +%s.%N) index $SLURM_ARRAY_TASK_ID\"\n");
+    s
+}
+
+/// `sweep-job.json`: a Kubernetes Indexed Job (kubectl apply -f takes JSON) whose completion K runs run K;
+/// the sweep's folder (with its `sweep.json`) is the volume claim `wmlab-sweep`, mounted at `/sweep`.
+pub fn k8s_job(a: &SweepArgs, runs: usize) -> serde_json::Value {
+    let mut limits = serde_json::json!({ "cpu": a.cpus_per_run.max(1).to_string() });
+    if a.gpus_per_run > 0 {
+        limits["nvidia.com/gpu"] = a.gpus_per_run.to_string().into();
+    }
+    let count = a.count.to_string();
+    serde_json::json!({
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": { "name": "wmlab-sweep" },
+        "spec": {
+            "completionMode": "Indexed",
+            "completions": runs,
+            "parallelism": a.max_parallel.max(1),
+            "backoffLimitPerIndex": 2,
+            "template": { "spec": {
+                "restartPolicy": "Never",
+                "containers": [{
+                    "name": "wmlab",
+                    "image": a.image,
+                    "command": ["wmlab", "sweep", "--out", "/sweep", "--backend", backend_name(a.backend), "--n", count, "--quiet"],
+                    "resources": { "limits": limits },
+                    "volumeMounts": [{ "name": "sweep", "mountPath": "/sweep" }],
+                }],
+                "volumes": [{ "name": "sweep", "persistentVolumeClaim": { "claimName": "wmlab-sweep" } }],
+            }},
+        },
+    })
+}
+
 fn record_path(out: &Path, run: &Run) -> PathBuf {
     out.join(&run.name).join("record.json")
 }
@@ -238,6 +396,19 @@ fn outcome(rec: &wmlab_core::record::ResultRecord) -> (Option<f64>, usize) {
 /// `summary.csv`: one row per run with a record (its settings, trained steps, mean test accuracy and
 /// task ids above chance).
 fn write_summary(out: &Path, g: &Grid) -> Result<(), String> {
+    // Runs finishing in parallel each rebuild it; one that finds more records after its rename than it
+    // wrote rebuilds it again, so the last to finish leaves every record in.
+    let finished = || g.runs.iter().filter(|r| record_path(out, r).exists()).count();
+    loop {
+        let before = finished();
+        write_summary_once(out, g)?;
+        if finished() == before {
+            return Ok(());
+        }
+    }
+}
+
+fn write_summary_once(out: &Path, g: &Grid) -> Result<(), String> {
     let mut csv = String::new();
     let header =
         "run,arch,capacity,per_task,lr,task_embedding,seed,preset,steps,trials_seen,mean_accuracy,above_chance_ids";
@@ -267,41 +438,90 @@ fn write_summary(out: &Path, g: &Grid) -> Result<(), String> {
         ];
         wmlab_core::record::push_csv_row(&mut csv, &cells);
     }
-    std::fs::write(out.join("summary.csv"), csv).map_err(|e| format!("{}: {e}", out.display()))
+    crate::write_atomic(&out.join("summary.csv"), csv.as_bytes())
 }
 
 pub fn run_sweep(a: &SweepArgs) -> Result<(), String> {
-    let g = grid(a)?;
     std::fs::create_dir_all(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
     let file = a.out.join("sweep.json");
-    match std::fs::read_to_string(&file) {
-        Ok(text) => {
-            let before: Grid = serde_json::from_str(&text)
-                .map_err(|e| format!("{}: not a sweep file ({e}); use an empty folder", file.display()))?;
-            if before != g {
-                return Err(format!(
-                    "{} holds a different sweep ({} runs, preset {}); give the same settings to resume it, or use another \
-                     folder",
-                    a.out.display(),
-                    before.runs.len(),
-                    before.preset
-                ));
-            }
+    let before: Option<Grid> = match std::fs::read_to_string(&file) {
+        Ok(text) => Some(
+            serde_json::from_str(&text)
+                .map_err(|e| format!("{}: not a sweep file ({e}); use an empty folder", file.display()))?,
+        ),
+        Err(_) => None,
+    };
+    let g = if grid_given(a) {
+        let g = grid(a)?;
+        if let Some(before) = &before
+            && *before != g
+        {
+            return Err(format!(
+                "{} holds a different sweep ({} runs, preset {}); give the same settings to resume it, or use another \
+                 folder",
+                a.out.display(),
+                before.runs.len(),
+                before.preset
+            ));
         }
-        Err(_) => {
-            if !a.dry_run {
-                std::fs::write(&file, serde_json::to_string_pretty(&g).unwrap())
-                    .map_err(|e| format!("{}: {e}", file.display()))?;
-            }
-        }
+        g
+    } else {
+        before.clone().ok_or_else(|| {
+            format!(
+                "{} has no sweep.json: give the grid (--arch lstm,trf …, or --grid table-a1), or plan it there first \
+                 (--plan)",
+                a.out.display()
+            )
+        })?
+    };
+    if before.is_none() && !a.dry_run {
+        crate::write_atomic(&file, serde_json::to_string_pretty(&g).map_err(|e| e.to_string())?.as_bytes())?;
     }
     let done = |r: &Run| record_path(&a.out, r).exists();
+    if a.summary {
+        write_summary(&a.out, &g)?;
+        eprintln!(
+            "{}: {} of {} runs finished",
+            a.out.join("summary.csv").display(),
+            g.runs.iter().filter(|r| done(r)).count(),
+            g.runs.len()
+        );
+        return Ok(());
+    }
+    if a.plan || a.slurm || a.k8s {
+        for (i, r) in g.runs.iter().enumerate() {
+            println!("{}", serde_json::json!({ "index": i, "run": r.name, "done": done(r) }));
+        }
+        let out = std::fs::canonicalize(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
+        if a.slurm {
+            std::fs::create_dir_all(out.join("slurm")).map_err(|e| format!("{}: {e}", out.display()))?;
+            let exe = std::env::current_exe().map_err(|e| format!("the path of wmlab itself: {e}"))?;
+            let path = out.join("sweep.sbatch");
+            crate::write_atomic(&path, sbatch_script(a, &out, g.runs.len(), &exe).as_bytes())?;
+            eprintln!("{}: submit with `sbatch {}`", path.display(), path.display());
+        }
+        if a.k8s {
+            let path = out.join("sweep-job.json");
+            let job = serde_json::to_string_pretty(&k8s_job(a, g.runs.len())).map_err(|e| e.to_string())?;
+            crate::write_atomic(&path, job.as_bytes())?;
+            eprintln!(
+                "{}: copy {} onto the volume claim wmlab-sweep, then `kubectl apply -f {}`",
+                path.display(),
+                out.display(),
+                path.display()
+            );
+        }
+        eprintln!("sweep of {} runs (preset {}) planned in {}", g.runs.len(), g.preset, out.display());
+        return Ok(());
+    }
+    let index = chosen_index(a, g.runs.len())?;
     eprintln!(
-        "sweep of {} runs (preset {}) in {}: {} done earlier",
+        "sweep of {} runs (preset {}) in {}: {} done earlier{}",
         g.runs.len(),
         g.preset,
         a.out.display(),
-        g.runs.iter().filter(|r| done(r)).count()
+        g.runs.iter().filter(|r| done(r)).count(),
+        index.map(|k| format!("; this process runs run {k} alone")).unwrap_or_default()
     );
     if a.dry_run {
         for r in &g.runs {
@@ -310,6 +530,9 @@ pub fn run_sweep(a: &SweepArgs) -> Result<(), String> {
         return Ok(());
     }
     for (i, r) in g.runs.iter().enumerate() {
+        if index.is_some_and(|k| k != i) {
+            continue;
+        }
         let rec = record_path(&a.out, r);
         let status = if done(r) {
             "done earlier"
@@ -416,6 +639,53 @@ mod tests {
         let g = parse(&["--grid", "table-a1", "--arch", "lstm", "--capacity", "96"]).unwrap();
         assert_eq!(g.runs.len(), 6);
         assert!(g.runs.iter().all(|r| r.arch == "lstm" && r.capacity == 96));
+    }
+
+    fn args(extra: &[&str]) -> SweepArgs {
+        T::try_parse_from(["sweep", "--out", "x"].into_iter().chain(extra.iter().copied())).unwrap().a
+    }
+
+    #[test]
+    fn the_slurm_array_and_the_kubernetes_job_run_one_run_per_index() {
+        let a = args(&["--gpus-per-run", "1", "--time", "12:00:00", "--partition", "gpu", "--max-parallel", "8"]);
+        let s = sbatch_script(&a, Path::new("/data/it's here"), 72, Path::new("/opt/wmlab"));
+        assert!(s.starts_with("#!/bin/bash\n"), "{s}");
+        for line in [
+            "#SBATCH --array=0-71%8",
+            "#SBATCH --cpus-per-task=1",
+            "#SBATCH --gres=gpu:1",
+            "#SBATCH --time=12:00:00",
+            "#SBATCH --partition=gpu",
+            "#SBATCH --output=/data/it's here/slurm/%A_%a.out",
+            "'/opt/wmlab' sweep --out '/data/it'\\''s here' --index \"$SLURM_ARRAY_TASK_ID\" --backend cpu --n 100 --quiet",
+        ] {
+            assert!(s.lines().any(|l| l == line), "no line {line:?} in\n{s}");
+        }
+        // No GPU asked, no gres line; no time or partition unless given.
+        let s = sbatch_script(&args(&[]), Path::new("/d"), 4, Path::new("/w"));
+        assert!(
+            s.contains("--array=0-3%4") && !s.contains("--gres") && !s.contains("--time") && !s.contains("--partition")
+        );
+        let job = k8s_job(&args(&["--gpus-per-run", "2", "--max-parallel", "3", "--image", "lab/wmlab:1"]), 72);
+        assert_eq!(job["spec"]["completionMode"], "Indexed");
+        assert_eq!(job["spec"]["completions"], 72);
+        assert_eq!(job["spec"]["parallelism"], 3);
+        let c = &job["spec"]["template"]["spec"]["containers"][0];
+        assert_eq!(c["image"], "lab/wmlab:1");
+        assert_eq!(c["resources"]["limits"]["nvidia.com/gpu"], "2");
+        assert_eq!(c["command"][0], "wmlab");
+        assert!(
+            !c["command"].as_array().unwrap().iter().any(|w| w == "--index"),
+            "the index comes from JOB_COMPLETION_INDEX"
+        );
+    }
+
+    #[test]
+    fn the_index_comes_from_the_flag_and_is_checked() {
+        assert_eq!(chosen_index(&args(&["--index", "3"]), 4), Ok(Some(3)));
+        assert!(chosen_index(&args(&["--index", "4"]), 4).unwrap_err().contains("indices 0 to 3"));
+        assert!(!grid_given(&args(&["--index", "1"])), "a run of a planned sweep needs no grid");
+        assert!(grid_given(&args(&["--arch", "gru"])));
     }
 
     #[test]

@@ -384,7 +384,7 @@ mod imp {
         };
         std::fs::create_dir_all(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
         let cfg_json = serde_json::to_string_pretty(&tr.config).unwrap();
-        std::fs::write(a.out.join("train.json"), cfg_json).map_err(|e| e.to_string())?;
+        crate::write_atomic(&a.out.join("train.json"), cfg_json.as_bytes())?;
         let params = burn::module::Module::num_params(tr.model());
         let ids = tr.config.task_ids();
         eprintln!(
@@ -546,7 +546,7 @@ mod imp {
         let value = serde_json::to_value(&report).map_err(|e| e.to_string())?;
         if let (Some(p), Some(r)) = (&a.record, record.as_mut()) {
             r.analyses = Some(value.clone());
-            std::fs::write(p, r.to_json().map_err(|e| e.to_string())?).map_err(|e| format!("{}: {e}", p.display()))?;
+            crate::write_atomic(p, r.to_json().map_err(|e| e.to_string())?.as_bytes())?;
             eprintln!("analyses stored in {}", p.display());
         }
         eprintln!("{} from {}: {} test trials per task id", ck.train.model.label(), path.display(), a.count.max(2));
@@ -604,7 +604,7 @@ mod imp {
                 r.write_into(settings);
             }
             let json = record.to_json().map_err(|e| e.to_string())?;
-            std::fs::write(out, json).map_err(|e| format!("{}: {e}", out.display()))?;
+            crate::write_atomic(out, json.as_bytes())?;
         }
         Ok(serde_json::json!({ "adaptive": "staircase", "tasks": tasks }))
     }
@@ -747,7 +747,7 @@ mod imp {
         let mean = record.summaries.iter().find(|s| s.metric == "mean_accuracy").map(|s| s.value);
         if let Some(out) = &a.record {
             let json = record.to_json().map_err(|e| e.to_string())?;
-            std::fs::write(out, json).map_err(|e| format!("{}: {e}", out.display()))?;
+            crate::write_atomic(out, json.as_bytes())?;
         }
         let out = serde_json::json!({
             "checkpoint": path.display().to_string(),

@@ -118,9 +118,16 @@ impl Checkpoint {
     pub fn save_dir(&self, dir: &std::path::Path) -> std::io::Result<()> {
         std::fs::create_dir_all(dir)?;
         let j = |v: serde_json::Value| serde_json::to_string_pretty(&v).unwrap();
-        std::fs::write(dir.join("model.json"), j(serde_json::to_value(&self.train.model).unwrap()))?;
-        std::fs::write(dir.join("train.json"), j(serde_json::to_value(&self.train).unwrap()))?;
-        std::fs::write(dir.join("state.json"), j(serde_json::to_value(&self.state).unwrap()))?;
+        // Every file through a temporary name: a crash, or a reader in parallel (a sweep's summary),
+        // never meets a torn one.
+        let whole = |name: &str, bytes: &[u8]| -> std::io::Result<()> {
+            let tmp = dir.join(format!("{name}.tmp"));
+            std::fs::write(&tmp, bytes)?;
+            std::fs::rename(tmp, dir.join(name))
+        };
+        whole("model.json", j(serde_json::to_value(&self.train.model).unwrap()).as_bytes())?;
+        whole("train.json", j(serde_json::to_value(&self.train).unwrap()).as_bytes())?;
+        whole("state.json", j(serde_json::to_value(&self.state).unwrap()).as_bytes())?;
         let opt = dir.join("optimizer.bpk");
         match &self.optimizer {
             Some(o) => {
