@@ -10,6 +10,7 @@ mod generate;
 mod llm;
 mod npy;
 mod pngout;
+mod predict;
 mod score;
 mod sweep;
 mod train;
@@ -122,6 +123,10 @@ enum Cmd {
     /// WorM paper's Table A1 grid with --grid table-a1, or lists of architectures, capacities, batch
     /// sizes, learning rates, task embeddings and seeds; one result record per run and a summary.csv.
     Sweep(sweep::SweepArgs),
+    /// A network's raw outputs on trials `wmlab generate` wrote (one task's folder): float32 [N, T, K],
+    /// the trial's task head's logits before sigmoid/softmax at every step, to check a model against
+    /// another implementation.
+    Predict(predict::PredictArgs),
     /// Several results on one task, as the Compare page draws them: SVG plots (every run together, or
     /// one plot per run as WorM Figs. A2 and A7–A12), the curves and the Table A3 scores as CSV.
     Compare(compare::CompareArgs),
@@ -364,6 +369,7 @@ fn main() -> ExitCode {
         Cmd::Eval(a) => train::run_eval(a),
         Cmd::Analyse(a) => train::run_analyse(a),
         Cmd::Sweep(a) => sweep::run_sweep(a),
+        Cmd::Predict(a) => predict::run(a),
         Cmd::Compare(a) => compare::run(a),
         Cmd::Dataset(a) => dataset::run(a),
     };

@@ -11,6 +11,8 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 #[cfg(feature = "nn")]
+pub(crate) use imp::{device, open_checkpoint};
+#[cfg(feature = "nn")]
 pub use imp::{eval_report, run_analyse, run_train};
 
 /// `wmlab eval`: evaluate, write the record if asked, print the report.
@@ -221,7 +223,7 @@ mod imp {
 
     use super::{AnalyseArgs, ArchArg, BackendArg, EmbeddingArg, EvalArgs, TrainArgs};
 
-    fn device(b: BackendArg) -> Result<Device, String> {
+    pub(crate) fn device(b: BackendArg) -> Result<Device, String> {
         match b {
             BackendArg::Cpu => Ok(wmlab_nn::cpu_device()),
             #[cfg(feature = "wgpu")]
@@ -467,7 +469,7 @@ mod imp {
     }
 
     /// The checkpoint at `path`: a checkpoint directory, a run directory (its `best/`), or a bundle file.
-    fn open_checkpoint(path: &Path) -> Result<(PathBuf, Checkpoint), String> {
+    pub(crate) fn open_checkpoint(path: &Path) -> Result<(PathBuf, Checkpoint), String> {
         let mut path = path.to_path_buf();
         if !path.exists() {
             return Err(format!("{}: no such checkpoint directory or bundle file", path.display()));

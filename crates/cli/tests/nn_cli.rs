@@ -701,3 +701,108 @@ fn an_adaptive_evaluation_runs_a_staircase_per_task_with_a_level() {
     assert!(err.contains("trained on none of them"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A `.npy` float32 array written by wmlab: its shape and values.
+fn read_npy(path: &std::path::Path) -> (Vec<usize>, Vec<f32>) {
+    let b = std::fs::read(path).unwrap();
+    assert_eq!(&b[..6], b"\x93NUMPY");
+    let len = u16::from_le_bytes([b[8], b[9]]) as usize;
+    let header = std::str::from_utf8(&b[10..10 + len]).unwrap();
+    assert!(header.contains("'descr': '<f4'"), "{header}");
+    let dims = header.split("'shape': (").nth(1).unwrap().split(')').next().unwrap();
+    let shape = dims.split(',').map(str::trim).filter(|d| !d.is_empty()).map(|d| d.parse().unwrap()).collect();
+    let values = b[10 + len..].chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    (shape, values)
+}
+
+/// `wmlab predict` runs a checkpoint on the frames `wmlab generate` wrote and writes the task head's raw
+/// logits [N, T, K]: the shipped joint model reads STS's frames as it was tested (argmax right at every
+/// scored step, as its card's 1.000), and a trial's outputs do not depend on the trials batched with it
+/// (VSR's lists of 2–9 items pad to 20 steps under the Transformer's padding mask).
+#[test]
+fn predict_writes_a_models_raw_outputs_on_generated_trials() {
+    let dir = tmp("predict");
+    let ckpt = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../public/models/wmlab-trf96-quick-all14.wmlabnn");
+    let ckpt = ckpt.to_str().unwrap();
+    let sts = dir.join("sts");
+    ok(&[
+        "generate",
+        "--task",
+        "STS",
+        "--split",
+        "test",
+        "--count",
+        "16",
+        "--png",
+        "none",
+        "-q",
+        "--out",
+        sts.to_str().unwrap(),
+    ]);
+    let out = dir.join("sts.npy");
+    ok(&["predict", "--checkpoint", ckpt, "--trials", sts.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let (shape, logits) = read_npy(&out);
+    assert_eq!(shape, [16, 20, 3]);
+    let (mut right, mut scored) = (0, 0);
+    for (i, line) in std::fs::read_to_string(sts.join("trials.jsonl")).unwrap().lines().enumerate() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        for t in 0..20 {
+            if v["mask"][t] == true {
+                let row = &logits[(i * 20 + t) * 3..(i * 20 + t + 1) * 3];
+                let best = (0..3).max_by(|&a, &b| row[a].total_cmp(&row[b])).unwrap();
+                right += usize::from(v["targets"][t] == best);
+                scored += 1;
+            }
+        }
+    }
+    assert!(scored > 200 && right as f64 >= 0.95 * scored as f64, "{right} of {scored} scored steps right");
+
+    let vsr = dir.join("vsr");
+    ok(&[
+        "generate",
+        "--task",
+        "VSR",
+        "--split",
+        "test",
+        "--count",
+        "12",
+        "--png",
+        "none",
+        "-q",
+        "--out",
+        vsr.to_str().unwrap(),
+    ]);
+    let at = |batch: &str| {
+        let out = dir.join(format!("vsr-{batch}.npy"));
+        let args = ["predict", "--checkpoint", ckpt, "--trials", vsr.to_str().unwrap(), "--batch", batch, "--out"];
+        ok(&[&args[..], &[out.to_str().unwrap()]].concat());
+        read_npy(&out)
+    };
+    let (one, all) = (at("1"), at("12"));
+    assert_eq!(one.0, [12, 20, 9]);
+    assert_eq!(one, all, "a trial's logits depend on the trials beside it");
+    assert!(one.1.iter().all(|x| x.is_finite()));
+
+    // Word trials and a folder without trials are refused in words.
+    let lsr = dir.join("lsr");
+    ok(&[
+        "generate",
+        "--task",
+        "LSR",
+        "--split",
+        "test",
+        "--count",
+        "2",
+        "--png",
+        "none",
+        "-q",
+        "--out",
+        lsr.to_str().unwrap(),
+    ]);
+    let err = fails(&["predict", "--checkpoint", ckpt, "--trials", lsr.to_str().unwrap(), "--out", "x.npy"]);
+    assert!(err.contains("LSR trials are word vectors"), "{err}");
+    let err =
+        fails(&["predict", "--checkpoint", ckpt, "--trials", dir.join("none").to_str().unwrap(), "--out", "x.npy"]);
+    assert!(err.contains("trials.jsonl"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

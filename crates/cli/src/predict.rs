@@ -1,0 +1,173 @@
+//! `wmlab predict`: a network's raw outputs on trials that `wmlab generate` wrote — how anyone checks a
+//! model against another implementation. It reads one task's folder (`frames.npy` `[N, T, 3, 32, 32]`,
+//! `trials.jsonl`), runs the checkpoint's model on the frames as they are in the file, and writes
+//! float32 `[N, T, K]`: the trial's task head's logits (before sigmoid or softmax) at every step,
+//! padding steps included. Built with the `nn` feature.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use crate::train::BackendArg;
+
+#[derive(Args, Debug)]
+pub struct PredictArgs {
+    /// A checkpoint directory, a run directory (its best/ is used) or a bundle file, as `wmlab eval`.
+    #[arg(long)]
+    pub checkpoint: PathBuf,
+    /// One task's folder written by `wmlab generate` (frames.npy and trials.jsonl).
+    #[arg(long, value_name = "DIR")]
+    pub trials: PathBuf,
+    /// The `.npy` file to write: float32 `[N, T, K]`.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    #[arg(long, value_enum, default_value = "cpu")]
+    pub backend: BackendArg,
+    /// Trials per forward pass (the outputs do not depend on it).
+    #[arg(long, default_value_t = 64)]
+    pub batch: usize,
+}
+
+/// The trials of a `wmlab generate` folder: the task, each trial's length, and the frames.
+#[cfg_attr(not(feature = "nn"), allow(dead_code))]
+pub struct Trials {
+    pub task: wmlab_core::task::TaskId,
+    pub seq_len: Vec<usize>,
+    /// Steps per trial in the file (T).
+    pub steps: usize,
+    /// `[N, T, 3, 32, 32]` as in frames.npy.
+    pub frames: Vec<f32>,
+}
+
+/// The shape of a little-endian float32 C-order `.npy` array and where its data start.
+pub fn npy_f32_shape(bytes: &[u8]) -> Result<(Vec<usize>, usize), String> {
+    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
+        return Err("not a .npy file (no \\x93NUMPY magic)".into());
+    }
+    let (len, start) = match bytes[6] {
+        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
+        2 | 3 if bytes.len() >= 12 => (u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize, 12),
+        v => return Err(format!(".npy version {v} is not one this reads")),
+    };
+    let header = bytes.get(start..start + len).ok_or("the .npy header is cut off")?;
+    let header = std::str::from_utf8(header).map_err(|_| "the .npy header is not text")?;
+    if !header.contains("'descr': '<f4'") || !header.contains("'fortran_order': False") {
+        return Err(format!("a little-endian float32 array in C order is needed, not {}", header.trim()));
+    }
+    let dims = header
+        .split("'shape': (")
+        .nth(1)
+        .and_then(|r| r.split(')').next())
+        .ok_or_else(|| format!("no shape in the .npy header {}", header.trim()))?;
+    let shape = dims
+        .split(',')
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+        .map(|d| d.parse::<usize>().map_err(|_| format!("a bad dimension {d:?} in the .npy header")))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((shape, start + len))
+}
+
+/// Reads a folder written by `wmlab generate` for one task.
+pub fn read_trials(dir: &Path) -> Result<Trials, String> {
+    let jsonl = dir.join("trials.jsonl");
+    let text = std::fs::read_to_string(&jsonl).map_err(|e| format!("{}: {e}", jsonl.display()))?;
+    let (mut task, mut seq_len) = (None, Vec::new());
+    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let v: serde_json::Value =
+            serde_json::from_str(line).map_err(|e| format!("{} line {}: {e}", jsonl.display(), i + 1))?;
+        let name = v["task"].as_str().unwrap_or_default();
+        let id = wmlab_core::task::TaskId::parse(name)
+            .ok_or_else(|| format!("{} line {}: no task {name:?}", jsonl.display(), i + 1))?;
+        match task {
+            None => task = Some(id),
+            Some(t) if t != id => {
+                return Err(format!(
+                    "{}: trials of {} and {}; predict reads one task's folder (its head has one width)",
+                    jsonl.display(),
+                    t.as_str(),
+                    id.as_str()
+                ));
+            }
+            Some(_) => {}
+        }
+        let n = v["seq_len"].as_u64().ok_or_else(|| format!("{} line {}: no seq_len", jsonl.display(), i + 1))?;
+        seq_len.push(n as usize);
+    }
+    let task = task.ok_or_else(|| format!("{}: no trials", jsonl.display()))?;
+    if task == wmlab_core::task::TaskId::Lsr {
+        return Err("LSR trials are word vectors, not frames: predict reads frames.npy".into());
+    }
+    let npy = dir.join("frames.npy");
+    let bytes = std::fs::read(&npy).map_err(|e| format!("{}: {e}", npy.display()))?;
+    let (shape, at) = npy_f32_shape(&bytes).map_err(|e| format!("{}: {e}", npy.display()))?;
+    let [n, steps, 3, 32, 32] = shape[..] else {
+        return Err(format!("{}: shape {shape:?}, not [N, T, 3, 32, 32]", npy.display()));
+    };
+    if n != seq_len.len() {
+        return Err(format!("{}: {n} trials, trials.jsonl {}", npy.display(), seq_len.len()));
+    }
+    if let Some(&long) = seq_len.iter().find(|&&l| l > steps) {
+        return Err(format!("{}: a trial of {long} steps in frames of {steps}", jsonl.display()));
+    }
+    let data = &bytes[at..];
+    if data.len() != n * steps * 3 * 32 * 32 * 4 {
+        return Err(format!("{}: {} bytes of data for shape {shape:?}", npy.display(), data.len()));
+    }
+    let frames = data.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    Ok(Trials { task, seq_len, steps, frames })
+}
+
+#[cfg(not(feature = "nn"))]
+pub fn run(a: &PredictArgs) -> Result<(), String> {
+    // The folder is read (and refused in words) all the same; the model needs the networks.
+    read_trials(&a.trials)?;
+    Err("this wmlab was built without networks; rebuild with `cargo build -p wmlab-cli --features nn`".into())
+}
+
+#[cfg(feature = "nn")]
+pub fn run(a: &PredictArgs) -> Result<(), String> {
+    use wmlab_core::raster::TENSOR_LEN;
+    use wmlab_nn::model::ModelInput;
+
+    let trials = read_trials(&a.trials)?;
+    let (path, ck) = crate::train::open_checkpoint(&a.checkpoint)?;
+    let dev = crate::train::device(a.backend)?.without_autodiff();
+    let model = ck.model(&dev)?;
+    let (n, t) = (trials.seq_len.len(), trials.steps);
+    let head = trials.task.head_index();
+    let per = a.batch.max(1);
+    let mut out: Vec<f32> = Vec::new();
+    let mut width = 0;
+    for first in (0..n).step_by(per) {
+        let b = per.min(n - first);
+        let batch = wmlab_nn::Batch {
+            size: b,
+            steps: t,
+            frames: trials.frames[first * t * TENSOR_LEN..(first + b) * t * TENSOR_LEN].to_vec(),
+            word_slots: 0,
+            words: Vec::new(),
+            tasks: vec![trials.task; b],
+            seq_len: trials.seq_len[first..first + b].to_vec(),
+            heads: Vec::new(),
+        };
+        let input = ModelInput::from_batch(&batch, &dev);
+        let logits = model.forward(&input).swap_remove(head);
+        width = logits.dims()[2];
+        let host = pollster::block_on(wmlab_nn::loss::logits_to_host(vec![logits]))?;
+        out.extend_from_slice(&host[0]);
+    }
+    let mut bytes = crate::npy::header_f32(&[n, t, width]);
+    bytes.extend(out.iter().flat_map(|x| x.to_le_bytes()));
+    crate::write_atomic(&a.out, &bytes)?;
+    eprintln!(
+        "{} from {} on {} {} trials: [{n}, {t}, {width}] logits of its {} head in {}",
+        ck.train.model.label(),
+        path.display(),
+        n,
+        trials.task.as_str(),
+        trials.task.as_str(),
+        a.out.display()
+    );
+    Ok(())
+}
