@@ -850,7 +850,8 @@ impl Session {
                     .join(", "),
             ),
         );
-        if self.config.tasks.iter().any(|t| t.nback().is_some()) {
+        // The fixed N-back levels, where an N-back runs at them (a staircase's N is in its track).
+        if self.config.tasks.iter().any(|t| t.nback().is_some() && !self.config.adaptive.contains(t)) {
             settings.insert(
                 "nback_ns".into(),
                 Setting::Text(self.config.nback_ns.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(",")),
@@ -1124,8 +1125,13 @@ pub(crate) mod tests {
         let e = run.estimate.unwrap();
         assert!((2.0..=3.0).contains(&e.level), "{e:?}");
         assert!(run.track.len() <= 12);
-        // Summaries per N, as for a fixed run.
+        // Summaries per N, as for a fixed run; no fixed levels in the settings (the staircase chose them).
         assert!(record.summaries.iter().any(|m| m.task == "nback-verbal" && m.conditions.set_size == Some(3)));
+        assert!(!record.config.settings.contains_key("nback_ns"), "{:?}", record.config.settings.keys());
+        // Beside a fixed N-back the levels are kept.
+        let both = StudyConfig::from_query("tasks=nback-verbal,nback-spatial&adaptive=nback-verbal&seed=4").unwrap();
+        let record = Session::new(both).to_record(Some("nb2"));
+        assert!(record.config.settings.contains_key("nback_ns"));
     }
 
     #[test]
