@@ -150,10 +150,14 @@ pub struct RunArgs {
     /// API base URL (default: the provider's public one), e.g. http://127.0.0.1:18080/v1.
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
-    #[arg(long, value_name = "M")]
+    /// The model, or several as a comma list: one run per model, side by side, in a sub-folder of
+    /// `--out` named after it, on the same suite, items and seed (`models.json` lists them).
+    #[arg(long, value_name = "M[,M…]")]
     pub model: String,
-    #[arg(long, default_value_t = 4)]
-    pub concurrency: usize,
+    /// Requests in flight at once; with several models a comma list gives each its own (one value:
+    /// each the same).
+    #[arg(long, value_name = "N[,N…]", value_delimiter = ',', default_value = "4")]
+    pub concurrency: Vec<usize>,
     /// Sampling temperature. Without --temperature, --max-tokens and --top-p each suite is sampled as
     /// its paper did: N-back at the API's default temperature with no cap, LRT at 0 with 10 tokens,
     /// Minerva at 0, top-p 1, 4,096 tokens. Giving any of the three sends what is given, for every suite
@@ -463,8 +467,82 @@ fn progress_message(p: &Progress) -> String {
 
 pub fn run(cmd: &LlmCmd) -> Result<(), String> {
     match cmd {
-        LlmCmd::Run(a) => run_suite(a),
+        LlmCmd::Run(a) => run_models(a),
     }
+}
+
+/// A model's name as a folder name: letters, digits, `.`, `-` and `_` kept, anything else `_`.
+fn model_folder(model: &str) -> String {
+    model.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') { c } else { '_' }).collect()
+}
+
+/// Each model and its concurrency, from `--model a,b,c` and `--concurrency` (one value for all, or one
+/// per model).
+fn models_of(a: &RunArgs) -> Result<Vec<(String, usize)>, String> {
+    let models: Vec<String> = a.model.split(',').map(|m| m.trim().to_string()).filter(|m| !m.is_empty()).collect();
+    if models.is_empty() {
+        return Err("--model: name a model (or several, comma-separated)".into());
+    }
+    let conc: Vec<usize> = match (a.concurrency.len(), models.len()) {
+        (1, n) => vec![a.concurrency[0]; n],
+        (c, n) if c == n => a.concurrency.clone(),
+        (c, n) => {
+            return Err(format!("--concurrency: {c} values for {n} models; give one for all, or one per model"));
+        }
+    };
+    let mut folders: Vec<String> = models.iter().map(|m| model_folder(m)).collect();
+    folders.sort();
+    if folders.windows(2).any(|w| w[0] == w[1]) {
+        return Err(format!("--model {}: a model named twice (or two names that make one folder)", a.model));
+    }
+    Ok(models.into_iter().zip(conc).collect())
+}
+
+/// One model: a run into `--out`. Several: each in `--out/<model>/` at once, on its own threads (each
+/// with its own concurrency, retries and rate limits), the tables printed as each ends.
+fn run_models(a: &RunArgs) -> Result<(), String> {
+    let models = models_of(a)?;
+    if let [(model, c)] = &models[..] {
+        return run_suite(&RunArgs { model: model.clone(), concurrency: vec![*c], ..a.clone() });
+    }
+    fs::create_dir_all(&a.out).map_err(|e| format!("cannot create {}: {e}", a.out.display()))?;
+    let list: Vec<serde_json::Value> = models
+        .iter()
+        .map(|(m, c)| serde_json::json!({ "model": m, "folder": model_folder(m), "concurrency": c }))
+        .collect();
+    let listing = serde_json::to_string_pretty(&serde_json::json!({
+        "suite": a.suite.to_possible_value().map(|v| v.get_name().to_string()),
+        "models": list,
+    }))
+    .map_err(|e| e.to_string())?;
+    crate::write_atomic(&a.out.join("models.json"), listing.as_bytes())?;
+    let results: Vec<(String, Result<(), String>)> = std::thread::scope(|scope| {
+        let runs: Vec<_> = models
+            .iter()
+            .map(|(m, c)| {
+                let one = RunArgs {
+                    model: m.clone(),
+                    concurrency: vec![*c],
+                    out: a.out.join(model_folder(m)),
+                    quiet: true,
+                    ..a.clone()
+                };
+                (m.clone(), scope.spawn(move || run_suite(&one)))
+            })
+            .collect();
+        runs.into_iter()
+            .map(|(m, h)| (m, h.join().unwrap_or_else(|_| Err("the run's thread panicked".into()))))
+            .collect()
+    });
+    let failed: Vec<String> =
+        results.iter().filter_map(|(m, r)| r.as_ref().err().map(|e| format!("{m}: {e}"))).collect();
+    eprintln!(
+        "wmlab: {} of {} models done in {} (one folder each; open their record.json files together on Compare)",
+        results.len() - failed.len(),
+        results.len(),
+        a.out.display()
+    );
+    if failed.is_empty() { Ok(()) } else { Err(failed.join("; ")) }
 }
 
 fn run_suite(a: &RunArgs) -> Result<(), String> {
@@ -493,7 +571,7 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
         return Err("--max-wait must be a number of seconds, 0 or more".into());
     }
     let options = RunOptions {
-        concurrency: a.concurrency.max(1),
+        concurrency: a.concurrency.first().copied().unwrap_or(4).max(1),
         max_retries: a.retries,
         backoff_base_ms: a.backoff_ms,
         max_wait_ms: (a.max_wait * 1000.0) as u64,
@@ -784,6 +862,9 @@ fn write_record(record: &ResultRecord, out: &Path) -> Result<(), String> {
 }
 
 fn print_table(record: &ResultRecord, outcomes: &[Outcome], p: &Progress) {
+    // Several models' runs end on their own threads: one table at a time.
+    static ONE_TABLE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _table = ONE_TABLE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let name = |s: &wmlab_core::record::Summary| {
         let c = s.conditions.all_pairs();
         if c.is_empty() {

@@ -313,3 +313,66 @@ fn llm_run_nback_adaptive_settles_on_the_models_n() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--suite worm-vision or --suite nback"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Several models in one run: `--model a,b` with a concurrency each runs both side by side on the same
+/// items, one sub-folder per model with its own log and record, and `models.json` naming them; a rerun
+/// resumes both; a concurrency list that fits neither one value nor one per model is refused.
+#[test]
+fn llm_run_several_models_side_by_side() {
+    let (base, count) = fake_server();
+    let dir = std::env::temp_dir().join(format!("wmlab-llm-cli-models-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let args = |models: &str, conc: &str| {
+        let mut c = wmlab();
+        c.args([
+            "llm",
+            "run",
+            "--suite",
+            "lrt",
+            "--lines",
+            "20",
+            "--tests",
+            "2",
+            "--limit",
+            "3",
+            "--provider",
+            "openai",
+        ])
+        .args(["--base-url", &base, "--model", models, "--concurrency", conc, "-q", "--out"])
+        .arg(&dir);
+        c.output().unwrap()
+    };
+    let out = args("fake-a,org/fake b", "1,2");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(count.load(Ordering::SeqCst), 6, "3 samples for each model");
+    let listed: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("models.json")).unwrap()).unwrap();
+    assert_eq!(listed["suite"], "lrt");
+    assert_eq!(listed["models"][1]["folder"], "org_fake_b");
+    assert_eq!(listed["models"][1]["concurrency"], 2);
+    let mut prompts = Vec::new();
+    for (folder, model) in [("fake-a", "fake-a"), ("org_fake_b", "org/fake b")] {
+        let rec = wmlab_core::record::ResultRecord::from_json(
+            &std::fs::read_to_string(dir.join(folder).join("record.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(rec.trials.len(), 3);
+        let wmlab_core::record::Subject::Llm { model: m, .. } = &rec.subject else { panic!("an LLM record") };
+        assert_eq!(m, model);
+        let mut items: Vec<(String, String)> = logged_outcomes(&dir.join(folder))
+            .iter()
+            .map(|o| (o["sample_id"].as_str().unwrap().to_string(), o["messages"].to_string()))
+            .collect();
+        items.sort();
+        assert!(items.len() == 3 && items.iter().all(|(id, m)| !id.is_empty() && m.len() > 100), "{items:?}");
+        prompts.push(items);
+    }
+    assert_eq!(prompts[0], prompts[1], "both models got the same items");
+    let again = args("fake-a,org/fake b", "1,2");
+    assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
+    assert_eq!(count.load(Ordering::SeqCst), 6, "a rerun resumes both: nothing sent twice");
+    let bad = args("fake-a,fake-b,fake-c", "1,2");
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("3 models"), "{}", String::from_utf8_lossy(&bad.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}
