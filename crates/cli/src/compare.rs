@@ -37,7 +37,8 @@ pub enum LayoutArg {
 #[derive(Args, Debug)]
 pub struct CompareArgs {
     /// Result records: JSON files (`wmlab eval --record`, `wmlab llm run`'s record, the app's downloads)
-    /// or folders holding a `record.json` (a `wmlab sweep` run).
+    /// or folders holding a `record.json` (a `wmlab sweep` run), or a several-model `wmlab llm run`'s
+    /// folder (every model's record).
     #[arg(required = true, value_name = "RECORD")]
     pub records: Vec<PathBuf>,
     /// The task (VSR, CD-Color, nback-verbal …); default: the one most of the records have.
@@ -68,6 +69,30 @@ pub struct CompareArgs {
 /// A record file, or a folder's `record.json` (a `wmlab sweep` run).
 fn read_record(path: &Path) -> Result<ResultRecord, String> {
     crate::dataset::read_record(&if path.is_dir() { path.join("record.json") } else { path.to_path_buf() })
+}
+
+/// The records a path stands for: itself, or every model's folder of a several-model `wmlab llm run`
+/// (a folder with `models.json` and no `record.json` of its own).
+fn record_paths(path: &Path) -> Result<Vec<PathBuf>, String> {
+    let listing = path.join("models.json");
+    if !path.is_dir() || path.join("record.json").exists() || !listing.exists() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let text = std::fs::read_to_string(&listing).map_err(|e| format!("{}: {e}", listing.display()))?;
+    let v: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{}: not a list of models ({e})", listing.display()))?;
+    let folders: Vec<PathBuf> = v["models"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m["folder"].as_str())
+        .filter(|f| !f.is_empty() && !f.contains(['/', '\\']) && *f != "..")
+        .map(|f| path.join(f))
+        .collect();
+    if folders.is_empty() {
+        return Err(format!("{}: names no model folders", listing.display()));
+    }
+    Ok(folders)
 }
 
 /// A panel name as part of a file name: `VIR list_length=4` → `vir_list_length-4`.
@@ -116,7 +141,8 @@ fn curves_rows(out: &mut String, panels: &[Panel], names: &[String]) {
 }
 
 pub fn run(a: &CompareArgs) -> Result<(), String> {
-    let records = a.records.iter().map(|p| read_record(p)).collect::<Result<Vec<_>, _>>()?;
+    let paths = a.records.iter().map(|p| record_paths(p)).collect::<Result<Vec<_>, _>>()?;
+    let records = paths.iter().flatten().map(|p| read_record(p)).collect::<Result<Vec<_>, _>>()?;
     let items: Vec<Compared> = records.iter().cloned().map(Compared::new).collect();
     let task = match &a.task {
         Some(t) => StudyTask::parse(t).ok_or_else(|| {

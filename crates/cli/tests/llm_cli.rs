@@ -371,6 +371,19 @@ fn llm_run_several_models_side_by_side() {
     let again = args("fake-a,org/fake b", "1,2");
     assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
     assert_eq!(count.load(Ordering::SeqCst), 6, "a rerun resumes both: nothing sent twice");
+    // The run's folder stands for every model's record on Compare (here the N-back, which it draws).
+    let nb = dir.join("nback");
+    let out = wmlab()
+        .args(["llm", "run", "--suite", "nback", "--variant", "letters", "--n", "1", "--limit", "1"])
+        .args(["--provider", "openai", "--base-url", &base, "--model", "m-a,m-b", "-q", "--out"])
+        .arg(&nb)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let cmp = wmlab().arg("compare").arg(&nb).arg("--out").arg(dir.join("cmp")).output().unwrap();
+    assert!(cmp.status.success(), "{}", String::from_utf8_lossy(&cmp.stderr));
+    let drawn: serde_json::Value = serde_json::from_slice(&cmp.stdout).unwrap();
+    assert_eq!(drawn["runs"].as_array().map(Vec::len), Some(2), "{drawn}");
     let bad = args("fake-a,fake-b,fake-c", "1,2");
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("3 models"), "{}", String::from_utf8_lossy(&bad.stderr));
