@@ -274,6 +274,11 @@ impl Net {
     // ---- the worker ----
 
     pub fn on_event(self, ev: Event, bytes: Option<Vec<u8>>) {
+        // A message the worker sent before the page was left (and the worker stopped) can still be
+        // delivered after the page's signals are gone: nothing is left to update.
+        if self.phase.is_disposed() {
+            return;
+        }
         match ev {
             Event::Loaded => self.send(Cmd::Init { backend: self.init_pick.get_value() }, None),
             Event::Ready { backend, device, threads } => {
