@@ -20,7 +20,7 @@
 
 use std::path::{Path, PathBuf};
 
-use clap::Args;
+use clap::{Args, ValueEnum};
 use serde::{Deserialize, Serialize};
 
 use crate::train::{ArchArg, BackendArg, EmbeddingArg, EvalArgs, TrainArgs};
@@ -310,12 +310,9 @@ fn sh_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }
 
-fn backend_name(b: BackendArg) -> &'static str {
-    match b {
-        BackendArg::Cpu => "cpu",
-        BackendArg::Wgpu => "wgpu",
-        BackendArg::Cuda => "cuda",
-    }
+/// The backend as `--backend` spells it (clap's own name for the value).
+fn backend_name(b: BackendArg) -> String {
+    b.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default()
 }
 
 /// `sweep.sbatch`: a Slurm job array whose task K runs run K of the sweep in `out` (an absolute path).
@@ -372,7 +369,7 @@ pub fn k8s_job(a: &SweepArgs, runs: usize) -> serde_json::Value {
                 "containers": [{
                     "name": "wmlab",
                     "image": a.image,
-                    "command": ["wmlab", "sweep", "--out", "/sweep", "--backend", backend_name(a.backend), "--n", count, "--quiet"],
+                    "command": ["wmlab", "sweep", "--out", "/sweep", "--backend", &backend_name(a.backend), "--n", count, "--quiet"],
                     "resources": { "limits": limits },
                     "volumeMounts": [{ "name": "sweep", "mountPath": "/sweep" }],
                 }],
