@@ -121,7 +121,6 @@ async function network() {
     await page.fill(id, String(v));
     await page.dispatchEvent(id, 'change');
   }
-  await page.waitForSelector('#networks[data-settings="settled"]', LONG);
   const cfg = JSON.parse(await page.inputValue('#nn-config-json'));
   assert.deepEqual([cfg.steps, cfg.val_every, cfg.model.capacity], [2, 2, 16], 'the settings of a 2-step GRU-16 run');
   await page.click('#nn-train');

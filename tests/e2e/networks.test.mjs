@@ -117,9 +117,9 @@ test('trains on the browser\'s backend (WebGPU through SwiftShader here) and sav
 test('fields edited while the worker answers a settings request are kept (a run meant for 2 steps takes 2)', LONG, async () => {
   const page = await openNetworks();
   await page.selectOption('#nn-preset', 'paper');
-  // Each capacity change asks the worker for the preset's settings twice: once by the change event sent
-  // here and once by the browser's own when the field loses focus to the next one. The first answer is
-  // awaited, the second comes while the steps are typed: it must not put the preset's steps back.
+  // Each capacity change makes the preset's settings anew twice: once by the change event sent here and
+  // once by the browser's own when the field loses focus to the next one, as the steps are typed: that
+  // second one comes before the steps land and must not put the preset's steps back.
   for (const capacity of [1024, 256, 1024]) {
     await page.fill('#nn-capacity', String(capacity));
     await page.dispatchEvent('#nn-capacity', 'change');
@@ -128,9 +128,9 @@ test('fields edited while the worker answers a settings request are kept (a run 
       await page.fill(id, String(v));
       await page.dispatchEvent(id, 'change');
     }
-    await page.waitForSelector('#networks[data-settings="settled"]', LONG);
+    await page.waitForFunction(() => JSON.parse(document.querySelector('#nn-config-json').value).val_every === 2, null, LONG);
     const cfg = JSON.parse(await page.inputValue('#nn-config-json'));
-    assert.equal(cfg.model.capacity, capacity, 'the answer to the capacity change landed');
+    assert.equal(cfg.model.capacity, capacity, 'the capacity change landed');
     assert.equal(cfg.preset, 'paper');
     assert.equal(cfg.steps, 2, `capacity ${capacity}: the steps typed while the answer was under way are kept`);
     assert.equal(cfg.val_every, 2);
@@ -183,8 +183,7 @@ test('CPU backend: live curves, pause/resume, reload resume, download/upload, ba
   await page.waitForFunction(() => JSON.parse(document.querySelector('#nn-config-json').value).quirks?.sts_cue_steps === true, null, LONG);
   await page.uncheck('#nn-quirk-sts-cue-steps');
   await page.waitForFunction(() => (JSON.parse(document.querySelector('#nn-config-json').value).quirks ?? null) === null, null, LONG);
-  // Task parameters go to the worker, which checks them against the trained tasks: a key no task has is
-  // refused in words, a good one lands in the settings, an empty box is the paper's again.
+  // Task parameters are checked against the trained tasks: a key no task has is refused in words, a good one lands in the settings, an empty box is the paper's again.
   await page.fill('#nn-task-params', 'colour=red');
   await page.press('#nn-task-params', 'Tab');
   await page.waitForSelector('#nn-error');
@@ -196,17 +195,15 @@ test('CPU backend: live curves, pause/resume, reload resume, download/upload, ba
   await page.fill('#nn-task-params', '');
   await page.press('#nn-task-params', 'Tab');
   await page.waitForFunction(() => (JSON.parse(document.querySelector('#nn-config-json').value).task_settings ?? null) === null, null, LONG);
-  // The static (frozen one-hot) task embedding of Table A1: the worker recounts the parameters (the
-  // learned 14-row table is gone), and unticking gives the learned one back.
+  // The static (frozen one-hot) task embedding of Table A1: the parameters are counted again (the learned
+  // 14-row table is gone: 196 fewer), and unticking gives the learned one back.
   const paramsOf = async () => Number((await page.textContent('#nn-params')).match(/^(\d+) parameters/)[1]);
   const learned = await paramsOf();
   await page.check('#nn-static-emb');
   await page.waitForFunction(() => JSON.parse(document.querySelector('#nn-config-json').value).model.frozen_task_embedding === true, null, LONG);
-  await page.waitForSelector('#networks[data-settings="settled"]', LONG);
-  assert.ok(await paramsOf() < learned, `static embedding: fewer trainable parameters than ${learned}`);
+  assert.equal(await paramsOf(), learned - 14 * 14, `static embedding: the 14×14 table of the ${learned} is gone`);
   await page.uncheck('#nn-static-emb');
   await page.waitForFunction(() => JSON.parse(document.querySelector('#nn-config-json').value).model.frozen_task_embedding === false, null, LONG);
-  await page.waitForSelector('#networks[data-settings="settled"]', LONG);
   assert.equal(await paramsOf(), learned);
   // A settings JSON that does not parse is refused and the settings stay.
   await page.click('#nn-json-summary');

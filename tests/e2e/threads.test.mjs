@@ -37,7 +37,7 @@ async function trainTiny(page, steps) {
     await page.fill(id, String(v));
     await page.press(id, 'Tab');
   }
-  await page.waitForSelector('#networks[data-settings="settled"]', LONG);
+  await page.waitForFunction((n) => JSON.parse(document.querySelector('#nn-config-json').value).val_per_task === n, 1, LONG);
   await page.click('#nn-train');
   await page.waitForSelector('#networks[data-phase="done"], #nn-error', LONG);
   assert.equal(await page.$eval('body', (b) => b.querySelector('#nn-error')?.textContent ?? null), null);

@@ -218,7 +218,7 @@ mod imp {
     use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
     use wmlab_core::people::{StudyTask, human_curves, subject_curves_with};
     use wmlab_core::record::Setting;
-    use wmlab_nn::train::{TrainConfig, Trainer};
+    use wmlab_nn::train::{Preset, TrainConfig, Trainer};
     use wmlab_nn::{Arch, Checkpoint};
 
     use super::{AnalyseArgs, ArchArg, BackendArg, EmbeddingArg, EvalArgs, TrainArgs};
@@ -312,9 +312,11 @@ mod imp {
             }
             tr
         } else {
-            let mut cfg = TrainConfig::preset(&a.preset, arch, a.capacity)
-                .ok_or_else(|| format!("unknown preset {:?} (one of {})", a.preset, TrainConfig::PRESETS.join(", ")))?
-                .with_seed(a.seed);
+            let preset = Preset::parse(&a.preset).ok_or_else(|| {
+                let names: Vec<&str> = Preset::ALL.iter().map(|p| p.as_str()).collect();
+                format!("unknown preset {:?} (one of {})", a.preset, names.join(", "))
+            })?;
+            let mut cfg = TrainConfig::preset(preset, arch, a.capacity).with_seed(a.seed);
             if let Some(s) = a.steps {
                 cfg.steps = s;
             }
@@ -754,7 +756,7 @@ mod imp {
         let out = serde_json::json!({
             "checkpoint": path.display().to_string(),
             "model": ck.train.model.label(),
-            "params": wmlab_nn::model::param_count(&ck.train.model, &dev.clone().without_autodiff()),
+            "params": ck.train.model.param_count(),
             "preset": ck.train.preset,
             "step": ck.state.step,
             "trials_seen": ck.state.step * ck.train.trials_per_step(),

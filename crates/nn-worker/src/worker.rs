@@ -153,13 +153,6 @@ impl State {
         }
     }
 
-    /// Answer request `seq` with a config and its parameter count (the model is built once on the CPU
-    /// to count).
-    fn send_config(&self, c: TrainConfig, seq: u64) {
-        let params = wmlab_nn::model::param_count(&c.model, &Device::flex());
-        post(&Event::Config { config: Box::new(c.into()), params, seq }, None);
-    }
-
     fn device(&self) -> Result<Device, String> {
         self.device.as_ref().map(|d| d.0.clone()).ok_or_else(|| "the backend is not initialised".to_string())
     }
@@ -187,26 +180,14 @@ impl State {
                 }
                 Err(e) => error(e, true),
             },
-            Cmd::Preset { name, arch, capacity, seq } => match TrainConfig::preset(name.as_str(), arch, capacity) {
-                Some(c) => self.send_config(c, seq),
-                None => error(format!("unknown preset {}", name.as_str()), false),
-            },
-            Cmd::Check { config, seq } => {
-                let mut c = TrainConfig::from(*config);
-                c.fit_edited();
-                match c.model.validate().and_then(|()| c.check_task_settings()) {
-                    Ok(()) => self.send_config(c, seq),
-                    Err(e) => error(e, false),
-                }
-            }
             Cmd::Probe { config, backend, steps, seq } => {
-                let timing = self.probe(TrainConfig::from(*config), backend, steps).await;
+                let timing = self.probe(*config, backend, steps).await;
                 post(&Event::Probed { timing, seq }, None);
             }
             Cmd::Start { config } => {
-                let mut config = TrainConfig::from(*config);
+                let mut config = *config;
                 config.fit_edited();
-                if let Err(e) = config.model.validate().and_then(|()| config.check_task_settings()) {
+                if let Err(e) = config.check() {
                     return error(e, true);
                 }
                 let Ok(device) = self.device() else { return error("the backend is not initialised", true) };
@@ -275,8 +256,8 @@ impl State {
     async fn probe(&self, mut config: TrainConfig, backend: Backend, steps: usize) -> Timing {
         let failed = |error: String| Timing::failed(backend, threads(backend), error);
         config.fit_edited();
-        if let Err(e) = config.model.validate().and_then(|()| config.check_task_settings()) {
-            return failed(e);
+        if let Err(e) = config.check() {
+            return failed(e.to_string());
         }
         let device = match (&self.device, backend) {
             (Some((d, b)), _) if *b == backend => d.clone(),

@@ -10,6 +10,7 @@ use std::time::Instant;
 use burn::optim::{AdamConfig, GradientsParams};
 use burn::prelude::*;
 use wmlab_core::Split;
+use wmlab_nn::BuildModel;
 use wmlab_nn::batch::{all_specs, joint_batch};
 use wmlab_nn::loss::Targets;
 use wmlab_nn::model::{Arch, ModelConfig, ModelInput};

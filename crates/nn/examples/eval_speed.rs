@@ -5,15 +5,16 @@
 
 use std::time::Instant;
 
+use wmlab_nn::BuildModel;
 use wmlab_nn::eval::evaluate_record;
 use wmlab_nn::model::Arch;
-use wmlab_nn::train::TrainConfig;
+use wmlab_nn::train::{Preset, TrainConfig};
 
 fn main() {
     let n: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(20);
     let device = wmlab_nn::cpu_device();
-    for (preset, arch, c) in [("tiny", Arch::Lstm, 96), ("paper", Arch::Lstm, 256)] {
-        let train = TrainConfig::preset(preset, arch, c).unwrap();
+    for (preset, arch, c) in [(Preset::Tiny, Arch::Lstm, 96), (Preset::Paper, Arch::Lstm, 256)] {
+        let train = TrainConfig::preset(preset, arch, c);
         device.seed(1);
         let model = train.model.init(&device);
         let t0 = Instant::now();
@@ -22,7 +23,8 @@ fn main() {
             .unwrap();
         let s = t0.elapsed().as_secs_f64();
         println!(
-            "{preset} {}: {} test trials in {s:.2} s = {:.0} trials/s",
+            "{} {}: {} test trials in {s:.2} s = {:.0} trials/s",
+            preset.as_str(),
             train.model.label(),
             rec.trials.len(),
             rec.trials.len() as f64 / s

@@ -14,6 +14,7 @@ use burn::store::ModuleRecord;
 use burn::tensor::Bytes;
 use wmlab_core::nn_messages::{Bundle, BundleHeader};
 
+use crate::model::BuildModel;
 use crate::model::WormModel;
 use crate::train::{TrainConfig, TrainState};
 
@@ -89,7 +90,7 @@ impl Checkpoint {
     pub fn to_bundle(&self) -> Vec<u8> {
         let header = BundleHeader {
             format: String::new(),
-            train: self.train.clone().into(),
+            train: self.train.clone(),
             state: self.state.clone(),
             weights_len: None,
             optimizer_len: None,
@@ -104,7 +105,7 @@ impl Checkpoint {
     pub fn from_bundle(bytes: &[u8]) -> Result<Checkpoint, String> {
         let b = Bundle::read(bytes)?;
         let ck = Checkpoint {
-            train: b.header.train.into(),
+            train: b.header.train,
             state: b.header.state,
             weights: b.weights.to_vec(),
             optimizer: b.optimizer.map(<[u8]>::to_vec),

@@ -31,14 +31,13 @@ pub mod lstm;
 #[cfg(all(feature = "flex", any(feature = "wgpu", feature = "cuda")))]
 mod lstm_kernel;
 pub mod model;
-mod settings;
 pub mod train;
 pub mod words;
 
 pub use batch::Batch;
 pub use checkpoint::Checkpoint;
-pub use model::{Arch, Attention, Encoder, ModelConfig, WormModel};
-pub use train::{TrainConfig, TrainError, Trainer, ValReport};
+pub use model::{Arch, Attention, BuildModel, Encoder, ModelConfig, WormModel};
+pub use train::{Preset, TrainConfig, TrainError, Trainer, ValReport};
 
 /// The native CPU device used by tests, the CLI and the benchmark.
 #[cfg(feature = "flex")]

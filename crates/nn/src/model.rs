@@ -11,142 +11,26 @@ use burn::nn::{
     Relu, Rnn, RnnConfig,
 };
 use burn::prelude::*;
-use wmlab_core::task::MAX_STEPS;
 
-use crate::batch::{N_HEADS, N_TASKS, head_kinds, heads_by_kind};
+use crate::batch::{N_HEADS, N_TASKS, heads_by_kind};
 use crate::dist_attn::DistEncoder;
 
-/// The memory, encoder and attention choices are plain data in the core (the page offers them too).
-pub use wmlab_core::nn_messages::{Arch, Attention, Encoder};
+/// The configuration is plain data in the core (the page edits and checks it too); this crate builds
+/// the burn model it describes ([`BuildModel::init`]).
+pub use wmlab_core::nn_messages::{Arch, Attention, Encoder, ModelConfig};
 
-/// The model's hyper-parameters (saved beside the weights as `model.json`).
-#[derive(Config, Debug, PartialEq)]
-pub struct ModelConfig {
-    pub arch: Arch,
-    /// Memory capacity C (hidden size; `d_model` for the Transformer).
-    pub capacity: usize,
-    /// Conv channels c1..c4 (paper 64/128/256/512).
-    #[config(default = "[64, 128, 256, 512]")]
-    pub conv: [usize; 4],
-    /// Memory input size for the recurrent models (paper 512): features D = this − 14.
-    /// The Transformer uses `capacity` instead (D = C − 14).
-    #[config(default = 512)]
-    pub mem_input: usize,
-    /// Frozen identity task embedding ("Static") instead of a learned one.
-    #[config(default = false)]
-    pub frozen_task_embedding: bool,
-    /// Transformer layers (paper 2).
-    #[config(default = 2)]
-    pub trf_layers: usize,
-    /// Transformer heads (paper 8).
-    #[config(default = 8)]
-    pub trf_heads: usize,
-    /// Transformer feed-forward size (paper 2048).
-    #[config(default = 2048)]
-    pub trf_ff: usize,
-    /// Transformer dropout (PyTorch default 0.1; active only while training).
-    #[config(default = 0.1)]
-    pub trf_dropout: f64,
-    /// Xavier-normal init of conv, linear, embedding and recurrent weights (the reference does it for the
-    /// recurrent models only).
-    #[config(default = true)]
-    pub xavier: bool,
-    /// Side of the grid the last conv map is average-pooled to before the projection. `None` or 1 is the
-    /// paper's global average pool (K = c4 features, no position but what padding leaks); `s > 1` keeps
-    /// an s×s grid (K = c4·s²), so where a thing is reaches the memory directly. Optional so configs
-    /// saved before it existed load unchanged.
-    pub spatial: Option<usize>,
-    /// The visual encoder (`None` = [`Encoder::Conv`], the paper's). Optional so older configs load.
-    pub encoder: Option<Encoder>,
-    /// The Transformer's attention (`None` = [`Attention::Dot`], the paper's). Optional so older configs
-    /// load.
-    pub attention: Option<Attention>,
-    /// The longest trial the Transformer's position table covers (`None` = [`MAX_STEPS`], the paper's
-    /// 20). Set by [`crate::train::TrainConfig::fit_to_tasks`] when task parameters make longer trials.
-    pub max_steps: Option<usize>,
-    /// Word slots per step of an [`Encoder::Words`] model (`None` = 9, LSR's default). Set by
-    /// [`crate::train::TrainConfig::fit_to_tasks`]. Optional so older configs load.
-    pub word_slots: Option<usize>,
+/// Builds the burn model a [`ModelConfig`] describes.
+pub trait BuildModel {
+    /// The model with freshly initialised weights on `device`. Panics on a config that
+    /// [`ModelConfig::validate`] refuses (check configs from outside first).
+    fn init(&self, device: &Device) -> WormModel;
 }
 
-impl ModelConfig {
-    /// The paper's model (Table A1) for an architecture and capacity.
-    pub fn paper(arch: Arch, capacity: usize) -> Self {
-        ModelConfig::new(arch, capacity)
-    }
-    /// A small model: 300 steps of 28 trials train in about 1.5 minutes natively on 2 CPU cores, about
-    /// 6 minutes in a browser tab's CPU worker (one thread).
-    pub fn tiny(arch: Arch, capacity: usize) -> Self {
-        ModelConfig::new(arch, capacity)
-            .with_conv([8, 16, 16, 32])
-            .with_mem_input(64)
-            .with_trf_heads(4)
-            .with_trf_ff(64)
-            .with_trf_layers(1)
-            .with_trf_dropout(0.0)
-    }
-    /// The longest trial the model takes (the Transformer's position table; the recurrent models take
-    /// any length).
-    pub fn step_capacity(&self) -> usize {
-        self.max_steps.unwrap_or(MAX_STEPS).max(MAX_STEPS)
-    }
-    /// Width of the memory's input A_t (features + 14).
-    pub fn memory_input(&self) -> usize {
-        match self.arch {
-            Arch::Trf => self.capacity,
-            _ => self.mem_input,
+impl BuildModel for ModelConfig {
+    fn init(&self, device: &Device) -> WormModel {
+        if let Err(e) = self.validate() {
+            panic!("invalid model config: {e}");
         }
-    }
-    /// The visual encoder (the paper's ConvNet unless set).
-    pub fn encoder_kind(&self) -> Encoder {
-        self.encoder.unwrap_or(Encoder::Conv)
-    }
-    /// The Transformer's attention (the paper's dot product unless set).
-    pub fn attention_kind(&self) -> Attention {
-        self.attention.unwrap_or(Attention::Dot)
-    }
-    /// Width K of the visual features before the projection (for [`Encoder::Words`], the word slots'
-    /// vectors).
-    pub fn visual_width(&self) -> usize {
-        match self.encoder_kind() {
-            Encoder::Conv => self.conv[3] * self.spatial_side().pow(2),
-            Encoder::Pixels => wmlab_core::raster::TENSOR_LEN,
-            Encoder::Words => self.slots() * crate::words::DIM,
-        }
-    }
-    /// Word slots per step (9 unless set).
-    pub fn slots(&self) -> usize {
-        self.word_slots.unwrap_or(9)
-    }
-    /// Units of each head: [`head_kinds`]; a words model's serial-recall head (VSR's, which LSR answers
-    /// with) has LSR's 16 (one per slot of the longest lists, A3.2; with fewer slots the extra units
-    /// point at slots that never hold a word, as VSR's 9 do for lists shorter than 9).
-    pub fn head_units(&self) -> [usize; N_HEADS] {
-        let mut u = head_kinds().map(|k| k.units() as usize);
-        if self.encoder_kind() == Encoder::Words {
-            u[wmlab_core::TaskId::Lsr.head_index()] = wmlab_core::TaskId::Lsr.head().units() as usize;
-        }
-        u
-    }
-    /// Side of the pooled grid (1 = the paper's global average pool).
-    pub fn spatial_side(&self) -> usize {
-        self.spatial.unwrap_or(1).max(1)
-    }
-    /// Width of the projected visual features D.
-    pub fn feature_dim(&self) -> usize {
-        self.memory_input().checked_sub(N_TASKS).filter(|&d| d > 0).expect("memory input must exceed 14")
-    }
-    /// Whether this model can be built: the rules live in the core
-    /// ([`wmlab_core::nn_messages::ModelSettings::validate`]), where the page checks a file too.
-    pub fn validate(&self) -> Result<(), String> {
-        wmlab_core::nn_messages::ModelSettings::from(self.clone()).validate().map_err(String::from)
-    }
-    pub fn label(&self) -> String {
-        format!("{}-{}", self.arch.as_str().to_uppercase(), self.capacity)
-    }
-
-    pub fn init(&self, device: &Device) -> WormModel {
-        self.validate().expect("invalid model config");
         let xavier = self.xavier && self.arch != Arch::Trf;
         let init = |default: Initializer| if xavier { Initializer::XavierNormal { gain: 1.0 } } else { default };
         let conv_default = Initializer::KaimingUniform { gain: 1.0 / 3.0f64.sqrt(), fan_out_only: false };
@@ -704,11 +588,6 @@ fn padding_mask(seq_len: &[usize], t: usize, device: &Device) -> Tensor<2, Bool>
     let b = seq_len.len();
     let pad: Vec<bool> = seq_len.iter().flat_map(|&n| (0..t).map(move |s| s >= n.max(1))).collect();
     Tensor::<1, Bool>::from_data(TensorData::new(pad, [b * t]), device).reshape([b, t])
-}
-
-/// Number of parameters of a config (built on the given device).
-pub fn param_count(config: &ModelConfig, device: &Device) -> usize {
-    config.init(device).num_params()
 }
 
 #[allow(dead_code)]

@@ -14,233 +14,23 @@ use burn::prelude::*;
 use burn::tensor::Bytes;
 use std::collections::BTreeMap;
 use wmlab_core::Split;
-use wmlab_core::TaskId;
 use wmlab_core::record::TrialRow;
-use wmlab_core::task::{MAX_STEPS, STEP_LIMIT, TaskSpec};
+use wmlab_core::task::TaskSpec;
 
 use crate::batch::{Batch, joint_trials_in, spread_index};
 use crate::checkpoint::Checkpoint;
 use crate::loss::{Accuracy, Targets, accuracy, joint_loss_scaled, logits_to_host};
-use crate::model::{Arch, Attention, Encoder, ModelConfig, ModelInput, WormModel};
+use crate::model::{BuildModel, ModelInput, WormModel};
 
-/// Training hyper-parameters (saved beside the weights as `train.json`).
-#[derive(Config, Debug, PartialEq)]
-pub struct TrainConfig {
-    pub model: ModelConfig,
-    /// Preset name this config came from ("paper", "tiny", … or "custom").
-    #[config(default = "String::from(\"custom\")")]
-    pub preset: String,
-    /// Optimisation steps.
-    #[config(default = 1000)]
-    pub steps: usize,
-    /// Trials per task id per step (paper 10 → 140 per step).
-    #[config(default = 10)]
-    pub per_task: usize,
-    /// Adam learning rate (paper 1e-4).
-    #[config(default = 1e-4)]
-    pub lr: f64,
-    /// Master seed of the trial streams and the initialisation (reference 86).
-    #[config(default = 86)]
-    pub seed: u64,
-    /// Train-split size per task id: trial indices wrap around it (paper 86,400).
-    #[config(default = 86400)]
-    pub train_size: u64,
-    /// Steps between validation checks.
-    #[config(default = 100)]
-    pub val_every: usize,
-    /// Validation trials per task id per check (paper 9,600).
-    #[config(default = 100)]
-    pub val_per_task: usize,
-    /// Plateau schedule: factor, patience (checks), relative threshold.
-    #[config(default = 0.8)]
-    pub plateau_factor: f64,
-    #[config(default = 3)]
-    pub plateau_patience: usize,
-    #[config(default = 0.005)]
-    pub plateau_threshold: f64,
-    /// The task ids trained (a subset, as the paper's VSR-alone ablation A3.3); `None` = all 14. The
-    /// model keeps all 10 heads (checkpoints look alike), but only the chosen ids' heads get a loss and
-    /// a gradient, and validation and evaluation cover these ids (the neural analyses still run over all 14).
-    pub tasks: Option<Vec<TaskId>>,
-    /// Clip each parameter's gradient to this L2 norm before Adam (`None` = no clipping, as the paper).
-    pub grad_clip: Option<f64>,
-    /// Curriculum: during the first `curriculum` steps, trials come from the easier half of each task's
-    /// condition grid ([`wmlab_core::TaskSpec::easy_cells`]: shorter lists, smaller sets, shorter
-    /// retention); `None` = none, as the paper. Validation always covers the whole grid.
-    pub curriculum: Option<usize>,
-    /// Multiply the SFR (multi-label) loss by this (`None` = 1, the reference's mean over its 100 units;
-    /// see [`crate::loss::joint_loss_scaled`]).
-    pub multilabel_scale: Option<f64>,
-    /// The reference code's behaviours to reproduce ([`wmlab_core::Quirks`]: CD size change, CS and STS
-    /// scored steps); `None` = none, the paper's tasks. Evaluation uses the same, from the checkpoint.
-    pub quirks: Option<wmlab_core::Quirks>,
-    /// Task parameters set from text (`KEY=VALUE`, [`wmlab_core::TaskSpec::set`]; e.g. `noise_mask=true`
-    /// for WorM A3.4's noise-masked CD), applied in order to the ids that have each key; `None` = the
-    /// paper's. Evaluation uses the same, from the checkpoint.
-    pub task_settings: Option<Vec<(String, String)>>,
-    /// Adam's epsilon (`None` = burn's default 1e-5; the `paper` preset: PyTorch's 1e-8, which the
-    /// authors used: in the stuck regime 1e-5 shrinks steps 1.5–6×).
-    pub adam_epsilon: Option<f64>,
-    /// Initialise as the authors' `init_weights` does ([`crate::model::reference_init`]: biases 0, the
-    /// gates' weights as one stacked matrix); `None` = no. The `paper` preset sets it.
-    pub reference_init: Option<bool>,
-    /// Walk the training split (`train_size` trials per id) in a fresh random order every epoch, per
-    /// task id, as the authors' shuffled data loaders do; `None` = the fixed spread order
-    /// ([`crate::batch::spread_index`]). The `paper` preset sets it.
-    pub shuffle_epochs: Option<bool>,
-}
+/// Training hyper-parameters: plain data in the core (the page edits and checks them too).
+pub use wmlab_core::nn_messages::{Preset, TrainConfig};
 
-impl TrainConfig {
-    /// The trained task ids, in [`TaskId::ALL`] order (all 14 unless [`TrainConfig::tasks`] names a subset).
-    pub fn task_ids(&self) -> Vec<TaskId> {
-        wmlab_core::nn_messages::trained_ids(self.tasks.as_deref())
-    }
-
-    /// The trained ids' task specs (reference parameters with [`TrainConfig::quirks`]), in
-    /// [`TaskId::ALL`] order.
-    pub fn specs(&self) -> Vec<TaskSpec> {
-        let q = self.quirks.unwrap_or_default();
-        let set = self.task_settings.as_deref().unwrap_or(&[]);
-        self.task_ids()
-            .into_iter()
-            .map(|t| {
-                let mut spec = TaskSpec::with_quirks(t, q);
-                // Checked when the settings were made ([`TrainConfig::check_task_settings`]).
-                let _ = spec.set_all(set, true);
-                spec
-            })
-            .collect()
-    }
-
-    /// Whether every `task_settings` entry applies: each key is a parameter of some trained id, and its
-    /// value fits every id that has it (the message names the allowed keys otherwise).
-    /// LSR trains alone, and only a words model ([`Encoder::Words`]) reads it.
-    pub fn check_task_settings(&self) -> Result<(), String> {
-        let ids = self.task_ids();
-        wmlab_core::nn_messages::lsr_alone(&ids)?;
-        // A run of LSR gets the words encoder whatever the preset's ([`TrainConfig::fit_to_tasks`]).
-        if ids != [TaskId::Lsr] && self.model.encoder_kind() == Encoder::Words {
-            return Err("the words encoder reads LSR's word slots only: train it with the task LSR".into());
-        }
-        let Some(set) = &self.task_settings else { return Ok(()) };
-        let q = self.quirks.unwrap_or_default();
-        let mut specs: Vec<TaskSpec> = self.task_ids().into_iter().map(|t| TaskSpec::with_quirks(t, q)).collect();
-        Ok(TaskSpec::set_on_all(&mut specs, set, "trained")?)
-    }
-
-    /// Fit the model's input to the trained tasks. Task parameters that make trials longer than the
-    /// paper's 20 steps (long lists, WorM A3.2) set `model.max_steps` to [`STEP_LIMIT`] (the Transformer's
-    /// positions; the recurrent models take any length, the field then only records it), otherwise the
-    /// paper's (`None`). A run of LSR gets the words encoder with the spec's word slots (9, or 16 for
-    /// lists up to 16) in place of the ConvNet.
-    pub fn fit_to_tasks(&mut self) {
-        let long = self.task_settings.is_some() && self.specs().iter().any(|s| s.longest_trial() > MAX_STEPS);
-        self.model.max_steps = long.then_some(STEP_LIMIT);
-        if self.task_ids() == [TaskId::Lsr] {
-            let slots = self.specs().iter().find_map(|s| match &s.params {
-                wmlab_core::task::TaskParams::Lsr(p) => Some(p.slots as usize),
-                _ => None,
-            });
-            self.model.encoder = Some(Encoder::Words);
-            self.model.word_slots = slots.filter(|&s| s != 9);
-        }
-    }
-
-    /// [`TrainConfig::fit_to_tasks`] for settings edited on a page: a words encoder left from an LSR
-    /// run whose tasks were changed to visual ones becomes the paper's ConvNet again (the CLI refuses an
-    /// explicit `--encoder words` without LSR instead, in [`TrainConfig::check_task_settings`]).
-    pub fn fit_edited(&mut self) {
-        if self.task_ids() != [TaskId::Lsr] && self.model.encoder == Some(Encoder::Words) {
-            self.model.encoder = None;
-            self.model.word_slots = None;
-        }
-        self.fit_to_tasks();
-    }
-
-    /// Whether this run trains a subset of the 14 ids (or LSR).
-    pub fn is_subset(&self) -> bool {
-        self.task_ids() != TaskId::ALL
-    }
-
-    /// Trials in one training step (`per_task` × trained ids).
-    pub fn trials_per_step(&self) -> usize {
-        self.per_task * self.task_ids().len()
-    }
-
-    /// Parse a comma list of task ids (`VSR`, `CD-Color,VIR`, or `all`) into [`TrainConfig::tasks`]
-    /// (one parser for the CLI and the page: [`wmlab_core::nn_messages::TrainSettings::parse_tasks`]).
-    pub fn parse_tasks(list: &str) -> Result<Option<Vec<TaskId>>, String> {
-        wmlab_core::nn_messages::TrainSettings::parse_tasks(list).map_err(String::from)
-    }
-
-    /// The optimizer of this config (Adam, with the configured gradient clipping).
-    pub fn optimizer(&self) -> ModuleOptimizer {
-        let adam = AdamConfig::new().with_grad_clipping(self.grad_clip.map(|c| GradientClippingConfig::Norm(c as f32)));
-        match self.adam_epsilon {
-            Some(eps) => adam.with_epsilon(eps as f32).init(),
-            None => adam.init(),
-        }
-    }
-
-    /// Preset names.
-    pub const PRESETS: [&'static str; 4] = ["quick", "paper", "small", "tiny"];
-
-    /// A named preset for an architecture and capacity (None for an unknown name).
-    /// - `paper`: Table A1 (conv 64/128/256/512, 140 trials/step, Adam 1e-4, 200 epochs of 8,640 steps,
-    ///   one full validation per epoch, so the plateau schedule steps once per epoch) trained as the
-    ///   authors' code trains: Adam's epsilon 1e-8, their initialisation
-    ///   ([`crate::model::reference_init`]), a fresh shuffle of the training split every epoch.
-    /// - `small`: conv 16/32/64/128 (a quarter of the paper's widths), memory input 128, Transformer FF 512,
-    ///   70 trials/step, lr 3e-4, 3,000 steps: minutes on a GPU.
-    /// - `tiny`: conv 8/16/16/32, 28 trials/step (2 per task id), lr 1e-3, 300 steps: a smoke test that
-    ///   ends at chance on most ids (its timings: docs/learning.md).
-    /// - `quick`: chosen from the learning curves in docs/learning.md. Not the paper's model: the pixel
-    ///   encoder (a linear map of the raw 32×32×3 frame instead of the ConvNet, about 8× the training
-    ///   speed of `tiny`), the tiny memory sizes, lr 1e-3 with each gradient clipped to norm 1, 28 trials
-    ///   per step, 10,000 steps with 30 validation trials per id every 500. Meant for the causal
-    ///   Transformer (TRF-96), whose attention here scores by distance ([`Attention::Distance`],
-    ///   [`crate::dist_attn`]) instead of the paper's dot product, which learned fewer ids; a curriculum
-    ///   (`curriculum`) gave nothing here, so it is off (the runs and timings: docs/learning.md). The other memories (RNN/GRU/LSTM) ignore the attention setting.
-    pub fn preset(name: &str, arch: Arch, capacity: usize) -> Option<TrainConfig> {
-        Some(match name {
-            "paper" => TrainConfig::new(ModelConfig::paper(arch, capacity))
-                .with_preset("paper".into())
-                .with_steps(200 * 8640)
-                .with_val_every(8640)
-                .with_val_per_task(9600)
-                .with_adam_epsilon(Some(1e-8))
-                .with_reference_init(Some(true))
-                .with_shuffle_epochs(Some(true)),
-            "small" => TrainConfig::new(
-                ModelConfig::paper(arch, capacity).with_conv([16, 32, 64, 128]).with_mem_input(128).with_trf_ff(512),
-            )
-            .with_preset("small".into())
-            .with_per_task(5)
-            .with_lr(3e-4)
-            .with_steps(3000)
-            .with_val_every(250)
-            .with_val_per_task(50),
-            "quick" => TrainConfig::new(
-                ModelConfig::tiny(arch, capacity)
-                    .with_encoder(Some(Encoder::Pixels))
-                    .with_attention(Some(Attention::Distance)),
-            )
-            .with_preset("quick".into())
-            .with_per_task(2)
-            .with_lr(1e-3)
-            .with_grad_clip(Some(1.0))
-            .with_steps(10_000)
-            .with_val_every(500)
-            .with_val_per_task(30),
-            "tiny" => TrainConfig::new(ModelConfig::tiny(arch, capacity))
-                .with_preset("tiny".into())
-                .with_per_task(2)
-                .with_lr(1e-3)
-                .with_steps(300)
-                .with_val_every(50)
-                .with_val_per_task(10),
-            _ => return None,
-        })
+/// The optimizer a config trains with (Adam, with its gradient clipping and epsilon).
+pub fn optimizer(config: &TrainConfig) -> ModuleOptimizer {
+    let adam = AdamConfig::new().with_grad_clipping(config.grad_clip.map(|c| GradientClippingConfig::Norm(c as f32)));
+    match config.adam_epsilon {
+        Some(eps) => adam.with_epsilon(eps as f32).init(),
+        None => adam.init(),
     }
 }
 
@@ -343,7 +133,7 @@ impl Trainer {
         let model = ck.model(&device)?;
         let mut tr = Self::with_model(ck.train.clone(), device, model, Some(ck.state.clone()));
         if let Some(bytes) = &ck.optimizer {
-            let optim = std::mem::replace(&mut tr.optim, tr.config.optimizer());
+            let optim = std::mem::replace(&mut tr.optim, optimizer(&tr.config));
             tr.optim = optim
                 .from_bytes(Bytes::from_bytes_vec(bytes.clone()))
                 .map_err(|e| format!("the checkpoint's optimizer state is unreadable: {e}"))?;
@@ -361,7 +151,7 @@ impl Trainer {
         let state = state.unwrap_or(TrainState { lr: config.lr, ..Default::default() });
         let specs = config.specs();
         Trainer {
-            optim: config.optimizer(),
+            optim: optimizer(&config),
             easy: specs.iter().map(TaskSpec::easy_cells).collect(),
             specs,
             model: Some(model),

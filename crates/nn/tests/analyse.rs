@@ -3,6 +3,7 @@
 use burn::prelude::*;
 use wmlab_core::Split;
 use wmlab_core::task::{MAX_STEPS, TaskId};
+use wmlab_nn::BuildModel;
 use wmlab_nn::analyse::{
     HiddenLimits, N_FAMILIES, collect_hidden_with, family_accuracy, family_names, lesion_accuracies, sts_cue_rule,
 };

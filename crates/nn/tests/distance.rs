@@ -6,6 +6,7 @@
 use burn::prelude::*;
 use wmlab_core::Split;
 use wmlab_core::task::{TaskId, Trial};
+use wmlab_nn::BuildModel;
 use wmlab_nn::batch::{Batch, all_specs, joint_trials};
 use wmlab_nn::dist_attn::DistEncoder;
 use wmlab_nn::model::{Arch, Attention, Encoder, ModelConfig, ModelInput};
@@ -91,7 +92,7 @@ fn checkpoint_keeps_the_distance_attention() {
 fn cd_color_after(attention: Attention, steps: usize) -> f64 {
     let device = cpu_device().autodiff();
     device.seed(21);
-    let mut cfg = TrainConfig::preset("quick", Arch::Trf, 96).unwrap();
+    let mut cfg = TrainConfig::preset(wmlab_nn::Preset::Quick, Arch::Trf, 96);
     cfg.model = cfg.model.with_attention(Some(attention));
     assert_eq!(cfg.model.encoder, Some(Encoder::Pixels));
     let cfg = cfg

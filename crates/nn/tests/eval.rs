@@ -5,6 +5,7 @@ use wmlab_core::people::StudyTask;
 use wmlab_core::people::reference::subject_curves;
 use wmlab_core::record::{ResultRecord, Subject};
 use wmlab_core::task::{HeadKind, MAX_STEPS, TaskId};
+use wmlab_nn::BuildModel;
 use wmlab_nn::batch::{Batch, all_specs};
 use wmlab_nn::cpu_device;
 use wmlab_nn::eval::{evaluate_record, network_record, task_accuracy, trial_row};

@@ -8,6 +8,7 @@ use burn::nn::LstmConfig;
 use burn::prelude::*;
 use burn::tensor::Distribution;
 use wmlab_core::Split;
+use wmlab_nn::BuildModel;
 use wmlab_nn::batch::{Batch, all_specs, joint_trials};
 use wmlab_nn::cpu_device;
 use wmlab_nn::model::{Arch, ModelConfig, StepFrames, lstm_forward};

@@ -11,6 +11,7 @@ use burn::nn::conv::Conv2dConfig;
 use burn::prelude::*;
 use burn::tensor::Distribution;
 use wmlab_core::Split;
+use wmlab_nn::BuildModel;
 use wmlab_nn::batch::{Batch, all_specs, joint_trials};
 use wmlab_nn::conv::{conv3x3_relu, conv3x3_relu_pool};
 use wmlab_nn::loss::{Targets, joint_loss};
@@ -129,7 +130,7 @@ fn a_training_step_on_wgpu_equals_flex() {
 #[test]
 fn a_run_from_one_seed_has_the_same_first_losses_on_wgpu_and_flex() {
     use wmlab_nn::{TrainConfig, Trainer};
-    let config = TrainConfig::preset("tiny", Arch::Gru, 16).unwrap().with_steps(3);
+    let config = TrainConfig::preset(wmlab_nn::Preset::Tiny, Arch::Gru, 16).with_steps(3);
     let losses = |device: Device| {
         let mut t = Trainer::new(config.clone(), device);
         (0..3).map(|_| pollster::block_on(t.train_step()).unwrap()).collect::<Vec<f32>>()

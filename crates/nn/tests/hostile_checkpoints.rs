@@ -3,6 +3,7 @@
 //! message (no panic, no huge allocation), and the message says "checkpoint".
 
 use wmlab_core::nn_messages::{BUNDLE_MAGIC, BundleHeader};
+use wmlab_nn::BuildModel;
 use wmlab_nn::checkpoint::MAX_BUNDLE_BYTES;
 use wmlab_nn::model::{Arch, ModelConfig};
 use wmlab_nn::train::{TrainConfig, TrainState};

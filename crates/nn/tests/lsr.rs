@@ -103,16 +103,16 @@ fn long_lists_widen_the_slots_and_the_steps() {
 
 #[test]
 fn mixes_the_paper_does_not_make_are_refused() {
-    let e = TrainConfig::parse_tasks("LSR,VSR").unwrap_err();
+    let e = TrainConfig::parse_tasks("LSR,VSR").unwrap_err().to_string();
     assert!(e.contains("trains alone"), "{e}");
     assert_eq!(TrainConfig::parse_tasks("lsr").unwrap(), Some(vec![TaskId::Lsr]));
     let both = lsr(Arch::Gru).with_tasks(Some(vec![TaskId::Vsr, TaskId::Lsr]));
-    assert!(both.check_task_settings().unwrap_err().contains("trains alone"));
+    assert!(both.check_task_settings().unwrap_err().to_string().contains("trains alone"));
     let mut words_on_vsr = lsr(Arch::Gru).with_tasks(Some(vec![TaskId::Vsr]));
     words_on_vsr.model.encoder = Some(Encoder::Words);
-    assert!(words_on_vsr.check_task_settings().unwrap_err().contains("train it with the task LSR"));
+    assert!(words_on_vsr.check_task_settings().unwrap_err().to_string().contains("train it with the task LSR"));
     // A preset's encoder (pixels) gives way to the words encoder for LSR.
-    let mut quick = TrainConfig::preset("quick", Arch::Trf, 16).unwrap().with_tasks(Some(vec![TaskId::Lsr]));
+    let mut quick = TrainConfig::preset(wmlab_nn::Preset::Quick, Arch::Trf, 16).with_tasks(Some(vec![TaskId::Lsr]));
     quick.check_task_settings().unwrap();
     quick.fit_to_tasks();
     assert_eq!(quick.model.encoder, Some(Encoder::Words));
@@ -122,5 +122,5 @@ fn mixes_the_paper_does_not_make_are_refused() {
     assert_eq!((back.model.encoder, back.model.word_slots), (None, None));
     back.check_task_settings().unwrap();
     let bad = lsr(Arch::Gru).with_task_settings(Some(vec![("list_lengths".into(), "12".into())]));
-    assert!(bad.check_task_settings().unwrap_err().contains("slots=16"));
+    assert!(bad.check_task_settings().unwrap_err().to_string().contains("slots=16"));
 }

@@ -5,9 +5,10 @@ use burn::optim::{AdamConfig, GradientsParams};
 use burn::prelude::*;
 use wmlab_core::Split;
 use wmlab_core::task::{MAX_STEPS, Target, TaskId, TaskSpec, Trial};
+use wmlab_nn::BuildModel;
 use wmlab_nn::batch::{Batch, N_HEADS, all_specs, head_kinds, joint_trials};
 use wmlab_nn::loss::{Targets, joint_loss};
-use wmlab_nn::model::{Arch, Attention, ModelConfig, ModelInput, param_count};
+use wmlab_nn::model::{Arch, Attention, Encoder, ModelConfig, ModelInput};
 use wmlab_nn::train::{TrainConfig, Trainer};
 use wmlab_nn::{Checkpoint, cpu_device};
 
@@ -256,9 +257,34 @@ fn paper_parameter_counts_match_table_a4() {
         .filter(|(a, c, _)| *c < 1024 || *a == "lstm")
         .map(|&(a, c, n)| (Arch::parse(a).expect("an architecture"), c, n));
     for (arch, c, paper) in table {
-        let n = param_count(&ModelConfig::paper(arch, c), &device) as f64;
+        let cfg = ModelConfig::paper(arch, c);
+        let n = cfg.param_count() as f64;
+        assert_eq!(cfg.param_count(), cfg.init(&device).num_params(), "{arch:?}-{c}: counted = built");
         eprintln!("{}-{c}: {:.2}M (Table A4: {:.1}M)", arch.as_str(), n / 1e6, paper / 1e6);
         assert!((n - paper).abs() / paper < 0.2, "{arch:?}-{c}: {n} vs {paper}");
+    }
+}
+
+/// The core counts a config's parameters without building it (the Networks page shows the count as
+/// settings are edited); the count equals the built model's for every preset, memory, encoder, attention
+/// and option that changes the layers.
+#[test]
+fn the_core_counts_the_parameters_burn_builds() {
+    let device = cpu_device();
+    let mut configs = Vec::new();
+    for preset in wmlab_nn::Preset::ALL.into_iter().filter(|p| *p != wmlab_nn::Preset::Paper) {
+        for arch in Arch::ALL {
+            configs.push(wmlab_nn::TrainConfig::preset(preset, arch, 32).model);
+        }
+    }
+    for attention in [Attention::Dot, Attention::Distance] {
+        configs.push(ModelConfig::tiny(Arch::Trf, 16).with_attention(Some(attention)).with_max_steps(Some(40)));
+    }
+    configs.push(ModelConfig::tiny(Arch::Gru, 24).with_spatial(Some(2)).with_frozen_task_embedding(true));
+    configs.push(ModelConfig::tiny(Arch::Lstm, 24).with_encoder(Some(Encoder::Words)).with_word_slots(Some(16)));
+    configs.push(ModelConfig::tiny(Arch::Rnn, 24).with_encoder(Some(Encoder::Pixels)));
+    for cfg in configs {
+        assert_eq!(cfg.param_count(), cfg.init(&device).num_params(), "{cfg:?}");
     }
 }
 

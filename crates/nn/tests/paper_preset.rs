@@ -29,7 +29,7 @@ impl ModuleVisitor for Biases {
 
 #[test]
 fn paper_preset_initialises_as_the_authors_and_sets_their_optimizer() {
-    let cfg = TrainConfig::preset("paper", Arch::Lstm, 96).unwrap();
+    let cfg = TrainConfig::preset(wmlab_nn::Preset::Paper, Arch::Lstm, 96);
     assert_eq!(cfg.adam_epsilon, Some(1e-8));
     assert_eq!(cfg.reference_init, Some(true));
     assert_eq!(cfg.shuffle_epochs, Some(true));
@@ -47,7 +47,7 @@ fn paper_preset_initialises_as_the_authors_and_sets_their_optimizer() {
     assert!((ih - 0.0472).abs() < 0.003, "input weights' std {ih}");
     assert!((hh - 0.0645).abs() < 0.005, "hidden weights' std {hh}");
     // The other presets keep burn's per-gate Xavier and its biases.
-    let tiny = Trainer::new(TrainConfig::preset("tiny", Arch::Lstm, 96).unwrap(), cpu_device().autodiff());
+    let tiny = Trainer::new(TrainConfig::preset(wmlab_nn::Preset::Tiny, Arch::Lstm, 96), cpu_device().autodiff());
     let mut b = Biases(Vec::new());
     tiny.model().visit(&mut b);
     assert!(b.0.iter().any(|v| v.iter().any(|&x| x != 0.0)));

@@ -102,8 +102,8 @@ fn async_checkpoint_resumes_like_the_sync_one() {
 #[test]
 fn every_preset_resumes_exactly() {
     let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    for name in TrainConfig::PRESETS {
-        let mut cfg = TrainConfig::preset(name, Arch::Trf, 16).unwrap();
+    for name in wmlab_nn::Preset::ALL {
+        let mut cfg = TrainConfig::preset(name, Arch::Trf, 16);
         cfg.model = cfg
             .model
             .with_conv([4, 4, 8, 8])
@@ -123,12 +123,12 @@ fn every_preset_resumes_exactly() {
         let mut losses = run(&mut first, 2);
         pollster::block_on(first.validate()).unwrap();
         let ck = Checkpoint::from_bundle(&first.checkpoint().unwrap().to_bundle()).unwrap();
-        assert_eq!(ck.train, cfg, "{name}: the config travels whole");
+        assert_eq!(ck.train, cfg, "{name:?}: the config travels whole");
         let mut second = Trainer::resume(&ck, cpu_device().autodiff()).unwrap();
-        assert_eq!(second.state.best_step, Some(2), "{name}");
-        assert_eq!(second.state.history.len(), 1, "{name}");
+        assert_eq!(second.state.best_step, Some(2), "{name:?}");
+        assert_eq!(second.state.history.len(), 1, "{name:?}");
         losses.extend(run(&mut second, 2));
         let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        assert_eq!(bits(&losses), bits(&straight), "{name}: resumed {losses:?} vs straight {straight:?}");
+        assert_eq!(bits(&losses), bits(&straight), "{name:?}: resumed {losses:?} vs straight {straight:?}");
     }
 }

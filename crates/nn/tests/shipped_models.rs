@@ -8,7 +8,6 @@ use std::path::PathBuf;
 use wmlab_core::TaskId;
 use wmlab_core::chance::record_significance;
 use wmlab_nn::eval::evaluate_checkpoint;
-use wmlab_nn::model::param_count;
 use wmlab_nn::{Checkpoint, cpu_device};
 
 fn models_dir() -> PathBuf {
@@ -32,12 +31,11 @@ fn every_card_matches_its_checkpoint() {
     assert!(cards.len() >= 2, "a joint model and a VSR-only model are shipped");
     assert!(cards.iter().any(|c| c["tasks"].as_array().unwrap().len() == 14));
     assert!(cards.iter().any(|c| c["tasks"].as_array().unwrap() == &vec![serde_json::json!("VSR")]));
-    let dev = cpu_device();
     for card in &cards {
         let ck = load(card);
         let name = card["file"].as_str().unwrap();
         assert_eq!(card["model"], ck.train.model.label(), "{name}");
-        assert_eq!(card["params"].as_u64().unwrap() as usize, param_count(&ck.train.model, &dev), "{name}");
+        assert_eq!(card["params"].as_u64().unwrap() as usize, ck.train.model.param_count(), "{name}");
         assert_eq!(card["preset"].as_str().unwrap(), ck.train.preset, "{name}");
         assert_eq!(card["steps"].as_u64().unwrap() as usize, ck.state.step, "{name}");
         let ids: Vec<String> = ck.train.task_ids().iter().map(|t| t.as_str().to_string()).collect();

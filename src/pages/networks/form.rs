@@ -3,7 +3,7 @@
 //! settings as JSON. What a field accepts is decided by `wmlab_core::nn_messages::{Field, Edit}`.
 
 use leptos::prelude::*;
-use wmlab_core::nn_messages::{Arch, BackendPick, Edit, Field, Preset, TrainSettings};
+use wmlab_core::nn_messages::{Arch, BackendPick, Edit, Field, Preset, TrainConfig};
 
 use super::state::Net;
 
@@ -50,9 +50,9 @@ fn params_text(net: Net) -> String {
 
 pub fn settings_form(net: Net) -> impl IntoView {
     let tasks_shown =
-        Memo::new(move |_| net.config.with(|c| c.as_ref().map(TrainSettings::tasks_text).unwrap_or_default()));
+        Memo::new(move |_| net.config.with(|c| c.as_ref().map(TrainConfig::tasks_text).unwrap_or_default()));
     let params_shown =
-        Memo::new(move |_| net.config.with(|c| c.as_ref().map(TrainSettings::task_settings_text).unwrap_or_default()));
+        Memo::new(move |_| net.config.with(|c| c.as_ref().map(TrainConfig::task_settings_text).unwrap_or_default()));
     view! {
         <fieldset class="form" disabled=move || net.phase.get().busy()>
             <legend>"Model and training"</legend>
@@ -68,7 +68,7 @@ pub fn settings_form(net: Net) -> impl IntoView {
                 <select id="nn-arch" prop:value=move || net.arch.get().as_str() on:change=move |ev| {
                     if let Some(a) = Arch::parse(&event_target_value(&ev)) {
                         net.arch.set(a);
-                        net.request_preset();
+                        net.apply_preset();
                     }
                 }>
                     {Arch::ALL.into_iter().map(|a| view! { <option value=a.as_str()>{a.label()}</option> }).collect_view()}
@@ -76,14 +76,14 @@ pub fn settings_form(net: Net) -> impl IntoView {
             </label>
             <label>"Capacity "
                 <input type="text" class="short" id="nn-capacity" list="nn-capacities" prop:value=move || net.capacity.get()
-                    on:change=move |ev| { net.capacity.set(event_target_value(&ev)); net.request_preset(); }/>
+                    on:change=move |ev| { net.capacity.set(event_target_value(&ev)); net.apply_preset(); }/>
                 <datalist id="nn-capacities"><option value="96"/><option value="256"/><option value="1024"/></datalist>
             </label>
             <label>"Preset "
                 <select id="nn-preset" prop:value=move || net.preset.get().as_str() on:change=move |ev| {
                     if let Some(p) = Preset::parse(&event_target_value(&ev)) {
                         net.preset.set(p);
-                        net.request_preset();
+                        net.apply_preset();
                     }
                 }>
                     {Preset::ALL.into_iter().map(|p| view! { <option value=p.as_str()>{p.label()}</option> }).collect_view()}
@@ -104,16 +104,16 @@ pub fn settings_form(net: Net) -> impl IntoView {
             <div class="row">
                 <label>"Task parameters "
                     <input type="text" id="nn-task-params" placeholder="the paper's" size="40" prop:value=move || params_shown.get()
-                        on:change=move |ev| net.check_edit(Edit::task_settings(&event_target_value(&ev)))/></label>
+                        on:change=move |ev| net.edit(Edit::task_settings(&event_target_value(&ev)))/></label>
                 <span class="small">"e.g. " <code>"noise_mask=true"</code> " (change detection with noise retention frames, \
                     the paper's A3.4) or " <code>"set_sizes=2,4; retentions=6"</code> "; each goes to the tasks that have it. \
-                    Checked by the worker; kept in the checkpoint; evaluation uses the same."</span>
+                    Checked against the trained tasks; kept in the checkpoint; evaluation uses the same."</span>
             </div>
             <div class="row">
                 <label title="The paper's Table A1 trains each memory with a learned task embedding and with a frozen one (one-hot task ids)">
                     <input type="checkbox" id="nn-static-emb"
                         prop:checked=move || net.config.with(|c| c.as_ref().is_some_and(|c| c.model.frozen_task_embedding))
-                        on:change=move |ev| net.check_edit(Ok(Edit::StaticEmbedding(event_target_checked(&ev))))/>
+                        on:change=move |ev| net.edit(Ok(Edit::StaticEmbedding(event_target_checked(&ev))))/>
                     " static task embedding"</label>
                 <span class="small">"Off = a learned task embedding (the paper's main models); on = frozen one-hot task ids \
                     (the paper's \"static\" models, Table A1)."</span>
@@ -126,7 +126,7 @@ pub fn settings_form(net: Net) -> impl IntoView {
             </div>
             <details>
                 <summary id="nn-json-summary">"All settings (JSON)"</summary>
-                <p class="small">"Every field of the training and model configuration; edits are checked by the worker."</p>
+                <p class="small">"Every field of the training and model configuration; edits are checked as they are made."</p>
                 <textarea id="nn-config-json" rows="14" cols="70" prop:value=move || net.config_text.get()
                     on:change=move |ev| net.apply_json(&event_target_value(&ev))></textarea>
             </details>

@@ -2,8 +2,8 @@
 //!
 //! Training runs in a dedicated Web Worker (`crates/nn-worker`: burn on WebGPU, or the flex CPU backend
 //! when the browser has no WebGPU), so the page never freezes and the participant pages never download
-//! burn. The page turns form input into typed settings (`wmlab_core::nn_messages::TrainSettings`; the
-//! presets come from the worker, i.e. from `wmlab_nn::TrainConfig::preset`), worker events into pixels,
+//! burn. The page turns form input into typed settings (`wmlab_core::nn_messages::TrainConfig`, whose
+//! presets, checks and parameter count are the core's, so no edit waits for the worker), worker events into pixels,
 //! and checkpoints into IndexedDB (`latest` = the resume point, `best` = the best validation accuracy so
 //! far, `run` = the curves). Evaluation returns a `ResultRecord` whose behavioural curves are computed
 //! by the core, exactly as for a person, and drawn over the WorM human curves.
@@ -154,6 +154,7 @@ fn run(net: Net) -> impl IntoView {
 #[component]
 pub fn Networks() -> impl IntoView {
     let net = Net::new();
+    net.apply_preset();
     net.start_worker();
     net.install_test_hook();
     net.load_stored();
@@ -161,8 +162,7 @@ pub fn Networks() -> impl IntoView {
     on_cleanup(move || net.stop_worker());
 
     view! {
-        <section class="page networks" id="networks" data-phase=move || net.phase.get().as_str()
-            data-settings=move || if net.settling.get() { "pending" } else { "settled" }>
+        <section class="page networks" id="networks" data-phase=move || net.phase.get().as_str()>
             <h1>"Networks"</h1>
             <p class="lead">"Train the WorM models (a convolutional encoder, a task embedding, an RNN, GRU, LSTM or causal \
                 Transformer memory and one head per task) jointly on all 14 task ids (or a subset), in this tab, then \

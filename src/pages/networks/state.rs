@@ -1,8 +1,8 @@
 //! The Networks page's state: one `Copy` bundle of signals ([`Net`]) with the worker's events and the
 //! page's actions as methods, so the sections (settings, files, evaluation) share it without threading
-//! thirty signals through props. The settings are typed ([`TrainSettings`]); what a field accepts and
-//! how a late worker answer keeps edits is decided in the core (`nn_messages::{Field, Edit,
-//! SettingsEdits}`), where native tests reach it.
+//! thirty signals through props. The settings are typed ([`TrainConfig`]); what a field accepts, the
+//! presets, the checks and the parameter count are the core's (`nn_messages::{Field, Edit, TrainConfig}`),
+//! where native tests reach them: the page settles every edit at once, without asking the worker.
 
 use leptos::prelude::*;
 use wmlab_core::analysis::NetworkAnalysis;
@@ -10,8 +10,8 @@ use wmlab_core::nn_messages::workers::{
     Action, Browser, Do, Launch, ProbeCache, ProbeOutcome, Slot, WorkerChoice, probe_key,
 };
 use wmlab_core::nn_messages::{
-    Arch, Backend, BackendPick, BundleHeader, CheckpointKind, Edit, ModelCard, Preset, RunCurves, SettingsEdits,
-    SettingsError, TrainSettings,
+    Arch, Backend, BackendPick, BundleHeader, CheckpointKind, Edit, ModelCard, Preset, RunCurves, SettingsError,
+    TrainConfig,
 };
 use wmlab_core::record::ResultRecord;
 
@@ -98,15 +98,11 @@ pub struct Net {
     pub arch: RwSignal<Arch>,
     pub capacity: RwSignal<String>,
     pub preset: RwSignal<Preset>,
-    /// The settings in use (`None` until the worker's first answer).
-    pub config: RwSignal<Option<TrainSettings>>,
+    /// The settings in use (`None` only before the page has made the first preset's).
+    pub config: RwSignal<Option<TrainConfig>>,
     pub params: RwSignal<Option<usize>>,
     /// The JSON box's text: the settings, or what the user typed there that did not read.
     pub config_text: RwSignal<String>,
-    /// Fields edited while the worker is still answering a preset / settings request survive its answer.
-    edits: StoredValue<SettingsEdits>,
-    /// Whether a settings request is unanswered (`data-settings="pending"`; tests wait for "settled").
-    pub settling: RwSignal<bool>,
     pub step: RwSignal<usize>,
     pub steps: RwSignal<usize>,
     pub ms_per_step: RwSignal<Option<f64>>,
@@ -169,8 +165,6 @@ impl Net {
             config: RwSignal::new(None),
             params: RwSignal::new(None),
             config_text: RwSignal::new(String::new()),
-            edits: StoredValue::new(SettingsEdits::new()),
-            settling: RwSignal::new(false),
             step: RwSignal::new(0),
             steps: RwSignal::new(0),
             ms_per_step: RwSignal::new(None),
@@ -209,66 +203,56 @@ impl Net {
 
     // ---- settings ----
 
-    /// Ask the worker for the chosen preset's settings for the chosen memory and capacity.
-    pub fn request_preset(self) {
+    /// The chosen preset's settings for the chosen memory and capacity become the settings in use.
+    pub fn apply_preset(self) {
         let cap = self.capacity.get_untracked().trim().parse::<usize>().unwrap_or(0);
         if cap == 0 {
             self.error.set(Some("Capacity must be a whole number above 0 (the paper uses 96, 256 and 1024).".into()));
             return;
         }
-        let seq = self.edits.try_update_value(|e| e.request()).unwrap_or(0);
-        self.settling.set(true);
-        let (name, arch) = (self.preset.get_untracked(), self.arch.get_untracked());
-        self.send(Cmd::Preset { name, arch, capacity: cap, seq }, None);
+        let (preset, arch) = (self.preset.get_untracked(), self.arch.get_untracked());
+        self.settle(TrainConfig::preset(preset, arch, cap));
     }
 
-    /// Show `c` as the settings in use.
-    fn show(self, c: TrainSettings) {
-        self.steps.set(c.steps);
-        self.config_text.set(c.to_json_pretty());
-        self.config.set(Some(c));
-    }
-
-    /// A person's edit of one field (kept if a worker answer is still to come).
-    pub fn edit(self, edit: Result<Edit, SettingsError>) {
-        match edit {
-            Ok(e) => {
+    /// `c`, fitted to its tasks, becomes the settings in use if it can be trained (with its model's
+    /// parameter count); otherwise the reason is shown and the settings in use stay.
+    fn settle(self, mut c: TrainConfig) {
+        c.fit_edited();
+        match c.check() {
+            Ok(()) => {
                 self.error.set(None);
-                let Some(mut c) = self.config.get_untracked() else { return };
-                self.edits.update_value(|s| s.edit(&mut c, e));
+                self.params.set(Some(c.model.param_count()));
                 self.show(c);
             }
             Err(e) => self.error.set(Some(e.to_string())),
         }
     }
 
-    /// An edit the worker must check (task parameters: does each key fit a trained task?): applied to a
-    /// copy and sent as a settings request; the answer (or the worker's refusal) decides.
-    pub fn check_edit(self, edit: Result<Edit, SettingsError>) {
+    /// Show `c` as the settings in use.
+    fn show(self, c: TrainConfig) {
+        self.steps.set(c.steps);
+        self.config_text.set(c.to_json_pretty());
+        self.config.set(Some(c));
+    }
+
+    /// A person's edit of one field or option: the settings in use with it, if they can be trained.
+    pub fn edit(self, edit: Result<Edit, SettingsError>) {
         match edit {
             Ok(e) => {
                 let Some(mut c) = self.config.get_untracked() else { return };
                 e.apply(&mut c);
-                self.request_check(c);
+                self.settle(c);
             }
             Err(e) => self.error.set(Some(e.to_string())),
         }
     }
 
-    /// Settings typed or pasted as JSON: read here, checked (and counted) by the worker.
+    /// Settings typed or pasted as JSON.
     pub fn apply_json(self, text: &str) {
-        match TrainSettings::from_json(text) {
-            Ok(c) => self.request_check(c),
+        match TrainConfig::from_json(text) {
+            Ok(c) => self.settle(c),
             Err(e) => self.error.set(Some(e.to_string())),
         }
-    }
-
-    /// Ask the worker to check and count `c`; its answer becomes the settings shown.
-    fn request_check(self, c: TrainSettings) {
-        self.error.set(None);
-        let seq = self.edits.try_update_value(|e| e.request()).unwrap_or(0);
-        self.settling.set(true);
-        self.send(Cmd::Check { config: Box::new(c), seq }, None);
     }
 
     // ---- the worker ----
@@ -309,18 +293,7 @@ impl Net {
                 }
                 if self.phase.get_untracked() == Phase::Starting {
                     self.phase.set(Phase::Ready);
-                    // The first start asks for the preset; a restarted worker (after Cancel) keeps the settings.
-                    if self.config.with_untracked(Option::is_none) {
-                        self.request_preset();
-                    }
                 }
-            }
-            Event::Config { config, params, seq } => {
-                // An answer to an older request is dropped; fields edited since the latest are kept.
-                let Some(c) = self.edits.try_update_value(|e| e.answer(seq, *config)).flatten() else { return };
-                self.settling.set(false);
-                self.show(c);
-                self.params.set(Some(params));
             }
             Event::Step { step, steps, loss, ms } => {
                 self.step.set(step);
@@ -395,8 +368,6 @@ impl Net {
                 if fatal {
                     self.launch.set_value(None);
                 }
-                self.edits.update_value(|e| e.settle());
-                self.settling.set(false);
                 self.eval_progress.set(None);
                 self.analyse_progress.set(None);
                 let phase = self.phase.get_untracked();
@@ -666,7 +637,7 @@ impl Net {
     }
 
     /// Start the run in the running worker on its backend.
-    fn begin(self, c: TrainSettings) {
+    fn begin(self, c: TrainConfig) {
         let backend = self.backend.get_untracked().map(|b| b.as_str().to_string()).unwrap_or_default();
         self.curves.set(RunCurves { backend, ..Default::default() });
         self.has_best.set(false);
@@ -694,8 +665,8 @@ impl Net {
                     if let Ok((h, _)) = BundleHeader::read(&b) {
                         self.steps.set(h.steps());
                         self.step.set(h.step());
-                        let c = self.edits.try_update_value(|e| e.answer(0, h.train.clone())).flatten();
-                        self.show(c.unwrap_or(h.train));
+                        self.params.set(Some(h.train.model.param_count()));
+                        self.show(h.train);
                     }
                     self.phase.set(Phase::Training);
                     self.send(Cmd::Resume { run: true }, Some(&b));
@@ -721,7 +692,7 @@ impl Net {
     pub fn status_text(self) -> String {
         let (s, n) = (self.step.get(), self.steps.get());
         let mut t = format!("step {s} of {n}");
-        let per_step = self.config.with(|c| c.as_ref().map(TrainSettings::trials_per_step));
+        let per_step = self.config.with(|c| c.as_ref().map(TrainConfig::trials_per_step));
         if let (Some(ms), Some(trials)) = (self.ms_per_step.get(), per_step) {
             t.push_str(&format!(" · {:.0} ms/step · {:.1} trials/s", ms, trials as f64 * 1000.0 / ms.max(1e-3)));
             if self.phase.get() == Phase::Training && n > s {

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::ValReport;
-use super::settings::TrainSettings;
+use super::config::TrainConfig;
 
 pub const BUNDLE_MAGIC: &[u8; 8] = b"WMLABNN1";
 
@@ -28,7 +28,7 @@ pub struct TrainState {
 pub struct BundleHeader {
     /// `wmlab-nn-checkpoint-1` (weights only) or `-2` (weights and optimizer state, with lengths).
     pub format: String,
-    pub train: TrainSettings,
+    pub train: TrainConfig,
     pub state: TrainState,
     /// Bytes of weights after the header (absent in format 1: all the rest).
     #[serde(default, skip_serializing_if = "Option::is_none")]

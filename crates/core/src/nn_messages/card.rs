@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::settings::TrainSettings;
+use super::config::TrainConfig;
 
 /// One task id's test result on the card.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -56,7 +56,7 @@ pub struct ModelCard {
     pub test: Vec<CardTest>,
     pub effects: Vec<CardEffect>,
     pub notes: String,
-    pub train_config: Option<TrainSettings>,
+    pub train_config: Option<TrainConfig>,
 }
 
 impl ModelCard {

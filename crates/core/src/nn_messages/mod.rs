@@ -8,13 +8,15 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 mod bundle;
 mod card;
+mod config;
 mod settings;
 pub mod workers;
 pub use bundle::{BUNDLE_MAGIC, Bundle, BundleError, BundleHeader, TrainState};
 pub use card::{CardEffect, CardListError, CardTest, ModelCard};
+pub use config::{ModelConfig, N_HEADS, N_TASKS, TrainConfig, WORD_DIM};
 pub use settings::{
-    Arch, Attention, Backend, BackendPick, Edit, Encoder, Field, ModelError, ModelSettings, Preset, SettingsEdits,
-    SettingsError, TrainSettings, lsr_alone, trained_ids,
+    Arch, Attention, Backend, BackendPick, Edit, Encoder, Field, ModelError, Preset, SettingsError, lsr_alone,
+    trained_ids,
 };
 
 use crate::analysis::NetworkAnalysis;
@@ -29,27 +31,11 @@ pub enum Cmd {
     Init {
         backend: BackendPick,
     },
-    /// The settings of a preset for an architecture and capacity; answered by `Event::Config` with the
-    /// same `seq` (see [`SettingsEdits`]).
-    Preset {
-        name: Preset,
-        arch: Arch,
-        capacity: usize,
-        #[serde(default)]
-        seq: u64,
-    },
-    /// Check settings and count their model's parameters; answered by `Event::Config` with the same
-    /// `seq`.
-    Check {
-        config: Box<TrainSettings>,
-        #[serde(default)]
-        seq: u64,
-    },
     /// Time a fresh run of these settings on `backend` (the worker's WebGPU device, or the CPU): one
     /// warm-up step, then `steps` timed steps; answered by `Event::Probed` with the same `seq`. Nothing
     /// of the probe is kept.
     Probe {
-        config: Box<TrainSettings>,
+        config: Box<TrainConfig>,
         backend: Backend,
         steps: usize,
         #[serde(default)]
@@ -57,7 +43,7 @@ pub enum Cmd {
     },
     /// Start a new run with these settings.
     Start {
-        config: Box<TrainSettings>,
+        config: Box<TrainConfig>,
     },
     /// Resume training from the checkpoint in `bytes`.
     Resume {
@@ -191,14 +177,6 @@ pub enum Event {
         device: String,
         #[serde(default = "one")]
         threads: usize,
-    },
-    /// A full training configuration and the model's parameter count; `seq` is the request's
-    /// (`Cmd::Preset` / `Cmd::Check`), 0 when no request asked for it.
-    Config {
-        config: Box<TrainSettings>,
-        params: usize,
-        #[serde(default)]
-        seq: u64,
     },
     /// One training step done.
     Step {
@@ -360,9 +338,9 @@ mod tests {
     }
     #[test]
     fn messages_round_trip_in_the_wire_format() {
-        let c: Cmd = serde_json::from_str(r#"{"cmd":"preset","name":"tiny","arch":"gru","capacity":16}"#).unwrap();
-        assert_eq!(c, Cmd::Preset { name: Preset::Tiny, arch: Arch::Gru, capacity: 16, seq: 0 });
-        assert!(serde_json::from_str::<Cmd>(r#"{"cmd":"preset","name":"huge","arch":"gru","capacity":16}"#).is_err());
+        let c: Cmd = serde_json::from_str(r#"{"cmd":"init","backend":"cpu"}"#).unwrap();
+        assert_eq!(c, Cmd::Init { backend: BackendPick::Cpu });
+        assert!(serde_json::from_str::<Cmd>(r#"{"cmd":"init","backend":"tpu"}"#).is_err());
         let c = Cmd::Start { config: Box::new(settings::tests::settings(96, 8)) };
         assert_eq!(serde_json::from_str::<Cmd>(&serde_json::to_string(&c).unwrap()).unwrap(), c);
         let e = Event::Checkpoint { kind: CheckpointKind::Best, step: 4 };

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Backend, BackendPick, Encoder, TrainSettings};
+use super::{Backend, BackendPick, Encoder, TrainConfig};
 
 /// What the page knows about its browser, fixed for the page's life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -184,7 +184,7 @@ impl ProbeOutcome {
 
 /// What the probe is keyed by: the model's size and shape and the batch (what the step's cost depends
 /// on), e.g. `lstm-256-conv64.128.256.512-b140`.
-pub fn probe_key(s: &TrainSettings) -> String {
+pub fn probe_key(s: &TrainConfig) -> String {
     let m = &s.model;
     let encoder = match m.encoder.unwrap_or(Encoder::Conv) {
         Encoder::Conv => format!("conv{}", m.conv.map(|c| c.to_string()).join(".")),
