@@ -176,7 +176,8 @@ test('CPU backend: live curves, pause/resume, reload resume, download/upload, ba
   await page.selectOption('#nn-backend-pick', 'cpu');
   await page.waitForFunction(() => /CPU/.test(document.querySelector('#nn-backend').textContent), null, LONG);
   step('1');
-  await configure(page);
+  // 24 steps: both pauses below land before the end even on a loaded machine (2 test files at a time).
+  await configure(page, { steps: 24 });
   // The reference-code quirks are boxes that write `quirks` into the settings (null when all are off).
   assert.equal(JSON.parse(await page.inputValue('#nn-config-json')).quirks ?? null, null);
   await page.check('#nn-quirk-sts-cue-steps');
@@ -212,7 +213,7 @@ test('CPU backend: live curves, pause/resume, reload resume, download/upload, ba
   await page.waitForSelector('#nn-error');
   assert.match(await page.textContent('#nn-error'), /not valid/);
   // The text stays for the user to fix; the settings in use are the previous ones.
-  assert.equal(await page.inputValue('#nn-steps'), '8');
+  assert.equal(await page.inputValue('#nn-steps'), '24');
   await page.click('#nn-train');
   await page.waitForSelector('#networks[data-phase="training"]');
   // A validation check at step 3 draws the accuracy chart and saves a checkpoint.
@@ -224,7 +225,7 @@ test('CPU backend: live curves, pause/resume, reload resume, download/upload, ba
   await page.waitForSelector('#networks[data-phase="paused"]', LONG);
   step('4');
   const paused = await stepOf(page);
-  assert.ok(paused >= 3 && paused < 8, `paused at ${paused}`);
+  assert.ok(paused >= 3 && paused < 24, `paused at ${paused}`);
   assert.equal(await page.$eval('#nn-loss-chart', (c) => c.dataset.drawn), 'true');
   assert.match(await page.textContent('#nn-step'), /trials\/s/);
   await new Promise((r) => setTimeout(r, 1500));
@@ -243,7 +244,7 @@ test('CPU backend: live curves, pause/resume, reload resume, download/upload, ba
   step('7');
   await page.waitForSelector('#nn-saved', LONG);
   step('8');
-  assert.match(await page.textContent('#nn-saved'), new RegExp(`step ${before} of 8`));
+  assert.match(await page.textContent('#nn-saved'), new RegExp(`step ${before} of 24`));
   assert.equal(await page.$eval('#nn-loss-chart', (c) => c.dataset.drawn), 'true');
   await page.selectOption('#nn-backend-pick', 'cpu');
   await page.waitForFunction(() => /CPU/.test(document.querySelector('#nn-backend').textContent), null, LONG);
@@ -253,7 +254,7 @@ test('CPU backend: live curves, pause/resume, reload resume, download/upload, ba
   assert.equal(await page.$eval('body', (b) => b.querySelector('#nn-error')?.textContent ?? null), null, page.errors.join('\n').slice(0, 1500));
   await page.waitForSelector('#networks[data-phase="done"]', LONG);
   step('10');
-  assert.equal(await stepOf(page), 8);
+  assert.equal(await stepOf(page), 24);
 
   // Download the latest checkpoint; it starts with the bundle magic.
   const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#nn-download-latest')]);

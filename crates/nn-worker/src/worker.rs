@@ -120,6 +120,9 @@ fn threads(backend: Backend) -> usize {
 
 struct State {
     device: Option<(Device, Backend)>,
+    /// The WebGPU device once made: burn registers one per worker, and asking for it again (a pick of
+    /// WebGPU after Auto chose it, or after the CPU) fails while the first is registered.
+    webgpu: Option<Device>,
     trainer: Option<Trainer>,
     running: bool,
     /// Steps between `latest` checkpoints sent to the page.
@@ -153,6 +156,20 @@ impl State {
         }
     }
 
+    /// The device for `pick`: the WebGPU one made before if any, else a new one.
+    async fn init(&mut self, pick: BackendPick) -> Result<(Device, Backend), String> {
+        if pick != BackendPick::Cpu
+            && let Some(d) = &self.webgpu
+        {
+            return Ok((d.clone(), Backend::Webgpu));
+        }
+        let (d, backend) = init_device(pick).await?;
+        if backend == Backend::Webgpu {
+            self.webgpu = Some(d.clone());
+        }
+        Ok((d, backend))
+    }
+
     fn device(&self) -> Result<Device, String> {
         self.device.as_ref().map(|d| d.0.clone()).ok_or_else(|| "the backend is not initialised".to_string())
     }
@@ -172,7 +189,7 @@ impl State {
                 post(&Event::Verified { seq, error: loaded.err() }, None);
             }
             Cmd::Crash => panic!("the page asked the worker to crash (test support)"),
-            Cmd::Init { backend } => match init_device(backend).await {
+            Cmd::Init { backend } => match self.init(backend).await {
                 Ok((d, backend)) => {
                     let device = format!("{d:?}");
                     self.device = Some((d, backend));
@@ -403,7 +420,8 @@ impl State {
 }
 
 async fn run(mut rx: mpsc::UnboundedReceiver<Msg>) {
-    let mut st = State { device: None, trainer: None, running: false, checkpoint_every: 50, last_latest_ms: 0.0 };
+    let mut st =
+        State { device: None, webgpu: None, trainer: None, running: false, checkpoint_every: 50, last_latest_ms: 0.0 };
     loop {
         if st.running {
             // Handle whatever arrived during the last step, then step.
