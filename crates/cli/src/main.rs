@@ -13,6 +13,7 @@ mod pngout;
 mod predict;
 mod score;
 mod sweep;
+mod torch;
 mod train;
 
 use std::path::{Path, PathBuf};
@@ -127,6 +128,12 @@ enum Cmd {
     /// the trial's task head's logits before sigmoid/softmax at every step, to check a model against
     /// another implementation.
     Predict(predict::PredictArgs),
+    /// A PyTorch state_dict of the WorM authors' model (their `WM_Model`, e.g. a checkpoint their
+    /// train.py saved) as a WM Lab checkpoint of the paper's model, with the same outputs.
+    Import(torch::ImportArgs),
+    /// A WM Lab checkpoint of the paper's model as a PyTorch state_dict the authors' `WM_Model` loads
+    /// (`load_state_dict`).
+    Export(torch::ExportArgs),
     /// Several results on one task, as the Compare page draws them: SVG plots (every run together, or
     /// one plot per run as WorM Figs. A2 and A7–A12), the curves and the Table A3 scores as CSV.
     Compare(compare::CompareArgs),
@@ -370,6 +377,8 @@ fn main() -> ExitCode {
         Cmd::Analyse(a) => train::run_analyse(a),
         Cmd::Sweep(a) => sweep::run_sweep(a),
         Cmd::Predict(a) => predict::run(a),
+        Cmd::Import(a) => torch::import(a),
+        Cmd::Export(a) => torch::export(a),
         Cmd::Compare(a) => compare::run(a),
         Cmd::Dataset(a) => dataset::run(a),
     };

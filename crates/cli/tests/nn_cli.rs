@@ -806,3 +806,103 @@ fn predict_writes_a_models_raw_outputs_on_generated_trials() {
     assert!(err.contains("trials.jsonl"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `wmlab export --torch` writes a trained paper-architecture model as the authors' `state_dict`, and
+/// `wmlab import --torch` reads it back (the `.pt` through burn's PyTorch reader): the imported
+/// checkpoint predicts what the original does, on every memory (the mapping's equations are checked
+/// against the authors' forward in crates/nn/tests/torch.rs). A model the authors' code cannot build is
+/// refused, and so is a file of another memory.
+#[test]
+fn export_and_import_of_the_authors_pytorch_state_dict_keep_the_outputs() {
+    let dir = tmp("torch");
+    let cd = dir.join("cd");
+    let args = ["generate", "--task", "CD-Color", "--split", "test", "--count", "6", "--png", "none", "-q", "--out"];
+    ok(&[&args[..], &[cd.to_str().unwrap()]].concat());
+    for arch in ["rnn", "gru", "lstm", "trf"] {
+        let run = dir.join(arch);
+        let run_s = run.to_str().unwrap();
+        ok(&[
+            "train",
+            "--arch",
+            arch,
+            "--capacity",
+            "16",
+            "--preset",
+            "paper",
+            "--conv",
+            "4,4,8,8",
+            "--per-task",
+            "1",
+            "--steps",
+            "1",
+            "--val-every",
+            "1",
+            "--val-per-task",
+            "1",
+            "--quiet",
+            "--out",
+            run_s,
+        ]);
+        let pt = dir.join(format!("{arch}.pt"));
+        let stdout = ok(&["export", "--torch", run_s, "--out", pt.to_str().unwrap()]);
+        assert!(stdout.contains(if arch == "trf" { "56 tensors" } else { "35 tensors" }), "{stdout}");
+        let back = dir.join(format!("{arch}.wmlabnn"));
+        ok(&[
+            "import",
+            "--torch",
+            pt.to_str().unwrap(),
+            "--arch",
+            arch,
+            "--capacity",
+            "16",
+            "--out",
+            back.to_str().unwrap(),
+        ]);
+        let predict = |ck: &str, name: &str| {
+            let out = dir.join(name);
+            ok(&["predict", "--checkpoint", ck, "--trials", cd.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+            read_npy(&out)
+        };
+        let (a, b) =
+            (predict(run_s, &format!("{arch}-a.npy")), predict(back.to_str().unwrap(), &format!("{arch}-b.npy")));
+        assert_eq!(a.0, b.0);
+        let worst = a.1.iter().zip(&b.1).map(|(x, y)| (x - y).abs()).fold(0.0f32, f32::max);
+        assert!(worst < 1e-5, "{arch}: the imported model's logits differ by {worst}");
+        if arch == "gru" {
+            let e = fails(&[
+                "import",
+                "--torch",
+                pt.to_str().unwrap(),
+                "--arch",
+                "lstm",
+                "--capacity",
+                "16",
+                "--out",
+                "x.wmlabnn",
+            ]);
+            assert!(e.contains("MEM.weight_ih_l0") && e.contains("gru.pt"), "{e}");
+        }
+    }
+    let quick = dir.join("quick");
+    ok(&[
+        "train",
+        "--arch",
+        "trf",
+        "--capacity",
+        "16",
+        "--preset",
+        "quick",
+        "--steps",
+        "1",
+        "--val-every",
+        "1",
+        "--val-per-task",
+        "1",
+        "--quiet",
+        "--out",
+        quick.to_str().unwrap(),
+    ]);
+    let e = fails(&["export", "--torch", quick.to_str().unwrap(), "--out", dir.join("q.pt").to_str().unwrap()]);
+    assert!(e.contains("not the paper's model"), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+}

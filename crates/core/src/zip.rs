@@ -1,20 +1,45 @@
-//! A minimal zip writer (deflated entries, no encryption, no zip64): enough to hand a folder of text
-//! files — a Psych-DS dataset — to a browser download. Pure: files in, bytes out. Timestamps are the
-//! DOS epoch (1980-01-01), so the same files give the same bytes.
+//! A minimal zip writer (no encryption, no zip64): enough to hand a folder of text files — a Psych-DS
+//! dataset — to a browser download ([`write`], deflated), or to write the archive PyTorch's `torch.save`
+//! writes ([`write_aligned`], stored, each entry's data aligned as PyTorch aligns it). Pure: files in,
+//! bytes out. Timestamps are the DOS epoch (1980-01-01), so the same files give the same bytes.
 
 use crate::hash::crc32;
 
 /// The zip archive of `(path, bytes)` entries (paths with `/`, relative; at most 65,535 entries and
 /// 4 GiB in all).
 pub fn write(files: &[(String, Vec<u8>)]) -> Vec<u8> {
+    archive(files, None)
+}
+
+/// The zip archive of `(path, bytes)` entries stored uncompressed, each entry's data starting at a
+/// multiple of `align` bytes (padded through an extra field of the local header, id `FB`, as PyTorch's
+/// archive writer does, so its reader can map the tensors in place).
+pub fn write_aligned(files: &[(String, Vec<u8>)], align: usize) -> Vec<u8> {
+    archive(files, Some(align.max(1)))
+}
+
+fn archive(files: &[(String, Vec<u8>)], align: Option<usize>) -> Vec<u8> {
     let mut out = Vec::new();
     let mut central = Vec::new();
     for (path, data) in files {
         let crc = crc32(data);
-        let packed = miniz_oxide::deflate::compress_to_vec(data, 6);
-        let (method, body): (u16, &[u8]) = if packed.len() < data.len() { (8, &packed) } else { (0, data) };
+        let packed = if align.is_none() { miniz_oxide::deflate::compress_to_vec(data, 6) } else { Vec::new() };
+        let deflate = align.is_none() && packed.len() < data.len();
+        let (method, body): (u16, &[u8]) = if deflate { (8, &packed) } else { (0, data) };
         let offset = out.len() as u32;
         let name = path.as_bytes();
+        // The local header's padding: 4 bytes of extra-field header and `pad` filler bytes.
+        let extra: Vec<u8> = match align {
+            Some(a) => {
+                let start = out.len() + 30 + name.len() + 4;
+                let pad = (a - start % a) % a;
+                let mut e = vec![b'F', b'B'];
+                e.extend_from_slice(&(pad as u16).to_le_bytes());
+                e.extend(std::iter::repeat_n(b'Z', pad));
+                e
+            }
+            None => Vec::new(),
+        };
         let header = |sig: u32, central: bool| {
             let mut h = Vec::new();
             h.extend_from_slice(&sig.to_le_bytes());
@@ -30,7 +55,8 @@ pub fn write(files: &[(String, Vec<u8>)]) -> Vec<u8> {
             h.extend_from_slice(&(body.len() as u32).to_le_bytes());
             h.extend_from_slice(&(data.len() as u32).to_le_bytes());
             h.extend_from_slice(&(name.len() as u16).to_le_bytes());
-            h.extend_from_slice(&0u16.to_le_bytes()); // extra
+            let extra_len = if central { 0 } else { extra.len() as u16 };
+            h.extend_from_slice(&extra_len.to_le_bytes());
             if central {
                 h.extend_from_slice(&0u16.to_le_bytes()); // comment
                 h.extend_from_slice(&0u16.to_le_bytes()); // disk
@@ -39,6 +65,9 @@ pub fn write(files: &[(String, Vec<u8>)]) -> Vec<u8> {
                 h.extend_from_slice(&offset.to_le_bytes());
             }
             h.extend_from_slice(name);
+            if !central {
+                h.extend_from_slice(&extra);
+            }
             h
         };
         out.extend(header(0x0403_4b50, false));
@@ -76,7 +105,7 @@ mod tests {
             let (nlen, off) = (u16_at(c + 28), u32_at(c + 42));
             let name = String::from_utf8(zip[c + 46..c + 46 + nlen].to_vec()).unwrap();
             assert_eq!(u32_at(off), 0x0403_4b50);
-            let body = &zip[off + 30 + u16_at(off + 26)..][..csize];
+            let body = &zip[off + 30 + u16_at(off + 26) + u16_at(off + 28)..][..csize];
             let data = if method == 8 { miniz_oxide::inflate::decompress_to_vec(body).unwrap() } else { body.to_vec() };
             assert_eq!((data.len(), crc32(&data) as usize), (size, crc));
             out.push((name, data));
@@ -96,5 +125,26 @@ mod tests {
         assert_eq!(read(&z), files);
         assert_eq!(write(&files), z, "the same files, the same bytes");
         assert!(z.len() < 800, "deflated: {} bytes", z.len());
+    }
+
+    #[test]
+    fn aligned_entries_are_stored_and_start_on_the_boundary() {
+        let files = vec![
+            ("a/data.pkl".to_string(), b"x".repeat(37)),
+            ("a/data/0".to_string(), vec![1; 200]),
+            ("a/data/1".to_string(), Vec::new()),
+        ];
+        let z = write_aligned(&files, 64);
+        assert_eq!(read(&z), files);
+        // Each local header: the data start (after name and extra field) is a multiple of 64.
+        let mut off = 0;
+        for (name, data) in &files {
+            let u16_at = |i: usize| u16::from_le_bytes([z[i], z[i + 1]]) as usize;
+            assert_eq!(u16_at(off + 8), 0, "{name}: stored");
+            let start = off + 30 + u16_at(off + 26) + u16_at(off + 28);
+            assert_eq!(start % 64, 0, "{name} starts at {start}");
+            assert_eq!(&z[start..start + data.len()], &data[..]);
+            off = start + data.len();
+        }
     }
 }

@@ -31,6 +31,7 @@ pub mod lstm;
 #[cfg(all(feature = "flex", any(feature = "wgpu", feature = "cuda")))]
 mod lstm_kernel;
 pub mod model;
+pub mod torch;
 pub mod train;
 pub mod words;
 
