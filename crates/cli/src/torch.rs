@@ -16,12 +16,12 @@ pub struct ImportArgs {
     /// checkpoint dict holding one under `--key` reads too).
     #[arg(long, value_name = "FILE.pt")]
     pub torch: PathBuf,
-    /// The memory the file's model has (its keys say which, and a mismatch is refused).
+    /// The memory the file's model should have (default: what its keys say; a mismatch is refused).
     #[arg(long)]
-    pub arch: String,
-    /// The memory's capacity C (96, 256 or 1024 in the paper).
+    pub arch: Option<String>,
+    /// The memory's capacity C (96, 256 or 1024 in the paper; default: the file's).
     #[arg(long)]
-    pub capacity: usize,
+    pub capacity: Option<usize>,
     /// The key of the `state_dict` inside a checkpoint dict. Default: `model_state_dict` (what the
     /// authors' `train.py` saves) when the file has it, else the file is the `state_dict`.
     #[arg(long)]
@@ -163,15 +163,24 @@ pub fn read_pt(path: &std::path::Path, key: Option<&str>) -> Result<Vec<Named>, 
 
 #[cfg(feature = "nn")]
 pub fn import(a: &ImportArgs) -> Result<(), String> {
-    let arch =
-        wmlab_nn::Arch::parse(&a.arch).ok_or_else(|| format!("--arch {}: one of rnn, gru, lstm, trf", a.arch))?;
     let dict = match &a.key {
         Some(k) => read_pt(&a.torch, Some(k))?,
         None => read_pt(&a.torch, Some("model_state_dict")).or_else(|_| read_pt(&a.torch, None))?,
     };
+    let named = |e: String| format!("{}: {e}", a.torch.display());
+    let (arch, capacity) = wmlab_nn::torch::detect(&dict).map_err(named)?;
+    let holds = format!("the file holds a {}-{capacity}", arch.as_str().to_uppercase());
+    if let Some(want) = &a.arch {
+        let want = wmlab_nn::Arch::parse(want).ok_or_else(|| format!("--arch {want}: one of rnn, gru, lstm, trf"))?;
+        if want != arch {
+            return Err(named(format!("{holds}, not a {} (--arch)", want.as_str().to_uppercase())));
+        }
+    }
+    if let Some(c) = a.capacity.filter(|&c| c != capacity) {
+        return Err(named(format!("{holds}, not capacity {c} (--capacity)")));
+    }
     let dev = wmlab_nn::cpu_device();
-    let ck =
-        wmlab_nn::torch::import(&dict, arch, a.capacity, &dev).map_err(|e| format!("{}: {e}", a.torch.display()))?;
+    let ck = wmlab_nn::torch::import(&dict, arch, capacity, &dev).map_err(named)?;
     crate::write_atomic(&a.out, &ck.to_bundle())?;
     println!(
         "{}: {} tensors into the paper's {} ({} parameters) -> {}",

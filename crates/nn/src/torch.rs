@@ -148,6 +148,27 @@ fn set_norm(n: &mut LayerNorm, gamma: Vec<f32>, beta: Vec<f32>, device: &Device)
     n.beta = Some(t1(beta, device));
 }
 
+/// The memory and capacity of an authors' `state_dict`, from its keys and shapes: a positional
+/// embedding is the Transformer's; otherwise the recurrent input weights hold 1 (RNN), 3 (GRU) or 4
+/// (LSTM) gates of C rows; C is the heads' input width.
+pub fn detect(dict: &[Named]) -> Result<(Arch, usize), String> {
+    let shape = |k: &str| dict.iter().find(|n| n.0 == k).map(|n| n.1.as_slice());
+    let c = match shape("sc_task_head.weight") {
+        Some([_, c]) => *c,
+        _ => return Err("sc_task_head.weight: missing (not the authors' WM_Model state_dict?)".into()),
+    };
+    if shape("positional_encoding.weight").is_some() {
+        return Ok((Arch::Trf, c));
+    }
+    match shape("MEM.weight_ih_l0") {
+        Some([rows, _]) if *rows == c => Ok((Arch::Rnn, c)),
+        Some([rows, _]) if *rows == 3 * c => Ok((Arch::Gru, c)),
+        Some([rows, _]) if *rows == 4 * c => Ok((Arch::Lstm, c)),
+        Some(s) => Err(format!("MEM.weight_ih_l0: shape {s:?} is no RNN, GRU or LSTM of {c} units")),
+        None => Err("MEM.weight_ih_l0 and positional_encoding.weight: both missing (no memory?)".into()),
+    }
+}
+
 /// The paper's model with the weights of an authors' `state_dict` for memory `arch` of capacity `c`,
 /// as a fresh checkpoint (step 0) of the `paper` preset. The widths (conv channels, the recurrent
 /// memories' input, the Transformer's layers and feed-forward size) are read from the file: the

@@ -10,7 +10,7 @@ use wmlab_core::Split;
 use wmlab_core::task::{TaskId, TaskSpec};
 use wmlab_nn::batch::{Batch, joint_trials};
 use wmlab_nn::model::{Arch, ModelInput, WormModel};
-use wmlab_nn::torch::{HEADS, Named, export, import};
+use wmlab_nn::torch::{HEADS, Named, detect, export, import};
 use wmlab_nn::train::{Preset, TrainConfig, TrainState};
 use wmlab_nn::{BuildModel, Checkpoint, cpu_device};
 
@@ -218,7 +218,9 @@ fn files_that_do_not_fit_are_refused_naming_the_key() {
     let model = cfg.model.init(&device);
     let ck = Checkpoint::from_model(&model, cfg, TrainState::default()).unwrap();
     let dict = export(&ck, &device).unwrap();
+    assert_eq!(detect(&dict), Ok((Arch::Gru, C)), "the memory and capacity read from the keys");
     let without = |key: &str| dict.iter().filter(|n| n.0 != key).cloned().collect::<Vec<_>>();
+    assert!(detect(&without("sc_task_head.weight")).unwrap_err().contains("sc_task_head.weight: missing"));
     let err = |d: &[Named], arch: Arch, c: usize| import(d, arch, c, &device).unwrap_err();
     assert!(err(&without("MEM.bias_hh_l0"), Arch::Gru, C).contains("MEM.bias_hh_l0: missing"));
     assert!(err(&dict, Arch::Gru, 32).contains("capacity is not 32"));
