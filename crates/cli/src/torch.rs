@@ -41,9 +41,8 @@ pub struct ExportArgs {
     pub out: PathBuf,
 }
 
-#[cfg_attr(not(feature = "nn"), allow(dead_code))]
-/// One tensor of a `state_dict`: its name, shape and float32 values (row-major).
-pub type Named = (String, Vec<usize>, Vec<f32>);
+#[cfg(feature = "nn")]
+use wmlab_nn::torch::Named;
 
 #[cfg(not(feature = "nn"))]
 pub fn import(_: &ImportArgs) -> Result<(), String> {
@@ -54,8 +53,8 @@ pub fn export(_: &ExportArgs) -> Result<(), String> {
     Err("this wmlab was built without networks; rebuild with `cargo build -p wmlab-cli --features nn`".into())
 }
 
-#[cfg_attr(not(feature = "nn"), allow(dead_code))]
 /// A `.pt` file's bytes as `torch.save(state_dict)` writes them, the entries in the order given.
+#[cfg(feature = "nn")]
 pub fn write_pt(entries: &[Named], archive: &str) -> Vec<u8> {
     let mut p = Pickle(vec![0x80, 2]);
     p.global("collections", "OrderedDict");
@@ -92,11 +91,11 @@ pub fn write_pt(entries: &[Named], archive: &str) -> Vec<u8> {
     wmlab_core::zip::write_aligned(&files, 64)
 }
 
-#[cfg_attr(not(feature = "nn"), allow(dead_code))]
 /// A pickle being written (only the opcodes a `state_dict` needs).
+#[cfg(feature = "nn")]
 struct Pickle(Vec<u8>);
 
-#[cfg_attr(not(feature = "nn"), allow(dead_code))]
+#[cfg(feature = "nn")]
 impl Pickle {
     fn global(&mut self, module: &str, name: &str) {
         self.0.push(b'c');

@@ -6,11 +6,9 @@ use wmlab_core::Split;
 use wmlab_core::raster::{TENSOR_LEN, tensors_into};
 use wmlab_core::task::{HeadKind, MAX_STEPS, Target, TaskId, TaskSpec, Trial};
 
-/// Number of output heads (the five CD ids share one).
-pub const N_HEADS: usize = 10;
-/// Number of task-embedding rows (= its width): the 14 WorM ids; LSR reads VSR's row
-/// ([`TaskId::embedding_row`]).
-pub const N_TASKS: usize = 14;
+/// Output heads (the five CD ids share one) and task-embedding rows (= its width: the 14 WorM ids; LSR
+/// reads VSR's row, [`TaskId::embedding_row`]): the core's, where the configuration counts parameters.
+pub use wmlab_core::nn_messages::{N_HEADS, N_TASKS};
 /// Number of task ids counted apart (accuracy per id): the 14 and LSR ([`TaskId::EVERY`]).
 pub const N_IDS: usize = 15;
 

@@ -27,13 +27,12 @@ use burn::prelude::*;
 use crate::checkpoint::Checkpoint;
 use crate::model::{Arch, BuildModel, Memory};
 use crate::train::{Preset, TrainConfig};
-use wmlab_core::TaskId;
 use wmlab_core::nn_messages::{N_TASKS, TrainState};
 
 /// One tensor of a `state_dict`: its name, shape and float32 values (row-major).
 pub type Named = (String, Vec<usize>, Vec<f32>);
 
-/// The authors' names of the 10 heads, by [`TaskId::head_index`].
+/// The authors' names of the 10 heads, by [`wmlab_core::TaskId::head_index`].
 pub const HEADS: [&str; 10] = ["sc", "sfr", "si", "smu", "sts", "vir", "vsr", "vsrec", "cd", "cs"];
 
 /// The authors' `CNN_Encoder` indices of the four convolutions (ReLU and pooling between them).
@@ -74,17 +73,14 @@ impl Mat {
         self.t().roll_rows(k).t()
     }
     fn stack(blocks: &[Mat]) -> Mat {
-        Mat { rows: blocks.iter().map(|b| b.rows).sum(), cols: blocks[0].cols, v: blocks.concat_v() }
+        let v = blocks.iter().flat_map(|m| m.v.iter().copied()).collect();
+        Mat { rows: blocks.iter().map(|b| b.rows).sum(), cols: blocks[0].cols, v }
     }
 }
 
-trait ConcatV {
-    fn concat_v(&self) -> Vec<f32>;
-}
-impl ConcatV for [Mat] {
-    fn concat_v(&self) -> Vec<f32> {
-        self.iter().flat_map(|m| m.v.iter().copied()).collect()
-    }
+/// The authors' `Static` task embedding: the 14×14 identity, row-major.
+fn identity() -> Vec<f32> {
+    (0..N_TASKS * N_TASKS).map(|i| if i % (N_TASKS + 1) == 0 { 1.0 } else { 0.0 }).collect()
 }
 
 /// `v[(j + k) mod len]` at `j`.
@@ -191,19 +187,17 @@ pub fn import(dict: &[Named], arch: Arch, c: usize, device: &Device) -> Result<C
         cfg.model.conv[n] = s[0];
         cin = s[0];
     }
-    if arch != Arch::Trf {
-        let s = d.shape("MEM.weight_ih_l0").ok_or("MEM.weight_ih_l0: missing (not this memory's weights?)")?;
-        cfg.model.mem_input = s.get(1).copied().unwrap_or(0);
-    }
     if arch == Arch::Trf {
         let layers = (0..).take_while(|l| d.shape(&format!("MEM.layers.{l}.linear1.weight")).is_some()).count();
         let ff = d.shape("MEM.layers.0.linear1.weight").map_or(0, |s| s[0]);
         cfg.model.trf_layers = layers;
         cfg.model.trf_ff = ff;
+    } else {
+        let s = d.shape("MEM.weight_ih_l0").ok_or("MEM.weight_ih_l0: missing (not this memory's weights?)")?;
+        cfg.model.mem_input = s.get(1).copied().unwrap_or(0);
     }
     let emb = d.mat("task_embedding.weight", N_TASKS, N_TASKS)?;
-    let identity = (0..N_TASKS * N_TASKS).all(|i| emb.v[i] == if i % (N_TASKS + 1) == 0 { 1.0 } else { 0.0 });
-    cfg.model.frozen_task_embedding = identity;
+    cfg.model.frozen_task_embedding = emb.v == identity();
     cfg.check().map_err(|e| format!("the file's model: {e}"))?;
     let m_in = cfg.model.memory_input();
     let feat = cfg.model.feature_dim();
@@ -423,10 +417,9 @@ pub fn export(ck: &Checkpoint, device: &Device) -> Result<Vec<Named>, String> {
     }
     let emb = match &model.task_embedding {
         Some(e) => host(&e.weight)?,
-        None => (0..N_TASKS * N_TASKS).map(|i| if i % (N_TASKS + 1) == 0 { 1.0 } else { 0.0 }).collect(),
+        None => identity(),
     };
     put("task_embedding.weight".into(), vec![N_TASKS, N_TASKS], emb);
-    debug_assert_eq!(TaskId::ALL.len(), N_TASKS);
     Ok(out)
 }
 

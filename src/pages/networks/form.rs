@@ -36,16 +36,17 @@ fn quirk_box(net: Net, name: &'static str, what: &'static str) -> impl IntoView 
 /// "309137 parameters (Table A4: 0.3M)": beside Table A4's count for the paper preset (the others
 /// change the encoder).
 fn params_text(net: Net) -> String {
-    let Some(p) = net.params.get() else { return String::new() };
-    let paper = net.config.with(|c| {
-        c.as_ref()
-            .filter(|c| c.preset == Preset::Paper.as_str())
-            .and_then(|c| wmlab_core::papers::table_a4_params(c.model.arch.as_str(), c.model.capacity))
-    });
-    match paper {
-        Some(n) => format!("{p} parameters (Table A4: {}M)", n / 1e6),
-        None => format!("{p} parameters"),
-    }
+    net.config.with(|c| {
+        let Some(c) = c else { return String::new() };
+        let p = c.model.param_count();
+        let paper = (c.preset == Preset::Paper.as_str())
+            .then(|| wmlab_core::papers::table_a4_params(c.model.arch.as_str(), c.model.capacity))
+            .flatten();
+        match paper {
+            Some(n) => format!("{p} parameters (Table A4: {}M)", n / 1e6),
+            None => format!("{p} parameters"),
+        }
+    })
 }
 
 pub fn settings_form(net: Net) -> impl IntoView {

@@ -100,7 +100,6 @@ pub struct Net {
     pub preset: RwSignal<Preset>,
     /// The settings in use (`None` only before the page has made the first preset's).
     pub config: RwSignal<Option<TrainConfig>>,
-    pub params: RwSignal<Option<usize>>,
     /// The JSON box's text: the settings, or what the user typed there that did not read.
     pub config_text: RwSignal<String>,
     pub step: RwSignal<usize>,
@@ -163,7 +162,6 @@ impl Net {
             capacity: RwSignal::new("96".into()),
             preset: RwSignal::new(Preset::Quick),
             config: RwSignal::new(None),
-            params: RwSignal::new(None),
             config_text: RwSignal::new(String::new()),
             step: RwSignal::new(0),
             steps: RwSignal::new(0),
@@ -214,14 +212,13 @@ impl Net {
         self.settle(TrainConfig::preset(preset, arch, cap));
     }
 
-    /// `c`, fitted to its tasks, becomes the settings in use if it can be trained (with its model's
-    /// parameter count); otherwise the reason is shown and the settings in use stay.
+    /// `c`, fitted to its tasks, becomes the settings in use if it can be trained; otherwise the reason
+    /// is shown and the settings in use stay.
     fn settle(self, mut c: TrainConfig) {
         c.fit_edited();
         match c.check() {
             Ok(()) => {
                 self.error.set(None);
-                self.params.set(Some(c.model.param_count()));
                 self.show(c);
             }
             Err(e) => self.error.set(Some(e.to_string())),
@@ -665,7 +662,6 @@ impl Net {
                     if let Ok((h, _)) = BundleHeader::read(&b) {
                         self.steps.set(h.steps());
                         self.step.set(h.step());
-                        self.params.set(Some(h.train.model.param_count()));
                         self.show(h.train);
                     }
                     self.phase.set(Phase::Training);

@@ -11,8 +11,8 @@ use crate::task::{MAX_STEPS, Quirks, STEP_LIMIT, TaskId, TaskParams, TaskSpec};
 use super::settings::{Arch, Attention, Encoder, ModelError, Preset, SettingsError, lsr_alone, trained_ids};
 
 /// Rows of the task embedding (= its width): the 14 WorM ids; LSR reads VSR's row.
-pub const N_TASKS: usize = 14;
-/// Output heads: one per [`TaskId::head_index`].
+pub const N_TASKS: usize = TaskId::ALL.len();
+/// Output heads: one per [`TaskId::head_index`] (the five CD ids share one).
 pub const N_HEADS: usize = 10;
 /// Width of one LSR word vector (what a [`Encoder::Words`] model reads per slot).
 pub const WORD_DIM: usize = 50;
