@@ -2,8 +2,8 @@
 """WM Lab's `paper` model against the WorM authors' own PyTorch model, on the same weights and trials.
 
 Needs PyTorch, numpy, a checkout of github.com/ZhangLab-DeepNeuroCogLab/WorM (its src/model.py and
-src/args.py) and a `wmlab` built with `--features nn`. Not run in CI (no PyTorch there): run it once on a
-machine that has PyTorch, e.g. the GPU machine, with a wmlab binary built on this one.
+src/args.py) and a `wmlab` built with `--features nn`. Not run in CI (no PyTorch there); PyPI's `torch`
+runs it on a CPU in about a minute (docs/checks/2026-11-29-torch-check.log).
 
 For each memory (RNN, GRU, LSTM, and the paper's two-layer Transformer) it
 1. trains a WM Lab paper model for one step (`wmlab train --preset paper`, capacity C),
