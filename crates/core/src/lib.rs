@@ -3,13 +3,20 @@
 //! The pure core of WM Lab. It does no IO, reads no clock and uses no global RNG: every function is a
 //! plain computation on its arguments, so the same inputs give the same bytes natively and in wasm32.
 //!
-//! - [`task`]: the 14 task ids, trials, steps, conditions, balanced seeded splits.
-//! - [`tasks`]: one module per WorM task with its parameters, condition grid and generator.
-//! - [`display`]: the display list (one per frame) in the 96-unit space.
-//! - [`raster`]: the display list drawn for networks (32×32×3 tensor).
-//! - [`record`]: the versioned result record shared by people, LLMs and networks; CSV/JSON export.
-//! - [`share`]: share links that carry a record in the URL fragment.
-//! - [`rng`]: seeded randomness.
+//! Its folders are its layers, lowest first; a folder uses its own layer and lower ones, never higher
+//! (`tests/layering.rs`):
+//! - [`stimuli`]: task ids, trials and splits ([`task`]), one generator per WorM task ([`tasks`]), the
+//!   display list of a frame ([`display`]) and its 32×32 network view ([`raster`]), seeded randomness
+//!   ([`rng`]).
+//! - [`results`]: the versioned result record shared by people, LLMs and networks ([`record`]), chance
+//!   and significance ([`chance`]), statistics, charts as data, PNG/ZIP/Psych-DS files.
+//! - the subjects: [`people`] (sessions, the presenter, scoring, timing) and [`llm`] (the LLM suites'
+//!   items, prompts, answer parsing and metrics; the HTTP runner is the `wmlab-llm` crate).
+//! - [`analysis`]: what reads results of several subjects: the WorM paper's analyses, the Compare
+//!   page's logic ([`compare`]), the papers' figures ([`papers`]), share links ([`share`]).
+//! - [`nn_messages`]: the networks worker's protocol and the one training config.
+//!
+//! The layers' modules are re-exported here under their short names (`wmlab_core::task`).
 
 // Outside its tests the core does not unwrap: a value that may be missing is handled, or its `expect`
 // says why it cannot be.
@@ -28,30 +35,18 @@ macro_rules! message_into_string {
 }
 pub(crate) use message_into_string;
 
-pub mod adaptive;
 pub mod analysis;
-pub mod chance;
-pub mod chart;
-pub mod chart_svg;
-pub mod compare;
-pub mod display;
-pub mod font;
-pub mod hash;
 pub mod llm;
 pub mod nn_messages;
-pub mod papers;
 pub mod people;
-pub mod png;
-pub mod psychds;
-pub mod raster;
-pub mod record;
-pub mod rng;
-pub mod sdt;
-pub mod share;
-pub mod stats;
-pub mod task;
-pub mod tasks;
-pub mod zip;
+pub mod results;
+pub mod stimuli;
+
+// Each layer's modules under their short names (`wmlab_core::task`, `crate::record`): the folders say
+// where a module sits, the paths stay as they were.
+pub use analysis::{compare, papers, share};
+pub use results::{adaptive, chance, chart, chart_svg, png, psychds, record, sdt, stats, zip};
+pub use stimuli::{display, font, hash, raster, rng, task, tasks};
 
 /// The items of a list a person types: separated by commas, spaces or semicolons (`"2, 4;8 16"`), each
 /// trimmed, empty ones skipped. Every number list the app and the CLI read (LRT block sizes, Minerva

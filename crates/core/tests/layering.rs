@@ -1,8 +1,10 @@
-//! The core's layers (README, ARCHITECTURE), lowest first: leaves (rng, font, sdt, charts as data),
-//! stimuli (tasks, display lists, the raster, hashes, PNG/ZIP), results (records, statistics, chance,
-//! staircases), subjects (`people/`, the LLM suites `llm/`), analysis (analyses, Compare, the papers,
-//! share links, the worker protocol). A module names modules of its own layer or lower, never higher;
-//! and `people/` never imports `llm/` (the LLM suites may use the people's scoring, not the other way).
+//! The core's layers (README, ARCHITECTURE) are its folders, lowest first: `stimuli/` (tasks, display
+//! lists, the raster, seeded randomness), `results/` (records, chance, statistics, charts, files),
+//! the subjects `people/` and `llm/` (the LLM suites), `analysis/` (analyses, Compare, the papers, share
+//! links) and `nn_messages/` (the networks worker's protocol). A folder names modules of its own layer
+//! or lower, never higher — by the folder's path (`crate::results::record`) or by the short name
+//! `lib.rs` re-exports (`crate::record`); and `people/` never imports `llm/` (the LLM suites may use the
+//! people's scoring, not the other way).
 
 use std::path::{Path, PathBuf};
 
@@ -63,46 +65,67 @@ fn people_does_not_import_the_llm_suites() {
     assert!(uses("llm", "people").iter().any(|l| l.contains("score_answers")));
 }
 
-/// The core's top-level modules by layer, lowest first.
+/// The core's folders by layer, lowest first.
 const LAYERS: &[(&str, &[&str])] = &[
-    ("leaves", &["rng", "font", "sdt", "chart", "chart_svg"]),
-    ("stimuli", &["display", "task", "tasks", "raster", "hash", "png", "zip"]),
-    ("results", &["record", "stats", "chance", "adaptive", "psychds"]),
+    ("stimuli", &["stimuli"]),
+    ("results", &["results"]),
     ("subjects", &["people", "llm"]),
-    ("analysis", &["analysis", "compare", "papers", "share", "nn_messages"]),
+    ("analysis", &["analysis"]),
+    ("protocol", &["nn_messages"]),
 ];
 
+fn lib_rs() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs")).unwrap()
+}
+
+/// The names by which code reaches `folder`: the folder itself and the modules `lib.rs` re-exports from
+/// it (`pub use results::{record, stats};`).
+fn names(folder: &str) -> Vec<String> {
+    let mut out = vec![folder.to_string()];
+    for line in lib_rs().lines() {
+        if let Some(list) = line.trim().strip_prefix(&format!("pub use {folder}::{{")) {
+            let list = list.trim_end_matches("};");
+            out.extend(list.split(',').map(|m| m.trim().to_string()).filter(|m| !m.is_empty()));
+        }
+    }
+    out
+}
+
 #[test]
-fn no_module_imports_a_higher_layer() {
+fn no_folder_imports_a_higher_layer() {
     let mut wrong = Vec::new();
-    for (i, (_, modules)) in LAYERS.iter().enumerate() {
-        for module in *modules {
+    for (i, (_, folders)) in LAYERS.iter().enumerate() {
+        for folder in *folders {
             for (layer, higher) in &LAYERS[i + 1..] {
-                for h in *higher {
-                    wrong.extend(uses(module, h).into_iter().map(|l| format!("{module} ({layer} is higher) {l}")));
+                for h in higher.iter().flat_map(|h| names(h)) {
+                    wrong.extend(uses(folder, &h).into_iter().map(|l| format!("{folder} ({layer} is higher) {l}")));
                 }
             }
         }
     }
     assert_eq!(wrong, Vec::<String>::new());
-    // The check sees an import of a lower layer where there is one.
+    // The check sees an import of a lower layer where there is one, by either path.
     assert!(uses("analysis", "people").iter().any(|l| l.contains("subject_curves")));
+    assert!(names("results").contains(&"record".to_string()));
+    assert!(!uses("people", "record").is_empty());
 }
 
 #[test]
-fn every_module_of_the_core_has_a_layer() {
-    let lib = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs")).unwrap();
-    let declared: Vec<&str> = lib
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("pub mod ").or_else(|| l.trim().strip_prefix("mod ")))
-        .map(|m| m.trim_end_matches(';'))
-        .collect();
-    assert!(declared.len() > 10, "{declared:?}");
-    let placed: Vec<&str> = LAYERS.iter().flat_map(|(_, m)| m.iter().copied()).collect();
-    for m in &declared {
-        assert!(placed.contains(m), "core module `{m}` is in no layer of tests/layering.rs");
+fn the_core_is_its_layer_folders() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let placed: Vec<&str> = LAYERS.iter().flat_map(|(_, f)| f.iter().copied()).collect();
+    let mut seen = Vec::new();
+    for e in std::fs::read_dir(&src).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if e.path().is_dir() {
+            assert!(placed.contains(&name.as_str()), "src/{name}/ is in no layer of tests/layering.rs");
+            seen.push(name);
+        } else {
+            assert_eq!(name, "lib.rs", "a module outside the layer folders: src/{name}");
+        }
     }
-    for m in &placed {
-        assert!(declared.contains(m), "tests/layering.rs names `{m}`, which lib.rs does not declare");
+    for f in &placed {
+        assert!(seen.iter().any(|s| s == f), "tests/layering.rs names src/{f}/, which is not there");
+        assert!(lib_rs().contains(&format!("pub mod {f};")), "lib.rs does not declare {f}");
     }
 }

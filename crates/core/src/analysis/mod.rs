@@ -1,3 +1,7 @@
+//! The analysis layer, the highest but for the worker protocol: everything that reads results of
+//! several subjects. The Compare page's logic ([`compare`]), share links ([`share`]), the four papers'
+//! figures and tables ([`papers`]), and the WorM paper's analyses below.
+//!
 //! Pure analyses of the WorM paper: neural-population analyses of a network's hidden states
 //! (Sec. 5G, 5H; Appendix A4.2–A4.6) and the human-comparison scores (Appendix A2.3, Table A3).
 //! Everything here is a plain computation on its arguments; randomness (k-means++, t-SNE) goes through
@@ -48,12 +52,15 @@ pub mod agreement;
 pub mod capacity;
 pub mod charts;
 pub mod cluster;
+pub mod compare;
 pub mod dashboard;
 pub mod figures;
 pub mod lesion;
+pub mod papers;
 pub mod report;
 pub mod retention;
 pub mod scores;
+pub mod share;
 pub mod similarity;
 pub mod tsne;
 pub mod tv;

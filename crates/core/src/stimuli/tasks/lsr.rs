@@ -20,7 +20,7 @@ pub const NO_WORD: u16 = u16::MAX;
 pub const MAX_SLOTS: usize = 16;
 
 /// The shipped vocabulary, one word per line.
-const WORDS: &str = include_str!("../../../../public/data/lsr/words.txt");
+const WORDS: &str = include_str!("../../../../../public/data/lsr/words.txt");
 
 /// The vocabulary in file order: a step's word index points here.
 pub fn words() -> &'static [&'static str] {
