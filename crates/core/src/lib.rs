@@ -21,6 +21,8 @@
 // Outside its tests the core does not unwrap: a value that may be missing is handled, or its `expect`
 // says why it cannot be.
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
+// Every public item says what it is (clippy's `-D warnings` in scripts/dev/test.sh makes this an error).
+#![warn(missing_docs)]
 
 /// `impl From<E> for String` giving the error's message, for the error types whose callers (the page,
 /// the CLI) still pass messages on as strings. Defined before the modules so that each can use it.

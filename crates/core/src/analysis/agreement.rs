@@ -25,7 +25,9 @@ pub struct Agreement {
     /// Trials of the task the first subject took with no matching trial of the second (other trials,
     /// or other targets: not the same items).
     pub unmatched: usize,
+    /// Share of the items the first subject got right, in [0, 1] (`p₁`; 0 without items).
     pub accuracy_a: f64,
+    /// Share of the items the second subject got right, in [0, 1] (`p₂`; 0 without items).
     pub accuracy_b: f64,
     /// Share of items both got right or both got wrong.
     pub observed: f64,
@@ -125,8 +127,11 @@ pub fn agreement_per_task(a: &[TrialRow], b: &[TrialRow], resamples: usize, seed
 /// standard deviation over the pairs that have one.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NoiseCeiling {
+    /// Pairs of people with a κ on the task (pairs whose κ is undefined are not counted).
     pub pairs: usize,
+    /// Mean κ over those pairs.
     pub mean: f64,
+    /// Standard deviation of κ over those pairs (ddof 1; 0 for a single pair).
     pub sd: f64,
 }
 
@@ -144,9 +149,13 @@ pub fn noise_ceiling(kappas: &[f64]) -> Option<NoiseCeiling> {
 /// items only with the same seed and split) and whether it is a person (the noise ceiling's).
 #[derive(Clone, Copy, Debug)]
 pub struct Rated<'a> {
+    /// Its trial rows, every task (practice trials are left out when items are paired).
     pub rows: &'a [TrialRow],
+    /// Seed its trials were generated from (the run configuration's `seed`).
     pub seed: u64,
+    /// Split its trials were drawn from (`human` where the record names none).
     pub split: &'a str,
+    /// Whether it is a person: only pairs of people make the noise ceiling.
     pub person: bool,
 }
 
@@ -170,6 +179,7 @@ impl<'a> Rated<'a> {
 /// draws as a κ matrix and `wmlab compare` writes as `agreement.csv` and `noise_ceiling.csv`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AgreementMatrix {
+    /// Task id of the items (as in [`TrialRow::task`], e.g. `VSR`, `CD-Color`).
     pub task: String,
     /// `cells[i][j]`: subject `i` against subject `j` on the items both took (`unmatched`: `i`'s
     /// trials `j` did not take); `None` on the diagonal and where the two share no item.

@@ -19,16 +19,23 @@ use crate::record::TrialRow;
 /// Cowan's K of one CD task at one set size.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CowanK {
+    /// CD task id (`CD-Color`, …).
     pub task: String,
+    /// Set size `N`: items in the memory display.
     pub set_size: u8,
     /// Change and no-change trials answered.
     pub changes: usize,
+    /// No-change trials answered (target `0`).
     pub sames: usize,
+    /// `H`: share of change trials answered "changed", in [0, 1].
     pub hit_rate: f64,
+    /// `FA`: share of no-change trials answered "changed", in [0, 1].
     pub false_alarm_rate: f64,
+    /// `K = N × (H − FA)`, in [−N, N]: 0 for a guesser, `N` for an observer who holds every item.
     pub k: f64,
     /// K's 95 % interval.
     pub k_low: f64,
+    /// Upper end of K's 95 % interval (`k_low` is the lower).
     pub k_high: f64,
 }
 
@@ -113,6 +120,7 @@ pub fn max_k(ks: &[CowanK]) -> BTreeMap<String, f64> {
 /// The span of one recall task.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Span {
+    /// Recall task id: `VSR`, `VSRec`, `LSR`, `SFR` or `CS`.
     pub task: String,
     /// `(list length, lists, share recalled whole)`, by length.
     pub per_length: Vec<(u8, usize, f64)>,
@@ -204,11 +212,14 @@ pub fn span_intervals(s: &Span, resamples: usize, seed: u64) -> (Option<(f64, f6
 /// compare` (measures.csv) show for people, networks and language models alike.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Measure {
+    /// Task id the figure is of (a CD task, a recall task, an N-back kind, or a staircase run's task).
     pub task: String,
     /// "Cowan's K", "span", "50 % point", "d′", "staircase (set size at 75 %)".
     pub measure: String,
     /// Where it was taken ("set size 4", "N = 2"; empty where it is over the whole task).
     pub at: String,
+    /// The figure in its measure's unit: items held (K), a list length (span, 50 % point), d′, or the
+    /// staircase's estimated level.
     pub value: f64,
     /// 95 % interval, where one is defined.
     pub interval: Option<(f64, f64)>,

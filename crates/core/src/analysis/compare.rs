@@ -109,12 +109,16 @@ pub fn record_tasks(record: &ResultRecord) -> Vec<StudyTask> {
 /// the record travels without its trial rows.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Compared {
+    /// The result; in a link trimmed to the compared task ([`trim`]), or without its trial rows in a
+    /// shortened link ([`ResultRecord::summary_only`]).
     pub record: ResultRecord,
+    /// Its curves for the task, carried where the record has no trial rows (a shortened link); else empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub curves: Vec<Curve>,
 }
 
 impl Compared {
+    /// A chosen result with its trial rows and no carried curves.
     pub fn new(record: ResultRecord) -> Self {
         Compared { record, curves: Vec::new() }
     }
@@ -148,8 +152,11 @@ pub fn curve_task(c: &Curve) -> Option<StudyTask> {
 /// The chosen task and results, as carried by a comparison link (`#c=1.`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Comparison {
+    /// Version of this JSON ([`COMPARISON_SCHEMA`]); a newer one than the app reads is refused.
     pub schema: u32,
+    /// The task the results are compared on (a WorM task id or an N-back kind).
     pub task: StudyTask,
+    /// The chosen results in the order chosen: a result's index is its [`Who::Subject`] and its colour.
     pub results: Vec<Compared>,
     /// Show the published human curves.
     #[serde(default = "yes")]
@@ -195,6 +202,8 @@ impl Comparison {
     pub fn has_rows(&self) -> bool {
         self.results.iter().all(|c| !c.record.trials.is_empty() || c.curves.is_empty())
     }
+    /// Check a comparison read from a link: a supported, non-zero version, every record valid, and every
+    /// carried curve point a finite number.
     pub fn validate(&self) -> Result<(), RecordError> {
         if self.schema > COMPARISON_SCHEMA {
             return Err(RecordError::FutureVersion { found: self.schema, supported: COMPARISON_SCHEMA });
@@ -323,18 +332,24 @@ impl Who {
 /// One subject's (or reference's) curves on one panel.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Series {
+    /// Whose curves these are.
     pub who: Who,
+    /// Its curves on this panel, one per curve label it has there.
     pub curves: Vec<Curve>,
 }
 
 /// One plot.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Panel {
+    /// The panel's name, as the curves name it (`VSR`, `VIR list_length=4`; N-back: `nback-verbal dprime`).
     pub name: String,
+    /// The x axis's variable, as in the curves (`serial_position`, `set_size`, `n_back`, …).
     pub x_name: String,
+    /// The y axis: `accuracy`, `rate` (N-back hit and false-alarm rates) or `d′`.
     pub y_name: String,
     /// The curve labels on this panel (e.g. `list_length=3` …), in natural order; one marker per label.
     pub labels: Vec<String>,
+    /// The chosen results' series, then the references asked for (people, published LLMs, chance, memoryless).
     pub series: Vec<Series>,
 }
 
@@ -385,6 +400,7 @@ impl Panel {
         })
     }
 
+    /// Indices of the chosen results that have a series on this panel, in series order.
     pub fn subjects(&self) -> Vec<usize> {
         self.series
             .iter()
@@ -551,8 +567,11 @@ fn memoryless_beside(task: StudyTask, chance: Vec<Curve>) -> Vec<Curve> {
 /// What to draw besides the subjects.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Extras {
+    /// Draw the published human curves (WorM).
     pub human: bool,
+    /// Draw the chance model, and the memoryless model where it is above chance.
     pub chance: bool,
+    /// Draw the published LLM N-back numbers (Gong et al. 2024; N-back tasks only).
     pub published: bool,
 }
 
@@ -640,6 +659,7 @@ pub struct RunPlots {
     /// The run's long name ([`ResultRecord::run_label`]): architecture, capacity, preset, steps, task
     /// subset, task parameters — what tells one ablation from another.
     pub title: String,
+    /// The task's panels with this run alone beside the references asked for ([`panels`]).
     pub panels: Vec<Panel>,
 }
 

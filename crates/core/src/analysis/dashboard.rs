@@ -87,9 +87,13 @@ pub fn exclusions(r: &ResultRecord, rules: &Rules) -> Vec<String> {
 /// participants that have a point there, its standard error, and how many they were.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GroupPoint {
+    /// The x value, on the curve's `x_name` axis (set size, serial position, …).
     pub x: f64,
+    /// Mean over those participants of their curve's value at x (accuracy, or the curve's measure).
     pub mean: f64,
+    /// Standard error of that mean across participants (ddof 1); `None` with one participant.
     pub se: Option<f64>,
+    /// Participants with a point at this x.
     pub n: usize,
 }
 
@@ -227,22 +231,53 @@ fn setting_of(v: &str) -> Setting {
 /// Why a CSV file could not be read as participants' results.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum CsvError {
+    /// A quoted cell is still open at the end of the file.
     #[error("a quoted cell is not closed")]
     Unclosed,
+    /// The file has no rows, not even a header.
     #[error("the file is empty")]
     Empty,
+    /// The header lacks a column every WM Lab result CSV has (named): `subject_kind`, `subject`, `task`,
+    /// `trial`, `targets`, `responses`, `correct` or `rt_ms`.
     #[error("it has no `{0}` column: not a WM Lab result CSV")]
     MissingColumn(&'static str),
+    /// A row is not a participant's (its `subject_kind` is not `person`).
     #[error("row {row} is a {kind} result: only participants' results go here")]
-    NotPerson { row: usize, kind: String },
+    NotPerson {
+        /// Its row in the file, counting the header as row 1.
+        row: usize,
+        /// Its `subject_kind` as written.
+        kind: String,
+    },
+    /// A row belongs to another participant than the first row.
     #[error("row {row} is another participant's ({who}): one participant per file")]
-    OtherParticipant { row: usize, who: String },
+    OtherParticipant {
+        /// Its row in the file, counting the header as row 1.
+        row: usize,
+        /// The other participant's id (`subject` without its `participant ` prefix).
+        who: String,
+    },
+    /// A row's condition columns ([`Conditions::COLUMNS`]) do not make valid [`Conditions`].
     #[error("row {row}: a condition cannot be read ({why})")]
-    Condition { row: usize, why: String },
+    Condition {
+        /// Its row in the file, counting the header as row 1.
+        row: usize,
+        /// The JSON deserialiser's message.
+        why: String,
+    },
+    /// A row's `trial` cell is not a non-negative whole number.
     #[error("row {row}: trial `{value}` is not a number")]
-    Trial { row: usize, value: String },
+    Trial {
+        /// Its row in the file, counting the header as row 1.
+        row: usize,
+        /// The cell as written.
+        value: String,
+    },
+    /// The file has a header and no trial rows.
     #[error("the file has a header and no trials")]
     NoTrials,
+    /// The record is not valid: the one read back ([`ResultRecord::validate`]), or one written out by
+    /// [`long_csv`].
     #[error(transparent)]
     Record(#[from] crate::record::RecordError),
 }

@@ -30,7 +30,7 @@
 //! are renumbered in order of first appearance. [`cluster::cluster_profiles`]: each cluster's mean
 //! normalised TV per task; [`cluster::order_by_cluster`]: units sorted by cluster (Fig. 5C heat map).
 //!
-//! **t-SNE** ([`tsne`], Sec. 5G/A4.3 on probe-step states, Sec. 5H/A4.4 on TV rows): exact van der Maaten
+//! **t-SNE** ([`tsne`](mod@tsne), Sec. 5G/A4.3 on probe-step states, Sec. 5H/A4.4 on TV rows): exact van der Maaten
 //! t-SNE — per-point Gaussian bandwidth by binary search to the perplexity (lowered to (n−1)/3 for small
 //! n), symmetrised P, early exaggeration 12 for the first 250 iterations, momentum 0.5 then 0.8,
 //! delta-bar-delta gains (min 0.01), seeded initial layout N(0, 1e-4²).

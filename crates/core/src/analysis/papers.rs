@@ -19,14 +19,20 @@ use crate::task::TaskId;
 /// The four source documents.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum Paper {
+    /// WorM (NeurIPS 2023): people and networks on the 10 visual working-memory tasks.
     Worm,
+    /// Gong et al. (AAAI 2024): language models on verbal and spatial N-back (entries: its notebooks' tables).
     Nback,
+    /// The Little Retrieval Test (its README); figures named by their image files.
     Lrt,
+    /// Minerva, a programmable memory test benchmark for language models (it has no Table 9).
     Minerva,
 }
 
 impl Paper {
+    /// The four papers in the Papers page's order.
     pub const ALL: [Paper; 4] = [Paper::Worm, Paper::Nback, Paper::Lrt, Paper::Minerva];
+    /// Short lowercase name used in the Papers page's element ids (`paper-worm`, `paper-chart-nback-…`).
     pub fn key(self) -> &'static str {
         match self {
             Paper::Worm => "worm",
@@ -35,6 +41,7 @@ impl Paper {
             Paper::Minerva => "minerva",
         }
     }
+    /// The paper's full title, with its venue where it has one: the heading of its section on the Papers page.
     pub fn title(self) -> &'static str {
         match self {
             Paper::Worm => {
@@ -98,14 +105,19 @@ pub enum Published {
 /// Where the app produces the same figure or table from the user's own results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum Where {
+    /// The Task gallery (`#/gallery`): any trial of any task, drawn frame by frame.
     Gallery,
     /// The Compare page, with this task chosen (people, LLM and network subjects beside the humans).
     Compare(&'static str),
+    /// The LLMs page (`#/llm`): a language model run on the N-back, LRT and Minerva suites, or the WorM frames.
     Llm,
+    /// The Networks page (`#/networks`): building, training and evaluating a network.
     Networks,
     /// Networks page, after "Analyse".
     NetworkAnalyses,
+    /// The People page (`#/study`): participants' sessions, at the paper's timings.
     Study,
+    /// Not made anywhere in the app ([`Where::route`] is `None`).
     Nowhere,
 }
 
@@ -121,6 +133,7 @@ impl Where {
             Where::Nowhere => None,
         }
     }
+    /// Its name as the Papers page shows it ("Compare", "Networks → Analyse"; "—" for [`Where::Nowhere`]).
     pub fn label(self) -> &'static str {
         match self {
             Where::Gallery => "Gallery",
@@ -148,6 +161,7 @@ pub enum Status {
 }
 
 impl Status {
+    /// The status in words, as the Papers page shows it.
     pub fn label(self) -> &'static str {
         match self {
             Status::Reproduced => "reproduced",
@@ -161,14 +175,19 @@ impl Status {
 /// One figure or table.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Entry {
+    /// The paper it belongs to.
     pub paper: Paper,
     /// As the paper numbers it ("Fig. 4", "Table A3", "Figure 2", or an image file).
     pub id: &'static str,
+    /// Its caption, shortened ("The 10 working memory tasks").
     pub title: &'static str,
     /// What it shows.
     pub shows: &'static str,
+    /// Where its published numbers are: embedded in the app, only in the text, only in a picture, or none.
     pub published: Published,
+    /// Where the app makes the same figure or table from the user's results.
     pub place: Where,
+    /// How far the app reproduces it.
     pub status: Status,
     /// The run that produces it, in words.
     pub run: &'static str,
@@ -696,8 +715,11 @@ pub fn entries(paper: Paper) -> Vec<&'static Entry> {
 /// A table of published numbers, as text cells.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Table {
+    /// Where the numbers come from, in words: the embedded file or the paper's table, and the code that holds it.
     pub source: String,
+    /// Column headings.
     pub header: Vec<String>,
+    /// The rows, as formatted text cells in `header`'s order.
     pub rows: Vec<Vec<String>>,
 }
 

@@ -51,6 +51,7 @@ pub struct AnalysisInput<'a> {
 /// One cluster of units (Fig. 5B legend).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClusterInfo {
+    /// Active units in the cluster.
     pub size: usize,
     /// Mean normalised TV per family.
     pub profile: Vec<f64>,
@@ -61,7 +62,9 @@ pub struct ClusterInfo {
 /// The FTV histogram of one pair of families (Fig. 5D).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FtvPair {
+    /// Index of the first family in [`NetworkAnalysis::families`] (`a < b`).
     pub a: usize,
+    /// Index of the second family.
     pub b: usize,
     /// Counts in [`FTV_BINS`] bins over [−1, 1] (FTV = 1: selective to `a`).
     pub counts: Vec<u32>,
@@ -70,8 +73,11 @@ pub struct FtvPair {
 /// The Fig. 5A embedding of STS probe states.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct StsEmbedding {
+    /// t-SNE position of each plotted probe state (at most [`STS_MAX_POINTS`], evenly subsampled).
     pub xy: Vec<[f64; 2]>,
+    /// Correct answer at each plotted state (0/1), in `xy`'s order.
     pub answer: Vec<u8>,
+    /// Rule in force at each plotted state (0 up/down, 1 left/right), in `xy`'s order.
     pub rule: Vec<u8>,
     /// Probe states before subsampling.
     pub total: usize,
@@ -91,6 +97,7 @@ pub struct LesionReport {
 /// The report (see the module notes).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NetworkAnalysis {
+    /// Task family names (the 10 tasks, CD ids pooled), in the order of every per-family row and index here.
     pub families: Vec<String>,
     /// All units C.
     pub units: usize,
@@ -100,22 +107,30 @@ pub struct NetworkAnalysis {
     pub column_cluster: Vec<usize>,
     /// Normalised TV, families × columns (Fig. 5C).
     pub tv_sorted: Vec<Vec<f64>>,
+    /// Number of clusters: the k in [`K_RANGE`] with the best mean silhouette (1 with under 3 active units,
+    /// 0 with none).
     pub k: usize,
     /// Mean silhouette per tried k.
     pub silhouettes: Vec<(usize, f64)>,
+    /// One per cluster, indexed by the labels in `column_cluster` (Fig. 5B legend).
     pub clusters: Vec<ClusterInfo>,
     /// t-SNE of the normalised TV vectors, per column (Fig. 5B).
     pub unit_xy: Vec<[f64; 2]>,
     /// FTV histograms of every pair a < b.
     pub ftv: Vec<FtvPair>,
+    /// The Fig. 5A t-SNE of STS probe-step states.
     pub sts: StsEmbedding,
+    /// Task ids (14) of the rows and columns of `task_embedding_cos` and `first_item_cos`.
     pub tasks: Vec<String>,
     /// Cosine similarity of task embeddings (Fig. A13).
     pub task_embedding_cos: Vec<Vec<f64>>,
     /// Cosine similarity of first-item states (Fig. A5).
     pub first_item_cos: Vec<Vec<f64>>,
+    /// Fig. A5: mean cosine similarity of VSR hidden states at serial positions i and j (`None` where no
+    /// trial had both; empty when the JSON has none).
     #[serde(default)]
     pub vsr_position_similarity: Vec<Vec<Option<f64>>>,
+    /// Accuracies with each cluster lesioned (Fig. A6): `None` until [`NetworkAnalysis::add_lesions`].
     #[serde(default)]
     pub lesion: Option<LesionReport>,
 }

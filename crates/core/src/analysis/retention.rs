@@ -9,14 +9,18 @@ use crate::stats::{self, TestResult};
 /// One retention interval's VIR accuracy.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RetentionCell {
+    /// Retention interval: blank frames between the last item and the probe (0, 2, 4, 5 or 6 in the paper).
     pub retention: u8,
+    /// Mean over the interval's trials of each trial's share of scored steps right, in [0, 1].
     pub accuracy: f64,
+    /// VIR trials at this interval that have a scored step.
     pub trials: usize,
 }
 
 /// VIR accuracy per retention interval and the test across intervals.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RetentionTest {
+    /// One per retention interval the record has, shortest first.
     pub cells: Vec<RetentionCell>,
     /// `Err` with the reason when the test cannot be run (one interval, or all scores equal).
     pub test: Result<TestResult, String>,

@@ -50,7 +50,10 @@ pub type Points = Vec<(f64, f64)>;
 /// One row of Table A3 for one subject.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ScoreRow {
+    /// Task id (`VSR`, `CD-Color`, …), or `CD` for the row of the five CD features pooled.
     pub task: String,
+    /// The effect scored, as Table A3 names it: `primacy`, `recency`, `list_length`, `retention`,
+    /// `pattern_difference`, `load` or `set_size`.
     pub effect: String,
     /// Slope difference score A.
     pub a: Option<f64>,
@@ -62,13 +65,17 @@ pub struct ScoreRow {
     /// The subject's and the humans' slopes behind A (`M_A`, `H_A`).
     #[serde(default)]
     pub m_a: Option<f64>,
+    /// `H_A`, the humans' slope (see `m_a`).
     #[serde(default)]
     pub h_a: Option<f64>,
     /// The subject's and the humans' mean accuracies behind B (`M_B`, `H_B`).
     #[serde(default)]
     pub m_b: Option<f64>,
+    /// `H_B`, the humans' mean accuracy (see `m_b`).
     #[serde(default)]
     pub h_b: Option<f64>,
+    /// How the row was computed, in words: curves and points used, the VSR split, curves without a match, and
+    /// for CD the retention interval or the pooling.
     pub note: String,
     /// Table A3's asterisk for A: the two-tailed t-test of the subject's A against the chance model's A
     /// (see [`record_table_a3_with`]); `None` where it cannot be run.
@@ -151,6 +158,7 @@ pub struct ChanceTest {
     /// The t statistic; `None` when every part scored the same (t is infinite: then `p` is 0 when that
     /// score differs from chance, as `scipy.stats.ttest_1samp` gives, and 1 when it equals chance).
     pub t: Option<f64>,
+    /// Two-tailed p value (0 or 1 when `t` is `None`, as above); below [`A3_STAR_LEVEL`] earns the asterisk.
     pub p: f64,
 }
 

@@ -25,13 +25,20 @@ pub const MAX_JSON_BYTES: usize = 4 << 20;
 /// Why a link could not be opened; each says in plain words what happened.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ShareError {
+    /// A result link without its result: nothing after `#r=`.
     Empty,
     /// A comparison link without its comparison.
     NoComparison,
+    /// The payload's link format is not [`LINK_FORMAT`]: another version made it (its first 12 characters).
     UnknownFormat(String),
+    /// The payload is longer than [`MAX_LINK_CHARS`] (its length; when encoding, the cap plus one).
     TooLong(usize),
+    /// The payload cannot be decoded (why, in words): no format mark, not base64url, invalid compressed
+    /// data, more than [`MAX_JSON_BYTES`] once expanded, or not text.
     Garbled(String),
+    /// The compressed data ends early: the link was cut short.
     Truncated,
+    /// The record or comparison is not valid: the one decoded from the link, or the one given to encode.
     Record(RecordError),
 }
 

@@ -41,6 +41,7 @@ pub struct PositionSimilarity {
 }
 
 impl PositionSimilarity {
+    /// An empty accumulator for trials of up to `positions` serial positions (items presented).
     pub fn new(positions: usize) -> Self {
         PositionSimilarity { positions, sum: vec![0.0; positions * positions], count: vec![0; positions * positions] }
     }

@@ -8,13 +8,20 @@ use crate::rng::Rng;
 
 /// Iterations with early exaggeration and the low momentum.
 pub const EXAGGERATION_ITERS: usize = 250;
+/// Early exaggeration: the input affinities are multiplied by this for the first [`EXAGGERATION_ITERS`]
+/// iterations.
 pub const EXAGGERATION: f64 = 12.0;
 
+/// Settings of [`tsne`]; the default is scikit-learn's classic one.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TsneConfig {
+    /// Target perplexity of each point's Gaussian neighbourhood (lowered to (n−1)/3 for few points).
     pub perplexity: f64,
+    /// Gradient-descent iterations in all, the first [`EXAGGERATION_ITERS`] of them exaggerated.
     pub iterations: usize,
+    /// Step size of the gradient descent (scaled per coordinate by the delta-bar-delta gains).
     pub learning_rate: f64,
+    /// Seed of the initial layout, drawn from N(0, 1e-4²).
     pub seed: u64,
 }
 

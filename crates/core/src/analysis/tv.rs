@@ -26,6 +26,8 @@ pub struct TaskVarianceAccumulator {
 }
 
 impl TaskVarianceAccumulator {
+    /// An empty accumulator for `n_tasks` tasks, trials of at most `max_steps` time steps, and `units` hidden
+    /// units.
     pub fn new(n_tasks: usize, max_steps: usize, units: usize) -> Self {
         let cells = n_tasks * max_steps * units;
         TaskVarianceAccumulator {
@@ -38,12 +40,15 @@ impl TaskVarianceAccumulator {
         }
     }
 
+    /// Tasks it accumulates (the rows of [`Self::finish`]'s TV matrix).
     pub fn n_tasks(&self) -> usize {
         self.n_tasks
     }
+    /// Time steps per trial it keeps; later steps are ignored.
     pub fn max_steps(&self) -> usize {
         self.max_steps
     }
+    /// Hidden units per state (the columns of the TV matrix).
     pub fn units(&self) -> usize {
         self.units
     }
@@ -108,7 +113,7 @@ impl TaskVarianceAccumulator {
         }
     }
 
-    /// TV matrix [n_tasks][units]: per unit, the mean over valid steps of the across-trial variance
+    /// TV matrix `[n_tasks][units]`: per unit, the mean over valid steps of the across-trial variance
     /// (ddof 0). Steps with fewer than 2 trials are skipped; a task with no valid step has TV 0.
     pub fn finish(&self) -> Vec<Vec<f64>> {
         (0..self.n_tasks)
@@ -203,6 +208,7 @@ pub struct TvAnalysis {
     pub tv_norm: Vec<Vec<f64>>,
     /// Active units (label index → unit index).
     pub kept: Vec<usize>,
+    /// Number of clusters: the k of the best mean silhouette (1 with fewer than 3 active units, 0 with none).
     pub k: usize,
     /// Cluster of each kept unit.
     pub labels: Vec<usize>,
@@ -214,6 +220,9 @@ pub struct TvAnalysis {
     pub order: Vec<usize>,
 }
 
+/// The Fig. 5B–C pipeline on a TV matrix (tasks × units): [`normalise_tv`], then the active units' rows
+/// clustered with k chosen by silhouette over `k_range` ([`best_k_clusters`], k-means seeded with `seed`),
+/// the clusters' profiles and the units sorted by cluster.
 pub fn analyse_tv(tv: &[Vec<f64>], k_range: std::ops::RangeInclusive<usize>, seed: u64) -> TvAnalysis {
     let (tv_norm, kept) = normalise_tv(tv);
     let rows = unit_rows(&tv_norm, &kept);

@@ -25,7 +25,10 @@ use serde::{Deserialize, Serialize};
 use super::{Message, Metric, Reference, Sample, SampleBody, Single, Suite};
 use crate::rng::Rng;
 
+/// The file's first line, as in `little_retrieval_test.py`; a blank line follows it.
 pub const HEADER: &str = "Testing Long Context";
+/// What the user message puts before the file text (the code's prompt without its `Human:` /
+/// `Assistant:` turn markers).
 pub const PROMPT_PREFIX: &str = "Here are the file contents:\n";
 /// The reference grid of line counts.
 pub const DEFAULT_LINES: [usize; 10] = [500, 1000, 1500, 2000, 2500, 3000, 4000, 5000, 6000, 6500];
@@ -50,14 +53,18 @@ pub const REPORTED_BLOCK_SHUFFLE: &[(usize, [f64; 10])] = &[
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Order {
+    /// Register lines in number order, 1 to n.
     Ordered,
     /// Block shuffle with blocks of `block` consecutive line numbers (1 = fully shuffled).
     Shuffled {
+        /// B: consecutive line numbers per block (0 is taken as 1).
         block: usize,
     },
 }
 
 impl Order {
+    /// `ordered` or `shuffled` whatever the block size: the sample's `order` condition (the block size is
+    /// its own condition, `block`).
     pub fn name(self) -> &'static str {
         match self {
             Order::Ordered => "ordered",
@@ -93,13 +100,17 @@ pub enum Insertion {
 }
 
 impl Insertion {
+    /// Both insertion rules, default first.
     pub const ALL: [Insertion; 2] = [Insertion::Uniform, Insertion::Reference];
+    /// The rule's name on the command line (`--insertion`) and in serialized configs.
     pub fn as_str(self) -> &'static str {
         match self {
             Insertion::Uniform => "uniform",
             Insertion::Reference => "reference",
         }
     }
+    /// The rule of a name ([`Insertion::as_str`], surrounding spaces ignored); any other name is
+    /// [`super::SuiteError::Insertion`].
     pub fn parse(s: &str) -> Result<Insertion, super::SuiteError> {
         Insertion::ALL
             .into_iter()
@@ -141,14 +152,21 @@ pub fn orders(ordered: bool, shuffle_blocks: &[usize]) -> Vec<Order> {
     out
 }
 
+/// What [`samples`] generates: every order × line count, `tests_per_size` files each. The
+/// default is the reference grid.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LrtConfig {
     /// Line counts (`n`).
     pub lines: Vec<usize>,
+    /// Files per (order, line count) cell (the reference: 50).
     pub tests_per_size: usize,
+    /// Line orders to run, each crossed with every line count ([`orders`] builds the list).
     pub orders: Vec<Order>,
+    /// Smallest register value (inclusive).
     pub value_min: u32,
+    /// Largest register value (inclusive; default 50,000, as the code's `randint(1, 50000)`).
     pub value_max: u32,
+    /// Where the instruction goes and how the target line is drawn ([`Insertion`]).
     pub insertion: Insertion,
 }
 
@@ -174,21 +192,25 @@ pub struct LrtItem {
     pub text: String,
     /// Line number asked for (1-based).
     pub target_line: usize,
+    /// The value on the target line: the answer (the reply's first integer must equal it).
     pub target_value: u32,
     /// Register lines placed before the instruction (0..=n); with the reference insertion at k = 1 the
     /// instruction is before the header too (`before_header`).
     pub instruction_after: usize,
+    /// Whether the instruction precedes the header line (reference insertion with k = 1 only).
     pub before_header: bool,
     /// Line numbers in file order.
     pub order: Vec<usize>,
 }
 
+/// The instruction line asking for line `k`'s value, verbatim from `little_retrieval_test.py`.
 pub fn instruction(k: usize) -> String {
     format!(
         "[EXECUTE THIS]: Go to line {k} and report only REGISTER_CONTENT, without any context or additional text, just the number, then EXIT"
     )
 }
 
+/// Register line `i` holding value `v`: `line {i}: REGISTER_CONTENT is <{v}>`.
 pub fn register_line(i: usize, v: u32) -> String {
     format!("line {i}: REGISTER_CONTENT is <{v}>")
 }

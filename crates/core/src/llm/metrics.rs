@@ -249,8 +249,11 @@ pub fn first_integer_match(reference: i64, prediction: &str) -> f64 {
 /// Precision, recall and F-measure (`rouge_score.scoring.Score`).
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub struct Prf {
+    /// Matched tokens / prediction tokens (LCS length for rougeL, clipped unigrams for rouge1), in [0, 1].
     pub precision: f64,
+    /// Matched tokens / reference tokens, in [0, 1].
     pub recall: f64,
+    /// Their harmonic mean 2PR/(P+R), 0 when both are 0.
     pub fmeasure: f64,
 }
 
@@ -360,9 +363,14 @@ pub fn rouge_l_recall(reference: &Reference, prediction: &str) -> f64 {
 /// The official `calculate_set_overlap` numbers.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub struct SetOverlap {
+    /// |reference ∩ answer| / |answer| (0 for an empty answer set).
     pub precision: f64,
+    /// |reference ∩ answer| / |reference| (0 for an empty reference set).
     pub recall: f64,
+    /// 2PR/(P+R), 0 when P + R = 0.
     pub f1: f64,
+    /// |reference ∩ answer| / |reference ∪ answer| (0 when both are empty): the paper's headline number for
+    /// set_state and theory of mind.
     pub jaccard: f64,
 }
 
@@ -497,8 +505,15 @@ pub fn score(metric: Metric, reference: &Reference, prediction: &str) -> Result<
 /// Why [`score`] could not score a reply.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MetricError {
+    /// The reference has a shape the metric cannot read.
     #[error("{} needs {needs} as reference", metric.as_str())]
-    Reference { metric: Metric, needs: &'static str },
+    Reference {
+        /// The metric asked for.
+        metric: Metric,
+        /// The reference shape it takes, in words (`an integer`, `a list of strings`, …).
+        needs: &'static str,
+    },
+    /// [`Metric::Nback`] was asked of one reply: N-back is scored over a whole block (`crate::sdt`).
     #[error("nback is scored over a whole block, not one reply")]
     WholeBlock,
 }

@@ -78,6 +78,8 @@ pub const EXTRA_TASKS: &[(&str, &str, usize)] =
 /// What to generate.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MinervaConfig {
+    /// Seed of the samples: each task draws from its own stream keyed by the seed and the task, so a
+    /// subset of tasks leaves the others' samples unchanged.
     pub seed: u64,
     /// Context length in cl100k tokens (paper: 4000; compare_two_lists uses half per list).
     pub context_tokens: usize,

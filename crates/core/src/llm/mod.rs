@@ -16,50 +16,91 @@ use serde::{Deserialize, Serialize};
 /// damaged tokenizer file. Each message says what is allowed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SuiteError {
+    /// An item of a comma list of whole numbers (Minerva's context lengths or step counts) is not a whole
+    /// number of at least `least`.
     #[error("{what}: \"{item}\" is not a whole number of {least} or more (give one, or a comma list)")]
-    NotWhole { what: String, item: String, least: usize },
+    NotWhole {
+        /// The field the list was typed into, as the message names it (`--context-tokens`, `--steps`).
+        what: String,
+        /// The offending item, as typed.
+        item: String,
+        /// The smallest number the field allows.
+        least: usize,
+    },
+    /// An item of Minerva's prompt-wording list is not 1 (the standard prompt) or 2 (the second
+    /// wording); holds the item.
     #[error("Prompt wordings: \"{0}\" is not 1 or 2 (give 1, 2 or 1,2)")]
     Variant(String),
+    /// The Little Retrieval Test's insertion rule is neither `uniform` nor `reference`; holds the name
+    /// given.
     #[error("insertion {0:?}: uniform (the paper's intent) or reference (the published code)")]
     Insertion(String),
+    /// The Little Retrieval Test's block sizes are not whole numbers of 1 or more, nor `none`; holds the
+    /// whole list as typed.
     #[error("\"{0}\": give block sizes of 1 or more (1 = a full shuffle), e.g. 1, 10, 250; or none")]
     BlockSizes(String),
+    /// A line of the `cl100k_base.tiktoken` ranks text is not `<base64 token> <rank>`; holds its 1-based
+    /// line number.
     #[error("the token ranks file is damaged at line {0}")]
     RanksLine(usize),
+    /// The ranks text holds too few ranks (under 100,000) to be cl100k_base; holds the count read.
     #[error("the token ranks file holds {0} ranks, not cl100k_base's 100,256")]
     RanksCount(usize),
+    /// The tokenizer could not be built from the ranks; holds `tiktoken_rs`'s message.
     #[error("the token ranks: {0}")]
     Ranks(String),
+    /// The N-back protocol is not defined for the block set ([`nback::Protocol::supports`]: README
+    /// protocol with letters only, abstraction grids with the base protocol only).
     #[error("protocol {protocol} is not defined for {variant}")]
-    Protocol { protocol: &'static str, variant: &'static str },
+    Protocol {
+        /// The protocol asked for, as [`nback::Protocol::as_str`] names it.
+        protocol: &'static str,
+        /// The block set asked for, as [`nback::Variant::as_str`] names it.
+        variant: &'static str,
+    },
+    /// An N-back level of 0 was asked for (also what an N-back staircase that cannot start reports).
     #[error("N must be at least 1")]
     NZero,
+    /// An N-back block's stimuli and its `m` / `-` condition string differ in length.
     #[error("stimuli and conditions differ in length")]
     BlockLengths,
+    /// A new N-back block could not be generated ([`nback::generate_block`]: e.g. more matches than
+    /// fit in the trials).
     #[error(transparent)]
     Block(#[from] nback::BlockError),
+    /// An N other than 1, 2 or 3 with the published N-back blocks (no files exist for it); holds the N.
     #[error("no published blocks for N = {0} (only 1, 2, 3)")]
     NotPublished(u8),
+    /// A name in the visual suite's task list is neither a WorM task id nor an N-back; holds the name.
     #[error("`{0}` is not a task of the visual suite (WorM task ids such as VSR or CD-Color, or nback-spatial)")]
     NotVisual(String),
+    /// The letter N-back was asked of the visual suite; it runs in the N-back text suite.
     #[error("nback-verbal is letters, not pictures: run it in the N-back text suite")]
     VerbalNback,
+    /// LSR was asked of the visual suite: its stimuli are words, so a model would see empty frames.
     #[error("{}", vision::LSR_NOT_VISUAL)]
     LsrNotVisual,
+    /// The visual suite's task list is empty.
     #[error("choose at least one task")]
     NoTask,
+    /// A task of an adaptive visual run has no level a staircase can move; holds the task's name.
     #[error(
         "{0} has no level a staircase can move: an adaptive run takes the change-detection tasks (set size), VSR / VSRec (list length) and nback-spatial (N)"
     )]
     NotAdaptive(String),
+    /// Trials per task (blocks per N for the N-back) outside 1–1000 in the visual suite.
     #[error("trials per task must be 1–1000, not {0}")]
     Trials(u32),
+    /// An image side outside [`vision::MIN_SIZE`]–[`vision::MAX_SIZE`] px.
     #[error("image size must be {min}–{max} px, not {0}", min = vision::MIN_SIZE, max = vision::MAX_SIZE)]
     Size(u32),
+    /// A character-grid width that is not one of [`vision::TEXT_COLS`] (widths dividing the 96-px frame).
     #[error("text grid width must be one of {cols:?} characters, not {0}", cols = vision::TEXT_COLS)]
     TextCols(u32),
+    /// The visual suite runs the spatial N-back but no N was given.
     #[error("choose at least one N-back level")]
     NoLevel,
+    /// A visual-suite N-back level outside 1–5; holds it.
     #[error("N-back levels are 1–5, not {0}")]
     Level(u8),
 }
@@ -75,17 +116,25 @@ pub mod score;
 pub mod snapshot;
 pub mod vision;
 
+/// Who speaks a [`Message`]; serialized in lower case, as chat APIs name the roles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
+    /// Instructions before the conversation (an N-back system prompt, Minerva's runner message, the
+    /// visual suite's task instructions).
     System,
+    /// The tester: the prompt, each trial's stimulus or question, retry messages.
     User,
+    /// The model: its earlier replies, or answers pre-filled for it (N-back README protocol).
     Assistant,
 }
 
+/// One chat message: who speaks, the text and any images; a conversation is a `Vec<Message>`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Message {
+    /// Who speaks it.
     pub role: Role,
+    /// The text of the message (prompt, stimulus, question or reply).
     pub content: String,
     /// Images shown after the text (the visual suite's frames); each provider writes them as its own
     /// image parts. Empty for the text suites, and then absent from the JSON.
@@ -100,11 +149,14 @@ pub struct ImagePart {
     pub media_type: String,
     /// Standard base64 (with padding) of the file; empty in a log that keeps prompts without images.
     pub data: String,
+    /// Width of the PNG in pixels.
     pub width: u32,
+    /// Height of the PNG in pixels.
     pub height: u32,
 }
 
 impl ImagePart {
+    /// An image part from a PNG file's bytes (base64-encoded here) and its size in pixels.
     pub fn png(bytes: &[u8], width: u32, height: u32) -> Self {
         use base64::Engine;
         ImagePart {
@@ -121,12 +173,15 @@ impl ImagePart {
 }
 
 impl Message {
+    /// A system message (instructions), text only.
     pub fn system(s: impl Into<String>) -> Self {
         Message { role: Role::System, content: s.into(), images: Vec::new() }
     }
+    /// A user turn (the tester's prompt, stimulus or question), text only.
     pub fn user(s: impl Into<String>) -> Self {
         Message { role: Role::User, content: s.into(), images: Vec::new() }
     }
+    /// An assistant turn: a reply of the model (or an answer pre-filled for it) kept in the history.
     pub fn assistant(s: impl Into<String>) -> Self {
         Message { role: Role::Assistant, content: s.into(), images: Vec::new() }
     }
@@ -144,11 +199,15 @@ impl Message {
     }
 }
 
+/// The suite a sample belongs to; serialized in lower case (`nback`, `lrt`, `minerva`, `vision`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Suite {
+    /// N-back for language models (Gong et al.): blocks as multi-turn dialogues, [`nback`].
     Nback,
+    /// The Little Retrieval Test: find one register line's value in a long file, [`lrt`].
     Lrt,
+    /// Minerva's memory tests: the generator ([`minerva`]) or the published snapshot ([`snapshot`]).
     Minerva,
     /// The WorM tasks and the spatial N-back as frames (images or character grids), [`vision`].
     Vision,
@@ -157,8 +216,11 @@ pub enum Suite {
 /// The sampling parameters a suite's paper sent (`None` = not sent: the API's default).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PaperSampling {
+    /// Sampling temperature; `None`: not sent.
     pub temperature: Option<f64>,
+    /// Cap on the reply's length in tokens; `None`: no cap sent.
     pub max_tokens: Option<u32>,
+    /// Nucleus-sampling top-p; `None`: not sent.
     pub top_p: Option<f64>,
     /// Where the values come from, for people.
     pub source: &'static str,
@@ -205,9 +267,13 @@ impl Suite {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Reference {
+    /// A string: the answer text (Minerva), or a `", "`-joined list or integer where a metric reads one.
     Text(String),
+    /// An integer, such as the Little Retrieval Test's register value.
     Int(i64),
+    /// A list of strings (set_state's items, Minerva lists); formatted `", "`-joined for text metrics.
     List(Vec<String>),
+    /// Agent name → that agent's words (theory of mind).
     Agents(BTreeMap<String, Vec<String>>),
 }
 
@@ -215,19 +281,38 @@ pub enum Reference {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Metric {
+    /// Minerva's official `exact_match`: the formatted reference is a substring of the normalised reply
+    /// ([`metrics::exact_match`]).
     ExactMatch,
+    /// Our strict exact match: normalised reply and reference equal as comma-separated item sequences
+    /// ([`metrics::exact_match_strict`]).
     ExactMatchStrict,
+    /// The text after `FINAL ANSWER:` equals the formatted reference (Minerva's quantity_state,
+    /// [`metrics::final_answer_exact_match`]).
     FinalAnswerExactMatch,
+    /// The count read from the reply (`once`, `twice`, …, or `<n> times`) equals the reference (Minerva's
+    /// count, [`metrics::count_accuracy`]).
     CountAccuracy,
+    /// The first integer in the reply equals the reference (the Little Retrieval Test,
+    /// [`metrics::first_integer_match`]).
     FirstInteger,
+    /// ROUGE-L F-measure of the reply against the reference (`rouge_score` rougeL, [`metrics::rouge_l`]).
     RougeL,
+    /// ROUGE-L recall: longest common token subsequence / reference tokens ([`metrics::rouge_l_recall`]).
     RougeLRecall,
+    /// Jaccard similarity of the FINAL ANSWER items (split on `", "`) and the reference list (Minerva's
+    /// set_state, [`metrics::jaccard`]).
     Jaccard,
+    /// Per-agent Jaccard similarity averaged over the reference agents (Minerva's theory_of_mind,
+    /// [`metrics::theory_of_mind`]).
     TheoryOfMind,
+    /// N-back signal detection over a whole block (hit rate, false-alarm rate, accuracy, d′), not one
+    /// reply: `wmlab score` takes the condition string and the answers.
     Nback,
 }
 
 impl Metric {
+    /// Every metric, in the order `wmlab score` lists them when a name is unknown.
     pub const ALL: [Metric; 10] = [
         Metric::ExactMatch,
         Metric::ExactMatchStrict,
@@ -240,6 +325,7 @@ impl Metric {
         Metric::TheoryOfMind,
         Metric::Nback,
     ];
+    /// The snake_case name used in `wmlab score` lines and records (`exact_match`, `rouge_l`, …).
     pub fn as_str(self) -> &'static str {
         match self {
             Metric::ExactMatch => "exact_match",
@@ -254,6 +340,7 @@ impl Metric {
             Metric::Nback => "nback",
         }
     }
+    /// The metric of a name ([`Metric::as_str`]); `None` for an unknown name.
     pub fn parse(s: &str) -> Option<Metric> {
         Metric::ALL.into_iter().find(|m| m.as_str() == s)
     }
@@ -262,8 +349,11 @@ impl Metric {
 /// A single-request sample: the messages to send, the reference and the metrics that score the reply.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Single {
+    /// The conversation to send, system message first where the suite has one.
     pub messages: Vec<Message>,
+    /// The expected answer the metrics compare the reply with.
     pub reference: Reference,
+    /// The metrics that score the reply, headline first (Minerva: [`snapshot::metrics_for`]).
     pub metrics: Vec<Metric>,
 }
 
@@ -272,19 +362,24 @@ pub struct Single {
 pub struct Sample {
     /// Stable across runs with the same configuration (`suite/task/index`): the key for resume.
     pub id: String,
+    /// The suite that made the sample.
     pub suite: Suite,
     /// Task or variant name (`verbal-2back`, `lrt-shuffled`, `key_value_search`, …).
     pub task: String,
     /// Condition values for grouping results (`n`, `lines`, `depth`, …).
     #[serde(default)]
     pub conditions: BTreeMap<String, String>,
+    /// What to send and how to score it.
     pub body: SampleBody,
 }
 
+/// What a sample asks of the model: one request or a multi-turn protocol; tagged by `kind` in JSON.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum SampleBody {
+    /// One request, one reply, scored by its metrics (the Little Retrieval Test, Minerva).
     Single(Single),
+    /// An N-back block of the text suite, one trial per turn, driven through [`Dialogue`].
     Dialogue(nback::NbackDialogue),
     /// A WorM trial or spatial N-back block of the visual suite.
     Vision(vision::VisionDialogue),

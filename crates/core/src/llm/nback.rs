@@ -79,12 +79,17 @@ pub enum Variant {
     /// `n-back-datasets/verbal`: 30 × 30 (10 matches), the README set (GPT-4 run).
     #[serde(rename = "letters_30")]
     Letters30,
+    /// `ChatGPT-WM/datasets/grids_3x3`: 50 blocks × 24 trials (8 matches) per N; an X in one of 9 cells,
+    /// match = same cell as N back.
     #[serde(rename = "grids_3x3")]
     Grids3x3,
+    /// `grids_4x4`: as [`Variant::Grids3x3`] on a 4×4 grid (16 cells).
     #[serde(rename = "grids_4x4")]
     Grids4x4,
+    /// `grids_5x5`: as [`Variant::Grids3x3`] on a 5×5 grid (25 cells).
     #[serde(rename = "grids_5x5")]
     Grids5x5,
+    /// `grids_7x7`: as [`Variant::Grids3x3`] on a 7×7 grid (49 cells).
     #[serde(rename = "grids_7x7")]
     Grids7x7,
     /// Match = same row or column as N back, identical cell included.
@@ -96,6 +101,7 @@ pub enum Variant {
 }
 
 impl Variant {
+    /// Every block set, in the data README's order.
     pub const ALL: [Variant; 8] = [
         Variant::Letters,
         Variant::Letters30,
@@ -106,6 +112,7 @@ impl Variant {
         Variant::Grids3x3Abstraction,
         Variant::Grids3x3Abstraction2,
     ];
+    /// The block set's name in `blocks.txt`, on the command line and in the `variant` condition.
     pub fn as_str(self) -> &'static str {
         match self {
             Variant::Letters => "letters",
@@ -118,6 +125,7 @@ impl Variant {
             Variant::Grids3x3Abstraction2 => "grids_3x3_abstraction_2",
         }
     }
+    /// The block set of a name ([`Variant::as_str`]); `None` for an unknown name.
     pub fn parse(s: &str) -> Option<Variant> {
         Variant::ALL.into_iter().find(|v| v.as_str() == s)
     }
@@ -131,6 +139,7 @@ impl Variant {
             Variant::Grids3x3 | Variant::Grids3x3Abstraction | Variant::Grids3x3Abstraction2 => Some(3),
         }
     }
+    /// Whether the stimuli are grid positions (every variant but the two letter sets).
     pub fn is_spatial(self) -> bool {
         self.grid_size().is_some()
     }
@@ -199,8 +208,11 @@ pub enum Protocol {
 }
 
 impl Protocol {
+    /// Every protocol, README first.
     pub const ALL: [Protocol; 5] =
         [Protocol::Readme, Protocol::Base, Protocol::Noise, Protocol::Feedback, Protocol::Cot];
+    /// The protocol's name on the command line, in the `protocol` condition and, when not the variant's
+    /// default, in task names ([`NbackConfig::slug`]).
     pub fn as_str(self) -> &'static str {
         match self {
             Protocol::Readme => "readme",
@@ -210,6 +222,7 @@ impl Protocol {
             Protocol::Cot => "cot",
         }
     }
+    /// The protocol of a name ([`Protocol::as_str`]); `None` for an unknown name.
     pub fn parse(s: &str) -> Option<Protocol> {
         Protocol::ALL.into_iter().find(|p| p.as_str() == s)
     }
@@ -439,6 +452,7 @@ pub fn system_prompt(variant: Variant, protocol: Protocol, n: usize) -> String {
 /// Per-dialogue options.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DialogueOptions {
+    /// How the blocks are presented; it must suit the variant ([`Protocol::supports`]).
     pub protocol: Protocol,
     /// Seed of the noise symbols (noise protocol only).
     #[serde(default)]
@@ -458,6 +472,8 @@ pub struct DialogueOptions {
 }
 
 impl DialogueOptions {
+    /// Options for a protocol with the defaults: seed 0, the protocol's own retry cap and pre-filled
+    /// trials, the extracted character kept in the history.
     pub fn new(protocol: Protocol) -> Self {
         DialogueOptions { protocol, seed: 0, max_retries: None, prefill: None, keep_raw: false }
     }
@@ -475,6 +491,7 @@ pub struct TrialRecord {
 }
 
 impl TrialRecord {
+    /// Whether an `m` / `-` answer was read (always so for a pre-filled trial).
     pub fn usable(&self) -> bool {
         self.answer.is_some()
     }
@@ -484,17 +501,26 @@ impl TrialRecord {
 /// fresh dialogue rebuilds the same state.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NbackDialogue {
+    /// The block set the block comes from: letters or grid, match rule, prompt wording.
     pub variant: Variant,
+    /// N: a trial matches when it repeats (or, for the abstraction grids, relates to) the item N back.
     pub n: u8,
+    /// The block's index among its N's blocks (file order, or generation order).
     pub block: usize,
+    /// How the block is presented.
     pub protocol: Protocol,
     /// Item per trial (letter or 1-based cell number).
     pub stimuli: Vec<String>,
     /// The stimulus text shown per trial (letter or fenced grid, noise included).
     pub shown: Vec<String>,
+    /// The correct answer per trial: `m` (match) or `-`, one character each.
     pub conditions: String,
+    /// Leading trials answered with their correct answer without calling the model (at most the
+    /// block's length).
     pub prefill: usize,
+    /// Invalid-response messages allowed per trial before it is recorded as unusable.
     pub max_retries: u8,
+    /// Whether the history keeps the model's raw reply instead of the extracted character.
     pub keep_raw: bool,
     /// The conversation so far; when not finished it ends with the user turn awaiting a reply.
     pub messages: Vec<Message>,
@@ -511,6 +537,10 @@ fn extract(reply: &str) -> Option<char> {
 }
 
 impl NbackDialogue {
+    /// The dialogue of block `block` (index `block_index`) at N: the README instruction or system prompt,
+    /// the pre-filled trials, and the first user turn awaiting a reply. Noise symbols are drawn from the
+    /// options' seed, N and the block index. Errors when the protocol does not suit the variant or the
+    /// block's stimuli and conditions differ in length.
     pub fn new(
         variant: Variant,
         n: u8,
@@ -605,6 +635,7 @@ impl NbackDialogue {
         }
     }
 
+    /// Whether every trial of the block is recorded.
     pub fn finished(&self) -> bool {
         self.trials.len() >= self.stimuli.len()
     }
@@ -627,6 +658,7 @@ impl NbackDialogue {
         SdtScores::score(&cond, &self.answers())
     }
 
+    /// Scores of the completed trials with the pre-filled ones left out.
     pub fn scores_excluding_prefill(&self) -> SdtScores {
         let k = self.trials.len();
         let cond: String = self.conditions.chars().take(k).collect();
@@ -720,13 +752,24 @@ pub enum BlockSource {
     /// The published files.
     Published,
     /// New blocks from [`generate_block`] with the variant's alphabet and rule.
-    Generated { count: usize, len: usize, matches: usize, seed: u64 },
+    Generated {
+        /// Blocks per N.
+        count: usize,
+        /// Trials per block.
+        len: usize,
+        /// Match trials per block.
+        matches: usize,
+        /// Seed of the generator; each N draws its own stream from it.
+        seed: u64,
+    },
 }
 
 /// What [`samples`] builds.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NbackConfig {
+    /// The block set.
     pub variant: Variant,
+    /// The N levels to run (1, 2, 3 with the published blocks).
     pub ns: Vec<u8>,
     /// Block indices to keep (`None` = all).
     #[serde(default)]
@@ -734,7 +777,9 @@ pub struct NbackConfig {
     /// Keep at most this many blocks per N (after `blocks`).
     #[serde(default)]
     pub limit: Option<usize>,
+    /// Options of every block's dialogue (protocol, seed, retries, pre-filled trials).
     pub options: DialogueOptions,
+    /// Published blocks or new ones.
     pub source: BlockSource,
 }
 
@@ -751,6 +796,8 @@ impl NbackConfig {
         }
     }
 
+    /// Refuses a config that makes no run: a protocol that does not suit the variant, an N of 0, or
+    /// with published blocks an N other than 1, 2, 3.
     pub fn validate(&self) -> Result<(), super::SuiteError> {
         use super::SuiteError;
         if !self.options.protocol.supports(self.variant) {
@@ -789,11 +836,15 @@ impl NbackConfig {
 /// turn; N up to 3) or a new block drawn from the config's seed, N and `i`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NbackStaircase {
+    /// The run's block set, protocol, options and block source.
     pub config: NbackConfig,
+    /// The staircase on N (capped at 3 with published blocks).
     pub staircase: crate::adaptive::Staircase,
 }
 
 impl NbackStaircase {
+    /// The adaptive run of a valid config ([`NbackConfig::validate`]), with the N-back staircase
+    /// settings; with published blocks N goes no higher than 3.
     pub fn new(config: NbackConfig) -> Result<NbackStaircase, super::SuiteError> {
         config.validate()?;
         let mut sc = crate::adaptive::StaircaseConfig::nback();
@@ -908,17 +959,27 @@ pub fn samples(config: &NbackConfig) -> Vec<Sample> {
 /// One row of the paper's summary table ([`REPORTED_SUMMARY_CSV`]); rates in %.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ReportedSummary {
+    /// The paper's results file summarised (`all_trials_*.json`).
     pub results_file: String,
+    /// The model that was tested, as the paper names it (`GPT-3.5-turbo`, `Vicuna-13B`, …).
     pub model: String,
+    /// The N-back level (1, 2 or 3).
     pub n: u8,
+    /// Blocks the means and SEs are over (30 or 50).
     pub blocks_used: usize,
+    /// Trials in each block (24 for the ChatGPT-WM sets, 30 for `n-back-datasets`).
     pub trials_per_block: usize,
+    /// Hit rate (mean, SE), in %.
     pub hit_rate: (f64, f64),
+    /// False-alarm rate (mean, SE), in %.
     pub false_alarm_rate: (f64, f64),
+    /// Accuracy (mean, SE), in %.
     pub accuracy: (f64, f64),
+    /// d′ (mean, SE) over the blocks.
     pub dprime: (f64, f64),
 }
 
+/// The rows of [`REPORTED_SUMMARY_CSV`]; a malformed line is skipped.
 pub fn reported_summary() -> Vec<ReportedSummary> {
     REPORTED_SUMMARY_CSV
         .lines()
@@ -998,9 +1059,11 @@ pub fn reported_for(variant: Variant, protocol: Protocol) -> Vec<ReportedSummary
 pub struct DprimeTests {
     /// (N, number of blocks, mean d′) for each N present, ascending.
     pub levels: Vec<(u8, usize, f64)>,
+    /// Kruskal–Wallis H across the N levels (an `Err` with fewer than two).
     pub kruskal: Result<crate::stats::TestResult, String>,
     /// (N a, N b, U of a and raw p, Bonferroni-adjusted p).
     pub pairs: Vec<(u8, u8, Result<(crate::stats::TestResult, f64), String>)>,
+    /// (N, Wilcoxon signed-rank test of that N's d′ against 0).
     pub against_zero: Vec<(u8, Result<crate::stats::TestResult, String>)>,
 }
 
@@ -1045,18 +1108,26 @@ pub fn dprime_tests(per_block: &[(u8, f64)]) -> DprimeTests {
 /// One row of [`REPORTED_PER_BLOCK_CSV`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ReportedBlock {
+    /// The paper's results file (`all_trials_*.json`).
     pub results_file: String,
+    /// The N-back level (1, 2 or 3).
     pub n: u8,
+    /// The block's index within its N.
     pub block: usize,
+    /// Match trials.
     pub targets: u32,
+    /// Non-match trials.
     pub lures: u32,
+    /// Match trials answered `m`.
     pub hits: u32,
+    /// Non-match trials answered `m`.
     pub false_alarms: u32,
     /// Notebook d′ as reported (4 dp).
     pub dprime: f64,
 }
 
 impl ReportedBlock {
+    /// The block's measures recomputed from its counts (no unusable trials).
     pub fn scores(&self) -> SdtScores {
         SdtScores::from_counts(
             self.hits,
@@ -1068,6 +1139,7 @@ impl ReportedBlock {
     }
 }
 
+/// The rows of [`REPORTED_PER_BLOCK_CSV`]; a malformed line is skipped.
 pub fn reported_blocks() -> Vec<ReportedBlock> {
     REPORTED_PER_BLOCK_CSV
         .lines()

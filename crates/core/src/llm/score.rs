@@ -93,22 +93,37 @@ pub fn score_object(obj: &mut Map<String, Value>) -> Result<(), ScoreLineError> 
 /// What is wrong with a line given to [`score_object`].
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ScoreLineError {
+    /// A required field is absent; holds its name (`metric`, `prediction` or `reference`).
     #[error("missing field `{0}`")]
     Missing(&'static str),
+    /// `metric` or `prediction` is not a string (a `null` prediction is allowed: an empty reply); holds
+    /// the field's name.
     #[error("`{0}` must be a string")]
     NotText(&'static str),
+    /// `metric` names no [`Metric`]; holds the name given.
     #[error("unknown metric `{0}` (known: {known})", known = Metric::ALL.map(|m| m.as_str()).join(", "))]
     UnknownMetric(String),
+    /// For `nback`, `reference` is not a string: it must be the condition string.
     #[error("nback: `reference` must be the condition string (`m`/`-` per trial)")]
     NbackReference,
+    /// For `nback`, the condition string holds a character other than `m` or `-`; holds the first.
     #[error("nback: `reference` may only contain `m` and `-`, found {0:?}")]
     NbackCondition(char),
+    /// For `nback`, the condition string and the answers differ in length.
     #[error("nback: `reference` has {trials} trials but `prediction` has {answers} answers")]
-    NbackLengths { trials: usize, answers: usize },
+    NbackLengths {
+        /// Characters of `reference`: one per trial.
+        trials: usize,
+        /// Characters of `prediction`: one per answer.
+        answers: usize,
+    },
+    /// `reference` is not a valid [`Reference`].
     #[error(transparent)]
     Reference(#[from] ReferenceError),
+    /// The metric cannot score that reference ([`metrics::MetricError`]).
     #[error(transparent)]
     Metric(#[from] metrics::MetricError),
+    /// A result is NaN or infinite, which JSON cannot hold; holds it.
     #[error("non-finite result {0}")]
     NonFinite(f64),
 }
@@ -116,12 +131,16 @@ pub enum ScoreLineError {
 /// Why a JSON value is not a [`Reference`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ReferenceError {
+    /// A number that is not an integer within the `i64` range (`2.5`, `1e3`); holds the number.
     #[error("`reference` number {0} is not an integer")]
     NotInteger(String),
+    /// A list with an item that is not a string.
     #[error("`reference` list must hold strings only")]
     List,
+    /// An object whose value for this agent is not a list of strings; holds the agent's name.
     #[error("`reference` agent `{0}` must map to a list of strings")]
     Agent(String),
+    /// Neither a string, an integer, a list nor an object (`true`, `null`).
     #[error("`reference` must be a string, an integer, a list of strings or an object agent -> list of strings")]
     Shape,
 }

@@ -5,7 +5,7 @@
 //! The core does no IO: the edges read `<category>/<task>.jsonl.gz` ([`file_path`]), and either call
 //! [`parse_gz_file`] or [`gunzip`] then [`parse_file`] themselves.
 //!
-//! Each entry becomes one [`SampleBody::Single`]: the official inference messages (system
+//! Each entry becomes one [`SampleBody::Single`](super::SampleBody::Single): the official inference messages (system
 //! `"You are a helpful AI assistant."`, user = the entry's `prompt`), the entry's `reference`, and the
 //! metrics of its task ([`metrics_for`]; the headline metric first). Sample ids are
 //! `minerva-snapshot/<task>/<index>` (index = line order in the file, from 0). Conditions: `category` plus every
@@ -185,12 +185,28 @@ pub fn parse_gz_file(category: &str, task: &str, gz: &[u8]) -> Result<Vec<Sample
 /// Why a snapshot file could not be read.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SnapshotError {
+    /// The task is not one of the snapshot's (no [`metrics_for`] entry); holds its name.
     #[error("unknown Minerva snapshot task `{0}`")]
     UnknownTask(String),
+    /// A line of the file could not become a sample.
     #[error("{file} line {line}: {why}")]
-    Line { file: String, line: usize, why: LineError },
+    Line {
+        /// The file, `<category>/<task>.jsonl`.
+        file: String,
+        /// The 1-based line number.
+        line: usize,
+        /// What is wrong with the line.
+        why: LineError,
+    },
+    /// The file could not be decompressed.
     #[error("{file}: {source}")]
-    Gzip { file: String, source: GzipError },
+    Gzip {
+        /// The file, as [`file_path`] names it.
+        file: String,
+        /// Why [`gunzip`] refused it.
+        source: GzipError,
+    },
+    /// The decompressed file is not UTF-8 text; holds its path ([`file_path`]).
     #[error("{0}: not UTF-8")]
     NotUtf8(String),
 }
@@ -198,20 +214,36 @@ pub enum SnapshotError {
 /// What is wrong with one line of a snapshot file.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum LineError {
+    /// The line is not valid JSON; holds `serde_json`'s message.
     #[error("not valid JSON: {0}")]
     Json(String),
+    /// The line is JSON but not an object.
     #[error("not a JSON object")]
     NotObject,
+    /// `prompt` is empty or only whitespace.
     #[error("empty `prompt`")]
     EmptyPrompt,
+    /// `prompt` is not a string.
     #[error("`prompt` is not a string")]
     PromptNotText,
+    /// A required field is absent; holds its name (`prompt` or `reference`).
     #[error("missing `{0}`")]
     Missing(&'static str),
+    /// `reference` is not a valid reference shape.
     #[error("{0}")]
     Reference(super::score::ReferenceError),
+    /// The entry's own `task` or `category` differs from the file it is in.
     #[error("`{key}` is {found}, expected \"{expected}\"")]
-    Disagrees { key: &'static str, found: String, expected: String },
+    Disagrees {
+        /// The field: `task` or `category`.
+        key: &'static str,
+        /// The entry's value, as JSON.
+        found: String,
+        /// The value the file's folder and name give.
+        expected: String,
+    },
+    /// A condition field (any key but `id`, `prompt`, `reference`, `task`, `category`) is an array,
+    /// object or null; holds the key.
     #[error("condition `{0}` is not a string or number")]
     Condition(String),
 }
@@ -219,20 +251,33 @@ pub enum LineError {
 /// Why [`gunzip`] could not decompress a file.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GzipError {
+    /// Fewer than 18 bytes: shorter than a gzip header and trailer alone.
     #[error("gzip: file too short")]
     TooShort,
+    /// The first two bytes are not `1f 8b`.
     #[error("gzip: bad magic (not a gzip file)")]
     Magic,
+    /// A compression method other than 8 (deflate); holds the method byte.
     #[error("gzip: unsupported compression method {0}")]
     Method(u8),
+    /// Reserved header flag bits (5–7) are set.
     #[error("gzip: reserved header flags set")]
     Flags,
+    /// The optional header fields (FEXTRA, FNAME, FCOMMENT, FHCRC) run past the compressed data.
     #[error("gzip: truncated header")]
     Header,
+    /// The deflate stream is corrupt; holds `miniz_oxide`'s status.
     #[error("gzip: corrupt deflate data ({0})")]
     Deflate(String),
+    /// The trailer's length (ISIZE) differs from the decompressed length, as with a multi-member file.
     #[error("gzip: size mismatch (trailer says {said} bytes mod 2^32, got {got}; multi-member gzip is not supported)")]
-    Size { said: u32, got: usize },
+    Size {
+        /// The uncompressed length mod 2^32 the trailer records.
+        said: u32,
+        /// The bytes actually decompressed.
+        got: usize,
+    },
+    /// The trailer's CRC-32 differs from that of the decompressed bytes.
     #[error("gzip: CRC-32 mismatch")]
     Crc,
 }
@@ -306,10 +351,13 @@ pub fn gunzip(data: &[u8]) -> Result<Vec<u8>, GzipError> {
 /// One reported number: a model's mean score on a snapshot task.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Reported {
+    /// The model, as [`MODELS`] names it.
     pub model: &'static str,
     /// The snapshot task ([`FILES`]).
     pub task: &'static str,
+    /// The metric of the paper's column for the task.
     pub metric: Metric,
+    /// The model's mean score on the task, in [0, 1].
     pub value: f64,
     /// Where it comes from in the paper.
     pub source: &'static str,
@@ -364,6 +412,7 @@ pub struct LengthSweep {
     pub source: &'static str,
     /// The generator's task id.
     pub task: &'static str,
+    /// The metric of the scores.
     pub metric: Metric,
     /// Context lengths in tokens (the paper's "1K" is 1000).
     pub lengths: &'static [u32],
@@ -437,10 +486,13 @@ pub const LENGTH_SWEEPS: &[LengthSweep] = &[
 /// instruction, with the paper's 95 % intervals.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PromptVariants {
+    /// Which table: "Table 8 (a)" ….
     pub source: &'static str,
     /// The paper's name of the task, and the generator's task id.
     pub name: &'static str,
+    /// The generator's task id.
     pub task: &'static str,
+    /// The metric of the scores.
     pub metric: Metric,
     /// (model, [(score, ci_low, ci_high) for variant 1, variant 2]).
     pub rows: &'static [(&'static str, [(f64, f64, f64); 2])],

@@ -39,28 +39,36 @@ use crate::{font, png, tasks};
 pub const MAX_TOKENS: u32 = 64;
 /// Image sizes a user may ask for (px, square).
 pub const MIN_SIZE: u32 = 96;
+/// Largest image side a user may ask for (px).
 pub const MAX_SIZE: u32 = 1024;
 /// Default image size: 4× the reference frames, so option numbers fit beside SMU's 5-unit positions.
 pub const DEFAULT_SIZE: u32 = 384;
 /// Character-grid widths that divide the 96-pixel frame evenly.
 pub const TEXT_COLS: [u32; 6] = [12, 16, 24, 32, 48, 96];
+/// Default characters per grid row: one character per 4×4 pixels of the 96-pixel frame.
 pub const DEFAULT_TEXT_COLS: u32 = 24;
 
 /// How frames reach the model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Render {
+    /// Each frame as a PNG: the 96×96 reference frame enlarged without smoothing to the size asked for.
     Image,
+    /// Each frame as a grid of characters in the message text, one per block of pixels, a letter per
+    /// colour.
     Text,
 }
 
 impl Render {
+    /// The name on the command line (`--render`) and in records (`vision_render`).
     pub fn as_str(self) -> &'static str {
         match self {
             Render::Image => "image",
             Render::Text => "text",
         }
     }
+    /// A rendering from `--render`, any case: `image` (or `images`, `png`) or `text` (or `chars`,
+    /// `characters`); `None` otherwise.
     pub fn parse(s: &str) -> Option<Render> {
         match s.trim().to_ascii_lowercase().as_str() {
             "image" | "images" | "png" => Some(Render::Image),
@@ -79,7 +87,10 @@ pub struct VisionConfig {
     pub trials: u32,
     /// N-back levels.
     pub nback_ns: Vec<u8>,
+    /// Seed of the trials and blocks: the same seed gives a person, a network and a model the same
+    /// stimuli.
     pub seed: u64,
+    /// How frames reach the model.
     pub render: Render,
     /// Image side in px ([`MIN_SIZE`]–[`MAX_SIZE`]).
     pub size: u32,
@@ -94,6 +105,8 @@ pub(crate) const LSR_NOT_VISUAL: &str = "LSR is words, not pictures (a model wou
                               picture tasks and nback-spatial";
 
 impl VisionConfig {
+    /// A run of `tasks` in that rendering, with the defaults: 4 trials per task (4 blocks per N), N = 1
+    /// and 2, seed 0, [`DEFAULT_SIZE`] images or [`DEFAULT_TEXT_COLS`]-wide grids, one retry.
     pub fn new(tasks: Vec<StudyTask>, render: Render) -> Self {
         VisionConfig {
             tasks,
@@ -221,8 +234,11 @@ pub fn samples(cfg: &VisionConfig) -> Result<Vec<Sample>, SuiteError> {
 /// numbers from [`crate::people::session::NBACK_ADAPTIVE_BASE`], as a person's adaptive N-back).
 #[derive(Clone, Debug, PartialEq)]
 pub struct VisionStaircase {
+    /// The task: a WorM task or `nback-spatial`.
     pub task: StudyTask,
+    /// What the staircase moves: set size, list length or N.
     pub kind: crate::adaptive::LevelKind,
+    /// The running staircase: its level and the track so far.
     pub staircase: crate::adaptive::Staircase,
 }
 
@@ -281,6 +297,7 @@ pub fn staircases(cfg: &VisionConfig) -> Result<Vec<VisionStaircase>, SuiteError
 /// One trial (WorM) or block (N-back) as a dialogue.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct VisionDialogue {
+    /// The task: a WorM task or `nback-spatial`.
     pub task: StudyTask,
     /// Trial index (WorM) or block index (N-back).
     pub index: u64,
@@ -288,12 +305,18 @@ pub struct VisionDialogue {
     pub cell: Conditions,
     /// What the generator drew (answer areas read it).
     pub conditions: Conditions,
+    /// The trial's (or block's) time steps as a person sees them: frames and response formats.
     pub steps: Vec<Step>,
+    /// The N-back block's stimuli and conditions (for scoring); `None` for a WorM trial.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nback: Option<NbackInfo>,
+    /// How frames are sent ([`VisionConfig::render`]).
     pub render: Render,
+    /// Image side in px, for image rendering ([`VisionConfig::size`]).
     pub size: u32,
+    /// Characters per grid row, for text rendering ([`VisionConfig::text_cols`]).
     pub text_cols: u32,
+    /// Extra asks after an unreadable answer before it is recorded as none.
     pub max_retries: u8,
     /// The conversation so far; while not finished it ends with the user turn awaiting a reply.
     pub messages: Vec<Message>,
@@ -309,6 +332,9 @@ pub struct VisionDialogue {
 }
 
 impl VisionDialogue {
+    /// The dialogue of one trial (WorM) or block (N-back): the system message with the task's
+    /// instructions, then the user turn of the first question. `cell` is the design cell, `conditions`
+    /// what the generator drew; the rendering settings come from `cfg`.
     pub fn new(
         task: StudyTask,
         index: u64,
@@ -355,6 +381,7 @@ impl VisionDialogue {
         self.asked().get(self.answers.len()).copied()
     }
 
+    /// Whether every answerable step has its answer (read, or recorded as none).
     pub fn finished(&self) -> bool {
         self.current().is_none()
     }
@@ -508,14 +535,28 @@ pub fn answer_format(response: &Response) -> String {
 /// Why a reply does not read as an answer ([`read_answer`]); the run counts it as unreadable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AnswerError {
+    /// A binary step's reply names neither label; holds the two labels.
     #[error("neither \"{0}\" nor \"{1}\"")]
     NoLabel(String, String),
+    /// A number outside the options.
     #[error("{k} is not a number from 1 to {n}")]
-    OutOfRange { k: u64, n: u64 },
+    OutOfRange {
+        /// The number read.
+        k: u64,
+        /// The number of options (1 to `n`).
+        n: u64,
+    },
+    /// No number in a reply to an option or cell question.
     #[error("no number")]
     NoNumber,
+    /// More different cell numbers than the step takes.
     #[error("{count} numbers, at most {picks}")]
-    TooMany { count: usize, picks: usize },
+    TooMany {
+        /// Different numbers read.
+        count: usize,
+        /// The most the step takes.
+        picks: usize,
+    },
 }
 
 /// Read a reply as the answer to a step: a binary label (either wording of an `a / b` label; a label
@@ -809,7 +850,7 @@ pub fn frame_png(frame: &Frame, size: u32, labels: &[Area]) -> (ImagePart, Optio
 
 /// A frame as a `cols`×`cols` character grid (lines end with `\n`): per block, the most common colour
 /// other than the background if it covers at least a quarter of the block, else the background; colours
-/// by [`COLOURS`]. Option numbers are written in at each area's top-left character where they fit;
+/// by `COLOURS`. Option numbers are written in at each area's top-left character where they fit;
 /// otherwise the second value lists the options by columns and rows.
 pub fn frame_text(frame: &Frame, cols: usize, labels: &[Area]) -> (String, Option<String>) {
     let img = draw96(frame);

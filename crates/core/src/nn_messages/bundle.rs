@@ -9,17 +9,27 @@ use serde::{Deserialize, Serialize};
 use super::ValReport;
 use super::config::TrainConfig;
 
+/// The first 8 bytes of every bundle file (formats 1 and 2 alike).
 pub const BUNDLE_MAGIC: &[u8; 8] = b"WMLABNN1";
 
 /// Training progress that goes into a checkpoint.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct TrainState {
+    /// Training steps done.
     pub step: usize,
+    /// The learning rate now: [`TrainConfig::lr`] after the plateau schedule's cuts.
     pub lr: f64,
+    /// The best mean validation accuracy so far (`None` before the first check).
     pub best_mean_accuracy: Option<f64>,
+    /// The step of that best check (the `best` checkpoint's step).
     pub best_step: Option<usize>,
+    /// The lowest validation loss the plateau schedule has counted as an improvement (`None` before the
+    /// first check).
     pub plateau_best_loss: Option<f64>,
+    /// Checks since then without a relative improvement by `plateau_threshold`; the learning rate is cut when
+    /// they pass `plateau_patience` (and the count restarts).
     pub plateau_bad_checks: usize,
+    /// Every validation check of the run up to this checkpoint, oldest first.
     pub history: Vec<ValReport>,
 }
 
@@ -28,7 +38,9 @@ pub struct TrainState {
 pub struct BundleHeader {
     /// `wmlab-nn-checkpoint-1` (weights only) or `-2` (weights and optimizer state, with lengths).
     pub format: String,
+    /// The run's training configuration, the model's included: what the weights are rebuilt into.
     pub train: TrainConfig,
+    /// Training progress when the checkpoint was taken.
     pub state: TrainState,
     /// Bytes of weights after the header (absent in format 1: all the rest).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -50,7 +62,9 @@ pub const BUNDLE_FORMATS: [&str; 2] = ["wmlab-nn-checkpoint-1", "wmlab-nn-checkp
 /// A bundle split into its parts.
 #[derive(Debug, PartialEq)]
 pub struct Bundle<'a> {
+    /// The bundle's JSON header.
     pub header: BundleHeader,
+    /// The model's weights (burn's burnpack record bytes).
     pub weights: &'a [u8],
     /// `None` in a bundle without optimizer state.
     pub optimizer: Option<&'a [u8]>,
@@ -59,22 +73,35 @@ pub struct Bundle<'a> {
 /// Why bytes are not a checkpoint this version reads (every message says "checkpoint").
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum BundleError {
+    /// Too short for a header, or not starting with [`BUNDLE_MAGIC`].
     #[error(
         "this file is not a WM Lab network checkpoint (it should start with WMLABNN1; download one from the \
          Networks page or write one with `wmlab train`)"
     )]
     NotABundle,
+    /// The file ends before the header, or before the lengths the header gives.
     #[error("the checkpoint file is truncated")]
     Truncated,
+    /// The JSON header does not read as a [`BundleHeader`]; serde's account of why.
     #[error("the checkpoint's header is damaged or not this app's: {0}")]
     Header(String),
+    /// A `format` this version does not read.
     #[error("the checkpoint's format {found:?} is not one this version of WM Lab reads ({known})")]
-    Format { found: String, known: String },
+    Format {
+        /// The header's `format`.
+        found: String,
+        /// The formats this version reads, joined with " or ".
+        known: String,
+    },
+    /// Bytes past the end that the header's lengths give (format 2); how many.
     #[error("the checkpoint has {0} bytes past its end (damaged, or joined with another file)")]
     Trailing(usize),
     /// `what`: "weights" or "optimizer state".
     #[error("the checkpoint's {what} are damaged (their checksum does not match)")]
-    Checksum { what: &'static str },
+    Checksum {
+        /// The damaged part.
+        what: &'static str,
+    },
 }
 
 crate::message_into_string!(BundleError);

@@ -10,14 +10,21 @@ use super::config::TrainConfig;
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct CardTest {
+    /// The task id (`VSR`, `CD-Color`, …).
     pub task: String,
+    /// Test-split accuracy of the id as `wmlab eval` scores it (proportion correct, 0–1).
     pub accuracy: f64,
+    /// Expected accuracy of a uniform guesser on the same items.
     pub chance: f64,
+    /// Scored responses the accuracy is over.
     pub responses: u64,
+    /// One-sided exact p of that many correct under guessing ([`crate::chance`]); below the significance
+    /// level, the id counts as above chance.
     pub p_above_chance: f64,
     /// The best accuracy from the current frame alone (`core::chance::memoryless`); absent on cards
     /// made before it.
     pub memoryless: Option<f64>,
+    /// One-sided exact p of that many correct for the memoryless subject; absent on cards made before it.
     pub p_above_memoryless: Option<f64>,
 }
 
@@ -25,8 +32,13 @@ pub struct CardTest {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct CardEffect {
+    /// The effect's name (`VSR primacy`, `SMU set-size decline`, …).
     pub effect: String,
+    /// Whether the network's slope (Table A3's M_A) has the human slope's sign (H_A) and the task is above
+    /// chance.
     pub shown: bool,
+    /// The two slopes and A as text, and why an effect with the right sign does not count (the task is not
+    /// above chance).
     pub detail: String,
 }
 
@@ -36,26 +48,41 @@ pub struct CardEffect {
 pub struct ModelCard {
     /// The bundle's file name under `models/`.
     pub file: String,
+    /// The card's heading, as whoever shipped the model wrote it.
     pub title: String,
     /// `TRF-96`.
     pub model: String,
+    /// Trained parameters of the model ([`super::ModelConfig::param_count`]).
     pub params: u64,
+    /// The preset the run was made from (`quick`, `paper`, … or `custom`).
     pub preset: String,
+    /// The trained task ids.
     pub tasks: Vec<String>,
+    /// Training steps of the shipped checkpoint (the run's best).
     pub steps: u64,
+    /// Training trials seen up to that checkpoint (steps × trials per step).
     pub trials_seen: u64,
+    /// Wall-clock seconds of training up to that checkpoint.
     pub wall_time_s: f64,
+    /// What it was trained on, as whoever shipped it wrote it.
     pub hardware: String,
+    /// What the weights file holds and how large it is, as text.
     pub storage: String,
+    /// The run's master seed ([`TrainConfig::seed`]).
     pub seed: u64,
+    /// Test-split trials per task id behind `test` (`wmlab eval --n`).
     pub test_trials_per_task: u64,
     /// `8 of 14`.
     pub above_chance: String,
     /// `4 of 14`: above the memoryless baseline too.
     pub shows_memory: String,
+    /// The test result of each trained task id.
     pub test: Vec<CardTest>,
+    /// The paper's Fig. 4 effects that the trained ids let one measure, each shown or not.
     pub effects: Vec<CardEffect>,
+    /// Notes from whoever shipped it (empty when none).
     pub notes: String,
+    /// The checkpoint's full training configuration (its `train.json`).
     pub train_config: Option<TrainConfig>,
 }
 

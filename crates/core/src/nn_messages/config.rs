@@ -37,6 +37,7 @@ macro_rules! setters {
 /// configs saved before a field existed load unchanged).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ModelConfig {
+    /// The memory: a recurrent network (RNN, GRU, LSTM) or the causal Transformer.
     pub arch: Arch,
     /// Memory capacity C (hidden size; `d_model` for the Transformer).
     pub capacity: usize,
@@ -271,6 +272,7 @@ impl ModelConfig {
 /// Training hyper-parameters (saved beside the weights as `train.json`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TrainConfig {
+    /// The model to build and train.
     pub model: ModelConfig,
     /// The task ids trained (a subset, as the paper's VSR-alone ablation A3.3); `None` = all 14. The
     /// model keeps all 10 heads (checkpoints look alike), but only the chosen ids' heads get a loss and
@@ -329,7 +331,11 @@ pub struct TrainConfig {
     /// Plateau schedule: the factor the learning rate is multiplied by, after `plateau_patience` checks
     /// without a relative improvement of the validation loss by `plateau_threshold`.
     pub plateau_factor: f64,
+    /// Plateau schedule: checks without improvement tolerated; the learning rate is cut at the next one
+    /// (PyTorch `ReduceLROnPlateau`'s `patience`).
     pub plateau_patience: usize,
+    /// Plateau schedule: the relative drop below the best validation loss so far that counts as an
+    /// improvement (`0.005`: the loss must fall under 99.5% of the best).
     pub plateau_threshold: f64,
 }
 

@@ -29,49 +29,70 @@ use crate::record::ResultRecord;
 pub enum Cmd {
     /// Choose the backend.
     Init {
+        /// The pick: `Auto` takes WebGPU where the browser gives an adapter, else the CPU (the threaded
+        /// worker has the CPU only). Answered by `Event::Ready`, or by a fatal `Event::Error`.
         backend: BackendPick,
     },
     /// Time a fresh run of these settings on `backend` (the worker's WebGPU device, or the CPU): one
     /// warm-up step, then `steps` timed steps; answered by `Event::Probed` with the same `seq`. Nothing
     /// of the probe is kept.
     Probe {
+        /// The settings whose model and batch are timed (fitted and checked as for `Start`; their own
+        /// `steps` is ignored).
         config: Box<TrainConfig>,
+        /// Where to time: the worker's WebGPU device, or the CPU (a fresh flex device beside a WebGPU one).
         backend: Backend,
+        /// Timed steps after the warm-up (at least 1; fewer when the worker's time budget for a probe runs out).
         steps: usize,
+        /// The page's request number, echoed in `Event::Probed` so that an answer to an older probe is ignored.
         #[serde(default)]
         seq: u64,
     },
     /// Start a new run with these settings.
     Start {
+        /// The run's settings: the worker fits them to the trained tasks and checks them (a refusal is a fatal
+        /// `Event::Error`). The backend must be initialised.
         config: Box<TrainConfig>,
     },
     /// Resume training from the checkpoint in `bytes`.
     Resume {
+        /// Whether to train at once. A run that does not start (this `false`, or every step already done) is
+        /// answered by `Event::Paused`, or `Event::Done` when it has finished.
         run: bool,
     },
+    /// Stop after the current step: the worker sends a `latest` checkpoint and answers `Event::Paused`;
+    /// `Continue` goes on.
     Pause,
+    /// Go on training the paused run in the worker (ignored when there is none or it has finished).
     Continue,
+    /// End training: as `Pause` (a `latest` checkpoint is sent) but answered by `Event::Stopped`; the page
+    /// then offers no `Continue`, only resuming the run stored in the browser.
     Stop,
     /// Evaluate the checkpoint in `bytes` (or the current model if none) on `n` test trials per task id.
     Evaluate {
+        /// Fresh test-split trials per trained task id (at least 1).
         n: usize,
     },
     /// Evaluate the checkpoint in `bytes` (or the current model) on the very trials another subject took
     /// (`replay`, from [`crate::people::replay::worm_trials_of`]), those of its trained task ids;
     /// `subject` names whose trials they are. Answered like `Evaluate`.
     EvaluateTrialsOf {
+        /// The other subject's trials, as [`crate::people::replay::worm_trials_of`] gathers them.
         replay: Box<crate::people::replay::Replay>,
+        /// Whose trials they are; the record keeps it as its `trials_of` setting.
         subject: String,
     },
     /// Run the neural analyses (Fig. 5, A5, A6, A13) of the checkpoint in `bytes` (or the current model)
     /// on `n` test trials per task id; answered by `Event::Analysis`.
     Analyse {
+        /// Test-split trials per task id (at least 2).
         n: usize,
     },
     /// Load the checkpoint in `bytes` as an evaluation would (header, checksums, the model it describes,
     /// its weights into that model) without keeping it; answered by `Event::Verified` with the same
     /// `seq`. The page stores a file only once it is verified.
     Verify {
+        /// The page's request number, echoed in `Event::Verified` so that the answer finds its file.
         seq: u64,
     },
     /// Test support: the worker panics, as a bug would (the page's browser tests check that it shows a
@@ -145,6 +166,7 @@ pub enum CheckpointKind {
 }
 
 impl CheckpointKind {
+    /// The name in download file names and messages (`latest`, `best`).
     pub fn as_str(self) -> &'static str {
         match self {
             CheckpointKind::Latest => "latest",
@@ -173,70 +195,101 @@ pub enum Event {
     /// The backend is ready. `threads`: how many threads its kernels run on (more than one only in the
     /// threaded CPU worker, on a cross-origin isolated page).
     Ready {
+        /// The backend it runs on (under `Auto`, the CPU when the browser gave no WebGPU adapter).
         backend: Backend,
+        /// burn's debug text for the device (the page shows it as a tooltip).
         device: String,
+        /// Threads its kernels run on; a worker that does not say is read as single-threaded.
         #[serde(default = "one")]
         threads: usize,
     },
     /// One training step done.
     Step {
+        /// Steps done, this one included.
         step: usize,
+        /// Steps the run is set to train ([`TrainConfig::steps`]).
         steps: usize,
+        /// The step's joint training loss: the sum over trained task ids of each id's mean loss.
         loss: f32,
+        /// Wall-clock milliseconds the step took in the worker (a validation check after it not included).
         ms: f64,
     },
     /// The answer to `Cmd::Probe` with the same `seq`.
     Probed {
+        /// The probed backend's figure, or why it could not be timed.
         timing: workers::Timing,
+        /// The `seq` of the `Cmd::Probe` this answers (0 when absent).
         #[serde(default)]
         seq: u64,
     },
     /// A validation check.
     Val {
+        /// The check's losses and accuracies.
         report: ValReport,
     },
     /// A checkpoint bundle in `bytes`.
     Checkpoint {
+        /// Whether the bundle is the resume point or the best model so far.
         kind: CheckpointKind,
+        /// The step the checkpoint was taken at.
         step: usize,
     },
+    /// Training paused (after `Cmd::Pause`, or a resumed run that was not to train at once); `Cmd::Continue`
+    /// goes on.
     Paused {
+        /// Steps done.
         step: usize,
     },
+    /// Training ended by `Cmd::Stop`; a `latest` checkpoint was sent before it.
     Stopped {
+        /// Steps done.
         step: usize,
     },
+    /// Every step of the run is done (a `latest` checkpoint was sent before it).
     Done {
+        /// Steps done (the run's `steps`).
         step: usize,
     },
     /// Evaluation progress: trials done of total.
     EvalProgress {
+        /// Trials evaluated so far.
         done: usize,
+        /// Trials to evaluate in all (trials per task id × trained ids).
         total: usize,
     },
     /// The evaluation's `ResultRecord` (JSON).
     Record {
+        /// The evaluation's result record, with the run's training curve.
         record: Box<ResultRecord>,
     },
     /// Analysis progress: `stage` (`hidden`, `tsne-units`, `tsne-sts`, `lesions`), done of total.
     AnalysisProgress {
+        /// The stage running: `hidden` (hidden states), a t-SNE stage, or `lesions`.
         stage: String,
+        /// Work done in this stage: trials, or t-SNE iterations (reported every 50).
         done: usize,
+        /// Work of the whole stage, in the same unit.
         total: usize,
     },
     /// The analysis report (`wmlab_core::analysis::NetworkAnalysis` as JSON).
     Analysis {
+        /// The neural analyses' report.
         report: Box<NetworkAnalysis>,
     },
     /// The answer to `Cmd::Verify` `seq`: `error` says why the checkpoint cannot be used (None: it loads).
     Verified {
+        /// The `seq` of the `Cmd::Verify` this answers.
         seq: u64,
+        /// Why the checkpoint cannot be used, in plain words; `None` when it loads.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<String>,
     },
     /// Something went wrong; `fatal` means the run stopped (the last checkpoint stays valid).
     Error {
+        /// What went wrong, in plain words (the page shows it).
         message: String,
+        /// Whether training stopped or could not start (a backend, settings or a checkpoint refused); otherwise
+        /// the worker goes on.
         fatal: bool,
     },
 }
@@ -245,8 +298,12 @@ pub enum Event {
 /// redraws them): the loss of every step, the validation checks, and the backend that ran them.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunCurves {
+    /// `(step, loss)` of every training step, as `Event::Step` reports them (the page halves long curves by
+    /// averaging neighbouring points).
     pub losses: Vec<(f64, f64)>,
+    /// The run's validation checks, oldest first.
     pub vals: Vec<ValReport>,
+    /// The backend that ran them (`webgpu`, `cpu`; empty when unknown).
     pub backend: String,
 }
 

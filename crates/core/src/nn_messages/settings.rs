@@ -11,14 +11,20 @@ use super::config::TrainConfig;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Arch {
+    /// A simple recurrent network (the paper's RNN).
     Rnn,
+    /// A gated recurrent unit network.
     Gru,
+    /// A long short-term memory network.
     Lstm,
+    /// The causal Transformer (the paper's `nn.TransformerEncoder`, each step attending to earlier steps).
     Trf,
 }
 
 impl Arch {
+    /// Every architecture, in the order the Networks page lists them.
     pub const ALL: [Arch; 4] = [Arch::Rnn, Arch::Gru, Arch::Lstm, Arch::Trf];
+    /// The name in JSON, on the command line and in file names (`gru`).
     pub fn as_str(self) -> &'static str {
         match self {
             Arch::Rnn => "rnn",
@@ -73,14 +79,21 @@ pub enum Attention {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Preset {
+    /// The pixel encoder, tiny memory sizes and distance attention: learns in minutes on a CPU; not the paper's
+    /// model.
     Quick,
+    /// A smoke test: the ConvNet and the memory at tiny sizes, a few hundred steps; stays near chance on most ids.
     Tiny,
+    /// A quarter of the paper's conv widths and smaller memory input and feed-forward sizes: minutes on a GPU.
     Small,
+    /// Table A1, trained as the authors' code trains.
     Paper,
 }
 
 impl Preset {
+    /// Every preset, in the order the Networks page lists them.
     pub const ALL: [Preset; 4] = [Preset::Quick, Preset::Tiny, Preset::Small, Preset::Paper];
+    /// The name in JSON, on the command line and in [`TrainConfig::preset`].
     pub fn as_str(self) -> &'static str {
         match self {
             Preset::Quick => "quick",
@@ -89,6 +102,7 @@ impl Preset {
             Preset::Paper => "paper",
         }
     }
+    /// Case does not matter (`Paper`, `paper`).
     pub fn parse(s: &str) -> Option<Preset> {
         Preset::ALL.into_iter().find(|p| p.as_str().eq_ignore_ascii_case(s.trim()))
     }
@@ -110,12 +124,16 @@ pub enum BackendPick {
     /// WebGPU if the browser offers it, else the CPU.
     #[default]
     Auto,
+    /// burn's WebGPU backend on the browser's adapter (a fatal error when there is none).
     Webgpu,
+    /// burn's flex CPU backend (on every core in the threaded worker, where the page is cross-origin isolated).
     Cpu,
 }
 
 impl BackendPick {
+    /// Every pick, in the order the Networks page lists them.
     pub const ALL: [BackendPick; 3] = [BackendPick::Auto, BackendPick::Webgpu, BackendPick::Cpu];
+    /// The name in JSON and in the page's backend menu (`auto`).
     pub fn as_str(self) -> &'static str {
         match self {
             BackendPick::Auto => "auto",
@@ -123,6 +141,7 @@ impl BackendPick {
             BackendPick::Cpu => "cpu",
         }
     }
+    /// Case does not matter (`CPU`, `cpu`).
     pub fn parse(s: &str) -> Option<BackendPick> {
         BackendPick::ALL.into_iter().find(|p| p.as_str().eq_ignore_ascii_case(s.trim()))
     }
@@ -137,6 +156,7 @@ impl BackendPick {
                 BackendPick::Webgpu => false,
             }
     }
+    /// As the page's backend menu offers it.
     pub fn label(self) -> &'static str {
         match self {
             BackendPick::Auto => "WebGPU if available, else CPU",
@@ -150,17 +170,21 @@ impl BackendPick {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Backend {
+    /// burn's WebGPU backend on the browser's GPU adapter.
     Webgpu,
+    /// burn's flex CPU backend in wasm: one thread, or every core in the threaded worker.
     Cpu,
 }
 
 impl Backend {
+    /// The name in JSON and in records (`webgpu`, `cpu`).
     pub fn as_str(self) -> &'static str {
         match self {
             Backend::Webgpu => "webgpu",
             Backend::Cpu => "cpu",
         }
     }
+    /// As the page shows it (`CPU (flex, in wasm)`).
     pub fn label(self) -> &'static str {
         match self {
             Backend::Webgpu => "WebGPU",
@@ -197,28 +221,45 @@ pub fn lsr_alone(ids: &[TaskId]) -> Result<(), SettingsError> {
 /// Why settings a person typed, pasted or loaded are refused (each message in plain words).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SettingsError {
+    /// LSR was given with other task ids (it trains alone, WorM A3.1).
     #[error(
         "LSR (language serial recall) trains alone, as in the paper (A3.1): its model reads words instead of \
          frames; give LSR as the only task id"
     )]
     LsrNotAlone,
+    /// A name in a task-id list that is not a task id; the name as typed.
     #[error("\"{0}\" is not a task id: use a comma list of {ids} (or all)", ids = TaskId::EVERY.map(|t| t.as_str()).join(", "))]
     UnknownTask(String),
     /// A task-id list a person typed, and what is wrong with it.
     #[error("Task ids: {0}.")]
     Tasks(Box<SettingsError>),
+    /// Settings JSON that does not read as a [`TrainConfig`]; serde's account of why.
     #[error("The settings JSON is not valid ({0}); the previous settings are kept.")]
     Json(String),
+    /// A form field that needs a whole number got something else.
     #[error("{field}: \"{text}\" is not a whole number{above}.", above = if *above_zero { " above 0" } else { "" })]
-    NotWhole { field: &'static str, text: String, above_zero: bool },
+    NotWhole {
+        /// The field's label.
+        field: &'static str,
+        /// What was typed (trimmed).
+        text: String,
+        /// Whether the field needs at least 1 (else 0 is allowed).
+        above_zero: bool,
+    },
+    /// The learning rate typed is not a finite number above 0; the text as typed.
     #[error("Learning rate: \"{0}\" is not a positive number.")]
     Lr(String),
+    /// Task parameters with an entry that is not `KEY=VALUE`.
     #[error("Task parameters: {0}.")]
     TaskSettings(crate::NotKeyValue),
+    /// A task parameter that does not fit the trained tasks, or an unknown quirk name
+    /// ([`crate::task::SettingError`] says which).
     #[error(transparent)]
     Quirk(#[from] crate::task::SettingError),
+    /// A words encoder ([`Encoder::Words`]) for a run that does not train LSR.
     #[error("the words encoder reads LSR's word slots only: train it with the task LSR")]
     WordsWithoutLsr,
+    /// The model the settings describe cannot be built.
     #[error(transparent)]
     Model(ModelError),
 }
@@ -228,20 +269,45 @@ crate::message_into_string!(SettingsError);
 /// Why a model described by [`super::ModelConfig`] cannot be built.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ModelError {
+    /// The memory's input leaves no room for visual features beside the task embedding.
     #[error("memory input {input} must exceed {tasks} (the task embedding)")]
-    MemoryInput { input: usize, tasks: usize },
+    MemoryInput {
+        /// The memory's input size (`mem_input`; `capacity` for the Transformer).
+        input: usize,
+        /// The task embedding's width ([`super::N_TASKS`]), which the input must exceed.
+        tasks: usize,
+    },
+    /// The Transformer's width is not a multiple of its head count.
     #[error("d_model {d_model} must be divisible by the {heads} heads")]
-    Heads { d_model: usize, heads: usize },
+    Heads {
+        /// The Transformer's width (`capacity`).
+        d_model: usize,
+        /// Its attention heads (`trf_heads`).
+        heads: usize,
+    },
+    /// `spatial` is outside 1 to 8; the value given.
     #[error("spatial grid {0} must be 1 (global pool) to 8 (the last conv map is 8×8)")]
     Spatial(usize),
+    /// The capacity or a conv width is 0.
     #[error("sizes must be positive")]
     NotPositive,
+    /// A size past the bound this app builds (far above the paper's largest).
     #[error("{what} {value} is over the {max} this app builds")]
-    TooLarge { what: &'static str, value: usize, max: usize },
+    TooLarge {
+        /// Which size (`capacity`, `conv width`, `memory input`, …), as the message names it.
+        what: &'static str,
+        /// The size given.
+        value: usize,
+        /// The largest this app builds.
+        max: usize,
+    },
+    /// A Transformer with 0 layers, heads or feed-forward units.
     #[error("the Transformer's layers, heads and feed-forward size must be positive")]
     TransformerSizes,
+    /// Transformer dropout outside [0, 1); the value given.
     #[error("dropout {0} must be at least 0 and below 1")]
     Dropout(f64),
+    /// Word slots per step outside 2 to LSR's largest; the number given.
     #[error("word slots {0} must be 2 to {max}", max = crate::tasks::lsr::MAX_SLOTS)]
     WordSlots(usize),
 }
@@ -251,15 +317,22 @@ crate::message_into_string!(ModelError);
 /// A number field of the settings form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Field {
+    /// Optimisation steps ([`TrainConfig::steps`]).
     Steps,
+    /// Trials per task id per step ([`TrainConfig::per_task`]).
     PerTask,
+    /// Adam's learning rate ([`TrainConfig::lr`]).
     Lr,
+    /// Master seed of the trial streams and the initialisation ([`TrainConfig::seed`]).
     Seed,
+    /// Steps between validation checks ([`TrainConfig::val_every`]).
     ValEvery,
+    /// Validation trials per task id per check ([`TrainConfig::val_per_task`]).
     ValPerTask,
 }
 
 impl Field {
+    /// Every field, in the order of the settings form.
     pub const ALL: [Field; 6] =
         [Field::Steps, Field::PerTask, Field::Lr, Field::Seed, Field::ValEvery, Field::ValPerTask];
 
@@ -275,6 +348,7 @@ impl Field {
         }
     }
 
+    /// The field's label on the form (also names it in [`SettingsError::NotWhole`]).
     pub fn label(self) -> &'static str {
         match self {
             Field::Steps => "Steps",
@@ -328,12 +402,19 @@ impl Field {
 /// One change a person makes to the settings.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Edit {
+    /// Set [`TrainConfig::steps`].
     Steps(usize),
+    /// Set [`TrainConfig::per_task`] (at least 1).
     PerTask(usize),
+    /// Set [`TrainConfig::lr`] (finite, above 0).
     Lr(f64),
+    /// Set [`TrainConfig::seed`].
     Seed(u64),
+    /// Set [`TrainConfig::val_every`] (at least 1).
     ValEvery(usize),
+    /// Set [`TrainConfig::val_per_task`] (at least 1).
     ValPerTask(usize),
+    /// Set [`TrainConfig::tasks`] (`None`: all 14).
     Tasks(Option<Vec<TaskId>>),
     /// `None` when every switch is off.
     Quirks(Option<Quirks>),
@@ -364,6 +445,7 @@ impl Edit {
         Ok(Edit::Quirks((!q.is_none()).then_some(q)))
     }
 
+    /// Make this change to `c`.
     pub fn apply(&self, c: &mut TrainConfig) {
         match self {
             Edit::Steps(n) => c.steps = *n,

@@ -29,7 +29,10 @@ pub enum Action {
     /// Keep the running worker.
     Keep,
     /// Start a fresh worker of this kind (`true`: the threaded one) in place of the running one.
-    Switch { threaded: bool },
+    Switch {
+        /// `true`: the threaded CPU worker; `false`: the single-threaded one.
+        threaded: bool,
+    },
     /// The running worker failed for good: say so (the page shows the error).
     Fail,
 }
@@ -47,6 +50,8 @@ pub struct WorkerChoice {
 }
 
 impl WorkerChoice {
+    /// A page's choice before any worker ran: WebGPU presumed usable where the browser has it, the threaded
+    /// worker not yet tried.
     pub fn new(browser: Browser) -> WorkerChoice {
         WorkerChoice { browser, threaded: false, webgpu_unusable: false, threaded_failed: false }
     }
@@ -124,13 +129,16 @@ impl WorkerChoice {
 /// A backend in a worker: which worker (`threaded`: the threaded CPU one) and which backend in it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Slot {
+    /// In the threaded CPU worker (else the single-threaded one).
     pub threaded: bool,
+    /// The backend in that worker.
     pub backend: Backend,
 }
 
 /// One backend's figure from a probe.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Timing {
+    /// The backend timed.
     pub backend: Backend,
     /// The threads its kernels ran on (the CPU in the threaded worker: the pool's size).
     pub threads: usize,
@@ -155,7 +163,9 @@ impl Timing {
 /// What a probe found for one model size: each backend's figure and the one chosen.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ProbeOutcome {
+    /// Each backend's figure, in the order they were timed.
     pub timings: Vec<Timing>,
+    /// The backend the run starts on: the fastest, or the CPU when none has a figure.
     pub chosen: Backend,
 }
 
@@ -205,9 +215,11 @@ impl ProbeCache {
     pub fn from_json(text: &str) -> ProbeCache {
         serde_json::from_str(text).unwrap_or_default()
     }
+    /// The cache as JSON for local storage.
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).unwrap_or_default()
     }
+    /// The figures for the model of `key` ([`probe_key`]), if this browser has probed it.
     pub fn get(&self, key: &str) -> Option<&ProbeOutcome> {
         self.0.get(key)
     }
@@ -227,7 +239,10 @@ impl ProbeCache {
 pub enum Do {
     /// Start a fresh worker of this kind (`true`: the threaded one) in place of the running one; its
     /// `Ready` comes back to [`Launch::next`].
-    Switch { threaded: bool },
+    Switch {
+        /// `true`: the threaded CPU worker; `false`: the single-threaded one.
+        threaded: bool,
+    },
     /// Initialise the running worker on this backend; its `Ready` comes back to [`Launch::next`].
     Init(BackendPick),
     /// Time a few steps of the run's model on this backend in the running worker; the answer goes to

@@ -10,8 +10,8 @@
 //!   marks, blur restarts), as a state machine the page drives with timestamps and inputs.
 //! - [`session`]: the serialisable session state machine (block plan, practice, resume, records).
 //! - [`score`]: scoring a person's answer per step (binary, choice, CS classes, SFR sets, N-back).
-//! - [`charts`]: a result's curves beside the people's, as charts.
-//! - [`reference`]: the WorM human reference curves and the same curves from a person's record.
+//! - [`charts`](crate::analysis::charts): a result's curves beside the people's, as charts.
+//! - [`reference`](mod@reference): the WorM human reference curves and the same curves from a person's record.
 //! - [`replay`]: the WorM trials of a record, regenerated for another subject to take.
 //! - [`text`]: instruction screens for lay participants.
 
@@ -54,7 +54,9 @@ pub enum NbackKind {
 /// `CD-Color`, …) or `nback-verbal` / `nback-spatial` in links, records and JSON.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum StudyTask {
+    /// A WorM task (the 14 jointly trained ids or LSR), run with the stimuli of [`crate::tasks`].
     Worm(TaskId),
+    /// An N-back block of the given kind (letters or grid positions).
     Nback(NbackKind),
 }
 
@@ -66,6 +68,8 @@ impl StudyTask {
         v.push(StudyTask::Nback(NbackKind::Spatial));
         v
     }
+    /// The name written in study links, records and JSON (`VIR`, `CD-Color`, `nback-verbal`); [`StudyTask::parse`]
+    /// reads it back.
     pub fn as_str(self) -> &'static str {
         match self {
             StudyTask::Worm(t) => t.as_str(),
@@ -81,6 +85,7 @@ impl StudyTask {
             .find(|t| t.as_str() == s)
             .or_else(|| all.into_iter().find(|t| t.as_str().eq_ignore_ascii_case(s)))
     }
+    /// The name shown to participants and in reports: the paper's experiment name for a WorM task.
     pub fn title(self) -> &'static str {
         match self {
             StudyTask::Worm(t) => t.title(),
@@ -88,12 +93,14 @@ impl StudyTask {
             StudyTask::Nback(NbackKind::Spatial) => "N-back (grid positions)",
         }
     }
+    /// The WorM task id when this is a WorM task (LSR included), `None` for N-back.
     pub fn worm(self) -> Option<TaskId> {
         match self {
             StudyTask::Worm(t) => Some(t),
             StudyTask::Nback(_) => None,
         }
     }
+    /// The N-back kind when this is an N-back block, `None` for a WorM task.
     pub fn nback(self) -> Option<NbackKind> {
         match self {
             StudyTask::Nback(k) => Some(k),

@@ -47,15 +47,40 @@ pub const GAP_MS: f64 = 500.0;
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Awaiting {
     /// Two alternatives: keys F and J, or two buttons; `labels[0]` is class 0.
-    Binary { labels: [String; 2] },
+    Binary {
+        /// The two buttons' captions from the step's [`Response::Binary`] (F key: `labels[0]`, J: `labels[1]`).
+        labels: [String; 2],
+    },
     /// One of `areas`: one click answers (SMU cells, CS options).
-    Choice { areas: Vec<Area> },
+    Choice {
+        /// One clickable area per class, in class order (from [`answer_areas`]).
+        areas: Vec<Area>,
+    },
     /// `need` of `areas` in order (serial recall): `chosen` in the order clicked.
-    Order { areas: Vec<Area>, need: u16, chosen: Vec<u16> },
+    Order {
+        /// One clickable area per class (recall position), in class order.
+        areas: Vec<Area>,
+        /// Items to choose before Done commits: the number of consecutive steps answered together.
+        need: u16,
+        /// Indices into `areas` marked so far, in click order (item k answers the group's step k).
+        chosen: Vec<u16>,
+    },
     /// `need` of `areas` in any order (free recall): `chosen` in the order clicked.
-    Cells { areas: Vec<Area>, need: u16, chosen: Vec<u16> },
+    Cells {
+        /// One clickable area per grid cell, in cell order.
+        areas: Vec<Area>,
+        /// Cells to choose before Done commits: the step's `picks`.
+        need: u16,
+        /// Indices into `areas` selected so far, in click order (committed as a set).
+        chosen: Vec<u16>,
+    },
     /// N-back: "match" (space or the button); a "no match" button too in fast mode.
-    Match { pressed: bool, fast: bool },
+    Match {
+        /// "Match" has been pressed in this step's window (later presses are ignored).
+        pressed: bool,
+        /// Fast mode (tests only): a "no match" button is shown too and either press ends the step.
+        fast: bool,
+    },
 }
 
 impl Awaiting {
@@ -226,6 +251,8 @@ impl Presenter {
     pub fn step(&self) -> usize {
         self.step
     }
+    /// The response controls on screen now, with what has been chosen so far; `None` during the gap, timed
+    /// frames and once an answer is taken (N-back keeps its "match" control for the whole window).
     pub fn awaiting(&self) -> Option<&Awaiting> {
         self.awaiting.as_ref()
     }

@@ -39,11 +39,17 @@ pub const HUMAN_CSV: &str = include_str!("../../data/worm_human_reference.csv");
 /// One series on one panel.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Curve {
+    /// The chart panel the series is drawn on: the task id, or with a split (`VIR list_length=4`).
     pub panel: String,
+    /// The series within the panel (`feature=Color`, `retention=5`, `all`); a subject's curve and the human
+    /// curve of the same series share `panel` and `label`.
     pub label: String,
+    /// The condition on the x axis (`set_size`, `serial_position`, `distractor_count`, `n_back`, …).
     pub x_name: String,
     /// (x, accuracy or measure), sorted by x.
     pub points: Vec<(f64, f64)>,
+    /// A remark shown with the curve: for the human CS curves, the source's cognitive loads behind the
+    /// x positions 1, 3, 5.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }
@@ -51,10 +57,15 @@ pub struct Curve {
 /// One row of the reference table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HumanRow {
+    /// The source's task name: `CD` (one for all five features), `CS`, `SMU`, `VIR`, `VSR` or `VSRec`.
     pub task: String,
+    /// The series, as `;`-separated `key=value` pairs (`feature=Color`, `list_length=4;RI=5`) or `all`.
     pub condition: String,
+    /// The condition on the x axis in the source (`set_size`, `serial_position`, `cognitive_load`).
     pub x_name: String,
+    /// The x value in the source's units (a set size, a 1-based serial position, a CS cognitive load).
     pub x: f64,
+    /// The human proportion correct at `x`, 0–1.
     pub accuracy: f64,
 }
 

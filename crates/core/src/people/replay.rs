@@ -14,7 +14,9 @@ use crate::task::{TaskId, TaskSpec, Trial};
 /// The trials to take again, in the record's order, each once.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Replay {
+    /// The record's run seed: with the split and an index it determines each trial.
     pub seed: u64,
+    /// The split the record's trials were drawn from (people and the visual suite: [`Split::Human`]).
     pub split: Split,
     /// A spec and the trial's index in its task.
     pub trials: Vec<(TaskSpec, u64)>,
@@ -68,16 +70,27 @@ impl Replay {
     }
 }
 
+/// Why a record's trials cannot be taken again ([`worm_trials_of`], [`Replay::only`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ReplayError {
     /// No WorM trial outside practice.
     NoTrials,
     /// A row without the trial's index (a record written before rows carried it).
-    NoIndex { task: String, trial: u64 },
+    NoIndex {
+        /// The row's task id as written in the record.
+        task: String,
+        /// The row's `trial` number (its index in the run).
+        trial: u64,
+    },
     /// The record names a split this code does not know.
     BadSplit(String),
     /// None of the record's tasks is one the network was trained on.
-    NoneTrained { theirs: Vec<TaskId>, trained: Vec<TaskId> },
+    NoneTrained {
+        /// The record's WorM task ids, in its order.
+        theirs: Vec<TaskId>,
+        /// The task ids the network was trained on.
+        trained: Vec<TaskId>,
+    },
 }
 
 impl fmt::Display for ReplayError {

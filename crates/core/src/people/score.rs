@@ -25,8 +25,12 @@ use crate::tasks::cs::class_offset;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Answer {
+    /// No answer: the response window ran out, or no N-back press (JSON `null`).
     None,
+    /// A class or option index: 0/1 for the two keys or buttons, the clicked area for a choice, N-back
+    /// 1 = "match".
     Class(u16),
+    /// The chosen cell indices of a free-recall step (SFR), in click order.
     Set(Vec<u16>),
 }
 
@@ -36,8 +40,11 @@ pub const NO_ANSWER: &str = "none";
 /// One step's outcome.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StepOutcome {
+    /// The step's target class, as written in the record.
     pub target: String,
+    /// The answer as a class in the target's numbering (CS: offset), or [`NO_ANSWER`].
     pub response: String,
+    /// Whether the answer's class is the target.
     pub correct: bool,
 }
 
@@ -86,28 +93,90 @@ pub fn answer_class(task: TaskId, step: &Step, index: u16) -> u16 {
 /// What is wrong with an answer given to a step (each message names the task).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ScoreError {
+    /// [`score_step`] was given a step whose target is a set of cells (SFR): score it with [`score_set`].
     #[error("{task}: this step expects a set of cells, use score_set")]
-    ExpectsSet { task: TaskId },
+    ExpectsSet {
+        /// The task whose step it was.
+        task: TaskId,
+    },
+    /// A step with a class target whose response is neither binary nor a choice.
     #[error("{task}: a step with response {response} takes no single answer")]
-    NoSingleAnswer { task: TaskId, response: String },
+    NoSingleAnswer {
+        /// The task whose step it was.
+        task: TaskId,
+        /// The step's [`Response`], in `Debug` form.
+        response: String,
+    },
+    /// A class or option index at or past the step's number of alternatives.
     #[error("{task}: answer {answer} is out of range (0–{last})")]
-    OutOfRange { task: TaskId, answer: u16, last: u16 },
+    OutOfRange {
+        /// The task whose step it was.
+        task: TaskId,
+        /// The index given.
+        answer: u16,
+        /// The largest index the step takes (1 for binary, options − 1 for a choice).
+        last: u16,
+    },
+    /// A set of cells given to a binary or choice step.
     #[error("{task}: this step takes one answer, not a set")]
-    OneAnswer { task: TaskId },
+    OneAnswer {
+        /// The task whose step it was.
+        task: TaskId,
+    },
+    /// The number of answers is not the trial's number of answerable steps.
     #[error("{task}: {answers} answers for {steps} answerable steps")]
-    AnswerCount { task: TaskId, answers: usize, steps: usize },
+    AnswerCount {
+        /// The task of the trial.
+        task: TaskId,
+        /// Answers given.
+        answers: usize,
+        /// Answerable steps of the trial (scored, with an input).
+        steps: usize,
+    },
+    /// A single class given to a cell-selection step (SFR).
     #[error("{task}: this step takes a set of cells")]
-    TakesSet { task: TaskId },
+    TakesSet {
+        /// The task whose step it was.
+        task: TaskId,
+    },
+    /// A chosen cell index at or past the grid's number of cells.
     #[error("{task}: cell {cell} is out of range (0–{last})")]
-    CellOutOfRange { task: TaskId, cell: u16, last: u16 },
+    CellOutOfRange {
+        /// The task whose step it was.
+        task: TaskId,
+        /// The cell index given.
+        cell: u16,
+        /// The largest cell index of the grid (cells − 1).
+        last: u16,
+    },
+    /// The same cell appears twice in a chosen set.
     #[error("{task}: a cell was chosen twice")]
-    CellTwice { task: TaskId },
+    CellTwice {
+        /// The task whose step it was.
+        task: TaskId,
+    },
+    /// More cells chosen than the step's `picks`.
     #[error("{task}: {chosen} cells chosen, at most {picks} allowed")]
-    TooManyCells { task: TaskId, chosen: usize, picks: u16 },
+    TooManyCells {
+        /// The task whose step it was.
+        task: TaskId,
+        /// Cells chosen.
+        chosen: usize,
+        /// The most cells the step takes (its `picks`).
+        picks: u16,
+    },
+    /// An N-back answer that is neither class 0, class 1 nor no answer (in `Debug` form).
     #[error("N-back: answer {0} is not match (1) or no match (0 / none)")]
     NbackAnswer(String),
+    /// The number of N-back answers is not the block's number of trials (stimuli).
     #[error("N-back: {answers} answers for {trials} trials")]
-    NbackCount { answers: usize, trials: usize },
+    NbackCount {
+        /// Answers given.
+        answers: usize,
+        /// Trials of the block: the length of its `m` / `-` conditions string.
+        trials: usize,
+    },
+    /// An N-back trial was scored without its block's [`crate::people::session::NbackInfo`].
     #[error("N-back trial without its block")]
     NbackWithoutBlock,
 }
@@ -138,8 +207,12 @@ pub fn score_step(task: TaskId, step: &Step, answer: &Answer) -> Result<StepOutc
 /// A whole trial scored: the long-format columns.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ScoredTrial {
+    /// Per scored entry: the target class, or for SFR one entry per target cell.
     pub targets: Vec<String>,
+    /// The answers as written: one class (or [`NO_ANSWER`]) per binary/choice step; SFR: the chosen cells
+    /// in click order (not aligned with `targets`).
     pub responses: Vec<String>,
+    /// One flag per `targets` entry: the step answered correctly, or (SFR) the target cell recalled.
     pub correct: Vec<bool>,
     /// SFR: whether the chosen set equals the target set.
     pub exact_set: Option<bool>,

@@ -50,8 +50,11 @@ pub fn nback_step_block(step: usize) -> u32 {
 const ORDER_STREAM: u64 = u64::MAX - 1;
 /// N-back blocks for people (as the LLM dataset `letters_30`): 30 trials, 10 targets.
 pub const NBACK_LEN: usize = 30;
+/// Match (target) trials in each main N-back block of [`NBACK_LEN`].
 pub const NBACK_MATCHES: usize = 10;
+/// Trials in an N-back practice block (one block per level, before its main blocks).
 pub const NBACK_PRACTICE_LEN: usize = 12;
+/// Match (target) trials in an N-back practice block.
 pub const NBACK_PRACTICE_MATCHES: usize = 4;
 /// `trial_seed` task ordinals for the N-back streams (WorM tasks use 0–13).
 const NBACK_ORDINAL_VERBAL: u8 = 200;
@@ -63,18 +66,34 @@ const TASK_ORDER_SALT: u64 = 0x7461_736b_6f72_6465;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Unit {
-    Worm { index: u64 },
-    Nback { n: u8, block: u32 },
+    /// One WorM trial.
+    Worm {
+        /// Its generator index on the human split: `0..K × trials_per_condition` for main trials, from
+        /// [`PRACTICE_BASE`] for practice, from [`crate::adaptive::ADAPTIVE_BASE`] for staircase trials.
+        index: u64,
+    },
+    /// One N-back block of [`NBACK_LEN`] trials ([`NBACK_PRACTICE_LEN`] in a practice block).
+    Nback {
+        /// The level N.
+        n: u8,
+        /// The block number that keys its stimuli: `0..nback_blocks` in a fixed run, 0 for practice (on the
+        /// practice stream), from [`NBACK_ADAPTIVE_BASE`] for a staircase's steps.
+        block: u32,
+    },
 }
 
 /// A block of the plan: one task, practice or main.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PlannedBlock {
+    /// The task of every unit in the block.
     pub task: StudyTask,
+    /// A practice block: feedback after each trial, rows flagged `block_kind=practice` and left out of
+    /// summaries and curves.
     pub practice: bool,
     /// N-back level of this block.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub n: Option<u8>,
+    /// The block's trials in presentation order (a main WorM block: its generator indices shuffled by the seed).
     pub units: Vec<Unit>,
     /// A staircase block (`adaptive=`): its units grow one at a time, each trial at the level the
     /// staircase asks after the block's answers so far, until it has settled.
@@ -85,7 +104,9 @@ pub struct PlannedBlock {
 /// Where the session is: block and trial within it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Position {
+    /// Index into [`Session::blocks`], 0-based (shown 1-based).
     pub block: usize,
+    /// Index of the unit within the block, 0-based (shown 1-based); an N-back block is one unit.
     pub trial: usize,
 }
 
@@ -98,7 +119,9 @@ impl fmt::Display for Position {
 /// An N-back block's content.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NbackInfo {
+    /// Letters or grid positions.
     pub kind: NbackKind,
+    /// The level N: a trial is a match when its stimulus is the one N trials back.
     pub n: u8,
     /// Letters (lower case) or grid cells `1`–`9`.
     pub stimuli: Vec<String>,
@@ -111,8 +134,11 @@ pub struct NbackInfo {
 /// "no press" is answered as class 0).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SessionTrial {
+    /// The task of the trial's block.
     pub task: StudyTask,
+    /// Whether the trial belongs to a practice block.
     pub practice: bool,
+    /// Where the trial sits in the plan; its [`TrialResult`] must name the same position.
     pub position: Position,
     /// Index over the whole session (0-based).
     pub global: usize,
@@ -122,7 +148,9 @@ pub struct SessionTrial {
     pub cell: Conditions,
     /// The trial's conditions as generated (cell plus what was drawn: probed position, changed feature…).
     pub conditions: Conditions,
+    /// The frames to show in order, with each step's target and response (regenerated, never stored).
     pub steps: Vec<Step>,
+    /// N-back: the block's stimuli and match string; `None` for a WorM trial.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nback: Option<NbackInfo>,
 }
@@ -131,18 +159,27 @@ pub struct SessionTrial {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PageEventKind {
+    /// The window lost focus (`blur`): the running trial stops and is restarted.
     Blur,
+    /// The window has focus again (`focus`): unfocused time stops counting.
     Focus,
+    /// The tab was hidden (`visibilitychange` with `document.hidden`): the running trial stops and is restarted.
     Hidden,
+    /// The tab is visible again (`visibilitychange`): unfocused time stops counting.
     Visible,
+    /// The page went full screen (`fullscreenchange`).
     FullscreenEnter,
+    /// The page left full screen (`fullscreenchange`).
     FullscreenExit,
     /// The window changed size (the stimulus is drawn again at the new size).
     Resize,
 }
 
+/// One page event and when it happened, recorded with the trial it belongs to (the row's `blur_count` and
+/// `unfocused_ms` are counted from them).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PageEvent {
+    /// What happened.
     pub kind: PageEventKind,
     /// `performance.now()` ms.
     pub t_ms: f64,
@@ -161,6 +198,8 @@ pub struct TrialResult {
     /// Every timed stimulus frame shown (rAF onset/offset).
     #[serde(default)]
     pub frames: Vec<FrameTiming>,
+    /// Page events since the previous trial, a stopped attempt's included (the row's `blur_count` and
+    /// `unfocused_ms`).
     #[serde(default)]
     pub events: Vec<PageEvent>,
 }
@@ -168,11 +207,17 @@ pub struct TrialResult {
 /// A recorded trial: the participant's result and its scored row.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RecordedTrial {
+    /// The task of the trial.
     pub task: StudyTask,
+    /// Whether it was a practice trial (left out of the summaries).
     pub practice: bool,
+    /// The design cell the trial was drawn for (what summaries group by).
     pub cell: Conditions,
+    /// The result as the edge sent it.
     pub result: TrialResult,
+    /// The scored long-format row, as it goes into the result record.
     pub row: TrialRow,
+    /// N-back: the block's SDT measures; `None` for a WorM trial.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sdt: Option<SdtScores>,
 }
@@ -184,21 +229,27 @@ pub struct RecordOutcome {
     pub correct: Vec<bool>,
     /// Share correct (SFR: |chosen ∩ target| / L).
     pub score: f64,
+    /// The trial was a practice trial: the edge shows `correct` and `score` as feedback.
     pub practice: bool,
     /// The trial ended its block (post the record now).
     pub block_finished: bool,
+    /// Every trial of the plan has now been recorded.
     pub session_finished: bool,
 }
 
+/// Why a session refused to record a result, regenerate a trial or resume (each has a plain message).
 #[derive(Clone, Debug, PartialEq)]
 pub enum SessionError {
     /// Everything has been recorded.
     Finished,
     /// A result for a position other than the current one.
     OutOfOrder {
+        /// The session's current position.
         expected: Position,
+        /// The position the result was for.
         got: Position,
     },
+    /// A position outside the block plan.
     NoSuchPosition(Position),
     /// The result does not fit the trial (wrong number or kind of answers, bad times).
     BadResult(String),
@@ -225,12 +276,17 @@ impl std::error::Error for SessionError {}
 /// The session state (config, seed, plan, position, every recorded trial).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Session {
+    /// The [`SESSION_VERSION`] that saved it; a newer one is refused on resume.
     pub version: u32,
+    /// The study link's settings (the link's own, so a reload resumes the same session).
     pub config: StudyConfig,
+    /// The stimulus seed every trial is regenerated from (also the record's run seed).
     pub seed: u64,
+    /// The block plan in presentation order; staircase runs add trials or blocks as they go.
     pub blocks: Vec<PlannedBlock>,
     /// The next position to record; `None` when finished.
     pub cursor: Option<Position>,
+    /// Every recorded trial in order, practice included: as many as the units before `cursor`.
     pub done: Vec<RecordedTrial>,
     /// Measured refresh interval (ms), set by the edge at session start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -244,7 +300,9 @@ pub struct Session {
 /// text shown, so a record says which version was agreed to).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Consent {
+    /// When, by the edge's clock (ISO 8601).
     pub agreed_at: String,
+    /// FNV-64 of the consent text as shown, as 16 lower-case hex digits.
     pub text_fnv64: String,
 }
 
@@ -264,10 +322,13 @@ fn nback_alphabet(kind: NbackKind) -> Vec<String> {
 
 /// One scored trial for [`study_summaries`].
 pub struct StudyRow<'a> {
+    /// The task of the trial.
     pub task: StudyTask,
     /// The design cell the trial was drawn for (what summaries group by).
     pub cell: &'a Conditions,
+    /// The scored row (WorM accuracy is the share of its `correct` flags).
     pub row: &'a TrialRow,
+    /// N-back: the block's SDT measures (averaged over blocks per level); `None` for WorM.
     pub sdt: Option<&'a SdtScores>,
 }
 
@@ -316,8 +377,11 @@ pub fn study_summaries(rows: &[StudyRow]) -> Vec<Summary> {
 /// A trial's answers scored by the people's code, in the long-format columns.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ScoredAnswers {
+    /// Per scored entry: the target class, an SFR target cell, or an N-back trial's `m` / `-`.
     pub targets: Vec<String>,
+    /// The answers as written: classes or `none`, SFR's chosen cells in click order, N-back `m` / `-`.
     pub responses: Vec<String>,
+    /// One flag per `targets` entry.
     pub correct: Vec<bool>,
     /// N-back: the block's SDT measures.
     pub sdt: Option<SdtScores>,
@@ -533,10 +597,12 @@ impl Session {
         }
     }
 
+    /// The position whose result is to be recorded next; `None` when the session is finished.
     pub fn current(&self) -> Option<Position> {
         self.cursor
     }
 
+    /// Whether every trial of the plan has been recorded.
     pub fn is_finished(&self) -> bool {
         self.cursor.is_none()
     }
@@ -781,6 +847,7 @@ impl Session {
         })
     }
 
+    /// The session as JSON, for the edge to save after every trial; [`Session::from_json`] resumes it.
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("a session serialises")
     }

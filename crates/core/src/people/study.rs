@@ -37,20 +37,29 @@ use serde::{Deserialize, Serialize};
 
 use super::StudyTask;
 
+/// The order of a study's task blocks (`order=`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BlockOrder {
+    /// Tasks and N-back levels in the link's order.
     Fixed,
+    /// Tasks shuffled by the session's seed, and each N-back kind's levels too.
     Random,
 }
 
 /// Limits.
 pub const MAX_TPC: u16 = 200;
+/// The most practice trials per WorM task (`pt=`).
 pub const MAX_PRACTICE_TRIALS: u8 = 10;
+/// The most N-back blocks per level (`nbb=`).
 pub const MAX_NBACK_BLOCKS: u8 = 10;
+/// The highest N-back level a link may name (`n=`).
 pub const MAX_NBACK_N: u8 = 3;
+/// The longest participant or panel id, in characters (ids are ASCII).
 pub const MAX_ID_LEN: usize = 128;
+/// The longest URL (`done`, `endpoint`, `datapipe_url`) or site path (`consent_url`, `info_url`), in bytes.
 pub const MAX_URL_LEN: usize = 2048;
+/// The longest consent or instruction text given in the link itself (`consent=`, `info=`), in characters.
 pub const MAX_TEXT_LEN: usize = 20_000;
 
 /// A text the study shows (consent, extra instructions): given in the link, or a path on the same site
@@ -58,6 +67,7 @@ pub const MAX_TEXT_LEN: usize = 20_000;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StudyText {
+    /// The text itself, given in the link (at most [`MAX_TEXT_LEN`] characters).
     Text(String),
     /// A path relative to the app's page (`consent.txt`, `/study/a/consent.txt`): same site only.
     Path(String),
@@ -98,17 +108,27 @@ impl StudyText {
 /// Why a study text file (consent, instructions) is not shown: each names the path.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StudyFileError {
+    /// Larger than [`crate::record::MAX_TEXT_CHARS`] bytes.
     #[error("{path} is {bytes} bytes; a study text may have at most {max} (is it the right file?).", max = crate::record::MAX_TEXT_CHARS)]
-    TooLong { path: String, bytes: usize },
+    TooLong {
+        /// The file's path as the link gives it.
+        path: String,
+        /// The file's size in bytes.
+        bytes: usize,
+    },
+    /// Not UTF-8 (a binary file or another encoding); holds the path.
     #[error("{0} is not a text file (it is not UTF-8 text: a binary file or another encoding).")]
     NotUtf8(String),
+    /// Holds control characters other than newline, carriage return and tab; holds the path.
     #[error("{0} is not a text file (it holds control characters).")]
     Control(String),
+    /// Starts like an HTML, XML or SVG document (often a server's answer for a missing file); holds the path.
     #[error(
         "{0} is a web page or an image, not a plain text file (a server may answer with the app's page for a file \
          it does not have: check the path)."
     )]
     WebPage(String),
+    /// Empty or only white space; holds the path.
     #[error("{0} is empty.")]
     Empty(String),
 }
@@ -118,21 +138,31 @@ crate::message_into_string!(StudyFileError);
 /// A study: which tasks, how many trials, and where the data and the participant go afterwards.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StudyConfig {
+    /// The tasks in the link's order (`tasks=`), each once.
     pub tasks: Vec<StudyTask>,
+    /// Main trials per condition cell of each WorM task's grid (`tpc=`, 1–[`MAX_TPC`]).
     pub trials_per_condition: u16,
+    /// Whether the blocks keep the link's order or are shuffled by the seed (`order=`).
     pub block_order: BlockOrder,
+    /// The stimulus seed the link gives (`seed=`); `None`: see [`StudyConfig::effective_seed`].
     pub seed: Option<u64>,
+    /// A practice block before each WorM task and each N-back level (a staircase: one, at its first N) (`practice=`).
     pub practice: bool,
+    /// Trials in each WorM practice block (`pt=`, 1–[`MAX_PRACTICE_TRIALS`]).
     pub practice_trials: u8,
     /// N-back levels (each 1–3), in the order given.
     pub nback_ns: Vec<u8>,
     /// N-back blocks (30 trials, 10 targets) per level and kind.
     pub nback_blocks: u8,
+    /// The participant id (`pid`, `participant`, `PROLIFIC_PID` or `workerId`): names the record and, without
+    /// a seed, keys the stimuli.
     pub participant: Option<String>,
     /// Pass-through panel ids (`STUDY_ID`, `SESSION_ID`, `assignmentId`, `hitId`), kept in the record.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub external_ids: BTreeMap<String, String>,
+    /// Where the participant is sent at the end, once the data are sent (`done=` or `completion=`).
     pub completion_url: Option<String>,
+    /// The URL the record is POSTed to after each block and at the end (`endpoint=`).
     pub endpoint: Option<String>,
     /// DataPipe experiment id (OSF through DataPipe).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -140,7 +170,9 @@ pub struct StudyConfig {
     /// DataPipe's API address (None = [`DATAPIPE_URL`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub datapipe_url: Option<String>,
+    /// Show the participant their results at the end (`results=`).
     pub show_results: bool,
+    /// Offer full screen (`fs=`): each block's instruction screen has a Full screen button.
     pub fullscreen: bool,
     /// Consent the participant must agree to before the first trial.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -187,7 +219,9 @@ impl Default for StudyConfig {
 /// Why a study link was refused: the parameter and a plain message for the researcher.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StudyError {
+    /// The parameter at fault, as named in the link.
     pub param: String,
+    /// What is wrong and what is allowed, in plain words.
     pub message: String,
 }
 
@@ -310,8 +344,6 @@ fn check_id(param: &str, v: &str) -> Result<String, StudyError> {
     }
 }
 
-/// Accept only absolute `http://` / `https://` URLs with a host, no credentials, no spaces or control
-/// characters, at most [`MAX_URL_LEN`] long.
 /// DataPipe's API (jsPsych's `pipe` plugin and the DataPipe examples POST here).
 pub const DATAPIPE_URL: &str = "https://pipe.jspsych.org/api/data/";
 
@@ -339,6 +371,8 @@ pub fn datapipe_body(experiment_id: &str, participant: Option<&str>, session: &s
     serde_json::json!({ "experimentID": experiment_id, "filename": filename, "data": csv })
 }
 
+/// `v` if it is an absolute `http://` or `https://` URL with a host, no user name or password, no spaces
+/// or control characters, at most [`MAX_URL_LEN`] bytes; else a [`StudyError`] for `param`.
 pub fn check_url(param: &str, v: &str) -> Result<String, StudyError> {
     let err = |why: &str| {
         Err(StudyError::new(param, format!("“{v}” is not allowed: {why}. Use a full http:// or https:// address.")))

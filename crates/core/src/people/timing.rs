@@ -35,6 +35,7 @@ pub const DEFAULT_UNTIMED_MS: f64 = 1000.0;
 /// N-back for people: stimulus duration, then a blank response window; the whole trial lasts
 /// `NBACK_STIMULUS_MS + NBACK_WINDOW_MS` whatever the response.
 pub const NBACK_STIMULUS_MS: f64 = 500.0;
+/// N-back for people: the blank response window after the stimulus (a press in either part counts).
 pub const NBACK_WINDOW_MS: f64 = 2500.0;
 
 /// Whole frames closest to `ms` at `refresh_hz` (at least 1).
@@ -161,12 +162,16 @@ pub struct FrameTiming {
     /// Index of the step in its trial.
     #[serde(default)]
     pub step: u32,
+    /// The duration asked for: the frame's whole refreshes × the refresh interval.
     pub intended_ms: f64,
+    /// Timestamp of the frame callback that painted it.
     pub onset: f64,
+    /// Timestamp of the frame callback that painted the next frame.
     pub offset: f64,
 }
 
 impl FrameTiming {
+    /// How long the frame was on screen: offset − onset.
     pub fn actual_ms(&self) -> f64 {
         self.offset - self.onset
     }
@@ -179,15 +184,19 @@ impl FrameTiming {
 /// Distribution of |actual − intended| over frames.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct TimingStats {
+    /// Frames counted (those with finite times).
     pub n: u32,
+    /// Median |actual − intended|, in ms.
     pub median_abs_err_ms: f64,
     /// Nearest-rank 99th percentile.
     pub p99_abs_err_ms: f64,
     /// Share of frames with |error| ≤ one refresh interval.
     pub within_one_frame_fraction: f64,
+    /// Largest |actual − intended|, in ms.
     pub max_abs_err_ms: f64,
     /// Sums of intended and actual durations.
     pub intended_total_ms: f64,
+    /// Sum of the actual durations (offset − onset), in ms.
     pub actual_total_ms: f64,
 }
 

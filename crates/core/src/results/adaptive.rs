@@ -27,11 +27,13 @@ pub struct StaircaseConfig {
     pub step: f64,
     /// The lowest and highest whole level shown.
     pub min: u32,
+    /// The highest whole level shown (the level itself may run half a level beyond either bound).
     pub max: u32,
     /// Reversals discarded from the estimate (the approach from the start).
     pub discard: usize,
     /// The run ends after this many reversals, or after `max_trials` trials, whichever comes first.
     pub reversals: usize,
+    /// The most trials (N-back: blocks) the run takes, if it has not reached `reversals` before.
     pub max_trials: usize,
 }
 
@@ -51,6 +53,8 @@ impl StaircaseConfig {
         }
     }
 
+    /// Whether a staircase can run with these settings: the target strictly between 0 and 1, a positive
+    /// finite step, `min ≤ max` with a finite start, and more reversals than are discarded.
     pub fn check(&self) -> Result<(), StaircaseError> {
         if !(self.target > 0.0 && self.target < 1.0) {
             return Err(StaircaseError::Target(self.target));
@@ -71,16 +75,30 @@ impl StaircaseConfig {
 /// Settings a staircase cannot run with.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum StaircaseError {
+    /// The target accuracy given is not strictly between 0 and 1.
     #[error("the target accuracy must lie strictly between 0 and 1, not {0}")]
     Target(f64),
+    /// The step given is zero, negative or not finite.
     #[error("the step must be a positive number, not {0}")]
     Step(f64),
+    /// The lowest whole level is above the highest, or the start level is not finite.
     #[error("the lowest level {min} is above the highest {max}, or the start is not a number")]
-    Bounds { min: u32, max: u32 },
+    Bounds {
+        /// The lowest whole level given ([`StaircaseConfig::min`]).
+        min: u32,
+        /// The highest whole level given ([`StaircaseConfig::max`]).
+        max: u32,
+    },
+    /// The run would end before it kept any reversal for the estimate, or after no trial at all.
     #[error(
         "the run must stop after more reversals ({reversals}) than it discards ({discard}), and after at least one trial"
     )]
-    Length { reversals: usize, discard: usize },
+    Length {
+        /// Reversals after which the run ends ([`StaircaseConfig::reversals`]).
+        reversals: usize,
+        /// Reversals left out of the estimate ([`StaircaseConfig::discard`]).
+        discard: usize,
+    },
 }
 
 crate::message_into_string!(StaircaseError);
@@ -88,15 +106,21 @@ crate::message_into_string!(StaircaseError);
 /// One trial of the track: the level shown and whether the answer was right.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Step {
+    /// The whole level the trial showed (the continuous level rounded and kept within the bounds).
     pub level: u32,
+    /// Whether the trial counted as right ([`LevelKind::passed`]: a list recalled whole, a block passed).
     pub correct: bool,
 }
 
 /// The estimate: the mean level at the reversals kept, and a 95 % t interval over them.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Estimate {
+    /// The mean continuous level at the reversals kept: the estimated level answered right with the target
+    /// probability.
     pub level: f64,
+    /// The lower end of the 95 % t interval on `level`.
     pub low: f64,
+    /// The upper end of the 95 % t interval on `level`.
     pub high: f64,
     /// Reversals averaged.
     pub reversals: usize,
@@ -115,12 +139,15 @@ pub struct Staircase {
 }
 
 impl Staircase {
+    /// A staircase at `config`'s start level (kept within its bounds), with no trials yet; an error when
+    /// [`StaircaseConfig::check`] rejects the settings.
     pub fn new(config: StaircaseConfig) -> Result<Staircase, StaircaseError> {
         config.check()?;
         let level = config.start.clamp(config.min as f64, config.max as f64);
         Ok(Staircase { config, level, track: Vec::new(), reversal_levels: Vec::new() })
     }
 
+    /// The settings the staircase runs with.
     pub fn config(&self) -> &StaircaseConfig {
         &self.config
     }
@@ -178,7 +205,9 @@ pub const ADAPTIVE_BASE: u64 = 1 << 40;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LevelKind {
+    /// Change detection's set size: the number of items in the display (the CD tasks).
     SetSize,
+    /// A recall task's list length: the number of items to remember (VSR, VSRec, LSR).
     ListLength,
     /// N-back's N: one staircase step per block ([`nback_passed`]).
     #[serde(rename = "n_back")]
@@ -347,6 +376,7 @@ impl TaskStaircase {
         Some(Staircase::new(config).map(|staircase| TaskStaircase { spec, kind, seed, split, staircase }))
     }
 
+    /// The level the staircase moves (set size or list length, from the task).
     pub fn kind(&self) -> LevelKind {
         self.kind
     }
@@ -365,6 +395,7 @@ impl TaskStaircase {
         self.staircase.record(correct)
     }
 
+    /// The underlying staircase: its track so far and its estimate.
     pub fn staircase(&self) -> &Staircase {
         &self.staircase
     }
@@ -379,10 +410,16 @@ impl TaskStaircase {
 /// moved, its settings, the track and the estimate.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StaircaseResult {
+    /// The task's name as records write it (`CD-Color`, `LSR`, `nback-verbal`; a language model's N-back
+    /// run: its condition slug); the setting's key is `staircase_` and this name.
     pub task: String,
+    /// The level the staircase moved.
     pub kind: LevelKind,
+    /// The settings the staircase ran with.
     pub config: StaircaseConfig,
+    /// Every trial (N-back: block) of the run in order: the level shown and whether it counted as right.
     pub track: Vec<Step>,
+    /// The estimate from the reversals kept; `None` while fewer than two reversals are past the discarded ones.
     pub estimate: Option<Estimate>,
 }
 

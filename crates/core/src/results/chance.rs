@@ -83,6 +83,7 @@ fn counts_in_accuracy(task: TaskId, target: &str) -> bool {
 /// A task's accuracy beside chance.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TaskSignificance {
+    /// The WorM task id as records write it (`SC`, `CD-Color`, `LSR`, …).
     pub task: String,
     /// Proportion correct over the scored items.
     pub accuracy: f64,

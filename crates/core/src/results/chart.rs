@@ -51,17 +51,26 @@ pub enum Role {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Marker {
+    /// A circle (`●` in keys).
     Circle,
+    /// A triangle pointing up (`▲`).
     Triangle,
+    /// A square (`■`).
     Square,
+    /// A diagonal cross of two strokes (`✕`).
     Cross,
+    /// A diamond: a square stood on its corner (`◆`).
     Diamond,
+    /// A triangle pointing down (`▼`).
     TriangleDown,
+    /// An upright cross of two strokes (`+`).
     Plus,
+    /// A pentagon (`⬟`).
     Pentagon,
 }
 
 impl Marker {
+    /// Every shape, in the order [`Marker::nth`] hands them out.
     pub const ALL: [Marker; 8] = [
         Marker::Circle,
         Marker::Triangle,
@@ -94,13 +103,18 @@ impl Marker {
 /// One line of points.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Series {
+    /// The series' name in the legend.
     pub name: String,
+    /// What the series is to the reader; sets its line weight and marker fill.
     pub role: Role,
+    /// The points as (x, y) in data units (with the chart's `categories`, x is a category's index);
+    /// non-finite points are not drawn.
     pub points: Vec<(f64, f64)>,
     /// Error bars: (x, low, high).
     pub bars: Vec<(f64, f64, f64)>,
     /// `None`: the palette colour of the series' index (grey for chance).
     pub colour: Option<Rgb>,
+    /// The shape drawn at each point.
     pub marker: Marker,
     /// Whether the legend names this series (several curves of one subject share one entry).
     pub legend: bool,
@@ -122,14 +136,17 @@ impl Series {
             line: true,
         }
     }
+    /// Drawn in `c` instead of its index's palette colour.
     pub fn colour(mut self, c: Rgb) -> Self {
         self.colour = Some(c);
         self
     }
+    /// Drawn with the shape `m`.
     pub fn marker(mut self, m: Marker) -> Self {
         self.marker = m;
         self
     }
+    /// With these error bars, each (x, low, high), replacing any it had.
     pub fn bars(mut self, bars: Vec<(f64, f64, f64)>) -> Self {
         self.bars = bars;
         self
@@ -168,16 +185,22 @@ impl Series {
 /// the categories (a key under the chart names them).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Chart {
+    /// The heading drawn above the plot.
     pub title: String,
+    /// The caption of the x axis (may be empty).
     pub x_label: String,
+    /// The caption of the y axis (may be empty).
     pub y_label: String,
+    /// The names of the categories x indexes, in order; empty for a numeric x axis.
     pub categories: Vec<String>,
     /// The y range to show (`None`: from the data).
     pub y_range: Option<(f64, f64)>,
+    /// The series, drawn in order; a series' index picks its palette colour ([`Series::colour_at`]).
     pub series: Vec<Series>,
 }
 
 impl Chart {
+    /// An empty chart with this title and axis captions: no series, no categories, y range from the data.
     pub fn new(title: impl Into<String>, x_label: impl Into<String>, y_label: impl Into<String>) -> Self {
         Chart { title: title.into(), x_label: x_label.into(), y_label: y_label.into(), ..Default::default() }
     }
@@ -236,11 +259,15 @@ pub enum Scale {
 /// A matrix drawn as coloured cells (grey where a value is missing).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Heatmap {
+    /// The heading drawn above the map.
     pub title: String,
+    /// Row names, one per row of `cells`.
     pub rows: Vec<String>,
     /// Column names (drawn rotated below), or none.
     pub cols: Vec<String>,
+    /// The values, `cells[row][column]`; `None` is drawn grey.
     pub cells: Vec<Vec<Option<f64>>>,
+    /// How values become colours.
     pub scale: Scale,
     /// The value drawn at full colour (and its negative, on a diverging scale).
     pub full: f64,
@@ -276,8 +303,12 @@ impl Heatmap {
 /// bins), none on the diagonal or where missing.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct HistGrid {
+    /// The heading drawn above the grid.
     pub title: String,
+    /// The names of the rows, which are also the columns' names, in the same order.
     pub names: Vec<String>,
+    /// `cells[a][b]`: the histogram of cell (row a, column b) as counts per bin, lowest bin first;
+    /// `None` on the diagonal and where there is nothing to show.
     pub cells: Vec<Vec<Option<Vec<u32>>>>,
 }
 

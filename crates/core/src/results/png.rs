@@ -37,20 +37,35 @@ fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
 /// Why [`decode_rgb`] could not read a PNG.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PngError {
+    /// The bytes do not start with the 8-byte PNG signature.
     #[error("not a PNG (bad signature)")]
     Signature,
+    /// A chunk's data or CRC would run past the end of the bytes.
     #[error("a PNG chunk runs past the end")]
     Truncated,
+    /// A chunk's CRC does not match its type and data; holds the chunk's type (`IHDR`, `IDAT`, …).
     #[error("CRC mismatch in chunk {0}")]
     Crc(String),
+    /// The `IHDR` chunk is not 13 bytes long; holds its length.
     #[error("a PNG header of {0} bytes (13 expected)")]
     Header(usize),
+    /// The header declares something other than 8-bit RGB, standard compression and filtering, no interlace.
     #[error("only 8-bit RGB, non-interlaced PNGs are read")]
     Format,
+    /// The `IDAT` data does not inflate as zlib; holds the inflater's error.
     #[error("bad image data: {0}")]
     Data(String),
+    /// The inflated data is not one filter byte plus `width × 3` bytes for each of `height` rows.
     #[error("{len} bytes of pixels for {width}×{height}")]
-    Size { len: usize, width: u32, height: u32 },
+    Size {
+        /// Bytes of inflated data, filter bytes included.
+        len: usize,
+        /// The width in pixels the header gives.
+        width: u32,
+        /// The height in pixels the header gives.
+        height: u32,
+    },
+    /// A row uses a PNG filter other than 0 (none), which this decoder does not undo.
     #[error("only unfiltered rows are read")]
     Filter,
 }

@@ -20,7 +20,10 @@ use crate::record::{ResultRecord, Subject};
 /// One file of the dataset: its path inside the dataset folder and its text.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DatasetFile {
+    /// The path relative to the dataset folder, `/`-separated: `dataset_description.json` or
+    /// `data/study-wmlab_subject-<id>_session-<k>_data.csv`.
     pub path: String,
+    /// The file's whole contents: the pretty-printed JSON description, or a record's long-format CSV.
     pub text: String,
 }
 
@@ -86,10 +89,20 @@ fn describe(column: &str) -> (String, Option<&'static str>) {
 /// Why [`dataset`] refused its records.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum DatasetError {
+    /// No record was given.
     #[error("a dataset needs one record or more")]
     NoRecords,
+    /// A record could not be written as CSV (it failed validation).
     #[error("record {place} ({subject}): {source}")]
-    Record { place: usize, subject: String, source: crate::record::RecordError },
+    Record {
+        /// The record's place in the list given, from 1.
+        place: usize,
+        /// The record's subject as people read it ([`Subject::label`]: `participant P01`, a model, …).
+        subject: String,
+        /// What is wrong with the record.
+        source: crate::record::RecordError,
+    },
+    /// `dataset_description.json` could not be serialised; holds serde_json's message.
     #[error("the dataset description could not be written ({0})")]
     Json(String),
 }

@@ -17,28 +17,41 @@ pub const SCHEMA_VERSION: u32 = 1;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Subject {
+    /// A person who took the tests in the browser.
     Person {
         /// A participant id chosen by the researcher (never a name by default).
         id: String,
     },
+    /// A language model answering through a provider's API.
     Llm {
         /// Provider kind: `openai`, `anthropic`, `gemini`.
         provider: String,
+        /// The model's id as the provider names it in requests.
         model: String,
     },
+    /// A neural network trained by WM Lab's trainer and evaluated on the test split.
     Network {
         /// `rnn`, `gru`, `lstm`, `trf`.
         arch: String,
+        /// Memory capacity C: the hidden size (the Transformer's `d_model`).
         capacity: u32,
+        /// The training preset it was trained with (`quick`, `paper`, `small`, `tiny`).
         preset: String,
+        /// Training steps done when the evaluated weights were taken.
         steps: u64,
+        /// The device backend that evaluated it (`flex`, `wgpu`, …).
         backend: String,
     },
     /// Published numbers (e.g. the WorM human reference).
-    Reference { source: String },
+    Reference {
+        /// Where the numbers come from (a paper or data set); also the subject's label.
+        source: String,
+    },
 }
 
 impl Subject {
+    /// The kind as records and the CSV's `subject_kind` column write it: `person`, `llm`, `network` or
+    /// `reference`.
     pub fn kind(&self) -> &'static str {
         match self {
             Subject::Person { .. } => "person",
@@ -62,15 +75,20 @@ impl Subject {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Setting {
+    /// A flag (a JSON `true` or `false`).
     Bool(bool),
+    /// A whole number (seeds, counts, sizes in pixels, …).
     Int(i64),
+    /// A real number (learning rate, temperature, …).
     Num(f64),
+    /// Text, including structured values stored as JSON text (a staircase run, a model's configuration).
     Text(String),
 }
 
 /// The full configuration of a run: enough to reproduce it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunConfig {
+    /// The seed the run's trials are drawn from: with the tasks and settings it regenerates the same trials.
     pub seed: u64,
     /// Task ids with their parameters (empty for text suites).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -85,10 +103,14 @@ pub struct RunConfig {
 pub struct Summary {
     /// Task id or suite/sub-task name.
     pub task: String,
+    /// The condition cell the number is over; all fields `None` for a number over all the task's trials.
     pub conditions: Conditions,
     /// `accuracy`, `hit_rate`, `dprime`, …
     pub metric: String,
+    /// How many values the number aggregates: trials for a cell's accuracy, blocks for N-back, LLM samples,
+    /// scored items for a network's task accuracy.
     pub n: u32,
+    /// The number, in the metric's units (accuracies and rates as proportions from 0 to 1).
     pub value: f64,
     /// Standard error of the mean, where defined.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -99,13 +121,18 @@ pub struct Summary {
 /// scored step in `targets`, `responses`, `correct` and `rt_ms`, in step order.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct TrialRow {
+    /// The task id as records write it (`VSR`, `CD-Color`, `nback-verbal`, or an LLM suite's task name).
     pub task: String,
     /// Index of the trial in its run.
     pub trial: u64,
+    /// The trial's condition cell, with what the generator drew (probed position, changed feature, …).
     #[serde(default)]
     pub conditions: Conditions,
+    /// The correct answer of each scored step, as text.
     pub targets: Vec<String>,
+    /// The answer given at each scored step, as text; empty where no answer was given.
     pub responses: Vec<String>,
+    /// Whether each scored step was answered right, as the task scores it.
     pub correct: Vec<bool>,
     /// Response times in ms from probe onset (people), or latency (LLMs); empty where not measured.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -128,16 +155,22 @@ impl TrialRow {
 /// The record.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ResultRecord {
+    /// The record's shape version ([`SCHEMA_VERSION`] when written); readers refuse newer ones.
     pub schema: u32,
+    /// The version of WM Lab that wrote the record.
     pub app_version: String,
     /// When the run ended, as ISO 8601 text supplied by the caller (the core reads no clock).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub created: Option<String>,
+    /// Who or what took the test.
     pub subject: Subject,
     /// What was taken: a task id, several joined by `+`, or a suite name.
     pub task: String,
+    /// The run's full configuration: seed, task parameters and settings.
     pub config: RunConfig,
+    /// The aggregated numbers: one per task, condition cell and metric.
     pub summaries: Vec<Summary>,
+    /// Every trial in long format, in run order; empty in a summary-only record ([`ResultRecord::summary_only`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub trials: Vec<TrialRow>,
     /// Neural analyses of a network subject (`analysis::NetworkAnalysis` as JSON; dropped by
@@ -155,9 +188,13 @@ pub struct ResultRecord {
 /// during training (`nn_messages::ValReport::accuracy`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TrainPoint {
+    /// Training steps done when the check ran.
     pub step: u64,
+    /// Training trials seen by then (trials per step × `step`).
     pub trials: u64,
+    /// The mean of the trained ids' validation accuracies, from 0 to 1.
     pub mean_accuracy: f64,
+    /// Each trained id's validation accuracy, by task id (`SC`, `VSR`, …).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub accuracy: BTreeMap<String, f64>,
 }
@@ -165,8 +202,16 @@ pub struct TrainPoint {
 /// Why a record was refused.
 #[derive(Clone, Debug, PartialEq)]
 pub enum RecordError {
-    FutureVersion { found: u32, supported: u32 },
+    /// The text was written by a newer WM Lab: its schema version is above the highest this build reads.
+    FutureVersion {
+        /// The schema version the text declares.
+        found: u32,
+        /// The highest schema version this build reads.
+        supported: u32,
+    },
+    /// The text is not a record this build can read; holds why (not JSON, a wrong field, a non-finite number).
     Invalid(String),
+    /// A setting or per-trial extra has a name that looks like a credential ([`credential_like`]); holds the name.
     SecretLike(String),
 }
 
@@ -215,6 +260,8 @@ impl ResultRecord {
         }
     }
 
+    /// An empty record of this schema and app version: `subject` taking `task` under `config`, with no
+    /// creation time, summaries, trials, analyses or training curve yet.
     pub fn new(subject: Subject, task: impl Into<String>, config: RunConfig) -> Self {
         ResultRecord {
             schema: SCHEMA_VERSION,
@@ -262,6 +309,7 @@ impl ResultRecord {
         Ok(())
     }
 
+    /// The record as pretty-printed JSON, once [`ResultRecord::validate`] accepts it.
     pub fn to_json(&self) -> Result<String, RecordError> {
         self.validate()?;
         Ok(serde_json::to_string_pretty(self).expect("a record serialises"))

@@ -102,14 +102,21 @@ pub fn dprime_notebook(hit_rate: f64, false_alarm_rate: f64) -> f64 {
 pub struct SdtScores {
     /// Scored trials (after any exclusion).
     pub trials: u32,
+    /// Match trials answered `m`.
     pub hits: u32,
+    /// Match trials answered anything but `m` (an unusable reply included).
     pub misses: u32,
+    /// Non-match trials answered `m`.
     pub false_alarms: u32,
+    /// Non-match trials answered anything but `m` (an unusable reply included).
     pub correct_rejections: u32,
     /// Replies that were neither `m` nor `-` (already counted as non-`m` responses above).
     pub unusable: u32,
+    /// Hits / match trials (HR), unadjusted.
     pub hit_rate: f64,
+    /// False alarms / non-match trials (FAR), unadjusted.
     pub false_alarm_rate: f64,
+    /// (Hits + correct rejections) / scored trials.
     pub accuracy: f64,
     /// README d′ (signed, 0/1 moved by 0.01).
     pub dprime: f64,
@@ -175,9 +182,11 @@ impl SdtScores {
 /// Mean ± standard error over blocks.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MeanSe {
+    /// The mean over blocks (NaN when there is none).
     pub mean: f64,
     /// Population SD (ddof 0) / √n, as `np.std(x) / sqrt(n)` in the notebooks.
     pub se: f64,
+    /// Blocks averaged.
     pub n: usize,
 }
 
@@ -195,16 +204,24 @@ pub fn mean_se(values: &[f64]) -> MeanSe {
 /// Mean ± SE of every block measure (rates as fractions, not %).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SdtSummary {
+    /// Blocks summarised.
     pub blocks: usize,
+    /// The blocks' hit rates ([`SdtScores::hit_rate`]).
     pub hit_rate: MeanSe,
+    /// The blocks' false-alarm rates ([`SdtScores::false_alarm_rate`]).
     pub false_alarm_rate: MeanSe,
+    /// The blocks' accuracies ([`SdtScores::accuracy`]).
     pub accuracy: MeanSe,
+    /// The blocks' README d′ values ([`SdtScores::dprime`]).
     pub dprime: MeanSe,
+    /// The blocks' notebook d′ values ([`SdtScores::dprime_notebook`]): what the paper's tables report.
     pub dprime_notebook: MeanSe,
     /// Total unusable replies over all blocks.
     pub unusable: u32,
 }
 
+/// Mean ± SE over `blocks` of each measure ([`mean_se`]: population SD / √blocks, as the notebooks), and
+/// the unusable replies summed; NaN means and SEs when there is no block.
 pub fn summarize(blocks: &[SdtScores]) -> SdtSummary {
     let col = |f: fn(&SdtScores) -> f64| mean_se(&blocks.iter().map(f).collect::<Vec<_>>());
     SdtSummary {

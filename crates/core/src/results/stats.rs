@@ -22,7 +22,9 @@ use statrs::distribution::{ChiSquared, ContinuousCDF, Normal, StudentsT};
 /// A test's statistic and its p-value.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TestResult {
+    /// The test's statistic: t, Mann–Whitney U of `a`, the smaller Wilcoxon W, or Kruskal–Wallis H.
     pub statistic: f64,
+    /// The p-value, two-sided for the t, Mann–Whitney and Wilcoxon tests (H's upper χ² tail for Kruskal–Wallis).
     pub p: f64,
 }
 
@@ -31,10 +33,22 @@ pub struct TestResult {
 pub enum StatsError {
     /// A sample holds NaN or an infinity.
     #[error("{name}[{index}] is not a finite number")]
-    NotFinite { name: String, index: usize },
+    NotFinite {
+        /// The sample's name as the request gives it (`a`, `b`, `groups[2]`).
+        name: String,
+        /// The position of the first non-finite value in it, from 0.
+        index: usize,
+    },
     /// A sample is too short for the test.
     #[error("{name} needs at least {need} values (it has {has})")]
-    TooFew { name: String, need: usize, has: usize },
+    TooFew {
+        /// The sample's name as the request gives it (`a`, `b`, `groups[2]`).
+        name: String,
+        /// The fewest values the test needs in it.
+        need: usize,
+        /// The values it holds.
+        has: usize,
+    },
     /// A parameter out of its range (`mu`, `n`, `k`, `p0`, `level`, the groups' count, pairing).
     #[error("{0}")]
     Parameter(String),
@@ -60,6 +74,7 @@ fn need(name: &str, xs: &[f64], n: usize) -> Result<(), StatsError> {
     Ok(())
 }
 
+/// The arithmetic mean; NaN for no values.
 pub fn mean(xs: &[f64]) -> f64 {
     xs.iter().sum::<f64>() / xs.len() as f64
 }

@@ -1,5 +1,5 @@
 //! A minimal zip writer (no encryption, no zip64): enough to hand a folder of text files — a Psych-DS
-//! dataset — to a browser download ([`write`], deflated), or to write the archive PyTorch's `torch.save`
+//! dataset — to a browser download ([`write`](fn@write), deflated), or to write the archive PyTorch's `torch.save`
 //! writes ([`write_aligned`], stored, each entry's data aligned as PyTorch aligns it). Pure: files in,
 //! bytes out. Timestamps are the DOS epoch (1980-01-01), so the same files give the same bytes.
 

@@ -13,10 +13,12 @@ use serde::{Deserialize, Serialize};
 /// Side of the drawing space in units (= pixels of the reference frames).
 pub const SPACE: f32 = 96.0;
 
+/// An RGB colour, one byte per channel (red, green, blue); serialised as `[r, g, b]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Rgb(pub u8, pub u8, pub u8);
 
 impl Rgb {
+    /// The colour as CSS writes it, `#rrggbb` in lowercase hex (the app's canvas painter uses it).
     pub fn hex(self) -> String {
         format!("#{:02x}{:02x}{:02x}", self.0, self.1, self.2)
     }
@@ -25,13 +27,23 @@ impl Rgb {
 /// The WorM palette (`self.color_map` in every reference generator).
 pub mod palette {
     use super::Rgb;
+    /// `#ee1d23`: CD's red bars, VIR's and CS's pattern cells and ball, SFR's current cell, SMU's markers and
+    /// probed box, STS's marker, SI's probe border.
     pub const RED: Rgb = Rgb(0xee, 0x1d, 0x23);
+    /// `#015fae`: in the reference palette; no WorM task draws it (people's N-back grids light their cell in it).
     pub const BLUE: Rgb = Rgb(0x01, 0x5f, 0xae);
+    /// `#bc1b8d`: in the reference palette, unused by the tasks (named in the language models' text-grid legend).
     pub const VIOLET: Rgb = Rgb(0xbc, 0x1b, 0x8d);
+    /// `#3ab54a`: CD's green bars, SFR's visible cells, the filled cells of VSR/VSRec patterns, SC's shown cell,
+    /// SMU's boxes, SI's lines, CS's ball-frame border.
     pub const GREEN: Rgb = Rgb(0x3a, 0xb5, 0x4a);
+    /// Pure yellow: in the reference palette, unused by the tasks (named in the language models' text-grid legend).
     pub const YELLOW: Rgb = Rgb(255, 255, 0);
+    /// Outlines, separator lines, CD's gaps, text; also the padding frames' background.
     pub const BLACK: Rgb = Rgb(0, 0, 0);
+    /// Empty cells of matrix patterns and SC's boards, SMU's box outlines, STS's grid cells.
     pub const WHITE: Rgb = Rgb(255, 255, 255);
+    /// `#b78565`: in the reference palette, unused by the tasks (named in the language models' text-grid legend).
     pub const BROWN: Rgb = Rgb(0xb7, 0x85, 0x65);
     /// The background of every frame inside a trial (`blank.png`).
     pub const GRAY: Rgb = Rgb(0xd6, 0xd6, 0xd6);
@@ -47,6 +59,7 @@ pub mod palette {
         Rgb(0x8B, 0x00, 0x00),
         Rgb(0x80, 0x00, 0x00),
     ];
+    /// The 7 blues of that distractor: a blue panel is answer class 1, a red one ([`CS_REDS`]) class 0.
     pub const CS_BLUES: [Rgb; 7] = [
         Rgb(0x00, 0x00, 0xFF),
         Rgb(0x00, 0x96, 0xFF),
@@ -63,22 +76,111 @@ pub mod palette {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Shape {
     /// Pillow `rectangle([x0, y0, x1, y1])`, both ends included.
-    Rect { x0: f32, y0: f32, x1: f32, y1: f32, fill: Option<Rgb>, outline: Option<Rgb>, width: f32 },
+    Rect {
+        /// Left edge: the first column of pixels covered.
+        x0: f32,
+        /// Top edge: the first row of pixels covered.
+        y0: f32,
+        /// Right edge: the last column covered (included).
+        x1: f32,
+        /// Bottom edge: the last row covered (included).
+        y1: f32,
+        /// Interior colour; `None` leaves the inside unpainted.
+        fill: Option<Rgb>,
+        /// Border colour, drawn inside the bounds; `None` draws no border.
+        outline: Option<Rgb>,
+        /// Border thickness in units (Pillow's `width`; under 1 draws as 1); unused without `outline`.
+        width: f32,
+    },
     /// Pillow `rounded_rectangle` with corner radius `radius`.
-    RoundRect { x0: f32, y0: f32, x1: f32, y1: f32, radius: f32, fill: Option<Rgb>, outline: Option<Rgb>, width: f32 },
+    RoundRect {
+        /// Left edge: the first column of pixels covered.
+        x0: f32,
+        /// Top edge: the first row of pixels covered.
+        y0: f32,
+        /// Right edge: the last column covered (included).
+        x1: f32,
+        /// Bottom edge: the last row covered (included).
+        y1: f32,
+        /// Corner radius in units; the outline's inner edge is rounded with `radius - width` (at least 0).
+        radius: f32,
+        /// Interior colour; `None` leaves the inside unpainted.
+        fill: Option<Rgb>,
+        /// Border colour, drawn inside the bounds; `None` draws no border.
+        outline: Option<Rgb>,
+        /// Border thickness in units (Pillow's `width`; under 1 draws as 1); unused without `outline`.
+        width: f32,
+    },
     /// Pillow `line` (butt ends) of the given width.
-    Line { x0: f32, y0: f32, x1: f32, y1: f32, color: Rgb, width: f32 },
+    Line {
+        /// Start point x: a pixel centre, as Pillow takes points.
+        x0: f32,
+        /// Start point y.
+        y0: f32,
+        /// End point x.
+        x1: f32,
+        /// End point y.
+        y1: f32,
+        /// Colour of the whole line, painted opaque.
+        color: Rgb,
+        /// Thickness in units, across the line (under 1 draws as 1); the ends are not extended.
+        width: f32,
+    },
     /// cv2 `arrowedLine`: the shaft plus two barbs at the tip, each `tip` × the shaft's length, at ±45°.
-    Arrow { x0: f32, y0: f32, x1: f32, y1: f32, color: Rgb, width: f32, tip: f32 },
+    Arrow {
+        /// Tail x: a pixel centre, as cv2 takes points.
+        x0: f32,
+        /// Tail y.
+        y0: f32,
+        /// Tip x, where the barbs meet.
+        x1: f32,
+        /// Tip y.
+        y1: f32,
+        /// Colour of the shaft and the barbs (the tasks use [`palette::ARROW`]).
+        color: Rgb,
+        /// Thickness in units of the shaft and the barbs (under 1 draws as 1).
+        width: f32,
+        /// Barb length as a fraction of the shaft's length (cv2 `tipLength`; the tasks use 0.4).
+        tip: f32,
+    },
     /// Pillow `ellipse` inside the box `[x0, y0, x1, y1]`.
-    Ellipse { x0: f32, y0: f32, x1: f32, y1: f32, fill: Option<Rgb>, outline: Option<Rgb>, width: f32 },
+    Ellipse {
+        /// Left edge of the bounding box: its first column of pixels.
+        x0: f32,
+        /// Top edge of the bounding box: its first row of pixels.
+        y0: f32,
+        /// Right edge of the bounding box: its last column (included).
+        x1: f32,
+        /// Bottom edge of the bounding box: its last row (included).
+        y1: f32,
+        /// Interior colour; `None` leaves the inside unpainted.
+        fill: Option<Rgb>,
+        /// Border colour, drawn inside the bounds; `None` draws no border.
+        outline: Option<Rgb>,
+        /// Border thickness in units (Pillow's `width`; under 1 draws as 1); unused without `outline`.
+        width: f32,
+    },
     /// Text for people (labels, key hints), centred at `(x, y)`, `size` units tall. Network frames never
     /// carry text; the rasterizer skips it.
-    Text { x: f32, y: f32, size: f32, text: String, color: Rgb },
+    Text {
+        /// Centre x of the text.
+        x: f32,
+        /// Centre y of the text.
+        y: f32,
+        /// Font size in units: on a canvas `s` px wide the font is `size * s / 96` px.
+        size: f32,
+        /// What is written: an LSR word, an N-back letter, a label.
+        text: String,
+        /// Colour of the glyphs.
+        color: Rgb,
+    },
     /// The whole 96×96 frame as noise: every pixel's R, G and B drawn independently and uniformly from
     /// 0–255 (WorM A3.4's backward mask), the bytes of [`noise_bytes`] of `seed`, so a trial's noise is
     /// the same wherever it is drawn.
-    Noise { seed: u64 },
+    Noise {
+        /// Seed of the pixel stream ([`noise_bytes`]); CD draws one per noise frame from the trial's RNG.
+        seed: u64,
+    },
 }
 
 /// The 96×96×3 bytes (row-major, RGB) of [`Shape::Noise`] with `seed`.
@@ -100,7 +202,9 @@ pub fn fill_noise(seed: u64, out: &mut [u8]) {
 /// One frame: a background and shapes painted in order.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Frame {
+    /// The colour under the shapes: [`palette::GRAY`] inside a trial, [`palette::BLACK`] for padding.
     pub background: Rgb,
+    /// Drawn in order, each over the ones before it.
     pub shapes: Vec<Shape>,
 }
 
@@ -113,9 +217,11 @@ impl Frame {
     pub fn padding() -> Self {
         Frame { background: palette::BLACK, shapes: Vec::new() }
     }
+    /// A frame on the trial background ([`palette::GRAY`]) showing `shapes`.
     pub fn gray(shapes: Vec<Shape>) -> Self {
         Frame { background: palette::GRAY, shapes }
     }
+    /// Add `s` on top of the shapes already there.
     pub fn push(&mut self, s: Shape) {
         self.shapes.push(s);
     }
@@ -124,13 +230,18 @@ impl Frame {
 /// An axis-aligned area in display units (0–96): where a person clicks to give an answer.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Area {
+    /// Left edge in units.
     pub x: f32,
+    /// Top edge in units.
     pub y: f32,
+    /// Width in units.
     pub w: f32,
+    /// Height in units.
     pub h: f32,
 }
 
 impl Area {
+    /// The area with top-left corner `(x, y)`, width `w` and height `h`, all in units.
     pub fn new(x: f32, y: f32, w: f32, h: f32) -> Self {
         Area { x, y, w, h }
     }
@@ -144,6 +255,7 @@ impl Area {
 pub fn rect(x0: f32, y0: f32, x1: f32, y1: f32, fill: Option<Rgb>, outline: Option<Rgb>, width: f32) -> Shape {
     Shape::Rect { x0, y0, x1, y1, fill, outline, width }
 }
+/// [`Shape::RoundRect`]: Pillow `rounded_rectangle([x0, y0, x1, y1], radius, fill, outline, width)`.
 #[allow(clippy::too_many_arguments)]
 pub fn round_rect(
     x0: f32,
@@ -157,15 +269,19 @@ pub fn round_rect(
 ) -> Shape {
     Shape::RoundRect { x0, y0, x1, y1, radius, fill, outline, width }
 }
+/// [`Shape::Line`]: Pillow `line((x0, y0, x1, y1), fill=color, width=width)`.
 pub fn line(x0: f32, y0: f32, x1: f32, y1: f32, color: Rgb, width: f32) -> Shape {
     Shape::Line { x0, y0, x1, y1, color, width }
 }
+/// [`Shape::Arrow`]: cv2 `arrowedLine` from `(x0, y0)` to the tip `(x1, y1)`, barbs `tip` × the length.
 pub fn arrow(x0: f32, y0: f32, x1: f32, y1: f32, color: Rgb, width: f32, tip: f32) -> Shape {
     Shape::Arrow { x0, y0, x1, y1, color, width, tip }
 }
+/// [`Shape::Ellipse`]: Pillow `ellipse([x0, y0, x1, y1], fill, outline, width)`.
 pub fn ellipse(x0: f32, y0: f32, x1: f32, y1: f32, fill: Option<Rgb>, outline: Option<Rgb>, width: f32) -> Shape {
     Shape::Ellipse { x0, y0, x1, y1, fill, outline, width }
 }
+/// [`Shape::Text`]: `text` centred at `(x, y)` in a font of `size` units (for people only).
 pub fn text(x: f32, y: f32, size: f32, text: impl Into<String>, color: Rgb) -> Shape {
     Shape::Text { x, y, size, text: text.into(), color }
 }

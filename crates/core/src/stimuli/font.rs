@@ -2,7 +2,9 @@
 //! numbers of the visual LLM suite); the display-list rasterizer draws no text. Each glyph is 7 rows of 5
 //! bits, bit 4 = leftmost column. Lowercase letters without a glyph fall back to uppercase.
 
+/// Glyph width in pixels at scale 1 (columns of a glyph's bit rows); text advances by `W + 1` per character.
 pub const W: usize = 5;
+/// Glyph height in pixels at scale 1 (rows per glyph); multiply by the `scale` of [`draw_text`] for drawn height.
 pub const H: usize = 7;
 
 fn glyph(c: char) -> [u8; 7] {

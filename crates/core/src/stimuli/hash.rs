@@ -28,6 +28,8 @@ pub fn crc32(data: &[u8]) -> u32 {
     c ^ 0xFFFF_FFFF
 }
 
+/// A running 64-bit FNV-1a hash: start from `Fnv64::default()` (the FNV offset basis), feed bytes with
+/// [`Fnv64::write`], read the value with [`Fnv64::finish`]. Platform-independent, unlike `std`'s hashers.
 #[derive(Clone, Copy, Debug)]
 pub struct Fnv64(u64);
 
@@ -38,12 +40,14 @@ impl Default for Fnv64 {
 }
 
 impl Fnv64 {
+    /// Fold `bytes` into the hash, one byte at a time (xor, then multiply by the FNV prime).
     pub fn write(&mut self, bytes: &[u8]) {
         for &b in bytes {
             self.0 ^= b as u64;
             self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
         }
     }
+    /// The hash of everything written so far.
     pub fn finish(self) -> u64 {
         self.0
     }

@@ -5,7 +5,9 @@
 
 use crate::display::{Frame, Rgb, Shape};
 
+/// Side in pixels of the aliased drawing, equal to the display list's 96-unit space (one unit = one pixel).
 pub const BIG: usize = 96;
+/// Side in pixels of the downsampled network input (the 32×32 tensor).
 pub const SMALL: usize = 32;
 /// Floats in one 32×32×3 tensor.
 pub const TENSOR_LEN: usize = 3 * SMALL * SMALL;
@@ -16,6 +18,7 @@ const PENS: usize = 6;
 /// A 96×96 RGB image, row-major, 3 bytes per pixel.
 #[derive(Clone)]
 pub struct Image96 {
+    /// The pixels: `BIG * BIG * 3` bytes, row-major, RGB; pixel `(x, y)` starts at byte `(y * BIG + x) * 3`.
     pub px: Vec<u8>,
     bg: Rgb,
     /// Bounding box (x0, y0, x1, y1, inclusive) of every pixel painted over the background, if any.
@@ -40,6 +43,7 @@ impl std::fmt::Debug for Image96 {
 }
 
 impl Image96 {
+    /// An image filled with the background colour `bg`, nothing painted yet.
     pub fn new(bg: Rgb) -> Self {
         let mut row = [0u8; BIG * 3];
         for c in row.chunks_exact_mut(3) {
@@ -85,6 +89,7 @@ impl Image96 {
             Some((a, b, c, d)) => (a.min(x0), b.min(y0), c.max(x1), d.max(y1)),
         });
     }
+    /// The colour of pixel `(x, y)` (column, row; both below [`BIG`], else it panics or reads the wrong pixel).
     pub fn get(&self, x: usize, y: usize) -> Rgb {
         let i = (y * BIG + x) * 3;
         Rgb(self.px[i], self.px[i + 1], self.px[i + 2])
@@ -959,7 +964,7 @@ pub fn tensor32(frame: &Frame) -> Vec<f32> {
 /// exact contents: a frame met again is copied, not drawn. The key is every number the rasterizer
 /// reads, bit for bit, so a hit is the same tensor drawing would give (a native test compares them for
 /// every task id). A new frame made of shapes met before is composed from 2×2-pixel output tiles kept
-/// by the exact shapes under them ([`Tiles`]), drawing and resampling only the tiles not met before;
+/// by the exact shapes under them (`Tiles`), drawing and resampling only the tiles not met before;
 /// one with a shape met in fewer frames is drawn and resampled by difference from the last frame of its
 /// family.
 pub fn tensor_into(frame: &Frame, out: &mut [f32]) {
@@ -1954,7 +1959,7 @@ fn fx(words: &[u32]) -> u64 {
 /// The tensors of consecutive frames (a trial's steps), written one after another into `out`
 /// (`TENSOR_LEN` values per frame), each as [`tensor_into`] gives it (a frame repeated from the step
 /// before, such as VSR's probe shown L times, is a memo hit), and each expanded against the one before
-/// it ([`expand_after`]).
+/// it (`expand_after`).
 pub fn tensors_into<'a>(frames: impl IntoIterator<Item = &'a Frame>, out: &mut [f32]) {
     let mut serial = None;
     for (i, f) in frames.into_iter().take(out.len() / TENSOR_LEN).enumerate() {

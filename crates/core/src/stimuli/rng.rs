@@ -11,14 +11,18 @@ use chacha20::{ChaChaCore, R8};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Split {
+    /// Trials networks are trained on.
     Train,
+    /// Held-out trials for validation checks during training (loss plateau schedule, best model).
     Val,
+    /// Held-out trials that trained networks (and language models) are scored on.
     Test,
     /// Trials for people (practice and main blocks), drawn from their own stream.
     Human,
 }
 
 impl Split {
+    /// Every split, in the order train, val, test, human.
     pub const ALL: [Split; 4] = [Split::Train, Split::Val, Split::Test, Split::Human];
     /// The WorM paper's default split sizes per task id (86,400 / 9,600 / 9,600).
     pub fn paper_count(self) -> u64 {
@@ -28,6 +32,7 @@ impl Split {
             Split::Human => 0,
         }
     }
+    /// The lowercase name (`"train"`, `"val"`, `"test"`, `"human"`), as serialised and as [`Split::parse`] reads it.
     pub fn as_str(self) -> &'static str {
         match self {
             Split::Train => "train",
@@ -36,6 +41,7 @@ impl Split {
             Split::Human => "human",
         }
     }
+    /// The split named `s` by [`Split::as_str`] (exact, lowercase), or `None`.
     pub fn parse(s: &str) -> Option<Split> {
         Split::ALL.into_iter().find(|x| x.as_str() == s)
     }
@@ -126,6 +132,7 @@ impl rand::RngCore for Rng {
 }
 
 impl Rng {
+    /// The ChaCha8 stream of `key` (usually a [`trial_seed`]), from its first word.
     pub fn from_key(key: [u8; 32]) -> Self {
         Rng { buf: [0; BLOCK], pos: BLOCK, core: ChaChaCore::from_seed(key), key }
     }
@@ -150,6 +157,7 @@ impl Rng {
             }
         }
     }
+    /// The next 32-bit word of the stream (ChaCha8Rng's words, in order).
     #[inline]
     pub fn next_u32(&mut self) -> u32 {
         if self.pos >= BLOCK {
@@ -159,6 +167,7 @@ impl Rng {
         self.pos += 1;
         w
     }
+    /// The next two words as one u64, the first as the low half (as ChaCha8Rng's `next_u64`).
     #[inline]
     pub fn next_u64(&mut self) -> u64 {
         let lo = self.next_u32();
@@ -244,6 +253,7 @@ impl Rng {
         }
         None
     }
+    /// A fair coin flip: the lowest bit of the next word.
     #[inline]
     pub fn coin(&mut self) -> bool {
         self.next_u32() & 1 == 1
@@ -256,6 +266,7 @@ impl Rng {
     pub fn chance(&mut self, numerator: u32, denominator: u32) -> bool {
         self.below(denominator) < numerator
     }
+    /// One item of a non-empty slice, uniformly (one [`Rng::index`] draw); panics on an empty slice.
     pub fn choose<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         &items[self.index(items.len())]
     }

@@ -18,32 +18,46 @@ pub const STEP_LIMIT: usize = 64;
 /// The 14 task ids, in the reference's task-embedding order (SC 0 … CS 13).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum TaskId {
+    /// Spatial Coordination: cells of a 10×10 board lit one per frame; is the pattern they make mirror-symmetric?
     #[serde(rename = "SC")]
     Sc,
+    /// Spatial Free Recall: cells of a board turn red one per frame; recall the whole set, in any order.
     #[serde(rename = "SFR")]
     Sfr,
+    /// Spatial Integration: a line figure on a lattice shown in parts; is the probe figure the same as the whole?
     #[serde(rename = "SI")]
     Si,
+    /// Spatial Memory Updating: a marker in each box's 3×3 grid, moved by arrows; recall each final cell.
     #[serde(rename = "SMU")]
     Smu,
+    /// Spatial Task Switching (cued): a marker's quadrant judged top/bottom or left/right, as the last cue says.
     #[serde(rename = "STS")]
     Sts,
+    /// Visual Item Recognition: a list of grid patterns, then a studied one beside a lure; which side was studied?
     #[serde(rename = "VIR")]
     Vir,
+    /// Visual Serial Recall: a list of grid patterns, then all of them in a 3×3 layout; pick them in study order.
     #[serde(rename = "VSR")]
     Vsr,
+    /// Visual Serial Recognition: a list of patterns, then for each position the studied one beside a lure.
     #[serde(rename = "VSRec")]
     VsRec,
+    /// Change Detection, colour condition: did a bar of the array change colour (red ↔ green)?
     #[serde(rename = "CD-Color")]
     CdColor,
+    /// Change Detection, orientation condition: did a bar turn (horizontal ↔ vertical)?
     #[serde(rename = "CD-Orientation")]
     CdOrientation,
+    /// Change Detection, size condition: did a bar change length (small ↔ large)?
     #[serde(rename = "CD-Size")]
     CdSize,
+    /// Change Detection, gap condition: did a bar gain or lose the gap in its middle?
     #[serde(rename = "CD-Gap")]
     CdGap,
+    /// Change Detection, conjunction condition: any one of the four features may change (drawn per trial).
     #[serde(rename = "CD-Conjunction")]
     CdConjunction,
+    /// Complex Span: stored items alternate with distractor judgements, then each item is recalled from 8 options.
     #[serde(rename = "CS")]
     Cs,
     /// Language Serial Recall (WorM A3.1): VSR's protocol with words. Not one of the 14 jointly trained
@@ -65,6 +79,7 @@ pub enum HeadKind {
 }
 
 impl HeadKind {
+    /// Output units (logits) of the head: 1 for [`HeadKind::Binary`], else its `n`.
     pub fn units(self) -> u16 {
         match self {
             HeadKind::Binary => 1,
@@ -74,6 +89,8 @@ impl HeadKind {
 }
 
 impl TaskId {
+    /// The 14 ids the WorM paper trains jointly, in the reference's task-embedding order (the index is
+    /// [`TaskId::ordinal`]); LSR is not among them.
     pub const ALL: [TaskId; 14] = [
         TaskId::Sc,
         TaskId::Sfr,
@@ -140,6 +157,7 @@ impl TaskId {
         }
     }
 
+    /// The id spelled `s` as [`TaskId::as_str`] writes it (exact case: `CD-Color`, `VSRec`, `LSR`), or `None`.
     pub fn parse(s: &str) -> Option<TaskId> {
         TaskId::EVERY.into_iter().find(|t| t.as_str() == s)
     }
@@ -165,6 +183,9 @@ impl TaskId {
         }
     }
 
+    /// The task's output head: SFR one unit per cell of the 10×10 board, SMU and VSR one class per cell
+    /// of a 3×3, LSR one per word slot, STS 3 (the two answers and the cue class), CS the reference's 21
+    /// classes, every other task one binary logit.
     pub fn head(self) -> HeadKind {
         match self {
             TaskId::Sfr => HeadKind::MultiLabel(100),
@@ -188,6 +209,7 @@ impl TaskId {
         }
     }
 
+    /// Whether the id is one of the five Change Detection conditions (they share one output head).
     pub fn is_cd(self) -> bool {
         matches!(self, TaskId::CdColor | TaskId::CdOrientation | TaskId::CdSize | TaskId::CdGap | TaskId::CdConjunction)
     }
@@ -203,11 +225,17 @@ impl std::fmt::Display for TaskId {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
+    /// Study frames: what is to be remembered (list items, memory arrays, SI's parts, SMU's first array).
     Present,
+    /// Frames between study and probe: blank (CD's may be a noise mask), and CS's blank processing frames.
     Retention,
+    /// Frames that ask for the answer about what was studied; also STS's task frames.
     Probe,
+    /// CS's processing-phase judgements (colour or symmetry), between the stored items.
     Distractor,
+    /// SMU's update frames: an arrow that moves one box's marker.
     Update,
+    /// STS's cue frames, which set the rule for the task frames that follow.
     Switch,
 }
 
@@ -218,11 +246,22 @@ pub enum Response {
     /// Nothing to answer at this step.
     None,
     /// Two alternatives; `labels[0]` is class 0.
-    Binary { labels: [String; 2] },
+    Binary {
+        /// The two options' names as people see them (`["same", "changed"]`, `["left", "right"]`, …).
+        labels: [String; 2],
+    },
     /// One of `n` options (VSR positions, SMU cells, CS recall options).
-    Choice { n: u16 },
+    Choice {
+        /// Number of options; option `i` is class `i` of the target (CS adds its class offset).
+        n: u16,
+    },
     /// Pick `picks` of `n` cells in any order (SFR).
-    MultiSelect { n: u16, picks: u16 },
+    MultiSelect {
+        /// Cells on the board (G² for a G×G board), numbered row by row.
+        n: u16,
+        /// Cells to pick: the list length L.
+        picks: u16,
+    },
 }
 
 /// The correct answer at a step.
@@ -240,11 +279,16 @@ pub enum Target {
 /// One time step of a trial.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Step {
+    /// What the step shows, as a display list (networks see its 32×32 rendering, people the canvas).
     pub frame: Frame,
+    /// The step's phase; with the task it sets how long people see the step (Table A2).
     pub phase: Phase,
+    /// The correct answer; [`Target::None`] on steps built with [`Step::show`].
     pub target: Target,
     /// Whether the step counts in loss and accuracy.
     pub scored: bool,
+    /// The kind of input people are offered; [`Response::None`] even on some scored steps (STS cues under
+    /// [`Quirks::sts_cue_steps`], CS's no-response steps under [`Quirks::cs_all_steps`]).
     pub response: Response,
     /// For probe steps: the 1-based serial position of the studied item this step asks about.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -260,9 +304,13 @@ pub struct Step {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Feature {
+    /// The bar's colour, red ↔ green.
     Color,
+    /// The bar's orientation, horizontal ↔ vertical.
     Orientation,
+    /// The bar's length, 9 ↔ 15 px (see [`Quirks::cd_size`] for the reference code's sizes).
     Size,
+    /// A gap in the middle of the bar, present ↔ absent.
     Gap,
 }
 
@@ -270,7 +318,9 @@ pub enum Feature {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Domain {
+    /// Storage: a ball's straight three-cell path through a 3×3 grid; distractor: is a 10×10 pattern symmetric?
     Spatial,
+    /// Storage: a 4×4 pattern of red cells; distractor: is a panel red or blue?
     Visual,
 }
 
@@ -370,6 +420,8 @@ impl Conditions {
         "probed_position",
         "switches",
     ];
+    /// The set conditions as `name=value, …` (typed fields, then [`Conditions::other`]), or `default` when
+    /// none is set: a cell's caption (the gallery's rows).
     pub fn label(&self) -> String {
         let p = self.all_pairs();
         if p.is_empty() {
@@ -382,8 +434,11 @@ impl Conditions {
 /// One generated trial: up to 20 steps (padding is implicit), its task and its conditions.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Trial {
+    /// The task that generated the trial.
     pub task: TaskId,
+    /// The trial's steps in order, without padding.
     pub steps: Vec<Step>,
+    /// The condition cell's factors plus what the generator drew (probed position, changed feature, …).
     pub conditions: Conditions,
 }
 
@@ -392,6 +447,7 @@ impl Trial {
     pub fn len(&self) -> usize {
         self.steps.len()
     }
+    /// Whether the trial has no steps.
     pub fn is_empty(&self) -> bool {
         self.steps.is_empty()
     }
@@ -407,6 +463,7 @@ impl Trial {
         }
         m
     }
+    /// The scored steps (those that count in loss and accuracy) with their indices in the trial.
     pub fn scored_steps(&self) -> impl Iterator<Item = (usize, &Step)> {
         self.steps.iter().enumerate().filter(|(_, s)| s.scored)
     }
@@ -428,36 +485,141 @@ impl Trial {
 /// quirk's name was refused; each message names the task, the key and the value.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SettingError {
+    /// The task has no parameter called `key`.
     #[error("{task} has no parameter \"{key}\"; its parameters: {known}")]
-    UnknownKey { task: TaskId, key: String, known: String },
+    UnknownKey {
+        /// The task the setting was for.
+        task: TaskId,
+        /// The parameter name as given.
+        key: String,
+        /// The task's parameter names, comma-separated.
+        known: String,
+    },
     /// `whose`: which tasks the settings were given for ("chosen", "trained").
     #[error("no {whose} task has a parameter \"{key}\"; their parameters: {known}")]
-    NoTaskHas { whose: String, key: String, known: String },
+    NoTaskHas {
+        /// Which tasks the settings were given for, as a word for the message (`chosen`, `trained`).
+        whose: String,
+        /// The parameter name as given.
+        key: String,
+        /// The parameter names of all those tasks, sorted, without repeats, comma-separated.
+        known: String,
+    },
+    /// The value is not of the parameter's kind (a switch, a number, a comma list of numbers).
     #[error("{task} {key}: \"{value}\" is not {expected}")]
-    Kind { task: TaskId, key: String, value: String, expected: &'static str },
+    Kind {
+        /// The task the setting was for.
+        task: TaskId,
+        /// The parameter name as given.
+        key: String,
+        /// The value as given (trimmed).
+        value: String,
+        /// What the parameter takes, as words (`true or false`, `a number`, `a comma list of numbers`).
+        expected: &'static str,
+    },
+    /// A list value with more than [`MAX_LIST_ENTRIES`] entries.
     #[error("{task} {key}: {entries} entries, more than the {max} a list may hold", max = MAX_LIST_ENTRIES)]
-    TooManyEntries { task: TaskId, key: String, entries: usize },
+    TooManyEntries {
+        /// The task the setting was for.
+        task: TaskId,
+        /// The parameter name as given.
+        key: String,
+        /// How many entries the list had.
+        entries: usize,
+    },
+    /// A list value names the same entry twice (each entry is a condition or choice of the grid).
     #[error("{task} {key}: {entry} is listed twice")]
-    Repeated { task: TaskId, key: String, entry: String },
+    Repeated {
+        /// The task the setting was for.
+        task: TaskId,
+        /// The parameter name as given.
+        key: String,
+        /// The entry that appears more than once.
+        entry: String,
+    },
+    /// The parameter's value is not a switch, a number, a list or a string, so text cannot set it.
     #[error("{task} {key} cannot be set from text")]
-    NotText { task: TaskId, key: String },
+    NotText {
+        /// The task the setting was for.
+        task: TaskId,
+        /// The parameter name as given.
+        key: String,
+    },
+    /// The value has the right kind but does not fit the parameter's type (e.g. a number beyond its integer range).
     #[error("{task} {key}: \"{value}\" does not fit ({why})")]
-    Shape { task: TaskId, key: String, value: String, why: String },
+    Shape {
+        /// The task the setting was for.
+        task: TaskId,
+        /// The parameter name as given.
+        key: String,
+        /// The value as given (trimmed).
+        value: String,
+        /// serde's message on reading the parameters back with the new value.
+        why: String,
+    },
+    /// The value leaves the task's condition grid empty.
     #[error("{task} {key}: \"{value}\" leaves no conditions to test")]
-    NoConditions { task: TaskId, key: String, value: String },
+    NoConditions {
+        /// The task the setting was for.
+        task: TaskId,
+        /// The parameter name as given.
+        key: String,
+        /// The value as given (trimmed).
+        value: String,
+    },
     /// A bound of the task (CD's 12 bars, VSR's 3×3 probe).
     #[error("{task} {rule}")]
-    Rule { task: TaskId, rule: String },
+    Rule {
+        /// The task the setting was for.
+        task: TaskId,
+        /// The bound, stated for the user (names the key).
+        rule: String,
+    },
     /// A value that makes no trial, or none as the task means it.
     #[error("{task} {rule}; \"{value}\" was given for {key}")]
-    Range { task: TaskId, rule: String, key: String, value: String },
+    Range {
+        /// The task the setting was for.
+        task: TaskId,
+        /// The allowed range, stated for the user (names the key).
+        rule: String,
+        /// The parameter name as given.
+        key: String,
+        /// The value as given (trimmed).
+        value: String,
+    },
     /// Trials that cannot be drawn (random draws that could not finish).
     #[error("{task} {key}: \"{value}\" does not fit: {why}")]
-    Draw { task: TaskId, key: String, value: String, why: String },
+    Draw {
+        /// The task the setting was for.
+        task: TaskId,
+        /// The parameter name as given.
+        key: String,
+        /// The value as given (trimmed).
+        value: String,
+        /// The task's own check's message (e.g. a list longer than the cells it is drawn from).
+        why: String,
+    },
+    /// The value makes some condition cell's trial longer than [`STEP_LIMIT`] steps.
     #[error("{task} {key}: \"{value}\" makes a trial of {steps} steps; a trial has at most {max}", max = STEP_LIMIT)]
-    TrialTooLong { task: TaskId, key: String, value: String, steps: usize },
+    TrialTooLong {
+        /// The task the setting was for.
+        task: TaskId,
+        /// The parameter name as given.
+        key: String,
+        /// The value as given (trimmed).
+        value: String,
+        /// Steps of the longest trial the value makes ([`TaskSpec::longest_trial`]).
+        steps: usize,
+    },
+    /// A quirk name that is not one of [`Quirks::ALL`].
     #[error("unknown quirk {name:?}; known: {known}")]
-    UnknownQuirk { name: String, known: String },
+    UnknownQuirk {
+        /// The name as given.
+        name: String,
+        /// The names of [`Quirks::ALL`], comma-separated.
+        known: String,
+    },
+    /// The parameters could not be turned into JSON to be edited (not expected); the message says why.
     #[error("{0}")]
     Internal(String),
 }
@@ -469,32 +631,44 @@ crate::message_into_string!(SettingError);
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "task")]
 pub enum TaskParams {
+    /// [`TaskId::Sfr`]: board size, visible cells, list lengths.
     #[serde(rename = "SFR")]
     Sfr(tasks::sfr::SfrParams),
+    /// The five CD ids: which feature may change, set sizes, retentions, noise mask.
     #[serde(rename = "CD")]
     Cd(tasks::cd::CdParams),
+    /// [`TaskId::Vir`]: pattern grid and filled cells, list lengths, lure difference, retentions.
     #[serde(rename = "VIR")]
     Vir(tasks::vir::VirParams),
+    /// [`TaskId::Vsr`]: pattern grid and filled cells, list lengths.
     #[serde(rename = "VSR")]
     Vsr(tasks::vsr::VsrParams),
+    /// [`TaskId::VsRec`]: pattern grid and filled cells, list lengths, lure differences.
     #[serde(rename = "VSRec")]
     VsRec(tasks::vsr::VsRecParams),
+    /// [`TaskId::Cs`]: stored items, distractors per phase, (storage, distractor) domains.
     #[serde(rename = "CS")]
     Cs(tasks::cs::CsParams),
+    /// [`TaskId::Sc`]: board size, list lengths, symmetry offsets.
     #[serde(rename = "SC")]
     Sc(tasks::sc::ScParams),
+    /// [`TaskId::Si`]: lattice, segments, part sizes, distractor differences.
     #[serde(rename = "SI")]
     Si(tasks::si::SiParams),
+    /// [`TaskId::Smu`]: set sizes (boxes), updates per trial.
     #[serde(rename = "SMU")]
     Smu(tasks::smu::SmuParams),
+    /// [`TaskId::Sts`]: frames per trial, switch chance.
     #[serde(rename = "STS")]
     Sts(tasks::sts::StsParams),
+    /// [`TaskId::Lsr`]: list lengths, word slots.
     #[serde(rename = "LSR")]
     Lsr(tasks::lsr::LsrParams),
 }
 
 /// What a task generator receives for one trial.
 pub struct TrialCtx<'a> {
+    /// The trial's own random stream: every draw the generator makes comes from it, in a fixed order.
     pub rng: &'a mut Rng,
     /// The condition cell of the grid this trial belongs to.
     pub cell: &'a Conditions,
@@ -561,6 +735,7 @@ impl Quirks {
         Quirks::ALL.iter().zip(on).filter(|(_, on)| *on).map(|(q, _)| q.0).collect()
     }
 
+    /// Whether every switch is off (the paper's behaviour throughout).
     pub fn is_none(&self) -> bool {
         *self == Quirks::default()
     }
@@ -583,7 +758,9 @@ pub const MAX_LIST_ENTRIES: usize = 64;
 /// A task id with its parameters: the unit that generates trials.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TaskSpec {
+    /// The task; its [`TaskId::ordinal`] keys the trials' random streams.
     pub id: TaskId,
+    /// The task's parameters, the variant matching `id` (the five CD ids share [`TaskParams::Cd`]).
     pub params: TaskParams,
 }
 
@@ -912,6 +1089,7 @@ impl Step {
     pub fn ask(frame: Frame, phase: Phase, target: Target, response: Response) -> Step {
         Step { frame, phase, target, scored: true, response, serial_position: None, words: Vec::new() }
     }
+    /// The step with its [`Step::serial_position`] set (1-based): a probe about one studied item.
     pub fn at_position(mut self, serial_position: usize) -> Step {
         self.serial_position = Some(serial_position as u8);
         self

@@ -9,17 +9,27 @@ use crate::task::{Conditions, Feature, Phase, Step, Target, TaskId, TrialCtx, bi
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CdCondition {
+    /// Only a bar's colour may change (red ↔ green): task `CD-Color`.
     Color,
+    /// Only a bar's orientation may change (horizontal ↔ vertical, about its centre): task `CD-Orientation`.
     Orientation,
+    /// Only a bar's size may change (small ↔ large, about its centre): task `CD-Size`.
     Size,
+    /// Only a bar's gap may change (continuous ↔ broken): task `CD-Gap`.
     Gap,
+    /// Any one of the four features may change, drawn uniformly per change trial: task `CD-Conjunction`.
     Conjunction,
 }
 
+/// Parameters of the five CD tasks (reference defaults from [`CdParams::for_task`]); the condition grid is
+/// retention × set size.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CdParams {
+    /// Which feature a change trial may alter; fixed by the task id.
     pub condition: CdCondition,
+    /// Bars in the memory array, one condition per entry (reference 2, 4, 6, 8, 10, 12; each at most 12).
     pub set_sizes: Vec<u8>,
+    /// Gray frames between the memory array and the probe, one condition per entry (reference 0, 6, 12, 18).
     pub retentions: Vec<u8>,
     /// Reference-code behaviour for size changes: small→large gives a 16.5 px bar and large→small a
     /// 10.5 px bar (`x1 ∓ 15/4`, `x1 ± 9/4`). The paper's intent, and the default, is 9 ↔ 15 px.
@@ -31,6 +41,8 @@ pub struct CdParams {
     pub noise_mask: bool,
 }
 impl CdParams {
+    /// The reference parameters of the CD task `id` (an id other than `CD-Color`, `CD-Orientation`, `CD-Size` or
+    /// `CD-Gap` gives Conjunction).
     pub fn for_task(id: TaskId) -> Self {
         let condition = match id {
             TaskId::CdColor => CdCondition::Color,
@@ -48,6 +60,7 @@ impl CdParams {
         }
     }
 }
+/// The condition cells: one per retention × set size (set sizes vary fastest).
 pub fn grid(p: &CdParams) -> Vec<Conditions> {
     let mut v = Vec::new();
     for &r in &p.retentions {
@@ -57,18 +70,28 @@ pub fn grid(p: &CdParams) -> Vec<Conditions> {
     }
     v
 }
+/// Length of a small bar in display units (9 px at 96 px).
 pub const SMALL: f32 = 9.0;
+/// Length of a large bar in display units (15 px at 96 px).
 pub const LARGE: f32 = 15.0;
 
 /// One bar of a memory or probe array, by its centre.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Bar {
+    /// Centre x in display units (0–96).
     pub cx: f32,
+    /// Centre y in display units (0–96).
     pub cy: f32,
+    /// Drawn length in display units: [`SMALL`] or [`LARGE`], or 16.5 / 10.5 after a size change with
+    /// `reference_size_quirk`.
     pub len: f32,
+    /// The size feature: large (else small).
     pub large: bool,
+    /// The orientation feature: horizontal (else vertical).
     pub horizontal: bool,
+    /// The colour feature: red (else green).
     pub red: bool,
+    /// The gap feature: broken by a black segment over its middle (else continuous).
     pub gap: bool,
 }
 
@@ -77,6 +100,8 @@ impl Bar {
     pub fn features(&self) -> [bool; 4] {
         [self.red, self.horizontal, self.large, self.gap]
     }
+    /// Append the bar's shapes: a width-3 line in its colour, plus a black width-3 line over the middle fifth
+    /// (large) or third (small) when it has a gap.
     pub fn shapes(&self, out: &mut Vec<Shape>) {
         let color = if self.red { palette::RED } else { palette::GREEN };
         let h = self.len / 2.0;
@@ -170,6 +195,7 @@ pub fn change(p: &CdParams, bar: &mut Bar, feature: Feature) {
     }
 }
 
+/// A gray frame showing `bars` (the memory or the probe array).
 pub fn array_frame(bars: &[Bar]) -> Frame {
     let mut f = Frame::blank();
     for b in bars {
@@ -202,6 +228,8 @@ pub fn arrays(p: &CdParams, ctx: &mut TrialCtx) -> (Vec<Bar>, Vec<Bar>, Option<F
     (memory, probe, feature)
 }
 
+/// One CD trial: the memory array, `retention` gray (or noise) frames, then the probe array, answered
+/// same/changed (class 1 = changed). The conditions add the changed feature.
 pub fn generate(p: &CdParams, ctx: &mut TrialCtx) -> (Vec<Step>, Conditions) {
     let ri = ctx.cell.retention.unwrap_or(0) as usize;
     let (memory, probe, feature) = arrays(p, ctx);

@@ -6,6 +6,7 @@ use crate::rng::Rng;
 use crate::task::{Conditions, Domain, Phase, Response, Step, Target, TrialCtx, binary};
 use crate::tasks::Pattern;
 
+/// Parameters of CS (reference defaults via `Default`); the condition grid is variation × distractor count.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CsParams {
     /// Items stored per trial (reference `num_storage_options=[2]`).
@@ -35,6 +36,7 @@ impl Default for CsParams {
     }
 }
 
+/// The condition cells: one per (storage, distractor) variation × distractors per phase (counts vary fastest).
 pub fn grid(p: &CsParams) -> Vec<Conditions> {
     let mut v = Vec::new();
     for &(storage, distractor) in &p.variations {
@@ -80,9 +82,14 @@ pub const OPTIONS: usize = 8;
 
 /// Class numbering of the reference (21 classes).
 pub const CLASS_COLOR: u16 = 0; // red 0, blue 1
+/// First spatial-distractor class: the symmetry judgement is 2 (asymmetric) or 3 (symmetric).
 pub const CLASS_SYMMETRY: u16 = 2; // asymmetric 2, symmetric 3
+/// First spatial-recall class: a ball-path recall probe is `4 + slot` (4–11).
 pub const CLASS_SPATIAL_RECALL: u16 = 4; // 4 + slot
+/// First visual-recall class: a pattern recall probe is `12 + slot` (12–19).
 pub const CLASS_VISUAL_RECALL: u16 = 12; // 12 + slot
+/// The reference's "no response" class for memory frames, blanks and padding, scored only with
+/// `score_no_response_steps`.
 pub const CLASS_NO_RESPONSE: u16 = 20;
 
 /// How a UI maps a person's answer to a CS class: the answer index `i` of a step's `Response`

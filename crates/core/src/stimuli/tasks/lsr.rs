@@ -28,6 +28,8 @@ pub fn words() -> &'static [&'static str] {
     LIST.get_or_init(|| WORDS.lines().map(str::trim).filter(|w| !w.is_empty()).collect())
 }
 
+/// Parameters of LSR (paper defaults via `Default`: lists of 2–9 words, 9 slots); the grid is one cell per
+/// list length.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LsrParams {
     /// The list lengths L of the grid (paper: 2–9; A3.2: up to 16).
@@ -57,6 +59,7 @@ pub(crate) fn check(p: &LsrParams) -> Result<(), String> {
     Ok(())
 }
 
+/// The condition cells: one per list length.
 pub fn grid(p: &LsrParams) -> Vec<Conditions> {
     p.list_lengths.iter().map(|&l| Conditions { list_length: Some(l), ..Default::default() }).collect()
 }
@@ -99,6 +102,9 @@ pub fn probe_frame(slots: usize, shown: &[u16]) -> Frame {
     f
 }
 
+/// One LSR trial: L distinct random words shown one per frame (Present), then the same probe of all L
+/// words in random slots L times (Probe); probe `i` (1-based serial position) is answered with the slot of
+/// the `i`-th word shown.
 pub fn generate(p: &LsrParams, ctx: &mut TrialCtx) -> (Vec<Step>, Conditions) {
     let l = ctx.cell.list_length.expect("LSR cell has a list length") as usize;
     let slots = p.slots as usize;

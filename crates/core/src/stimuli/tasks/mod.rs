@@ -44,7 +44,9 @@ pub fn answer_areas(id: TaskId, conditions: &Conditions, step: &Step) -> Vec<Are
 /// A square binary matrix pattern (VIR, VSR, VSRec, CS visual storage): `cells[i]` is filled.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Pattern {
+    /// Cells per side of the grid: the task's `grid` for VIR, VSR and VSRec (6 by default), 4 for CS visual storage.
     pub g: usize,
+    /// Row-major fill flags, `g * g` of them: `cells[row * g + col]`.
     pub cells: Vec<bool>,
 }
 
@@ -57,6 +59,7 @@ impl Pattern {
         }
         Pattern { g, cells }
     }
+    /// How many cells are filled (for a generated pattern, the `filled` it was drawn with).
     pub fn filled(&self) -> usize {
         self.cells.iter().filter(|&&c| c).count()
     }

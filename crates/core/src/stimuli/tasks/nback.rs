@@ -16,10 +16,17 @@ pub enum MatchRule {
     /// Same item.
     Identity,
     /// Same row or column of a `size`×`size` grid (cells numbered from 1, row-major).
-    RowCol { size: usize, include_identical: bool },
+    RowCol {
+        /// Cells per side of the grid (3 in the published abstraction blocks).
+        size: usize,
+        /// Whether the same cell counts as a match (abstraction: yes; abstraction 2: no).
+        include_identical: bool,
+    },
 }
 
 impl MatchRule {
+    /// Whether items `a` and `b`, as a block writes them, match under the rule (callers pass the item N back
+    /// first; both rules are symmetric). Under `RowCol`, items that are not cell numbers from 1 never match.
     pub fn is_match(self, a: &str, b: &str) -> bool {
         match self {
             MatchRule::Identity => a == b,
@@ -40,6 +47,7 @@ impl MatchRule {
 /// One block: the stimulus per trial (a letter, or a grid cell number from 1) and the labels.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Block {
+    /// One item per trial, in order: a letter of the alphabet, or a grid cell number (from 1) as text.
     pub stimuli: Vec<String>,
     /// `m` (match) / `-` (non-match), one char per trial: the scoring truth.
     pub conditions: String,
@@ -48,10 +56,21 @@ pub struct Block {
 /// Why [`generate_block`] could not make a block.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BlockError {
+    /// N is 0 or not below the block length, or there are more matches than trials with an item N back.
     #[error("cannot place {matches} matches at N={n} in {len} trials")]
-    NoRoom { matches: usize, n: usize, len: usize },
+    NoRoom {
+        /// The match trials asked for.
+        matches: usize,
+        /// N, how many trials back a match refers.
+        n: usize,
+        /// The trials asked for in the block.
+        len: usize,
+    },
+    /// The alphabet has fewer than two items, so no non-match can be drawn.
     #[error("alphabet needs at least two items")]
     Alphabet,
+    /// No item meets the constraints at this trial (0-based index), as with an alphabet that does not fit the
+    /// rule's grid.
     #[error("no candidate item at trial {0}")]
     NoCandidate(usize),
 }

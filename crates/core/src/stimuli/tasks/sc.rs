@@ -4,10 +4,16 @@ use serde::{Deserialize, Serialize};
 use crate::display::{Frame, grid_cells, palette};
 use crate::task::{Conditions, Phase, Step, Target, TrialCtx, binary};
 
+/// Parameters of SC (reference defaults via `Default`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ScParams {
+    /// Cells per side of the square board (reference 10); the left half is columns `0..grid/2`.
     pub grid: u8,
+    /// L, the cells shown one per frame, one condition per entry (reference 10–18 in steps of 2): L/2 on the
+    /// left and their mirrors.
     pub list_lengths: Vec<u8>,
+    /// Cells an asymmetric pattern moves off its mirror positions (offset/2 removed, offset/2 added), one condition
+    /// per entry (reference 2, 4, 6, 8); each at most the shortest list length.
     pub symmetry_offsets: Vec<u8>,
 }
 impl Default for ScParams {
@@ -15,7 +21,6 @@ impl Default for ScParams {
         ScParams { grid: 10, list_lengths: vec![10, 12, 14, 16, 18], symmetry_offsets: vec![2, 4, 6, 8] }
     }
 }
-/// Cells: list length × offset; the balanced bit makes half of each cell's trials symmetric.
 /// Whether trials can be drawn: SC draws L/2 cells on the left and mirrors them, and an asymmetric pattern
 /// moves offset/2 of the mirrors, so every offset must fit every list length, and the left half holds
 /// G²/2 cells.
@@ -31,6 +36,8 @@ pub(crate) fn check(p: &ScParams) -> Result<(), String> {
     Ok(())
 }
 
+/// The condition cells: one per list length × symmetry offset (offsets vary fastest); the balanced bit makes
+/// half of each cell's trials symmetric.
 pub fn grid(p: &ScParams) -> Vec<Conditions> {
     let mut v = Vec::new();
     for &l in &p.list_lengths {
@@ -78,6 +85,8 @@ pub fn cells(g: usize, l: usize, offset: usize, symmetric: bool, rng: &mut crate
     all
 }
 
+/// A memory frame: the whole `g`×`g` board (padding 3, cell `90 / g`, radius 2, black outlines), white
+/// except cell `highlight` in green.
 pub fn board(g: usize, highlight: usize) -> Frame {
     let mut f = Frame::blank();
     let cell = (90 / g) as f32;
@@ -87,6 +96,8 @@ pub fn board(g: usize, highlight: usize) -> Frame {
     f
 }
 
+/// One SC trial: the L cells shown one per board frame (Present), then a blank probe answered
+/// symmetric/not (class 1 = symmetric). The conditions record offset 0 for symmetric trials.
 pub fn generate(p: &ScParams, ctx: &mut TrialCtx) -> (Vec<Step>, Conditions) {
     let g = p.grid as usize;
     let l = ctx.cell.list_length.expect("SC cell has a list length") as usize;

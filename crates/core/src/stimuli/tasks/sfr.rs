@@ -4,10 +4,15 @@ use serde::{Deserialize, Serialize};
 use crate::display::{Area, Frame, palette, rect};
 use crate::task::{Conditions, Phase, Response, Step, Target, TrialCtx};
 
+/// Parameters of SFR (reference defaults via `Default`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SfrParams {
+    /// Cells per side of the board (reference 10; 2 to 30), drawn with padding 3 and cell `90 / grid`.
     pub grid: u8,
+    /// Cells drawn on every memory frame of a trial (reference 30), chosen at random per trial.
     pub visible: u8,
+    /// L, the visible cells highlighted red one per frame and recalled as a set, one condition per entry
+    /// (reference 1–8, 10, 12, 15, 18); each at most `visible`.
     pub list_lengths: Vec<u8>,
 }
 impl Default for SfrParams {
@@ -31,6 +36,7 @@ pub(crate) fn check(p: &SfrParams) -> Result<(), String> {
     Ok(())
 }
 
+/// The condition cells: one per list length.
 pub fn grid(p: &SfrParams) -> Vec<Conditions> {
     p.list_lengths.iter().map(|&l| Conditions { list_length: Some(l), ..Default::default() }).collect()
 }
@@ -59,6 +65,8 @@ pub fn board(p: &SfrParams, visible: &[usize], highlight: Option<usize>) -> Fram
     f
 }
 
+/// One SFR trial: L boards each with a different recalled cell red (Present), then a blank probe answered
+/// by picking L of the `grid²` cells; the target is the set of recalled cells, in any order.
 pub fn generate(p: &SfrParams, ctx: &mut TrialCtx) -> (Vec<Step>, Conditions) {
     let l = ctx.cell.list_length.expect("SFR cell has a list length") as usize;
     let n = p.grid as usize * p.grid as usize;

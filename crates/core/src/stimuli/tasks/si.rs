@@ -5,6 +5,7 @@ use crate::display::{Frame, Shape, line, palette, rect};
 use crate::rng::Rng;
 use crate::task::{Conditions, Phase, Step, Target, TrialCtx, binary};
 
+/// Parameters of SI (reference defaults via `Default`); the condition grid is one cell per part size.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SiParams {
     /// Lattice of (lattice+1)² points (reference `grid_size=4`: points 0..4).
@@ -28,6 +29,8 @@ impl Default for SiParams {
     }
 }
 
+/// The condition cells: one per part size, with `list_length` the number of partial drawings
+/// (`segments / part_size`).
 pub fn grid(p: &SiParams) -> Vec<Conditions> {
     p.part_sizes
         .iter()

@@ -4,9 +4,12 @@ use serde::{Deserialize, Serialize};
 use crate::display::{Area, Frame, Shape, arrow, palette, rect};
 use crate::task::{Conditions, Phase, Response, Step, Target, TrialCtx};
 
+/// Parameters of SMU (reference defaults via `Default`); the condition grid is one cell per set size.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SmuParams {
+    /// S, the boxes (each with a marker to track), one condition per entry (reference 1–8; each at most 14).
     pub set_sizes: Vec<u8>,
+    /// Update frames per trial (reference 8): update `t` moves the marker of box `t % S` one cell.
     pub updates: u8,
 }
 
@@ -16,6 +19,7 @@ impl Default for SmuParams {
     }
 }
 
+/// The condition cells: one per set size.
 pub fn grid(p: &SmuParams) -> Vec<Conditions> {
     p.set_sizes.iter().map(|&s| Conditions { set_size: Some(s), ..Default::default() }).collect()
 }

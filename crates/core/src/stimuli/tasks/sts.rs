@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use crate::display::{Frame, Shape, line, palette, round_rect};
 use crate::task::{Conditions, Phase, Response, Step, Target, TrialCtx, binary};
 
+/// Parameters of STS, cued variant (reference defaults via `Default`: 20 frames, 20 % switch chance).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StsParams {
     /// Frames per trial.
@@ -21,6 +22,7 @@ impl Default for StsParams {
     }
 }
 
+/// The condition grid: a single cell, as STS manipulates no factor (a trial records its `switches`).
 pub fn grid(_p: &StsParams) -> Vec<Conditions> {
     vec![Conditions::default()]
 }

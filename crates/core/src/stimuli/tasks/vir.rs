@@ -5,12 +5,19 @@ use crate::display::{Frame, palette};
 use crate::task::{Conditions, Phase, Step, Target, TrialCtx, binary};
 use crate::tasks::{Pattern, distinct_patterns, side_by_side};
 
+/// Parameters of VIR (reference defaults via `Default`); the condition grid is list length × retention.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct VirParams {
+    /// Cells per side of each pattern (reference 6; 2 to 7).
     pub grid: u8,
+    /// Red cells of each pattern (reference 18, half of the 6×6 grid).
     pub filled: u8,
+    /// L, the patterns studied one per frame, one condition per entry (reference 4, 6, 8, 10).
     pub list_lengths: Vec<u8>,
+    /// Cells in which the probe's lure differs from the studied pattern (reference 4: two red cells moved);
+    /// even, at least 2.
     pub pattern_difference: u8,
+    /// Gray frames between the last pattern and the probe, one condition per entry (reference 0, 2, 4, 5, 6).
     pub retentions: Vec<u8>,
 }
 impl Default for VirParams {
@@ -24,6 +31,8 @@ impl Default for VirParams {
         }
     }
 }
+/// The condition cells: one per list length × retention (retentions vary fastest), each carrying the
+/// pattern difference.
 pub fn grid(p: &VirParams) -> Vec<Conditions> {
     let mut v = Vec::new();
     for &l in &p.list_lengths {
@@ -57,6 +66,8 @@ pub fn lure_not_studied(rng: &mut crate::rng::Rng, target: &Pattern, diff: usize
     }
 }
 
+/// One VIR trial: L distinct patterns (Present), `retention` gray frames, then a probe with one studied
+/// pattern (position uniform) beside its lure, answered with the studied one's side (0 = left, 1 = right).
 pub fn generate(p: &VirParams, ctx: &mut TrialCtx) -> (Vec<Step>, Conditions) {
     let l = ctx.cell.list_length.expect("VIR cell has a list length") as usize;
     let ri = ctx.cell.retention.unwrap_or(0) as usize;

@@ -6,10 +6,15 @@ use crate::task::{Conditions, Phase, Response, Step, Target, TrialCtx, binary};
 use crate::tasks::vir::{item_frame, lure_not_studied};
 use crate::tasks::{Pattern, distinct_patterns, side_by_side};
 
+/// Parameters of VSR (reference defaults via `Default`); the condition grid is one cell per list length.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct VsrParams {
+    /// Cells per side of each pattern (reference 6; 2 to 7).
     pub grid: u8,
+    /// Green cells of each pattern (reference 18, half of the 6×6 grid).
     pub filled: u8,
+    /// L, the patterns studied one per frame, one condition per entry (reference 2–9; at most 9, the probe's
+    /// slots).
     pub list_lengths: Vec<u8>,
 }
 impl Default for VsrParams {
@@ -17,11 +22,18 @@ impl Default for VsrParams {
         VsrParams { grid: 6, filled: 18, list_lengths: (2..=9).collect() }
     }
 }
+/// Parameters of VSRec (reference defaults via `Default`); the condition grid is list length × pattern
+/// difference.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct VsRecParams {
+    /// Cells per side of each pattern (reference 6; 2 to 7).
     pub grid: u8,
+    /// Green cells of each pattern (reference 18, half of the 6×6 grid).
     pub filled: u8,
+    /// L, the patterns studied one per frame and then probed in order, one condition per entry (reference 2–9).
     pub list_lengths: Vec<u8>,
+    /// Cells in which each probe's lure differs from its studied pattern, one condition per entry (reference
+    /// 2, 4, 6, 8, 10); each even, at least 2.
     pub pattern_differences: Vec<u8>,
 }
 impl Default for VsRecParams {
@@ -29,9 +41,11 @@ impl Default for VsRecParams {
         VsRecParams { grid: 6, filled: 18, list_lengths: (2..=9).collect(), pattern_differences: vec![2, 4, 6, 8, 10] }
     }
 }
+/// The VSR condition cells: one per list length.
 pub fn grid_vsr(p: &VsrParams) -> Vec<Conditions> {
     p.list_lengths.iter().map(|&l| Conditions { list_length: Some(l), ..Default::default() }).collect()
 }
+/// The VSRec condition cells: one per list length × pattern difference (differences vary fastest).
 pub fn grid_vsrec(p: &VsRecParams) -> Vec<Conditions> {
     let mut v = Vec::new();
     for &l in &p.list_lengths {
@@ -61,6 +75,8 @@ pub fn slot_area(slot: usize) -> Area {
     Area::new((slot % 3) as f32 * 32.0, (slot / 3) as f32 * 32.0, 32.0, 32.0)
 }
 
+/// One VSR trial: L distinct patterns (Present), then the same 3×3 probe of all of them in random slots L
+/// times; probe `i` (Probe, serial position `i`) is answered with the slot (0–8) of the `i`-th pattern.
 pub fn generate_vsr(p: &VsrParams, ctx: &mut TrialCtx) -> (Vec<Step>, Conditions) {
     let l = ctx.cell.list_length.expect("VSR cell has a list length") as usize;
     let items = distinct_patterns(ctx.rng, l, p.grid as usize, p.filled as usize);
@@ -77,6 +93,8 @@ pub fn generate_vsr(p: &VsrParams, ctx: &mut TrialCtx) -> (Vec<Step>, Conditions
     (steps, ctx.cell.clone())
 }
 
+/// One VSRec trial: L distinct patterns (Present), then one probe per pattern in study order: the pattern
+/// beside its own lure on a random side, answered with the studied one's side (0 = left, 1 = right).
 pub fn generate_vsrec(p: &VsRecParams, ctx: &mut TrialCtx) -> (Vec<Step>, Conditions) {
     let l = ctx.cell.list_length.expect("VSRec cell has a list length") as usize;
     let dd = ctx.cell.pattern_difference.expect("VSRec cell has a pattern difference") as usize;
