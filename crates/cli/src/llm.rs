@@ -230,6 +230,19 @@ pub struct RunArgs {
     /// to continue.
     #[arg(long, value_name = "COST")]
     pub max_cost: Option<f64>,
+    /// Send the items through the provider's batch API (OpenAI Batch, Anthropic Message Batches,
+    /// Gemini batch mode: half the price, separate rate limits, replies within 24 hours) and wait for
+    /// it. Single-request suites only (lrt, minerva, minerva-snapshot). The batch id is in log.jsonl:
+    /// a rerun into the same --out polls it instead of sending another; items the batch returns as
+    /// failed are sent as ordinary requests.
+    #[arg(long)]
+    pub batch: bool,
+    /// Seconds before the first look at an open batch; each wait doubles, up to --batch-poll-max.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    pub batch_poll: f64,
+    /// The longest wait in seconds between looks at an open batch.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300.0)]
+    pub batch_poll_max: f64,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
@@ -447,6 +460,9 @@ fn progress_message(p: &Progress) -> String {
     if let Some(w) = &p.waiting {
         m.push_str(&format!(" · {}", w.message()));
     }
+    if let Some(b) = &p.batch {
+        m.push_str(&format!(" · {b}"));
+    }
     if p.failed > 0 {
         m.push_str(&format!(" · {} failed", p.failed));
     }
@@ -582,8 +598,21 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
         price_in_per_m: a.price_in,
         price_out_per_m: a.price_out,
         max_cost: a.max_cost,
+        batch_poll_ms: (a.batch_poll * 1000.0) as u64,
+        batch_poll_max_ms: (a.batch_poll_max * 1000.0) as u64,
         ..Default::default()
     };
+    if a.batch {
+        if !(a.batch_poll.is_finite() && a.batch_poll > 0.0 && a.batch_poll_max.is_finite() && a.batch_poll_max > 0.0) {
+            return Err("--batch-poll and --batch-poll-max must be positive numbers of seconds".into());
+        }
+        if a.adaptive {
+            return Err("--batch and --adaptive do not go together: a staircase asks one trial at a time".into());
+        }
+        if !matches!(a.suite, SuiteArg::Lrt | SuiteArg::Minerva | SuiteArg::MinervaSnapshot) {
+            return Err(format!("--batch: {}", wmlab_llm::batch::DIALOGUES_DO_NOT_BATCH));
+        }
+    }
     let vision_cfg = if a.suite == SuiteArg::WormVision { Some(vision_config(a)?) } else { None };
     let staircases: Option<Vec<Box<dyn AdaptiveRun>>> = match (a.adaptive, a.suite, &vision_cfg) {
         (false, ..) => None,
@@ -654,6 +683,8 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
             }
             match &mut staircases {
                 Some(runs) => run_staircases(&r, runs, &log, &control, &mut on_entry, &mut on_progress),
+                None if a.batch => block_on(r.run_batch(&samples, &log, &control, &mut on_entry, &mut on_progress))
+                    .map_err(|e| format!("--batch: {}", e.message))?,
                 None => block_on(r.run(&samples, &log, &control, &mut on_entry, &mut on_progress)),
             }
         }
@@ -664,6 +695,8 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
             }
             match &mut staircases {
                 Some(runs) => run_staircases(&r, runs, &log, &control, &mut on_entry, &mut on_progress),
+                None if a.batch => block_on(r.run_batch(&samples, &log, &control, &mut on_entry, &mut on_progress))
+                    .map_err(|e| format!("--batch: {}", e.message))?,
                 None => block_on(r.run(&samples, &log, &control, &mut on_entry, &mut on_progress)),
             }
         }
@@ -676,10 +709,15 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
     let mut record = match &vision_cfg {
         Some(cfg) => to_vision_record(&provider, &options, cfg, &result.outcomes, Some(iso8601(clock.now_ms()))),
         None => {
-            let extra = [
+            // Batch mode: how many samples a batch answered (the rest were ordinary requests).
+            let batched = result.outcomes.iter().filter(|o| o.batch.is_some()).count();
+            let mut extra = vec![
                 ("suite", Setting::Text(a.suite.as_str().into())),
                 ("samples", Setting::Int(samples.len().max(result.outcomes.len()) as i64)),
             ];
+            if a.batch {
+                extra.push(("batch_answered", Setting::Int(batched as i64)));
+            }
             to_record(
                 &provider,
                 &options,

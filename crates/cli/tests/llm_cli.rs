@@ -389,3 +389,72 @@ fn llm_run_several_models_side_by_side() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("3 models"), "{}", String::from_utf8_lossy(&bad.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--batch`: an LRT run goes out as one OpenAI batch (a JSONL file, then `POST /batches`), is looked at
+/// until it ends and is scored from its output file, with no ordinary request; the log names the batch
+/// on each outcome. Dialogue suites are refused in words.
+#[test]
+fn llm_run_batch_sends_one_batch_and_scores_its_replies() {
+    use std::sync::Mutex;
+    let state = Arc::new(Mutex::new((Vec::<String>::new(), 0usize, Vec::<String>::new())));
+    let st = state.clone();
+    let root = common::serve(move |req, s| {
+        let mut st = st.lock().unwrap();
+        let path = req.path().to_string();
+        st.2.push(path.clone());
+        let ok = |s: &mut std::net::TcpStream, v: serde_json::Value| common::write_json(s, 200, &[], &v.to_string());
+        match path.as_str() {
+            "/v1/files" => {
+                st.0 = req.body.lines().filter(|l| l.starts_with('{')).map(String::from).collect();
+                ok(s, serde_json::json!({"id": "file-in"}));
+            }
+            "/v1/batches" => ok(s, serde_json::json!({"id": "batch_1", "status": "validating"})),
+            "/v1/batches/batch_1" => {
+                st.1 += 1;
+                let status = if st.1 < 2 { "in_progress" } else { "completed" };
+                ok(s, serde_json::json!({"id": "batch_1", "status": status, "output_file_id": "file-out"}));
+            }
+            "/v1/files/file-out/content" => {
+                let lines: String = st
+                    .0
+                    .iter()
+                    .map(|l| {
+                        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                        let body = serde_json::json!({
+                            "choices": [{"message": {"role": "assistant", "content": "7"}, "finish_reason": "stop"}],
+                            "usage": {"prompt_tokens": 50, "completion_tokens": 1}
+                        });
+                        serde_json::json!({"custom_id": v["custom_id"], "response": {"status_code": 200, "body": body}})
+                            .to_string()
+                            + "\n"
+                    })
+                    .collect();
+                common::write_json(s, 200, &[], &lines);
+            }
+            _ => common::write_json(s, 404, &[], "{}"),
+        }
+    });
+    let base = format!("{root}/v1");
+    let dir = std::env::temp_dir().join(format!("wmlab-llm-cli-batch-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let args = ["--suite", "lrt", "--lines", "20", "--tests", "3", "--batch", "--batch-poll", "0.01"];
+    let out = run_fake(&base, &dir, &args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let st = state.lock().unwrap();
+    let n = st.0.len();
+    assert!(n >= 3, "every item in one file: {n}");
+    assert!(!st.2.iter().any(|p| p.contains("chat/completions")), "no ordinary request: {:?}", st.2);
+    let outcomes = logged_outcomes(&dir);
+    assert_eq!(outcomes.len(), n);
+    assert!(outcomes.iter().all(|o| o["batch"] == "batch_1" && o["reply"] == "7"), "{outcomes:?}");
+    let log = std::fs::read_to_string(dir.join("log.jsonl")).unwrap();
+    assert_eq!(log.lines().filter(|l| l.contains("\"type\":\"batch\"")).count(), 1);
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("record.json")).unwrap()).unwrap();
+    assert_eq!(record["config"]["settings"]["batch_answered"], n as u64, "{}", record["config"]["settings"]);
+    drop(st);
+    let out = run_fake(&base, &dir.join("nback"), &["--suite", "nback", "--batch"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("dialogues"), "{}", String::from_utf8_lossy(&out.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}

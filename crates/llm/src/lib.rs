@@ -22,6 +22,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+pub mod batch;
 pub mod cache;
 pub mod charts;
 pub mod error;
@@ -35,6 +36,7 @@ pub mod native;
 #[cfg(target_arch = "wasm32")]
 pub mod web;
 
+pub use batch::{BatchEntry, BatchStatus};
 pub use cache::{Cache, MemoryCache, NoCache, cache_key};
 pub use error::{LlmError, LlmErrorKind};
 pub use provider::{ModelInfo, ProviderConfig, ProviderKind, Reasoning, Reply};

@@ -195,16 +195,16 @@ impl ProviderConfig {
         c
     }
 
-    fn base(&self) -> &str {
+    pub(crate) fn base(&self) -> &str {
         self.base_url.trim_end_matches('/')
     }
 
     /// Gemini model ids may be written `models/gemini-…`.
-    fn gemini_model(&self) -> &str {
+    pub(crate) fn gemini_model(&self) -> &str {
         self.model.strip_prefix("models/").unwrap_or(&self.model)
     }
 
-    fn headers(&self, key: &Secret, json_body: bool) -> Vec<(String, String)> {
+    pub(crate) fn headers(&self, key: &Secret, json_body: bool) -> Vec<(String, String)> {
         let mut h = Vec::new();
         if json_body {
             h.push(("content-type".to_string(), "application/json".to_string()));

@@ -62,6 +62,21 @@ pub struct RunOptions {
     pub max_cost: Option<f64>,
     /// How often pause/cancel are checked while waiting.
     pub poll_ms: u64,
+    /// Batch mode ([`Runner::run_batch`]): the first wait between looks at an open batch, doubling up to
+    /// `batch_poll_max_ms`.
+    #[serde(default = "batch_poll_ms")]
+    pub batch_poll_ms: u64,
+    /// The longest wait between looks at an open batch.
+    #[serde(default = "batch_poll_max_ms")]
+    pub batch_poll_max_ms: u64,
+}
+
+fn batch_poll_ms() -> u64 {
+    10_000
+}
+
+fn batch_poll_max_ms() -> u64 {
+    300_000
 }
 
 impl Default for RunOptions {
@@ -80,6 +95,8 @@ impl Default for RunOptions {
             price_out_per_m: None,
             max_cost: None,
             poll_ms: 50,
+            batch_poll_ms: batch_poll_ms(),
+            batch_poll_max_ms: batch_poll_max_ms(),
         }
     }
 }
@@ -138,6 +155,9 @@ pub struct Progress {
     /// A retry's wait in progress (the provider's rate limit or a backoff), for the progress line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub waiting: Option<Waiting>,
+    /// Batch mode: where the run's batch stands (`batch msgbatch_… in_progress, 3 of 8 finished`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<String>,
 }
 
 /// A wait before a retry.
@@ -250,6 +270,9 @@ pub struct Outcome {
     pub reasoning: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<LlmError>,
+    /// Batch mode: the id of the batch that answered the sample (`None`: an ordinary request).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<String>,
 }
 
 impl Outcome {
@@ -277,6 +300,9 @@ pub enum LogEntry {
     Meta(MetaEntry),
     Turn(TurnEntry),
     Outcome(Box<Outcome>),
+    /// A batch submitted in batch mode ([`Runner::run_batch`]), for a rerun to poll instead of sending
+    /// another.
+    Batch(crate::batch::BatchEntry),
 }
 
 impl LogEntry {
@@ -363,7 +389,7 @@ pub struct Runner<'a, T, C, K> {
     pub clock: &'a C,
     pub cache: &'a K,
     pub provider: ProviderConfig,
-    key: Secret,
+    pub(crate) key: Secret,
     pub options: RunOptions,
     rng: RefCell<Rng>,
     progress: RefCell<Progress>,
@@ -372,6 +398,10 @@ pub struct Runner<'a, T, C, K> {
     /// The estimated cost of the last answered request (for the spending limit).
     last_cost: Cell<f64>,
     limit_reached: Cell<bool>,
+    /// Batch mode: replies a batch returned, by sample id, with the batch's id (taken by the sample).
+    prefilled: RefCell<HashMap<String, (String, Reply)>>,
+    /// Batch mode: where the batch stands, for the progress line.
+    batch_note: RefCell<Option<String>>,
 }
 
 impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
@@ -397,6 +427,8 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
             session_done: Cell::new(0),
             last_cost: Cell::new(0.0),
             limit_reached: Cell::new(false),
+            prefilled: RefCell::new(HashMap::new()),
+            batch_note: RefCell::new(None),
         }
     }
 
@@ -407,7 +439,7 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
     }
 
     /// Whether the spending limit stops the next request: the cost so far plus the last request's.
-    fn over_limit(&self) -> bool {
+    pub(crate) fn over_limit(&self) -> bool {
         let Some(max) = self.options.max_cost else { return false };
         if self.limit_reached.get() {
             return true;
@@ -428,13 +460,13 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
     }
 
     /// Sleep `ms`, returning early (false) when cancelled.
-    async fn sleep_unless_cancelled(&self, ms: u64, control: &Control) -> bool {
+    pub(crate) async fn sleep_unless_cancelled(&self, ms: u64, control: &Control) -> bool {
         let s = Box::pin(self.clock.sleep(ms));
         let c = Box::pin(self.wait_cancel(control));
         matches!(select(s, c).await, Either::Left(_)) && !control.is_cancelled()
     }
 
-    fn backoff_ms(&self, attempt: u32) -> u64 {
+    pub(crate) fn backoff_ms(&self, attempt: u32) -> u64 {
         let exp = self
             .options
             .backoff_base_ms
@@ -559,7 +591,21 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
         if self.options.price_in_per_m.is_some() || self.options.price_out_per_m.is_some() {
             p.cost = Some(self.cost_of(p.tokens_in, p.tokens_out));
         }
+        p.batch = self.batch_note.borrow().clone();
         p
+    }
+
+    /// Batch mode: the progress line's note on the batch.
+    pub(crate) fn set_batch_note(&self, note: Option<String>) {
+        *self.batch_note.borrow_mut() = note;
+    }
+
+    /// Batch mode: replies of batch `id` by sample id, answered without a request by [`Runner::run`].
+    pub(crate) fn prefill(&self, id: &str, replies: HashMap<String, Reply>) {
+        let mut p = self.prefilled.borrow_mut();
+        for (sample, reply) in replies {
+            p.insert(sample, (id.to_string(), reply));
+        }
     }
 
     fn emit_progress(&self, on_progress: &RefCell<&mut dyn FnMut(&Progress)>) {
@@ -671,6 +717,7 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
             tokens_reasoning: 0,
             reasoning: None,
             error: None,
+            batch: None,
         }
     }
 
@@ -755,7 +802,15 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
                     o.messages = single.messages.clone();
                 }
                 o.reference = Some(single.reference.clone());
-                let r = self.call(&sample_provider, &single.messages, control, &retries, Some(on_progress)).await;
+                let batched = self.prefilled.borrow_mut().remove(&s.id);
+                let r = match batched {
+                    Some((id, reply)) => {
+                        o.batch = Some(id);
+                        self.bump(|p| p.requests += 1);
+                        Ok(Call { reply, latency_ms: 0.0, cached: false })
+                    }
+                    None => self.call(&sample_provider, &single.messages, control, &retries, Some(on_progress)).await,
+                };
                 o.retries = retries.get();
                 match r {
                     Err(e) if e.kind == LlmErrorKind::Cancelled => return None,
