@@ -407,6 +407,10 @@ impl Net {
     /// that could not start gives way to the single-threaded one) or the page shows the error.
     /// `error` is the page's text for a failure that no other worker takes over.
     fn worker_failed(self, message: String, error: String) {
+        // A worker's error event can come after the page was left (and its signals are gone).
+        if self.phase.is_disposed() {
+            return;
+        }
         // A run being launched is not started: Train again plans afresh with what was learnt here.
         if self.launch.try_update_value(Option::take).flatten().is_some() {
             self.phase.set(Phase::Starting);
