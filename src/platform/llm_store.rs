@@ -104,6 +104,9 @@ pub struct RunSpec {
     pub vision: Option<wmlab_core::llm::vision::VisionConfig>,
     /// At most this many samples per suite (0 = all).
     pub slice: usize,
+    /// Send the samples through the provider's batch API ([`wmlab_llm::Runner::run_batch`]).
+    #[serde(default)]
+    pub batch: bool,
     pub created: String,
 }
 

@@ -6,6 +6,10 @@
 //   fail    always 500
 //   gate    answer the first `gateFree` requests at once, hold the rest until `release()`
 //   noimage a text-only model: 400 for any request carrying an image, else as `ok`
+//   batch   OpenAI's Batch API as well: POST /files (the JSONL items, multipart), POST /batches,
+//           GET /batches/batch_1 ("in_progress" while `batch.hold` or at the first look, then
+//           "completed"), GET /files/file-out/content (every item answered but the first, which
+//           fails and is asked again as an ordinary request, answered as `ok`)
 // Requests of the visual suite (image parts, or a question in its answer format) are checked and answered
 // in every mode: each image part must be a data URL of a PNG whose signature, IHDR size and zlib data
 // decode (`visionSize`, 96 for the one-image probe); what is wrong goes in `visionProblems`, images that
@@ -75,6 +79,7 @@ export async function startFaultServer({ gateFree = 0, reply = 'The value is 424
   let total = 0;
   const visionProblems = [];
   let images = 0;
+  const batch = { items: [], creates: 0, looks: 0, hold: false };
 
   const stat = (h) => {
     if (!prompts.has(h)) prompts.set(h, { received: 0, answered: 0 });
@@ -99,6 +104,30 @@ export async function startFaultServer({ gateFree = 0, reply = 'The value is 424
     let body = '';
     req.on('data', (c) => { body += c; });
     req.on('end', () => {
+      if (mode === 'batch' && !url.pathname.endsWith('/chat/completions')) {
+        const path = url.pathname.slice('/batch/v1'.length);
+        if (req.method === 'POST' && path === '/files') {
+          batch.items = body.split(/\r?\n/).filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+          answer(res, null, 200, JSON.stringify({ id: 'file-in', object: 'file', purpose: 'batch' }));
+        } else if (req.method === 'POST' && path === '/batches') {
+          batch.creates++;
+          answer(res, null, 200, JSON.stringify({ id: 'batch_1', object: 'batch', status: 'validating' }));
+        } else if (path === '/batches/batch_1') {
+          batch.looks++;
+          const running = batch.hold || batch.looks === 1;
+          answer(res, null, 200, JSON.stringify(running
+            ? { id: 'batch_1', status: 'in_progress', request_counts: { total: batch.items.length, completed: 0, failed: 0 } }
+            : { id: 'batch_1', status: 'completed', output_file_id: 'file-out' }));
+        } else if (path === '/files/file-out/content') {
+          const lines = batch.items.map((it, i) => JSON.stringify(i === 0
+            ? { custom_id: it.custom_id, response: { status_code: 500, body: { error: { message: 'boom' } } } }
+            : { custom_id: it.custom_id, response: { status_code: 200, body: JSON.parse(completion(reply)) } }));
+          answer(res, null, 200, lines.join('\n') + '\n');
+        } else {
+          answer(res, null, 404, JSON.stringify({ error: { message: `no ${req.method} ${path}` } }));
+        }
+        return;
+      }
       let h = 'unparsed';
       let msgs = [];
       try {
@@ -157,6 +186,7 @@ export async function startFaultServer({ gateFree = 0, reply = 'The value is 424
     auth,
     visionProblems,
     get images() { return images; },
+    batch,
     set visionSize(v) { visionSize = v; },
     get held() { return held.size; },
     get total() { return total; },
@@ -168,6 +198,7 @@ export async function startFaultServer({ gateFree = 0, reply = 'The value is 424
     reset(opts = {}) {
       prompts.clear(); auth.length = 0; faultSeq = 0; total = 0; gateOpen = false;
       visionProblems.length = 0; images = 0;
+      Object.assign(batch, { items: [], creates: 0, looks: 0, hold: false });
       if (opts.gateFree !== undefined) gateFree = opts.gateFree;
     },
     close() {

@@ -58,6 +58,8 @@ async function configure(page, o) {
   await page.fill('#llm-retries', String(o.retries ?? 6));
   await page.fill('#llm-backoff', String(o.backoff ?? 1000));
   await page.setChecked('#llm-use-cache', o.cache ?? false);
+  // The form keeps the last run's settings: batch mode only where a test asks for it.
+  await page.setChecked('#llm-batch', Boolean(o.batch));
   await page.fill('#llm-slice', String(o.slice ?? 0));
   await page.setChecked('#llm-vis-on', Boolean(o.vision));
   for (const s of SUITES) await page.setChecked(`#llm-${s}-on`, Boolean(o[s]));
@@ -396,6 +398,44 @@ test('a spending limit stops the run, and Resume with a higher one finishes it s
   const received = [...faults.prompts.values()].map((s) => s.received);
   assert.equal(received.length, 6);
   assert.ok(received.every((n) => n === 1), `requests per prompt: ${received}`);
+  await page.close();
+});
+
+test('batch mode: one batch, scored from its file, the failed item sent alone; a reload polls the same batch', { timeout: 300_000 }, async () => {
+  faults.reset();
+  faults.batch.hold = true;
+  const page = await open();
+  await configure(page, { base: faults.base('batch'), model: 'fake', concurrency: 2, batch: true, lrt: { lines: '20', tests: 4 } });
+  // Dialogues do not batch: refused in words before anything is sent.
+  await page.setChecked('#llm-nback-on', true);
+  await page.click('#llm-start');
+  await page.waitForSelector('#llm-error');
+  assert.match(await page.textContent('#llm-error'), /dialogues/);
+  assert.equal(faults.total + faults.batch.creates, 0);
+  await page.setChecked('#llm-nback-on', false);
+  await page.click('#llm-start');
+  // The batch is sent and looked at; a reload while it runs offers the run, and Resume polls the
+  // same batch instead of sending another.
+  await page.waitForSelector('#llm-batch-state');
+  assert.match(await page.textContent('#llm-batch-state'), /batch_1 in_progress, 0 of 4 finished/);
+  assert.equal(faults.batch.creates, 1);
+  assert.equal(faults.batch.items.length, 4);
+  await page.reload();
+  await page.waitForSelector('body[data-app-ready="true"]');
+  await page.waitForSelector('#llm-resume-banner');
+  const looks = faults.batch.looks;
+  await page.click('#llm-resume');
+  await until(() => faults.batch.looks > looks, 'the resumed run to look at the batch');
+  faults.batch.hold = false;
+  await page.waitForSelector('#llm[data-run="done"]', { timeout: 60_000 });
+  assert.equal(faults.batch.creates, 1, 'one batch, not a second');
+  assert.equal(faults.total, 1, 'one ordinary request: the item the batch returned as failed');
+  const p = await progress(page);
+  assert.equal(p.done, 4);
+  assert.equal(p.failed, 0);
+  assert.match(await page.textContent('#llm-batch-state'), /3 answered, 1 sent again/);
+  for (const r of await rows(page)) assert.equal(r.error, '');
+  assert.deepEqual(realErrors(page), []);
   await page.close();
 });
 

@@ -192,6 +192,9 @@ pub(super) fn ProviderBox(
                 }, "optional: gives an estimated cost")}
                 {field("Spending limit", text_input("llm-max-cost", f.max_cost), "optional, in the prices' currency: the run stops before a request \
                     that would pass it; raise it and press Resume to go on")}
+                {field("Batch", check("llm-batch", "send LRT and Minerva as one batch", f.batch), "the provider's batch API \
+                    (OpenAI Batch, Anthropic Message Batches, Gemini batch mode): half the price, replies within 24 hours. The page \
+                    waits for it; a reload resumes the same batch, and items it returns as failed are sent one by one.")}
                 {field("Timeout (s)", text_input("llm-timeout", f.timeout_s), "per request")}
                 {field("Retries", view! {
                     <input type="text" id="llm-retries" class="short" prop:value=move || f.max_retries.get() on:input=move |ev| f.max_retries.set(event_target_value(&ev))/>

@@ -73,6 +73,8 @@ pub(super) struct Form {
     pub(super) price_out: RwSignal<String>,
     /// A spending limit as typed (empty = none).
     pub(super) max_cost: RwSignal<String>,
+    /// Send LRT and Minerva through the provider's batch API.
+    pub(super) batch: RwSignal<bool>,
     pub(super) timeout_s: RwSignal<String>,
     pub(super) max_retries: RwSignal<String>,
     pub(super) backoff_ms: RwSignal<String>,
@@ -136,6 +138,7 @@ impl Form {
             price_in: RwSignal::new(String::new()),
             price_out: RwSignal::new(String::new()),
             max_cost: RwSignal::new(String::new()),
+            batch: RwSignal::new(false),
             timeout_s: RwSignal::new("120".into()),
             max_retries: RwSignal::new("6".into()),
             backoff_ms: RwSignal::new("1000".into()),
@@ -326,6 +329,14 @@ impl Form {
         if nback.is_none() && lrt_cfg.is_none() && snap.is_none() && generated.is_none() && vision_cfg.is_none() {
             return Err("Tick at least one suite.".into());
         }
+        let batch = self.batch.get_untracked();
+        if batch && (nback.is_some() || vision_cfg.is_some()) {
+            return Err(
+                "Batch mode takes the Little Retrieval Test and Minerva only: N-back and the visual suite are \
+                        dialogues, each turn asked after the model's answer to the last. Untick them, or untick batch."
+                    .into(),
+            );
+        }
         let now = js_sys::Date::now();
         Ok(RunSpec {
             id: format!("{:x}", now as u64),
@@ -338,6 +349,7 @@ impl Form {
             snapshot: snap,
             generated,
             vision: vision_cfg,
+            batch,
             slice: num(&self.slice.get_untracked(), "Slice")?,
             created: web::now_iso(),
         })
@@ -363,6 +375,7 @@ impl Form {
         self.price_in.set(o(s.options.price_in_per_m));
         self.price_out.set(o(s.options.price_out_per_m));
         self.max_cost.set(o(s.options.max_cost));
+        self.batch.set(s.batch);
         self.timeout_s.set((s.options.timeout_ms as f64 / 1000.0).to_string());
         self.max_retries.set(s.options.max_retries.to_string());
         self.backoff_ms.set(s.options.backoff_base_ms.to_string());

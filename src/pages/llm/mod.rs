@@ -179,7 +179,18 @@ pub fn Llm() -> impl IntoView {
             let mut on_progress = |p: &Progress| {
                 let _ = progress.try_set(Some(p.clone()));
             };
-            let result = runner.run(&list, &log, &c, &mut on_entry, &mut on_progress).await;
+            let result = if spec.batch {
+                match runner.run_batch(&list, &log, &c, &mut on_entry, &mut on_progress).await {
+                    Ok(r) => r,
+                    Err(e) => {
+                        let _ = error.try_set(Some(format!("The batch was not sent: {}", e.message)));
+                        let _ = run_state.try_set(RunState::Failed);
+                        return;
+                    }
+                }
+            } else {
+                runner.run(&list, &log, &c, &mut on_entry, &mut on_progress).await
+            };
             if writer.failed.get() {
                 let _ = notice.try_set(Some(
                     "The browser's storage is full: this run's log could not be saved, so a reload cannot resume it."
@@ -312,6 +323,7 @@ pub fn Llm() -> impl IntoView {
                     " (cache " <span id="llm-cache-hits">{move || p().cache_hits}</span>
                     ", retries " <span id="llm-retries-count">{move || p().retries}</span> ")"
                     " · " <span id="llm-elapsed">{move || fmt_ms(p().elapsed_ms)}</span>
+                    {move || p().batch.map(|b| view! { " · " <span id="llm-batch-state">{b}</span> })}
                 </p>
             </div>
             {move || first_failure().map(|m| view! { <p class="small error" id="llm-failures">{m}</p> })}
