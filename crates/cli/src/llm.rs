@@ -709,13 +709,13 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
     let mut record = match &vision_cfg {
         Some(cfg) => to_vision_record(&provider, &options, cfg, &result.outcomes, Some(iso8601(clock.now_ms()))),
         None => {
-            // Batch mode: how many samples a batch answered (the rest were ordinary requests).
-            let batched = result.outcomes.iter().filter(|o| o.batch.is_some()).count();
             let mut extra = vec![
                 ("suite", Setting::Text(a.suite.as_str().into())),
                 ("samples", Setting::Int(samples.len().max(result.outcomes.len()) as i64)),
             ];
             if a.batch {
+                // How many samples a batch answered (the rest were ordinary requests).
+                let batched = result.outcomes.iter().filter(|o| o.batch.is_some()).count();
                 extra.push(("batch_answered", Setting::Int(batched as i64)));
             }
             to_record(
