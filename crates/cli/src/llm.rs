@@ -487,31 +487,13 @@ pub fn run(cmd: &LlmCmd) -> Result<(), String> {
     }
 }
 
-/// A model's name as a folder name: letters, digits, `.`, `-` and `_` kept, anything else `_`.
-fn model_folder(model: &str) -> String {
-    model.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') { c } else { '_' }).collect()
-}
-
 /// Each model and its concurrency, from `--model a,b,c` and `--concurrency` (one value for all, or one
 /// per model).
 fn models_of(a: &RunArgs) -> Result<Vec<(String, usize)>, String> {
-    let models: Vec<String> = a.model.split(',').map(|m| m.trim().to_string()).filter(|m| !m.is_empty()).collect();
-    if models.is_empty() {
-        return Err("--model: name a model (or several, comma-separated)".into());
-    }
-    let conc: Vec<usize> = match (a.concurrency.len(), models.len()) {
-        (1, n) => vec![a.concurrency[0]; n],
-        (c, n) if c == n => a.concurrency.clone(),
-        (c, n) => {
-            return Err(format!("--concurrency: {c} values for {n} models; give one for all, or one per model"));
-        }
-    };
-    let mut folders: Vec<String> = models.iter().map(|m| model_folder(m)).collect();
-    folders.sort();
-    if folders.windows(2).any(|w| w[0] == w[1]) {
-        return Err(format!("--model {}: a model named twice (or two names that make one folder)", a.model));
-    }
-    Ok(models.into_iter().zip(conc).collect())
+    wmlab_llm::model_list(&a.model, &a.concurrency).map_err(|e| match e {
+        wmlab_llm::ModelListError::Concurrency { .. } => format!("--concurrency: {e}"),
+        e => format!("--model {}: {e}", a.model),
+    })
 }
 
 /// One model: a run into `--out`. Several: each in `--out/<model>/` at once, on its own threads (each
@@ -524,7 +506,7 @@ fn run_models(a: &RunArgs) -> Result<(), String> {
     fs::create_dir_all(&a.out).map_err(|e| format!("cannot create {}: {e}", a.out.display()))?;
     let list: Vec<serde_json::Value> = models
         .iter()
-        .map(|(m, c)| serde_json::json!({ "model": m, "folder": model_folder(m), "concurrency": c }))
+        .map(|(m, c)| serde_json::json!({ "model": m, "folder": wmlab_llm::folder_name(m), "concurrency": c }))
         .collect();
     let listing = serde_json::to_string_pretty(&serde_json::json!({
         "suite": a.suite.to_possible_value().map(|v| v.get_name().to_string()),
@@ -539,7 +521,7 @@ fn run_models(a: &RunArgs) -> Result<(), String> {
                 let one = RunArgs {
                     model: m.clone(),
                     concurrency: vec![*c],
-                    out: a.out.join(model_folder(m)),
+                    out: a.out.join(wmlab_llm::folder_name(m)),
                     quiet: true,
                     ..a.clone()
                 };

@@ -26,6 +26,7 @@ pub mod batch;
 pub mod cache;
 pub mod charts;
 pub mod error;
+pub mod models;
 pub mod provider;
 pub mod record;
 pub mod runner;
@@ -39,6 +40,7 @@ pub mod web;
 pub use batch::{BatchEntry, BatchStatus};
 pub use cache::{Cache, MemoryCache, NoCache, cache_key};
 pub use error::{LlmError, LlmErrorKind};
+pub use models::{ModelListError, folder_name, model_list};
 pub use provider::{ModelInfo, ProviderConfig, ProviderKind, Reasoning, Reply};
 pub use runner::{Control, LogEntry, Outcome, Progress, RunLog, RunOptions, RunResult, Runner};
 
