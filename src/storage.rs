@@ -129,14 +129,25 @@ pub fn session_keys(store: &dyn Store) -> Vec<String> {
     keys_with_prefix(store, keys::SESSION_PREFIX)
 }
 
-/// The LLM runs' keys to drop when run `keep` begins: every other run's spec and log (not the
+/// The LLM runs' keys to drop when the runs `keep` begin: every other run's spec and log (not the
 /// current-run marker, not the cache, not the remembered key).
-pub fn stale_llm_runs(store: &dyn Store, keep: &str) -> Vec<String> {
-    let own = format!("{}{keep}.", keys::LLM_RUN_PREFIX);
+pub fn stale_llm_runs(store: &dyn Store, keep: &[String]) -> Vec<String> {
+    let own: Vec<String> = keep.iter().map(|id| format!("{}{id}.", keys::LLM_RUN_PREFIX)).collect();
     keys_with_prefix(store, keys::LLM_RUN_PREFIX)
         .into_iter()
-        .filter(|k| k != keys::LLM_CURRENT && !k.starts_with(&own))
+        .filter(|k| k != keys::LLM_CURRENT && !own.iter().any(|o| k.starts_with(o)))
         .collect()
+}
+
+/// The run ids of one start of the LLM page: the start's id for one model, `<id>-1`, `<id>-2`, … for
+/// several (each model's run has its own spec and log).
+pub fn llm_run_ids(start: &str, models: usize) -> Vec<String> {
+    if models <= 1 { vec![start.to_string()] } else { (1..=models).map(|k| format!("{start}-{k}")).collect() }
+}
+
+/// The run ids kept under [`keys::LLM_CURRENT`] (comma-separated; one id for one model).
+pub fn llm_current_ids(value: &str) -> Vec<String> {
+    value.split(',').map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect()
 }
 
 /// The switches the browser tests turn on (never on by default): each is `"1"` under its key.
@@ -208,11 +219,22 @@ mod tests {
         ] {
             s.set(k, "x").unwrap();
         }
+        let keep = |ids: &[&str]| ids.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         assert_eq!(
-            stale_llm_runs(&s, "b2"),
+            stale_llm_runs(&s, &keep(&["b2"])),
             ["wmlab.llm.run.a1.log", "wmlab.llm.run.a1.spec", "wmlab.llm.run.b22.log"]
         );
-        assert_eq!(stale_llm_runs(&s, "c3").len(), 4);
+        assert_eq!(stale_llm_runs(&s, &keep(&["c3"])).len(), 4);
+        assert_eq!(stale_llm_runs(&s, &keep(&["a1", "b22"])), ["wmlab.llm.run.b2.spec"]);
+    }
+
+    #[test]
+    fn several_models_are_several_runs_of_one_start() {
+        assert_eq!(llm_run_ids("18c", 1), ["18c"]);
+        assert_eq!(llm_run_ids("18c", 3), ["18c-1", "18c-2", "18c-3"]);
+        assert_eq!(llm_current_ids(&llm_run_ids("18c", 2).join(",")), ["18c-1", "18c-2"]);
+        assert_eq!(llm_current_ids("18c"), ["18c"]);
+        assert!(llm_current_ids("").is_empty());
     }
 
     #[test]

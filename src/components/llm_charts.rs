@@ -5,16 +5,31 @@
 use leptos::prelude::*;
 use wmlab_core::llm::nback::DprimeTests;
 use wmlab_llm::Outcome;
-use wmlab_llm::charts::{LlmPanel, nback_tests, panels};
+use wmlab_llm::charts::{LlmPanel, nback_tests, panels, panels_of_models};
 
 use super::chart::SpecChart;
 
+/// One panel; `prefix` tells a run's charts (`llm`) from several models' (`llm-models`) in element ids.
 #[component]
-fn LlmChart(panel: LlmPanel) -> impl IntoView {
+fn LlmChart(panel: LlmPanel, #[prop(default = "llm")] prefix: &'static str) -> impl IntoView {
     let own = panel.series.iter().filter(|s| !s.reference).map(|s| s.points.len()).sum::<usize>();
+    let labels = panel.series.iter().filter(|s| !s.reference).map(|s| s.label.as_str()).collect::<Vec<_>>().join(" | ");
+    let data = vec![("data-points", own.to_string()), ("data-labels", labels)];
     view! {
-        <SpecChart chart=panel.chart() id=format!("llm-plot-{}", panel.id) class="llm-plot" data=vec![("data-points", own.to_string())]
-            caption=panel.note.clone() caption_id=Some(format!("llm-note-{}", panel.id))/>
+        <SpecChart chart=panel.chart() id=format!("{prefix}-plot-{}", panel.id) class="llm-plot" data=data
+            caption=panel.note.clone() caption_id=Some(format!("{prefix}-note-{}", panel.id))/>
+    }
+}
+
+/// Several models' runs of one start, each panel once with every model on it.
+#[component]
+pub fn ModelsCharts(runs: Vec<(String, Vec<Outcome>)>) -> impl IntoView {
+    let ps = panels_of_models(&runs);
+    let n = ps.len();
+    view! {
+        <div class="charts" id="llm-models-charts" data-panels=n>
+            {ps.into_iter().map(|p| view! { <LlmChart panel=p prefix="llm-models"/> }).collect_view()}
+        </div>
     }
 }
 

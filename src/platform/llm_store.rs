@@ -18,7 +18,7 @@ use wmlab_app::storage::keys::{
     LLM_CACHE_PREFIX as CACHE_PREFIX, LLM_CURRENT as CURRENT, LLM_FORM as FORM, LLM_KEY as KEY_KEY,
     LLM_RUN_PREFIX as RUN_PREFIX,
 };
-use wmlab_app::storage::{LocalStorage, Store, keys_with_prefix, stale_llm_runs};
+use wmlab_app::storage::{LocalStorage, Store, keys_with_prefix, llm_current_ids, stale_llm_runs};
 
 fn get(key: &str) -> Option<String> {
     LocalStorage.get(key)
@@ -108,6 +108,10 @@ pub struct RunSpec {
     #[serde(default)]
     pub batch: bool,
     pub created: String,
+    /// Every model of the start this run is one of, with its concurrency, when there are several (each
+    /// runs as its own spec with its own log); empty for one model.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub models: Vec<(String, usize)>,
 }
 
 impl RunSpec {
@@ -155,35 +159,43 @@ fn log_key(id: &str) -> String {
     format!("{RUN_PREFIX}{id}.log")
 }
 
-/// The unfinished run, if any: its spec and its saved log text.
-pub fn unfinished() -> Option<(RunSpec, String)> {
-    let id = get(CURRENT)?;
-    let spec: RunSpec = serde_json::from_str(&get(&spec_key(&id))?).ok()?;
-    let log = get(&log_key(&id)).unwrap_or_default();
-    Some((spec, log))
+/// The unfinished runs of the last start (one per model), if any: each spec and its saved log text.
+pub fn unfinished() -> Option<Vec<(RunSpec, String)>> {
+    let runs: Vec<(RunSpec, String)> = llm_current_ids(&get(CURRENT)?)
+        .iter()
+        .filter_map(|id| {
+            let spec: RunSpec = serde_json::from_str(&get(&spec_key(id))?).ok()?;
+            Some((spec, get(&log_key(id)).unwrap_or_default()))
+        })
+        .collect();
+    (!runs.is_empty()).then_some(runs)
 }
 
-/// Start a new run: drop every older run's storage, save the spec, mark it current.
-pub fn begin(spec: &RunSpec) -> bool {
-    for k in stale_llm_runs(&LocalStorage, &spec.id) {
+/// Start new runs (one per model): drop every older run's storage, save the specs, mark them current.
+pub fn begin(specs: &[RunSpec]) -> bool {
+    let ids: Vec<String> = specs.iter().map(|s| s.id.clone()).collect();
+    for k in stale_llm_runs(&LocalStorage, &ids) {
         remove(&k);
     }
-    let ok = serde_json::to_string(spec).map(|t| set(&spec_key(&spec.id), &t)).unwrap_or(false);
-    set(CURRENT, &spec.id) && ok
+    let ok =
+        specs.iter().all(|spec| serde_json::to_string(spec).map(|t| set(&spec_key(&spec.id), &t)).unwrap_or(false));
+    set(CURRENT, &ids.join(",")) && ok
 }
 
-/// The run finished: it is no longer offered for resuming (its log stays until the next run).
-pub fn finish(id: &str) {
-    if get(CURRENT).as_deref() == Some(id) {
+/// The runs finished: they are no longer offered for resuming (their logs stay until the next start).
+pub fn finish(ids: &[String]) {
+    if get(CURRENT).is_some_and(|c| llm_current_ids(&c) == ids) {
         remove(CURRENT);
     }
 }
 
-/// Forget the unfinished run entirely.
-pub fn discard(id: &str) {
-    finish(id);
-    remove(&spec_key(id));
-    remove(&log_key(id));
+/// Forget the unfinished runs entirely.
+pub fn discard(ids: &[String]) {
+    finish(ids);
+    for id in ids {
+        remove(&spec_key(id));
+        remove(&log_key(id));
+    }
 }
 
 /// Appends log lines to storage as they arrive. Outcome lines are saved without their prompt

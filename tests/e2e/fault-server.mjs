@@ -14,8 +14,9 @@
 // in every mode: each image part must be a data URL of a PNG whose signature, IHDR size and zlib data
 // decode (`visionSize`, 96 for the one-image probe); what is wrong goes in `visionProblems`, images that
 // pass are counted in `images`. The answer is the first option of the format the last question names.
-// Every chat request is counted per prompt (hash of its messages): `received` and `answered` (the
-// answer was fully written while the client was still connected).
+// Every chat request is counted per prompt (hash of the model and its messages): `received` and
+// `answered` (the answer was fully written while the client was still connected); `models` counts the
+// requests each model name received.
 import http from 'node:http';
 import crypto from 'node:crypto';
 import zlib from 'node:zlib';
@@ -72,6 +73,7 @@ export function visionAnswer(q) {
 
 export async function startFaultServer({ gateFree = 0, reply = 'The value is 4242.', visionSize = 384 } = {}) {
   const prompts = new Map(); // hash → { received, answered }
+  const models = new Map(); // model → requests received
   const auth = [];
   const held = new Set();
   let faultSeq = 0;
@@ -130,11 +132,15 @@ export async function startFaultServer({ gateFree = 0, reply = 'The value is 424
       }
       let h = 'unparsed';
       let msgs = [];
+      let model = '';
       try {
-        msgs = JSON.parse(body).messages || [];
-        h = crypto.createHash('sha1').update(JSON.stringify(msgs)).digest('hex');
+        const parsed = JSON.parse(body);
+        msgs = parsed.messages || [];
+        model = String(parsed.model ?? '');
+        h = crypto.createHash('sha1').update(JSON.stringify([model, msgs])).digest('hex');
       } catch { /* counted as unparsed */ }
       stat(h).received++;
+      models.set(model, (models.get(model) ?? 0) + 1);
       total++;
       // The visual suite: check every image part, answer the last question's format.
       let withImages = false;
@@ -183,6 +189,7 @@ export async function startFaultServer({ gateFree = 0, reply = 'The value is 424
   return {
     base: (mode) => `http://127.0.0.1:${port}/${mode}/v1`,
     prompts,
+    models,
     auth,
     visionProblems,
     get images() { return images; },
@@ -196,7 +203,7 @@ export async function startFaultServer({ gateFree = 0, reply = 'The value is 424
       held.clear();
     },
     reset(opts = {}) {
-      prompts.clear(); auth.length = 0; faultSeq = 0; total = 0; gateOpen = false;
+      prompts.clear(); models.clear(); auth.length = 0; faultSeq = 0; total = 0; gateOpen = false;
       visionProblems.length = 0; images = 0;
       Object.assign(batch, { items: [], creates: 0, looks: 0, hold: false });
       if (opts.gateFree !== undefined) gateFree = opts.gateFree;

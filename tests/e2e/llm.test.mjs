@@ -439,6 +439,53 @@ test('batch mode: one batch, scored from its file, the failed item sent alone; a
   await page.close();
 });
 
+test('several models run side by side on the same samples, resume together after a reload, and open together on Compare', { timeout: 300_000 }, async () => {
+  faults.reset({ gateFree: 40 });
+  const page = await open();
+  const nback = { variant: 'letters_30', ns: '1', protocol: 'readme', blocks: 1 };
+  await configure(page, { base: faults.base('gate'), model: 'fake-a, fake-b', concurrency: '1, 2, 3', nback });
+  await page.click('#llm-start');
+  await page.waitForSelector('#llm-error');
+  assert.match(await page.textContent('#llm-error'), /3 values for 2 models/);
+  assert.equal(faults.total, 0);
+  await page.fill('#llm-concurrency', '1, 2');
+  await page.click('#llm-start');
+  // Both dialogues run at once: 40 turns answered between them, then one held each.
+  await until(() => faults.held === 2 && faults.total === 42, 'both models to reach the gate');
+  assert.equal(await page.$$eval('#llm-lanes tr.llm-lane', (t) => t.length), 2);
+  assert.ok(faults.models.get('fake-a') > 1 && faults.models.get('fake-b') > 1, JSON.stringify([...faults.models]));
+  await reloadAndResume(page, 'both held turns to be dropped by the reload');
+  // The form keeps both models and their concurrencies.
+  assert.equal(await page.inputValue('#llm-model'), 'fake-a, fake-b');
+  assert.equal(await page.inputValue('#llm-concurrency'), '1, 2');
+  const lanes = await page.$$eval('#llm-lanes tr.llm-lane', (t) => t.map((r) => [r.dataset.model, r.dataset.state, r.dataset.done]));
+  assert.deepEqual(lanes, [['fake-a', 'done', '1'], ['fake-b', 'done', '1']]);
+  // Every turn of each model answered once (the reload sent nothing twice), and both models had the
+  // same dialogue: the same number of turns, each sent once more only for the turn the reload dropped.
+  const answered = [...faults.prompts.values()].map((s) => s.answered);
+  assert.ok(answered.every((n) => n === 1), `a turn was answered twice: ${answered}`);
+  const perModel = [faults.models.get('fake-a'), faults.models.get('fake-b')];
+  assert.equal(perModel[0], perModel[1], `requests per model: ${perModel}`);
+  assert.equal(answered.length, 2 * (perModel[0] - 1), `${answered.length} distinct (model, turn) requests`);
+  assert.ok(answered.length > 60, `${answered.length} turns for two dialogues of 30 trials`);
+  // Side by side: one table with a column per model, each chart once with both models on it.
+  const head = await page.$$eval('#llm-side-by-side thead th', (t) => t.map((x) => x.textContent));
+  assert.deepEqual(head.slice(3), ['fake-a', 'fake-b']);
+  assert.ok(Number(await page.getAttribute('#llm-side-by-side', 'data-rows')) > 0);
+  const rates = await page.getAttribute('#llm-models-plot-nback-rates', 'data-labels');
+  assert.ok(rates.includes('fake-a') && rates.includes('fake-b'), rates);
+  // Each model's samples and results on their own.
+  assert.match(await page.textContent('#llm-samples-title'), /Samples: fake-a/);
+  await page.click('#llm-show-1');
+  await page.waitForSelector('#llm-show-1[disabled]');
+  assert.match(await page.textContent('#llm-samples-title'), /Samples: fake-b/);
+  assert.equal((await rows(page)).length, 1);
+  assert.deepEqual(realErrors(page), []);
+  await page.click('#llm-compare-all');
+  await page.waitForSelector('#compare[data-chosen="2"][data-task="nback-verbal"]');
+  await page.close();
+});
+
 test('a reload in the middle of an N-back dialogue replays its saved turns and sends none twice', { timeout: 300_000 }, async () => {
   faults.reset({ gateFree: 10 });
   const page = await open();

@@ -132,6 +132,68 @@ pub fn panels(outcomes: &[Outcome]) -> Vec<LlmPanel> {
     out
 }
 
+/// Several models' runs of the same suites side by side: each panel once, with every model's own series
+/// in it named after the model ("this run" becomes the model's name, "N = 1" becomes "model: N = 1") and
+/// the published references once. Category axes (Minerva's tasks) are merged by name, so a model missing
+/// a category keeps its points on the right ones. The notes are the first model's.
+pub fn panels_of_models(runs: &[(String, Vec<Outcome>)]) -> Vec<LlmPanel> {
+    let mut out: Vec<LlmPanel> = Vec::new();
+    for (model, outcomes) in runs {
+        for p in panels(outcomes) {
+            let slot = match out.iter().position(|q| q.id == p.id) {
+                Some(i) => i,
+                None => {
+                    out.push(LlmPanel { series: Vec::new(), intervals: Vec::new(), ..p.clone() });
+                    out.len() - 1
+                }
+            };
+            let merged = &mut out[slot];
+            // This model's category x → the merged panel's.
+            let x_map: Option<Vec<f64>> = p.x_labels.as_ref().map(|labels| {
+                labels
+                    .iter()
+                    .map(|l| {
+                        let all = merged.x_labels.get_or_insert_with(Vec::new);
+                        let i = all.iter().position(|x| x == l).unwrap_or_else(|| {
+                            all.push(l.clone());
+                            all.len() - 1
+                        });
+                        i as f64
+                    })
+                    .collect()
+            });
+            let move_x = |x: f64| match &x_map {
+                Some(m) => m.get(x as usize).copied().unwrap_or(x),
+                None => x,
+            };
+            for (i, s) in p.series.iter().enumerate() {
+                if s.reference && merged.series.iter().any(|r| r.reference && r.label == s.label) {
+                    continue;
+                }
+                let label = if s.reference {
+                    s.label.clone()
+                } else if s.label == "this run" {
+                    model.clone()
+                } else if let Some(rest) = s.label.strip_prefix("this run") {
+                    format!("{model}{rest}")
+                } else {
+                    format!("{model}: {}", s.label)
+                };
+                let at = merged.series.len();
+                merged.series.push(Series {
+                    label,
+                    points: s.points.iter().map(|&(x, y)| (move_x(x), y)).collect(),
+                    reference: s.reference,
+                });
+                merged
+                    .intervals
+                    .extend(p.intervals.iter().filter(|iv| iv.0 == i).map(|&(_, x, lo, hi)| (at, move_x(x), lo, hi)));
+            }
+        }
+    }
+    out
+}
+
 /// The score a suite's outcome is judged by: N-back's accuracy, LRT's first integer, Minerva's
 /// headline; `None` for a failed outcome.
 fn outcome_score(o: &Outcome) -> Option<f64> {
@@ -762,6 +824,49 @@ mod tests {
         assert!(refs.contains(&"README: shuffled, B = 10"), "{refs:?}");
         assert!(!refs.iter().any(|r| r.contains("B = 250")), "{refs:?}");
         assert!(p.note.as_deref().unwrap().contains("B = 7 has no published curve"));
+    }
+
+    #[test]
+    fn several_models_share_each_panel_with_the_references_once() {
+        let lrt = |order: &str, block: &str, v: f64| {
+            outcome(Suite::Lrt, &[("order", order), ("block", block), ("lines", "500")], &[("first_integer", v)])
+        };
+        let a = vec![lrt("ordered", "0", 1.0), lrt("shuffled", "1", 0.0)];
+        let b = vec![lrt("ordered", "0", 0.0), lrt("shuffled", "1", 1.0)];
+        let ps = panels_of_models(&[("model-a".into(), a.clone()), ("model-b".into(), b)]);
+        assert_eq!(ps.len(), panels(&a).len());
+        let own: Vec<(&str, f64)> =
+            ps[0].series.iter().filter(|s| !s.reference).map(|s| (s.label.as_str(), s.points[0].1)).collect();
+        assert_eq!(
+            own,
+            [
+                ("model-a: ordered", 1.0),
+                ("model-a: shuffled", 0.0),
+                ("model-b: ordered", 0.0),
+                ("model-b: shuffled", 1.0)
+            ]
+        );
+        let refs = ps[0].series.iter().filter(|s| s.reference).count();
+        assert_eq!(refs, panels(&a)[0].series.iter().filter(|s| s.reference).count(), "references once");
+        // Categories by name: model b has only the second task, and its point and interval land on it.
+        let o = |task: &str, v: f64| {
+            let mut x = outcome(Suite::Minerva, &[("source", "generated")], &[("exact_match", v)]);
+            x.task = task.into();
+            x
+        };
+        let a = vec![o("string_search_word", 1.0), o("count_word", 0.0)];
+        let b = vec![o("count_word", 0.2), o("count_word", 0.4), o("count_word", 0.6)];
+        let ps = panels_of_models(&[("a".into(), a), ("b".into(), b)]);
+        let p = &ps[0];
+        let labels = p.x_labels.clone().unwrap();
+        let at = labels.iter().position(|l| panels(&[o("count_word", 0.0)])[0].x_labels.as_ref().unwrap()[0] == *l);
+        let bs = p.series.iter().position(|s| s.label.starts_with('b')).unwrap();
+        assert_eq!(p.series[bs].label, "b (generated)");
+        assert_eq!(p.series[bs].points.len(), 1);
+        assert_eq!(Some(p.series[bs].points[0].0 as usize), at);
+        assert!((p.series[bs].points[0].1 - 0.4).abs() < 1e-12);
+        assert_eq!(p.intervals.iter().filter(|iv| iv.0 == bs).count(), 1);
+        assert!(p.intervals.iter().all(|iv| iv.0 == bs && iv.1 == at.unwrap() as f64));
     }
 
     #[test]

@@ -75,6 +75,30 @@ impl CompareState {
             self.task.set(common_task(&items));
         }
     }
+    /// Add one result (from `source`: `history`, a file name, `link`, `LLM page`); refuses a result with
+    /// nothing to draw. Returns a note about it, if any.
+    pub fn add(&self, item: Compared, source: String) -> Result<Option<String>, String> {
+        let st = self;
+        let label = item.record.subject.label();
+        let tasks = item.tasks();
+        if tasks.is_empty() {
+            return Err(format!(
+                "“{label}” ({}) has no trial rows of a task this page can draw (a WorM task or N-back), so it was not added.",
+                item.record.task
+            ));
+        }
+        let id = content_id(&item.record);
+        if st.chosen.with_untracked(|c| c.iter().any(|x| x.id == id)) {
+            return Ok(Some(format!("“{label}” is already chosen.")));
+        }
+        st.chosen.update(|c| c.push(Chosen { id, source, item }));
+        st.fix_task();
+        let t = st.task.get_untracked();
+        Ok(t.filter(|t| !tasks.contains(t)).map(|t| {
+            format!("“{label}” has no rows of {t}: it is listed but not drawn. It has {}.", task_names(&tasks))
+        }))
+    }
+
     pub fn remove(&self, id: &str) {
         self.chosen.update(|c| c.retain(|x| x.id != id));
         self.fix_task();
@@ -104,25 +128,7 @@ impl Page {
 
     /// Add one result; refuses results with nothing to draw. Returns a note about it, if any.
     fn add(self, item: Compared, source: String) -> Result<Option<String>, String> {
-        let st = self.st;
-        let label = item.record.subject.label();
-        let tasks = item.tasks();
-        if tasks.is_empty() {
-            return Err(format!(
-                "“{label}” ({}) has no trial rows of a task this page can draw (a WorM task or N-back), so it was not added.",
-                item.record.task
-            ));
-        }
-        let id = content_id(&item.record);
-        if st.chosen.with_untracked(|c| c.iter().any(|x| x.id == id)) {
-            return Ok(Some(format!("“{label}” is already chosen.")));
-        }
-        st.chosen.update(|c| c.push(Chosen { id, source, item }));
-        st.fix_task();
-        let t = st.task.get_untracked();
-        Ok(t.filter(|t| !tasks.contains(t)).map(|t| {
-            format!("“{label}” has no rows of {t}: it is listed but not drawn. It has {}.", task_names(&tasks))
-        }))
+        self.st.add(item, source)
     }
 
     /// A comparison link: replace (opened as a page) or add to (pasted) the current choice.

@@ -165,7 +165,7 @@ pub(super) fn ProviderBox(
                     " "
                     <button id="llm-fetch-models" on:click=fetch_models data-state=move || models_state.get().as_str()>"Fetch models"</button>
                     <span class="small" id="llm-model-count">{move || { let n = models.with(Vec::len); (n > 0).then(|| format!(" {n} models")) }}</span>
-                }, "")}
+                }, "several, comma-separated, run side by side on the same samples")}
                 {field("API key", view! {
                     <input type="password" id="llm-key" autocomplete="off" spellcheck="false" prop:value=move || key.get() on:input=on_key/>
                     " "
@@ -185,7 +185,8 @@ pub(super) fn ProviderBox(
                 {field("Seed", text_input("llm-seed", f.seed), "sampling seed, where the API has one")}
                 {field("Reasoning", text_input("llm-reasoning", f.reasoning), "reasoning models: off, low, medium, high, or a thinking budget in tokens (Anthropic, Gemini); \
                     empty = the model's default. Reasoning is logged, never scored.")}
-                {field("Concurrency", text_input("llm-concurrency", f.concurrency), "requests in flight at once")}
+                {field("Concurrency", text_input("llm-concurrency", f.concurrency), "requests in flight at once; with several models one value \
+                    for each, or a comma list with one per model")}
                 {field("Prices per 1M tokens", view! {
                     "in " <input type="text" id="llm-price-in" class="short" prop:value=move || f.price_in.get() on:input=move |ev| f.price_in.set(event_target_value(&ev))/>
                     " out " <input type="text" id="llm-price-out" class="short" prop:value=move || f.price_out.get() on:input=move |ev| f.price_out.set(event_target_value(&ev))/>

@@ -7,7 +7,7 @@ use wmlab_core::llm::lrt::{LrtConfig, Order};
 use wmlab_core::llm::nback::{BlockSource, DialogueOptions, NbackConfig, Protocol, Variant};
 use wmlab_core::llm::vision::{self, Render, VisionConfig};
 use wmlab_core::llm::{lrt, minerva, snapshot};
-use wmlab_llm::{ProviderConfig, ProviderKind, Reasoning, RunOptions};
+use wmlab_llm::{ModelListError, ProviderConfig, ProviderKind, Reasoning, RunOptions};
 
 use crate::platform::llm_store::{GeneratedSpec, RunSpec, SnapshotSpec};
 use crate::platform::web;
@@ -180,13 +180,38 @@ impl Form {
         }
     }
 
-    pub(super) fn spec(&self) -> Result<RunSpec, String> {
+    /// One spec per model of the model field (a comma list runs several side by side on the same
+    /// samples, each with its concurrency: one value for all, or a comma list with one per model).
+    pub(super) fn specs(&self) -> Result<Vec<RunSpec>, String> {
+        let conc: Vec<usize> = wmlab_core::list_items(&self.concurrency.get_untracked())
+            .map(|c| num::<usize>(c, "Concurrency").map(|c| c.clamp(1, 64)))
+            .collect::<Result<_, _>>()?;
+        let models = wmlab_llm::model_list(&self.model.get_untracked(), &conc).map_err(|e| match e {
+            ModelListError::Empty => "Choose a model (type its name or press \"Fetch models\").".to_string(),
+            ModelListError::Concurrency { .. } => format!("Concurrency: {e}."),
+            e => format!("Model: {e}."),
+        })?;
+        let base = self.spec(&models[0].0)?;
+        let ids = wmlab_app::storage::llm_run_ids(&base.id, models.len());
+        let several = models.len() > 1;
+        Ok(models
+            .iter()
+            .zip(ids)
+            .map(|((m, c), id)| {
+                let mut s = base.clone();
+                s.id = id;
+                s.provider.model = m.clone();
+                s.options.concurrency = *c;
+                s.models = if several { models.clone() } else { Vec::new() };
+                s
+            })
+            .collect())
+    }
+
+    /// The spec of one model (everything but the model from the form; concurrency set by the caller).
+    fn spec(&self, model: &str) -> Result<RunSpec, String> {
         let kind = self.kind.get_untracked();
         let base = self.base_url.get_untracked();
-        let model = self.model.get_untracked();
-        if model.trim().is_empty() {
-            return Err("Choose a model (type its name or press \"Fetch models\").".into());
-        }
         let mut provider = ProviderConfig::new(kind, base, model);
         provider.temperature = opt_f64(&self.temperature.get_untracked(), "Temperature")?;
         provider.max_tokens = opt_f64(&self.max_tokens.get_untracked(), "Max tokens")?.map(|v| v.max(1.0) as u32);
@@ -199,7 +224,6 @@ impl Form {
         }
         provider.check().map_err(|e| format!("Reasoning: {e}."))?;
         let options = RunOptions {
-            concurrency: num::<usize>(&self.concurrency.get_untracked(), "Concurrency")?.clamp(1, 64),
             max_retries: num(&self.max_retries.get_untracked(), "Retries")?,
             backoff_base_ms: num(&self.backoff_ms.get_untracked(), "Backoff")?,
             timeout_ms: (num::<f64>(&self.timeout_s.get_untracked(), "Timeout")? * 1000.0).max(100.0) as u64,
@@ -352,6 +376,7 @@ impl Form {
             batch,
             slice: num(&self.slice.get_untracked(), "Slice")?,
             created: web::now_iso(),
+            models: Vec::new(),
         })
     }
 
@@ -364,14 +389,21 @@ impl Form {
         let o = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
         self.kind.set(s.provider.kind);
         self.base_url.set(s.provider.base_url.clone());
-        self.model.set(s.provider.model.clone());
+        if s.models.is_empty() {
+            self.model.set(s.provider.model.clone());
+            self.concurrency.set(s.options.concurrency.to_string());
+        } else {
+            self.model.set(s.models.iter().map(|m| m.0.as_str()).collect::<Vec<_>>().join(", "));
+            let c: Vec<String> = s.models.iter().map(|m| m.1.to_string()).collect();
+            let same = c.windows(2).all(|w| w[0] == w[1]);
+            self.concurrency.set(if same { c[0].clone() } else { c.join(", ") });
+        }
         self.temperature.set(o(s.provider.temperature));
         self.max_tokens.set(o(s.provider.max_tokens.map(f64::from)));
         self.top_p.set(o(s.provider.top_p));
         self.paper_sampling.set(s.provider.paper_sampling);
         self.seed.set(o(s.provider.seed.map(|v| v as f64)));
         self.reasoning.set(s.provider.reasoning.map(|r| r.label()).unwrap_or_default());
-        self.concurrency.set(s.options.concurrency.to_string());
         self.price_in.set(o(s.options.price_in_per_m));
         self.price_out.set(o(s.options.price_out_per_m));
         self.max_cost.set(o(s.options.max_cost));

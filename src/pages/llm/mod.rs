@@ -4,9 +4,10 @@
 //! to resume: no sample lost, none sent twice), a per-sample log viewer, exports, a share link and
 //! charts beside the papers' numbers.
 //!
-//! The page is a folder: `form` (fields → `RunSpec`), `fields` (the provider and suites boxes),
-//! `samples` (a spec's samples and result record), `results` (charts, exports, share link); this file
-//! holds the run's state and its controls. The page turns form input into core values (`NbackConfig`, `LrtConfig`, snapshot files, a
+//! The page is a folder: `form` (fields → one `RunSpec` per model), `fields` (the provider and suites
+//! boxes), `samples` (a spec's samples and result record), `results` (charts, exports, share link),
+//! `models` (several models' lines and their results side by side); this file holds the runs' state
+//! (a `Lane` per model, all on the same samples, run at once) and their controls. The page turns form input into core values (`NbackConfig`, `LrtConfig`, snapshot files, a
 //! `MinervaConfig`, `ProviderConfig`, `RunOptions`) and runner values into pixels. The API key is a
 //! `Secret` given to the runner only; it is in memory unless "remember on this device" is ticked.
 
@@ -22,11 +23,13 @@ use crate::platform::llm_store::{self as store, LogWriter, RunSpec, StorageCache
 
 mod fields;
 mod form;
+mod models;
 mod results;
 mod samples;
 
 use fields::{ProviderBox, SuitesBox};
 use form::Form;
+use models::{Lanes, SideBySide};
 use results::RunResults;
 use samples::{build_samples, record_of};
 
@@ -65,6 +68,161 @@ impl RunState {
     }
 }
 
+/// One model's run within a start: its spec and what it has done so far.
+#[derive(Clone, Copy)]
+struct Lane {
+    spec: StoredValue<RunSpec>,
+    state: RwSignal<RunState>,
+    progress: RwSignal<Option<Progress>>,
+    outcomes: RwSignal<Vec<Outcome>>,
+    /// Why this model's run failed or stopped early, in words.
+    error: RwSignal<Option<String>>,
+}
+
+impl Lane {
+    fn new(spec: RunSpec) -> Lane {
+        Lane {
+            spec: StoredValue::new(spec),
+            state: RwSignal::new(RunState::Loading),
+            progress: RwSignal::new(None),
+            outcomes: RwSignal::new(Vec::new()),
+            error: RwSignal::new(None),
+        }
+    }
+    fn model(&self) -> String {
+        self.spec.with_value(|s| s.provider.model.clone())
+    }
+}
+
+/// Puts a lane's message on the page: as it is for one model, after the model's name for several.
+fn say(to: RwSignal<Option<String>>, several: bool, model: &str, text: String) {
+    if !several {
+        let _ = to.try_set(Some(text));
+        return;
+    }
+    let line = format!("{model}: {text}");
+    let _ = to.try_update(|v| {
+        *v = Some(match v.take() {
+            Some(old) => format!("{old} {line}"),
+            None => line,
+        })
+    });
+}
+
+/// What the page's messages and controls need while a lane runs.
+#[derive(Clone, Copy)]
+struct Page {
+    error: RwSignal<Option<String>>,
+    notice: RwSignal<Option<String>>,
+    several: bool,
+}
+
+/// One model's run: its runner over the shared samples, its log saved as it goes; ends in the lane's
+/// state (done, cancelled — also at the spending limit — or failed).
+async fn run_lane(lane: Lane, prior: String, list: std::rc::Rc<Vec<Sample>>, c: Control, secret: Secret, page: Page) {
+    let spec = lane.spec.get_value();
+    let model = spec.provider.model.clone();
+    let fail = |msg: String| {
+        let _ = lane.error.try_set(Some(msg.clone()));
+        say(page.error, page.several, &model, msg);
+        let _ = lane.state.try_set(RunState::Failed);
+    };
+    let log = RunLog::parse(&prior);
+    let _ = lane.state.try_set(RunState::Running);
+    let transport = FetchTransport::new();
+    let clock = WebClock::new();
+    let cache = StorageCache { enabled: spec.use_cache };
+    let runner = Runner::new(&transport, &clock, &cache, spec.provider.clone(), secret, spec.options.clone());
+    if spec.vision.as_ref().is_some_and(|v| v.render == Render::Image) && log.entries.is_empty() {
+        // One image first (a fresh run only: a resumed one passed it): a model or endpoint that
+        // takes no images fails here, before any trial.
+        match runner.probe_images(&c).await {
+            Err(e) if c.is_cancelled() || e.kind == wmlab_llm::LlmErrorKind::Cancelled => {
+                let _ = lane.state.try_set(RunState::Cancelled);
+                return;
+            }
+            Err(e) => {
+                return fail(format!(
+                    "The model did not take an image: {} Choose a model that reads images, or give the frames as text.",
+                    e.message
+                ));
+            }
+            Ok(reply) if !wmlab_core::llm::vision::image_probe_seen(&reply) => {
+                let short: String = reply.chars().take(80).collect();
+                say(
+                    page.notice,
+                    page.several,
+                    &model,
+                    format!(
+                        "Asked the colour of a red square, the model answered \"{short}\": it may not see the images."
+                    ),
+                );
+            }
+            Ok(_) => {}
+        }
+    }
+    let writer = LogWriter::new(&spec.id, prior);
+    let mut on_entry = |e: &LogEntry| {
+        writer.append(e);
+        if let LogEntry::Outcome(o) = e {
+            let o = (**o).clone();
+            let _ = lane.outcomes.try_update(|v| match v.iter_mut().find(|x| x.sample_id == o.sample_id) {
+                Some(x) => *x = o,
+                None => v.push(o),
+            });
+        }
+    };
+    let mut on_progress = |p: &Progress| {
+        let _ = lane.progress.try_set(Some(p.clone()));
+    };
+    let result = if spec.batch {
+        match runner.run_batch(&list, &log, &c, &mut on_entry, &mut on_progress).await {
+            Ok(r) => r,
+            Err(e) => return fail(format!("The batch was not sent: {}", e.message)),
+        }
+    } else {
+        runner.run(&list, &log, &c, &mut on_entry, &mut on_progress).await
+    };
+    if writer.failed.get() {
+        say(
+            page.notice,
+            page.several,
+            &model,
+            "The browser's storage is full: this run's log could not be saved, so a reload cannot resume it.".into(),
+        );
+    }
+    if !result.cancelled && !result.limit_reached {
+        // A finished run goes into this browser's results history.
+        crate::platform::history::add_later(record_of(&spec, &result.outcomes));
+    }
+    let spent = result.progress.cost;
+    let _ = lane.outcomes.try_set(result.outcomes);
+    let _ = lane.progress.try_set(Some(result.progress));
+    if result.limit_reached {
+        let msg = format!(
+            "Stopped at the spending limit ({}; estimated so far {:.4}). Raise the limit and press Resume to go on.",
+            spec.options.max_cost.unwrap_or(0.0),
+            spent.unwrap_or(0.0)
+        );
+        let _ = lane.error.try_set(Some(msg.clone()));
+        say(page.notice, page.several, &model, msg);
+    }
+    let _ =
+        lane.state.try_set(if result.cancelled || result.limit_reached { RunState::Cancelled } else { RunState::Done });
+}
+
+/// Where a start stands once all its models' runs have ended: cancelled if any was (Resume goes on
+/// with all), done if any finished, failed if none did.
+fn settled(states: &[RunState]) -> RunState {
+    if states.contains(&RunState::Cancelled) {
+        RunState::Cancelled
+    } else if states.contains(&RunState::Done) {
+        RunState::Done
+    } else {
+        RunState::Failed
+    }
+}
+
 #[component]
 pub fn Llm() -> impl IntoView {
     let f = Form::new();
@@ -80,16 +238,18 @@ pub fn Llm() -> impl IntoView {
     let error = RwSignal::new(None::<String>);
     let notice = RwSignal::new(None::<String>);
     let run_state = RwSignal::new(RunState::Idle);
-    let progress = RwSignal::new(None::<Progress>);
-    let outcomes = RwSignal::new(Vec::<Outcome>::new());
+    let lanes = RwSignal::new(Vec::<Lane>::new());
+    // Which model's samples and results are shown (several models).
+    let shown = RwSignal::new(0usize);
     let samples = StoredValue::new(Vec::<Sample>::new());
     let control = StoredValue::new(Control::new());
-    let spec_now = RwSignal::new(None::<RunSpec>);
-    let offer = RwSignal::new(store::unfinished().map(|(s, log)| {
-        let done = RunLog::parse(&log).outcomes().len();
-        (s, done)
+    let offer = RwSignal::new(store::unfinished().map(|runs| {
+        let done: usize = runs.iter().map(|(_, log)| RunLog::parse(log).outcomes().len()).sum();
+        (runs.into_iter().map(|(s, _)| s).collect::<Vec<_>>(), done)
     }));
     let run_seq = RwSignal::new(0u32);
+    // The lanes' signals belong to the page (disposed when it is left), not to the click that made them.
+    let owner = StoredValue::new(Owner::current());
 
     // Stop a running run when the page is left (its log is saved: it can be resumed).
     on_cleanup(move || {
@@ -98,19 +258,26 @@ pub fn Llm() -> impl IntoView {
         }
     });
 
-    let start = move |spec: RunSpec, prior: String| {
+    let start = move |runs: Vec<(RunSpec, String)>| {
         error.set(None);
         notice.set(None);
-        progress.set(None);
         offer.set(None);
-        spec_now.set(Some(spec.clone()));
+        shown.set(0);
         run_state.set(RunState::Loading);
         run_seq.update(|n| *n += 1);
         let c = Control::new();
         control.set_value(c.clone());
+        let made = || runs.iter().map(|(s, _)| Lane::new(s.clone())).collect::<Vec<_>>();
+        let new_lanes = match owner.get_value() {
+            Some(o) => o.with(made),
+            None => made(),
+        };
+        lanes.set(new_lanes.clone());
         let secret = Secret::new(key.get_untracked());
+        let page = Page { error, notice, several: runs.len() > 1 };
         wasm_bindgen_futures::spawn_local(async move {
-            let list = match build_samples(&spec).await {
+            // Every model takes the same samples: the suites are one spec's, whichever model.
+            let list = match build_samples(&runs[0].0).await {
                 Ok(l) => l,
                 Err(e) => {
                     let _ = error.try_set(Some(e));
@@ -123,12 +290,12 @@ pub fn Llm() -> impl IntoView {
                 let _ = run_state.try_set(RunState::Failed);
                 return;
             }
-            let log = RunLog::parse(&prior);
-            {
-                let prior_out = log.outcomes();
+            for ((_, prior), lane) in runs.iter().zip(&new_lanes) {
+                let prior_out = RunLog::parse(prior);
+                let prior_out = prior_out.outcomes();
                 let shown: Vec<Outcome> =
                     list.iter().filter_map(|s| prior_out.get(s.id.as_str()).map(|o| (*o).clone())).collect();
-                let _ = outcomes.try_set(shown);
+                let _ = lane.outcomes.try_set(shown);
             }
             let _ = samples.try_set_value(list.clone());
             if c.is_cancelled() {
@@ -136,120 +303,64 @@ pub fn Llm() -> impl IntoView {
                 return;
             }
             let _ = run_state.try_set(if c.is_paused() { RunState::Paused } else { RunState::Running });
-            let transport = FetchTransport::new();
-            let clock = WebClock::new();
-            let cache = StorageCache { enabled: spec.use_cache };
-            let runner = Runner::new(&transport, &clock, &cache, spec.provider.clone(), secret, spec.options.clone());
-            if spec.vision.as_ref().is_some_and(|v| v.render == Render::Image) && log.entries.is_empty() {
-                // One image first (a fresh run only: a resumed one passed it): a model or endpoint that
-                // takes no images fails here, before any trial.
-                match runner.probe_images(&c).await {
-                    Err(e) if c.is_cancelled() || e.kind == wmlab_llm::LlmErrorKind::Cancelled => {
-                        let _ = run_state.try_set(RunState::Cancelled);
+            let list = std::rc::Rc::new(list);
+            let left = std::rc::Rc::new(std::cell::Cell::new(runs.len()));
+            let ids: Vec<String> = runs.iter().map(|(s, _)| s.id.clone()).collect();
+            let ids = std::rc::Rc::new(ids);
+            for ((_, prior), lane) in runs.into_iter().zip(new_lanes.clone()) {
+                let (list, c, secret, left, ids, all) =
+                    (list.clone(), c.clone(), secret.clone(), left.clone(), ids.clone(), new_lanes.clone());
+                wasm_bindgen_futures::spawn_local(async move {
+                    run_lane(lane, prior, list, c, secret, page).await;
+                    left.set(left.get() - 1);
+                    if left.get() > 0 {
                         return;
                     }
-                    Err(e) => {
-                        let _ = error.try_set(Some(format!(
-                            "The model did not take an image: {} Choose a model that reads images, or give the frames as text.",
-                            e.message
-                        )));
-                        let _ = run_state.try_set(RunState::Failed);
-                        return;
+                    let states: Vec<RunState> = all.iter().filter_map(|l| l.state.try_get_untracked()).collect();
+                    if states.len() < all.len() {
+                        return; // the page was left
                     }
-                    Ok(reply) if !wmlab_core::llm::vision::image_probe_seen(&reply) => {
-                        let short: String = reply.chars().take(80).collect();
-                        let _ = notice.try_set(Some(format!(
-                            "Asked the colour of a red square, the model answered \"{short}\": it may not see the images."
-                        )));
+                    if states.iter().all(|s| *s == RunState::Done) {
+                        store::finish(&ids);
                     }
-                    Ok(_) => {}
-                }
-            }
-            let writer = LogWriter::new(&spec.id, prior);
-            let mut on_entry = |e: &LogEntry| {
-                writer.append(e);
-                if let LogEntry::Outcome(o) = e {
-                    let o = (**o).clone();
-                    let _ = outcomes.try_update(|v| match v.iter_mut().find(|x| x.sample_id == o.sample_id) {
-                        Some(x) => *x = o,
-                        None => v.push(o),
-                    });
-                }
-            };
-            let mut on_progress = |p: &Progress| {
-                let _ = progress.try_set(Some(p.clone()));
-            };
-            let result = if spec.batch {
-                match runner.run_batch(&list, &log, &c, &mut on_entry, &mut on_progress).await {
-                    Ok(r) => r,
-                    Err(e) => {
-                        let _ = error.try_set(Some(format!("The batch was not sent: {}", e.message)));
-                        let _ = run_state.try_set(RunState::Failed);
-                        return;
-                    }
-                }
-            } else {
-                runner.run(&list, &log, &c, &mut on_entry, &mut on_progress).await
-            };
-            if writer.failed.get() {
-                let _ = notice.try_set(Some(
-                    "The browser's storage is full: this run's log could not be saved, so a reload cannot resume it."
-                        .into(),
-                ));
-            }
-            if !result.cancelled && !result.limit_reached {
-                // A finished run goes into this browser's results history.
-                crate::platform::history::add_later(record_of(&spec, &result.outcomes));
-            }
-            let spent = result.progress.cost;
-            let _ = outcomes.try_set(result.outcomes);
-            let _ = progress.try_set(Some(result.progress));
-            if result.limit_reached {
-                let _ = notice.try_set(Some(format!(
-                    "Stopped at the spending limit ({}; estimated so far {:.4}). Raise the limit and press Resume to go on.",
-                    spec.options.max_cost.unwrap_or(0.0),
-                    spent.unwrap_or(0.0)
-                )));
-            }
-            if result.cancelled || result.limit_reached {
-                let _ = run_state.try_set(RunState::Cancelled);
-            } else {
-                store::finish(&spec.id);
-                let _ = run_state.try_set(RunState::Done);
+                    let _ = run_state.try_set(settled(&states));
+                });
             }
         });
     };
 
-    let on_start = move |_| match f.spec() {
-        Ok(spec) => {
-            store::save_form(&spec);
-            if !store::begin(&spec) {
+    let on_start = move |_| match f.specs() {
+        Ok(specs) => {
+            store::save_form(&specs[0]);
+            if !store::begin(&specs) {
                 notice.set(Some(
                     "The browser did not let this page save the run: a reload will not be able to resume it.".into(),
                 ));
             }
-            start(spec, String::new());
+            start(specs.into_iter().map(|s| (s, String::new())).collect());
         }
         Err(e) => error.set(Some(e)),
     };
     let on_resume_saved = move |_| {
-        if let Some((mut spec, log)) = store::unfinished() {
+        if let Some(mut runs) = store::unfinished() {
             // A spending limit raised in the form since the run stopped at it applies to the rest.
-            if let (Some(typed), Some(old)) = (f.max_cost_typed(), spec.options.max_cost)
-                && typed > old
-            {
-                spec.options.max_cost = Some(typed);
-                store::save_form(&spec);
+            if let Some(typed) = f.max_cost_typed() {
+                for (spec, _) in runs.iter_mut() {
+                    if spec.options.max_cost.is_some_and(|old| typed > old) {
+                        spec.options.max_cost = Some(typed);
+                    }
+                }
+                store::save_form(&runs[0].0);
             }
-            f.load(&spec);
-            start(spec, log);
+            f.load(&runs[0].0);
+            start(runs);
         } else {
             offer.set(None);
         }
     };
     let on_discard = move |_| {
-        if let Some((s, _)) = offer.get_untracked() {
-            store::discard(&s.id);
+        if let Some((specs, _)) = offer.get_untracked() {
+            store::discard(&specs.iter().map(|s| s.id.clone()).collect::<Vec<_>>());
         }
         offer.set(None);
     };
@@ -266,29 +377,42 @@ pub fn Llm() -> impl IntoView {
     };
     let running = move || run_state.get().active();
 
-    let p = move || progress.get().unwrap_or_default();
+    // All models' progress as one line (one model: its own).
+    let p = move || Progress::sum(&lanes.with(|ls| ls.iter().filter_map(|l| l.progress.get()).collect::<Vec<_>>()));
+    let any_progress = move || lanes.with(|ls| ls.iter().any(|l| l.progress.with(Option::is_some)));
+    let several = move || lanes.with(|ls| ls.len() > 1);
     let first_failure = move || {
-        outcomes.with(|os| {
-            let failed: Vec<&Outcome> = os.iter().filter(|o| o.error.is_some()).collect();
-            let first = failed.first()?.error.as_ref()?;
-            Some(format!(
-                "{} of {} samples failed. First: {} ({})",
-                failed.len(),
-                os.len(),
-                first.message,
-                first.kind.as_str()
-            ))
-        })
+        let lines: Vec<String> = lanes.with(|ls| {
+            ls.iter()
+                .filter_map(|l| {
+                    l.outcomes.with(|os| {
+                        let failed: Vec<&Outcome> = os.iter().filter(|o| o.error.is_some()).collect();
+                        let first = failed.first()?.error.as_ref()?;
+                        let line = format!(
+                            "{} of {} samples failed. First: {} ({})",
+                            failed.len(),
+                            os.len(),
+                            first.message,
+                            first.kind.as_str()
+                        );
+                        Some(if ls.len() > 1 { format!("{}: {line}", l.model()) } else { line })
+                    })
+                })
+                .collect()
+        });
+        (!lines.is_empty()).then(|| lines.join(" "))
     };
+    let shown_lane = move || lanes.with(|ls| ls.get(shown.get()).copied());
 
     view! {
         <section id="llm" class="llm study-form" data-run=move || run_state.get().as_str() data-run-seq=move || run_seq.get()>
             <h1>"Language models"</h1>
             <p>"Run the N-back, the Little Retrieval Test, Minerva and the visual suite (the WorM tasks as images or text) against your own provider or a local server. \
                 Every request goes from this tab straight to the provider; results stay here until you export or share them."</p>
-            {move || offer.get().map(|(s, done)| view! {
+            {move || offer.get().map(|(specs, done)| view! {
                 <div class="llm-banner" id="llm-resume-banner">
-                    <p>{format!("An unfinished run ({}, {}, started {}) has {done} samples saved.", s.label(), s.provider.model, s.created)}</p>
+                    <p>{format!("An unfinished run ({}, {}, started {}) has {done} samples saved.", specs[0].label(),
+                        specs.iter().map(|s| s.provider.model.as_str()).collect::<Vec<_>>().join(", "), specs[0].created)}</p>
                     <button class="primary" id="llm-resume" on:click=on_resume_saved>"Resume it"</button>
                     " "
                     <button id="llm-discard" on:click=on_discard>"Discard it"</button>
@@ -307,7 +431,7 @@ pub fn Llm() -> impl IntoView {
             </div>
             {move || error.get().map(|e| view! { <p class="error" id="llm-error" role="alert">{e}</p> })}
             {move || notice.get().map(|e| view! { <p class="notice" id="llm-notice">{e}</p> })}
-            <div class="llm-progress" id="llm-progress-box" class:hidden=move || progress.with(|p| p.is_none()) && run_state.get() != RunState::Loading
+            <div class="llm-progress" id="llm-progress-box" class:hidden=move || !any_progress() && run_state.get() != RunState::Loading
                 data-done=move || p().done data-total=move || p().total>
                 <progress id="llm-progress" max=move || p().total.max(1) value=move || p().done></progress>
                 <p>
@@ -327,13 +451,17 @@ pub fn Llm() -> impl IntoView {
                 </p>
             </div>
             {move || first_failure().map(|m| view! { <p class="small error" id="llm-failures">{m}</p> })}
-            <div class:hidden=move || outcomes.with(Vec::is_empty)>
-                <h2>"Samples"</h2>
-                <LlmLog outcomes=outcomes samples=samples/>
-            </div>
-            {move || run_state.get().finished().then(|| spec_now.get().map(|spec| view! {
-                <RunResults spec=spec outcomes=outcomes error=error/>
-            })).flatten()}
+            {move || several().then(|| view! { <Lanes lanes=lanes shown=shown/> })}
+            {move || (several() && run_state.get().finished()).then(|| view! { <SideBySide lanes=lanes.get_untracked() error=error/> })}
+            {move || shown_lane().map(|lane| view! {
+                <div class:hidden=move || lane.outcomes.with(Vec::is_empty)>
+                    <h2 id="llm-samples-title">{move || if several() { format!("Samples: {}", lane.model()) } else { "Samples".to_string() }}</h2>
+                    <LlmLog outcomes=lane.outcomes samples=samples/>
+                </div>
+                {move || run_state.get().finished().then(|| view! {
+                    <RunResults spec=lane.spec.get_value() outcomes=lane.outcomes error=error/>
+                })}
+            })}
         </section>
     }
 }

@@ -509,6 +509,45 @@ pub fn csv_unescape(cell: &str) -> &str {
     }
 }
 
+/// One row of several records' summaries side by side ([`side_by_side`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SideBySideRow {
+    /// The summary's task.
+    pub task: String,
+    /// Its condition cell as `name=value, …` (empty for a number over all the task's trials).
+    pub cell: String,
+    /// The metric.
+    pub metric: String,
+    /// Each record's number and how many values it aggregates; `None` where a record has no such row.
+    pub values: Vec<Option<(f64, u32)>>,
+}
+
+/// Several records' summaries as one table: a row per (task, cell, metric) in the order they first
+/// appear, a column per record. Used to show several models of one LLM run beside each other.
+pub fn side_by_side(records: &[&ResultRecord]) -> Vec<SideBySideRow> {
+    let mut rows: Vec<SideBySideRow> = Vec::new();
+    for (k, r) in records.iter().enumerate() {
+        for s in &r.summaries {
+            let cell: Vec<String> = s.conditions.all_pairs().iter().map(|(n, v)| format!("{n}={v}")).collect();
+            let cell = cell.join(", ");
+            let i = match rows.iter().position(|x| x.task == s.task && x.cell == cell && x.metric == s.metric) {
+                Some(i) => i,
+                None => {
+                    rows.push(SideBySideRow {
+                        task: s.task.clone(),
+                        cell,
+                        metric: s.metric.clone(),
+                        values: vec![None; records.len()],
+                    });
+                    rows.len() - 1
+                }
+            };
+            rows[i].values[k] = Some((s.value, s.n));
+        }
+    }
+    rows
+}
+
 /// One CSV row of `cells` with RFC 4180 quoting and formula-like text escaped ([`csv_escape`]), and a
 /// newline: every CSV WM Lab writes goes through here (records, the dashboard's long CSV, Psych-DS
 /// data, `wmlab compare`, `wmlab sweep`).
@@ -566,6 +605,38 @@ pub fn summarise(rows: &[TrialRow]) -> Vec<Summary> {
 mod tests {
     use super::*;
     use crate::task::TaskId;
+
+    #[test]
+    fn several_records_side_by_side_by_task_cell_and_metric() {
+        let sum = |task: &str, n_back: Option<&str>, metric: &str, value: f64| {
+            let mut conditions = Conditions::default();
+            if let Some(n) = n_back {
+                conditions.other.insert("n".into(), n.into());
+            }
+            Summary { task: task.into(), conditions, metric: metric.into(), n: 3, value, se: None }
+        };
+        let mut a =
+            ResultRecord::new(Subject::Llm { provider: "p".into(), model: "a".into() }, "lrt", RunConfig::default());
+        let mut b = a.clone();
+        a.summaries = vec![sum("nback", Some("1"), "accuracy", 0.9), sum("lrt", None, "first_integer", 0.5)];
+        b.summaries = vec![sum("lrt", None, "first_integer", 0.25), sum("nback", Some("2"), "accuracy", 0.7)];
+        let rows = side_by_side(&[&a, &b]);
+        let shown: Vec<(&str, &str, &str, Vec<Option<f64>>)> = rows
+            .iter()
+            .map(|r| {
+                (r.task.as_str(), r.cell.as_str(), r.metric.as_str(), r.values.iter().map(|v| v.map(|x| x.0)).collect())
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("nback", "n=1", "accuracy", vec![Some(0.9), None]),
+                ("lrt", "", "first_integer", vec![Some(0.5), Some(0.25)]),
+                ("nback", "n=2", "accuracy", vec![None, Some(0.7)]),
+            ]
+        );
+        assert!(side_by_side(&[]).is_empty());
+    }
 
     pub(crate) fn sample() -> ResultRecord {
         let mut cfg = RunConfig { seed: 7, tasks: vec![TaskSpec::new(TaskId::Vir)], ..Default::default() };
