@@ -78,7 +78,6 @@ impl CompareState {
     /// Add one result (from `source`: `history`, a file name, `link`, `LLM page`); refuses a result with
     /// nothing to draw. Returns a note about it, if any.
     pub fn add(&self, item: Compared, source: String) -> Result<Option<String>, String> {
-        let st = self;
         let label = item.record.subject.label();
         let tasks = item.tasks();
         if tasks.is_empty() {
@@ -88,12 +87,12 @@ impl CompareState {
             ));
         }
         let id = content_id(&item.record);
-        if st.chosen.with_untracked(|c| c.iter().any(|x| x.id == id)) {
+        if self.chosen.with_untracked(|c| c.iter().any(|x| x.id == id)) {
             return Ok(Some(format!("“{label}” is already chosen.")));
         }
-        st.chosen.update(|c| c.push(Chosen { id, source, item }));
-        st.fix_task();
-        let t = st.task.get_untracked();
+        self.chosen.update(|c| c.push(Chosen { id, source, item }));
+        self.fix_task();
+        let t = self.task.get_untracked();
         Ok(t.filter(|t| !tasks.contains(t)).map(|t| {
             format!("“{label}” has no rows of {t}: it is listed but not drawn. It has {}.", task_names(&tasks))
         }))

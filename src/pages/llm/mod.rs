@@ -119,7 +119,15 @@ struct Page {
 
 /// One model's run: its runner over the shared samples, its log saved as it goes; ends in the lane's
 /// state (done, cancelled — also at the spending limit — or failed).
-async fn run_lane(lane: Lane, prior: String, list: std::rc::Rc<Vec<Sample>>, c: Control, secret: Secret, page: Page) {
+/// `prior` is the saved log's text (kept on, with the new entries) and `log` the same parsed.
+async fn run_lane(
+    lane: Lane,
+    (prior, log): (String, RunLog),
+    list: std::rc::Rc<Vec<Sample>>,
+    c: Control,
+    secret: Secret,
+    page: Page,
+) {
     let spec = lane.spec.get_value();
     let model = spec.provider.model.clone();
     let fail = |msg: String| {
@@ -127,7 +135,6 @@ async fn run_lane(lane: Lane, prior: String, list: std::rc::Rc<Vec<Sample>>, c: 
         say(page.error, page.several, &model, msg);
         let _ = lane.state.try_set(RunState::Failed);
     };
-    let log = RunLog::parse(&prior);
     let _ = lane.state.try_set(RunState::Running);
     let transport = FetchTransport::new();
     let clock = WebClock::new();
@@ -290,9 +297,16 @@ pub fn Llm() -> impl IntoView {
                 let _ = run_state.try_set(RunState::Failed);
                 return;
             }
-            for ((_, prior), lane) in runs.iter().zip(&new_lanes) {
-                let prior_out = RunLog::parse(prior);
-                let prior_out = prior_out.outcomes();
+            // Each model's saved log, parsed once: its outcomes shown now, the rest is the runner's.
+            let logs: Vec<(String, RunLog)> = runs
+                .into_iter()
+                .map(|(_, prior)| {
+                    let log = RunLog::parse(&prior);
+                    (prior, log)
+                })
+                .collect();
+            for ((_, log), lane) in logs.iter().zip(&new_lanes) {
+                let prior_out = log.outcomes();
                 let shown: Vec<Outcome> =
                     list.iter().filter_map(|s| prior_out.get(s.id.as_str()).map(|o| (*o).clone())).collect();
                 let _ = lane.outcomes.try_set(shown);
@@ -304,23 +318,18 @@ pub fn Llm() -> impl IntoView {
             }
             let _ = run_state.try_set(if c.is_paused() { RunState::Paused } else { RunState::Running });
             let list = std::rc::Rc::new(list);
-            let left = std::rc::Rc::new(std::cell::Cell::new(runs.len()));
-            let ids: Vec<String> = runs.iter().map(|(s, _)| s.id.clone()).collect();
-            let ids = std::rc::Rc::new(ids);
-            for ((_, prior), lane) in runs.into_iter().zip(new_lanes.clone()) {
-                let (list, c, secret, left, ids, all) =
-                    (list.clone(), c.clone(), secret.clone(), left.clone(), ids.clone(), new_lanes.clone());
+            for (log, lane) in logs.into_iter().zip(new_lanes.clone()) {
+                let (list, c, secret, all) = (list.clone(), c.clone(), secret.clone(), new_lanes.clone());
                 wasm_bindgen_futures::spawn_local(async move {
-                    run_lane(lane, prior, list, c, secret, page).await;
-                    left.set(left.get() - 1);
-                    if left.get() > 0 {
-                        return;
-                    }
+                    run_lane(lane, log, list, c, secret, page).await;
+                    // The last model to end settles the start (a lane's end and this look run without a
+                    // pause between them, so exactly one sees them all ended).
                     let states: Vec<RunState> = all.iter().filter_map(|l| l.state.try_get_untracked()).collect();
-                    if states.len() < all.len() {
-                        return; // the page was left
+                    if states.len() < all.len() || states.iter().any(|s| s.active()) {
+                        return; // another model still runs, or the page was left
                     }
                     if states.iter().all(|s| *s == RunState::Done) {
+                        let ids: Vec<String> = all.iter().map(|l| l.spec.with_value(|s| s.id.clone())).collect();
                         store::finish(&ids);
                     }
                     let _ = run_state.try_set(settled(&states));

@@ -57,17 +57,17 @@ fn cell(v: Option<(f64, u32)>) -> String {
 pub(super) fn SideBySide(lanes: Vec<Lane>, error: RwSignal<Option<String>>) -> impl IntoView {
     let state = expect_context::<AppState>();
     let lanes = StoredValue::new(lanes);
-    let records = move || -> Vec<ResultRecord> {
+    // Every model's record, made once for the table, the Compare button and its click.
+    let records = Memo::new(move |_| -> Vec<ResultRecord> {
         lanes.with_value(|ls| {
             ls.iter().map(|l| l.outcomes.with(|o| l.spec.with_value(|s| record_of(s, o)))).collect::<Vec<_>>()
         })
-    };
+    });
     let names = lanes.with_value(|ls| ls.iter().map(Lane::model).collect::<Vec<_>>());
     let table = {
         let names = names.clone();
         move || {
-            let rs = records();
-            let rows = side_by_side(&rs.iter().collect::<Vec<_>>());
+            let rows = records.with(|rs| side_by_side(&rs.iter().collect::<Vec<_>>()));
             let n = rows.len();
             view! {
                 <table class="llm-side-by-side" id="llm-side-by-side" data-rows=n>
@@ -88,11 +88,11 @@ pub(super) fn SideBySide(lanes: Vec<Lane>, error: RwSignal<Option<String>>) -> i
         view! { <ModelsCharts runs=runs/> }
     };
     // Compare draws the WorM tasks and N-back: the button is there when some model's record has them.
-    let drawable = move || records().into_iter().any(|r| !Compared::new(r).tasks().is_empty());
+    let drawable = move || records.get().into_iter().any(|r| !Compared::new(r).tasks().is_empty());
     let to_compare = move |_| {
         let mut added = 0;
         let mut refused = Vec::new();
-        for r in records() {
+        for r in records.get_untracked() {
             match state.compare.add(Compared::new(r), "LLM page".into()) {
                 Ok(_) => added += 1,
                 Err(e) => refused.push(e),
