@@ -149,3 +149,16 @@ export function appUnderTest(serveOptions = {}) {
   });
   return app;
 }
+
+/**
+ * Networks page: set one field of the model's settings through the settings JSON (the form has no field of
+ * its own for it, e.g. `encoder`), and wait until the page has taken it.
+ */
+export async function setModelSetting(page, key, value, wait = { timeout: 600_000 }) {
+  const edited = JSON.parse(await page.inputValue('#nn-config-json'));
+  edited.model[key] = value;
+  await page.$eval('#nn-json-summary', (s) => { s.parentElement.open = true; });
+  await page.fill('#nn-config-json', JSON.stringify(edited, null, 2));
+  await page.press('#nn-config-json', 'Tab');
+  await page.waitForFunction(([k, v]) => JSON.parse(document.querySelector('#nn-config-json').value).model[k] === v, [key, value], wait);
+}

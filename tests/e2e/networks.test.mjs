@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { appUnderTest, openPage } from './helpers.mjs';
+import { appUnderTest, openPage, setModelSetting } from './helpers.mjs';
 
 const app = appUnderTest();
 
@@ -160,12 +160,7 @@ test('every architecture trains in the tab: RNN, LSTM, TRF on WebGPU and on the 
     if (backend === 'webgpu') {
       // The memories on WebGPU read the pixels: SwiftShader runs the tiny ConvNet about ten times slower
       // than the rest of a step (docs/ci.md). The ConvNet on WebGPU is the GPU-checkpoint test's.
-      const edited = JSON.parse(await page.inputValue('#nn-config-json'));
-      edited.model.encoder = 'pixels';
-      await page.$eval('#nn-json-summary', (s) => { s.parentElement.open = true; });
-      await page.fill('#nn-config-json', JSON.stringify(edited, null, 2));
-      await page.press('#nn-config-json', 'Tab');
-      await page.waitForFunction(() => JSON.parse(document.querySelector('#nn-config-json').value).model.encoder === 'pixels', null, LONG);
+      await setModelSetting(page, 'encoder', 'pixels', LONG);
       assert.equal(await page.$('#nn-error'), null);
     }
     const t0 = Date.now();

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import os from 'node:os';
-import { appUnderTest, openPage, serve, DIST } from './helpers.mjs';
+import { appUnderTest, openPage, serve, DIST, setModelSetting } from './helpers.mjs';
 
 const app = appUnderTest({ isolated: true });
 const LONG = { timeout: Number(process.env.WMLAB_E2E_WAIT || 600_000) };
@@ -41,12 +41,7 @@ async function trainTiny(page, steps, { encoder } = {}) {
   }
   await page.waitForFunction((n) => JSON.parse(document.querySelector('#nn-config-json').value).val_per_task === n, 1, LONG);
   if (encoder) {
-    const edited = JSON.parse(await page.inputValue('#nn-config-json'));
-    edited.model.encoder = encoder;
-    await page.$eval('#nn-json-summary', (s) => { s.parentElement.open = true; });
-    await page.fill('#nn-config-json', JSON.stringify(edited, null, 2));
-    await page.press('#nn-config-json', 'Tab');
-    await page.waitForFunction((e) => JSON.parse(document.querySelector('#nn-config-json').value).model.encoder === e, encoder, LONG);
+    await setModelSetting(page, 'encoder', encoder, LONG);
   }
   await page.click('#nn-train');
   await page.waitForSelector('#networks[data-phase="done"], #nn-error', LONG);
