@@ -31,6 +31,9 @@ RUSTFLAGS="-C target-feature=+atomics,+bulk-memory,+mutable-globals"
 for a in $link; do RUSTFLAGS="$RUSTFLAGS -C link-arg=$a"; done
 export RUSTFLAGS
 export RUSTC_BOOTSTRAP=1
+# Linted by rustc alone (above): clippy's lints of the worker run in Trunk's build of it
+# (scripts/dev/test.sh), and this build's code stays what rustc makes of it.
+unset RUSTC_WORKSPACE_WRAPPER CLIPPY_ARGS
 # The real cargo: env.sh may have put the app's cargo wrapper (scripts/dev/shim) first on PATH.
 cargo_bin="${WMLAB_REAL_CARGO:-cargo}"
 "$cargo_bin" build -q --profile "$profile" --target wasm32-unknown-unknown \

