@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Starts the local OpenAI-compatible LLM server for the LLM-suite tests: llama-cpp-python's server
-# with SmolLM2-135M-Instruct (Q4_1) on 127.0.0.1:18080 (model alias `smollm2`), one thread
-# (two threads on a busy 2-core machine collapse to ~1 token/s), 2048-token context.
+# Starts the local OpenAI-compatible LLM server for the LLM-suite tests: llama.cpp's own server (the
+# prebuilt xllamacpp wheel; scripts/dev/llm-server.py) with SmolLM2-135M-Instruct (Q4_1) on
+# 127.0.0.1:18080 (model alias `smollm2`), one thread (two threads on a busy 2-core machine collapse to
+# ~1 token/s), 2048-token context, one slot.
 # Idempotent: if a server already answers /v1/models on the port, it is reused.
 # Prints the PID (of the server it started, or of the one listening) on stdout; logs go to
 # $HOME/.cache/wmlab/llm-server.log. Stop it with: kill "$(cat $HOME/.cache/wmlab/llm-server.pid)".
@@ -39,9 +40,7 @@ if [ ! -f "$MODEL" ]; then
   exit 1
 fi
 
-nohup "$LLM_VENV/bin/python" -m llama_cpp.server --model "$MODEL" --model_alias smollm2 \
-  --host "$HOST" --port "$PORT" --n_ctx 2048 --n_threads 1 --n_threads_batch 1 \
-  >"$LOG" 2>&1 &
+nohup "$LLM_VENV/bin/python" "$(dirname "$0")/llm-server.py" "$MODEL" "$HOST" "$PORT" >"$LOG" 2>&1 &
 pid=$!
 echo "$pid" >"$PIDFILE"
 for _ in $(seq 1 120); do

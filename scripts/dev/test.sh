@@ -41,13 +41,22 @@ export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
 web_target="${WMLAB_WEB_TARGET_DIR:-$CARGO_TARGET_DIR-web}"
 chain_log="$state/test-background.log"
 services_ok="$state/test-background.services-ok"
-rm -f "$services_ok"
+tools_ok="$state/test-background.tools-ok"
+slurm_ok="$state/test-background.slurm-ok"
+rm -f "$services_ok" "$tools_ok" "$slurm_ok" "$slurm_ok.failed"
+export WMLAB_SLURM_DIR="${WMLAB_SLURM_DIR:-$state/slurm}"
+slurm_up() { SLURM_CONF="$WMLAB_SLURM_DIR/slurm.conf" timeout 5 sinfo -h >/dev/null 2>&1; }
+started_slurm=1
+if command -v sinfo >/dev/null && slurm_up; then started_slurm=""; fi
 stage "set-up in the background (log: $chain_log): services, then tools, then the browser build"
 set -m  # the chain in its own process group, so that cleanup stops all of it
 (
   nice -n 19 ./scripts/dev/setup.sh --services
   touch "$services_ok"
+  # The one-node Slurm cluster takes about a minute to come up: it starts here, beside the rest.
+  (if ./scripts/dev/slurm.sh >/dev/null; then touch "$slurm_ok"; else touch "$slurm_ok.failed"; fi) &
   nice -n 19 ./scripts/dev/setup.sh --tools
+  touch "$tools_ok"
   echo "[background] browser build starts $(date +%T)"
   CARGO_TARGET_DIR="$web_target" WMLAB_DENY_WARNINGS=1 WMLAB_E2E_BUILD_ONLY=1 nice -n 19 ./tests/e2e/run.sh
   echo "[background] done $(date +%T)"
@@ -82,13 +91,25 @@ cargo test --locked --features wmlab-cli/nn --no-run 2>&1
 # The app's library (src/lib.rs) also builds natively; the app and the worker as a whole only for wasm32.
 cargo test --locked -p wmlab-app --lib --tests --no-run 2>&1
 
+# Waits until the background chain has made the marker $1, or fails with its log if it died first
+# (or made "$1.failed").
+await_marker() {
+  local t
+  t=$(date +%s)
+  while [ ! -e "$1" ]; do
+    if [ -e "$1.failed" ]; then
+      echo "the background set-up failed; its log ($chain_log) ends:" >&2
+      tail -n 60 "$chain_log" >&2
+      exit 1
+    fi
+    kill -0 "$chain_pid" 2>/dev/null || chain_done
+    sleep 2
+  done
+  echo "waited $(( $(date +%s) - t )) s"
+}
+
 stage "waiting for the background set-up's services (Chromium, Slurm, the LLM venv)"
-t=$(date +%s)
-while [ ! -e "$services_ok" ]; do
-  kill -0 "$chain_pid" 2>/dev/null || chain_done
-  sleep 2
-done
-echo "waited $(( $(date +%s) - t )) s"
+await_marker "$services_ok"
 
 stage "local LLM server (SmolLM2-135M under llama.cpp) for the real-model tests"
 started_llm=""
@@ -96,9 +117,8 @@ if ! curl -sf --max-time 2 http://127.0.0.1:18080/v1/models >/dev/null 2>&1; the
 llm_pid="$(./scripts/dev/llm-server.sh)"
 export WMLAB_LLM_URL=http://127.0.0.1:18080/v1
 
-stage "a one-node Slurm cluster for the sweep test (crates/cli/tests/slurm.rs)"
-started_slurm=""
-if ! SLURM_CONF="${WMLAB_SLURM_DIR:-$HOME/.cache/wmlab/slurm}/slurm.conf" sinfo -h >/dev/null 2>&1; then started_slurm=1; fi
+stage "a one-node Slurm cluster for the sweep test (crates/cli/tests/slurm.rs), started in the background"
+await_marker "$slurm_ok"
 SLURM_CONF="$(./scripts/dev/slurm.sh)"
 export SLURM_CONF
 
@@ -108,6 +128,9 @@ cargo test --locked --features wmlab-cli/nn 2>&1
 cargo test --locked -p wmlab-app --lib --tests 2>&1
 
 stage "wasm32 determinism: the core's golden hashes under Node"
+cargo test --locked -p wmlab-core --target wasm32-unknown-unknown --test determinism --no-run 2>&1
+# Its runner (wasm-bindgen-test-runner) comes with wasm-bindgen-cli, from the background set-up.
+await_marker "$tools_ok"
 cargo test --locked -p wmlab-core --target wasm32-unknown-unknown --test determinism 2>&1
 
 stage "waiting for the background set-up's tools and the browser build"

@@ -132,6 +132,9 @@ fn looks_context_too_long(text: &str) -> bool {
         "input token count",
         "reduce the length",
         "requested tokens",
+        // llama.cpp's server: "request (3031 tokens) exceeds the available context size (2048 tokens)".
+        "available context size",
+        "exceed_context_size",
     ]
     .iter()
     .any(|p| t.contains(p))
@@ -285,6 +288,14 @@ mod tests {
             c(
                 400,
                 r#"{"error":{"message":"This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.","code":"context_length_exceeded"}}"#,
+                ProviderKind::OpenAi
+            ),
+            LlmErrorKind::ContextTooLong
+        );
+        assert_eq!(
+            c(
+                400,
+                r#"{"error":{"code":400,"message":"request (3031 tokens) exceeds the available context size (2048 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":3031,"n_ctx":2048}}"#,
                 ProviderKind::OpenAi
             ),
             LlmErrorKind::ContextTooLong
