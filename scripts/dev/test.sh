@@ -11,7 +11,7 @@
 # On two cores the work is arranged so that no core waits (docs/ci.md):
 # - clippy is the compiler of every build of the project's own crates (RUSTC_WORKSPACE_WRAPPER, as
 #   `cargo clippy` does it), so its lints need no second pass over burn's stack: the native tests'
-#   build lints the native crates (every target), Trunk's build lints the app and the networks worker
+#   build lints the native crates (every target `cargo test` builds), Trunk's build lints the app and the networks worker
 #   for wasm32; any warning fails the build.
 # - Chromium, Slurm, the npm packages and the LLM venv, then trunk and wasm-bindgen-cli, then the
 #   browser build (its own target folder) run in one background chain at the lowest priority: they use
