@@ -109,14 +109,18 @@ export async function answerStep(page, h, right, how = false) {
   }
 }
 
-/** A participant's page for `hash` (`#/take?…`) with the test switches on (`app` from appUnderTest). */
-export async function participantPage(app, hash) {
+/**
+ * A participant's page for `hash` (`#/take?…`) with the test switches on (`app` from appUnderTest):
+ * a new page unless `page` is given, the origin's storage cleared first when `clear`.
+ */
+export async function participantPage(app, hash, { clear = false, page = null } = {}) {
   const { openPage } = await import('./helpers.mjs');
-  const p = await openPage(app.browser.context, app.server.url + '#/');
-  await p.evaluate(() => {
+  const p = page ?? await openPage(app.browser.context, app.server.url + '#/');
+  await p.evaluate((clear) => {
+    if (clear) localStorage.clear();
     localStorage.setItem('wmlab_fast', '1');
     localStorage.setItem('wmlab_test', '1');
-  });
+  }, clear);
   await p.goto(app.server.url + 'index.html?x=' + Math.random() + hash);
   await p.waitForSelector('body[data-app-ready="true"]');
   await p.waitForSelector('#take');

@@ -1,24 +1,13 @@
 // The scripted participant of people.test.mjs and people-delivery.test.mjs (two files, so that the
 // browser tests' lanes can take them side by side): a page with the test switches on, a taker that
 // answers until done, the saved session, and a CSV parser.
-import { openPage } from './helpers.mjs';
-import { hook, nextScreen, answered, answerStep } from './participant.mjs';
+import { hook, nextScreen, answered, answerStep, participantPage as participantPageOf } from './participant.mjs';
 
 /** The helpers bound to one file's app (its browser and server). */
 export function peopleKit(app) {
   /** A page with the test switches on (fresh storage unless keep). */
-  async function participantPage(hash, { keep = false, page = null } = {}) {
-    const p = page ?? await openPage(app.browser.context, app.server.url + '#/');
-    await p.evaluate((keep) => {
-      if (!keep) localStorage.clear();
-      localStorage.setItem('wmlab_fast', '1');
-      localStorage.setItem('wmlab_test', '1');
-    }, keep);
-    await p.goto(app.server.url + 'index.html?x=' + Math.random() + hash);
-    await p.waitForSelector('body[data-app-ready="true"]');
-    await p.waitForSelector('#take');
-    return p;
-  }
+  const participantPage = (hash, { keep = false, page = null } = {}) =>
+    participantPageOf(app, hash, { clear: !keep, page });
 
   let flip = 0;
   /** Answer the awaited step (keys on every other answer); returns the stored answer per step. */
@@ -62,8 +51,8 @@ export async function savedSession(page) {
   });
 }
 
-export /** Minimal CSV parser (quoted fields, doubled quotes). */
-function parseCsv(text) {
+/** Minimal CSV parser (quoted fields, doubled quotes). */
+export function parseCsv(text) {
   const rows = [];
   let row = [], field = '', q = false;
   for (let i = 0; i < text.length; i++) {
