@@ -29,6 +29,8 @@ RUSTFLAGS="-C target-feature=+atomics,+bulk-memory,+mutable-globals"
 # stopped by a new lint.
 [ "${WMLAB_DENY_WARNINGS:-0}" = 1 ] && RUSTFLAGS="$RUSTFLAGS -D warnings"
 for a in $link; do RUSTFLAGS="$RUSTFLAGS -C link-arg=$a"; done
+# Test builds share generic instances between crates, as tests/e2e/run.sh's Trunk build does.
+[ "$profile" = release ] || RUSTFLAGS="$RUSTFLAGS -Zshare-generics=yes"
 export RUSTFLAGS
 export RUSTC_BOOTSTRAP=1
 # Linted by rustc alone (above): clippy's lints of the worker run in Trunk's build of it

@@ -23,6 +23,11 @@ if [ "${SKIP_BUILD:-0}" != "1" ]; then
     # Without --release Trunk runs no wasm-opt; the cargo profile still decides the code (web-test
     # inherits release: no debug assertions). Its hooks see TRUNK_PROFILE=debug.
     args=(--cargo-profile "$profile")
+    # The test build shares generic instances between crates (-Zshare-generics, rustc's default without
+    # optimisation; allowed on stable by RUSTC_BOOTSTRAP=1, as for the threaded worker's rebuilt std): the
+    # networks worker's wasm builds in a fifth less crate time (docs/ci.md). Only wasm32 crates take these
+    # RUSTFLAGS (Trunk passes --target), and wasm32 has no rustflags of its own in .cargo/config.toml.
+    export RUSTC_BOOTSTRAP=1 RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }-Zshare-generics=yes"
   fi
   # The threaded worker (a Trunk hook) builds with the same profile.
   export WMLAB_WORKER_MT_PROFILE="$profile"
