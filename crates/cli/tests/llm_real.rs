@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+use wmlab_core::analysis::dashboard::parse_csv;
 use wmlab_core::llm::{Message, Metric, Reference, Sample, SampleBody, Single, Suite};
 use wmlab_core::record::ResultRecord;
 use wmlab_llm::native::{StdClock, UreqTransport, block_on};
@@ -46,21 +47,6 @@ fn outcomes(dir: &Path) -> Vec<serde_json::Value> {
         .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("every log line is JSON"))
         .filter(|v| v["type"] == "outcome")
         .collect()
-}
-
-/// The records in a CSV text: its line breaks outside quoted fields (an escaped quote `""` toggles twice).
-fn csv_records(text: &str) -> usize {
-    let mut quoted = false;
-    let breaks = text
-        .chars()
-        .filter(|&c| {
-            if c == '"' {
-                quoted = !quoted;
-            }
-            c == '\n' && !quoted
-        })
-        .count();
-    breaks + usize::from(!text.is_empty() && !text.ends_with('\n'))
 }
 
 /// Run a suite slice, check the shape, rerun (must resume: nothing new), return the outcomes.
@@ -113,11 +99,8 @@ fn run_suite(url: &str, model: &str, name: &str, extra: &[&str], expected: usize
         .expect("record.json parses");
     assert_eq!(rec.trials.len(), expected);
     // a header and one record per trial (a model's reply may hold line breaks, quoted in its field)
-    assert_eq!(
-        csv_records(&std::fs::read_to_string(dir.join("record.csv")).unwrap()),
-        expected + 1,
-        "{name}: record.csv"
-    );
+    let csv = parse_csv(&std::fs::read_to_string(dir.join("record.csv")).unwrap()).expect("record.csv parses");
+    assert_eq!(csv.len(), expected + 1, "{name}: record.csv");
     // rerun: everything is resumed, nothing is sent or logged again
     let lines_before = std::fs::read_to_string(dir.join("log.jsonl")).unwrap().lines().count();
     let (_, err) = wmlab(&args);
