@@ -120,20 +120,14 @@ SLURM_CONF="$(./scripts/dev/slurm.sh)"
 export SLURM_CONF
 
 # cargo-nextest (on these machines' image) runs the test binaries side by side, so the real-model and
-# Slurm tests wait on their servers while the others use the cores: 121 s against cargo test's 194 s
-# (docs/ci.md). Where it is missing, cargo test. Doc-tests (nextest runs none) by cargo test --doc.
-if cargo nextest --version >/dev/null 2>&1; then
-  stage "native tests: cargo nextest run, then the doc-tests"
-  cargo nextest run --locked --features wmlab-cli/nn --no-fail-fast 2>&1
-  # The app's library (storage, test flags): plain native unit tests.
-  cargo nextest run --locked -p wmlab-app --lib --tests --no-fail-fast 2>&1
-  cargo test --locked --features wmlab-cli/nn --doc 2>&1
-else
-  stage "native tests: cargo test"
-  cargo test --locked --features wmlab-cli/nn 2>&1
-  # The app's library (storage, test flags): plain native unit tests.
-  cargo test --locked -p wmlab-app --lib --tests 2>&1
-fi
+# Slurm tests wait on their servers while the others use the cores (docs/ci.md); cargo test where it is
+# missing. nextest runs no doc-tests: cargo test --doc does.
+if cargo nextest --version >/dev/null 2>&1; then runner=(nextest run --no-fail-fast); else runner=(test); fi
+stage "native tests: cargo ${runner[*]}"
+cargo "${runner[@]}" --locked --features wmlab-cli/nn 2>&1
+# The app's library (storage, test flags): plain native unit tests.
+cargo "${runner[@]}" --locked -p wmlab-app --lib --tests 2>&1
+[ "${runner[0]}" = test ] || cargo test --locked --features wmlab-cli/nn --doc 2>&1
 
 stage "wasm32 determinism: the core's golden hashes under Node"
 cargo test --locked -p wmlab-core --target wasm32-unknown-unknown --test determinism --no-run 2>&1
