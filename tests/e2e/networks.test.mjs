@@ -44,6 +44,18 @@ async function configure(page, { arch = 'gru', capacity = 16, steps = 8, valEver
   assert.equal(cfg.model.arch, arch);
 }
 
+/**
+ * Train on `tasks` only (`#nn-tasks`, a comma list). A step on WebGPU here is SwiftShader, a CPU
+ * emulating the GPU, running every frame of the batch through the ConvNet: one task's trial is a
+ * fourteenth of the 14 tasks' batch (the times in docs/ci.md).
+ */
+async function trainOnly(page, tasks) {
+  await page.fill('#nn-tasks', tasks);
+  await page.press('#nn-tasks', 'Tab');
+  const want = JSON.stringify(tasks.split(','));
+  await page.waitForFunction((w) => JSON.stringify(JSON.parse(document.querySelector('#nn-config-json').value).tasks) === w, want, LONG);
+}
+
 test('the paper preset\'s parameter count is shown beside Table A4\'s', LONG, async () => {
   const page = await openNetworks();
   await page.selectOption('#nn-preset', 'paper');
@@ -91,12 +103,16 @@ test('trains on the browser\'s backend (WebGPU through SwiftShader here) and sav
   console.log(`[networks] default backend: ${backend}`);
   assert.match(backend, /WebGPU|CPU/);
   await configure(page, { steps: 2, valEvery: 2 });
+  // The probe runs the tiny ConvNet on WebGPU: one task with short trials (VSRec, 4–10 frames) keeps
+  // SwiftShader's steps short; the ConvNet, the probe and the checkpoint are the same as with 14.
+  await trainOnly(page, 'VSRec');
   await page.click('#nn-train');
   await page.waitForSelector('#networks[data-phase="done"]', LONG);
   assert.equal(await stepOf(page), 2);
   console.log(`[networks] ${backend}: ${await page.textContent('#nn-step')}`);
   await checkProbe(page);
-  await page.waitForFunction(() => Number(document.querySelector('#nn-acc-chart').dataset.series) >= 14, null, LONG);
+  // Drawn: the mean and the one task's accuracy.
+  await page.waitForFunction(() => Number(document.querySelector('#nn-acc-chart').dataset.series) >= 2, null, LONG);
   // The checkpoint was read back from the device asynchronously and stored.
   const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#nn-download-best')]);
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wmlab-nn-')), 'best.wmlabnn');
