@@ -40,24 +40,32 @@ for c in rustfmt clippy rust-src; do
 done
 
 # Build tools need no size-tuned binary: trunk's own release profile (fat LTO, one codegen unit,
-# opt-level 3) is overridden for these installs only (no LTO, 16 units, opt-level 1), which shortens
-# them on a fresh machine and leaves their run times as they were (docs/ci.md). They build in
-# a temporary target and their own CARGO_HOME, so they run beside the project's builds without waiting
-# on its locks; trunk without its default features (TLS for downloading tools, the update check): it
-# never downloads here, wasm-bindgen and wasm-opt are the ones on PATH (Trunk.toml).
+# opt-level 3) is overridden for these installs only (no LTO, 16 units, the opt-level given: 1 for
+# wasm-bindgen-cli; 0 for trunk, whose one hot loop, sha2 hashing the wasm for its integrity
+# attributes, keeps opt-level 3), which shortens them on a fresh machine and leaves their run times as
+# they were (docs/ci.md). They build in a temporary target and their own CARGO_HOME, so they run beside
+# the project's builds without waiting on its locks; trunk without its default features (TLS for
+# downloading tools, the update check): it never downloads here, wasm-bindgen and wasm-opt are the
+# ones on PATH (Trunk.toml).
 tools_home="$HOME/.cache/wmlab/cargo-tools"
-quick_install=(env -u CARGO_TARGET_DIR CARGO_HOME="$tools_home" CARGO_PROFILE_RELEASE_LTO=false
-  CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 CARGO_PROFILE_RELEASE_OPT_LEVEL=1 cargo install --root "${CARGO_HOME:-$HOME/.cargo}")
+quick_install() {
+  local opt="$1"
+  shift
+  env -u CARGO_TARGET_DIR CARGO_HOME="$tools_home" CARGO_PROFILE_RELEASE_LTO=false \
+    CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 CARGO_PROFILE_RELEASE_OPT_LEVEL="$opt" \
+    cargo install --root "${CARGO_HOME:-$HOME/.cargo}" "$@"
+}
 
 if [ "$DO_TOOLS" = 1 ] && ! trunk --version 2>/dev/null | grep -q " $TRUNK_VERSION"; then
-  say "installing trunk $TRUNK_VERSION (about 4 minutes on 2 cores, once)"
-  "${quick_install[@]}" trunk --version "$TRUNK_VERSION" --locked --no-default-features
+  say "installing trunk $TRUNK_VERSION (about 2 minutes on 2 cores, once)"
+  quick_install 0 --config 'profile.release.package.sha2.opt-level=3' \
+    trunk --version "$TRUNK_VERSION" --locked --no-default-features
 fi
 
 if [ "$DO_TOOLS" = 1 ] && ! wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN_VERSION"; then
   say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 2 minutes, once)"
   # not --locked: its lockfile pins a webpki-roots the registry no longer offers
-  "${quick_install[@]}" wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+  quick_install 1 wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
 fi
 
 # Debian packages: the package lists are read once per run, before the first install.
