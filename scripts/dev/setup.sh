@@ -40,9 +40,9 @@ for c in rustfmt clippy rust-src; do
 done
 
 # Build tools need no size-tuned binary: trunk's own release profile (fat LTO, one codegen unit,
-# opt-level 3) is overridden for these installs only (no LTO, 16 units, the opt-level given: 1 for
-# wasm-bindgen-cli; 0 for trunk, whose one hot loop, sha2 hashing the wasm for its integrity
-# attributes, keeps opt-level 3), which shortens them on a fresh machine and leaves their run times as
+# opt-level 3) is overridden for these installs only (no LTO, 16 units, opt-level 0 but for their hot
+# crates: sha2 in trunk, which hashes the wasm for its integrity attributes; the wasm reader and writer
+# in wasm-bindgen-cli), which shortens them on a fresh machine and keeps their run times near what
 # they were (docs/ci.md). They build in a temporary target and their own CARGO_HOME, so they run beside
 # the project's builds without waiting on its locks; trunk without its default features (TLS for
 # downloading tools, the update check): it never downloads here, wasm-bindgen and wasm-opt are the
@@ -63,9 +63,16 @@ if [ "$DO_TOOLS" = 1 ] && ! trunk --version 2>/dev/null | grep -q " $TRUNK_VERSI
 fi
 
 if [ "$DO_TOOLS" = 1 ] && ! wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN_VERSION"; then
-  say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 2 minutes, once)"
+  say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about a minute, once)"
   # not --locked: its lockfile pins a webpki-roots the registry no longer offers
-  quick_install 1 wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+  # Opt-level 0 but for the crates that read, check and write the wasm (its run time on the networks
+  # worker: 6.5 s against 4.3 s at 1 throughout; its build 68 s against 108 s, docs/ci.md).
+  hot=(); for c in walrus wasmparser wasm-encoder hashbrown id-arena wasm-bindgen-cli-support \
+    wasm-bindgen-wasm-interpreter wasm-bindgen-wasm-conventions wasm-bindgen-threads-xform \
+    wasm-bindgen-externref-xform wasm-bindgen-multi-value-xform; do
+    hot+=(--config "profile.release.package.$c.opt-level=1")
+  done
+  quick_install 0 "${hot[@]}" wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
 fi
 
 # Debian packages: the package lists are read once per run, before the first install.
