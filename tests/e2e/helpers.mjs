@@ -64,6 +64,15 @@ export function serve(root = DIST, { prefix = '/', isolated = false, hide = [] }
 
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 
+/**
+ * Chromium's switches that draw pages in software (Skia on the CPU) instead of through SwiftShader's
+ * emulated GL, which made the GPU process the largest user of the CPU in the participant tests (every
+ * presented frame composited through it; docs/ci.md). WebGPU keeps its SwiftShader adapter. Set
+ * WMLAB_E2E_GPU_COMPOSITING=1 (e.g. for the timing benchmark) to composite through SwiftShader again.
+ */
+const SOFTWARE_DRAWING = process.env.WMLAB_E2E_GPU_COMPOSITING === '1' ? []
+  : ['--disable-gpu-compositing', '--disable-gpu-rasterization', '--disable-accelerated-2d-canvas'];
+
 /** Headless Chromium with SwiftShader WebGPU and no background networking, fresh profile; `options` are
  * Playwright context options (e.g. a phone's viewport with touch). */
 export async function launch(options = {}) {
@@ -80,6 +89,7 @@ export async function launch(options = {}) {
       '--use-webgpu-adapter=swiftshader', '--use-angle=swiftshader',
       '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run',
       '--disable-dev-shm-usage',
+      ...SOFTWARE_DRAWING,
     ],
   });
   return {

@@ -4,6 +4,8 @@
 //
 //   node tests/e2e/bench/timing-bench.mjs                       # default study below
 //   QUERY='tasks=VIR,CS&tpc=1&practice=0' node tests/e2e/bench/timing-bench.mjs
+//   WMLAB_E2E_GPU_COMPOSITING=1 node tests/e2e/bench/timing-bench.mjs  # frames composited through
+//                                     SwiftShader's GL, not in software as the tests draw (helpers.mjs)
 //
 // Needs a built dist/ (tests/e2e/run.sh or trunk build --release). The scripted participant answers
 // through the same clicks and keys as the tests (window.__wmlab_test, enabled by
