@@ -86,11 +86,14 @@ trap cleanup EXIT
 stage "formatting: cargo fmt --check"
 cargo fmt --all --check 2>&1
 
-stage "native build, linted by clippy: the native crates (every target cargo test builds), the app's library"
-# The CLI with its networks commands (`wmlab train` / `wmlab eval`, feature `nn`): same burn build as wmlab-nn.
-cargo test --locked --features wmlab-cli/nn --no-run 2>&1
-# The app's library (src/lib.rs) also builds natively; the app and the worker as a whole only for wasm32.
-cargo test --locked -p wmlab-app --lib --tests --no-run 2>&1
+stage "native build, linted by clippy: every target cargo test builds, the workspace's crates in one run"
+# Every workspace crate in one cargo run, so each dependency is built once with one set of features (the
+# app alone picked other features and rebuilt the core and its dependencies: about a minute). The CLI
+# with its networks commands (`wmlab train` / `wmlab eval`, feature `nn`): same burn build as wmlab-nn.
+# Natively the app is its library (src/lib.rs: storage, test flags) and a main that only prints how to
+# build it; the networks worker is empty. Both are whole only for wasm32 (Trunk's build below).
+native=(--locked --workspace --features wmlab-cli/nn)
+cargo test "${native[@]}" --no-run 2>&1
 
 # Waits until the background chain has made the marker $1, or fails with its log if it died first
 # (or made "$1.failed").
@@ -124,10 +127,8 @@ export SLURM_CONF
 # missing. nextest runs no doc-tests: cargo test --doc does.
 if cargo nextest --version >/dev/null 2>&1; then runner=(nextest run --no-fail-fast); else runner=(test); fi
 stage "native tests: cargo ${runner[*]}"
-cargo "${runner[@]}" --locked --features wmlab-cli/nn 2>&1
-# The app's library (storage, test flags): plain native unit tests.
-cargo "${runner[@]}" --locked -p wmlab-app --lib --tests 2>&1
-[ "${runner[0]}" = test ] || cargo test --locked --features wmlab-cli/nn --doc 2>&1
+cargo "${runner[@]}" "${native[@]}" 2>&1
+[ "${runner[0]}" = test ] || cargo test "${native[@]}" --doc 2>&1
 
 stage "wasm32 determinism: the core's golden hashes under Node"
 cargo test --locked -p wmlab-core --target wasm32-unknown-unknown --test determinism --no-run 2>&1
