@@ -88,7 +88,7 @@ cargo fmt --all --check 2>&1
 
 stage "native build, linted by clippy: every target cargo test builds, the workspace's crates in one run"
 # Every workspace crate in one cargo run, so each dependency is built once with one set of features (the
-# app alone picked other features and rebuilt the core and its dependencies: about a minute). The CLI
+# app alone picked other features and rebuilt the core and its dependencies; docs/ci.md). The CLI
 # with its networks commands (`wmlab train` / `wmlab eval`, feature `nn`): same burn build as wmlab-nn.
 # Natively the app is its library (src/lib.rs: storage, test flags) and a main that only prints how to
 # build it; the networks worker is empty. Both are whole only for wasm32 (Trunk's build below).
@@ -131,8 +131,8 @@ cargo "${runner[@]}" "${native[@]}" 2>&1
 [ "${runner[0]}" = test ] || cargo test "${native[@]}" --doc 2>&1
 
 stage "wasm32 determinism: the core's golden hashes under Node"
-# Its dependencies unoptimised: they build in 65 CPU-s instead of 148 at the dev profile's opt-level 1,
-# and the test (84 batches hashed) runs as fast (docs/ci.md).
+# Its dependencies unoptimised: they build in less than half the CPU time of the dev profile's opt-level
+# 1, and the test runs as fast (docs/ci.md).
 wasm_hashes=(--locked -p wmlab-core --target wasm32-unknown-unknown --test determinism
   --config 'profile.dev.package."*".opt-level=0')
 cargo test "${wasm_hashes[@]}" --no-run 2>&1
