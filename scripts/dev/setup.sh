@@ -65,8 +65,8 @@ fi
 if [ "$DO_TOOLS" = 1 ] && ! wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN_VERSION"; then
   say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about a minute, once)"
   # not --locked: its lockfile pins a webpki-roots the registry no longer offers
-  # Opt-level 0 but for the crates that read, check and write the wasm (its run time on the networks
-  # worker: 6.5 s against 4.3 s at 1 throughout; its build 68 s against 108 s, docs/ci.md).
+  # Opt-level 0 but for the crates that read, check and write the wasm: they are its run time on the
+  # networks worker (the build and run times of each choice are in docs/ci.md).
   hot=(); for c in walrus wasmparser wasm-encoder hashbrown id-arena wasm-bindgen-cli-support \
     wasm-bindgen-wasm-interpreter wasm-bindgen-wasm-conventions wasm-bindgen-threads-xform \
     wasm-bindgen-externref-xform wasm-bindgen-multi-value-xform; do
