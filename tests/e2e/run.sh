@@ -29,8 +29,8 @@ if [ "${SKIP_BUILD:-0}" != "1" ]; then
     # RUSTFLAGS (Trunk passes --target), and wasm32 has no rustflags of its own in .cargo/config.toml.
     export RUSTC_BOOTSTRAP=1 RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }-Zshare-generics=yes"
   fi
-  # The threaded worker (a Trunk hook) builds with the same profile, or web-test's own for it (Cargo.toml).
-  if [ "$profile" = web-test ]; then export WMLAB_WORKER_MT_PROFILE=web-test-mt; else export WMLAB_WORKER_MT_PROFILE="$profile"; fi
+  # The threaded worker (a Trunk hook) builds with the same profile.
+  export WMLAB_WORKER_MT_PROFILE="$profile"
   start=$(date +%s)
   trunk build "${args[@]}"
   echo "[e2e] trunk build ${args[*]}: $(( $(date +%s) - start )) s"
