@@ -589,8 +589,7 @@ fn a_network_takes_a_persons_trials_and_compare_pairs_them() {
                 _ => Answer::None,
             })
             .collect();
-        s.record(TrialResult { position: pos, answers, rt_ms: Vec::new(), frames: Vec::new(), events: Vec::new() })
-            .unwrap();
+        s.record(TrialResult { position: pos, answers, ..Default::default() }).unwrap();
     }
     let person = s.to_record(Some("P07"));
     let main = |task: &str| {

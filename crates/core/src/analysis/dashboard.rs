@@ -23,11 +23,75 @@ pub struct Rules {
     pub max_blurs: u32,
     /// A session that did not reach the end excludes (where the record says).
     pub require_finished: bool,
+    /// A session taken on a phone or tablet excludes (where the record says the device).
+    pub exclude_touch: bool,
+    /// A session in which the window changed size during a trial excludes.
+    pub exclude_window_changed: bool,
+    /// A stimulus drawn smaller than this (CSS px, the smallest over the trials) excludes. 0 = no rule.
+    pub min_stimulus_px: f64,
+    /// A session whose browser said it was automated (`navigator.webdriver`, headless Chrome) excludes.
+    pub exclude_automated: bool,
 }
 
 impl Default for Rules {
     fn default() -> Self {
-        Rules { min_practice_accuracy: 0.5, min_median_rt_ms: 200.0, max_blurs: 3, require_finished: true }
+        Rules {
+            min_practice_accuracy: 0.5,
+            min_median_rt_ms: 200.0,
+            max_blurs: 3,
+            require_finished: true,
+            exclude_touch: false,
+            exclude_window_changed: false,
+            min_stimulus_px: 0.0,
+            exclude_automated: false,
+        }
+    }
+}
+
+/// A trial's column as text (JSON records keep types; a record read back from CSV holds text).
+fn cell(t: &TrialRow, key: &str) -> Option<String> {
+    t.extra.get(key).map(|v| match v {
+        Setting::Text(s) => s.clone(),
+        Setting::Bool(b) => b.to_string(),
+        Setting::Int(i) => i.to_string(),
+        Setting::Num(x) => x.to_string(),
+    })
+}
+
+/// A trial's column as a number, where it is one.
+fn cell_num(t: &TrialRow, key: &str) -> Option<f64> {
+    cell(t, key).and_then(|s| s.trim().parse::<f64>().ok()).filter(|v| v.is_finite())
+}
+
+/// What the record says of the participant's display, for the rules and the dashboard's table: the
+/// device class (`desktop`, `phone`, `tablet`), the smallest stimulus (CSS px), the trials in which
+/// the window changed size, and whether the browser said it was automated.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DisplaySeen {
+    /// The device class, where the record says it.
+    pub device: Option<String>,
+    /// The smallest stimulus over the trials, CSS px.
+    pub min_stimulus_px: Option<f64>,
+    /// Window size changes during trials.
+    pub resizes: i64,
+    /// `navigator.webdriver` was true or the browser was headless Chrome.
+    pub automated: bool,
+}
+
+impl DisplaySeen {
+    /// Read from a record's rows (its settings where the rows do not say).
+    pub fn of(r: &ResultRecord) -> DisplaySeen {
+        let setting = |k: &str| match r.config.settings.get(k) {
+            Some(Setting::Text(s)) => Some(s.clone()),
+            _ => None,
+        };
+        let device = r.trials.iter().find_map(|t| cell(t, "device")).or_else(|| setting("display_device"));
+        let min_stimulus_px = r.trials.iter().filter_map(|t| cell_num(t, "canvas_css_px")).reduce(f64::min);
+        let resizes = r.trials.iter().filter_map(|t| cell_num(t, "resize_count")).sum::<f64>() as i64;
+        let automated = r.trials.iter().any(|t| {
+            cell(t, "webdriver").as_deref() == Some("true") || cell(t, "browser").as_deref() == Some("HeadlessChrome")
+        }) || setting("display_browser").as_deref() == Some("HeadlessChrome");
+        DisplaySeen { device, min_stimulus_px, resizes, automated }
     }
 }
 
@@ -79,6 +143,19 @@ pub fn exclusions(r: &ResultRecord, rules: &Rules) -> Vec<String> {
         .sum();
     if blurs > rules.max_blurs as i64 {
         why.push(format!("left the task too often: {blurs} losses of focus (rule: at most {})", rules.max_blurs));
+    }
+    let seen = DisplaySeen::of(r);
+    if rules.exclude_touch && matches!(seen.device.as_deref(), Some("phone" | "tablet")) {
+        why.push(format!("took it on a {} (rule: no touch devices)", seen.device.as_deref().unwrap_or_default()));
+    }
+    if rules.exclude_window_changed && seen.resizes > 0 {
+        why.push(format!("the window changed size during {} trial(s) (rule: no window changes)", seen.resizes));
+    }
+    if let Some(px) = seen.min_stimulus_px.filter(|&px| rules.min_stimulus_px > 0.0 && px < rules.min_stimulus_px) {
+        why.push(format!("stimulus drawn at {px:.0} px (rule: at least {:.0} px)", rules.min_stimulus_px));
+    }
+    if rules.exclude_automated && seen.automated {
+        why.push("the browser said it was automated (webdriver or headless; rule: no automated browsers)".into());
     }
     why
 }
@@ -463,6 +540,29 @@ mod tests {
         assert!(why[2].contains("losses of focus"));
         let lenient = Rules { min_median_rt_ms: 0.0, max_blurs: 1000, require_finished: false, ..Rules::default() };
         assert!(exclusions(&r, &lenient).is_empty());
+        // What was seen: a phone, a window resized once, a small stimulus, an automated browser.
+        let mut d = person("P4", 6);
+        assert_eq!(DisplaySeen::of(&d), DisplaySeen::default(), "an older record says nothing");
+        for (i, t) in d.trials.iter_mut().enumerate() {
+            t.extra.insert("device".into(), Setting::Text("phone".into()));
+            t.extra.insert("canvas_css_px".into(), Setting::Num(if i == 1 { 240.0 } else { 358.0 }));
+            t.extra.insert("resize_count".into(), Setting::Int(i64::from(i == 0)));
+            t.extra.insert("webdriver".into(), Setting::Text("true".into()));
+        }
+        assert!(exclusions(&d, &Rules::default()).is_empty(), "the display rules are off by default");
+        let strict = Rules {
+            exclude_touch: true,
+            exclude_window_changed: true,
+            min_stimulus_px: 300.0,
+            exclude_automated: true,
+            ..Rules::default()
+        };
+        let why = exclusions(&d, &strict);
+        assert_eq!(why.len(), 4, "{why:?}");
+        assert!(why[0].contains("took it on a phone"), "{why:?}");
+        assert!(why[1].contains("changed size during 1 trial"), "{why:?}");
+        assert!(why[2].contains("stimulus drawn at 240 px"), "{why:?}");
+        assert!(why[3].contains("automated"), "{why:?}");
         let mut p = person("P3", 5);
         for t in &mut p.trials[..2] {
             t.extra.insert("block_kind".into(), Setting::Text("practice".into()));

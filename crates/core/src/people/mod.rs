@@ -5,6 +5,8 @@
 //! posting.
 //!
 //! - [`timing`]: Table A2 durations as data, ms → frames, refresh-rate estimation, frame-timing stats.
+//! - [`device`]: what the participant's display was (browser, device, screen, window, pointers) and
+//!   who may take a study on it.
 //! - [`study`]: the study link (URL query) ⇄ [`study::StudyConfig`], with plain error messages.
 //! - [`presenter`]: one trial on screen, frame by frame (frame lock, response windows, N-back, recall
 //!   marks, blur restarts), as a state machine the page drives with timestamps and inputs.
@@ -21,6 +23,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::task::TaskId;
 
+pub mod device;
 pub mod presenter;
 pub mod reference;
 pub mod replay;

@@ -26,7 +26,7 @@
 //!   choices (SMU cells, CS options) answer at once.
 //! - **Blur or hidden tab**: the trial stops ([`Action::Stopped`], never recorded) and restarts from its
 //!   first frame; the page events go with the restarted trial.
-//! - **Resize**: the current frame is painted again (at the new size; no new onset).
+//! - **Resize** (the stimulus's size changed): the trial stops and restarts, as after a blur.
 //! - **Fast mode** (tests only): every timed frame lasts one refresh and N-back waits for an answer.
 
 use serde::{Deserialize, Serialize};
@@ -343,6 +343,7 @@ impl Presenter {
             rt_ms: std::mem::take(&mut self.rt_ms),
             frames: std::mem::take(&mut self.frames),
             events: std::mem::take(&mut self.events),
+            view: None,
         };
         out.push(Action::Await(None));
         out.push(Action::Finished(result));
@@ -489,21 +490,12 @@ impl Presenter {
             return vec![];
         }
         match ev.kind {
-            PageEventKind::Blur | PageEventKind::Hidden => {
+            // A resize changed the stimulus's size (the edge sends only those): what was seen so far was
+            // seen at another size, so the trial starts again, as after a blur.
+            PageEventKind::Blur | PageEventKind::Hidden | PageEventKind::Resize => {
                 self.state = State::Over;
                 self.awaiting = None;
                 vec![Action::Await(None), Action::Stopped(std::mem::take(&mut self.events))]
-            }
-            PageEventKind::Resize => {
-                // A drag fires many resizes: one recorded per 250 ms.
-                let n = self.events.len();
-                if n >= 2
-                    && self.events[n - 2].kind == PageEventKind::Resize
-                    && ev.t_ms - self.events[n - 2].t_ms < 250.0
-                {
-                    self.events.pop();
-                }
-                vec![Action::Paint(self.shown.clone())]
             }
             _ => vec![],
         }
@@ -751,21 +743,34 @@ mod tests {
             p.on_frame(i as f64 * R);
         }
         assert!(p.on_page_event(PageEvent { kind: PageEventKind::FullscreenEnter, t_ms: 2.0 }).is_empty());
-        let resized = p.on_page_event(PageEvent { kind: PageEventKind::Resize, t_ms: 3.0 });
-        assert!(matches!(resized[..], [Action::Paint(_)]));
-        let again = p.on_page_event(PageEvent { kind: PageEventKind::Resize, t_ms: 50.0 });
-        assert!(matches!(again[..], [Action::Paint(_)]), "painted again, recorded once");
         let blur = PageEvent { kind: PageEventKind::Blur, t_ms: 900.0 };
         let acts = p.on_page_event(blur);
         let Some(Action::Stopped(events)) = acts.last() else { panic!("{acts:?}") };
-        assert_eq!(events.len(), 4);
-        assert_eq!(events[3], blur);
+        assert_eq!(events.len(), 3);
+        assert_eq!(events[2], blur);
         assert!(!p.running());
         assert!(p.on_frame(10_000.0).is_empty(), "nothing more after a stop");
         // Restarted from its first frame with the events: they are recorded with the finished trial.
         let (mut p, _) = Presenter::new(trial, R, true, events.clone());
         let (res, _) = run(&mut p, 0.0, |p, t| p.on_input(Input::Class(0), t));
         assert_eq!(res.events, *events);
+    }
+
+    #[test]
+    fn a_resize_mid_trial_stops_it_like_a_blur() {
+        let trial = trial_of("VIR", |_| true);
+        let (mut p, _) = Presenter::new(trial.clone(), R, false, vec![]);
+        for i in 1..20 {
+            p.on_frame(i as f64 * R);
+        }
+        let resize = PageEvent { kind: PageEventKind::Resize, t_ms: 400.0 };
+        let acts = p.on_page_event(resize);
+        let Some(Action::Stopped(events)) = acts.last() else { panic!("{acts:?}") };
+        assert_eq!(events, &vec![resize]);
+        assert!(!p.running());
+        let (mut p, _) = Presenter::new(trial, R, true, events.clone());
+        let (res, _) = run(&mut p, 0.0, |p, t| p.on_input(Input::Class(0), t));
+        assert_eq!(res.events, vec![resize], "recorded with the trial that was finished");
     }
 
     #[test]

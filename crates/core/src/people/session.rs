@@ -24,6 +24,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use super::device::{DisplayFacts, TrialView};
 use super::score::{Answer, score_nback, score_trial};
 use super::study::{BlockOrder, StudyConfig};
 use super::timing::{DEFAULT_REFRESH_MS, FrameTiming, timing_stats};
@@ -202,6 +203,9 @@ pub struct TrialResult {
     /// `unfocused_ms`).
     #[serde(default)]
     pub events: Vec<PageEvent>,
+    /// How the trial was seen: the stimulus's size, the window, the pointers that answered (the edge's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub view: Option<TrialView>,
 }
 
 /// A recorded trial: the participant's result and its scored row.
@@ -294,6 +298,9 @@ pub struct Session {
     /// The participant's agreement to the study's consent text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub consent: Option<Consent>,
+    /// The participant's display as the session started (browser, device, screen, window).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display: Option<DisplayFacts>,
 }
 
 /// An agreement to a consent text: when (the edge's clock, ISO 8601) and to which text (FNV-64 of the
@@ -575,6 +582,7 @@ impl Session {
             done: Vec::new(),
             refresh_ms: None,
             consent: None,
+            display: None,
         }
     }
 
@@ -588,6 +596,12 @@ impl Session {
         let mut h = crate::hash::Fnv64::default();
         h.write(text.as_bytes());
         self.consent = Some(Consent { agreed_at: agreed_at.into(), text_fnv64: format!("{:016x}", h.finish()) });
+    }
+
+    /// Keep the participant's display as the session (re)starts (the facts are clamped first); every
+    /// row recorded from now on carries it.
+    pub fn set_display(&mut self, facts: DisplayFacts) {
+        self.display = Some(facts.sanitized());
     }
 
     /// Save the measured refresh interval (ms).
@@ -797,6 +811,20 @@ impl Session {
         let (blurs, away) = unfocused(&result.events);
         extra.insert("blur_count".into(), Setting::Int(blurs as i64));
         extra.insert("unfocused_ms".into(), Setting::Num(away));
+        let resizes = result.events.iter().filter(|e| e.kind == PageEventKind::Resize).count();
+        extra.insert("resize_count".into(), Setting::Int(resizes as i64));
+        if let Some(d) = &self.display {
+            extra.extend(d.columns());
+        }
+        if let Some(v) = &result.view {
+            if !(v.css_px.is_finite() && v.css_px >= 0.0 && v.dpr.is_finite() && v.dpr > 0.0) {
+                return Err(SessionError::BadResult("the stimulus size is not a number".into()));
+            }
+            if v.pointers.iter().any(|p| super::device::pointer_kind(p).is_none()) {
+                return Err(SessionError::BadResult("a pointer type is not mouse, touch or pen".into()));
+            }
+            extra.extend(v.columns());
+        }
         let row = TrialRow {
             task: trial.task.as_str().to_string(),
             trial: trial.global as u64,
@@ -930,6 +958,27 @@ impl Session {
         }
         if let Some(r) = self.refresh_ms {
             settings.insert("refresh_ms".into(), Setting::Num(r));
+        }
+        if let Some(d) = &self.display {
+            for (k, v) in d.columns() {
+                settings.insert(format!("display_{k}"), v);
+            }
+            settings.insert("display_user_agent".into(), Setting::Text(d.user_agent.clone()));
+        }
+        let mut pointers: Vec<&str> = Vec::new();
+        for p in self.done.iter().filter_map(|d| d.result.view.as_ref()).flat_map(|v| v.pointers.iter()) {
+            if !pointers.contains(&p.as_str()) {
+                pointers.push(p);
+            }
+        }
+        if self.done.iter().any(|d| d.result.view.is_some()) {
+            let text = if pointers.is_empty() { "keyboard".to_string() } else { pointers.join("+") };
+            settings.insert("pointer_types".into(), Setting::Text(text));
+        }
+        let css: Vec<f64> = self.done.iter().filter_map(|d| d.result.view.as_ref()).map(|v| v.css_px).collect();
+        if let (Some(lo), Some(hi)) = (css.iter().copied().reduce(f64::min), css.iter().copied().reduce(f64::max)) {
+            settings.insert("canvas_css_px_min".into(), Setting::Num(lo));
+            settings.insert("canvas_css_px_max".into(), Setting::Num(hi));
         }
         if let Some(c) = &self.consent {
             settings.insert("consent_agreed_at".into(), Setting::Text(c.agreed_at.clone()));
@@ -1085,9 +1134,72 @@ pub(crate) mod tests {
             rt_ms: (0..n).map(|i| if i == 0 && !ok { None } else { Some(400.0 + i as f64) }).collect(),
             frames,
             events: vec![],
+            view: None,
         };
         let out = session.record(res).unwrap();
         assert!(out.correct.iter().all(|&c| c == ok) || t.task == StudyTask::Worm(TaskId::Sfr), "{} {out:?}", t.task);
+    }
+
+    /// What the participant saw goes into every row, the CSV and the record's settings; a hostile view
+    /// (NaN size, an unknown pointer) is refused with nothing recorded.
+    #[test]
+    fn the_display_and_each_trials_view_are_recorded() {
+        use crate::people::device::{DisplayFacts, TrialView};
+        let config = StudyConfig::from_query("tasks=SC&practice=0&seed=5").unwrap();
+        let mut s = Session::new(config);
+        s.set_display(DisplayFacts {
+            user_agent: "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) Version/18.1 Mobile Safari/604.1"
+                .into(),
+            screen_w: 390,
+            screen_h: 844,
+            window_w: 390,
+            window_h: 700,
+            outer_w: 0,
+            dpr: 3.0,
+            touch_points: 5,
+            coarse: true,
+            fine: false,
+            hover: false,
+            webdriver: false,
+        });
+        let pos = s.current().unwrap();
+        let t = s.trial(pos).unwrap();
+        let answers: Vec<Answer> =
+            t.steps.iter().filter(|s| answerable(s)).map(|st| right_answer(t.task, st)).collect();
+        let view = TrialView {
+            css_px: 358.0,
+            device_px: 1074,
+            window_w: 390,
+            window_h: 700,
+            dpr: 3.0,
+            pointers: vec!["touch".into()],
+        };
+        for bad in
+            [TrialView { css_px: f64::NAN, ..view.clone() }, TrialView { pointers: vec!["<b>".into()], ..view.clone() }]
+        {
+            let r = TrialResult { position: pos, answers: answers.clone(), view: Some(bad), ..Default::default() };
+            assert!(matches!(s.record(r), Err(SessionError::BadResult(_))));
+        }
+        assert!(s.done.is_empty(), "nothing recorded");
+        let resized = vec![PageEvent { kind: PageEventKind::Resize, t_ms: 5.0 }];
+        let r = TrialResult { position: pos, answers, view: Some(view), events: resized, ..Default::default() };
+        s.record(r).unwrap();
+        let rec = s.to_record(None);
+        let row = &rec.trials[0].extra;
+        assert_eq!(row["device"], Setting::Text("phone".into()));
+        assert_eq!(row["os"], Setting::Text("iOS".into()));
+        assert_eq!(row["canvas_css_px"], Setting::Num(358.0));
+        assert_eq!(row["pointer"], Setting::Text("touch".into()));
+        assert_eq!(row["resize_count"], Setting::Int(1));
+        assert_eq!(rec.config.settings["display_device"], Setting::Text("phone".into()));
+        assert_eq!(rec.config.settings["pointer_types"], Setting::Text("touch".into()));
+        let csv = rec.to_csv().unwrap();
+        let header = csv.lines().next().unwrap();
+        for col in ["device", "browser", "screen", "window", "dpr", "canvas_css_px", "canvas_device_px", "pointer"] {
+            assert!(header.split(',').any(|h| h == col), "{col} in {header}");
+        }
+        // Saved and resumed with it.
+        assert_eq!(Session::from_json(&s.to_json()).unwrap(), s);
     }
 
     /// `adaptive=`: CD's and VSR's main blocks follow their staircases, one trial at a time; an observer

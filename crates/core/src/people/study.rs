@@ -36,6 +36,11 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::StudyTask;
+use super::device::{Devices, Eligibility};
+
+fn is_any_device(d: &Devices) -> bool {
+    *d == Devices::Any
+}
 
 /// The order of a study's task blocks (`order=`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -160,8 +165,28 @@ pub struct StudyConfig {
     /// Pass-through panel ids (`STUDY_ID`, `SESSION_ID`, `assignmentId`, `hitId`), kept in the record.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub external_ids: BTreeMap<String, String>,
-    /// Where the participant is sent at the end, once the data are sent (`done=` or `completion=`).
+    /// Where the participant is sent at the end, once the data are sent (`done=` or `completion=`); may
+    /// hold placeholders ([`StudyConfig::outcome_url`]).
     pub completion_url: Option<String>,
+    /// Where a participant who does not agree to the consent text is sent (`declined=`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declined_url: Option<String>,
+    /// Where a participant the study screens out (device, window) is sent (`screened=`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screened_url: Option<String>,
+    /// Pass-through parameters the researcher declares (`keep=survey_code`): their values are kept in
+    /// `external_ids`, go into the record and can fill placeholders of the outcome URLs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keep: Vec<String>,
+    /// MTurk's `turkSubmitTo`: at the end the HIT is submitted there (`…/mturk/externalSubmit`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mturk_submit_to: Option<String>,
+    /// Which devices may take the study (`devices=`).
+    #[serde(default, skip_serializing_if = "is_any_device")]
+    pub devices: Devices,
+    /// The smallest window (inner width × height, CSS px) the study accepts (`min_window=`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_window: Option<(u32, u32)>,
     /// The URL the record is POSTed to after each block and at the end (`endpoint=`).
     pub endpoint: Option<String>,
     /// DataPipe experiment id (OSF through DataPipe).
@@ -203,6 +228,12 @@ impl Default for StudyConfig {
             participant: None,
             external_ids: BTreeMap::new(),
             completion_url: None,
+            declined_url: None,
+            screened_url: None,
+            keep: Vec::new(),
+            mturk_submit_to: None,
+            devices: Devices::Any,
+            min_window: None,
             endpoint: None,
             datapipe: None,
             datapipe_url: None,
@@ -241,7 +272,17 @@ impl std::error::Error for StudyError {}
 
 const PARTICIPANT_KEYS: [&str; 4] = ["pid", "participant", "PROLIFIC_PID", "workerId"];
 const EXTERNAL_KEYS: [&str; 4] = ["STUDY_ID", "SESSION_ID", "assignmentId", "hitId"];
-const KNOWN: [&str; 20] = [
+/// What MTurk puts in `assignmentId` while a worker previews the HIT (before accepting it).
+pub const MTURK_PREVIEW: &str = "ASSIGNMENT_ID_NOT_AVAILABLE";
+/// MTurk's parameter naming where the HIT is submitted.
+const MTURK_SUBMIT_KEY: &str = "turkSubmitTo";
+const KNOWN: [&str; 26] = [
+    "declined",
+    "screened",
+    "keep",
+    "devices",
+    "min_window",
+    MTURK_SUBMIT_KEY,
     "tasks",
     "tpc",
     "order",
@@ -430,6 +471,102 @@ pub fn check_site_path(param: &str, v: &str) -> Result<String, StudyError> {
     Ok(v.to_string())
 }
 
+/// `keep=`: names of a platform's own parameters to let through (letters, digits, `_`; not a study
+/// parameter's name).
+fn parse_keep(v: &str) -> Result<Vec<String>, StudyError> {
+    let mut out: Vec<String> = Vec::new();
+    for name in v.split(',').map(str::trim) {
+        let ok = !name.is_empty() && name.len() <= 64 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !ok {
+            return Err(StudyError::new(
+                "keep",
+                format!("“{name}” is not a parameter name; use letters, digits and _ (e.g. keep=survey_code)."),
+            ));
+        }
+        let reserved = name == "completion"
+            || name == "session"
+            || KNOWN.contains(&name)
+            || PARTICIPANT_KEYS.contains(&name)
+            || EXTERNAL_KEYS.contains(&name);
+        if reserved {
+            return Err(StudyError::new(
+                "keep",
+                format!("{name} is already a study link parameter; keep= is for a platform's own parameters."),
+            ));
+        }
+        if out.iter().any(|x| x == name) {
+            return Err(StudyError::new("keep", format!("“{name}” is listed twice.")));
+        }
+        out.push(name.to_string());
+    }
+    Ok(out)
+}
+
+/// `turkSubmitTo`: MTurk's own address (https, a host under mturk.com), or a loopback address for a
+/// test; anything else would send the worker's assignment to a stranger.
+fn check_mturk_submit(v: &str) -> Result<String, StudyError> {
+    let url = check_url(MTURK_SUBMIT_KEY, v)?;
+    let lower = url.to_ascii_lowercase();
+    let (https, rest) = match lower.strip_prefix("https://") {
+        Some(r) => (true, r),
+        None => (false, lower.strip_prefix("http://").unwrap_or(&lower)),
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = match authority.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => authority.split(':').next().unwrap_or(""),
+    };
+    let mturk = https && (host == "mturk.com" || host.ends_with(".mturk.com"));
+    let loopback = matches!(host, "localhost" | "::1") || host.starts_with("127.");
+    if !(mturk || loopback) {
+        return Err(StudyError::new(
+            MTURK_SUBMIT_KEY,
+            format!("“{v}” is not MTurk's address (https://www.mturk.com or https://workersandbox.mturk.com)."),
+        ));
+    }
+    Ok(url.trim_end_matches('/').to_string())
+}
+
+/// An outcome URL (`done`, `declined`, `screened`): an http(s) address as [`check_url`] wants it, whose
+/// `{name}` placeholders are each one this link can fill (`fills`).
+fn check_outcome_url(param: &str, v: &str, fills: &[String]) -> Result<String, StudyError> {
+    let mut plain = String::with_capacity(v.len());
+    let mut rest = v;
+    while let Some(open) = rest.find('{') {
+        plain.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('}') else {
+            return Err(StudyError::new(param, format!("“{v}” has a {{ without its }}.")));
+        };
+        let name = &after[..close];
+        if !fills.iter().any(|f| f == name) {
+            return Err(StudyError::new(
+                param,
+                format!(
+                    "{{{name}}} is not a placeholder this link can fill; it can fill {}.",
+                    fills.iter().map(|f| format!("{{{f}}}")).collect::<Vec<_>>().join(", ")
+                ),
+            ));
+        }
+        plain.push('x');
+        rest = &after[close + 1..];
+    }
+    plain.push_str(rest);
+    check_url(param, &plain)?;
+    Ok(v.to_string())
+}
+
+/// How a participant's session ended, for the URL they are sent to ([`StudyConfig::outcome_url`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// They took the study to the end (`done=`).
+    Completed,
+    /// They did not agree to the consent text (`declined=`).
+    Declined,
+    /// The study screened them out (`screened=`).
+    ScreenedOut,
+}
+
 /// Read `text` / `text_url` (one of them) into a [`StudyText`].
 fn study_text(seen: &BTreeMap<String, String>, name: &str) -> Result<Option<StudyText>, StudyError> {
     let url = format!("{name}_url");
@@ -455,6 +592,65 @@ impl StudyConfig {
         let mut spec = crate::TaskSpec::new(id);
         let _ = spec.set_all(&self.task_settings, true);
         spec
+    }
+
+    /// The placeholders this link's outcome URLs may hold: `session` (the session's own id), `pid` where
+    /// the link names a participant, and each panel id and kept parameter the link carries.
+    pub fn placeholders(&self) -> Vec<String> {
+        let mut v = vec!["session".to_string()];
+        if self.participant.is_some() {
+            v.push("pid".into());
+        }
+        v.extend(self.external_ids.keys().cloned());
+        v
+    }
+
+    /// The URL to send a participant to at `outcome`, its placeholders filled (values %-encoded;
+    /// `session` is the session's id, as in DataPipe's file name); `None` when the link has none.
+    pub fn outcome_url(&self, outcome: Outcome, session: &str) -> Option<String> {
+        let url = match outcome {
+            Outcome::Completed => self.completion_url.as_ref(),
+            Outcome::Declined => self.declined_url.as_ref(),
+            Outcome::ScreenedOut => self.screened_url.as_ref(),
+        }?;
+        let value = |name: &str| -> String {
+            match name {
+                "session" => session.to_string(),
+                "pid" => self.participant.clone().unwrap_or_default(),
+                k => self.external_ids.get(k).cloned().unwrap_or_default(),
+            }
+        };
+        let mut out = String::with_capacity(url.len());
+        let mut rest = url.as_str();
+        while let Some(open) = rest.find('{') {
+            out.push_str(&rest[..open]);
+            let after = &rest[open + 1..];
+            let close = after.find('}').unwrap_or(after.len());
+            out.push_str(&percent_encode(&value(&after[..close])));
+            rest = after.get(close + 1..).unwrap_or("");
+        }
+        out.push_str(rest);
+        Some(out)
+    }
+
+    /// Whether the link is an MTurk HIT being previewed (`assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE`):
+    /// the worker sees what the study is, and nothing starts until they accept the HIT.
+    pub fn mturk_preview(&self) -> bool {
+        self.external_ids.get("assignmentId").is_some_and(|a| a == MTURK_PREVIEW)
+    }
+
+    /// Where the end of an MTurk HIT is submitted (a form POST of `assignmentId` and the session's id),
+    /// when the link came from MTurk (`turkSubmitTo`) and is not a preview.
+    pub fn mturk_submit_url(&self) -> Option<String> {
+        if self.mturk_preview() {
+            return None;
+        }
+        self.mturk_submit_to.as_ref().map(|b| format!("{b}/mturk/externalSubmit"))
+    }
+
+    /// Who may take the study (`devices=`, `min_window=`).
+    pub fn eligibility(&self) -> Eligibility {
+        Eligibility { devices: self.devices, min_window: self.min_window }
     }
 
     /// A config for these tasks with every other field at its default.
@@ -516,8 +712,24 @@ impl StudyConfig {
         for (k, v) in &self.external_ids {
             q.push((k.clone(), v.clone()));
         }
-        if let Some(u) = &self.completion_url {
-            q.push(("done".into(), u.clone()));
+        if !self.keep.is_empty() {
+            q.push(("keep".into(), self.keep.join(",")));
+        }
+        if let Some(u) = &self.mturk_submit_to {
+            q.push((MTURK_SUBMIT_KEY.into(), u.clone()));
+        }
+        for (name, u) in
+            [("done", &self.completion_url), ("declined", &self.declined_url), ("screened", &self.screened_url)]
+        {
+            if let Some(u) = u {
+                q.push((name.into(), u.clone()));
+            }
+        }
+        if self.devices != Devices::Any {
+            q.push(("devices".into(), self.devices.as_str().into()));
+        }
+        if let Some((w, h)) = self.min_window {
+            q.push(("min_window".into(), format!("{w}x{h}")));
         }
         if let Some(u) = &self.endpoint {
             q.push(("endpoint".into(), u.clone()));
@@ -548,20 +760,63 @@ impl StudyConfig {
     /// Read a study from a URL query (a leading `?` is allowed). Every parameter is checked; the first
     /// problem is returned as a [`StudyError`].
     pub fn from_query(query: &str) -> Result<StudyConfig, StudyError> {
-        let query = query.strip_prefix('?').unwrap_or(query);
+        StudyConfig::from_location("", query)
+    }
+
+    /// Read a study from a page address: `search` is the part before the `#` (`location.search`, where
+    /// MTurk, SONA and other platforms put their parameters), `query` the study link's query after
+    /// `#/take?`. The link's own query is read strictly, as [`StudyConfig::from_query`] says; of the
+    /// parameters before the `#` those a study link knows (and those `keep=` declares) are read and
+    /// checked the same way, and any other is left alone: a host adds its own there (JATOS' `srid`, a
+    /// campaign's `utm_source`) that are no concern of the study. A parameter in both places is refused.
+    pub fn from_location(search: &str, query: &str) -> Result<StudyConfig, StudyError> {
+        let decoded = |q: &str| -> Result<Vec<(String, String)>, StudyError> {
+            let q = q.strip_prefix('?').unwrap_or(q);
+            let mut out = Vec::new();
+            for pair in q.split('&').filter(|p| !p.is_empty()) {
+                let (rk, rv) = pair.split_once('=').unwrap_or((pair, ""));
+                let key = percent_decode(rk).ok_or_else(|| StudyError::new(rk, "the name has a broken %-escape."))?;
+                let val =
+                    percent_decode(rv).ok_or_else(|| StudyError::new(&key, "the value has a broken %-escape."))?;
+                out.push((key, val));
+            }
+            Ok(out)
+        };
+        let mut pairs = decoded(query)?;
+        // Before the `#`: a pair whose name does not even decode is the host's business, not the study's.
+        let search = search.strip_prefix('?').unwrap_or(search);
+        let before: Vec<(String, String)> = search
+            .split('&')
+            .filter(|p| !p.is_empty())
+            .filter_map(|p| {
+                let (rk, rv) = p.split_once('=').unwrap_or((p, ""));
+                Some((percent_decode(rk)?, percent_decode(rv).unwrap_or_else(|| rv.to_string())))
+            })
+            .collect();
+        let keep_value = pairs.iter().chain(&before).find(|(k, _)| k == "keep").map(|(_, v)| v.clone());
+        let keep = match &keep_value {
+            Some(v) => parse_keep(v)?,
+            None => Vec::new(),
+        };
+        let is_known = |k: &str| {
+            let canonical = if k == "completion" { "done" } else { k };
+            KNOWN.contains(&canonical)
+                || PARTICIPANT_KEYS.contains(&canonical)
+                || EXTERNAL_KEYS.contains(&canonical)
+                || keep.iter().any(|x| x == canonical)
+        };
+        pairs.extend(before.into_iter().filter(|(k, _)| is_known(k)));
         let mut seen: BTreeMap<String, String> = BTreeMap::new();
-        for pair in query.split('&').filter(|p| !p.is_empty()) {
-            let (rk, rv) = pair.split_once('=').unwrap_or((pair, ""));
-            let key = percent_decode(rk).ok_or_else(|| StudyError::new(rk, "the name has a broken %-escape."))?;
-            let val = percent_decode(rv).ok_or_else(|| StudyError::new(&key, "the value has a broken %-escape."))?;
+        for (key, val) in pairs {
             let canonical = if key == "completion" { "done".to_string() } else { key.clone() };
-            let known = KNOWN.contains(&canonical.as_str())
-                || PARTICIPANT_KEYS.contains(&canonical.as_str())
-                || EXTERNAL_KEYS.contains(&canonical.as_str());
-            if !known {
+            if !is_known(&key) {
                 return Err(StudyError::new(
                     &key,
-                    format!("unknown parameter. Allowed parameters: {}.", allowed_params()),
+                    format!(
+                        "unknown parameter. Allowed parameters: {}; a platform's own parameter can be let through \
+                         with keep={key}.",
+                        allowed_params()
+                    ),
                 ));
             }
             if val.is_empty() {
@@ -665,8 +920,60 @@ impl StudyConfig {
                 c.external_ids.insert(k.to_string(), check_id(k, v)?);
             }
         }
-        if let Some(v) = seen.get("done") {
-            c.completion_url = Some(check_url("done", v)?);
+        c.keep = keep;
+        for k in &c.keep {
+            match seen.get(k) {
+                Some(v) => {
+                    c.external_ids.insert(k.clone(), check_id(k, v)?);
+                }
+                None => {
+                    return Err(StudyError::new(
+                        "keep",
+                        format!(
+                            "names {k}, but the link has no {k}= (the platform fills it in: check its placeholder)."
+                        ),
+                    ));
+                }
+            }
+        }
+        if let Some(v) = seen.get(MTURK_SUBMIT_KEY) {
+            c.mturk_submit_to = Some(check_mturk_submit(v)?);
+            if !c.external_ids.contains_key("assignmentId") {
+                return Err(StudyError::new(
+                    MTURK_SUBMIT_KEY,
+                    "is given without assignmentId; MTurk sends both (is the link opened from the HIT?).",
+                ));
+            }
+            if seen.contains_key("done") {
+                return Err(StudyError::new(
+                    "done",
+                    "cannot be used with turkSubmitTo: on MTurk the HIT is submitted back to MTurk at the end. \
+                     Leave done= out of an MTurk study's link.",
+                ));
+            }
+        }
+        let fills = c.placeholders();
+        for (param, slot) in
+            [("done", &mut c.completion_url), ("declined", &mut c.declined_url), ("screened", &mut c.screened_url)]
+        {
+            if let Some(v) = seen.get(param) {
+                *slot = Some(check_outcome_url(param, v, &fills)?);
+            }
+        }
+        if let Some(v) = seen.get("devices") {
+            c.devices = Devices::parse(v).ok_or_else(|| {
+                StudyError::new("devices", format!("“{v}” is not allowed; use desktop, touch or any."))
+            })?;
+        }
+        if let Some(v) = seen.get("min_window") {
+            c.min_window = Some(super::device::parse_window(v).ok_or_else(|| {
+                StudyError::new(
+                    "min_window",
+                    format!(
+                        "“{v}” is not a window size; use WIDTHxHEIGHT in CSS pixels, each 100–10000 (e.g. 1000x700)."
+                    ),
+                )
+            })?);
         }
         if let Some(v) = seen.get("endpoint") {
             c.endpoint = Some(check_url("endpoint", v)?);
@@ -781,6 +1088,108 @@ mod tests {
         assert!(StudyConfig::from_query("tasks=SC&pid=a&PROLIFIC_PID=a").is_ok());
         let e = StudyConfig::from_query("tasks=SC&pid=a&PROLIFIC_PID=b").unwrap_err();
         assert_eq!(e.param, "PROLIFIC_PID");
+    }
+
+    #[test]
+    fn outcome_urls_fill_placeholders_sona_and_kept_parameters() {
+        // SONA: the participant's code is the id, and the credit URL carries it back.
+        let done =
+            "https://uni.sona-systems.com/webstudy_credit.aspx?experiment_id=12%26credit_token=ab9%26survey_code={pid}";
+        let c = StudyConfig::from_query(&format!("tasks=SC&pid=40213&done={done}")).unwrap();
+        assert_eq!(
+            c.outcome_url(Outcome::Completed, "s1").unwrap(),
+            "https://uni.sona-systems.com/webstudy_credit.aspx?experiment_id=12&credit_token=ab9&survey_code=40213"
+        );
+        assert_eq!(StudyConfig::from_query(&c.to_query()).unwrap(), c, "round trip");
+        // A platform's own parameter, declared with keep=, fills a placeholder and is kept in the record.
+        let c = StudyConfig::from_query(
+            "tasks=SC&keep=survey_code&survey_code=777&done=https://x.org/c?code={survey_code}%26s={session}\
+             &declined=https://x.org/no?code={survey_code}&screened=https://x.org/out",
+        )
+        .unwrap();
+        assert_eq!(c.external_ids["survey_code"], "777");
+        assert_eq!(c.outcome_url(Outcome::Completed, "ab12").unwrap(), "https://x.org/c?code=777&s=ab12");
+        assert_eq!(c.outcome_url(Outcome::Declined, "ab12").unwrap(), "https://x.org/no?code=777");
+        assert_eq!(c.outcome_url(Outcome::ScreenedOut, "ab12").unwrap(), "https://x.org/out");
+        assert_eq!(StudyConfig::from_query(&c.to_query()).unwrap(), c, "round trip");
+        let rec = crate::people::session::Session::new(c).to_record(None);
+        assert_eq!(rec.config.settings["survey_code"], crate::record::Setting::Text("777".into()));
+        assert_eq!(StudyConfig::from_query("tasks=SC").unwrap().outcome_url(Outcome::Declined, "s"), None);
+        for (q, param, why) in [
+            ("tasks=SC&done=https://x.org/?c={pid}", "done", "{pid} is not a placeholder this link can fill"),
+            ("tasks=SC&pid=a&done=https://x.org/?c={code}", "done", "it can fill {session}, {pid}"),
+            ("tasks=SC&screened=https://x.org/?c={pid", "screened", "without its }"),
+            ("tasks=SC&declined=javascript:{session}", "declined", "http"),
+            ("tasks=SC&keep=survey_code", "keep", "the link has no survey_code="),
+            ("tasks=SC&keep=tasks&tasks=SC", "keep", "already a study link parameter"),
+            ("tasks=SC&keep=a b&a=1", "keep", "not a parameter name"),
+            ("tasks=SC&survey_code=7", "survey_code", "keep=survey_code"),
+            ("tasks=SC&keep=code&code=1%202", "code", "usable id"),
+        ] {
+            let e = StudyConfig::from_query(q).unwrap_err();
+            assert_eq!(e.param, param, "{q}: {e}");
+            assert!(e.message.contains(why), "{q}: {e}");
+        }
+    }
+
+    #[test]
+    fn mturk_parameters_before_the_hash_preview_and_submit() {
+        let search = "?assignmentId=3XYZ&hitId=H1&workerId=A2W&turkSubmitTo=https%3A%2F%2Fworkersandbox.mturk.com%2F";
+        let c = StudyConfig::from_location(search, "tasks=SC&tpc=1").unwrap();
+        assert_eq!(c.participant.as_deref(), Some("A2W"));
+        assert_eq!(c.external_ids["hitId"], "H1");
+        assert!(!c.mturk_preview());
+        assert_eq!(c.mturk_submit_url().unwrap(), "https://workersandbox.mturk.com/mturk/externalSubmit");
+        assert_eq!(StudyConfig::from_query(&c.to_query()).unwrap(), c, "the canonical link holds it all");
+        let p = StudyConfig::from_location(
+            "?assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE&hitId=H1&turkSubmitTo=https://www.mturk.com",
+            "tasks=SC",
+        )
+        .unwrap();
+        assert!(p.mturk_preview());
+        assert_eq!(p.mturk_submit_url(), None, "a preview submits nothing");
+        let local = StudyConfig::from_query("tasks=SC&assignmentId=A&turkSubmitTo=http://127.0.0.1:9/").unwrap();
+        assert_eq!(local.mturk_submit_url().unwrap(), "http://127.0.0.1:9/mturk/externalSubmit");
+        for (search, q, param, why) in [
+            ("?assignmentId=A&turkSubmitTo=https://evil.example", "tasks=SC", "turkSubmitTo", "not MTurk's address"),
+            ("?assignmentId=A&turkSubmitTo=http://www.mturk.com", "tasks=SC", "turkSubmitTo", "not MTurk's address"),
+            ("?assignmentId=A&turkSubmitTo=https://mturk.com.evil.org", "tasks=SC", "turkSubmitTo", "not MTurk"),
+            ("?turkSubmitTo=https://www.mturk.com", "tasks=SC", "turkSubmitTo", "without assignmentId"),
+            ("?assignmentId=A&turkSubmitTo=https://www.mturk.com", "tasks=SC&done=https://x.org", "done", "MTurk"),
+            ("?pid=a", "tasks=SC&pid=a", "pid", "more than once"),
+        ] {
+            let e = StudyConfig::from_location(search, q).unwrap_err();
+            assert_eq!(e.param, param, "{search} {q}: {e}");
+            assert!(e.message.contains(why), "{search} {q}: {e}");
+        }
+    }
+
+    #[test]
+    fn before_the_hash_a_hosts_own_parameters_are_left_alone() {
+        // JATOS' srid, a campaign's tags, a name that does not even decode: not the study's concern.
+        let c = StudyConfig::from_location("?srid=12&utm_source=mail&%ZZ=1&PROLIFIC_PID=p9", "tasks=SC").unwrap();
+        assert_eq!(c.participant.as_deref(), Some("p9"));
+        assert_eq!(c, StudyConfig::from_query("tasks=SC&PROLIFIC_PID=p9").unwrap());
+        // The whole study before the hash works too (a platform that takes no fragment).
+        let c = StudyConfig::from_location("?tasks=VIR&tpc=2&pid=q", "").unwrap();
+        assert_eq!((c.tasks.len(), c.trials_per_condition), (1, 2));
+        // The link's own part stays strict, and a known parameter before the hash is checked as well.
+        assert_eq!(StudyConfig::from_location("?srid=1", "tasks=SC&srid=1").unwrap_err().param, "srid");
+        assert_eq!(StudyConfig::from_location("?tpc=0", "tasks=SC").unwrap_err().param, "tpc");
+        // keep= in the link lets a platform's parameter through from before the hash.
+        let c = StudyConfig::from_location("?survey_code=55", "tasks=SC&keep=survey_code").unwrap();
+        assert_eq!(c.external_ids["survey_code"], "55");
+    }
+
+    #[test]
+    fn devices_and_window_rules() {
+        let c = StudyConfig::from_query("tasks=SC&devices=desktop&min_window=1000x700").unwrap();
+        assert_eq!(c.eligibility(), Eligibility { devices: Devices::Desktop, min_window: Some((1000, 700)) });
+        assert_eq!(StudyConfig::from_query(&c.to_query()).unwrap(), c);
+        assert!(c.to_query().contains("devices=desktop&min_window=1000x700"), "{}", c.to_query());
+        assert_eq!(StudyConfig::from_query("tasks=SC&devices=tv").unwrap_err().param, "devices");
+        let e = StudyConfig::from_query("tasks=SC&min_window=big").unwrap_err();
+        assert!(e.message.contains("WIDTHxHEIGHT"), "{e}");
     }
 
     #[test]

@@ -77,6 +77,24 @@ fn describe(column: &str) -> (String, Option<&'static str>) {
         "refresh_ms" => (d("measured display refresh interval"), Some("ms")),
         "blur_count" => (d("times the window lost focus during the trial"), None),
         "unfocused_ms" => (d("time the window was out of focus during the trial"), Some("ms")),
+        "resize_count" => (d("times the window changed size during the trial (the trial was restarted)"), None),
+        "device" => (d("the participant's device class: desktop, phone or tablet"), None),
+        "browser" => (d("the participant's browser (from its user agent; HeadlessChrome: automated)"), None),
+        "browser_version" => (d("the browser's version (major.minor)"), None),
+        "os" => (d("the participant's operating system"), None),
+        "screen" => (d("the screen's size, width x height"), Some("CSS px")),
+        "window" => (d("the browser window's inner size at the start of the session, width x height"), Some("CSS px")),
+        "trial_window" => (d("the browser window's inner size during the trial, width x height"), Some("CSS px")),
+        "dpr" => {
+            (d("device pixel ratio at the start of the session (device px per CSS px; browser zoom included)"), None)
+        }
+        "trial_dpr" => (d("device pixel ratio during the trial"), None),
+        "touch_points" => (d("touch points the device reports (navigator.maxTouchPoints)"), None),
+        "webdriver" => (d("true when the browser said it was driven by automation (navigator.webdriver)"), None),
+        "zoom" => (d("browser zoom estimated from the window's outer and inner width (desktops only)"), None),
+        "canvas_css_px" => (d("side of the square stimulus as drawn during the trial"), Some("CSS px")),
+        "canvas_device_px" => (d("side of the square stimulus in the screen's own pixels"), Some("device px")),
+        "pointer" => (d("pointer types that answered in the trial (mouse, touch, pen; keyboard when none)"), None),
         "error" => (d("why a language model's sample failed, if it did"), None),
         _ if column.starts_with("frame_") => (d("frame timing statistic of the trial"), Some("ms")),
         _ => (
