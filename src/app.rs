@@ -64,6 +64,18 @@ impl Route {
             _ => Route::Home,
         }
     }
+    /// The route of a page address: its fragment ([`Route::parse`]), or, when the fragment names no page
+    /// and the query before the `#` names tasks (a platform that cannot keep a fragment in a study
+    /// URL), the participant's page, which reads the study from that query.
+    pub fn from_location(search: &str, hash: &str) -> Route {
+        let route = Route::parse(hash);
+        let names_tasks =
+            search.trim_start_matches('?').split('&').any(|p| p.split('=').next().is_some_and(|k| k == "tasks"));
+        if route == Route::Home && names_tasks && hash.trim_start_matches(['#', '/']).is_empty() {
+            return Route::Take(String::new());
+        }
+        route
+    }
     fn nav(&self) -> &'static str {
         match self {
             Route::Home => "home",
@@ -147,12 +159,12 @@ pub fn App() -> impl IntoView {
     history::install(state.history_rev, state.history_error);
     provide_context(state);
 
-    let route = RwSignal::new(Route::parse(&web::hash()));
+    let route = RwSignal::new(Route::from_location(&web::search(), &web::hash()));
     if let Route::Share(link) = route.get_untracked() {
         state.open_link(&link);
     }
     let handle = window_event_listener(leptos::ev::hashchange, move |_| {
-        let r = Route::parse(&web::hash());
+        let r = Route::from_location(&web::search(), &web::hash());
         if let Route::Share(link) = &r {
             state.open_link(link);
         }

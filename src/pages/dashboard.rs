@@ -76,6 +76,11 @@ pub fn Dashboard() -> impl IntoView {
     let min_rt = RwSignal::new("200".to_string());
     let max_blurs = RwSignal::new("3".to_string());
     let finished = RwSignal::new(true);
+    let no_touch = RwSignal::new(false);
+    let no_resize = RwSignal::new(false);
+    let min_px = RwSignal::new("0".to_string());
+    let no_bots = RwSignal::new(false);
+    let max_fast = RwSignal::new(String::new());
     let task = RwSignal::new(String::new());
 
     let rules = Memo::new(move |_| -> Result<Rules, String> {
@@ -84,6 +89,14 @@ pub fn Dashboard() -> impl IntoView {
             min_median_rt_ms: num(&min_rt.get(), "Response time")?,
             max_blurs: num(&max_blurs.get(), "Losses of focus")? as u32,
             require_finished: finished.get(),
+            exclude_touch: no_touch.get(),
+            exclude_window_changed: no_resize.get(),
+            min_stimulus_px: num(&min_px.get(), "Stimulus size")?,
+            exclude_automated: no_bots.get(),
+            max_fast_share: match max_fast.get().trim() {
+                "" => None,
+                v => Some(num(v, "Fast answers")? / 100.0),
+            },
         })
     });
     // Each participant with the reasons they are excluded (empty = included).
@@ -264,6 +277,16 @@ pub fn Dashboard() -> impl IntoView {
                 <div><input id="dash-rule-blurs" type="text" prop:value=move || max_blurs.get() on:input=move |ev| max_blurs.set(event_target_value(&ev))/><span class="small">" another window or tab during a trial"</span></div>
                 <span class="field">"Unfinished sessions"</span>
                 <label class="check"><input id="dash-rule-finished" type="checkbox" prop:checked=move || finished.get() on:change=move |ev| finished.set(event_target_checked(&ev))/>"exclude"</label>
+                <span class="field">"Phones and tablets"</span>
+                <label class="check"><input id="dash-rule-touch" type="checkbox" prop:checked=move || no_touch.get() on:change=move |ev| no_touch.set(event_target_checked(&ev))/>"exclude (touch devices)"</label>
+                <span class="field">"Window changed size during a trial"</span>
+                <label class="check"><input id="dash-rule-resize" type="checkbox" prop:checked=move || no_resize.get() on:change=move |ev| no_resize.set(event_target_checked(&ev))/>"exclude"</label>
+                <label class="field" for="dash-rule-px">"Stimulus: at least (CSS px)"</label>
+                <div><input id="dash-rule-px" type="text" prop:value=move || min_px.get() on:input=move |ev| min_px.set(event_target_value(&ev))/><span class="small">" the smallest drawn; 0 = no rule"</span></div>
+                <label class="field" for="dash-rule-fast">"Answers under 150 ms: at most (%)"</label>
+                <div><input id="dash-rule-fast" type="text" prop:value=move || max_fast.get() on:input=move |ev| max_fast.set(event_target_value(&ev))/><span class="small">" too soon to have looked; empty = no rule"</span></div>
+                <span class="field">"Automated browsers"</span>
+                <label class="check"><input id="dash-rule-bots" type="checkbox" prop:checked=move || no_bots.get() on:change=move |ev| no_bots.set(event_target_checked(&ev))/>"exclude (webdriver, headless)"</label>
                 {move || rules.get().err().map(|e| view! { <p class="error" id="dash-rule-error">{e}</p> })}
             </fieldset>
             {move || (!loaded.with(Vec::is_empty)).then(|| view! {

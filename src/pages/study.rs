@@ -60,6 +60,11 @@ pub fn Study() -> impl IntoView {
     let info_url = RwSignal::new(String::new());
     let params = RwSignal::new(String::new());
     let adaptive = RwSignal::new(String::new());
+    let declined = RwSignal::new(String::new());
+    let screened = RwSignal::new(String::new());
+    let devices = RwSignal::new("any".to_string());
+    let min_window = RwSignal::new(String::new());
+    let platform = RwSignal::new("none".to_string());
 
     let tasks2 = tasks.clone();
     let levels2 = levels.clone();
@@ -86,6 +91,9 @@ pub fn Study() -> impl IntoView {
             ("seed", seed.get()),
             ("pid", pid.get()),
             ("done", done.get()),
+            ("declined", declined.get()),
+            ("screened", screened.get()),
+            ("min_window", min_window.get()),
             ("endpoint", endpoint.get()),
             ("datapipe", datapipe.get()),
             ("consent", consent.get()),
@@ -99,10 +107,21 @@ pub fn Study() -> impl IntoView {
                 parts.push(format!("{k}={}", enc(&v)));
             }
         }
+        if devices.get() != "any" {
+            parts.push(format!("devices={}", enc(&devices.get())));
+        }
         parts.join("&")
     });
-    let checked =
-        Memo::new(move |_| StudyConfig::from_query(&query.get()).map(|c| c.to_query()).map_err(|e| e.to_string()));
+    // The platform's own placeholders go into the link as the platform wants them (it fills them in
+    // before the participant opens it); the link is checked with sample values in their place.
+    let checked = Memo::new(move |_| {
+        let (literal, sample) = platform_tail(&platform.get());
+        let q = query.get();
+        let with_sample = if sample.is_empty() { q.clone() } else { format!("{q}&{sample}") };
+        StudyConfig::from_query(&with_sample).map_err(|e| e.to_string())?;
+        let canonical = StudyConfig::from_query(&q).map(|c| c.to_query()).map_err(|e| e.to_string())?;
+        Ok::<String, String>(if literal.is_empty() { canonical } else { format!("{canonical}&{literal}") })
+    });
     let link = move || checked.get().ok().map(|q| format!("{}#/take?{q}", web::base_url()));
     let copied = RwSignal::new(false);
     let copy = move |_| {
@@ -164,6 +183,29 @@ pub fn Study() -> impl IntoView {
                     </div>
                 </fieldset>
                 <fieldset class="grid2">
+                    <legend>"Recruitment platform and who may take part"</legend>
+                    <label class="field" for="platform">"Platform"</label>
+                    <div>
+                        <select id="platform" on:change=move |ev| platform.set(event_target_value(&ev))>
+                            <option value="none" selected=true>"none (or the platform adds its own parameters)"</option>
+                            <option value="prolific">"Prolific (PROLIFIC_PID, STUDY_ID, SESSION_ID)"</option>
+                            <option value="sona">"SONA (the participant's code as the id)"</option>
+                            <option value="mturk">"MTurk (the HIT is submitted back to MTurk)"</option>
+                        </select>
+                        <p class="small" id="platform-note">{move || platform_note(&platform.get())}</p>
+                    </div>
+                    {text_field("declined", "No-consent URL (where a participant who does not agree is sent; optional)", "https://app.prolific.com/submissions/complete?cc=…", declined)}
+                    {text_field("screened", "Screen-out URL (where a participant whose device or window does not fit is sent; optional)", "https://app.prolific.com/submissions/complete?cc=…", screened)}
+                    <label class="field" for="devices">"Devices"</label>
+                    <select id="devices" on:change=move |ev| devices.set(event_target_value(&ev))>
+                        <option value="any" selected=true>"any"</option>
+                        <option value="desktop">"computers only (no phones or tablets)"</option>
+                        <option value="touch">"phones and tablets only"</option>
+                    </select>
+                    {text_field("min_window", "Smallest window (WIDTHxHEIGHT in CSS px; optional)", "1000x700", min_window)}
+                    <p class="small">"URLs may hold placeholders the participant's page fills in: {pid} (the participant id), {session} (the session's own id), and any panel id or kept parameter of the link, e.g. {STUDY_ID}."</p>
+                </fieldset>
+                <fieldset class="grid2">
                     <legend>"Consent and instructions (shown before the first trial)"</legend>
                     {text_area("consent", "Consent text: participants must agree before they start; the time of the agreement and a hash of the text are recorded", consent)}
                     {text_field("consent_url", "…or a file with it on this site (a path, e.g. consent.txt; for long texts)", "consent.txt", consent_url)}
@@ -187,6 +229,34 @@ pub fn Study() -> impl IntoView {
             }}
             <SavedSessions/>
         </section>
+    }
+}
+
+/// A platform's own parameters for the study link: as the platform fills them in (literal) and with
+/// sample values for checking the link (`none` and MTurk, which adds its own: nothing).
+fn platform_tail(platform: &str) -> (&'static str, &'static str) {
+    match platform {
+        "prolific" => (
+            "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}",
+            "PROLIFIC_PID=p1&STUDY_ID=s1&SESSION_ID=e1",
+        ),
+        "sona" => ("pid=%SURVEY_CODE%", "pid=12345"),
+        _ => ("", ""),
+    }
+}
+
+fn platform_note(platform: &str) -> &'static str {
+    match platform {
+        "prolific" => {
+            "Prolific fills in the three ids. Give its completion code in the completion URL              (…/submissions/complete?cc=CODE), and its other codes in the no-consent and screen-out URLs."
+        }
+        "sona" => {
+            "SONA puts the participant's code where the link says %SURVEY_CODE%. Give SONA's client-side              completion URL as the completion URL with survey_code={pid} at its end, so SONA grants the credit."
+        }
+        "mturk" => {
+            "Use the link as the HIT's external URL: MTurk adds assignmentId, hitId, workerId and turkSubmitTo              before the #. Workers previewing the HIT see what it is; at the end the HIT is submitted to MTurk              once the data have arrived. Leave the completion URL empty."
+        }
+        _ => "",
     }
 }
 

@@ -12,6 +12,12 @@ pub fn hash() -> String {
     window().location().hash().unwrap_or_default()
 }
 
+/// The page address's query before the `#`, including the leading `?` (empty when there is none): where
+/// recruitment platforms (MTurk, SONA) put their parameters.
+pub fn search() -> String {
+    window().location().search().unwrap_or_default()
+}
+
 pub fn set_hash(h: &str) {
     let _ = window().location().set_hash(h);
 }
@@ -25,6 +31,29 @@ pub fn base_url() -> String {
 /// Now as ISO 8601 text.
 pub fn now_iso() -> String {
     js_sys::Date::new_0().to_iso_string().as_string().unwrap_or_default()
+}
+
+/// Leave the page by submitting a form: a POST of `fields` to `action` (what MTurk's externalSubmit
+/// takes; its answer replaces this page).
+pub fn post_form(action: &str, fields: &[(&str, &str)]) {
+    let Some(doc) = window().document() else { return };
+    let Some(form) = doc.create_element("form").ok().and_then(|e| e.dyn_into::<web_sys::HtmlFormElement>().ok()) else {
+        return;
+    };
+    form.set_method("POST");
+    form.set_action(action);
+    for (name, value) in fields {
+        if let Ok(input) = doc.create_element("input") {
+            let _ = input.set_attribute("type", "hidden");
+            let _ = input.set_attribute("name", name);
+            let _ = input.set_attribute("value", value);
+            let _ = form.append_child(&input);
+        }
+    }
+    if let Some(body) = doc.body() {
+        let _ = body.append_child(&form);
+        let _ = form.submit();
+    }
 }
 
 /// Offer `text` as a file download named `name`.

@@ -3,6 +3,7 @@
 
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
+use wmlab_core::people::device::{DisplayFacts, TrialView};
 use wmlab_core::people::{Answer, StudyConfig};
 
 use super::ui::Cur;
@@ -50,6 +51,60 @@ pub fn css_size() -> f64 {
     let iw = w.inner_width().ok().and_then(|v| v.as_f64()).unwrap_or(800.0);
     let ih = w.inner_height().ok().and_then(|v| v.as_f64()).unwrap_or(800.0);
     (iw - 32.0).min(ih - 190.0).clamp(220.0, 680.0).floor()
+}
+
+fn media(query: &str) -> bool {
+    web::window().match_media(query).ok().flatten().is_some_and(|m| m.matches())
+}
+
+fn px(v: Result<JsValue, JsValue>) -> u32 {
+    v.ok().and_then(|v| v.as_f64()).filter(|v| v.is_finite() && *v >= 0.0).map(|v| v.round() as u32).unwrap_or(0)
+}
+
+/// The window's inner size, CSS px.
+pub fn window_size() -> (u32, u32) {
+    let w = web::window();
+    (px(w.inner_width()), px(w.inner_height()))
+}
+
+/// What the browser says of the participant's display and pointers (the core reads the rules in them).
+pub fn display_facts() -> DisplayFacts {
+    let w = web::window();
+    let nav = w.navigator();
+    let (sw, sh) = w
+        .screen()
+        .ok()
+        .map(|s| (s.width().unwrap_or(0).max(0) as u32, s.height().unwrap_or(0).max(0) as u32))
+        .unwrap_or((0, 0));
+    let (window_w, window_h) = window_size();
+    DisplayFacts {
+        user_agent: nav.user_agent().unwrap_or_default(),
+        screen_w: sw,
+        screen_h: sh,
+        window_w,
+        window_h,
+        outer_w: px(w.outer_width()),
+        dpr: w.device_pixel_ratio(),
+        touch_points: nav.max_touch_points().max(0) as u32,
+        coarse: media("(any-pointer: coarse)"),
+        fine: media("(any-pointer: fine)"),
+        hover: media("(hover: hover)"),
+        webdriver: js_sys::Reflect::get(&nav, &JsValue::from_str("webdriver"))
+            .ok()
+            .and_then(|v| v.as_bool())
+            .unwrap_or(false),
+    }
+    .sanitized()
+}
+
+/// The trial's view as drawn now: the stimulus's side (CSS px and device px), the window, the ratio.
+pub fn trial_view(css_px: f64, pointers: Vec<String>) -> TrialView {
+    let dpr = web::window().device_pixel_ratio();
+    let dpr = if dpr.is_finite() && dpr > 0.0 { dpr } else { 1.0 };
+    let (window_w, window_h) = window_size();
+    // The canvas's backing store as painted (`components::painter`), else what the ratio gives.
+    let device_px = canvas().map(|c| c.width()).filter(|&w| w > 0).unwrap_or((css_px * dpr).round() as u32);
+    TrialView { css_px, device_px, window_w, window_h, dpr, pointers, ..Default::default() }
 }
 
 pub fn answer_js(a: &Answer) -> JsValue {

@@ -15,11 +15,11 @@ use wasm_bindgen::prelude::*;
 use wmlab_core::display::Frame;
 use wmlab_core::people::presenter::{Action, Awaiting, Input, Presenter};
 use wmlab_core::people::session::{PageEvent, PageEventKind};
-use wmlab_core::people::study::StudyText;
+use wmlab_core::people::study::{Outcome, StudyText};
 use wmlab_core::people::{Session, TrialResult, estimate_refresh};
 
-use super::browser::{answer_js, canvas, css_size, flags, fresh_seed, now, publish_hook};
-use super::ui::{Cur, Screen, Ui};
+use super::browser::{answer_js, canvas, css_size, display_facts, flags, fresh_seed, now, publish_hook, trial_view};
+use super::ui::{Cur, Exit, Screen, Ui};
 use crate::components::painter;
 use crate::platform::outbox;
 use crate::platform::web;
@@ -40,6 +40,14 @@ pub struct Ctl {
     /// Page events since the last trial (recorded with the next one).
     events: Vec<PageEvent>,
     css_px: f64,
+    /// The pointer types that touched the page during the trial on screen, in order of first use.
+    pointers: Vec<String>,
+    /// Pointer moves during the trial on screen.
+    moves: u32,
+    /// When the block's instructions were shown (`now()`), until its first trial starts.
+    instructions_at: Option<f64>,
+    /// Time on the instructions, for the block's first trial.
+    instructions_ms: Option<f64>,
 }
 
 thread_local! {
@@ -62,6 +70,10 @@ pub fn install(ui: Ui, key: String, session: Session) {
         presenter: None,
         events: vec![],
         css_px: 480.0,
+        pointers: vec![],
+        moves: 0,
+        instructions_at: None,
+        instructions_ms: None,
     };
     CTL.with(|c| *c.borrow_mut() = Some(ctl));
 }
@@ -177,7 +189,8 @@ impl Ctl {
                     self.presenter = None;
                     self.events = events;
                     self.hook(None, None, JsValue::NULL);
-                    self.ui.screen.set(Screen::Paused);
+                    let resized = self.events.last().is_some_and(|e| e.kind == PageEventKind::Resize);
+                    self.ui.screen.set(Screen::Paused { resized });
                 }
             }
         }
@@ -209,6 +222,7 @@ impl Ctl {
             return;
         }
         self.set_cur(resumed && self.session.current().is_some_and(|p| p.trial > 0 || !self.session.done.is_empty()));
+        self.instructions_at = Some(now());
         self.hook(None, None, JsValue::NULL);
         self.ui.screen.set(Screen::Instructions);
     }
@@ -226,6 +240,11 @@ impl Ctl {
             }
         };
         self.set_cur(false);
+        self.pointers.clear();
+        self.moves = 0;
+        if let Some(t) = self.instructions_at.take() {
+            self.instructions_ms = Some(now() - t);
+        }
         self.css_px = css_size();
         self.ui.px.set(self.css_px);
         let (p, acts) = Presenter::new(trial, self.refresh, self.fast, std::mem::take(&mut self.events));
@@ -236,8 +255,12 @@ impl Ctl {
         request_frame();
     }
 
-    fn finish_trial(&mut self, res: TrialResult) {
+    fn finish_trial(&mut self, mut res: TrialResult) {
         let pos = res.position;
+        let mut view = trial_view(self.css_px, std::mem::take(&mut self.pointers));
+        view.pointer_moves = self.moves;
+        view.instructions_ms = self.instructions_ms.take();
+        res.view = Some(view);
         match self.session.record(res) {
             Ok(out) => {
                 self.save();
@@ -272,6 +295,7 @@ impl Ctl {
         let first = self.ui.record.get_untracked().is_none();
         self.ui.timing.set(self.session.timing());
         self.ui.record.set(Some(r));
+        self.ui.exit.set(self.exit());
         self.hook(None, None, JsValue::NULL);
         self.ui.screen.set(Screen::Done);
         let finished_key = format!("{}.sent", self.key);
@@ -308,15 +332,55 @@ impl Ctl {
         self.save();
     }
 
-    /// The participant did not agree: forget the (empty) session; nothing is sent.
+    /// The participant did not agree: forget the (empty) session; nothing is sent. The study's
+    /// `declined=` URL, filled, is offered.
     pub fn decline(&mut self) {
+        let url = self.session.config.outcome_url(Outcome::Declined, &self.session_id());
         outbox::remove(&self.key);
-        self.ui.screen.set(Screen::Declined);
+        self.ui.screen.set(Screen::Declined(url));
+    }
+
+    /// The session's own id (`{session}` in outcome URLs, DataPipe's file name): a random nonce kept
+    /// beside the session.
+    pub fn session_id(&self) -> String {
+        outbox::get(&format!("{}.nonce", self.key)).unwrap_or_else(|| self.key.clone())
+    }
+
+    /// Where the participant goes once their data are acknowledged: MTurk's submit (a form POST of the
+    /// assignment) for an MTurk HIT, else the study's completion URL with its placeholders filled.
+    pub fn exit(&self) -> Option<Exit> {
+        let cfg = &self.session.config;
+        if let Some(action) = cfg.mturk_submit_url() {
+            let assignment = cfg.external_ids.get("assignmentId").cloned().unwrap_or_default();
+            return Some(Exit::Mturk { action, assignment, session: self.session_id() });
+        }
+        cfg.outcome_url(Outcome::Completed, &self.session_id()).map(Exit::Go)
+    }
+
+    /// Keep what the browser says of the display now (each time the session is opened or resumed).
+    pub fn note_display(&mut self) {
+        self.session.set_display(display_facts());
+    }
+
+    /// The pointer moved over the page: counted for the trial on screen.
+    pub fn pointer_moved(&mut self) {
+        if self.presenter.is_some() {
+            self.moves = self.moves.saturating_add(1);
+        }
+    }
+
+    /// A pointer (mouse, touch, pen) pressed on the page: kept for the trial on screen.
+    pub fn pointer(&mut self, kind: &str) {
+        let Some(k) = wmlab_core::people::device::pointer_kind(kind) else { return };
+        if self.presenter.is_some() && !self.pointers.iter().any(|p| p == k) {
+            self.pointers.push(k.to_string());
+        }
     }
 
     /// Start the study afresh (a new seed for anonymous links).
     pub fn restart(&mut self) {
         self.session = Session::for_link(self.session.config.clone(), fresh_seed());
+        self.note_display();
         outbox::remove(&format!("{}.sent", self.key));
         self.save();
         self.calibrate();

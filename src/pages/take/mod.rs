@@ -23,7 +23,7 @@ mod ui;
 use leptos::prelude::*;
 use wmlab_core::people::presenter::Awaiting;
 use wmlab_core::people::session::PageEventKind;
-use wmlab_core::people::study::StudyText;
+use wmlab_core::people::study::{Outcome, StudyText};
 use wmlab_core::people::{Session, StudyConfig};
 
 use crate::components::responses::{below, overlay};
@@ -33,11 +33,43 @@ use browser::{fresh_seed, session_key};
 use ctl::{act, input};
 use ui::{Screen, Ui};
 
+/// Who may take the study is checked first (device, window: `devices=`, `min_window=`), before any
+/// consent or storage; one who may not is told why in plain words and offered the `screened=` URL.
+/// Then this tab claims the study and opens its session.
+fn admit(cfg: StudyConfig, ui: Ui) {
+    if let Some(why) = cfg.eligibility().check(&browser::display_facts()) {
+        let session = format!("{:016x}", fresh_seed());
+        let url = cfg.outcome_url(Outcome::ScreenedOut, &session);
+        ui.screen.set(Screen::ScreenedOut { why: why.to_string(), fixable: why.fixable(), url });
+        ADMIT.with(|a| *a.borrow_mut() = Some(cfg));
+        return;
+    }
+    crate::platform::tabs::claim(&session_key(&cfg), move |mine| {
+        if mine {
+            start(cfg, ui);
+        } else {
+            ui.screen.set(Screen::Elsewhere);
+        }
+    });
+}
+
+thread_local! {
+    /// A study whose participant was screened out for a window too small: "Try again" checks anew.
+    static ADMIT: std::cell::RefCell<Option<StudyConfig>> = const { std::cell::RefCell::new(None) };
+}
+
+/// "Try again" after making the window larger.
+fn readmit(ui: Ui) {
+    if let Some(cfg) = ADMIT.with(|a| a.borrow_mut().take()) {
+        admit(cfg, ui);
+    }
+}
+
 /// Restore or start the link's session; returns the first screen.
 fn open(cfg: StudyConfig, ui: Ui) -> Screen {
     let key = session_key(&cfg);
     let saved = outbox::get(&key).map(|t| Session::from_json(&t));
-    let (session, screen) = match saved {
+    let (mut session, screen) = match saved {
         Some(Ok(s)) if s.config == cfg => {
             let (done, total) = s.progress();
             let screen = if s.is_finished() {
@@ -55,6 +87,7 @@ fn open(cfg: StudyConfig, ui: Ui) -> Screen {
         }
         _ => (Session::for_link(cfg.clone(), fresh_seed()), Screen::Loading),
     };
+    session.set_display(browser::display_facts());
     if outbox::get(&format!("{key}.nonce")).is_none() {
         let r = || (js_sys::Math::random() * 4294967296.0) as u32;
         let _ = outbox::set(&format!("{key}.nonce"), &format!("{:08x}{:08x}", r(), r()));
@@ -118,21 +151,22 @@ fn start(cfg: StudyConfig, ui: Ui) {
 #[component]
 pub fn Take(query: String) -> impl IntoView {
     let ui = Ui::new();
-    let mut opts: (bool, bool, Option<String>) = (false, false, None);
+    let mut opts: (bool, bool) = (false, false);
 
     // Never half-start on a bad link; one tab per study: a second tab of the same link (its session
     // key) waits for nothing and writes nothing (`platform::tabs`).
-    match StudyConfig::from_query(&query) {
+    // The study's parameters: the link's after `#/take?`, and those a platform put before the `#`.
+    let mut preview = None;
+    match StudyConfig::from_location(&web::search(), &query) {
         Err(e) => ui.screen.set(Screen::Error(e.to_string())),
+        // An MTurk worker looking at the HIT before accepting it: what the study is, nothing more.
+        Ok(cfg) if cfg.mturk_preview() => {
+            preview = Some(cfg);
+            ui.screen.set(Screen::Preview);
+        }
         Ok(cfg) => {
-            opts = (cfg.fullscreen, cfg.show_results, cfg.completion_url.clone());
-            crate::platform::tabs::claim(&session_key(&cfg), move |mine| {
-                if mine {
-                    start(cfg, ui);
-                } else {
-                    ui.screen.set(Screen::Elsewhere);
-                }
-            });
+            opts = (cfg.fullscreen, cfg.show_results);
+            admit(cfg, ui);
         }
     }
 
@@ -156,12 +190,19 @@ pub fn Take(query: String) -> impl IntoView {
         let hidden = web::window().document().map(|d| d.hidden()).unwrap_or(false);
         page_event(if hidden { PageEventKind::Hidden } else { PageEventKind::Visible });
     });
+    let pointer = window_event_listener(leptos::ev::pointerdown, move |ev: web_sys::PointerEvent| {
+        let kind = ev.pointer_type();
+        act(|c| c.pointer(&kind));
+    });
+    let moved = window_event_listener(leptos::ev::pointermove, move |_| {
+        act(|c| c.pointer_moved());
+    });
     let fs = window_event_listener_untyped("fullscreenchange", move |_| {
         let on = web::window().document().and_then(|d| d.fullscreen_element()).is_some();
         page_event(if on { PageEventKind::FullscreenEnter } else { PageEventKind::FullscreenExit });
     });
     on_cleanup(move || {
-        for h in [keys, blur, focus, resize, vis, fs] {
+        for h in [keys, blur, focus, resize, vis, fs, pointer, moved] {
             h.remove();
         }
         ctl::uninstall();
@@ -170,13 +211,14 @@ pub fn Take(query: String) -> impl IntoView {
     let practice = move || ui.cur.with(|c| c.practice);
     let state = move || ui.screen.with(|s| s.name(practice()));
     let on_canvas = move || matches!(ui.screen.get(), Screen::Trial);
-    let (fs_wanted, show, completion) = opts;
+    let (fs_wanted, show) = opts;
     let size_style = move || {
         let px = ui.px.get();
         format!("width:{px}px;height:{px}px")
     };
-    let shows_progress =
-        move || matches!(ui.screen.get(), Screen::Trial | Screen::Instructions | Screen::Feedback | Screen::Paused);
+    let shows_progress = move || {
+        matches!(ui.screen.get(), Screen::Trial | Screen::Instructions | Screen::Feedback | Screen::Paused { .. })
+    };
 
     view! {
         <section id="take" class="take"
@@ -195,13 +237,15 @@ pub fn Take(query: String) -> impl IntoView {
                 Screen::Error(e) => screens::error(e).into_any(),
                 Screen::Offer { done, total } => screens::offer(done, total).into_any(),
                 Screen::Welcome { info, consent } => screens::welcome(info, consent, begin).into_any(),
-                Screen::Declined => screens::declined().into_any(),
+                Screen::Declined(url) => screens::declined(url).into_any(),
+                Screen::Preview => screens::preview(preview.clone()).into_any(),
+                Screen::ScreenedOut { why, fixable, url } => screens::screened_out(why, fixable, url, move || readmit(ui)).into_any(),
                 Screen::Elsewhere => screens::elsewhere().into_any(),
                 Screen::Calibrating => view! { <p class="small" id="calibrating">"Getting ready…"</p> }.into_any(),
                 Screen::Instructions => screens::instructions(ui, fs_wanted).into_any(),
                 Screen::Feedback => screens::feedback(ui).into_any(),
-                Screen::Paused => screens::paused().into_any(),
-                Screen::Done => screens::done(ui, show, completion.clone()).into_any(),
+                Screen::Paused { resized } => screens::paused(resized).into_any(),
+                Screen::Done => screens::done(ui, show, ui.exit.get_untracked()).into_any(),
                 Screen::Trial => ().into_any(),
             }}
             <div class="stage-wrap" class:hidden=move || !on_canvas() style=size_style>

@@ -2,13 +2,14 @@
 //! the end (downloads, results, the completion redirect).
 
 use leptos::prelude::*;
-use wmlab_core::people::{StudyTask, text};
+use wmlab_core::people::device::Devices;
+use wmlab_core::people::{StudyConfig, StudyTask, text};
 use wmlab_core::record::ResultRecord;
 use wmlab_core::task::TaskId;
 
 use super::browser::now;
 use super::ctl::act;
-use super::ui::{Screen, Ui};
+use super::ui::{Exit, Screen, Ui};
 use crate::app::AppState;
 use crate::components::chart::RecordCharts;
 use crate::platform::outbox;
@@ -142,11 +143,55 @@ pub fn welcome(info: Option<String>, consent: Option<String>, begin: fn()) -> im
     }
 }
 
-pub fn declined() -> impl IntoView {
+pub fn declined(url: Option<String>) -> impl IntoView {
     view! {
         <div class="panel declined">
             <h2>"You chose not to take part"</h2>
-            <p id="declined-text">"Nothing was recorded. You can close this tab."</p>
+            <p id="declined-text">{if url.is_some() {
+                "Nothing was recorded. Please use the button below to tell the study's platform."
+            } else {
+                "Nothing was recorded. You can close this tab."
+            }}</p>
+            {url.map(|u| view! { <p><a id="declined-return" class="button primary" href=u>"Return to the study's platform"</a></p> })}
+        </div>
+    }
+}
+
+/// An MTurk HIT in preview: what the study asks; nothing is stored until the worker accepts the HIT.
+pub fn preview(cfg: Option<StudyConfig>) -> impl IntoView {
+    let tasks = cfg
+        .as_ref()
+        .map(|c| c.tasks.iter().map(|t| t.title().to_string()).collect::<Vec<_>>().join(", "))
+        .unwrap_or_default();
+    let device = cfg.as_ref().map(|c| match c.devices {
+        Devices::Desktop => "on a computer with a mouse or trackpad",
+        Devices::Touch => "on a phone or tablet",
+        Devices::Any => "on a computer, tablet or phone",
+    });
+    let consent = cfg.as_ref().is_some_and(|c| c.consent.is_some());
+    view! {
+        <div class="panel preview">
+            <h2>"Preview: a memory study"</h2>
+            <p id="preview-text">"You will see short displays of shapes, places or letters and answer what you remember.                 The study has these parts: "{tasks}"."</p>
+            {device.map(|d| view! { <p>{format!("It is taken {d}, in this window; please keep the window in front while you take it.")}</p> })}
+            {consent.then(|| view! { <p>"Before it starts you will be asked for your consent."</p> })}
+            <p><strong>"Accept the HIT to begin."</strong>" Nothing is recorded in this preview."</p>
+        </div>
+    }
+}
+
+/// Not for this device or window: why, a "Try again" when a larger window would do, and the study's
+/// `screened=` URL.
+pub fn screened_out(why: String, fixable: bool, url: Option<String>, again: impl Fn() + 'static) -> impl IntoView {
+    view! {
+        <div class="panel screened-out">
+            <h2>"This study cannot be taken here"</h2>
+            <p id="screened-text" role="alert">{why}</p>
+            <div class="actions">
+                {fixable.then(|| view! { <button id="screened-again" class="primary" on:click=move |_| again()>"Try again"</button> })}
+                {url.map(|u| view! { <a id="screened-return" class="button" href=u>"Return to the study's platform"</a> })}
+            </div>
+            <p class="small">"Nothing was recorded."</p>
         </div>
     }
 }
@@ -178,11 +223,17 @@ pub fn feedback(ui: Ui) -> impl IntoView {
     }
 }
 
-pub fn paused() -> impl IntoView {
+pub fn paused(resized: bool) -> impl IntoView {
+    let why = if resized {
+        "The window changed size, so this round was stopped (what you saw was drawn at another size). It starts \
+         again from its beginning; please keep the window as it is now."
+    } else {
+        "The window lost focus, so this round was stopped. It starts again from its beginning."
+    };
     view! {
-        <div class="panel paused">
+        <div class="panel paused" data-resized=resized.to_string()>
             <h2>"Paused"</h2>
-            <p>"The window lost focus, so this round was stopped. It starts again from its beginning."</p>
+            <p id="paused-text">{why}</p>
             <button id="continue" class="primary" on:click=move |_| { act(|c| c.start_trial()); }>"Continue"</button>
         </div>
     }
@@ -215,7 +266,7 @@ pub fn error(e: String) -> impl IntoView {
 /// completion URL once nothing is left to send. The redirect waits for the data to be acknowledged; if
 /// they are still waiting after a while (offline, a server down), the participant is told and may
 /// download them and continue instead.
-pub fn done(ui: Ui, show: bool, completion: Option<String>) -> impl IntoView {
+pub fn done(ui: Ui, show: bool, completion: Option<Exit>) -> impl IntoView {
     let app = use_context::<AppState>();
     let r = ui.record.get();
     let timing = ui.timing.get_untracked();
@@ -237,7 +288,7 @@ pub fn done(ui: Ui, show: bool, completion: Option<String>) -> impl IntoView {
                 }
             }
             if ui.screen.try_get_untracked() == Some(Screen::Done) {
-                let _ = web::window().location().set_href(&url);
+                url.go();
             }
         });
     }
@@ -248,14 +299,18 @@ pub fn done(ui: Ui, show: bool, completion: Option<String>) -> impl IntoView {
             download(r, false, ui.note);
         }
         if let Some(u) = &continue_url {
-            let _ = web::window().location().set_href(u);
+            u.go();
         }
     };
     view! {
         <div class="panel done">
             <h2>"Thank you!"</h2>
             <p>"You have finished. Your answers are saved."</p>
-            {completion.map(|u| view! { <p>"You will be taken back in a moment, or "<a id="completion-link" href=u>"continue here"</a>"."</p> })}
+            {completion.map(|u| match u {
+                Exit::Go(href) => view! { <p>"You will be taken back in a moment, or "<a id="completion-link" href=href>"continue here"</a>"."</p> }.into_any(),
+                mturk => view! { <p>"Your HIT will be submitted to MTurk in a moment, or "
+                    <button id="completion-link" class="linklike" on:click=move |_| mturk.go()>"submit it now"</button>"."</p> }.into_any(),
+            })}
             <p class="small" id="post-status">{move || match ui.pending.get() {
                 0 => String::new(),
                 n => format!("Sending your results… ({n} waiting; keep this tab open)"),

@@ -19,15 +19,26 @@ pub enum Screen {
         info: Option<String>,
         consent: Option<String>,
     },
-    /// The participant did not agree: nothing is recorded.
-    Declined,
+    /// The participant did not agree: nothing is recorded (the `declined=` URL, filled, if any).
+    Declined(Option<String>),
+    /// An MTurk HIT being previewed: what the study is; nothing starts until the worker accepts it.
+    Preview,
+    /// The study is not for this device or window: why, and the `screened=` URL (filled) if any.
+    ScreenedOut {
+        why: String,
+        fixable: bool,
+        url: Option<String>,
+    },
     /// The same study is open in another tab of this browser: this one touches nothing.
     Elsewhere,
     Calibrating,
     Instructions,
     Trial,
     Feedback,
-    Paused,
+    /// A trial was stopped (it restarts): the window lost focus, or (`resized`) changed size.
+    Paused {
+        resized: bool,
+    },
     Done,
 }
 
@@ -38,15 +49,41 @@ impl Screen {
             Screen::Error(_) => "error",
             Screen::Offer { .. } => "offer",
             Screen::Welcome { .. } => "welcome",
-            Screen::Declined => "declined",
+            Screen::Declined(_) => "declined",
+            Screen::Preview => "preview",
+            Screen::ScreenedOut { .. } => "screened-out",
             Screen::Elsewhere => "elsewhere",
             Screen::Calibrating => "calibrating",
             Screen::Instructions => "instructions",
             Screen::Trial if practice => "practice",
             Screen::Trial => "trial",
             Screen::Feedback => "feedback",
-            Screen::Paused => "paused",
+            Screen::Paused { .. } => "paused",
             Screen::Done => "done",
+        }
+    }
+}
+
+/// Where a finished participant goes, once their data are acknowledged.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Exit {
+    /// The study's completion URL (placeholders filled).
+    Go(String),
+    /// Back to MTurk: the assignment submitted as a form POST to `action` (MTurk's externalSubmit).
+    Mturk { action: String, assignment: String, session: String },
+}
+
+impl Exit {
+    /// Leave the study page for the platform.
+    pub fn go(&self) {
+        match self {
+            Exit::Go(url) => {
+                let _ = crate::platform::web::window().location().set_href(url);
+            }
+            Exit::Mturk { action, assignment, session } => {
+                let fields = [("assignmentId", assignment.as_str()), ("wmlab_session", session.as_str())];
+                crate::platform::web::post_form(action, &fields);
+            }
         }
     }
 }
@@ -81,6 +118,8 @@ pub struct Ui {
     pub note: RwSignal<Option<String>>,
     pub px: RwSignal<f64>,
     pub timing: RwSignal<TimingStats>,
+    /// Where the participant goes at the end (set as the session ends).
+    pub exit: RwSignal<Option<Exit>>,
 }
 
 impl Ui {
@@ -95,6 +134,7 @@ impl Ui {
             note: RwSignal::new(None),
             px: RwSignal::new(480.0),
             timing: RwSignal::new(Default::default()),
+            exit: RwSignal::new(None),
         }
     }
 }

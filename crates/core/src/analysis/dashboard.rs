@@ -31,6 +31,9 @@ pub struct Rules {
     pub min_stimulus_px: f64,
     /// A session whose browser said it was automated (`navigator.webdriver`, headless Chrome) excludes.
     pub exclude_automated: bool,
+    /// More than this share of the main trials' answers given under
+    /// [`crate::people::session::FAST_ANSWER_MS`] excludes. `None` = no rule.
+    pub max_fast_share: Option<f64>,
 }
 
 impl Default for Rules {
@@ -44,6 +47,7 @@ impl Default for Rules {
             exclude_window_changed: false,
             min_stimulus_px: 0.0,
             exclude_automated: false,
+            max_fast_share: None,
         }
     }
 }
@@ -153,6 +157,19 @@ pub fn exclusions(r: &ResultRecord, rules: &Rules) -> Vec<String> {
     }
     if let Some(px) = seen.min_stimulus_px.filter(|&px| rules.min_stimulus_px > 0.0 && px < rules.min_stimulus_px) {
         why.push(format!("stimulus drawn at {px:.0} px (rule: at least {:.0} px)", rules.min_stimulus_px));
+    }
+    if let Some(max) = rules.max_fast_share {
+        let main: Vec<&TrialRow> = r.trials.iter().filter(|t| !is_practice(t)).collect();
+        let answers: usize = main.iter().map(|t| t.rt_ms.iter().filter(|v| **v >= 0.0).count()).sum();
+        let fast: f64 = main.iter().filter_map(|t| cell_num(t, "fast_answers")).sum();
+        if answers > 0 && fast / answers as f64 > max {
+            why.push(format!(
+                "implausibly fast: {:.0} % of answers under {:.0} ms (rule: at most {:.0} %)",
+                100.0 * fast / answers as f64,
+                crate::people::session::FAST_ANSWER_MS,
+                100.0 * max
+            ));
+        }
     }
     if rules.exclude_automated && seen.automated {
         why.push("the browser said it was automated (webdriver or headless; rule: no automated browsers)".into());
@@ -563,6 +580,13 @@ mod tests {
         assert!(why[1].contains("changed size during 1 trial"), "{why:?}");
         assert!(why[2].contains("stimulus drawn at 240 px"), "{why:?}");
         assert!(why[3].contains("automated"), "{why:?}");
+        for t in &mut d.trials {
+            let n = t.rt_ms.iter().filter(|v| **v >= 0.0).count() as i64;
+            t.extra.insert("fast_answers".into(), Setting::Int(n));
+        }
+        let fast_rule = Rules { max_fast_share: Some(0.2), ..Rules::default() };
+        let why = exclusions(&d, &fast_rule);
+        assert!(why.iter().any(|w| w.contains("implausibly fast: 100 % of answers under 150 ms")), "{why:?}");
         let mut p = person("P3", 5);
         for t in &mut p.trials[..2] {
             t.extra.insert("block_kind".into(), Setting::Text("practice".into()));

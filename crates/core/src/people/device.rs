@@ -350,11 +350,18 @@ pub struct TrialView {
     /// The pointer types (`mouse`, `touch`, `pen`) that answered, in order of first use; empty: keys only.
     #[serde(default)]
     pub pointers: Vec<String>,
+    /// Pointer moves over the page during the trial (a person's mouse wanders; a script may jump).
+    #[serde(default)]
+    pub pointer_moves: u32,
+    /// Time on the block's instruction screen before this, its first trial (ms); `None` for later trials.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions_ms: Option<f64>,
 }
 
 impl TrialView {
     /// The view as row columns: `canvas_css_px`, `canvas_device_px`, `trial_window`, `trial_dpr`,
-    /// `pointer` (the pointer types used, `+`-joined; `keyboard` when none).
+    /// `pointer` (the pointer types used, `+`-joined; `keyboard` when none), `pointer_moves`,
+    /// `instructions_ms` (a block's first trial).
     pub fn columns(&self) -> BTreeMap<String, Setting> {
         let mut m = BTreeMap::new();
         if self.css_px.is_finite() {
@@ -367,6 +374,10 @@ impl TrialView {
         }
         let p = if self.pointers.is_empty() { "keyboard".to_string() } else { self.pointers.join("+") };
         m.insert("pointer".into(), Setting::Text(p));
+        m.insert("pointer_moves".into(), Setting::Int(self.pointer_moves as i64));
+        if let Some(ms) = self.instructions_ms.filter(|v| v.is_finite() && *v >= 0.0) {
+            m.insert("instructions_ms".into(), Setting::Num(ms.round()));
+        }
         m
     }
 }
@@ -500,10 +511,19 @@ mod tests {
         assert_eq!(hostile.user_agent.chars().count(), MAX_UA_LEN);
         assert!(!hostile.user_agent.contains('\u{1b}'));
         assert_eq!((hostile.screen_w, hostile.dpr), (100_000, 1.0));
-        let v = TrialView { css_px: 480.0, device_px: 960, window_w: 1000, window_h: 800, dpr: 2.0, pointers: vec![] };
+        let v = TrialView {
+            css_px: 480.0,
+            device_px: 960,
+            window_w: 1000,
+            window_h: 800,
+            dpr: 2.0,
+            instructions_ms: Some(1234.4),
+            ..Default::default()
+        };
         let c = v.columns();
         assert_eq!(c["pointer"], Setting::Text("keyboard".into()));
         assert_eq!(c["canvas_device_px"], Setting::Int(960));
+        assert_eq!((c["pointer_moves"].clone(), c["instructions_ms"].clone()), (Setting::Int(0), Setting::Num(1234.0)));
         assert_eq!(pointer_kind("touch"), Some("touch"));
         assert_eq!(pointer_kind("<script>"), None);
     }

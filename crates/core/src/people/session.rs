@@ -277,6 +277,10 @@ impl fmt::Display for SessionError {
 
 impl std::error::Error for SessionError {}
 
+/// An answer given sooner than this after its probe (ms) counts in the row's `fast_answers`: too soon
+/// for a person to have looked and decided.
+pub const FAST_ANSWER_MS: f64 = 150.0;
+
 /// The session state (config, seed, plan, position, every recorded trial).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Session {
@@ -811,6 +815,9 @@ impl Session {
         let (blurs, away) = unfocused(&result.events);
         extra.insert("blur_count".into(), Setting::Int(blurs as i64));
         extra.insert("unfocused_ms".into(), Setting::Num(away));
+        // Answers faster than a person can see and decide (`FAST_ANSWER_MS`): a sign of guessing or a bot.
+        let fast = result.rt_ms.iter().flatten().filter(|&&t| t < FAST_ANSWER_MS).count();
+        extra.insert("fast_answers".into(), Setting::Int(fast as i64));
         let resizes = result.events.iter().filter(|e| e.kind == PageEventKind::Resize).count();
         extra.insert("resize_count".into(), Setting::Int(resizes as i64));
         if let Some(d) = &self.display {
@@ -1173,6 +1180,8 @@ pub(crate) mod tests {
             window_h: 700,
             dpr: 3.0,
             pointers: vec!["touch".into()],
+            pointer_moves: 0,
+            instructions_ms: Some(5300.0),
         };
         for bad in
             [TrialView { css_px: f64::NAN, ..view.clone() }, TrialView { pointers: vec!["<b>".into()], ..view.clone() }]
@@ -1182,7 +1191,8 @@ pub(crate) mod tests {
         }
         assert!(s.done.is_empty(), "nothing recorded");
         let resized = vec![PageEvent { kind: PageEventKind::Resize, t_ms: 5.0 }];
-        let r = TrialResult { position: pos, answers, view: Some(view), events: resized, ..Default::default() };
+        let rt_ms = answers.iter().enumerate().map(|(i, _)| Some(if i == 0 { 90.0 } else { 700.0 })).collect();
+        let r = TrialResult { position: pos, answers, view: Some(view), events: resized, rt_ms, ..Default::default() };
         s.record(r).unwrap();
         let rec = s.to_record(None);
         let row = &rec.trials[0].extra;
@@ -1191,6 +1201,8 @@ pub(crate) mod tests {
         assert_eq!(row["canvas_css_px"], Setting::Num(358.0));
         assert_eq!(row["pointer"], Setting::Text("touch".into()));
         assert_eq!(row["resize_count"], Setting::Int(1));
+        assert_eq!(row["fast_answers"], Setting::Int(1));
+        assert_eq!(row["instructions_ms"], Setting::Num(5300.0));
         assert_eq!(rec.config.settings["display_device"], Setting::Text("phone".into()));
         assert_eq!(rec.config.settings["pointer_types"], Setting::Text("touch".into()));
         let csv = rec.to_csv().unwrap();

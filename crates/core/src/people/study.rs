@@ -18,7 +18,13 @@
 //! | `fs` | ask for fullscreen | bool (0) |
 //! | `pid`, `participant`, `PROLIFIC_PID`, `workerId` | participant id | letters, digits, `_ . - @ :`, 1–128 chars |
 //! | `STUDY_ID`, `SESSION_ID`, `assignmentId`, `hitId` | panel ids, kept in the record | same charset |
-//! | `done` (`completion`) | completion URL to redirect to | `http(s)://…` |
+//! | `done` (`completion`) | completion URL to redirect to | `http(s)://…`, may hold placeholders: `{pid}`, `{session}`, a panel id or kept parameter (`{STUDY_ID}`, `{survey_code}`) |
+//! | `declined` | where a participant who does not agree to the consent is sent | as `done` |
+//! | `screened` | where a participant the study screens out (device, window) is sent | as `done` |
+//! | `keep` | a platform's own parameters to let through into the record and the placeholders | comma list of names (letters, digits, `_`) |
+//! | `turkSubmitTo` | MTurk: where the HIT is submitted at the end; `assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE` is MTurk's preview | `https://www.mturk.com`, `https://workersandbox.mturk.com` (or loopback, for tests) |
+//! | `devices` | who may take it, checked before consent | `desktop`, `touch` or `any` (any) |
+//! | `min_window` | the smallest window, checked before consent | `WIDTHxHEIGHT` CSS px, each 100–10000 (none) |
 //! | `endpoint` | URL the record is POSTed to | `http(s)://…` |
 //! | `datapipe` | a DataPipe experiment id: at the end the session's CSV goes to the researcher's OSF through DataPipe (`{experimentID, filename, data}`, the file named by participant and session) | the id DataPipe shows, 4–64 letters, digits, `_` or `-` |
 //! | `datapipe_url` | where DataPipe requests go (a DataPipe of your own, a test receiver) | `http(s)://…` (`https://pipe.jspsych.org/api/data/`) |
@@ -28,7 +34,8 @@
 //! | `set` | task parameters of the WorM tasks, `KEY=VALUE` entries separated by `;` (`set=noise_mask=true;list_lengths=2,4,8,16`); each key goes to the chosen tasks that have it | see `wmlab generate --help` and the Gallery (none: the paper's) |
 //!
 //! Any unknown, repeated, empty or invalid parameter gives a [`StudyError`] naming the parameter and
-//! the allowed values; no partial config is ever returned.
+//! the allowed values; no partial config is ever returned. Parameters a platform puts before the `#`
+//! are read too ([`StudyConfig::from_location`]).
 
 use std::collections::BTreeMap;
 use std::fmt;

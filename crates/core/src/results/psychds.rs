@@ -95,6 +95,9 @@ fn describe(column: &str) -> (String, Option<&'static str>) {
         "canvas_css_px" => (d("side of the square stimulus as drawn during the trial"), Some("CSS px")),
         "canvas_device_px" => (d("side of the square stimulus in the screen's own pixels"), Some("device px")),
         "pointer" => (d("pointer types that answered in the trial (mouse, touch, pen; keyboard when none)"), None),
+        "pointer_moves" => (d("pointer moves over the page during the trial"), None),
+        "instructions_ms" => (d("time on the block's instruction screen before its first trial"), Some("ms")),
+        "fast_answers" => (d("answers given under 150 ms after their probe (too soon to have looked)"), None),
         "error" => (d("why a language model's sample failed, if it did"), None),
         _ if column.starts_with("frame_") => (d("frame timing statistic of the trial"), Some("ms")),
         _ => (

@@ -1,0 +1,221 @@
+// Recruitment platforms and who may take a study (issue 67): parameters a platform puts before the `#`,
+// MTurk's preview and its submit back to MTurk (after the data are acknowledged), a SONA code carried to
+// the credit URL, Prolific's separate URLs for no consent and screen-outs, device and window rules, and
+// what the participant saw (device, stimulus size, pointer, a resize restarting the trial) in the record.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { appUnderTest, launch, openPage } from './helpers.mjs';
+import { hook, nextScreen, takeState } from './participant.mjs';
+import { peopleKit, savedSession } from './people-kit.mjs';
+
+const app = appUnderTest();
+const { take } = peopleKit(app);
+
+/** A local stand-in for a platform: records every request (method, path, query, body). */
+async function receiver() {
+  const seen = [];
+  const server = http.createServer((req, res) => {
+    const cors = {
+      'access-control-allow-origin': '*',
+      'access-control-allow-headers': 'content-type, idempotency-key',
+      'access-control-allow-methods': 'POST, OPTIONS',
+    };
+    if (req.method === 'OPTIONS') { res.writeHead(204, cors).end(); return; }
+    let body = '';
+    req.on('data', (c) => { body += c; });
+    req.on('end', () => {
+      const url = new URL(req.url, 'http://x');
+      if (url.pathname === '/favicon.ico') { res.writeHead(404).end(); return; }
+      seen.push({ method: req.method, path: url.pathname, query: Object.fromEntries(url.searchParams), body, t: Date.now() });
+      if (url.pathname === '/collect') {
+        res.writeHead(200, { ...cors, 'content-type': 'application/json' }).end('{"ok":true}');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`<p id="platform">${url.pathname}</p>`);
+    });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${server.address().port}`;
+  return {
+    base,
+    seen,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
+
+/** The participant's page at `index.html?<search>#/take?<query>`, test switches on, fresh storage. */
+async function open(context, search, query, { fresh = true } = {}) {
+  const page = await openPage(context, app.server.url + '#/');
+  await page.evaluate((fresh) => {
+    if (fresh) localStorage.clear();
+    localStorage.setItem('wmlab_fast', '1');
+    localStorage.setItem('wmlab_test', '1');
+  }, fresh);
+  await page.goto(`${app.server.url}index.html${search ? '?' + search : ''}#/take?${query}`);
+  await page.waitForSelector('body[data-app-ready="true"]');
+  await page.waitForSelector('#take');
+  return page;
+}
+
+const sessionKeys = (page) => page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('wmlab.session.')));
+
+test('MTurk: a preview starts nothing; an accepted HIT is submitted back after its data arrive', async () => {
+  const mturk = await receiver();
+  try {
+    const preview = await open(app.browser.context,
+      `assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE&hitId=H1&turkSubmitTo=${encodeURIComponent(mturk.base)}`,
+      'tasks=SC,VIR&tpc=1&practice=0&seed=3');
+    await preview.waitForSelector('#take[data-state="preview"]');
+    const text = await preview.textContent('#preview-text');
+    assert.match(text, /Spatial Coordination|SC/i, text);
+    assert.match(await preview.textContent('#take'), /Accept the HIT to begin/);
+    assert.deepEqual(await sessionKeys(preview), [], 'a preview stores no session');
+    await preview.close();
+
+    // The worker accepted: MTurk's four parameters before the `#`, the researcher's endpoint in the link.
+    const search = `assignmentId=3ASG1&hitId=H1&workerId=AW7&turkSubmitTo=${encodeURIComponent(mturk.base + '/')}`;
+    const page = await open(app.browser.context, search,
+      `tasks=SC&tpc=1&practice=0&seed=3&endpoint=${encodeURIComponent(mturk.base + '/collect')}`);
+    const { state } = await take(page);
+    assert.equal(state, 'done');
+    await page.waitForURL(/\/mturk\/externalSubmit/, { timeout: 30_000 });
+    const submit = mturk.seen.find((r) => r.path === '/mturk/externalSubmit');
+    assert.equal(submit.method, 'POST');
+    const form = new URLSearchParams(submit.body);
+    assert.equal(form.get('assignmentId'), '3ASG1');
+    assert.match(form.get('wmlab_session'), /^[0-9a-f]{16}$/);
+    const final = mturk.seen.find((r) => r.path === '/collect' && JSON.parse(r.body).final);
+    assert.ok(final && final.t <= submit.t, 'the record was acknowledged before the HIT was submitted');
+    const record = JSON.parse(final.body).record;
+    assert.equal(record.subject.id, 'AW7', 'workerId is the participant');
+    assert.equal(record.config.settings.hitId, 'H1');
+    assert.equal(record.config.settings.display_device, 'desktop');
+    assert.equal(record.config.settings.display_browser, 'HeadlessChrome');
+    const row = record.trials[0].extra;
+    assert.equal(row.canvas_css_px > 200, true, JSON.stringify(row));
+    assert.equal(row.canvas_device_px, Math.round(row.canvas_css_px), 'deviceScaleFactor 1');
+    assert.equal(row.webdriver, true, 'Playwright drives the browser');
+    assert.match(row.pointer, /^(mouse|keyboard)$/);
+    assert.equal(typeof row.pointer_moves, 'number');
+    assert.equal(typeof row.fast_answers, 'number');
+    assert.ok(row.instructions_ms >= 0, 'time on the instructions, with the block\'s first trial');
+    assert.equal(record.trials[1]?.extra.instructions_ms, undefined, 'only with the first');
+    await page.close();
+  } finally {
+    await mturk.close();
+  }
+});
+
+test('SONA: the participant code before the # reaches the credit URL', async () => {
+  const sona = await receiver();
+  try {
+    const done = `${sona.base}/webstudy_credit.aspx?experiment_id=12&credit_token=ab9&survey_code={survey_code}`;
+    const page = await open(app.browser.context, 'survey_code=40213',
+      `tasks=SC&tpc=1&practice=0&seed=5&keep=survey_code&done=${encodeURIComponent(done)}`);
+    const { state } = await take(page);
+    assert.equal(state, 'done');
+    await page.waitForSelector('#platform', { timeout: 30_000 });
+    const credit = sona.seen.find((r) => r.path === '/webstudy_credit.aspx');
+    assert.deepEqual(credit.query, { experiment_id: '12', credit_token: 'ab9', survey_code: '40213' });
+    await page.close();
+  } finally {
+    await sona.close();
+  }
+});
+
+test('Prolific: no consent and a screen-out each go to their own URL, with nothing recorded', async () => {
+  const prolific = await receiver();
+  try {
+    const url = (cc) => encodeURIComponent(`${prolific.base}/submissions/complete?cc=${cc}`);
+    const ids = 'PROLIFIC_PID=5f1a2b&STUDY_ID=st1&SESSION_ID=se1';
+    // Declines the consent.
+    const page = await open(app.browser.context, ids,
+      `tasks=SC&consent=Do+you+agree%3F&done=${url('DONE1')}&declined=${url('NOCONSENT')}&screened=${url('SCREEN')}`);
+    await page.waitForSelector('#decline');
+    await page.click('#decline');
+    await page.waitForSelector('#declined-return');
+    assert.deepEqual(await sessionKeys(page), []);
+    await page.click('#declined-return');
+    await page.waitForSelector('#platform');
+    assert.equal(prolific.seen.at(-1).query.cc, 'NOCONSENT');
+    await page.close();
+
+    // A study for phones and tablets, opened on a computer: screened out before consent.
+    const desk = await open(app.browser.context, ids, `tasks=SC&devices=touch&consent=Agree%3F&screened=${url('SCREEN')}`);
+    await desk.waitForSelector('#take[data-state="screened-out"]');
+    assert.match(await desk.textContent('#screened-text'), /phone or tablet/);
+    assert.equal(await desk.$('#consent-text'), null, 'no consent asked');
+    assert.equal(await desk.$('#screened-again'), null, 'nothing to try again');
+    await desk.click('#screened-return');
+    await desk.waitForSelector('#platform');
+    assert.equal(prolific.seen.at(-1).query.cc, 'SCREEN');
+    await desk.close();
+  } finally {
+    await prolific.close();
+  }
+});
+
+test('a phone: screened out of a desktop study; its window size and touch are recorded elsewhere', async () => {
+  const phone = await launch({
+    viewport: { width: 390, height: 700 },
+    screen: { width: 390, height: 844 },
+    deviceScaleFactor: 3,
+    hasTouch: true,
+    isMobile: true,
+  });
+  try {
+    const out = await open(phone.context, '', 'tasks=SC&devices=desktop');
+    await out.waitForSelector('#take[data-state="screened-out"]');
+    assert.match(await out.textContent('#screened-text'), /on a computer.*phone/s);
+    await out.close();
+    // Any device may take this one: the phone's facts go into the record, and a tap is a touch.
+    const page = await open(phone.context, '', 'tasks=SC&tpc=1&practice=0&seed=9');
+    await nextScreen(page);
+    await page.tap('#start');
+    await nextScreen(page);
+    const h = await hook(page);
+    await page.tap(`#btn-${h.target}`);
+    await page.waitForFunction(() => (window.__wmlab_test?.global ?? 0) >= 1 || document.querySelector('#take').dataset.state === 'done');
+    const s = await savedSession(page);
+    const row = s.done[0].row.extra;
+    assert.equal(row.device, 'phone');
+    assert.equal(row.dpr, 3);
+    assert.equal(row.screen, '390x844');
+    assert.equal(row.pointer, 'touch');
+    assert.equal(row.canvas_device_px, Math.round(row.canvas_css_px * 3));
+    await page.close();
+  } finally {
+    await phone.close();
+  }
+});
+
+test('a window too small is told so and may try again; a resize mid-trial restarts the trial', async () => {
+  const page = await open(app.browser.context, '', 'tasks=SC&tpc=1&practice=0&seed=2&min_window=1100x900');
+  await page.setViewportSize({ width: 900, height: 700 });
+  await page.reload();
+  await page.waitForSelector('#take[data-state="screened-out"]');
+  assert.match(await page.textContent('#screened-text'), /1100×900.*900×700/s);
+  await page.setViewportSize({ width: 1280, height: 1000 });
+  await page.click('#screened-again');
+  assert.equal(await nextScreen(page), 'instructions');
+  await page.click('#start');
+  await nextScreen(page);
+  const before = await hook(page);
+  await page.setViewportSize({ width: 1000, height: 800 }); // the stimulus 680 → 610 px
+  await page.waitForSelector('#take[data-state="paused"]');
+  assert.equal(await page.getAttribute('.paused', 'data-resized'), 'true');
+  assert.match(await page.textContent('#paused-text'), /changed size/);
+  await page.click('#continue');
+  await nextScreen(page);
+  assert.equal((await hook(page)).global, before.global, 'the same trial again');
+  await take(page, { stopAfter: 1 });
+  const s = await savedSession(page);
+  assert.equal(s.done[0].row.extra.resize_count, 1);
+  assert.equal(s.done[0].row.extra.trial_window, '1000x800');
+  assert.equal(await takeState(page) !== 'error', true);
+  await page.close();
+});
