@@ -118,8 +118,13 @@ pub fn Study() -> impl IntoView {
         let (literal, sample) = platform_tail(&platform.get());
         let q = query.get();
         let with_sample = if sample.is_empty() { q.clone() } else { format!("{q}&{sample}") };
-        StudyConfig::from_query(&with_sample).map_err(|e| e.to_string())?;
-        let canonical = StudyConfig::from_query(&q).map(|c| c.to_query()).map_err(|e| e.to_string())?;
+        let canonical = StudyConfig::from_query(&with_sample).map(|c| c.to_query()).map_err(|e| e.to_string())?;
+        // The sample values out again (the canonical link names the participant `pid`), the
+        // platform's placeholders in.
+        let samples: Vec<String> =
+            sample.split('&').filter(|p| !p.is_empty()).map(|p| p.replacen("PROLIFIC_PID=", "pid=", 1)).collect();
+        let kept: Vec<&str> = canonical.split('&').filter(|p| !samples.iter().any(|x| x == p)).collect();
+        let canonical = kept.join("&");
         Ok::<String, String>(if literal.is_empty() { canonical } else { format!("{canonical}&{literal}") })
     });
     let link = move || checked.get().ok().map(|q| format!("{}#/take?{q}", web::base_url()));

@@ -219,3 +219,21 @@ test('a window too small is told so and may try again; a resize mid-trial restar
   assert.equal(await takeState(page) !== 'error', true);
   await page.close();
 });
+
+test('the Study page makes a SONA link whose filled-in form a participant can take', async () => {
+  const page = await openPage(app.browser.context, app.server.url + '#/study');
+  await page.check('#task-SC');
+  await page.selectOption('#platform', 'sona');
+  // Before the completion URL names {pid} the link is fine; a placeholder it cannot fill is refused.
+  await page.fill('#done', 'https://uni.sona-systems.com/webstudy_credit.aspx?experiment_id=12&credit_token=ab9&survey_code={code}');
+  await page.waitForSelector('#study-form-error');
+  assert.match(await page.textContent('#study-form-error'), /\{code\} is not a placeholder.*\{pid\}/);
+  await page.fill('#done', 'https://uni.sona-systems.com/webstudy_credit.aspx?experiment_id=12&credit_token=ab9&survey_code={pid}');
+  const link = await page.inputValue('#study-link');
+  assert.match(link, /&pid=%SURVEY_CODE%$/, link);
+  await page.close();
+  // What SONA hands the participant: its code in place of %SURVEY_CODE%.
+  const taker = await open(app.browser.context, '', link.split('#/take?')[1].replace('%SURVEY_CODE%', '40213'));
+  assert.equal(await nextScreen(taker), 'instructions');
+  await taker.close();
+});

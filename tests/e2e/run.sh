@@ -44,7 +44,7 @@ export WMLAB_DIST="$here/dist"
 # one-thread shader compiles much of its time (the people files on the human timings), so three share
 # two cores well. Each file has its own browser profile, server and ports. Longest first (seconds
 # measured on the 2-core CI machine), so the lanes end together; files not named here run last.
-order=(people networks llm people-delivery threads compare adaptive dashboard agreement share subpath jatos gallery home papers)
+order=(people networks llm people-delivery platforms threads compare adaptive dashboard agreement share subpath jatos gallery home papers)
 files=()
 for n in "${order[@]}"; do [ -f "tests/e2e/$n.test.mjs" ] && files+=("tests/e2e/$n.test.mjs"); done
 for f in tests/e2e/*.test.mjs; do

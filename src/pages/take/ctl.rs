@@ -337,6 +337,7 @@ impl Ctl {
     pub fn decline(&mut self) {
         let url = self.session.config.outcome_url(Outcome::Declined, &self.session_id());
         outbox::remove(&self.key);
+        outbox::remove(&format!("{}.nonce", self.key));
         self.ui.screen.set(Screen::Declined(url));
     }
 
