@@ -67,6 +67,22 @@ fn num(s: &str, what: &str) -> Result<f64, String> {
         .ok_or_else(|| format!("{what}: “{}” is not a number of 0 or more.", s.trim()))
 }
 
+/// An exclusion rule typed as a number: its label, its field and a note beside it.
+fn number_rule(id: &'static str, label: &'static str, sig: RwSignal<String>, note: &'static str) -> impl IntoView {
+    view! {
+        <label class="field" for=id>{label}</label>
+        <div><input id=id type="text" prop:value=move || sig.get() on:input=move |ev| sig.set(event_target_value(&ev))/><span class="small">{note}</span></div>
+    }
+}
+
+/// An exclusion rule that is on or off.
+fn check_rule(field: &'static str, id: &'static str, sig: RwSignal<bool>, label: &'static str) -> impl IntoView {
+    view! {
+        <span class="field">{field}</span>
+        <label class="check"><input id=id type="checkbox" prop:checked=move || sig.get() on:change=move |ev| sig.set(event_target_checked(&ev))/>{label}</label>
+    }
+}
+
 #[component]
 pub fn Dashboard() -> impl IntoView {
     let loaded = RwSignal::new(Vec::<Loaded>::new());
@@ -269,24 +285,15 @@ pub fn Dashboard() -> impl IntoView {
             </fieldset>
             <fieldset class="grid2">
                 <legend>"Exclusion rules"</legend>
-                <label class="field" for="dash-rule-practice">"Practice: at least (% correct)"</label>
-                <div><input id="dash-rule-practice" type="text" prop:value=move || min_practice.get() on:input=move |ev| min_practice.set(event_target_value(&ev))/><span class="small">" 0 = no rule"</span></div>
-                <label class="field" for="dash-rule-rt">"Median response time: at least (ms)"</label>
-                <div><input id="dash-rule-rt" type="text" prop:value=move || min_rt.get() on:input=move |ev| min_rt.set(event_target_value(&ev))/><span class="small">" faster means not looking"</span></div>
-                <label class="field" for="dash-rule-blurs">"Losses of focus: at most"</label>
-                <div><input id="dash-rule-blurs" type="text" prop:value=move || max_blurs.get() on:input=move |ev| max_blurs.set(event_target_value(&ev))/><span class="small">" another window or tab during a trial"</span></div>
-                <span class="field">"Unfinished sessions"</span>
-                <label class="check"><input id="dash-rule-finished" type="checkbox" prop:checked=move || finished.get() on:change=move |ev| finished.set(event_target_checked(&ev))/>"exclude"</label>
-                <span class="field">"Phones and tablets"</span>
-                <label class="check"><input id="dash-rule-touch" type="checkbox" prop:checked=move || no_touch.get() on:change=move |ev| no_touch.set(event_target_checked(&ev))/>"exclude (touch devices)"</label>
-                <span class="field">"Window changed size during a trial"</span>
-                <label class="check"><input id="dash-rule-resize" type="checkbox" prop:checked=move || no_resize.get() on:change=move |ev| no_resize.set(event_target_checked(&ev))/>"exclude"</label>
-                <label class="field" for="dash-rule-px">"Stimulus: at least (CSS px)"</label>
-                <div><input id="dash-rule-px" type="text" prop:value=move || min_px.get() on:input=move |ev| min_px.set(event_target_value(&ev))/><span class="small">" the smallest drawn; 0 = no rule"</span></div>
-                <label class="field" for="dash-rule-fast">"Answers under 150 ms: at most (%)"</label>
-                <div><input id="dash-rule-fast" type="text" prop:value=move || max_fast.get() on:input=move |ev| max_fast.set(event_target_value(&ev))/><span class="small">" too soon to have looked; empty = no rule"</span></div>
-                <span class="field">"Automated browsers"</span>
-                <label class="check"><input id="dash-rule-bots" type="checkbox" prop:checked=move || no_bots.get() on:change=move |ev| no_bots.set(event_target_checked(&ev))/>"exclude (webdriver, headless)"</label>
+                {number_rule("dash-rule-practice", "Practice: at least (% correct)", min_practice, " 0 = no rule")}
+                {number_rule("dash-rule-rt", "Median response time: at least (ms)", min_rt, " faster means not looking")}
+                {number_rule("dash-rule-blurs", "Losses of focus: at most", max_blurs, " another window or tab during a trial")}
+                {check_rule("Unfinished sessions", "dash-rule-finished", finished, "exclude")}
+                {check_rule("Phones and tablets", "dash-rule-touch", no_touch, "exclude (touch devices)")}
+                {check_rule("Window changed size during a trial", "dash-rule-resize", no_resize, "exclude")}
+                {number_rule("dash-rule-px", "Stimulus: at least (CSS px)", min_px, " the smallest drawn; 0 = no rule")}
+                {number_rule("dash-rule-fast", "Answers under 150 ms: at most (%)", max_fast, " too soon to have looked; empty = no rule")}
+                {check_rule("Automated browsers", "dash-rule-bots", no_bots, "exclude (webdriver, headless)")}
                 {move || rules.get().err().map(|e| view! { <p class="error" id="dash-rule-error">{e}</p> })}
             </fieldset>
             {move || (!loaded.with(Vec::is_empty)).then(|| view! {

@@ -56,6 +56,14 @@ test('many participants: exclusions with reasons, the group against the humans, 
   await page.waitForSelector('#dashboard[data-included="2"]');
   r = await rows();
   assert.ok(r.every((x) => x.excluded === 'false' && x.why === 'included'));
+  // What they saw, from the JSON and from the CSV alike: this browser is automated (Playwright), a desktop.
+  await page.check('#dash-rule-bots');
+  await page.waitForSelector('#dashboard[data-included="0"]');
+  for (const x of await rows()) assert.match(x.why, /the browser said it was automated/, JSON.stringify(x));
+  await page.uncheck('#dash-rule-bots');
+  await page.check('#dash-rule-touch');
+  await page.waitForSelector('#dashboard[data-included="2"]');
+  await page.uncheck('#dash-rule-touch');
   await page.waitForSelector('#dash-plots canvas.dash-plot[data-drawn="true"]');
   const plots = await page.$$eval('#dash-plots canvas.dash-plot', (cs) => cs.map((c) => ({ panel: c.dataset.panel, bars: Number(c.dataset.bars), series: Number(c.dataset.series) })));
   assert.ok(plots.length >= 1, JSON.stringify(plots));
