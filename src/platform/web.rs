@@ -99,3 +99,21 @@ pub async fn fetch_bytes(path: &str) -> Result<Vec<u8>, String> {
         .map_err(|_| format!("Could not read {path}."))?;
     Ok(js_sys::Uint8Array::new(&buf).to_vec())
 }
+
+/// POST `body` (JSON) to `url` with only the usual headers and return the answer's text (DataPipe's
+/// condition API).
+pub async fn post_json_text(url: &str, body: &str) -> Result<String, String> {
+    let init = web_sys::RequestInit::new();
+    init.set_method("POST");
+    let headers = web_sys::Headers::new().map_err(|_| "no headers".to_string())?;
+    let _ = headers.set("content-type", "application/json");
+    let _ = headers.set("accept", "*/*");
+    init.set_headers(&headers);
+    init.set_body(&wasm_bindgen::JsValue::from_str(body));
+    let req = web_sys::Request::new_with_str_and_init(url, &init).map_err(|_| format!("{url} is not an address"))?;
+    let resp = JsFuture::from(window().fetch_with_request(&req)).await.map_err(|_| "network error".to_string())?;
+    let resp: web_sys::Response = resp.dyn_into().map_err(|_| "no answer".to_string())?;
+    let text =
+        JsFuture::from(resp.text().map_err(|_| "no answer".to_string())?).await.map_err(|_| "no answer".to_string())?;
+    Ok(text.as_string().unwrap_or_default())
+}

@@ -28,6 +28,10 @@ async function receiver() {
       const url = new URL(req.url, 'http://x');
       if (url.pathname === '/favicon.ico') { res.writeHead(404).end(); return; }
       seen.push({ method: req.method, path: url.pathname, query: Object.fromEntries(url.searchParams), body, t: Date.now() });
+      if (url.pathname === '/api/condition/') {
+        res.writeHead(201, { ...cors, 'content-type': 'application/json' }).end('{"message":"Success","condition":1}');
+        return;
+      }
       if (url.pathname === '/collect') {
         res.writeHead(200, { ...cors, 'content-type': 'application/json' }).end('{"ok":true}');
         return;
@@ -236,4 +240,24 @@ test('the Study page makes a SONA link whose filled-in form a participant can ta
   const taker = await open(app.browser.context, '', link.split('#/take?')[1].replace('%SURVEY_CODE%', '40213'));
   assert.equal(await nextScreen(taker), 'instructions');
   await taker.close();
+});
+
+test('counterbalancing: DataPipe assigns the condition, and the blocks follow its order', async () => {
+  const pipe = await receiver();
+  // The stand-in DataPipe hands out condition 1 (of SC,VIR | VIR,SC), as its counter would.
+  try {
+    const link = 'tasks=SC,VIR&conditions=SC,VIR|VIR,SC&practice=0&pid=cb1&datapipe=ABCD1234'
+      + `&datapipe_url=${encodeURIComponent(pipe.base + '/api/data/')}`;
+    const page = await open(app.browser.context, '', link);
+    assert.equal(await nextScreen(page), 'instructions');
+    const req = pipe.seen.find((r) => r.path === '/api/condition/');
+    assert.ok(req, `asked DataPipe: ${JSON.stringify(pipe.seen)}`);
+    assert.deepEqual(JSON.parse(req.body), { experimentID: 'ABCD1234' });
+    const s = await savedSession(page);
+    assert.deepEqual(s.condition, { index: 1, source: 'datapipe' });
+    assert.equal(s.blocks[0].task, 'VIR', 'condition 2 starts with VIR');
+    await page.close();
+  } finally {
+    await pipe.close();
+  }
 });

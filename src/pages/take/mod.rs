@@ -23,7 +23,7 @@ mod ui;
 use leptos::prelude::*;
 use wmlab_core::people::presenter::Awaiting;
 use wmlab_core::people::session::PageEventKind;
-use wmlab_core::people::study::{Outcome, StudyText};
+use wmlab_core::people::study::{DATAPIPE_URL, Outcome, StudyText, datapipe_condition_url, parse_datapipe_condition};
 use wmlab_core::people::{Session, StudyConfig};
 
 use crate::components::responses::{below, overlay};
@@ -65,10 +65,11 @@ fn readmit(ui: Ui) {
     }
 }
 
-/// Restore or start the link's session; returns the first screen.
-fn open(cfg: StudyConfig, ui: Ui) -> Screen {
+/// Restore or start the link's session; returns the first screen and whether the session is new.
+fn open(cfg: StudyConfig, ui: Ui) -> (Screen, bool) {
     let key = session_key(&cfg);
     let saved = outbox::get(&key).map(|t| Session::from_json(&t));
+    let fresh = !matches!(saved, Some(Ok(ref s)) if s.config == cfg);
     let (mut session, screen) = match saved {
         Some(Ok(s)) if s.config == cfg => {
             let (done, total) = s.progress();
@@ -93,7 +94,26 @@ fn open(cfg: StudyConfig, ui: Ui) -> Screen {
         let _ = outbox::set(&format!("{key}.nonce"), &format!("{:08x}{:08x}", r(), r()));
     }
     ctl::install(ui, key, session);
-    screen
+    (screen, fresh)
+}
+
+/// A new session of a link with `conditions=` and `datapipe=` takes the condition DataPipe's API
+/// assigns (balanced across the study); if DataPipe does not answer, the one the participant id or
+/// seed gives, and the record says why.
+async fn assign_condition(cfg: &StudyConfig) {
+    let (Some(exp), false) = (&cfg.datapipe, cfg.conditions.is_empty()) else { return };
+    let data = cfg.datapipe_url.clone().unwrap_or_else(|| DATAPIPE_URL.to_string());
+    let body = serde_json::json!({ "experimentID": exp }).to_string();
+    let got =
+        web::post_json_text(&datapipe_condition_url(&data), &body).await.and_then(|t| parse_datapipe_condition(&t));
+    act(|c| match got {
+        Ok(k) => c.session = c.session.clone().in_condition(k, "datapipe"),
+        Err(e) => {
+            if let Some(cond) = c.session.condition.as_mut() {
+                cond.source = format!("{} (DataPipe's condition API: {e})", cond.source);
+            }
+        }
+    });
 }
 
 /// A study text as shown: given in the link, or loaded from the study's site.
@@ -118,7 +138,8 @@ fn begin() {
 
 /// Open the link's session (this tab holds the study) and show its first screen.
 fn start(cfg: StudyConfig, ui: Ui) {
-    let screen = open(cfg, ui);
+    let conditioned = cfg.datapipe.is_some() && !cfg.conditions.is_empty();
+    let (screen, fresh) = open(cfg.clone(), ui);
     match screen {
         Screen::Done => {
             act(|c| c.done());
@@ -127,18 +148,21 @@ fn start(cfg: StudyConfig, ui: Ui) {
             act(|c| c.set_cur(true));
             ui.screen.set(screen);
         }
-        _ => {
+        _ => wasm_bindgen_futures::spawn_local(async move {
+            if fresh && conditioned {
+                assign_condition(&cfg).await;
+            }
             act(|c| c.save());
             match act(|c| c.welcome_texts()).flatten() {
-                Some((info, consent)) => wasm_bindgen_futures::spawn_local(async move {
+                Some((info, consent)) => {
                     ui.screen.set(match (load(info).await, load(consent).await) {
                         (Ok(info), Ok(consent)) => Screen::Welcome { info, consent },
                         (Err(e), _) | (_, Err(e)) => Screen::Error(e),
                     });
-                }),
+                }
                 None => begin(),
             }
-        }
+        }),
     }
     // Anything still queued from before (a reload) goes out now.
     if !outbox::load_outbox().is_empty() {

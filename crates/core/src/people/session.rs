@@ -305,6 +305,19 @@ pub struct Session {
     /// The participant's display as the session started (browser, device, screen, window).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub display: Option<DisplayFacts>,
+    /// The counterbalanced condition (task order) the session takes, and who assigned it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub condition: Option<Condition>,
+}
+
+/// A session's condition: which of the link's `conditions=` and how it was assigned.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Condition {
+    /// Index into the link's conditions, from 0.
+    pub index: usize,
+    /// `datapipe` (its condition API, balanced across the study), `participant id` or `seed` (a hash:
+    /// balanced in expectation).
+    pub source: String,
 }
 
 /// An agreement to a consent text: when (the edge's clock, ISO 8601) and to which text (FNV-64 of the
@@ -506,9 +519,30 @@ impl Session {
         if config.anonymous() { Session::with_seed(config, fresh) } else { Session::new(config) }
     }
 
-    /// A new session with its block plan and this stimulus seed.
+    /// A new session with its block plan and this stimulus seed; a link with `conditions=` takes the
+    /// condition [`StudyConfig::condition_for`] gives.
     pub fn with_seed(config: StudyConfig, seed: u64) -> Session {
-        let mut order = config.tasks.clone();
+        let condition = config.condition_for(seed).map(|index| {
+            let source = if config.participant.is_some() { "participant id" } else { "seed" };
+            Condition { index, source: source.into() }
+        });
+        Session::planned(config, seed, condition)
+    }
+
+    /// The same new session in condition `index`, assigned from outside (`source`: DataPipe's
+    /// condition API); `index` past the link's conditions wraps around.
+    pub fn in_condition(self, index: usize, source: &str) -> Session {
+        match self.config.conditions.len() {
+            0 => self,
+            n => Session::planned(self.config, self.seed, Some(Condition { index: index % n, source: source.into() })),
+        }
+    }
+
+    fn planned(config: StudyConfig, seed: u64, condition: Option<Condition>) -> Session {
+        let mut order = match &condition {
+            Some(c) => config.conditions[c.index].clone(),
+            None => config.tasks.clone(),
+        };
         let random = config.block_order == BlockOrder::Random;
         if random {
             Rng::from_u64(seed ^ TASK_ORDER_SALT).shuffle(&mut order);
@@ -587,6 +621,7 @@ impl Session {
             refresh_ms: None,
             consent: None,
             display: None,
+            condition,
         }
     }
 
@@ -966,6 +1001,14 @@ impl Session {
         if let Some(r) = self.refresh_ms {
             settings.insert("refresh_ms".into(), Setting::Num(r));
         }
+        if let Some(c) = &self.condition {
+            settings.insert("condition".into(), Setting::Int(c.index as i64 + 1));
+            settings.insert("condition_source".into(), Setting::Text(c.source.clone()));
+            if let Some(order) = self.config.conditions.get(c.index) {
+                let text = order.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(",");
+                settings.insert("condition_order".into(), Setting::Text(text));
+            }
+        }
         if let Some(d) = &self.display {
             for (k, v) in d.columns() {
                 settings.insert(format!("display_{k}"), v);
@@ -1145,6 +1188,25 @@ pub(crate) mod tests {
         };
         let out = session.record(res).unwrap();
         assert!(out.correct.iter().all(|&c| c == ok) || t.task == StudyTask::Worm(TaskId::Sfr), "{} {out:?}", t.task);
+    }
+
+    /// `conditions=`: the session takes its condition's task order, the record says which and how.
+    #[test]
+    fn a_condition_orders_the_blocks_and_is_recorded() {
+        let q = "tasks=SC,VIR&conditions=SC,VIR|VIR,SC&practice=0&seed=3";
+        let s = Session::new(StudyConfig::from_query(q).unwrap());
+        let c = s.condition.clone().unwrap();
+        let first = |s: &Session| s.blocks[0].task.as_str().to_string();
+        assert_eq!(first(&s), if c.index == 0 { "SC" } else { "VIR" });
+        assert_eq!(c.source, "seed");
+        let other = s.clone().in_condition(1 - c.index, "datapipe");
+        assert_ne!(first(&other), first(&s));
+        let rec = other.to_record(None);
+        assert_eq!(rec.config.settings["condition"], Setting::Int(2 - c.index as i64));
+        assert_eq!(rec.config.settings["condition_source"], Setting::Text("datapipe".into()));
+        assert_eq!(Session::from_json(&other.to_json()).unwrap(), other, "resumed in its condition");
+        let plain = Session::new(StudyConfig::from_query("tasks=SC,VIR&seed=3").unwrap());
+        assert_eq!((plain.condition.clone(), plain.clone().in_condition(1, "x")), (None, plain));
     }
 
     /// What the participant saw goes into every row, the CSV and the record's settings; a hostile view

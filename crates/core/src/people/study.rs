@@ -30,6 +30,7 @@
 //! | `datapipe_url` | where DataPipe requests go (a DataPipe of your own, a test receiver) | `http(s)://…` (`https://pipe.jspsych.org/api/data/`) |
 //! | `consent` / `consent_url` | consent text the participant must agree to before the first trial (the agreement is recorded), by value or as a path on the same site | text up to 20,000 characters / a relative path such as `consent.txt` |
 //! | `info` / `info_url` | extra instructions shown before the first trial | as `consent` |
+//! | `conditions` | counterbalanced task orders: each participant takes one, assigned by DataPipe's condition API when `datapipe` is set, else by the participant id's hash (balanced in expectation) | 2–64 orders of the study's tasks separated by `\|` (`VIR,SC\|SC,VIR`) |
 //! | `adaptive` | tasks run as a staircase ([`crate::adaptive`]) instead of the fixed grid: CD's set size converging on 75 % right, VSR / VSRec / LSR's list length on 50 % of lists recalled whole, N-back's N on half the blocks passed (one block per step, in place of `n`); the task ends when the staircase has settled | comma list of the study's CD, VSR, VSRec, LSR or N-back tasks, or `all` (none) |
 //! | `set` | task parameters of the WorM tasks, `KEY=VALUE` entries separated by `;` (`set=noise_mask=true;list_lengths=2,4,8,16`); each key goes to the chosen tasks that have it | see `wmlab generate --help` and the Gallery (none: the paper's) |
 //!
@@ -216,6 +217,10 @@ pub struct StudyConfig {
     /// paper's tasks.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub task_settings: Vec<(String, String)>,
+    /// Counterbalanced task orders (`conditions=`): each participant takes the tasks in one of them
+    /// ([`StudyConfig::condition_for`]); empty = the link's order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<Vec<StudyTask>>,
     /// Tasks run as a staircase on their level (`adaptive=`), in the study's order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub adaptive: Vec<StudyTask>,
@@ -249,6 +254,7 @@ impl Default for StudyConfig {
             consent: None,
             info: None,
             task_settings: Vec::new(),
+            conditions: Vec::new(),
             adaptive: Vec::new(),
         }
     }
@@ -283,7 +289,8 @@ const EXTERNAL_KEYS: [&str; 4] = ["STUDY_ID", "SESSION_ID", "assignmentId", "hit
 pub const MTURK_PREVIEW: &str = "ASSIGNMENT_ID_NOT_AVAILABLE";
 /// MTurk's parameter naming where the HIT is submitted.
 const MTURK_SUBMIT_KEY: &str = "turkSubmitTo";
-const KNOWN: [&str; 26] = [
+const KNOWN: [&str; 27] = [
+    "conditions",
     "declined",
     "screened",
     "keep",
@@ -417,6 +424,30 @@ pub fn datapipe_body(experiment_id: &str, participant: Option<&str>, session: &s
     };
     let filename = format!("wmlab_{}_{}.csv", clean(participant.unwrap_or("anonymous")), clean(session));
     serde_json::json!({ "experimentID": experiment_id, "filename": filename, "data": csv })
+}
+
+/// Where DataPipe assigns conditions, beside its data address (`…/api/data/` → `…/api/condition/`):
+/// POST `{experimentID}`, answered `{"condition": n}` (DataPipe's counter, moved on each request).
+pub fn datapipe_condition_url(data_url: &str) -> String {
+    let base = data_url.trim_end_matches('/');
+    match base.strip_suffix("/data") {
+        Some(root) => format!("{root}/condition/"),
+        None => format!("{base}/condition/"),
+    }
+}
+
+/// DataPipe's answer to a condition request: the condition number, or why the answer is not one.
+pub fn parse_datapipe_condition(text: &str) -> Result<usize, String> {
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|_| "DataPipe's answer is not JSON".to_string())?;
+    if let Some(e) = v.get("error").and_then(|e| e.as_str()) {
+        let e: String = e.chars().filter(|c| !c.is_control()).take(100).collect();
+        return Err(format!("DataPipe answered {e}"));
+    }
+    v.get("condition")
+        .and_then(|c| c.as_u64())
+        .filter(|&c| c < 1 << 20)
+        .map(|c| c as usize)
+        .ok_or_else(|| "DataPipe's answer holds no condition number".to_string())
 }
 
 /// `v` if it is an absolute `http://` or `https://` URL with a host, no user name or password, no spaces
@@ -655,6 +686,25 @@ impl StudyConfig {
         self.mturk_submit_to.as_ref().map(|b| format!("{b}/mturk/externalSubmit"))
     }
 
+    /// The condition a session without an assignment from outside takes: the participant id's hash
+    /// (else `seed`'s) modulo the number of conditions. Balanced only in expectation: with 40
+    /// participants and 2 orders the counts are 20 ± 3. `None` without conditions.
+    pub fn condition_for(&self, seed: u64) -> Option<usize> {
+        if self.conditions.is_empty() {
+            return None;
+        }
+        let key = match &self.participant {
+            Some(p) => {
+                let mut h = crate::hash::Fnv64::default();
+                h.write(b"condition:");
+                h.write(p.as_bytes());
+                h.finish()
+            }
+            None => seed,
+        };
+        Some((key % self.conditions.len() as u64) as usize)
+    }
+
     /// Who may take the study (`devices=`, `min_window=`).
     pub fn eligibility(&self) -> Eligibility {
         Eligibility { devices: self.devices, min_window: self.min_window }
@@ -757,6 +807,15 @@ impl StudyConfig {
         if !self.task_settings.is_empty() {
             let text = self.task_settings.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(";");
             q.push(("set".into(), text));
+        }
+        if !self.conditions.is_empty() {
+            let text = self
+                .conditions
+                .iter()
+                .map(|c| c.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(","))
+                .collect::<Vec<_>>()
+                .join("|");
+            q.push(("conditions".into(), text));
         }
         if !self.adaptive.is_empty() {
             q.push(("adaptive".into(), self.adaptive.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(",")));
@@ -999,9 +1058,59 @@ impl StudyConfig {
         if let Some(v) = seen.get("adaptive") {
             c.adaptive = parse_adaptive(&c.tasks, v)?;
         }
+        if let Some(v) = seen.get("conditions") {
+            if c.block_order == BlockOrder::Random {
+                return Err(StudyError::new(
+                    "conditions",
+                    "cannot be used with order=random: the conditions are the orders (use order=fixed).",
+                ));
+            }
+            c.conditions = parse_conditions(&c.tasks, v)?;
+        }
         Ok(c)
     }
 }
+
+/// `conditions=`: task orders separated by `|`, each the study's tasks in some order
+/// (`conditions=VIR,SC|SC,VIR`), at most [`MAX_CONDITIONS`].
+fn parse_conditions(tasks: &[StudyTask], v: &str) -> Result<Vec<Vec<StudyTask>>, StudyError> {
+    let err = |m: String| StudyError::new("conditions", m);
+    let mut out: Vec<Vec<StudyTask>> = Vec::new();
+    for (i, cond) in v.split('|').enumerate() {
+        let mut order = Vec::new();
+        for name in cond.split(',').map(str::trim) {
+            let t = StudyTask::parse(name).ok_or_else(|| {
+                err(format!("condition {}: unknown task “{name}”; allowed: {}.", i + 1, task_names()))
+            })?;
+            if order.contains(&t) {
+                return Err(err(format!("condition {}: “{name}” is listed twice.", i + 1)));
+            }
+            order.push(t);
+        }
+        let mut a = order.clone();
+        let mut b = tasks.to_vec();
+        a.sort();
+        b.sort();
+        if a != b {
+            return Err(err(format!(
+                "condition {} ({cond}) is not an order of the study's tasks ({}); each condition names each task once.",
+                i + 1,
+                tasks.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(",")
+            )));
+        }
+        if out.contains(&order) {
+            return Err(err(format!("condition {} ({cond}) is given twice.", i + 1)));
+        }
+        out.push(order);
+    }
+    if out.len() < 2 || out.len() > MAX_CONDITIONS {
+        return Err(err(format!("give 2 to {MAX_CONDITIONS} task orders separated by |, e.g. VIR,SC|SC,VIR.")));
+    }
+    Ok(out)
+}
+
+/// The most counterbalanced conditions a link may name.
+pub const MAX_CONDITIONS: usize = 64;
 
 /// `adaptive=`: the study's tasks that run as a staircase, each with a level to move.
 fn parse_adaptive(tasks: &[StudyTask], v: &str) -> Result<Vec<StudyTask>, StudyError> {
@@ -1186,6 +1295,50 @@ mod tests {
         // keep= in the link lets a platform's parameter through from before the hash.
         let c = StudyConfig::from_location("?survey_code=55", "tasks=SC&keep=survey_code").unwrap();
         assert_eq!(c.external_ids["survey_code"], "55");
+    }
+
+    #[test]
+    fn conditions_are_orders_of_the_tasks() {
+        let c = StudyConfig::from_query("tasks=VIR,SC&conditions=VIR,SC|SC,VIR&pid=p1").unwrap();
+        assert_eq!(c.conditions.len(), 2);
+        assert_eq!(StudyConfig::from_query(&c.to_query()).unwrap(), c, "round trip");
+        let k = c.condition_for(0).unwrap();
+        assert_eq!(c.condition_for(99), Some(k), "the participant id decides, not the seed");
+        // Over many ids both orders come up about equally often.
+        let mut n = [0usize; 2];
+        for i in 0..400 {
+            let ci = StudyConfig::from_query(&format!("tasks=VIR,SC&conditions=VIR,SC|SC,VIR&pid=p{i}")).unwrap();
+            n[ci.condition_for(0).unwrap()] += 1;
+        }
+        assert!(n[0] > 150 && n[1] > 150, "{n:?}");
+        assert_eq!(StudyConfig::from_query("tasks=VIR").unwrap().condition_for(1), None);
+        for (q, why) in [
+            ("tasks=VIR,SC&conditions=VIR,SC", "2 to 64"),
+            ("tasks=VIR,SC&conditions=VIR|SC,VIR", "not an order of the study's tasks"),
+            ("tasks=VIR,SC&conditions=VIR,SC|VIR,SC", "given twice"),
+            ("tasks=VIR,SC&conditions=VIR,XX|SC,VIR", "unknown task"),
+            ("tasks=VIR,SC&order=random&conditions=VIR,SC|SC,VIR", "order=random"),
+        ] {
+            let e = StudyConfig::from_query(q).unwrap_err();
+            assert_eq!(e.param, "conditions", "{q}");
+            assert!(e.message.contains(why), "{q}: {e}");
+        }
+    }
+
+    #[test]
+    fn datapipe_conditions_address_and_answers() {
+        assert_eq!(datapipe_condition_url(DATAPIPE_URL), "https://pipe.jspsych.org/api/condition/");
+        assert_eq!(datapipe_condition_url("http://127.0.0.1:9/api/data"), "http://127.0.0.1:9/api/condition/");
+        assert_eq!(datapipe_condition_url("http://127.0.0.1:9/pipe"), "http://127.0.0.1:9/pipe/condition/");
+        assert_eq!(parse_datapipe_condition(r#"{"message":"Success","condition":1}"#), Ok(1));
+        for (bad, why) in [
+            ("<html>", "not JSON"),
+            (r#"{"error":"CONDITION_ASSIGNMENT_NOT_ACTIVE","message":"x"}"#, "CONDITION_ASSIGNMENT_NOT_ACTIVE"),
+            (r#"{"condition":-1}"#, "no condition"),
+            (r#"{"condition":"1"}"#, "no condition"),
+        ] {
+            assert!(parse_datapipe_condition(bad).unwrap_err().contains(why), "{bad}");
+        }
     }
 
     #[test]
