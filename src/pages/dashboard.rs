@@ -10,8 +10,9 @@ use wasm_bindgen_futures::JsFuture;
 use wmlab_core::analysis::dashboard::{Rules, exclusions, group_charts, long_csv, record_from_csv};
 use wmlab_core::compare::{content_id, record_tasks};
 use wmlab_core::people::StudyTask;
+use wmlab_core::people::study::{datapipe_file, datapipe_latest};
 use wmlab_core::psychds::dataset;
-use wmlab_core::record::{ResultRecord, Subject};
+use wmlab_core::record::{ResultRecord, Setting, Subject};
 
 use crate::components::chart::SpecChart;
 use crate::platform::{history, web};
@@ -95,7 +96,9 @@ pub fn Dashboard() -> impl IntoView {
     let no_touch = RwSignal::new(false);
     let no_resize = RwSignal::new(false);
     let min_px = RwSignal::new("0".to_string());
+    let min_deg = RwSignal::new("0".to_string());
     let no_bots = RwSignal::new(false);
+    let no_paste = RwSignal::new(false);
     let max_fast = RwSignal::new(String::new());
     let task = RwSignal::new(String::new());
 
@@ -108,7 +111,9 @@ pub fn Dashboard() -> impl IntoView {
             exclude_touch: no_touch.get(),
             exclude_window_changed: no_resize.get(),
             min_stimulus_px: num(&min_px.get(), "Stimulus size")?,
+            min_stimulus_deg: num(&min_deg.get(), "Visual angle")?,
             exclude_automated: no_bots.get(),
+            exclude_pasted: no_paste.get(),
             max_fast_share: match max_fast.get().trim() {
                 "" => None,
                 v => Some(num(v, "Fast answers")? / 100.0),
@@ -156,12 +161,31 @@ pub fn Dashboard() -> impl IntoView {
                 match r {
                     Ok(record) => {
                         let id = content_id(&record);
-                        if v.iter().any(|l| l.id == id) {
+                        if let Some(l) = v.iter_mut().find(|l| l.id == id) {
+                            // The same data as a session's staged part, now as its final file: finished.
+                            let is_final = matches!(datapipe_file(&source), Some((_, None)));
+                            if is_final && matches!(datapipe_file(&l.source), Some((_, Some(_)))) {
+                                l.source = source;
+                                l.record.config.settings.remove("datapipe_part");
+                                l.record.config.settings.remove("finished");
+                            }
                             continue;
                         }
                         v.push(Loaded { source, id, record });
                     }
                     Err(e) => errs.push(format!("“{source}”: {e}")),
+                }
+            }
+            // DataPipe's files of one session: its final file where it arrived, else its latest part
+            // (a participant who dropped out), which did not finish.
+            let names: Vec<String> = v.iter().map(|l| l.source.clone()).collect();
+            let keep = datapipe_latest(&names.iter().map(String::as_str).collect::<Vec<_>>());
+            let mut flags = keep.into_iter();
+            v.retain(|_| flags.next().unwrap_or(true));
+            for l in v.iter_mut() {
+                if let Some((_, Some(part))) = datapipe_file(&l.source) {
+                    l.record.config.settings.insert("finished".into(), Setting::Bool(false));
+                    l.record.config.settings.insert("datapipe_part".into(), Setting::Int(part as i64));
                 }
             }
         });
@@ -292,8 +316,10 @@ pub fn Dashboard() -> impl IntoView {
                 {check_rule("Phones and tablets", "dash-rule-touch", no_touch, "exclude (touch devices)")}
                 {check_rule("Window changed size during a trial", "dash-rule-resize", no_resize, "exclude")}
                 {number_rule("dash-rule-px", "Stimulus: at least (CSS px)", min_px, " the smallest drawn; 0 = no rule")}
+                {number_rule("dash-rule-deg", "Stimulus: at least (degrees)", min_deg, " of visual angle, from the chinrest; sessions without it are left out; 0 = no rule")}
                 {number_rule("dash-rule-fast", "Answers under 150 ms: at most (%)", max_fast, " too soon to have looked; empty = no rule")}
                 {check_rule("Automated browsers", "dash-rule-bots", no_bots, "exclude (webdriver, headless)")}
+                {check_rule("Pasted text (questionnaire)", "dash-rule-paste", no_paste, "exclude")}
                 {move || rules.get().err().map(|e| view! { <p class="error" id="dash-rule-error">{e}</p> })}
             </fieldset>
             {move || (!loaded.with(Vec::is_empty)).then(|| view! {

@@ -1,7 +1,8 @@
 //! People, for researchers: build a study link from a form. The link is
-//! `…/#/take?<StudyConfig::to_query()>`, checked live by reading it back with
-//! `StudyConfig::from_query` (the same parser the participant's page uses), so a link this page offers
-//! always starts. Below: sessions saved in this browser, with CSV / JSON downloads.
+//! `…/take.html#/take?<StudyConfig::to_query()>` (the participant's page alone, `src/participant.rs`),
+//! checked live by reading it back with `StudyConfig::from_query` (the same parser the participant's
+//! page uses), so a link this page offers always starts. Below: sessions saved in this browser, with
+//! CSV / JSON downloads.
 
 use leptos::prelude::*;
 use wmlab_core::people::{BlockOrder, Session, StudyConfig, StudyTask};
@@ -64,6 +65,11 @@ pub fn Study() -> impl IntoView {
     let screened = RwSignal::new(String::new());
     let devices = RwSignal::new("any".to_string());
     let min_window = RwSignal::new(String::new());
+    let chinrest = RwSignal::new(false);
+    let demographics = RwSignal::new(false);
+    let survey_url = RwSignal::new(String::new());
+    let survey_at = RwSignal::new("start".to_string());
+    let visual_angle = RwSignal::new(String::new());
     let platform = RwSignal::new("none".to_string());
     let conditions = RwSignal::new(String::new());
 
@@ -95,6 +101,8 @@ pub fn Study() -> impl IntoView {
             ("declined", declined.get()),
             ("screened", screened.get()),
             ("min_window", min_window.get()),
+            ("visual_angle", visual_angle.get()),
+            ("survey_url", survey_url.get()),
             ("endpoint", endpoint.get()),
             ("datapipe", datapipe.get()),
             ("consent", consent.get()),
@@ -108,6 +116,15 @@ pub fn Study() -> impl IntoView {
             if !v.trim().is_empty() {
                 parts.push(format!("{k}={}", enc(&v)));
             }
+        }
+        if chinrest.get() && visual_angle.get().trim().is_empty() {
+            parts.push("chinrest=1".into());
+        }
+        if demographics.get() {
+            parts.push("survey=demographics".into());
+        }
+        if survey_at.get() == "end" && (demographics.get() || !survey_url.get().trim().is_empty()) {
+            parts.push("survey_at=end".into());
         }
         if devices.get() != "any" {
             parts.push(format!("devices={}", enc(&devices.get())));
@@ -129,7 +146,13 @@ pub fn Study() -> impl IntoView {
         let canonical = kept.join("&");
         Ok::<String, String>(if literal.is_empty() { canonical } else { format!("{canonical}&{literal}") })
     });
-    let link = move || checked.get().ok().map(|q| format!("{}#/take?{q}", web::base_url()));
+    // The participant's page alone (take.html): a participant downloads a fraction of the whole app.
+    let link = move || {
+        checked
+            .get()
+            .ok()
+            .map(|q| format!("{}#/take?{q}", wmlab_core::people::study::participant_page(&web::base_url())))
+    };
     let copied = RwSignal::new(false);
     let copy = move |_| {
         if let Some(l) = link() {
@@ -211,7 +234,23 @@ pub fn Study() -> impl IntoView {
                         <option value="touch">"phones and tablets only"</option>
                     </select>
                     {text_field("min_window", "Smallest window (WIDTHxHEIGHT in CSS px; optional)", "1000x700", min_window)}
+                    <span class="field">"Virtual chinrest"</span>
+                    <label class="check"><input id="chinrest" type="checkbox" prop:checked=move || chinrest.get() on:change=move |ev| chinrest.set(event_target_checked(&ev))/>
+                        " measure each participant's screen (a card) and viewing distance (the blind spot) before the first task; recorded, and each trial's stimulus in degrees"</label>
+                    {text_field("visual_angle", "Stimulus size in degrees of visual angle (turns the chinrest on; a window that cannot hold it is refused; optional)", "10", visual_angle)}
                     <p class="small">"URLs may hold placeholders the participant's page fills in: {pid} (the participant id), {session} (the session's own id), and any panel id or kept parameter of the link, e.g. {STUDY_ID}."</p>
+                </fieldset>
+                <fieldset class="grid2">
+                    <legend>"Questionnaire"</legend>
+                    <span class="field">"About the participant"</span>
+                    <label class="check"><input id="survey-demographics" type="checkbox" prop:checked=move || demographics.get() on:change=move |ev| demographics.set(event_target_checked(&ev))/>
+                        " age, gender, handedness, corrected vision and colour vision (all required)"</label>
+                    {text_field("survey_url", "Your own questions: a JSON file on this site (optional; see study/questions-example.json)", "study/questions-example.json", survey_url)}
+                    <label class="field" for="survey_at">"Shown"</label>
+                    <select id="survey_at" on:change=move |ev| survey_at.set(event_target_value(&ev))>
+                        <option value="start" selected=true>"before the first task (after consent)"</option>
+                        <option value="end">"after the last task"</option>
+                    </select>
                 </fieldset>
                 <fieldset class="grid2">
                     <legend>"Consent and instructions (shown before the first trial)"</legend>

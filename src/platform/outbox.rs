@@ -9,9 +9,9 @@
 //!   header, and retried with exponential backoff (0.5 s doubling to 30 s) until the server answers
 //!   2xx; only then is the item removed. Each item has a stable id, so it is sent until acknowledged
 //!   once, and never again after.
-//! - With a DataPipe experiment id, the end also queues the session's CSV for DataPipe
-//!   (`{experimentID, filename, data}`, `people::study::datapipe_body`), sent the same way without the
-//!   `Idempotency-Key` header.
+//! - With a DataPipe experiment id, each block's end queues the session so far as a CSV for DataPipe
+//!   (its own file, `_partNN`), and the end the whole session (`{experimentID, filename, data}`,
+//!   `people::study::datapipe_part_body`), sent the same way without the `Idempotency-Key` header.
 //! - Inside JATOS (`window.jatos` exists) results go through `jatos.appendResultData` per block and
 //!   `jatos.endStudy` at the end instead.
 
@@ -181,10 +181,21 @@ async fn post(item: &Item) -> bool {
     init.set_headers(&headers);
     init.set_body(&JsValue::from_str(&item.body));
     let Ok(req) = web_sys::Request::new_with_str_and_init(&item.endpoint, &init) else { return false };
-    match JsFuture::from(web::window().fetch_with_request(&req)).await {
-        Ok(v) => v.dyn_into::<web_sys::Response>().map(|r| r.ok()).unwrap_or(false),
-        Err(_) => false,
+    let Ok(resp) = JsFuture::from(web::window().fetch_with_request(&req)).await else { return false };
+    let Ok(resp) = resp.dyn_into::<web_sys::Response>() else { return false };
+    if resp.ok() {
+        return true;
     }
+    // DataPipe writes a file once: a retry of a file that did arrive (its answer was lost) is refused
+    // as existing. That file is there, so the item is done (else it would block the queue forever).
+    if item.plain
+        && resp.status() == 400
+        && let Ok(p) = resp.text()
+    {
+        let text = JsFuture::from(p).await.ok().and_then(|t| t.as_string()).unwrap_or_default();
+        return text.to_ascii_lowercase().contains("already exists");
+    }
+    false
 }
 
 pub async fn sleep(ms: f64) {

@@ -13,7 +13,7 @@ export const hook = (page) => page.evaluate(() => window.__wmlab_test ? { ...win
 export async function nextScreen(page, timeout = 30_000) {
   await page.waitForFunction(() => {
     const s = document.querySelector('#take')?.dataset.state;
-    if (['instructions', 'feedback', 'done', 'error', 'offer', 'paused'].includes(s)) return true;
+    if (['instructions', 'feedback', 'done', 'error', 'offer', 'paused', 'chinrest', 'no-fit', 'survey'].includes(s)) return true;
     const h = window.__wmlab_test;
     return (s === 'trial' || s === 'practice') && h && h.awaiting;
   }, null, { timeout, polling: 'raf' });

@@ -22,7 +22,7 @@ export function peopleKit(app) {
     let lastGlobal = null;
     for (;;) {
       const s = await nextScreen(page);
-      if (s === 'done' || s === 'error') return { log, state: s };
+      if (s === 'done' || s === 'error' || s === 'survey') return { log, state: s };
       if (s === 'instructions') { await page.click('#start'); continue; }
       if (s === 'feedback') { await page.click('#continue'); continue; }
       if (s === 'paused') { await page.click('#continue'); continue; }

@@ -4,13 +4,16 @@
 // what the participant saw (device, stimulus size, pointer, a resize restarting the trial) in the record.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import { appUnderTest, launch, openPage } from './helpers.mjs';
-import { hook, nextScreen, takeState } from './participant.mjs';
-import { peopleKit, savedSession } from './people-kit.mjs';
+import { answered, hook, nextScreen, takeState } from './participant.mjs';
+import { parseCsv, peopleKit, savedSession } from './people-kit.mjs';
 
 const app = appUnderTest();
-const { take } = peopleKit(app);
+const { take, answer } = peopleKit(app);
 
 /** A local stand-in for a platform: records every request (method, path, query, body). */
 async function receiver() {
@@ -32,7 +35,7 @@ async function receiver() {
         res.writeHead(201, { ...cors, 'content-type': 'application/json' }).end('{"message":"Success","condition":1}');
         return;
       }
-      if (url.pathname === '/collect') {
+      if (url.pathname === '/collect' || url.pathname === '/api/data/') {
         res.writeHead(200, { ...cors, 'content-type': 'application/json' }).end('{"ok":true}');
         return;
       }
@@ -236,9 +239,21 @@ test('the Study page makes a SONA link whose filled-in form a participant can ta
   const link = await page.inputValue('#study-link');
   assert.match(link, /&pid=%SURVEY_CODE%$/, link);
   await page.close();
+  // The link opens the participant's page alone (take.html), not the whole app.
+  assert.ok(link.startsWith(`${app.server.url}take.html#/take?`), link);
   // What SONA hands the participant: its code in place of %SURVEY_CODE%.
-  const taker = await open(app.browser.context, '', link.split('#/take?')[1].replace('%SURVEY_CODE%', '40213'));
+  const taker = await openPage(app.browser.context, app.server.url + '#/');
+  await taker.evaluate(() => { localStorage.clear(); localStorage.setItem('wmlab_fast', '1'); });
+  const wasm = [];
+  taker.on('request', (r) => { if (r.url().endsWith('.wasm')) wasm.push(r.url().split('/').pop()); });
+  await taker.goto(link.replace('%SURVEY_CODE%', '40213'));
+  await taker.waitForSelector('body[data-app-ready="true"]');
   assert.equal(await nextScreen(taker), 'instructions');
+  assert.ok(wasm.length === 1 && wasm[0].startsWith('wmlab-take-'), `only the participant's wasm: ${wasm}`);
+  // Any other page asked of take.html opens in the whole app.
+  await taker.goto('about:blank');
+  await taker.goto(`${app.server.url}take.html#/gallery`);
+  await taker.waitForURL(/index\.html#\/gallery$/);
   await taker.close();
 });
 
@@ -257,6 +272,163 @@ test('counterbalancing: DataPipe assigns the condition, and the blocks follow it
     assert.deepEqual(s.condition, { index: 1, source: 'datapipe' });
     assert.equal(s.blocks[0].task, 'VIR', 'condition 2 starts with VIR');
     await page.close();
+  } finally {
+    await pipe.close();
+  }
+});
+
+test('the virtual chinrest measures a scripted participant (4 px/mm, 55 cm) and draws at 8°', async () => {
+  const [ppm, dist] = [4.0, 550];
+  const page = await open(app.browser.context, '', 'tasks=SC&tpc=1&practice=0&seed=4&visual_angle=8');
+  await page.waitForSelector('#take[data-state="chinrest"]');
+  // The card: the picture matched to an 85.6 mm card three times, each from another start.
+  const starts = [];
+  for (const [rep, err] of [[0, -1], [1, 1.5], [2, 0]]) {
+    await page.waitForSelector(`.chinrest[data-step="card"][data-rep="${rep}"]`);
+    starts.push(await page.$eval('#chinrest-card', (e) => e.getBoundingClientRect().width));
+    const w = 85.6 * ppm + err;
+    await page.$eval('#chinrest-slider', (el, w) => {
+      el.value = String(w);
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+    }, w);
+    const shown = await page.$eval('#chinrest-card', (e) => e.getBoundingClientRect().width);
+    assert.ok(Math.abs(shown - w) <= 0.5, `the picture is ${shown} px wide, not ${w}`);
+    await page.click('#chinrest-card-ok');
+  }
+  assert.notEqual(starts[0], starts[1], 'each match starts elsewhere');
+  // The blind spot: the participant presses when the ball is where the blind spot of one sitting
+  // 55 cm away lies (13.5° from the square). A press far too early is refused and asked again.
+  const at = (offset) => page.waitForFunction(
+    (t) => +document.getElementById('chinrest-ball').dataset.offset >= t, offset, { polling: 'raf' });
+  await page.waitForSelector('.chinrest[data-step="blind"][data-rep="0"]');
+  await page.click('#chinrest-go');
+  await at(90);
+  await page.keyboard.press('Space');
+  await page.waitForSelector('#chinrest-note');
+  assert.match(await page.textContent('#chinrest-note'), /very early/);
+  const blind = dist * Math.tan(13.5 * Math.PI / 180) * ppm;
+  for (const [rep, err] of [[0, -8], [1, 5], [2, 0], [3, 9], [4, -6]]) {
+    await page.waitForSelector(`.chinrest[data-step="blind"][data-rep="${rep}"]`);
+    await page.click('#chinrest-go');
+    await at(blind + err);
+    await page.keyboard.press('Space');
+  }
+  assert.equal(await nextScreen(page), 'instructions');
+  const cal = (await savedSession(page)).calibration;
+  assert.ok(Math.abs(cal.px_per_mm - ppm) / ppm < 0.02, `px/mm ${cal.px_per_mm}`);
+  assert.ok(Math.abs(cal.distance_mm - dist) / dist < 0.05, `distance ${cal.distance_mm} mm`);
+  assert.ok(cal.distance_ci_mm[0] < cal.distance_mm && cal.distance_mm < cal.distance_ci_mm[1], JSON.stringify(cal));
+  // The stimulus at 8°: 2·d·tan 4° mm at the measured scale.
+  const side = Math.round(2 * cal.distance_mm * Math.tan(4 * Math.PI / 180) * cal.px_per_mm);
+  await page.click('#start');
+  await nextScreen(page);
+  assert.equal(await page.$eval('#take-canvas', (c) => c.getBoundingClientRect().width), side);
+  // A window that can no longer hold 8° stops the trial and says so; a larger one goes on.
+  const before = await hook(page);
+  await page.setViewportSize({ width: 400, height: 420 });
+  await page.waitForSelector('#take[data-state="paused"]');
+  await page.click('#continue');
+  await page.waitForSelector('#take[data-state="no-fit"]');
+  assert.match(await page.textContent('#no-fit-text'), new RegExp(`${side} pixels wide.*8 degrees.*5[4-6] cm.*room for 230`, 's'));
+  await page.setViewportSize({ width: 1280, height: 1000 });
+  await page.click('#no-fit-again');
+  await nextScreen(page);
+  assert.equal((await hook(page)).global, before.global, 'the same trial again');
+  await take(page, { stopAfter: 1 });
+  const s = await savedSession(page);
+  const row = s.done[0].row.extra;
+  assert.ok(Math.abs(row.stimulus_deg - 8) < 0.01, `stimulus_deg ${row.stimulus_deg}`);
+  assert.equal(row.canvas_css_px, side);
+  await page.close();
+});
+
+test('a questionnaire after the tasks: required items enforced, answers in the record and the CSV', async () => {
+  const page = await open(app.browser.context, '',
+    'tasks=SC&tpc=1&practice=0&seed=6&pid=q1&survey=demographics&survey_url=study/questions-example.json&survey_at=end');
+  const { state } = await take(page);
+  assert.equal(state, 'survey');
+  // Nothing answered: each required item says so; the optional ones say nothing.
+  await page.click('#survey-submit');
+  await page.waitForSelector('#survey-error');
+  for (const id of ['age', 'gender', 'handedness', 'vision', 'wearing_correction', 'colour_vision', 'effort']) {
+    assert.equal(await page.textContent(`#q-${id}-error`), 'Please answer this question.', id);
+  }
+  for (const id of ['strategy', 'sleep', 'comments']) assert.equal(await page.$(`#q-${id}-error`), null, id);
+  await page.fill('#q-age', '9');
+  await page.fill('#q-sleep', 'lots');
+  await page.click('#survey-submit');
+  await page.waitForFunction(() => document.querySelector('#q-age-error')?.textContent.includes('16 to 110'));
+  assert.equal(await page.textContent('#q-sleep-error'), 'Please give a number from 0 to 24.');
+  await page.fill('#q-age', '29');
+  await page.fill('#q-sleep', '7.5');
+  for (const id of ['gender-4', 'handedness-1', 'vision-1', 'wearing_correction-0', 'colour_vision-2', 'effort-4',
+    'strategy-2', 'strategy-0']) {
+    await page.check(`#q-${id}`);
+  }
+  await page.fill('#q-comments', 'too many squares, "really"');
+  // A paste (answers typed elsewhere) is counted.
+  await page.$eval('#q-comments', (el) => el.dispatchEvent(new ClipboardEvent('paste', { bubbles: true })));
+  await page.click('#survey-submit');
+  assert.equal(await nextScreen(page), 'done');
+  const s = await savedSession(page);
+  assert.deepEqual(s.survey, {
+    age: '29', gender: 'prefer not to say', handedness: 'left', vision: 'corrected to normal (glasses or contact lenses)',
+    wearing_correction: 'yes', colour_vision: 'I do not know', effort: '4',
+    strategy: 'I named them in words;I counted or grouped them', sleep: '7.5', comments: 'too many squares, "really"',
+  });
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#download-csv')]);
+  const rows = parseCsv(fs.readFileSync(await dl.path(), 'utf8'));
+  const col = (name) => rows[0].indexOf(name);
+  assert.ok(col('q_colour_vision') > 0 && col('q_comments') > 0, rows[0].join(','));
+  assert.ok(rows.length > 1);
+  for (const r of rows.slice(1)) {
+    assert.equal(r[col('q_colour_vision')], 'I do not know');
+    assert.equal(r[col('q_comments')], 'too many squares, "really"');
+    assert.equal(r[col('paste_count')], '1');
+  }
+  await page.close();
+});
+
+test('DataPipe: each block staged as it ends; a dropout shows on the dashboard as unfinished', async () => {
+  const pipe = await receiver();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wmlab-pipe-'));
+  try {
+    const link = 'tasks=SC,VIR&tpc=1&practice=0&seed=8&pid=drop1&datapipe=ABCD1234'
+      + `&datapipe_url=${encodeURIComponent(pipe.base + '/api/data/')}`;
+    const page = await open(app.browser.context, '', link);
+    // Through the first block (SC), then leave during the second.
+    for (;;) {
+      const s = await nextScreen(page);
+      const h = await hook(page);
+      if (s === 'instructions') {
+        if (h?.task === 'VIR') break;
+        await page.click('#start');
+        continue;
+      }
+      await answer(page, h, true);
+      await answered(page, h);
+    }
+    await page.waitForFunction(() => document.querySelector('#take').dataset.pending === '0');
+    const parts = pipe.seen.filter((r) => r.path === '/api/data/').map((r) => JSON.parse(r.body));
+    assert.equal(parts.length, 1, JSON.stringify(parts.map((p) => p.filename)));
+    assert.match(parts[0].filename, /^wmlab_drop1_[0-9a-f]{16}_part01\.csv$/);
+    assert.equal(parts[0].experimentID, 'ABCD1234');
+    await page.close();
+    // The researcher's OSF folder holds that part only: the dashboard reads it as unfinished.
+    const f = path.join(dir, parts[0].filename);
+    fs.writeFileSync(f, parts[0].data);
+    const dash = await openPage(app.browser.context, app.server.url + '#/dashboard');
+    await dash.setInputFiles('#dash-file', [f]);
+    await dash.waitForSelector('#dashboard[data-count="1"][data-busy="0"]');
+    const why = await dash.textContent('#dash-participants tr.dash-row .dash-reasons');
+    assert.match(why, /did not finish the study \(its data end after block 1\)/, why);
+    // Its final file arriving later supersedes it.
+    const final = path.join(dir, parts[0].filename.replace('_part01', ''));
+    fs.writeFileSync(final, parts[0].data + '\n');
+    await dash.setInputFiles('#dash-file', [final]);
+    await dash.waitForFunction(() => !document.querySelector('#dash-participants .dash-reasons')?.textContent.includes('block 1'));
+    assert.equal(await dash.getAttribute('#dashboard', 'data-count'), '1');
+    await dash.close();
   } finally {
     await pipe.close();
   }

@@ -45,12 +45,13 @@ pub fn canvas() -> Option<web_sys::HtmlCanvasElement> {
     web::window().document()?.get_element_by_id("take-canvas")?.dyn_into().ok()
 }
 
-/// The stimulus's side in CSS px: as large as the window allows.
-pub fn css_size() -> f64 {
+/// The window's inner size in CSS px, as fractions (the stimulus's side is the core's
+/// `Session::stimulus_side` of it).
+pub fn window_css() -> (f64, f64) {
     let w = web::window();
     let iw = w.inner_width().ok().and_then(|v| v.as_f64()).unwrap_or(800.0);
     let ih = w.inner_height().ok().and_then(|v| v.as_f64()).unwrap_or(800.0);
-    (iw - 32.0).min(ih - 190.0).clamp(220.0, 680.0).floor()
+    (iw, ih)
 }
 
 fn media(query: &str) -> bool {

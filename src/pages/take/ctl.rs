@@ -16,9 +16,10 @@ use wmlab_core::display::Frame;
 use wmlab_core::people::presenter::{Action, Awaiting, Input, Presenter};
 use wmlab_core::people::session::{PageEvent, PageEventKind};
 use wmlab_core::people::study::{Outcome, StudyText};
+use wmlab_core::people::survey::SurveyAt;
 use wmlab_core::people::{Session, TrialResult, estimate_refresh};
 
-use super::browser::{answer_js, canvas, css_size, display_facts, flags, fresh_seed, now, publish_hook, trial_view};
+use super::browser::{answer_js, canvas, display_facts, flags, fresh_seed, now, publish_hook, trial_view, window_css};
 use super::ui::{Cur, Exit, Screen, Ui};
 use crate::components::painter;
 use crate::platform::outbox;
@@ -245,7 +246,14 @@ impl Ctl {
         if let Some(t) = self.instructions_at.take() {
             self.instructions_ms = Some(now() - t);
         }
-        self.css_px = css_size();
+        self.css_px = match self.session.stimulus_side(window_css()) {
+            Ok(px) => px,
+            Err(e) => {
+                // The study's visual angle does not fit this window: say so; "Try again" comes back here.
+                self.ui.screen.set(Screen::NoFit(e.to_string()));
+                return;
+            }
+        };
         self.ui.px.set(self.css_px);
         let (p, acts) = Presenter::new(trial, self.refresh, self.fast, std::mem::take(&mut self.events));
         self.presenter = Some(p);
@@ -289,6 +297,10 @@ impl Ctl {
 
     pub fn done(&mut self) {
         self.presenter = None;
+        if self.session.needs_survey(SurveyAt::End) {
+            self.show_survey();
+            return;
+        }
         let r = self.record();
         // Into this browser's results history (the same result again is not added twice).
         crate::platform::history::add_later(r.clone());
@@ -311,7 +323,57 @@ impl Ctl {
         }
     }
 
+    /// Before the first trial: the chinrest where the study asks for it and it is not done yet, then
+    /// the refresh rate.
     pub fn calibrate(&mut self) {
+        if self.session.needs_calibration() {
+            self.ui.screen.set(Screen::Chinrest);
+            return;
+        }
+        if self.session.needs_survey(SurveyAt::Start) {
+            self.show_survey();
+            return;
+        }
+        self.measure_refresh();
+    }
+
+    /// The study's questionnaire (loaded first where it is a file of the study's).
+    fn show_survey(&mut self) {
+        self.ui.screen.set(Screen::Loading);
+        let (cfg, screen) = (self.session.config.clone(), self.ui.screen);
+        wasm_bindgen_futures::spawn_local(async move {
+            let _ = screen.try_set(match super::survey::load(&cfg).await {
+                Ok(q) => Screen::Survey(q),
+                Err(e) => Screen::Error(e),
+            });
+        });
+    }
+
+    /// The questionnaire's checked answers: kept (saved), then on: to the tasks, or to the end.
+    pub fn surveyed(&mut self, answers: std::collections::BTreeMap<String, String>) {
+        self.session.set_survey(answers);
+        self.save();
+        if self.session.is_finished() {
+            self.done();
+        } else {
+            self.calibrate();
+        }
+    }
+
+    /// The chinrest's result: kept in the session (saved), then on to the refresh rate.
+    pub fn calibrated(&mut self, cal: wmlab_core::people::chinrest::Calibration) {
+        self.session.set_calibration(cal);
+        self.save();
+        self.calibrate();
+    }
+
+    /// The participant moved (or changed screens): the chinrest again; later trials use the new result.
+    pub fn measure_again(&mut self) {
+        self.session.calibration = None;
+        self.ui.screen.set(Screen::Chinrest);
+    }
+
+    fn measure_refresh(&mut self) {
         self.calib = Some(Vec::with_capacity(CALIB_FRAMES));
         self.ui.screen.set(Screen::Calibrating);
         request_frame();
@@ -363,6 +425,12 @@ impl Ctl {
         self.session.set_display(display_facts());
     }
 
+    /// Text was pasted into the page (a questionnaire's field): counted for the session.
+    pub fn pasted(&mut self) {
+        self.session.note_paste();
+        self.save();
+    }
+
     /// The pointer moved over the page: counted for the trial on screen.
     pub fn pointer_moved(&mut self) {
         if self.presenter.is_some() {
@@ -391,12 +459,16 @@ impl Ctl {
     pub fn event(&mut self, kind: PageEventKind) {
         let ev = PageEvent { kind, t_ms: now() };
         if kind == PageEventKind::Resize {
-            let px = css_size();
+            // A stimulus at a visual angle keeps its size unless the window can no longer hold it
+            // (then the trial stops, and "Continue" says why).
+            let px = self.session.stimulus_side(window_css()).unwrap_or(f64::NAN);
             if self.presenter.is_none() || px == self.css_px {
                 return;
             }
-            self.css_px = px;
-            self.ui.px.set(px);
+            if px.is_finite() {
+                self.css_px = px;
+                self.ui.px.set(px);
+            }
         }
         match self.presenter.as_mut() {
             Some(p) => {

@@ -15,9 +15,11 @@
 //! step and its correct answer on `window.__wmlab_test`.
 
 mod browser;
+mod chinrest;
 mod ctl;
 mod post;
 mod screens;
+mod survey;
 mod ui;
 
 use leptos::prelude::*;
@@ -221,12 +223,15 @@ pub fn Take(query: String) -> impl IntoView {
     let moved = window_event_listener(leptos::ev::pointermove, move |_| {
         act(|c| c.pointer_moved());
     });
+    let paste = window_event_listener_untyped("paste", move |_| {
+        act(|c| c.pasted());
+    });
     let fs = window_event_listener_untyped("fullscreenchange", move |_| {
         let on = web::window().document().and_then(|d| d.fullscreen_element()).is_some();
         page_event(if on { PageEventKind::FullscreenEnter } else { PageEventKind::FullscreenExit });
     });
     on_cleanup(move || {
-        for h in [keys, blur, focus, resize, vis, fs, pointer, moved] {
+        for h in [keys, blur, focus, resize, vis, fs, pointer, moved, paste] {
             h.remove();
         }
         ctl::uninstall();
@@ -266,6 +271,9 @@ pub fn Take(query: String) -> impl IntoView {
                 Screen::ScreenedOut { why, fixable, url } => screens::screened_out(why, fixable, url, move || readmit(ui)).into_any(),
                 Screen::Elsewhere => screens::elsewhere().into_any(),
                 Screen::Calibrating => view! { <p class="small" id="calibrating">"Getting ready…"</p> }.into_any(),
+                Screen::Chinrest => chinrest::chinrest().into_any(),
+                Screen::Survey(q) => survey::form(q).into_any(),
+                Screen::NoFit(why) => screens::no_fit(why).into_any(),
                 Screen::Instructions => screens::instructions(ui, fs_wanted).into_any(),
                 Screen::Feedback => screens::feedback(ui).into_any(),
                 Screen::Paused { resized } => screens::paused(resized).into_any(),

@@ -1,9 +1,10 @@
 //! Where a participant's data go: the record after each block and at the end, to JATOS when the study
-//! runs there, else through the outbox to the study's endpoint (retried until acknowledged), and at the
-//! end the session's CSV to DataPipe when the study names an experiment id.
+//! runs there, else through the outbox to the study's endpoint (retried until acknowledged), and to
+//! DataPipe when the study names an experiment id: the session so far after each block, the whole
+//! session at the end.
 
 use leptos::prelude::*;
-use wmlab_core::people::study::{DATAPIPE_URL, datapipe_body};
+use wmlab_core::people::study::{DATAPIPE_URL, datapipe_part_body};
 use wmlab_core::record::ResultRecord;
 
 use super::ctl::Ctl;
@@ -29,19 +30,22 @@ impl Ctl {
         }
         let nonce = outbox::get(&format!("{}.nonce", self.key)).unwrap_or_else(|| self.key.clone());
         let pending = self.ui.pending;
-        if let (true, Some(exp)) = (last, &self.session.config.datapipe) {
-            // OSF through DataPipe: the session's CSV once, at the end, named by participant and session.
+        let cfg = &self.session.config;
+        // No part after the last block: the whole session follows at once.
+        let staged = cfg.datapipe_blocks && !self.session.is_finished();
+        if let (Some(exp), true) = (&cfg.datapipe, last || staged) {
+            // OSF through DataPipe: after each block the session so far (its own file, `_partNN`), so a
+            // dropout's data arrive; at the end the whole session, named by participant and session.
             if let Ok(csv) = record.to_csv() {
                 let participant = self.session.config.participant.as_deref();
-                let body = datapipe_body(exp, participant, &nonce, &csv);
+                let part = (!last).then_some(block + 1);
+                let body = datapipe_part_body(exp, participant, &nonce, part, &csv);
                 let url = self.session.config.datapipe_url.clone().unwrap_or_else(|| DATAPIPE_URL.to_string());
-                let item = Item {
-                    id: format!("{nonce}-datapipe"),
-                    endpoint: url,
-                    body: body.to_string(),
-                    attempts: 0,
-                    plain: true,
+                let id = match part {
+                    Some(p) => format!("{nonce}-datapipe-part{p}"),
+                    None => format!("{nonce}-datapipe"),
                 };
+                let item = Item { id, endpoint: url, body: body.to_string(), attempts: 0, plain: true };
                 outbox::enqueue(item, move |n| {
                     let _ = pending.try_set(n);
                 });

@@ -239,6 +239,20 @@ pub fn paused(resized: bool) -> impl IntoView {
     }
 }
 
+/// The stimulus cannot be drawn at the study's visual angle in this window.
+pub fn no_fit(why: String) -> impl IntoView {
+    view! {
+        <div class="panel no-fit">
+            <h2>"The window is too small for the pictures"</h2>
+            <p id="no-fit-text" role="alert">{why}</p>
+            <div class="actions">
+                <button id="no-fit-again" class="primary" on:click=move |_| { act(|c| c.start_trial()); }>"Try again"</button>
+                <button id="no-fit-measure" on:click=move |_| { act(|c| c.measure_again()); }>"Measure again"</button>
+            </div>
+        </div>
+    }
+}
+
 pub fn offer(done: usize, total: usize) -> impl IntoView {
     view! {
         <div class="panel offer">

@@ -32,6 +32,12 @@ pub enum Screen {
     /// The same study is open in another tab of this browser: this one touches nothing.
     Elsewhere,
     Calibrating,
+    /// The study's questionnaire.
+    Survey(wmlab_core::people::survey::Questionnaire),
+    /// The virtual chinrest (`chinrest=`): card, then blind spot.
+    Chinrest,
+    /// The stimulus cannot be drawn at the study's visual angle in this window: why; "Try again".
+    NoFit(String),
     Instructions,
     Trial,
     Feedback,
@@ -54,6 +60,9 @@ impl Screen {
             Screen::ScreenedOut { .. } => "screened-out",
             Screen::Elsewhere => "elsewhere",
             Screen::Calibrating => "calibrating",
+            Screen::Chinrest => "chinrest",
+            Screen::Survey(_) => "survey",
+            Screen::NoFit(_) => "no-fit",
             Screen::Instructions => "instructions",
             Screen::Trial if practice => "practice",
             Screen::Trial => "trial",

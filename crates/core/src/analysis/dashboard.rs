@@ -29,6 +29,12 @@ pub struct Rules {
     pub exclude_window_changed: bool,
     /// A stimulus drawn smaller than this (CSS px, the smallest over the trials) excludes. 0 = no rule.
     pub min_stimulus_px: f64,
+    /// A stimulus under this many degrees of visual angle (the smallest over the trials; the chinrest
+    /// measures it) excludes, and so does a session without the chinrest, whose angle is unknown.
+    /// 0 = no rule.
+    pub min_stimulus_deg: f64,
+    /// A session in which text was pasted into the page (the questionnaire) excludes.
+    pub exclude_pasted: bool,
     /// A session whose browser said it was automated (`navigator.webdriver`, headless Chrome) excludes.
     pub exclude_automated: bool,
     /// More than this share of the main trials' answers given under
@@ -46,6 +52,8 @@ impl Default for Rules {
             exclude_touch: false,
             exclude_window_changed: false,
             min_stimulus_px: 0.0,
+            min_stimulus_deg: 0.0,
+            exclude_pasted: false,
             exclude_automated: false,
             max_fast_share: None,
         }
@@ -76,10 +84,14 @@ pub struct DisplaySeen {
     pub device: Option<String>,
     /// The smallest stimulus over the trials, CSS px.
     pub min_stimulus_px: Option<f64>,
+    /// The smallest stimulus over the trials, degrees of visual angle (sessions with the chinrest).
+    pub min_stimulus_deg: Option<f64>,
     /// Window size changes during trials.
     pub resizes: i64,
     /// `navigator.webdriver` was true or the browser was headless Chrome.
     pub automated: bool,
+    /// Times text was pasted into the page.
+    pub pastes: i64,
 }
 
 impl DisplaySeen {
@@ -91,11 +103,21 @@ impl DisplaySeen {
         };
         let device = r.trials.iter().find_map(|t| cell(t, "device")).or_else(|| setting("display_device"));
         let min_stimulus_px = r.trials.iter().filter_map(|t| cell_num(t, "canvas_css_px")).reduce(f64::min);
+        let min_stimulus_deg = r.trials.iter().filter_map(|t| cell_num(t, "stimulus_deg")).reduce(f64::min);
         let resizes = r.trials.iter().filter_map(|t| cell_num(t, "resize_count")).sum::<f64>() as i64;
         let automated = r.trials.iter().any(|t| {
             cell(t, "webdriver").as_deref() == Some("true") || cell(t, "browser").as_deref() == Some("HeadlessChrome")
         }) || setting("display_browser").as_deref() == Some("HeadlessChrome");
-        DisplaySeen { device, min_stimulus_px, resizes, automated }
+        let pastes = r
+            .trials
+            .iter()
+            .find_map(|t| cell_num(t, "paste_count"))
+            .or_else(|| match r.config.settings.get("paste_count") {
+                Some(Setting::Int(n)) => Some(*n as f64),
+                _ => None,
+            })
+            .unwrap_or(0.0) as i64;
+        DisplaySeen { device, min_stimulus_px, min_stimulus_deg, resizes, automated, pastes }
     }
 }
 
@@ -107,7 +129,11 @@ pub fn exclusions(r: &ResultRecord, rules: &Rules) -> Vec<String> {
         return why;
     }
     if rules.require_finished && matches!(r.config.settings.get("finished"), Some(Setting::Bool(false))) {
-        why.push("did not finish the study".into());
+        why.push(match r.config.settings.get("datapipe_part") {
+            // A dropout's data as DataPipe staged them: the session so far after one of its blocks.
+            Some(Setting::Int(n)) => format!("did not finish the study (its data end after block {n})"),
+            _ => "did not finish the study".into(),
+        });
     }
     let practice: Vec<bool> = r.trials.iter().filter(|t| is_practice(t)).flat_map(|t| t.correct.clone()).collect();
     if rules.min_practice_accuracy > 0.0 && !practice.is_empty() {
@@ -157,6 +183,21 @@ pub fn exclusions(r: &ResultRecord, rules: &Rules) -> Vec<String> {
     }
     if let Some(px) = seen.min_stimulus_px.filter(|&px| rules.min_stimulus_px > 0.0 && px < rules.min_stimulus_px) {
         why.push(format!("stimulus drawn at {px:.0} px (rule: at least {:.0} px)", rules.min_stimulus_px));
+    }
+    if rules.exclude_pasted && seen.pastes > 0 {
+        why.push(format!("pasted text into the page {} time(s) (rule: no pasting)", seen.pastes));
+    }
+    if rules.min_stimulus_deg > 0.0 {
+        match seen.min_stimulus_deg {
+            Some(d) if d < rules.min_stimulus_deg => {
+                why.push(format!("stimulus {d:.1}° of visual angle (rule: at least {}°)", rules.min_stimulus_deg))
+            }
+            Some(_) => {}
+            None => why.push(format!(
+                "visual angle unknown: no chinrest in this session (rule: at least {}°)",
+                rules.min_stimulus_deg
+            )),
+        }
     }
     if let Some(max) = rules.max_fast_share {
         let main: Vec<&TrialRow> = r.trials.iter().filter(|t| !is_practice(t)).collect();
@@ -553,6 +594,9 @@ mod tests {
         let why = exclusions(&r, &Rules::default());
         assert_eq!(why.len(), 3, "{why:?}");
         assert!(why[0].contains("did not finish"));
+        let mut staged = r.clone();
+        staged.config.settings.insert("datapipe_part".into(), Setting::Int(2));
+        assert!(exclusions(&staged, &Rules::default())[0].contains("its data end after block 2"));
         assert!(why[1].contains("too fast: median response time 120 ms"));
         assert!(why[2].contains("losses of focus"));
         let lenient = Rules { min_median_rt_ms: 0.0, max_blurs: 1000, require_finished: false, ..Rules::default() };
@@ -587,6 +631,21 @@ mod tests {
         let fast_rule = Rules { max_fast_share: Some(0.2), ..Rules::default() };
         let why = exclusions(&d, &fast_rule);
         assert!(why.iter().any(|w| w.contains("implausibly fast: 100 % of answers under 150 ms")), "{why:?}");
+        // Degrees: a session without the chinrest cannot show it met the rule; one with it is judged.
+        let deg_rule = Rules { min_stimulus_deg: 8.0, ..Rules::default() };
+        let why = exclusions(&d, &deg_rule);
+        assert!(why.iter().any(|w| w.contains("visual angle unknown")), "{why:?}");
+        for (i, t) in d.trials.iter_mut().enumerate() {
+            t.extra.insert("stimulus_deg".into(), Setting::Num(if i == 2 { 6.5 } else { 9.0 }));
+        }
+        assert_eq!(DisplaySeen::of(&d).min_stimulus_deg, Some(6.5));
+        let why = exclusions(&d, &deg_rule);
+        assert!(why.iter().any(|w| w.contains("stimulus 6.5° of visual angle (rule: at least 8°)")), "{why:?}");
+        assert!(exclusions(&d, &Rules { min_stimulus_deg: 6.0, ..Rules::default() }).is_empty());
+        let no_paste = Rules { exclude_pasted: true, ..Rules::default() };
+        assert!(exclusions(&d, &no_paste).is_empty());
+        d.trials[0].extra.insert("paste_count".into(), Setting::Int(2));
+        assert_eq!(exclusions(&d, &no_paste), ["pasted text into the page 2 time(s) (rule: no pasting)"]);
         let mut p = person("P3", 5);
         for t in &mut p.trials[..2] {
             t.extra.insert("block_kind".into(), Setting::Text("practice".into()));

@@ -5,6 +5,7 @@
 //! posting.
 //!
 //! - [`timing`]: Table A2 durations as data, ms → frames, refresh-rate estimation, frame-timing stats.
+//! - [`chinrest`]: the virtual chinrest (screen scale, viewing distance) and stimuli in degrees.
 //! - [`device`]: what the participant's display was (browser, device, screen, window, pointers) and
 //!   who may take a study on it.
 //! - [`study`]: the study link (URL query) ⇄ [`study::StudyConfig`], with plain error messages.
@@ -15,6 +16,7 @@
 //! - [`charts`](crate::analysis::charts): a result's curves beside the people's, as charts.
 //! - [`reference`](mod@reference): the WorM human reference curves and the same curves from a person's record.
 //! - [`replay`]: the WorM trials of a record, regenerated for another subject to take.
+//! - [`survey`]: questionnaires (the built-in demographics, a study's own JSON), checked answers.
 //! - [`text`]: instruction screens for lay participants.
 
 use std::fmt;
@@ -23,6 +25,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::task::TaskId;
 
+pub mod chinrest;
 pub mod device;
 pub mod presenter;
 pub mod reference;
@@ -30,6 +33,7 @@ pub mod replay;
 pub mod score;
 pub mod session;
 pub mod study;
+pub mod survey;
 pub mod text;
 pub mod timing;
 

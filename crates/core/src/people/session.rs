@@ -24,9 +24,11 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use super::chinrest::{Calibration, NoFit};
 use super::device::{DisplayFacts, TrialView};
 use super::score::{Answer, score_nback, score_trial};
 use super::study::{BlockOrder, StudyConfig};
+use super::survey::SurveyAt;
 use super::timing::{DEFAULT_REFRESH_MS, FrameTiming, timing_stats};
 use super::{NbackKind, StudyTask};
 use crate::display::{Frame, palette, rect, text};
@@ -308,6 +310,20 @@ pub struct Session {
     /// The counterbalanced condition (task order) the session takes, and who assigned it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub condition: Option<Condition>,
+    /// The virtual chinrest's result (`chinrest=`): screen scale and viewing distance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<Calibration>,
+    /// The questionnaire's answers (`survey=`, `survey_url=`), by item id; unanswered optional items
+    /// are absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub survey: Option<BTreeMap<String, String>>,
+    /// Text pasted into the page (the questionnaire's fields): a sign of answers prepared elsewhere.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pastes: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// A session's condition: which of the link's `conditions=` and how it was assigned.
@@ -622,6 +638,9 @@ impl Session {
             consent: None,
             display: None,
             condition,
+            calibration: None,
+            survey: None,
+            pastes: 0,
         }
     }
 
@@ -641,6 +660,40 @@ impl Session {
     /// row recorded from now on carries it.
     pub fn set_display(&mut self, facts: DisplayFacts) {
         self.display = Some(facts.sanitized());
+    }
+
+    /// Whether the study's chinrest is still to be done (before the first trial).
+    pub fn needs_calibration(&self) -> bool {
+        self.config.chinrest && self.calibration.is_none()
+    }
+
+    /// Whether the study's questionnaire is due now: at `at` (start or end) and not yet answered.
+    pub fn needs_survey(&self, at: SurveyAt) -> bool {
+        self.config.has_survey() && self.config.survey_at == at && self.survey.is_none()
+    }
+
+    /// Keep the questionnaire's answers (checked by [`super::survey::Questionnaire::check`]); they go
+    /// into the record's settings and every row as `q_<id>`.
+    pub fn set_survey(&mut self, answers: BTreeMap<String, String>) {
+        self.survey = Some(answers);
+    }
+
+    /// The participant pasted text into the page.
+    pub fn note_paste(&mut self) {
+        self.pastes = self.pastes.saturating_add(1);
+    }
+
+    /// Keep the chinrest's result; every row recorded from now on gives its stimulus in degrees.
+    pub fn set_calibration(&mut self, cal: Calibration) {
+        self.calibration = Some(cal);
+    }
+
+    /// The stimulus square's side (CSS px) in a window of `window` CSS px: at the study's
+    /// `visual_angle=` (once calibrated), else as large as the window allows
+    /// ([`super::chinrest::stimulus_side`]).
+    pub fn stimulus_side(&self, window: (f64, f64)) -> Result<f64, NoFit> {
+        let want = self.config.visual_angle.zip(self.calibration.as_ref());
+        super::chinrest::stimulus_side(window, want)
     }
 
     /// Save the measured refresh interval (ms).
@@ -866,6 +919,10 @@ impl Session {
                 return Err(SessionError::BadResult("a pointer type is not mouse, touch or pen".into()));
             }
             extra.extend(v.columns());
+            if let Some(cal) = &self.calibration {
+                let deg = (cal.degrees(v.css_px) * 1000.0).round() / 1000.0;
+                extra.insert("stimulus_deg".into(), Setting::Num(deg));
+            }
         }
         let row = TrialRow {
             task: trial.task.as_str().to_string(),
@@ -1030,6 +1087,12 @@ impl Session {
             settings.insert("canvas_css_px_min".into(), Setting::Num(lo));
             settings.insert("canvas_css_px_max".into(), Setting::Num(hi));
         }
+        if let Some(cal) = &self.calibration {
+            settings.extend(cal.settings());
+        }
+        if let Some(a) = self.config.visual_angle {
+            settings.insert("visual_angle_deg".into(), Setting::Num(a));
+        }
         if let Some(c) = &self.consent {
             settings.insert("consent_agreed_at".into(), Setting::Text(c.agreed_at.clone()));
             settings.insert("consent_text_fnv64".into(), Setting::Text(c.text_fnv64.clone()));
@@ -1053,6 +1116,21 @@ impl Session {
         let task = self.config.tasks.iter().map(|t| t.as_str()).collect::<Vec<_>>().join("+");
         let mut r = ResultRecord::new(Subject::Person { id }, task, config);
         r.trials = self.done.iter().map(|d| d.row.clone()).collect();
+        if self.survey.is_some() || self.pastes > 0 {
+            // In every row too, so that a CSV read alone still says it.
+            for t in &mut r.trials {
+                t.extra.insert("paste_count".into(), Setting::Int(self.pastes as i64));
+            }
+            r.config.settings.insert("paste_count".into(), Setting::Int(self.pastes as i64));
+        }
+        if let Some(a) = &self.survey {
+            let cols = super::survey::columns(a);
+            for t in &mut r.trials {
+                t.extra.extend(cols.clone());
+            }
+            r.config.settings.extend(cols);
+            r.config.settings.insert("survey_at".into(), Setting::Text(self.config.survey_at.as_str().into()));
+        }
         r.summaries = self.summaries();
         r
     }
@@ -1211,6 +1289,70 @@ pub(crate) mod tests {
 
     /// What the participant saw goes into every row, the CSV and the record's settings; a hostile view
     /// (NaN size, an unknown pointer) is refused with nothing recorded.
+    #[test]
+    fn questionnaire_answers_go_into_the_settings_and_every_row() {
+        let config = StudyConfig::from_query("tasks=SC&practice=0&seed=5&survey=demographics&survey_at=end").unwrap();
+        let mut s = Session::new(config);
+        assert!(!s.needs_survey(SurveyAt::Start) && s.needs_survey(SurveyAt::End));
+        let pos = s.current().unwrap();
+        let t = s.trial(pos).unwrap();
+        let answers: Vec<Answer> =
+            t.steps.iter().filter(|s| answerable(s)).map(|st| right_answer(t.task, st)).collect();
+        s.record(TrialResult { position: pos, answers, ..Default::default() }).unwrap();
+        let a: BTreeMap<String, String> =
+            [("age", "41"), ("colour_vision", "yes")].iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        s.set_survey(a);
+        s.note_paste();
+        assert!(!s.needs_survey(SurveyAt::End));
+        let rec = Session::from_json(&s.to_json()).unwrap().to_record(None);
+        assert_eq!(rec.config.settings["q_colour_vision"], Setting::Text("yes".into()));
+        assert_eq!(rec.config.settings["survey_at"], Setting::Text("end".into()));
+        assert_eq!(rec.trials[0].extra["q_age"], Setting::Text("41".into()));
+        assert_eq!(rec.trials[0].extra["paste_count"], Setting::Int(1));
+        let csv = rec.to_csv().unwrap();
+        let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+        assert!(header.contains(&"q_age") && header.contains(&"q_colour_vision"), "{header:?}");
+    }
+
+    #[test]
+    fn a_calibrated_session_draws_at_its_angle_and_records_degrees() {
+        use crate::people::chinrest::{CARD_WIDTH_MM, Chinrest};
+        use crate::people::device::TrialView;
+        let config = StudyConfig::from_query("tasks=SC&practice=0&seed=5&visual_angle=8").unwrap();
+        let mut s = Session::new(config);
+        assert!(s.needs_calibration());
+        assert_eq!(s.stimulus_side((1366.0, 800.0)), Ok(610.0), "before the chinrest: the window's size");
+        let mut c = Chinrest::default();
+        for _ in 0..3 {
+            c.card(CARD_WIDTH_MM * 4.0).unwrap();
+        }
+        let off = 500.0 * 13.5f64.to_radians().tan() * 4.0;
+        for _ in 0..5 {
+            c.press(off).unwrap();
+        }
+        s.set_calibration(c.calibration().unwrap());
+        assert!(!s.needs_calibration());
+        // 8° at 50 cm, 4 px/mm: 2·500·tan 4° mm · 4 = 279.7 px.
+        let side = s.stimulus_side((1366.0, 800.0)).unwrap();
+        assert_eq!(side, 280.0);
+        assert!(s.stimulus_side((300.0, 420.0)).is_err());
+        let pos = s.current().unwrap();
+        let t = s.trial(pos).unwrap();
+        let answers: Vec<Answer> =
+            t.steps.iter().filter(|s| answerable(s)).map(|st| right_answer(t.task, st)).collect();
+        let view =
+            TrialView { css_px: side, device_px: 280, window_w: 1366, window_h: 800, dpr: 1.0, ..Default::default() };
+        s.record(TrialResult { position: pos, answers, view: Some(view), ..Default::default() }).unwrap();
+        let back = Session::from_json(&s.to_json()).unwrap();
+        assert_eq!(back.calibration, s.calibration, "kept on resume");
+        let rec = back.to_record(None);
+        assert!(matches!(rec.trials[0].extra["stimulus_deg"], Setting::Num(d) if (d - 8.0).abs() < 0.01));
+        assert_eq!(rec.config.settings["visual_angle_deg"], Setting::Num(8.0));
+        assert_eq!(rec.config.settings["chinrest_distance_mm"], Setting::Num(500.0));
+        assert_eq!(rec.config.settings["chinrest_px_per_mm"], Setting::Num(4.0));
+        assert!(rec.to_csv().unwrap().lines().next().unwrap().split(',').any(|h| h == "stimulus_deg"));
+    }
+
     #[test]
     fn the_display_and_each_trials_view_are_recorded() {
         use crate::people::device::{DisplayFacts, TrialView};

@@ -25,8 +25,14 @@
 //! | `turkSubmitTo` | MTurk: where the HIT is submitted at the end; `assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE` is MTurk's preview | `https://www.mturk.com`, `https://workersandbox.mturk.com` (or loopback, for tests) |
 //! | `devices` | who may take it, checked before consent | `desktop`, `touch` or `any` (any) |
 //! | `min_window` | the smallest window, checked before consent | `WIDTHxHEIGHT` CSS px, each 100–10000 (none) |
+//! | `chinrest` | the virtual chinrest before the first task: a card matched on the screen (px/mm) and the blind spot (viewing distance), each repeated; kept in the record ([`super::chinrest`]) | bool (0) |
+//! | `visual_angle` | the stimulus square drawn at this many degrees of visual angle (needs the chinrest, so it turns it on); a window that cannot hold it is refused in words | 1–40 degrees (none: as large as the window allows) |
+//! | `survey` | the built-in questionnaire: age, gender, handedness, corrected vision, colour vision ([`super::survey::demographics`]) | `demographics` (none) |
+//! | `survey_url` | a questionnaire of the study's own, a JSON file on the same site ([`super::survey::Questionnaire::from_json`]); after the built-in one where both are given | a relative path such as `questions.json` |
+//! | `survey_at` | when the questionnaire is shown | `start` (after consent) or `end` (after the last task) (start) |
 //! | `endpoint` | URL the record is POSTed to | `http(s)://…` |
 //! | `datapipe` | a DataPipe experiment id: at the end the session's CSV goes to the researcher's OSF through DataPipe (`{experimentID, filename, data}`, the file named by participant and session) | the id DataPipe shows, 4–64 letters, digits, `_` or `-` |
+//! | `datapipe_blocks` | with `datapipe`: after each block the session so far goes to DataPipe too, in its own file (`…_partNN.csv`), so a participant who drops out leaves their data; DataPipe counts every file toward an experiment's session limit | bool (1) |
 //! | `datapipe_url` | where DataPipe requests go (a DataPipe of your own, a test receiver) | `http(s)://…` (`https://pipe.jspsych.org/api/data/`) |
 //! | `consent` / `consent_url` | consent text the participant must agree to before the first trial (the agreement is recorded), by value or as a path on the same site | text up to 20,000 characters / a relative path such as `consent.txt` |
 //! | `info` / `info_url` | extra instructions shown before the first trial | as `consent` |
@@ -45,6 +51,19 @@ use serde::{Deserialize, Serialize};
 
 use super::StudyTask;
 use super::device::{Devices, Eligibility};
+use super::survey::SurveyAt;
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
+fn is_start(a: &SurveyAt) -> bool {
+    *a == SurveyAt::Start
+}
 
 fn is_any_device(d: &Devices) -> bool {
     *d == Devices::Any
@@ -195,11 +214,29 @@ pub struct StudyConfig {
     /// The smallest window (inner width × height, CSS px) the study accepts (`min_window=`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_window: Option<(u32, u32)>,
+    /// The virtual chinrest before the first task (`chinrest=`; on with `visual_angle=`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub chinrest: bool,
+    /// The stimulus square's side in degrees of visual angle (`visual_angle=`, 1–[`MAX_VISUAL_ANGLE`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visual_angle: Option<f64>,
+    /// The built-in demographics questionnaire (`survey=demographics`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub demographics: bool,
+    /// A questionnaire file on the study's site (`survey_url=`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub survey_url: Option<String>,
+    /// When the questionnaire is shown (`survey_at=`).
+    #[serde(default, skip_serializing_if = "is_start")]
+    pub survey_at: SurveyAt,
     /// The URL the record is POSTed to after each block and at the end (`endpoint=`).
     pub endpoint: Option<String>,
     /// DataPipe experiment id (OSF through DataPipe).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub datapipe: Option<String>,
+    /// With `datapipe`: the session so far after each block too (`datapipe_blocks=`, on by default).
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub datapipe_blocks: bool,
     /// DataPipe's API address (None = [`DATAPIPE_URL`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub datapipe_url: Option<String>,
@@ -246,8 +283,14 @@ impl Default for StudyConfig {
             mturk_submit_to: None,
             devices: Devices::Any,
             min_window: None,
+            chinrest: false,
+            visual_angle: None,
+            demographics: false,
+            survey_url: None,
+            survey_at: SurveyAt::Start,
             endpoint: None,
             datapipe: None,
+            datapipe_blocks: true,
             datapipe_url: None,
             show_results: false,
             fullscreen: false,
@@ -289,7 +332,15 @@ const EXTERNAL_KEYS: [&str; 4] = ["STUDY_ID", "SESSION_ID", "assignmentId", "hit
 pub const MTURK_PREVIEW: &str = "ASSIGNMENT_ID_NOT_AVAILABLE";
 /// MTurk's parameter naming where the HIT is submitted.
 const MTURK_SUBMIT_KEY: &str = "turkSubmitTo";
-const KNOWN: [&str; 27] = [
+/// The largest `visual_angle=`, degrees.
+pub const MAX_VISUAL_ANGLE: f64 = 40.0;
+const KNOWN: [&str; 33] = [
+    "datapipe_blocks",
+    "survey",
+    "survey_url",
+    "survey_at",
+    "chinrest",
+    "visual_angle",
     "conditions",
     "declined",
     "screened",
@@ -419,11 +470,58 @@ pub fn check_datapipe_id(v: &str) -> Result<String, StudyError> {
 /// participant and session: `wmlab_<participant>_<session>.csv` (characters outside letters, digits,
 /// `-` and `_` become `-`; `anonymous` without a participant id).
 pub fn datapipe_body(experiment_id: &str, participant: Option<&str>, session: &str, csv: &str) -> serde_json::Value {
+    datapipe_part_body(experiment_id, participant, session, None, csv)
+}
+
+/// As [`datapipe_body`], for the session so far after its block `part` (1-based): the file
+/// `wmlab_<participant>_<session>_partNN.csv` holds every trial up to then (DataPipe refuses to write a
+/// file twice, so each block's file has its own name). A dropout's data arrive this way; the dashboard
+/// keeps the latest part of a session without its final file, as unfinished ([`datapipe_file`]).
+pub fn datapipe_part_body(
+    experiment_id: &str,
+    participant: Option<&str>,
+    session: &str,
+    part: Option<usize>,
+    csv: &str,
+) -> serde_json::Value {
     let clean = |s: &str| -> String {
         s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '-' }).take(64).collect()
     };
-    let filename = format!("wmlab_{}_{}.csv", clean(participant.unwrap_or("anonymous")), clean(session));
+    let tail = part.map(|p| format!("_part{p:02}")).unwrap_or_default();
+    let filename = format!("wmlab_{}_{}{tail}.csv", clean(participant.unwrap_or("anonymous")), clean(session));
     serde_json::json!({ "experimentID": experiment_id, "filename": filename, "data": csv })
+}
+
+/// A DataPipe file's session and part, from its name: `wmlab_P01_k3_part02.csv` → (`wmlab_P01_k3`,
+/// `Some(2)`); the final file `wmlab_P01_k3.csv` → (`wmlab_P01_k3`, `None`). Other names: `None`.
+pub fn datapipe_file(name: &str) -> Option<(String, Option<usize>)> {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    let stem = base.strip_suffix(".csv").filter(|s| s.starts_with("wmlab_"))?;
+    if let Some((session, part)) = stem.rsplit_once("_part")
+        && let Ok(p) = part.parse::<usize>()
+    {
+        return Some((session.to_string(), Some(p)));
+    }
+    Some((stem.to_string(), None))
+}
+
+/// Which of these DataPipe files to read: a session's final file where it arrived, else its latest
+/// part (the data of a participant who dropped out); any other name is kept. One flag per name.
+pub fn datapipe_latest(names: &[&str]) -> Vec<bool> {
+    let parsed: Vec<Option<(String, Option<usize>)>> = names.iter().map(|n| datapipe_file(n)).collect();
+    parsed
+        .iter()
+        .map(|f| match f {
+            None | Some((_, None)) => true,
+            Some((session, Some(p))) => !parsed.iter().flatten().any(|(s, q)| {
+                s == session
+                    && match q {
+                        None => true,
+                        Some(q) => q > p,
+                    }
+            }),
+        })
+        .collect()
 }
 
 /// Where DataPipe assigns conditions, beside its data address (`…/api/data/` → `…/api/condition/`):
@@ -605,6 +703,13 @@ pub enum Outcome {
     ScreenedOut,
 }
 
+/// The participant's page beside the app's page at `base` (origin and path, as the Study page sees
+/// it): `take.html` in the same folder, which loads the participant's page alone (a light first load).
+pub fn participant_page(base: &str) -> String {
+    let dir = base.rfind('/').map(|i| &base[..=i]).unwrap_or(base);
+    format!("{dir}take.html")
+}
+
 /// Read `text` / `text_url` (one of them) into a [`StudyText`].
 fn study_text(seen: &BTreeMap<String, String>, name: &str) -> Result<Option<StudyText>, StudyError> {
     let url = format!("{name}_url");
@@ -705,6 +810,11 @@ impl StudyConfig {
         Some((key % self.conditions.len() as u64) as usize)
     }
 
+    /// Whether the study has a questionnaire (`survey=` or `survey_url=`).
+    pub fn has_survey(&self) -> bool {
+        self.demographics || self.survey_url.is_some()
+    }
+
     /// Who may take the study (`devices=`, `min_window=`).
     pub fn eligibility(&self) -> Eligibility {
         Eligibility { devices: self.devices, min_window: self.min_window }
@@ -788,11 +898,29 @@ impl StudyConfig {
         if let Some((w, h)) = self.min_window {
             q.push(("min_window".into(), format!("{w}x{h}")));
         }
+        if self.chinrest {
+            q.push(("chinrest".into(), "1".into()));
+        }
+        if let Some(a) = self.visual_angle {
+            q.push(("visual_angle".into(), a.to_string()));
+        }
+        if self.demographics {
+            q.push(("survey".into(), "demographics".into()));
+        }
+        if let Some(u) = &self.survey_url {
+            q.push(("survey_url".into(), u.clone()));
+        }
+        if self.has_survey() && self.survey_at != SurveyAt::Start {
+            q.push(("survey_at".into(), self.survey_at.as_str().into()));
+        }
         if let Some(u) = &self.endpoint {
             q.push(("endpoint".into(), u.clone()));
         }
         if let Some(d) = &self.datapipe {
             q.push(("datapipe".into(), d.clone()));
+        }
+        if self.datapipe.is_some() && !self.datapipe_blocks {
+            q.push(("datapipe_blocks".into(), "0".into()));
         }
         if let Some(u) = &self.datapipe_url {
             q.push(("datapipe_url".into(), u.clone()));
@@ -1041,11 +1169,62 @@ impl StudyConfig {
                 )
             })?);
         }
+        if let Some(v) = seen.get("chinrest") {
+            c.chinrest = parse_bool("chinrest", v)?;
+        }
+        if let Some(v) = seen.get("visual_angle") {
+            let a = v.trim().parse::<f64>().ok().filter(|a| (1.0..=MAX_VISUAL_ANGLE).contains(a)).ok_or_else(|| {
+                StudyError::new(
+                    "visual_angle",
+                    format!(
+                        "“{v}” is not an angle; use degrees of visual angle from 1 to {MAX_VISUAL_ANGLE} (e.g. 10)."
+                    ),
+                )
+            })?;
+            if seen.contains_key("chinrest") && !c.chinrest {
+                return Err(StudyError::new(
+                    "visual_angle",
+                    "needs the chinrest (to measure the screen and the distance), but the link says chinrest=0.",
+                ));
+            }
+            c.visual_angle = Some(a);
+            c.chinrest = true;
+        }
+        if let Some(v) = seen.get("survey") {
+            if v.trim() != "demographics" {
+                return Err(StudyError::new(
+                    "survey",
+                    format!(
+                        "“{v}” is not a built-in questionnaire; use demographics (or survey_url= for your own file)."
+                    ),
+                ));
+            }
+            c.demographics = true;
+        }
+        if let Some(v) = seen.get("survey_url") {
+            c.survey_url = Some(check_site_path("survey_url", v)?);
+        }
+        if let Some(v) = seen.get("survey_at") {
+            c.survey_at = match v.trim() {
+                "start" => SurveyAt::Start,
+                "end" => SurveyAt::End,
+                _ => return Err(StudyError::new("survey_at", format!("“{v}” is not allowed; use start or end."))),
+            };
+            if !c.has_survey() {
+                return Err(StudyError::new("survey_at", "is given without a questionnaire (survey= or survey_url=)."));
+            }
+        }
         if let Some(v) = seen.get("endpoint") {
             c.endpoint = Some(check_url("endpoint", v)?);
         }
         if let Some(v) = seen.get("datapipe") {
             c.datapipe = Some(check_datapipe_id(v)?);
+        }
+        if let Some(v) = seen.get("datapipe_blocks") {
+            if c.datapipe.is_none() {
+                return Err(StudyError::new("datapipe_blocks", "is given without datapipe (the experiment id)"));
+            }
+            c.datapipe_blocks = parse_bool("datapipe_blocks", v)?;
         }
         if let Some(v) = seen.get("datapipe_url") {
             if c.datapipe.is_none() {
@@ -1343,6 +1522,30 @@ mod tests {
 
     #[test]
     fn devices_and_window_rules() {
+        assert_eq!(participant_page("https://lab.example/wm/"), "https://lab.example/wm/take.html");
+        assert_eq!(participant_page("https://lab.example/wm/index.html"), "https://lab.example/wm/take.html");
+        assert_eq!(participant_page("http://127.0.0.1:8080/"), "http://127.0.0.1:8080/take.html");
+        let c = StudyConfig::from_query("tasks=SC&survey=demographics&survey_url=q/extra.json&survey_at=end").unwrap();
+        assert!(c.demographics && c.survey_url.as_deref() == Some("q/extra.json") && c.survey_at == SurveyAt::End);
+        assert_eq!(StudyConfig::from_query(&c.to_query()).unwrap(), c);
+        for (bad, param) in [
+            ("survey=age", "survey"),
+            ("survey_url=https://evil.example/q.json", "survey_url"),
+            ("survey=demographics&survey_at=middle", "survey_at"),
+            ("survey_at=end", "survey_at"),
+        ] {
+            assert_eq!(StudyConfig::from_query(&format!("tasks=SC&{bad}")).unwrap_err().param, param, "{bad}");
+        }
+        let c = StudyConfig::from_query("tasks=SC&visual_angle=12.5").unwrap();
+        assert!(c.chinrest && c.visual_angle == Some(12.5), "an angle turns the chinrest on");
+        assert_eq!(StudyConfig::from_query(&c.to_query()).unwrap(), c);
+        assert!(StudyConfig::from_query("tasks=SC&chinrest=1").unwrap().chinrest);
+        for bad in ["0", "41", "ten", "NaN", "inf"] {
+            let e = StudyConfig::from_query(&format!("tasks=SC&visual_angle={bad}")).unwrap_err();
+            assert_eq!(e.param, "visual_angle", "{bad}");
+        }
+        let e = StudyConfig::from_query("tasks=SC&chinrest=0&visual_angle=10").unwrap_err();
+        assert!(e.message.contains("needs the chinrest"), "{e}");
         let c = StudyConfig::from_query("tasks=SC&devices=desktop&min_window=1000x700").unwrap();
         assert_eq!(c.eligibility(), Eligibility { devices: Devices::Desktop, min_window: Some((1000, 700)) });
         assert_eq!(StudyConfig::from_query(&c.to_query()).unwrap(), c);
@@ -1521,5 +1724,26 @@ mod tests {
         assert_eq!(b["filename"], "wmlab_P01-x_k3-9.csv");
         assert_eq!(b["data"], "a,b\n1,2\n");
         assert_eq!(datapipe_body("X", None, "s", "")["filename"], "wmlab_anonymous_s.csv");
+        assert!(c.datapipe_blocks, "each block's file is on by default");
+        let off = StudyConfig::from_query("tasks=VIR&datapipe=ABCDEF123456&datapipe_blocks=0").unwrap();
+        assert!(!off.datapipe_blocks);
+        assert_eq!(StudyConfig::from_query(&off.to_query()).unwrap(), off);
+        assert_eq!(StudyConfig::from_query("tasks=VIR&datapipe_blocks=0").unwrap_err().param, "datapipe_blocks");
+        let part = datapipe_part_body("X", Some("P01"), "k3", Some(2), "");
+        assert_eq!(part["filename"], "wmlab_P01_k3_part02.csv");
+        assert_eq!(datapipe_file("osf/wmlab_P01_k3_part02.csv"), Some(("wmlab_P01_k3".into(), Some(2))));
+        assert_eq!(datapipe_file("wmlab_P01_k3.csv"), Some(("wmlab_P01_k3".into(), None)));
+        assert_eq!(datapipe_file("P01.json"), None);
+        // A session with its final file: only that; one without: its latest part; others untouched.
+        let names = [
+            "wmlab_A_s1_part01.csv",
+            "wmlab_A_s1_part02.csv",
+            "wmlab_A_s1.csv",
+            "wmlab_B_s2_part01.csv",
+            "wmlab_B_s2_part03.csv",
+            "wmlab_B_s2_part02.csv",
+            "mine.json",
+        ];
+        assert_eq!(datapipe_latest(&names), [false, false, true, false, true, false, true]);
     }
 }

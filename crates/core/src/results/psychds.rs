@@ -93,13 +93,21 @@ fn describe(column: &str) -> (String, Option<&'static str>) {
         "webdriver" => (d("true when the browser said it was driven by automation (navigator.webdriver)"), None),
         "zoom" => (d("browser zoom estimated from the window's outer and inner width (desktops only)"), None),
         "canvas_css_px" => (d("side of the square stimulus as drawn during the trial"), Some("CSS px")),
+        "stimulus_deg" => (
+            d("side of the square stimulus in degrees of visual angle, from the chinrest's px/mm and viewing distance"),
+            Some("degrees"),
+        ),
         "canvas_device_px" => (d("side of the square stimulus in the screen's own pixels"), Some("device px")),
         "pointer" => (d("pointer types that answered in the trial (mouse, touch, pen; keyboard when none)"), None),
         "pointer_moves" => (d("pointer moves over the page during the trial"), None),
         "instructions_ms" => (d("time on the block's instruction screen before its first trial"), Some("ms")),
+        "paste_count" => (d("times the participant pasted text into the page (the questionnaire's fields)"), None),
         "fast_answers" => (d("answers given under 150 ms after their probe (too soon to have looked)"), None),
         "error" => (d("why a language model's sample failed, if it did"), None),
         _ if column.starts_with("frame_") => (d("frame timing statistic of the trial"), Some("ms")),
+        _ if column.starts_with("q_") => {
+            (d("the participant's answer to the questionnaire item named after q_ (the same in every row)"), None)
+        }
         _ => (
             d("a further condition or measure of the trial, as named (see wmlab:records for the run's settings)"),
             None,
