@@ -1,27 +1,13 @@
-//! WM Lab browser app (Leptos CSR, built by Trunk for wasm32).
+//! WM Lab browser app (Leptos CSR, built by Trunk for wasm32): every page (`wmlab_app::app::App`).
 //!
 //! The UI only turns core values into pixels and input into core values; every rule lives in
 //! `wmlab-core`. Natively this binary only prints how to build the app.
 
 #[cfg(target_arch = "wasm32")]
-mod app;
-#[cfg(target_arch = "wasm32")]
-mod components;
-#[cfg(target_arch = "wasm32")]
-mod demo;
-#[cfg(target_arch = "wasm32")]
-mod pages;
-#[cfg(target_arch = "wasm32")]
-mod platform;
-
-#[cfg(target_arch = "wasm32")]
 fn main() {
     console_error_panic_hook::set_once();
-    leptos::mount::mount_to_body(app::App);
-    // An explicit signal for tests and tools: the app is mounted.
-    if let Some(body) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.body()) {
-        let _ = body.set_attribute("data-app-ready", "true");
-    }
+    leptos::mount::mount_to_body(wmlab_app::app::App);
+    wmlab_app::mark_ready();
 }
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -25,7 +25,9 @@ const TYPES = {
 /** Serve DIST on 127.0.0.1 at a free port, under `prefix` (a sub-path such as `/lab/wmlab/`, as a
  * static host would; requests outside it get 404 and are listed in `outside`). Resolves to
  * { url, close, outside }, `url` ending in the prefix. */
-export function serve(root = DIST, { prefix = '/', isolated = false, hide = [] } = {}) {
+const COMPRESSIBLE = new Set(['.html', '.js', '.css', '.wasm', '.json', '.txt', '.svg', '.csv']);
+
+export function serve(root = DIST, { prefix = '/', isolated = false, hide = [], gzip = false } = {}) {
   if (!fs.existsSync(path.join(root, 'index.html'))) {
     throw new Error(`${root}/index.html is missing: build the app first (tests/e2e/run.sh)`);
   }
@@ -45,13 +47,16 @@ export function serve(root = DIST, { prefix = '/', isolated = false, hide = [] }
     if (fs.existsSync(file) && fs.statSync(file).isDirectory()) file = path.join(file, 'index.html');
     fs.readFile(file, (err, data) => {
       if (err) { res.writeHead(404, { 'content-type': 'text/plain' }).end('not found'); return; }
+      // `gzip`: compressed as static hosts send it (GitHub Pages, nginx's gzip_static; zlib level 6).
+      const packed = gzip && COMPRESSIBLE.has(path.extname(file)) && /\bgzip\b/.test(req.headers['accept-encoding'] || '');
       res.writeHead(200, {
         'content-type': TYPES[path.extname(file)] || 'application/octet-stream',
         'cache-control': 'no-store',
+        ...(packed ? { 'content-encoding': 'gzip', vary: 'accept-encoding' } : {}),
         // `isolated`: the headers docs/hosting.md asks of a host for the threaded CPU worker.
         ...(isolated ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' } : {}),
       });
-      res.end(data);
+      res.end(packed ? zlib.gzipSync(data, { level: 6 }) : data);
     });
   });
   return new Promise((resolve) => {

@@ -31,12 +31,12 @@ test('the app served under a sub-path loads, runs a study from its link, and lin
   await page.check('#task-VSR');
   await page.waitForSelector('#study-link');
   const studyLink = await page.inputValue('#study-link');
-  assert.ok(studyLink.startsWith(server.url + '#/take?'), studyLink);
+  assert.ok(studyLink.startsWith(server.url + 'take.html#/take?'), studyLink);
 
-  // A study from a link with a consent text that is a file of the site (study/…): it loads from the
-  // sub-path, and the participant answers every trial.
+  // A study from a link with a consent text that is a file of the site (study/…), on the participant's
+  // page alone (take.html): it loads from the sub-path, and the participant answers every trial.
   await page.evaluate(() => { localStorage.setItem('wmlab_fast', '1'); localStorage.setItem('wmlab_test', '1'); });
-  await page.goto(server.url + 'index.html?x=1#/take?tasks=VSR&tpc=1&practice=0&seed=4&pid=sub-1&results=1'
+  await page.goto(server.url + 'take.html?x=1#/take?tasks=VSR&tpc=1&practice=0&seed=4&pid=sub-1&results=1'
     + '&consent_url=study/consent-example.txt');
   await page.waitForSelector('#take[data-state="welcome"]', LONG);
   assert.match(await page.textContent('#consent-text'), /working memory/);
