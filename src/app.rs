@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use wmlab_core::record::ResultRecord;
 use wmlab_core::{TaskId, share};
 
+use crate::components::chart::RecordCharts;
 use crate::pages::compare::{Compare, CompareState};
 use crate::pages::{
     dashboard::Dashboard, gallery::Gallery, home::Home, llm::Llm, networks::Networks, papers::Papers, results::Results,
@@ -157,6 +158,8 @@ pub fn App() -> impl IntoView {
         history_error: RwSignal::new(None),
     };
     history::install(state.history_rev, state.history_error);
+    // The participant's end screen draws their results with the app's charts.
+    provide_context(crate::pages::take::ResultsView(|r| view! { <RecordCharts record=r/> }.into_any()));
     provide_context(state);
 
     let route = RwSignal::new(Route::from_location(&web::search(), &web::hash()));

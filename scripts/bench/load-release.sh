@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A participant's first load, measured on what ships: the whole app (index.html) and the participant's
 # page alone (take.html) built as `trunk build --release` builds them (release profile: fat LTO, one
-# codegen unit, opt-level z; then wasm-opt -Oz), then tests/e2e/bench/load-bench.mjs on a copy of dist/
+# codegen unit, opt-level z; the participant's page with the `participant` profile; then wasm-opt -Oz),
+# then tests/e2e/bench/load-bench.mjs on a copy of dist/
 # that holds those two wasm files (the networks workers, which a study link never loads, stay as built).
 #
 #   scripts/bench/load-release.sh            # after tests/e2e/run.sh has built dist/; RUNS=5
@@ -15,19 +16,23 @@ source scripts/dev/env.sh
 test -f dist/index.html -a -f dist/take.html || { echo "build dist/ first (tests/e2e/run.sh)" >&2; exit 1; }
 target="${WMLAB_RELEASE_TARGET_DIR:-$CARGO_TARGET_DIR-release}"
 start=$(date +%s)
-"${WMLAB_REAL_CARGO:-cargo}" build -q --release --target wasm32-unknown-unknown -p wmlab-app \
-  --bin wmlab-app --bin wmlab-take --target-dir "$target"
-echo "[load-release] cargo build --release (both binaries): $(( $(date +%s) - start )) s"
+cargo_bin="${WMLAB_REAL_CARGO:-cargo}"
+"$cargo_bin" build -q --release --target wasm32-unknown-unknown -p wmlab-app --bin wmlab-app --target-dir "$target"
+# The participant's page as build-participant.sh builds what ships: the `participant` profile.
+"$cargo_bin" build -q --profile participant --target wasm32-unknown-unknown -p wmlab-app --bin wmlab-take \
+  --target-dir "$target"
+echo "[load-release] cargo build (release app, participant page): $(( $(date +%s) - start )) s"
 out="$(mktemp -d)/dist"
 cp -r dist "$out"
 # Trunk's subresource integrity hashes name the test build's files; the release files replace them.
 sed -i -E 's/ integrity="[^"]*"//g' "$out/index.html"
-for bin in wmlab-app wmlab-take; do
+for pair in wmlab-app:release wmlab-take:participant; do
+  bin="${pair%%:*}"
   js="$(cd "$out" && ls "$bin"-*.js | grep -v _bg | head -n1)"
   name="${js%.js}"
   rm -f "$out/$name.js" "$out/${name}_bg.wasm"
   wasm-bindgen --target web --no-typescript --out-dir "$out" --out-name "$name" \
-    "$target/wasm32-unknown-unknown/release/$bin.wasm"
+    "$target/wasm32-unknown-unknown/${pair#*:}/$bin.wasm"
   wasm-opt -Oz --output "$out/${name}_bg.wasm" "$out/${name}_bg.wasm"
 done
 WMLAB_DIST="$out" node tests/e2e/bench/load-bench.mjs

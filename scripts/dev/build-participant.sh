@@ -16,6 +16,9 @@ out="${1:-${TRUNK_STAGING_DIR:-$here/dist}}"
 # Trunk's cargo profile: tests/e2e/run.sh names it (WMLAB_WORKER_MT_PROFILE, for both hooks); else
 # `trunk build --release` → release, `trunk serve` → dev.
 profile="${WMLAB_WORKER_MT_PROFILE:-$([ "${TRUNK_PROFILE:-release}" = debug ] && echo dev || echo release)}"
+# What ships is built with the `participant` profile (Cargo.toml: release, with the core optimised for
+# size); the tests' build shares the app's profile, so that only the binary compiles anew.
+[ "$profile" = release ] && profile=participant
 cargo_bin="${WMLAB_REAL_CARGO:-cargo}"
 "$cargo_bin" build -q --profile "$profile" --target wasm32-unknown-unknown -p wmlab-app --bin wmlab-take
 wasm="$CARGO_TARGET_DIR/wasm32-unknown-unknown/$([ "$profile" = dev ] && echo debug || echo "$profile")/wmlab-take.wasm"

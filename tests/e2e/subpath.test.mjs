@@ -56,10 +56,14 @@ test('the app served under a sub-path loads, runs a study from its link, and lin
     answers++;
   }
   assert.ok(answers >= 2, `${answers} answers`);
-  await page.waitForSelector('#take #charts canvas.plot[data-drawn="true"]', { timeout: 20_000 });
+  // The participant's page alone has no charts: its results open in the whole app, record in the link.
+  const href = await page.getAttribute('#open-results-app', 'href');
+  assert.match(href, /^index\.html#r=1\./, href);
 
   // The result lands in this browser's history (IndexedDB, written after the end screen).
   await page.waitForFunction(() => Number(document.querySelector('#page')?.dataset.history) >= 1, null, { timeout: 90_000 });
+  await page.goto(new URL(href, page.url()).href);
+  await page.waitForSelector('#charts canvas.plot[data-drawn="true"]', { timeout: 30_000 });
 
   // The result's share link (Results page) carries the sub-path.
   await page.goto(server.url + '#/results');

@@ -35,6 +35,12 @@ use browser::{fresh_seed, session_key};
 use ctl::{act, input};
 use ui::{Screen, Ui};
 
+/// How the end screen draws a participant's results (`results=1`): the whole app provides its charts
+/// (`app::App`); the participant's page alone (`take.html`) has none, so that its download stays light,
+/// and links to the whole app's Results page with the record in the link instead.
+#[derive(Clone, Copy)]
+pub struct ResultsView(pub fn(wmlab_core::record::ResultRecord) -> AnyView);
+
 /// Who may take the study is checked first (device, window: `devices=`, `min_window=`), before any
 /// consent or storage; one who may not is told why in plain words and offered the `screened=` URL.
 /// Then this tab claims the study and opens its session.

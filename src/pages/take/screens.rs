@@ -11,7 +11,6 @@ use super::browser::now;
 use super::ctl::act;
 use super::ui::{Exit, Screen, Ui};
 use crate::app::AppState;
-use crate::components::chart::RecordCharts;
 use crate::platform::outbox;
 use crate::platform::web;
 
@@ -266,6 +265,23 @@ pub fn offer(done: usize, total: usize) -> impl IntoView {
     }
 }
 
+/// The participant's results at the end: the whole app's charts where it provides them, else a link
+/// that opens them in the whole app (the record travels in the link, as a share link).
+fn results(r: ResultRecord) -> impl IntoView {
+    let body = match use_context::<super::ResultsView>() {
+        Some(super::ResultsView(charts)) => charts(r),
+        None => match wmlab_core::share::fragment(&r) {
+            Ok(f) => view! {
+                <p><a id="open-results-app" class="button" href=format!("index.html{f}") target="_blank">
+                    "See your results beside the published ones"</a></p>
+            }
+            .into_any(),
+            Err(_) => view! { <p class="small">"Download your results above to look at them."</p> }.into_any(),
+        },
+    };
+    view! { <h3>"Your results"</h3> {body} }
+}
+
 pub fn error(e: String) -> impl IntoView {
     view! {
         <div class="panel">
@@ -345,7 +361,7 @@ pub fn done(ui: Ui, show: bool, completion: Option<Exit>) -> impl IntoView {
             <p class="small" id="timing-summary">{format!(
                 "Frame timing: {} timed frames, median |error| {:.2} ms, {:.1} % within one refresh.",
                 timing.n, timing.median_abs_err_ms, timing.within_one_frame_fraction * 100.0)}</p>
-            {(show && r.is_some()).then(|| view! { <h3>"Your results"</h3> <RecordCharts record=r.clone().unwrap()/> })}
+            {(show && r.is_some()).then(|| results(r.clone().unwrap()))}
         </div>
     }
 }
