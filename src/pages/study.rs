@@ -72,6 +72,7 @@ pub fn Study() -> impl IntoView {
     let visual_angle = RwSignal::new(String::new());
     let platform = RwSignal::new("none".to_string());
     let conditions = RwSignal::new(String::new());
+    let condition_sets = RwSignal::new(String::new());
 
     let tasks2 = tasks.clone();
     let levels2 = levels.clone();
@@ -112,6 +113,7 @@ pub fn Study() -> impl IntoView {
             ("set", params.get()),
             ("adaptive", adaptive.get()),
             ("conditions", conditions.get()),
+            ("condition_sets", condition_sets.get()),
         ] {
             if !v.trim().is_empty() {
                 parts.push(format!("{k}={}", enc(&v)));
@@ -199,6 +201,7 @@ pub fn Study() -> impl IntoView {
                     {text_field("nbb", "N-back blocks per level (1–10)", "1", nbb)}
                     {text_field("adaptive", "Adaptive (optional): tasks whose main block is a staircase instead of the fixed grid — CD's set size converging on 75 % right, VSR / VSRec / LSR's list length on half the lists recalled whole, N-back's N on half the blocks passed (one block per step, in place of the levels below); comma list of the chosen ones, or all", "CD-Color,VSR", adaptive)}
                     {text_field("conditions", "Counterbalanced task orders (optional; orders of the chosen tasks separated by |; each participant takes one: assigned by DataPipe when its id is given, else by the participant id, balanced only on average)", "VIR,SC|SC,VIR", conditions)}
+                    {text_field("condition_sets", "Counterbalanced task parameters (optional; parameter sets separated by |, crossed with the orders)", "list_lengths=4|list_lengths=16", condition_sets)}
                     {text_field("set", "Task parameters (optional; KEY=VALUE entries separated by ;, e.g. noise_mask=true or list_lengths=2,4,8,16; each goes to the chosen tasks that have it; try them in the Gallery)", "the paper's", params)}
                 </fieldset>
                 <fieldset class="grid2">

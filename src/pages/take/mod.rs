@@ -109,7 +109,7 @@ fn open(cfg: StudyConfig, ui: Ui) -> (Screen, bool) {
 /// assigns (balanced across the study); if DataPipe does not answer, the one the participant id or
 /// seed gives, and the record says why.
 async fn assign_condition(cfg: &StudyConfig) {
-    let (Some(exp), false) = (&cfg.datapipe, cfg.conditions.is_empty()) else { return };
+    let (Some(exp), true) = (&cfg.datapipe, cfg.condition_count() > 0) else { return };
     let data = cfg.datapipe_url.clone().unwrap_or_else(|| DATAPIPE_URL.to_string());
     let body = serde_json::json!({ "experimentID": exp }).to_string();
     let got =
@@ -146,7 +146,7 @@ fn begin() {
 
 /// Open the link's session (this tab holds the study) and show its first screen.
 fn start(cfg: StudyConfig, ui: Ui) {
-    let conditioned = cfg.datapipe.is_some() && !cfg.conditions.is_empty();
+    let conditioned = cfg.datapipe.is_some() && cfg.condition_count() > 0;
     let (screen, fresh) = open(cfg.clone(), ui);
     match screen {
         Screen::Done => {

@@ -548,7 +548,7 @@ impl Session {
     /// The same new session in condition `index`, assigned from outside (`source`: DataPipe's
     /// condition API); `index` past the link's conditions wraps around.
     pub fn in_condition(self, index: usize, source: &str) -> Session {
-        match self.config.conditions.len() {
+        match self.config.condition_count() {
             0 => self,
             n => Session::planned(self.config, self.seed, Some(Condition { index: index % n, source: source.into() })),
         }
@@ -556,13 +556,14 @@ impl Session {
 
     fn planned(config: StudyConfig, seed: u64, condition: Option<Condition>) -> Session {
         let mut order = match &condition {
-            Some(c) => config.conditions[c.index].clone(),
+            Some(c) => config.condition(c.index).0,
             None => config.tasks.clone(),
         };
         let random = config.block_order == BlockOrder::Random;
         if random {
             Rng::from_u64(seed ^ TASK_ORDER_SALT).shuffle(&mut order);
         }
+        let k = condition.as_ref().map(|c| c.index);
         let mut blocks = Vec::new();
         for task in order {
             match task {
@@ -573,15 +574,18 @@ impl Session {
                             .collect();
                         blocks.push(PlannedBlock { task, practice: true, n: None, units, adaptive: None });
                     }
-                    let staircase =
-                        config.adaptive.contains(&task).then(|| task.staircase_config(|id| config.spec(id))).flatten();
+                    let staircase = config
+                        .adaptive
+                        .contains(&task)
+                        .then(|| task.staircase_config(|id| config.spec_in(id, k)))
+                        .flatten();
                     if let Some(sc) = staircase {
                         let units = vec![Unit::Worm { index: crate::adaptive::ADAPTIVE_BASE }];
                         blocks.push(PlannedBlock { task, practice: false, n: None, units, adaptive: Some(sc) });
                         continue;
                     }
-                    let k = config.spec(id).grid().len() as u64;
-                    let mut idx: Vec<u64> = (0..k * config.trials_per_condition as u64).collect();
+                    let cells = config.spec_in(id, k).grid().len() as u64;
+                    let mut idx: Vec<u64> = (0..cells * config.trials_per_condition as u64).collect();
                     Rng::from_key(trial_seed(seed, id.ordinal(), Split::Human, ORDER_STREAM)).shuffle(&mut idx);
                     blocks.push(PlannedBlock {
                         task,
@@ -594,7 +598,7 @@ impl Session {
                 StudyTask::Nback(_) if config.adaptive.contains(&task) => {
                     // One block per staircase step, each at the N the answers so far ask (`record`
                     // adds the next); practice at the first N.
-                    let Some(sc) = task.staircase_config(|id| config.spec(id)) else { continue };
+                    let Some(sc) = task.staircase_config(|id| config.spec_in(id, k)) else { continue };
                     let n = sc.start as u8;
                     if config.practice {
                         let units = vec![Unit::Nback { n, block: 0 }];
@@ -660,6 +664,11 @@ impl Session {
     /// row recorded from now on carries it.
     pub fn set_display(&mut self, facts: DisplayFacts) {
         self.display = Some(facts.sanitized());
+    }
+
+    /// A WorM task as this session takes it: the link's parameters and its condition's set.
+    pub fn spec(&self, id: crate::TaskId) -> crate::TaskSpec {
+        self.config.spec_in(id, self.condition.as_ref().map(|c| c.index))
     }
 
     /// Whether the study's chinrest is still to be done (before the first trial).
@@ -743,7 +752,7 @@ impl Session {
         let unit = block.units[pos.trial];
         match (block.task, unit) {
             (StudyTask::Worm(id), Unit::Worm { index }) => {
-                let spec = self.config.spec(id);
+                let spec = self.spec(id);
                 let grid = spec.grid();
                 let k = grid.len() as u64;
                 // A main trial is the task's trial `index` of the human split: the same function the
@@ -1061,9 +1070,14 @@ impl Session {
         if let Some(c) = &self.condition {
             settings.insert("condition".into(), Setting::Int(c.index as i64 + 1));
             settings.insert("condition_source".into(), Setting::Text(c.source.clone()));
-            if let Some(order) = self.config.conditions.get(c.index) {
+            let (order, set) = self.config.condition(c.index);
+            if !self.config.conditions.is_empty() {
                 let text = order.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(",");
                 settings.insert("condition_order".into(), Setting::Text(text));
+            }
+            if !set.is_empty() {
+                let text = set.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(";");
+                settings.insert("condition_set".into(), Setting::Text(text));
             }
         }
         if let Some(d) = &self.display {
@@ -1110,7 +1124,7 @@ impl Session {
         }
         let config = RunConfig {
             seed: self.seed,
-            tasks: self.config.tasks.iter().filter_map(|t| t.worm()).map(|id| self.config.spec(id)).collect(),
+            tasks: self.config.tasks.iter().filter_map(|t| t.worm()).map(|id| self.spec(id)).collect(),
             settings,
         };
         let task = self.config.tasks.iter().map(|t| t.as_str()).collect::<Vec<_>>().join("+");
@@ -1287,8 +1301,29 @@ pub(crate) mod tests {
         assert_eq!((plain.condition.clone(), plain.clone().in_condition(1, "x")), (None, plain));
     }
 
-    /// What the participant saw goes into every row, the CSV and the record's settings; a hostile view
-    /// (NaN size, an unknown pointer) is refused with nothing recorded.
+    /// `condition_sets=`: the session's tasks take its set's parameters, crossed with the orders.
+    #[test]
+    fn a_parameter_set_condition_changes_the_trials_and_is_recorded() {
+        let q = "tasks=nback-verbal,VIR&conditions=nback-verbal,VIR|VIR,nback-verbal\
+                 &condition_sets=list_lengths=4|list_lengths=16&practice=0&n=1&seed=3";
+        let cfg = StudyConfig::from_query(q).unwrap();
+        assert_eq!(cfg.condition_count(), 4);
+        for k in 0..4 {
+            let s = Session::new(cfg.clone()).in_condition(k, "datapipe");
+            assert_eq!(s.blocks[0].task.as_str(), if k % 2 == 0 { "nback-verbal" } else { "VIR" }, "order {k}");
+            let want = if k < 2 { 4 } else { 16 };
+            let vir = s.blocks.iter().position(|b| b.task.as_str() == "VIR").unwrap();
+            for trial in 0..s.blocks[vir].units.len() {
+                let t = s.trial(Position { block: vir, trial }).unwrap();
+                assert_eq!(t.cell.list_length, Some(want), "condition {k}");
+            }
+            let rec = s.to_record(None);
+            let set = format!("list_lengths={want}");
+            assert_eq!(rec.config.settings["condition_set"], Setting::Text(set));
+            assert!(rec.config.tasks.iter().any(|spec| spec.id == crate::TaskId::Vir));
+        }
+    }
+
     #[test]
     fn questionnaire_answers_go_into_the_settings_and_every_row() {
         let config = StudyConfig::from_query("tasks=SC&practice=0&seed=5&survey=demographics&survey_at=end").unwrap();
@@ -1353,6 +1388,8 @@ pub(crate) mod tests {
         assert!(rec.to_csv().unwrap().lines().next().unwrap().split(',').any(|h| h == "stimulus_deg"));
     }
 
+    /// What the participant saw goes into every row, the CSV and the record's settings; a hostile view
+    /// (NaN size, an unknown pointer) is refused with nothing recorded.
     #[test]
     fn the_display_and_each_trials_view_are_recorded() {
         use crate::people::device::{DisplayFacts, TrialView};

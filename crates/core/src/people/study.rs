@@ -37,6 +37,7 @@
 //! | `consent` / `consent_url` | consent text the participant must agree to before the first trial (the agreement is recorded), by value or as a path on the same site | text up to 20,000 characters / a relative path such as `consent.txt` |
 //! | `info` / `info_url` | extra instructions shown before the first trial | as `consent` |
 //! | `conditions` | counterbalanced task orders: each participant takes one, assigned by DataPipe's condition API when `datapipe` is set, else by the participant id's hash (balanced in expectation) | 2–64 orders of the study's tasks separated by `\|` (`VIR,SC\|SC,VIR`) |
+//! | `condition_sets` | counterbalanced task parameters: each participant takes one set (crossed with `conditions` where both are given: condition k takes order k mod orders and set k div orders), assigned as `conditions` are | 2–64 `set`-style lists separated by `\|` (`noise_mask=true\|noise_mask=false`) |
 //! | `adaptive` | tasks run as a staircase ([`crate::adaptive`]) instead of the fixed grid: CD's set size converging on 75 % right, VSR / VSRec / LSR's list length on 50 % of lists recalled whole, N-back's N on half the blocks passed (one block per step, in place of `n`); the task ends when the staircase has settled | comma list of the study's CD, VSR, VSRec, LSR or N-back tasks, or `all` (none) |
 //! | `set` | task parameters of the WorM tasks, `KEY=VALUE` entries separated by `;` (`set=noise_mask=true;list_lengths=2,4,8,16`); each key goes to the chosen tasks that have it | see `wmlab generate --help` and the Gallery (none: the paper's) |
 //!
@@ -258,6 +259,10 @@ pub struct StudyConfig {
     /// ([`StudyConfig::condition_for`]); empty = the link's order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<Vec<StudyTask>>,
+    /// Counterbalanced task parameters (`condition_sets=`): each participant's tasks take one set on
+    /// top of `task_settings`, crossed with `conditions` ([`StudyConfig::condition_count`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub condition_sets: Vec<Vec<(String, String)>>,
     /// Tasks run as a staircase on their level (`adaptive=`), in the study's order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub adaptive: Vec<StudyTask>,
@@ -298,6 +303,7 @@ impl Default for StudyConfig {
             info: None,
             task_settings: Vec::new(),
             conditions: Vec::new(),
+            condition_sets: Vec::new(),
             adaptive: Vec::new(),
         }
     }
@@ -334,7 +340,8 @@ pub const MTURK_PREVIEW: &str = "ASSIGNMENT_ID_NOT_AVAILABLE";
 const MTURK_SUBMIT_KEY: &str = "turkSubmitTo";
 /// The largest `visual_angle=`, degrees.
 pub const MAX_VISUAL_ANGLE: f64 = 40.0;
-const KNOWN: [&str; 33] = [
+const KNOWN: [&str; 34] = [
+    "condition_sets",
     "datapipe_blocks",
     "survey",
     "survey_url",
@@ -795,7 +802,8 @@ impl StudyConfig {
     /// (else `seed`'s) modulo the number of conditions. Balanced only in expectation: with 40
     /// participants and 2 orders the counts are 20 ± 3. `None` without conditions.
     pub fn condition_for(&self, seed: u64) -> Option<usize> {
-        if self.conditions.is_empty() {
+        let n = self.condition_count();
+        if n == 0 {
             return None;
         }
         let key = match &self.participant {
@@ -807,7 +815,34 @@ impl StudyConfig {
             }
             None => seed,
         };
-        Some((key % self.conditions.len() as u64) as usize)
+        Some((key % n as u64) as usize)
+    }
+
+    /// How many counterbalanced conditions the link names: task orders × parameter sets (either alone
+    /// where the other is not given); 0 without either.
+    pub fn condition_count(&self) -> usize {
+        match (self.conditions.len(), self.condition_sets.len()) {
+            (0, 0) => 0,
+            (o, s) => o.max(1) * s.max(1),
+        }
+    }
+
+    /// Condition `k`'s task order (the link's order where it names no orders) and parameter set.
+    pub fn condition(&self, k: usize) -> (Vec<StudyTask>, &[(String, String)]) {
+        let o = self.conditions.len().max(1);
+        let order = self.conditions.get(k % o).cloned().unwrap_or_else(|| self.tasks.clone());
+        let set = self.condition_sets.get(k / o).map(Vec::as_slice).unwrap_or(&[]);
+        (order, set)
+    }
+
+    /// A WorM task as condition `k` takes it: [`StudyConfig::spec`] with the condition's parameter set
+    /// on top (keys the task does not have are left to the tasks that have them).
+    pub fn spec_in(&self, id: crate::TaskId, k: Option<usize>) -> crate::TaskSpec {
+        let mut spec = self.spec(id);
+        if let Some(k) = k {
+            let _ = spec.set_all(self.condition(k).1, true);
+        }
+        spec
     }
 
     /// Whether the study has a questionnaire (`survey=` or `survey_url=`).
@@ -944,6 +979,15 @@ impl StudyConfig {
                 .collect::<Vec<_>>()
                 .join("|");
             q.push(("conditions".into(), text));
+        }
+        if !self.condition_sets.is_empty() {
+            let text = self
+                .condition_sets
+                .iter()
+                .map(|set| set.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(";"))
+                .collect::<Vec<_>>()
+                .join("|");
+            q.push(("condition_sets".into(), text));
         }
         if !self.adaptive.is_empty() {
             q.push(("adaptive".into(), self.adaptive.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(",")));
@@ -1246,6 +1290,15 @@ impl StudyConfig {
             }
             c.conditions = parse_conditions(&c.tasks, v)?;
         }
+        if let Some(v) = seen.get("condition_sets") {
+            c.condition_sets = parse_condition_sets(&c.tasks, v)?;
+            if c.condition_count() > MAX_CONDITIONS {
+                return Err(StudyError::new(
+                    "condition_sets",
+                    format!("orders × sets make {} conditions; at most {MAX_CONDITIONS}.", c.condition_count()),
+                ));
+            }
+        }
         Ok(c)
     }
 }
@@ -1284,6 +1337,31 @@ fn parse_conditions(tasks: &[StudyTask], v: &str) -> Result<Vec<Vec<StudyTask>>,
     }
     if out.len() < 2 || out.len() > MAX_CONDITIONS {
         return Err(err(format!("give 2 to {MAX_CONDITIONS} task orders separated by |, e.g. VIR,SC|SC,VIR.")));
+    }
+    Ok(out)
+}
+
+/// `condition_sets=`: `|`-separated `set`-style lists, each checked against the study's WorM tasks.
+fn parse_condition_sets(tasks: &[StudyTask], v: &str) -> Result<Vec<Vec<(String, String)>>, StudyError> {
+    let err = |m: String| StudyError::new("condition_sets", m);
+    let worm: Vec<crate::TaskId> = tasks.iter().filter_map(|t| t.worm()).collect();
+    if worm.is_empty() {
+        return Err(err("task parameters are for the WorM tasks; this study has none.".into()));
+    }
+    let mut out: Vec<Vec<(String, String)>> = Vec::new();
+    for (i, part) in v.split('|').enumerate() {
+        let set = crate::parse_settings(part).map_err(|e| err(format!("set {}: {e}.", i + 1)))?;
+        let mut specs: Vec<crate::TaskSpec> = worm.iter().copied().map(crate::TaskSpec::new).collect();
+        crate::TaskSpec::set_on_all(&mut specs, &set, "chosen").map_err(|e| err(format!("set {}: {e}.", i + 1)))?;
+        if out.contains(&set) {
+            return Err(err(format!("set {} ({part}) is given twice.", i + 1)));
+        }
+        out.push(set);
+    }
+    if out.len() < 2 || out.len() > MAX_CONDITIONS {
+        return Err(err(format!(
+            "give 2 to {MAX_CONDITIONS} parameter sets separated by |, e.g. noise_mask=true|noise_mask=false."
+        )));
     }
     Ok(out)
 }
@@ -1525,6 +1603,16 @@ mod tests {
         assert_eq!(participant_page("https://lab.example/wm/"), "https://lab.example/wm/take.html");
         assert_eq!(participant_page("https://lab.example/wm/index.html"), "https://lab.example/wm/take.html");
         assert_eq!(participant_page("http://127.0.0.1:8080/"), "http://127.0.0.1:8080/take.html");
+        let c =
+            StudyConfig::from_query("tasks=VIR,nback-verbal&condition_sets=list_lengths=4|list_lengths=8,16").unwrap();
+        assert_eq!(c.condition_count(), 2);
+        assert_eq!(c.condition(1).1, [("list_lengths".to_string(), "8,16".to_string())]);
+        assert_eq!(StudyConfig::from_query(&c.to_query()).unwrap(), c);
+        for bad in ["list_lengths=4", "colour=red|list_lengths=4", "list_lengths=4|list_lengths=4"] {
+            let e = StudyConfig::from_query(&format!("tasks=VIR&condition_sets={bad}")).unwrap_err();
+            assert_eq!(e.param, "condition_sets", "{bad}: {e}");
+        }
+        assert!(StudyConfig::from_query("tasks=nback-verbal&condition_sets=a=1|a=2").is_err());
         let c = StudyConfig::from_query("tasks=SC&survey=demographics&survey_url=q/extra.json&survey_at=end").unwrap();
         assert!(c.demographics && c.survey_url.as_deref() == Some("q/extra.json") && c.survey_at == SurveyAt::End);
         assert_eq!(StudyConfig::from_query(&c.to_query()).unwrap(), c);
