@@ -75,6 +75,9 @@ pub fn Study() -> impl IntoView {
     let condition_sets = RwSignal::new(String::new());
 
     let tasks2 = tasks.clone();
+    let tasks4 = tasks.clone();
+    // Before any task is chosen there is nothing wrong yet: a hint, not an error.
+    let none_chosen = Memo::new(move |_| tasks4.iter().all(|(_, s)| !s.get()));
     let levels2 = levels.clone();
     // The query as the form says; numbers go in as typed so the parser can name what is wrong.
     let query = Memo::new(move |_| {
@@ -275,8 +278,14 @@ pub fn Study() -> impl IntoView {
                         </div>
                     }.into_any()
                 }
+                Err(_) if none_chosen.get() => view! {
+                    <p class="small" id="study-form-hint">"Choose at least one task above; the link appears here."</p>
+                }.into_any(),
                 Err(e) => view! { <p class="error" id="study-form-error" role="alert">{e}</p> }.into_any(),
             }}
+            {move || (results.get() && !done.get().trim().is_empty()).then(|| view! {
+                <p class="notice" id="study-results-note">"With the results shown, participants see them at the end and go on to the completion URL with a “Continue” button (no automatic redirect)."</p>
+            })}
             <SavedSessions/>
         </section>
     }

@@ -70,7 +70,9 @@ test('a bad study link shows the error and starts nothing', async () => {
 test('the study page builds a link that starts, and names bad values', async () => {
   const page = await openPage(app.browser.context, app.server.url + '#/study');
   await page.waitForSelector('#study');
-  await page.waitForSelector('#study-form-error');
+  // A first visit: a hint, no error before any input.
+  await page.waitForSelector('#study-form-hint');
+  assert.equal(await page.$('#study-form-error'), null);
   await page.check('#task-VIR');
   await page.check('#task-nback-verbal');
   await page.fill('#pid', 'P-7');

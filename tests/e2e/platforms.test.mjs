@@ -433,3 +433,22 @@ test('DataPipe: each block staged as it ends; a dropout shows on the dashboard a
     await pipe.close();
   }
 });
+
+test('with results shown, the participant reads them and goes on by a button, not a timer', async () => {
+  const plat = await receiver();
+  try {
+    const page = await open(app.browser.context, '',
+      `tasks=SC&tpc=1&practice=0&seed=5&pid=r1&results=1&done=${encodeURIComponent(plat.base + '/done?p={pid}')}`);
+    assert.equal((await take(page)).state, 'done');
+    await page.waitForSelector('#continue-platform:not([disabled])');
+    await page.waitForSelector('#charts canvas.plot[data-drawn="true"]');
+    // The timed redirect would have fired within half a second of the data being acknowledged.
+    await page.waitForTimeout(1500);
+    assert.match(page.url(), /#\/take\?/, 'still on the results');
+    assert.equal(await page.$('#timing-summary'), null, 'no frame-timing jargon for participants');
+    await page.click('#continue-platform');
+    await page.waitForURL(/\/done\?p=r1$/);
+  } finally {
+    await plat.close();
+  }
+});

@@ -293,17 +293,21 @@ pub fn error(e: String) -> impl IntoView {
 }
 
 /// The end: thanks, sending status, downloads, the person's results, and the redirect to the
-/// completion URL once nothing is left to send. The redirect waits for the data to be acknowledged; if
+/// completion URL once nothing is left to send (with the results shown: a "Continue" button instead,
+/// enabled once nothing is left to send, so that the participant can read them). The redirect waits for the data to be acknowledged; if
 /// they are still waiting after a while (offline, a server down), the participant is told and may
 /// download them and continue instead.
 pub fn done(ui: Ui, show: bool, completion: Option<Exit>) -> impl IntoView {
     let app = use_context::<AppState>();
     let r = ui.record.get();
-    let timing = ui.timing.get_untracked();
     let (r1, r2, r3, r4) = (r.clone(), r.clone(), r.clone(), r.clone());
     let stuck = RwSignal::new(false);
     // Test runs (wmlab_fast) say so after 2 s instead of 20 s.
     let patience = if super::browser::flags().fast { 2_000.0 } else { 20_000.0 };
+    // With their results on screen, participants go on when they have read them ("Continue"), not on
+    // a timer.
+    let shows_results = show && r.is_some();
+    let sending = move || ui.pending.get() > 0;
     if let Some(url) = completion.clone() {
         let start = now();
         wasm_bindgen_futures::spawn_local(async move {
@@ -317,7 +321,7 @@ pub fn done(ui: Ui, show: bool, completion: Option<Exit>) -> impl IntoView {
                     let _ = stuck.try_set(true);
                 }
             }
-            if ui.screen.try_get_untracked() == Some(Screen::Done) {
+            if !shows_results && ui.screen.try_get_untracked() == Some(Screen::Done) {
                 url.go();
             }
         });
@@ -336,7 +340,13 @@ pub fn done(ui: Ui, show: bool, completion: Option<Exit>) -> impl IntoView {
         <div class="panel done">
             <h2>"Thank you!"</h2>
             <p>"You have finished. Your answers are saved."</p>
-            {completion.map(|u| match u {
+            {completion.clone().filter(|_| shows_results).map(|u| view! {
+                <p class="actions">
+                    <button id="continue-platform" class="primary" disabled=sending on:click=move |_| u.go()>"Continue"</button>
+                    <span class="small">{move || if ui.pending.get() > 0 { "Once your results are sent, continue to finish the study." } else { "Continue to finish the study." }}</span>
+                </p>
+            })}
+            {completion.filter(|_| !shows_results).map(|u| match u {
                 Exit::Go(href) => view! { <p>"You will be taken back in a moment, or "<a id="completion-link" href=href>"continue here"</a>"."</p> }.into_any(),
                 mturk => view! { <p>"Your HIT will be submitted to MTurk in a moment, or "
                     <button id="completion-link" class="linklike" on:click=move |_| mturk.go()>"submit it now"</button>"."</p> }.into_any(),
@@ -358,9 +368,6 @@ pub fn done(ui: Ui, show: bool, completion: Option<Exit>) -> impl IntoView {
                     <button id="open-results" on:click=move |_| { app.result.set(r3.clone()); app.error.set(None); web::set_hash("#/results"); }>"Open in Results"</button>
                 })}
             </div>
-            <p class="small" id="timing-summary">{format!(
-                "Frame timing: {} timed frames, median |error| {:.2} ms, {:.1} % within one refresh.",
-                timing.n, timing.median_abs_err_ms, timing.within_one_frame_fraction * 100.0)}</p>
             {(show && r.is_some()).then(|| results(r.clone().unwrap()))}
         </div>
     }
