@@ -32,13 +32,20 @@ pub fn significance_row(
     let shows = memory.map(|(_, pm)| pm < SIGNIFICANCE);
     let label = task.clone();
     let mark = match (above, shows) {
-        (false, _) => "– chance".to_string(),
+        (false, _) => "at chance".to_string(),
         (true, None) => "✓ above chance".to_string(),
         (true, Some(true)) => "✓ above chance · shows memory".to_string(),
+        // Above guessing, but no better than the frame on screen allows without memory: not a success,
+        // so no check mark and not green.
         (true, Some(false)) => format!(
-            "✓ above chance · no memory shown (the current frame alone gives {:.3})",
+            "above chance, but no memory shown (the current frame alone gives {:.3})",
             memory.map_or(0.0, |(m, _)| m)
         ),
+    };
+    let row_class = match (above, shows) {
+        (true, Some(false)) => "no-memory",
+        (true, _) => "above",
+        (false, _) => "",
     };
     let title = match memory {
         Some((m, pm)) => format!(
@@ -51,7 +58,7 @@ pub fn significance_row(
         None => "not distinguishable from guessing at p < 0.01".to_string(),
     };
     view! {
-        <tr data-task=task data-above=above.to_string() data-memory=shows.map(|s| s.to_string()) class:above=above>
+        <tr data-task=task data-above=above.to_string() data-memory=shows.map(|s| s.to_string()) class=row_class>
             <td>{label}</td>
             <td class="num">{format!("{accuracy:.3}")}</td>
             <td class="num">{format!("{chance:.3}")}</td>

@@ -493,6 +493,9 @@ test('pretrained model: card, load, evaluation with chance marks', LONG, async (
   // STS at about 0.73 is above guessing (1/2) but not above the 3/4 its frames give without memory.
   assert.equal(await page.$eval('#nn-eval-table tr[data-task="STS"]', (tr) => tr.dataset.memory), 'false');
   assert.match(sts[7], /no memory shown \(the current frame alone gives 0\.7\d\d\)/);
+  // Not a success: no check mark, not drawn as one.
+  assert.doesNotMatch(sts[7], /✓/);
+  assert.equal(await page.$eval('#nn-eval-table tr[data-task="STS"]', (tr) => tr.className), 'no-memory');
   await page.waitForSelector('#nn-eval #charts canvas[data-drawn="true"]', LONG);
   const panels = await page.$$eval('#nn-eval #charts canvas', (cs) => cs.map((c) => c.dataset.panel));
   assert.ok(panels.includes('VSR'), JSON.stringify(panels));
