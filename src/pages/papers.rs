@@ -100,7 +100,7 @@ pub fn Papers() -> impl IntoView {
             view! {
                 <section class="paper" id=format!("paper-{}", p.key())>
                     <h2>{p.title()}</h2>
-                    <p class="small">{format!("Source: shared/seeds/{} · {counts}", p.seed())}</p>
+                    <p class="small paper-source">"Paper: "<a href=p.link().1 target="_blank" rel="noopener">{p.link().0}</a>{format!(" · {counts}")}</p>
                     <div class="table-scroll">
                         <table class="summary papers-table">
                             <thead><tr><th>"figure / table"</th><th>"what it shows"</th><th>"published"</th>

@@ -13,6 +13,11 @@ test('papers: every figure and table, published numbers, and the way to your own
   const sections = await page.$$eval('#papers section.paper', (ss) => ss.map((s) => [s.id, s.querySelectorAll('tr.paper-entry').length]));
   assert.deepEqual(sections, [['paper-worm', 23], ['paper-nback', 3], ['paper-lrt', 2], ['paper-minerva', 17]]);
   assert.equal(Number(await page.getAttribute('#papers', 'data-entries')), 45);
+  // Each paper names where a reader finds it (not a file of this repository).
+  const sources = await page.$$eval('#papers .paper-source', (ps) => ps.map((p) => [p.textContent, p.querySelector('a').href]));
+  assert.equal(sources.length, 4);
+  assert.match(sources[0][1], /^https:\/\/arxiv\.org\/abs\/2307\.10768$/);
+  for (const [text] of sources) assert.doesNotMatch(text, /shared\/seeds/);
   const statuses = new Set(await page.$$eval('tr.paper-entry', (trs) => trs.map((t) => t.dataset.status)));
   for (const s of ['reproduced', 'partly']) assert.ok(statuses.has(s), s);
   // Minerva Table 2's published numbers: nine models' columns.

@@ -52,6 +52,18 @@ impl Paper {
             Paper::Minerva => "Minerva: A Programmable Memory Test Benchmark for Language Models",
         }
     }
+    /// Where a reader finds the paper: its public label and address (arXiv, or the repository of a
+    /// README-only test).
+    pub fn link(self) -> (&'static str, &'static str) {
+        match self {
+            Paper::Worm => ("arXiv:2307.10768", "https://arxiv.org/abs/2307.10768"),
+            Paper::Nback => ("arXiv:2305.03731", "https://arxiv.org/abs/2305.03731"),
+            Paper::Lrt => {
+                ("github.com/anadim/the-little-retrieval-test", "https://github.com/anadim/the-little-retrieval-test")
+            }
+            Paper::Minerva => ("arXiv:2502.03358", "https://arxiv.org/abs/2502.03358"),
+        }
+    }
     /// The seed file in `shared/seeds/`.
     pub fn seed(self) -> &'static str {
         match self {
