@@ -13,6 +13,8 @@ pub mod keys {
     pub const OUTBOX: &str = "wmlab.outbox";
     /// How many threads the threaded networks worker starts.
     pub const NN_THREADS: &str = "wmlab.nn.threads";
+    /// The Networks page's backend choice (`BackendPick::as_str`), kept across reloads.
+    pub const NN_BACKEND: &str = "wmlab.nn.backend";
     /// The backends' timings per model size behind the Networks page's Auto
     /// (`wmlab_core::nn_messages::workers::ProbeCache` as JSON).
     pub const NN_PROBES: &str = "wmlab.nn.probes";
@@ -261,9 +263,15 @@ mod tests {
 
     #[test]
     fn every_key_is_under_the_apps_names() {
-        for k in
-            [keys::SESSION_PREFIX, keys::OUTBOX, keys::NN_THREADS, keys::NN_PROBES, keys::LLM_CURRENT, keys::LLM_FORM]
-        {
+        for k in [
+            keys::SESSION_PREFIX,
+            keys::OUTBOX,
+            keys::NN_THREADS,
+            keys::NN_BACKEND,
+            keys::NN_PROBES,
+            keys::LLM_CURRENT,
+            keys::LLM_FORM,
+        ] {
             assert!(k.starts_with("wmlab."), "{k}");
         }
         for k in [keys::LLM_CACHE_PREFIX, keys::LLM_RUN_PREFIX] {

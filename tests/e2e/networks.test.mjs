@@ -267,6 +267,8 @@ test('CPU backend: live curves, pause/resume, reload resume, download/upload, ba
   step('8');
   assert.match(await page.textContent('#nn-saved'), new RegExp(`step ${before} of 24`));
   assert.equal(await page.$eval('#nn-loss-chart', (c) => c.dataset.drawn), 'true');
+  // The backend chosen before the reload is still the one chosen.
+  assert.equal(await page.inputValue('#nn-backend-pick'), 'cpu');
   await page.selectOption('#nn-backend-pick', 'cpu');
   await page.waitForFunction(() => /CPU/.test(document.querySelector('#nn-backend').textContent), null, LONG);
   step('9');

@@ -139,7 +139,9 @@ fn thin(v: &mut Vec<(f64, f64)>) {
 
 impl Net {
     pub fn new() -> Net {
-        let pick = nnw::take_pick_after_reload().unwrap_or(BackendPick::Auto);
+        // A pick carried over a reload the page made itself, else the one the user chose last time.
+        let remembered = LocalStorage.get(keys::NN_BACKEND).and_then(|v| BackendPick::parse(&v));
+        let pick = nnw::take_pick_after_reload().or(remembered).unwrap_or(BackendPick::Auto);
         Net {
             phase: RwSignal::new(Phase::Starting),
             error: RwSignal::new(None),
@@ -486,6 +488,8 @@ impl Net {
     /// A new backend pick: initialise it in the running worker, or start the other worker when the pick
     /// needs it (the CPU on an isolated page runs in the threaded one).
     pub fn pick_backend(self, pick: BackendPick) {
+        // Kept for the next visit; a browser that will not store it just asks again.
+        let _ = LocalStorage.set(keys::NN_BACKEND, pick.as_str());
         self.backend_pick.set(pick);
         self.init_pick.set_value(pick);
         let Some(Action::Switch { threaded }) = self.choice.try_update_value(|c| c.pick(pick)) else {
