@@ -241,6 +241,12 @@ test('a Minerva steps sweep runs in one go and draws score against steps (Fig. 6
   await page.click('#llm-start');
   await page.waitForSelector('#llm-error');
   assert.match(await page.textContent('#llm-error'), /Operation steps: "six" is not a whole number/);
+  // The app's own address as the model server (llama-server's default port is the one serve.sh uses)
+  // is named before any request.
+  await page.fill('#llm-base-url', new URL(server.url).origin + '/v1');
+  await page.click('#llm-start');
+  await page.waitForFunction(() => /WM Lab's own address/.test(document.querySelector('#llm-error')?.textContent || ''));
+  await page.fill('#llm-base-url', LLM_URL);
   assert.deepEqual(ranks, [], 'no ranks before a Minerva context is generated');
   await page.fill('#llm-gen-steps', '3, 6');
   await runToEnd(page);

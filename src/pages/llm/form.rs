@@ -19,7 +19,13 @@ pub(super) const PRESETS: &[(&str, &str, ProviderKind, &str)] = &[
     ("gemini", "Google Gemini", ProviderKind::Gemini, "https://generativelanguage.googleapis.com/v1beta"),
     ("openrouter", "OpenRouter", ProviderKind::OpenAi, "https://openrouter.ai/api/v1"),
     ("ollama", "Ollama (local)", ProviderKind::OpenAi, "http://localhost:11434/v1"),
-    ("llamacpp", "llama.cpp server (local)", ProviderKind::OpenAi, "http://127.0.0.1:8080/v1"),
+    // Not llama-server's default 8080: that is the port scripts/dev/serve.sh serves WM Lab on.
+    (
+        "llamacpp",
+        "llama.cpp server (local, llama-server --port 8081)",
+        ProviderKind::OpenAi,
+        "http://127.0.0.1:8081/v1",
+    ),
 ];
 
 pub(super) fn kind_label(k: ProviderKind) -> &'static str {
@@ -212,6 +218,14 @@ impl Form {
     fn spec(&self, model: &str) -> Result<RunSpec, String> {
         let kind = self.kind.get_untracked();
         let base = self.base_url.get_untracked();
+        // WM Lab's own address (a local model server on the port `serve.sh` uses) answers with this app,
+        // not a model: say so before any request.
+        let own = crate::platform::web::window().location().origin().unwrap_or_default();
+        if !own.is_empty() && base.trim().trim_end_matches('/').starts_with(&own) {
+            return Err(format!(
+                "The base URL {base} is WM Lab's own address, not a model server. Run the model server on                  another port (llama.cpp: llama-server --port 8081, then http://127.0.0.1:8081/v1)."
+            ));
+        }
         let mut provider = ProviderConfig::new(kind, base, model);
         provider.temperature = opt_f64(&self.temperature.get_untracked(), "Temperature")?;
         provider.max_tokens = opt_f64(&self.max_tokens.get_untracked(), "Max tokens")?.map(|v| v.max(1.0) as u32);
