@@ -337,7 +337,10 @@ test('the virtual chinrest measures a scripted participant (4 px/mm, 55 cm) and 
   await take(page, { stopAfter: 1 });
   const s = await savedSession(page);
   const row = s.done[0].row.extra;
-  assert.ok(Math.abs(row.stimulus_deg - 8) < 0.01, `stimulus_deg ${row.stimulus_deg}`);
+  // 8° within the half pixel the side is rounded to, and exactly what the calibration gives that side.
+  const drawn = 2 * Math.atan(side / cal.px_per_mm / 2 / cal.distance_mm) * 180 / Math.PI;
+  assert.ok(Math.abs(row.stimulus_deg - drawn) < 0.001, `stimulus_deg ${row.stimulus_deg}, drawn ${drawn}`);
+  assert.ok(Math.abs(row.stimulus_deg - 8) < 8 * 0.5 / side + 0.001, `stimulus_deg ${row.stimulus_deg}`);
   assert.equal(row.canvas_css_px, side);
   await page.close();
 });

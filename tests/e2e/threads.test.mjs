@@ -76,8 +76,11 @@ test('an isolated page trains on the threaded CPU worker, with every core the br
 });
 
 test('Auto on an isolated page times the CPU in the threaded worker and WebGPU in the other, and runs on the faster', LONG, async () => {
+  // A first visit: no timings kept and no backend chosen before (the test above chose the CPU).
+  const first = await openNetworks(app.server.url + '#/networks');
+  await first.evaluate(() => { localStorage.removeItem('wmlab.nn.probes'); localStorage.removeItem('wmlab.nn.backend'); });
+  await first.close();
   const page = await openNetworks(app.server.url + '#/networks');
-  await page.evaluate(() => localStorage.removeItem('wmlab.nn.probes'));
   assert.equal(await page.inputValue('#nn-backend-pick'), 'auto');
   // The probe's WebGPU steps on the pixel encoder: what is tested is the choice, not the ConvNet (the
   // ConvNet on WebGPU is networks.test.mjs's checkpoint test).
