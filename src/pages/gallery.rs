@@ -27,7 +27,7 @@ pub fn answer_text(step: &Step) -> String {
             let label = labels.get(*c as usize).cloned().unwrap_or_default();
             format!("answer: {label} (class {c})")
         }
-        (Target::Class(c), Response::Choice { n }) => format!("answer: option {c} of {n} (class {c})"),
+        (Target::Class(c), Response::Choice { n }) => format!("answer: option {} of {n} (class {c})", c + 1),
         (Target::Class(c), _) => format!("answer: class {c}"),
         (Target::Set(v), _) => {
             let cells = v.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ");

@@ -92,7 +92,8 @@ test('gallery draws LSR: a word per step, then the list in slots; the network\'s
   assert.ok(probe.slice(l).every((w) => w === '—'));
   // The answer of probe 1 is the slot holding the first word shown.
   const k = probe.indexOf(shown[0]);
-  assert.equal(await page.textContent("#answer"), `answer: option ${k} of 9 (class ${k}) · asks about item 1`);
+  // Options are counted from 1 for readers; the class (the network's target) from 0.
+  assert.equal(await page.textContent("#answer"), `answer: option ${k + 1} of 9 (class ${k}) · asks about item 1`);
   assert.deepEqual(page.errors, []);
 });
 
