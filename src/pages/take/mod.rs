@@ -146,7 +146,6 @@ fn begin() {
 
 /// Open the link's session (this tab holds the study) and show its first screen.
 fn start(cfg: StudyConfig, ui: Ui) {
-    let conditioned = cfg.datapipe.is_some() && cfg.condition_count() > 0;
     let (screen, fresh) = open(cfg.clone(), ui);
     match screen {
         Screen::Done => {
@@ -157,7 +156,7 @@ fn start(cfg: StudyConfig, ui: Ui) {
             ui.screen.set(screen);
         }
         _ => wasm_bindgen_futures::spawn_local(async move {
-            if fresh && conditioned {
+            if fresh {
                 assign_condition(&cfg).await;
             }
             act(|c| c.save());

@@ -37,10 +37,10 @@ impl Ctl {
             // OSF through DataPipe: after each block the session so far (its own file, `_partNN`), so a
             // dropout's data arrive; at the end the whole session, named by participant and session.
             if let Ok(csv) = record.to_csv() {
-                let participant = self.session.config.participant.as_deref();
+                let participant = cfg.participant.as_deref();
                 let part = (!last).then_some(block + 1);
                 let body = datapipe_part_body(exp, participant, &nonce, part, &csv);
-                let url = self.session.config.datapipe_url.clone().unwrap_or_else(|| DATAPIPE_URL.to_string());
+                let url = cfg.datapipe_url.clone().unwrap_or_else(|| DATAPIPE_URL.to_string());
                 let id = match part {
                     Some(p) => format!("{nonce}-datapipe-part{p}"),
                     None => format!("{nonce}-datapipe"),
