@@ -59,7 +59,6 @@ pub fn chinrest() -> impl IntoView {
     // The blind spot: whether the ball is moving, and its offset left of the square's centre.
     let running = RwSignal::new(false);
     let offset = RwSignal::new(0.0f64);
-    let field_w = (window_size().0 as f64 - 48.0).max(200.0);
 
     let finish = move || {
         if let Some(cal) = state.with_untracked(Chinrest::calibration) {
@@ -109,6 +108,12 @@ pub fn chinrest() -> impl IntoView {
         note.set(None);
         offset.set(state.with_untracked(|s| s.ball_offset(0.0)));
         running.set(true);
+        // The field spans the panel; the ball goes out to its left edge.
+        let field_w = web::window()
+            .document()
+            .and_then(|d| d.get_element_by_id("chinrest-field"))
+            .map(|e| e.client_width() as f64)
+            .unwrap_or(0.0);
         let start = Rc::new(RefCell::new(None::<f64>));
         animate(move |ts| {
             if running.try_get_untracked() != Some(true) {
@@ -171,11 +176,11 @@ pub fn chinrest() -> impl IntoView {
                 moment the ball disappears."</p>
             <p class="small">{format!("Run {} of {BLIND_REPS}.", rep + 1)}</p>
             <div class="chinrest-field" id="chinrest-field" on:pointerdown=move |_| press()
-                style=format!("width:{field_w:.0}px;height:{FIELD_H:.0}px")>
-                <div class="chinrest-square" style=format!("left:{:.1}px", field_w - SQUARE_FROM_RIGHT - 15.0)></div>
+                style=format!("height:{FIELD_H:.0}px")>
+                <div class="chinrest-square" style=format!("right:{:.1}px", SQUARE_FROM_RIGHT - 15.0)></div>
                 <div class="chinrest-ball" id="chinrest-ball" class:hidden=move || !running.get()
                     data-offset=move || format!("{:.2}", offset.get())
-                    style=move || format!("left:{:.1}px", field_w - SQUARE_FROM_RIGHT - offset.get() - 15.0)></div>
+                    style=move || format!("right:{:.1}px", SQUARE_FROM_RIGHT + offset.get() - 15.0)></div>
             </div>
             <div class="actions">
                 <button id="chinrest-go" class="primary" disabled=move || running.get() on:click=go>"Start"</button>
