@@ -49,6 +49,10 @@ async function configure(page, o) {
   // The papers' sampling is the default; typing a cap sends that cap to every suite instead.
   if (o.paperSampling) {
     await page.setChecked('#llm-paper-sampling', true);
+    // Each suite sends its paper's values: the fields say so rather than show a number (a 0 here read as
+    // "temperature 0" while N-back runs at the API's default).
+    assert.equal(await page.inputValue('#llm-temperature'), '');
+    assert.equal(await page.getAttribute('#llm-temperature', 'placeholder'), 'per paper');
   } else {
     await page.fill('#llm-max-tokens', String(o.maxTokens ?? 16));
     assert.equal(await page.isChecked('#llm-paper-sampling'), false, 'typing a sampling value turns the papers\' sampling off');
@@ -166,6 +170,8 @@ test('a small slice of every suite runs against the real local model and is scor
   t.diagnostic(`real model, all four suites (7 samples, ${p.requests} requests): ${(ms / 1000).toFixed(1)} s`);
   assert.equal(p.total, 7);
   assert.equal(p.done, p.total);
+  // The N-back block's turns are counted on the progress line (its time estimate runs from them).
+  assert.ok(Number(await page.textContent('#llm-turns')) >= 24, await page.textContent('#llm-progress-box'));
   const rs = await rows(page);
   assert.equal(rs.length, 7);
   assert.equal(Number(await page.getAttribute('#llm-log', 'data-rows')), 7);

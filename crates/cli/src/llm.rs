@@ -371,7 +371,8 @@ pub fn build_samples(a: &RunArgs) -> Result<Vec<Sample>, String> {
         }
     };
     if let Some(l) = a.limit {
-        samples.truncate(l);
+        // Spread over the conditions, as the page's Slice: a limit of 3 on N-back runs a block of each N.
+        samples = if l == 0 { Vec::new() } else { wmlab_core::llm::spread_slice(samples, l) };
     }
     if samples.is_empty() {
         return Err("no samples to run (check --tasks / --n / --limit)".into());

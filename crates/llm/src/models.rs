@@ -75,6 +75,8 @@ impl Progress {
             t.retries += p.retries;
             t.tokens_in += p.tokens_in;
             t.tokens_out += p.tokens_out;
+            t.turns_done += p.turns_done;
+            t.turns_total += p.turns_total;
             t.elapsed_ms = t.elapsed_ms.max(p.elapsed_ms);
             t.eta_ms = match (t.eta_ms, p.eta_ms) {
                 (Some(a), Some(b)) => Some(a.max(b)),

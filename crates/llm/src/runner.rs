@@ -148,8 +148,16 @@ pub struct Progress {
     pub tokens_in: u64,
     pub tokens_out: u64,
     pub elapsed_ms: f64,
-    /// Estimated time left, from this session's pace.
+    /// Estimated time left, from this session's pace: per finished sample, or before the first sample
+    /// finishes (a long N-back block), per answered turn.
     pub eta_ms: Option<f64>,
+    /// Turns (requests) answered in this session, and about how many this session's samples take in all
+    /// ([`wmlab_core::llm::Sample::expected_requests`]): the progress line's count inside a sample.
+    #[serde(default)]
+    pub turns_done: u64,
+    /// See `turns_done`.
+    #[serde(default)]
+    pub turns_total: u64,
     /// From the user's prices, when given.
     pub cost: Option<f64>,
     /// A retry's wait in progress (the provider's rate limit or a backoff), for the progress line.
@@ -587,7 +595,14 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
         p.elapsed_ms = self.clock.now_ms() - self.start_ms.get();
         let session = self.session_done.get();
         let left = p.total.saturating_sub(p.done);
-        p.eta_ms = (session > 0).then(|| p.elapsed_ms / session as f64 * left as f64);
+        p.eta_ms = if session > 0 {
+            Some(p.elapsed_ms / session as f64 * left as f64)
+        } else if p.turns_done > 0 && p.turns_total > p.turns_done {
+            // No sample finished yet: the pace per turn over the turns still to come.
+            Some(p.elapsed_ms / p.turns_done as f64 * (p.turns_total - p.turns_done) as f64)
+        } else {
+            None
+        };
         if self.options.price_in_per_m.is_some() || self.options.price_out_per_m.is_some() {
             p.cost = Some(self.cost_of(p.tokens_in, p.tokens_out));
         }
@@ -642,7 +657,10 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
                         p.tokens_out += o.tokens_out;
                         results[i] = Some((*o).clone());
                     }
-                    _ => queue.push_back(i),
+                    _ => {
+                        p.turns_total += s.expected_requests() as u64;
+                        queue.push_back(i);
+                    }
                 }
             }
         }
@@ -776,6 +794,7 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
                     self.bump(|p| {
                         p.tokens_in += entry.tokens_in;
                         p.tokens_out += entry.tokens_out;
+                        p.turns_done += 1;
                     });
                     self.emit_progress(on_progress);
                 }

@@ -519,3 +519,35 @@ fn a_spending_limit_stops_the_run_and_a_higher_one_resumes_it() {
     let third = run(&server, &samples, &RunLog::default(), fast_options(), "", &Control::new(), |_| {});
     assert!(!third.limit_reached && third.outcomes.len() == 6);
 }
+
+/// Before the first sample finishes (one long N-back block) the progress line counts its turns and
+/// estimates the time left from their pace, instead of "ETA —" until the block ends.
+#[test]
+fn a_long_block_has_a_time_estimate_before_it_finishes() {
+    let server = serve(100, |r, _| {
+        std::thread::sleep(Duration::from_millis(2));
+        Action::Reply(200, vec![], echo_reply(r))
+    });
+    let samples = vec![nback_sample(), nback_sample()];
+    let samples: Vec<Sample> = samples
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut s)| {
+            s.id = format!("{}-{i}", s.id);
+            s
+        })
+        .collect();
+    let per_block = samples[0].expected_requests() as u64;
+    assert!(per_block > 10, "{per_block}");
+    let (t, c) = (UreqTransport::new(), StdClock::new());
+    let runner = Runner::new(&t, &c, &NoCache, provider(&server), Secret::new(""), fast_options());
+    let mut seen: Vec<(usize, u64, u64, Option<f64>)> = Vec::new();
+    let log = RunLog::default();
+    block_on(runner.run(&samples, &log, &Control::new(), &mut |_| {}, &mut |p| {
+        seen.push((p.done, p.turns_done, p.turns_total, p.eta_ms))
+    }));
+    assert!(seen.iter().all(|s| s.2 == 2 * per_block), "turns to come: {seen:?}");
+    let first_block: Vec<_> = seen.iter().filter(|s| s.0 == 0 && s.1 > 0).collect();
+    assert!(!first_block.is_empty() && first_block.iter().all(|s| s.3.is_some_and(|e| e > 0.0)), "{seen:?}");
+    assert_eq!(seen.last().unwrap().1, 2 * per_block);
+}

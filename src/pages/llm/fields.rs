@@ -38,8 +38,12 @@ fn check(id: &'static str, label: &'static str, sig: RwSignal<bool>) -> impl Int
 }
 
 /// A sampling field: typing in it means "send this", so it turns the papers' sampling off.
+/// A sampling value; while the papers' sampling is ticked it reads "per paper" (each suite sends its
+/// paper's value) and typing a value unticks it.
 fn sampling_input(id: &'static str, sig: RwSignal<String>, paper: RwSignal<bool>) -> impl IntoView {
-    view! { <input type="text" id=id prop:value=move || sig.get() on:input=move |ev| { sig.set(event_target_value(&ev)); paper.set(false); }/> }
+    let shown = move || if paper.get() { String::new() } else { sig.get() };
+    view! { <input type="text" id=id prop:value=shown placeholder=move || if paper.get() { "per paper" } else { "" }
+    on:input=move |ev| { sig.set(event_target_value(&ev)); paper.set(false); }/> }
 }
 
 fn text_input(id: &'static str, sig: RwSignal<String>) -> impl IntoView {
@@ -329,7 +333,7 @@ pub(super) fn SuitesBox(f: Form) -> impl IntoView {
                 </div>
             </div>
             <div class="grid2">
-                {field("Slice", text_input("llm-slice", f.slice), "at most this many samples per suite (0 = all)")}
+                {field("Slice", text_input("llm-slice", f.slice), "at most this many samples per suite (0 = all), taken in turn from each condition (N-back: a block of each N)")}
             </div>
         </fieldset>
     }

@@ -135,7 +135,9 @@ impl Form {
             base_url: RwSignal::new(ProviderKind::OpenAi.default_base_url().to_string()),
             model: RwSignal::new(String::new()),
             paper_sampling: RwSignal::new(true),
-            temperature: RwSignal::new("0".into()),
+            // Empty: with the papers' sampling ticked each suite sends its paper's values, and a field that
+            // showed 0 would say otherwise (the N-back paper ran at the API's default temperature).
+            temperature: RwSignal::new(String::new()),
             max_tokens: RwSignal::new(String::new()),
             top_p: RwSignal::new(String::new()),
             seed: RwSignal::new(String::new()),
@@ -223,7 +225,8 @@ impl Form {
         let own = crate::platform::web::window().location().origin().unwrap_or_default();
         if !own.is_empty() && base.trim().trim_end_matches('/').starts_with(&own) {
             return Err(format!(
-                "The base URL {base} is WM Lab's own address, not a model server. Run the model server on                  another port (llama.cpp: llama-server --port 8081, then http://127.0.0.1:8081/v1)."
+                "The base URL {base} is WM Lab's own address, not a model server. Run the model server on \
+                 another port (llama.cpp: llama-server --port 8081, then http://127.0.0.1:8081/v1)."
             ));
         }
         let mut provider = ProviderConfig::new(kind, base, model);

@@ -447,6 +447,10 @@ pub fn Llm() -> impl IntoView {
                     {move || if run_state.get() == RunState::Loading { "Preparing the samples… ".to_string() } else { String::new() }}
                     <span id="llm-done">{move || p().done}</span> " / " <span id="llm-total">{move || p().total}</span> " samples"
                     {move || { let r = p().resumed; (r > 0).then(|| format!(" ({r} from the saved log)")) }}
+                    // Inside multi-turn samples (N-back blocks, visual trials): the turns answered so far.
+                    {move || { let q = p(); (q.turns_total as usize > q.total.saturating_sub(q.resumed)).then(|| view! {
+                        " · turn " <span id="llm-turns">{q.turns_done}</span> " of about " {q.turns_total}
+                    }) }}
                     " · ETA " <span id="llm-eta">{move || p().eta_ms.map(fmt_ms).unwrap_or_else(|| "—".into())}</span>
                     " · tokens in " <span id="llm-tokens-in">{move || p().tokens_in}</span>
                     ", out " <span id="llm-tokens-out">{move || p().tokens_out}</span>

@@ -45,12 +45,8 @@ async fn tokenizer() -> Result<std::rc::Rc<minerva::Tokenizer>, String> {
 
 /// The samples of a spec (Minerva data is fetched only when a Minerva suite is ticked).
 pub(super) async fn build_samples(spec: &RunSpec) -> Result<Vec<Sample>, String> {
-    let cap = |mut v: Vec<Sample>| {
-        if spec.slice > 0 {
-            v.truncate(spec.slice);
-        }
-        v
-    };
+    // At most `slice` samples a suite, spread over its conditions (N-back: a block of each N).
+    let cap = |v: Vec<Sample>| wmlab_core::llm::spread_slice(v, spec.slice);
     let mut all = Vec::new();
     if let Some(c) = &spec.nback {
         all.extend(cap(nback::samples(c)));

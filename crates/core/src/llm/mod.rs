@@ -373,6 +373,59 @@ pub struct Sample {
     pub body: SampleBody,
 }
 
+impl Sample {
+    /// About how many requests the sample takes from its start, one per turn without retries: 1 for a
+    /// single request, an N-back block's trials after its prefilled ones, a visual trial's questions.
+    /// What a progress line's time estimate counts before a whole sample has finished.
+    pub fn expected_requests(&self) -> usize {
+        match &self.body {
+            SampleBody::Single(_) => 1,
+            SampleBody::Dialogue(d) => d.stimuli.len().saturating_sub(d.prefill).max(1),
+            SampleBody::Vision(v) => v.questions_left().max(1),
+        }
+    }
+}
+
+/// At most `k` of `samples` (all for `k` = 0), spread over their conditions: one from each (task,
+/// conditions) cell in turn (N-back's block number is not a condition), in order of first appearance, each cell's own order kept, returned in the
+/// samples' order. A 3-sample slice of N-back is then a block of each N, not three 1-back blocks — a
+/// slice still spans the design its statistics compare.
+pub fn spread_slice(samples: Vec<Sample>, k: usize) -> Vec<Sample> {
+    if k == 0 || samples.len() <= k {
+        return samples;
+    }
+    // A sample's cell: its task and conditions, less N-back's block number (an item, not a condition).
+    let cell = |s: &Sample| {
+        let mut c = s.conditions.clone();
+        if s.suite == Suite::Nback {
+            c.remove("block");
+        }
+        (s.task.clone(), c)
+    };
+    let mut cells: Vec<((String, BTreeMap<String, String>), Vec<usize>)> = Vec::new();
+    for (i, s) in samples.iter().enumerate() {
+        let key = cell(s);
+        match cells.iter_mut().find(|c| c.0 == key) {
+            Some(c) => c.1.push(i),
+            None => cells.push((key, vec![i])),
+        }
+    }
+    let mut keep = vec![false; samples.len()];
+    let (mut taken, mut round) = (0, 0);
+    while taken < k {
+        for c in &cells {
+            if let Some(&i) = c.1.get(round)
+                && taken < k
+            {
+                keep[i] = true;
+                taken += 1;
+            }
+        }
+        round += 1;
+    }
+    samples.into_iter().zip(keep).filter_map(|(s, k)| k.then_some(s)).collect()
+}
+
 /// What a sample asks of the model: one request or a multi-turn protocol; tagged by `kind` in JSON.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]

@@ -1184,6 +1184,21 @@ mod tests {
     }
 
     #[test]
+    fn a_slice_takes_a_block_of_each_n() {
+        let all = samples(&NbackConfig::paper(Variant::Letters));
+        let ns = |v: &[Sample]| v.iter().map(|s| s.conditions["n"].clone()).collect::<Vec<_>>();
+        assert!(ns(&all[..3]).iter().all(|n| n == "1"), "the blocks come N by N");
+        let three = crate::llm::spread_slice(all.clone(), 3);
+        assert_eq!(ns(&three), ["1", "2", "3"]);
+        assert_eq!(three[0].id, all[0].id, "each N's first block");
+        let seven = crate::llm::spread_slice(all.clone(), 7);
+        assert_eq!(ns(&seven), ["1", "1", "1", "2", "2", "3", "3"], "in turn, in the samples' order");
+        assert_eq!(crate::llm::spread_slice(all.clone(), 0).len(), all.len());
+        // A letters block asks its 24 trials, one request each (no prefill in the paper's protocol).
+        assert_eq!(all[0].expected_requests(), 24);
+    }
+
+    #[test]
     fn a_run_is_drawn_only_against_the_same_variant_and_protocol() {
         // Every published file belongs to exactly one (variant, protocol), and its blocks have that
         // variant's trials per block (GPT-4's 30×30 README run is never drawn beside 24-trial letters).

@@ -381,6 +381,11 @@ impl VisionDialogue {
         self.asked().get(self.answers.len()).copied()
     }
 
+    /// Answerable steps still without an answer: requests left, one each without retries.
+    pub fn questions_left(&self) -> usize {
+        self.asked().len().saturating_sub(self.answers.len())
+    }
+
     /// Whether every answerable step has its answer (read, or recorded as none).
     pub fn finished(&self) -> bool {
         self.current().is_none()
