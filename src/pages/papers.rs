@@ -87,7 +87,7 @@ pub fn Papers() -> impl IntoView {
                 .into_iter()
                 .map(|e| {
                     view! {
-                        <tr class="paper-entry" data-id=e.id data-status=e.status.label()>
+                        <tr class="paper-entry" data-id=e.id data-status=e.status.key()>
                             <td><strong>{e.id}</strong></td>
                             <td>{e.title}<br/><span class="small">{e.shows}</span></td>
                             <td>{published_cell(e)}</td>
@@ -116,9 +116,10 @@ pub fn Papers() -> impl IntoView {
         <section id="papers" data-entries=papers::ENTRIES.len()>
             <h1>"Papers"</h1>
             <p>"Every numbered figure and table of the four papers WM Lab is built from: where its published numbers \
-                come from (open them where the app carries them), whether the app reproduces it, and the run that \
-                produces your own version. \"Reproduced\" means the app draws it from your results, beside the \
-                published numbers where they are embedded; \"partly\" says what is missing."</p>
+                come from (open them where the app carries them), whether the app draws it, and the run that \
+                produces your own version. \"Drawn by the app\" means the app draws it from your results, beside the \
+                published numbers where they are embedded (your run reproduces the paper's only as far as your results \
+                agree with it); \"partly drawn\" says what is missing."</p>
             {sections}
         </section>
     }

@@ -142,7 +142,7 @@ pub fn Study() -> impl IntoView {
         let (literal, sample) = platform_tail(&platform.get());
         let q = query.get();
         let with_sample = if sample.is_empty() { q.clone() } else { format!("{q}&{sample}") };
-        let canonical = StudyConfig::from_query(&with_sample).map(|c| c.to_query()).map_err(|e| e.to_string())?;
+        let canonical = StudyConfig::from_query(&with_sample).map(|c| c.link_query()).map_err(|e| e.to_string())?;
         // The sample values out again (the canonical link names the participant `pid`), the
         // platform's placeholders in.
         let samples: Vec<String> =

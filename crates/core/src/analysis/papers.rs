@@ -173,13 +173,24 @@ pub enum Status {
 }
 
 impl Status {
-    /// The status in words, as the Papers page shows it.
+    /// The status in words, as the Papers page shows it: what the app does with the entry (it draws it
+    /// from the user's results; the user's run is what reproduces it).
     pub fn label(self) -> &'static str {
         match self {
-            Status::Reproduced => "reproduced",
+            Status::Reproduced => "drawn by the app",
+            Status::Partly => "partly drawn",
+            Status::NotYet => "not drawn yet",
+            Status::NoResult => "nothing to draw",
+        }
+    }
+
+    /// A stable key for element attributes and tests: `drawn`, `partly`, `not-yet`, `none`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Status::Reproduced => "drawn",
             Status::Partly => "partly",
-            Status::NotYet => "not yet",
-            Status::NoResult => "no result to reproduce",
+            Status::NotYet => "not-yet",
+            Status::NoResult => "none",
         }
     }
 }
@@ -956,6 +967,7 @@ pub fn published_chart(what: Embedded) -> Option<Chart> {
                 categories: vec![],
                 y_range: None,
                 series,
+                min_n: 0,
             })
         }
         Embedded::LrtOrderedShuffled | Embedded::LrtBlockShuffle => {
@@ -975,6 +987,7 @@ pub fn published_chart(what: Embedded) -> Option<Chart> {
                 categories: vec![],
                 y_range: Some((0.0, 1.0)),
                 series,
+                min_n: 0,
             })
         }
         Embedded::MinervaTable(source) => {
@@ -998,6 +1011,7 @@ pub fn published_chart(what: Embedded) -> Option<Chart> {
                 categories,
                 y_range: None,
                 series,
+                min_n: 0,
             })
         }
         Embedded::MinervaLengths(source) => {
@@ -1018,6 +1032,7 @@ pub fn published_chart(what: Embedded) -> Option<Chart> {
                 categories: vec![],
                 y_range: Some((0.0, 1.0)),
                 series,
+                min_n: 0,
             })
         }
         Embedded::MinervaVariants(source) => {
@@ -1043,6 +1058,7 @@ pub fn published_chart(what: Embedded) -> Option<Chart> {
                 categories,
                 y_range: Some((0.0, 1.0)),
                 series: vec![reference("variant 1".into(), p1, e1), reference("variant 2".into(), p2, e2)],
+                min_n: 0,
             })
         }
         Embedded::WormHumanCurves | Embedded::NbackPerBlock | Embedded::WormTableA3 | Embedded::WormTableA4 => None,

@@ -883,6 +883,19 @@ impl StudyConfig {
         }
     }
 
+    /// The query a study link carries: [`StudyConfig::to_query`] less what does not apply — the N-back
+    /// levels and blocks when no task is N-back. It reads back to the same study (the unused N-back
+    /// settings at their defaults). A participant's session is stored under the hash of the
+    /// `to_query` of the link they opened, so links made before this keep resuming.
+    pub fn link_query(&self) -> String {
+        let nback = self.tasks.iter().any(|t| t.nback().is_some());
+        self.to_query()
+            .split('&')
+            .filter(|p| nback || !(p.starts_with("n=") || p.starts_with("nbb=")))
+            .collect::<Vec<_>>()
+            .join("&")
+    }
+
     /// The canonical query string (without `?`); [`StudyConfig::from_query`] reads it back to an equal
     /// config.
     pub fn to_query(&self) -> String {
@@ -1409,6 +1422,21 @@ fn parse_adaptive(tasks: &[StudyTask], v: &str) -> Result<Vec<StudyTask>, StudyE
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_link_without_nback_carries_no_nback_levels() {
+        let mut c = StudyConfig::new(vec![StudyTask::Worm(TaskId::Vsr)]);
+        c.nback_ns = vec![3];
+        let link = c.link_query();
+        assert!(!link.split('&').any(|p| p.starts_with("n=") || p.starts_with("nbb=")), "{link}");
+        let back = StudyConfig::from_query(&link).unwrap();
+        assert_eq!(back.tasks, c.tasks);
+        assert_eq!(back.to_query(), StudyConfig { nback_ns: back.nback_ns.clone(), ..c.clone() }.to_query());
+        // With N-back, the levels stay.
+        let mut d = StudyConfig::new(vec![StudyTask::Nback(crate::people::NbackKind::Verbal)]);
+        d.nback_ns = vec![3];
+        assert_eq!(StudyConfig::from_query(&d.link_query()).unwrap(), d);
+    }
     use crate::people::NbackKind;
     use crate::task::TaskId;
 
