@@ -14,7 +14,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters_canvas::CanvasBackend;
-use wmlab_core::chart::{Chart, Heatmap, HistGrid, Marker, Rgb, Role, palette};
+use wmlab_core::chart::{Chart, Heatmap, HistGrid, Marker, Rgb, Role, legend_lines, palette};
 
 type Area = DrawingArea<CanvasBackend, Shift>;
 
@@ -34,16 +34,12 @@ fn text(area: &Area, s: &str, (x, y): (i32, i32), size: u32, h: HPos, v: VPos, r
     area.draw(&Text::new(s.to_string(), (x, y), style)).map_err(e2s)
 }
 
-fn truncate(s: &str, max: usize) -> String {
-    if s.chars().count() > max { s.chars().take(max.saturating_sub(1)).chain(['…']).collect() } else { s.to_string() }
-}
-
 /// A marker of `shape` at a data point: filled, or an outline for references.
 fn marker<DB: DrawingBackend + 'static>(
     shape: Marker,
     (x, y): (f64, f64),
     size: i32,
-    colour: RGBColor,
+    colour: RGBAColor,
     filled: bool,
 ) -> DynElement<'static, DB, (f64, f64)> {
     let fill = if filled { colour.filled() } else { colour.stroke_width(1) };
@@ -75,7 +71,7 @@ fn marker<DB: DrawingBackend + 'static>(
 /// One chart on `area`: the plot on the left, the legend on the right. Returns the legend entries drawn.
 fn draw_chart(area: &Area, chart: &Chart) -> Result<usize, String> {
     let (w, h) = area.dim_in_pixel();
-    let legend_w = (w as f64 * 0.3).min(240.0) as u32;
+    let legend_w = chart.legend_width(w as f64) as u32;
     let (plot, legend) = area.split_horizontally(w - legend_w);
     let ((x0, x1), (y0, y1)) = chart.bounds();
     let cats = &chart.categories;
@@ -122,7 +118,26 @@ fn draw_chart(area: &Area, chart: &Chart) -> Result<usize, String> {
             continue;
         }
         let joined = s.line && cats.is_empty();
-        if joined && s.role == Role::Chance {
+        // Points on too few observations faint, the segments to them and their error bars too.
+        let shade = |thin: bool| if thin { colour.mix(0.3) } else { colour.to_rgba() };
+        let thin: Vec<bool> = s
+            .points
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.0.is_finite() && p.1.is_finite())
+            .map(|(i, _)| s.thin(i, chart.min_n))
+            .collect();
+        if joined && thin.iter().any(|&t| t) {
+            let width = if s.role == Role::Subject { 2 } else { 1 };
+            for (i, seg) in pts.windows(2).enumerate() {
+                let style = shade(thin[i] || thin[i + 1]).stroke_width(width);
+                if s.role == Role::Chance {
+                    c.draw_series(DashedLineSeries::new(seg.iter().copied(), 6, 4, style)).map_err(e2s)?;
+                } else {
+                    c.draw_series(LineSeries::new(seg.iter().copied(), style)).map_err(e2s)?;
+                }
+            }
+        } else if joined && s.role == Role::Chance {
             c.draw_series(DashedLineSeries::new(pts.iter().copied(), 6, 4, style)).map_err(e2s)?;
         } else if joined {
             c.draw_series(LineSeries::new(pts.iter().copied(), style)).map_err(e2s)?;
@@ -130,25 +145,33 @@ fn draw_chart(area: &Area, chart: &Chart) -> Result<usize, String> {
         // Markers where they can be told apart (a long live curve is a line only).
         if !joined || pts.len() < 40 {
             let filled = s.role == Role::Subject;
-            c.draw_series(pts.iter().map(|&p| marker(s.marker, p, 3, colour, filled))).map_err(e2s)?;
+            c.draw_series(pts.iter().zip(&thin).map(|(&p, &t)| marker(s.marker, p, 3, shade(t), filled)))
+                .map_err(e2s)?;
         }
         // Whiskers: the bar and its two caps (1 % of the x range wide).
         let cap = (x1 - x0 + 2.0 * pad) * 0.01;
-        for &(x, lo, hi) in &s.bars {
-            let x = x + dodge;
+        for &(bx, lo, hi) in &s.bars {
+            let style = shade(s.points.iter().position(|p| p.0 == bx).is_some_and(|i| s.thin(i, chart.min_n)));
+            let x = bx + dodge;
             for path in [vec![(x, lo), (x, hi)], vec![(x - cap, lo), (x + cap, lo)], vec![(x - cap, hi), (x + cap, hi)]]
             {
-                c.draw_series(std::iter::once(PathElement::new(path, colour.stroke_width(1)))).map_err(e2s)?;
+                c.draw_series(std::iter::once(PathElement::new(path, style.stroke_width(1)))).map_err(e2s)?;
             }
         }
         if s.legend {
             entries.push((s.name.clone(), colour, s.role, s.marker, joined));
         }
     }
-    let step = (((h as i32) - 50) / entries.len().max(1) as i32).clamp(12, 20);
+    let thin_note = chart.thin_note();
     let max_chars = ((legend_w as i32 - 36) / 6).max(8) as usize;
-    for (i, (name, colour, role, shape, joined)) in entries.iter().enumerate() {
-        let y = 40 + step * i as i32;
+    // Long names wrap before their last " · " part (the n) onto a second line.
+    let lines: Vec<Vec<String>> = entries.iter().map(|e| legend_lines(&e.0, max_chars)).collect();
+    let rows = lines.iter().map(Vec::len).sum::<usize>() + usize::from(thin_note.is_some());
+    let step = (((h as i32) - 50) / rows.max(1) as i32).clamp(12, 20);
+    let mut row = 0;
+    for ((_, colour, role, shape, joined), text) in entries.iter().zip(&lines) {
+        let y = 40 + step * row as i32;
+        row += text.len();
         let style = colour.stroke_width(2);
         if *role == Role::Chance && *joined {
             for x in [4, 14, 24] {
@@ -165,8 +188,16 @@ fn draw_chart(area: &Area, chart: &Chart) -> Result<usize, String> {
             };
             legend.draw(&m).map_err(e2s)?;
         }
-        let font = ("sans-serif", 11).into_font().color(&BLACK);
-        legend.draw(&Text::new(truncate(name, max_chars), (34, y - 7), font)).map_err(e2s)?;
+        for (k, line) in text.iter().enumerate() {
+            let font = ("sans-serif", 11).into_font().color(&BLACK);
+            let x = if k > 0 { 42 } else { 34 };
+            legend.draw(&Text::new(line.clone(), (x, y - 7 + step * k as i32), font)).map_err(e2s)?;
+        }
+    }
+    if let Some(note) = thin_note {
+        let y = 40 + step * row as i32;
+        legend.draw(&Circle::new((16, y), 4, RGBColor(0x44, 0x44, 0x44).mix(0.3).filled())).map_err(e2s)?;
+        legend.draw(&Text::new(note, (34, y - 7), ("sans-serif", 11).into_font().color(&BLACK))).map_err(e2s)?;
     }
     Ok(entries.len())
 }
@@ -329,6 +360,13 @@ pub fn FigureCanvas(
             for (k, v) in &data {
                 let _ = c.set_attribute(k, v);
             }
+            // Points drawn faint (too few observations) and error bars drawn, for readers and tests.
+            if let Figure::Charts(charts) = &f {
+                let thin: usize = charts.iter().map(Chart::thin_points).sum();
+                let bars: usize = charts.iter().flat_map(|c| &c.series).map(|s| s.bars.len()).sum();
+                let _ = c.set_attribute("data-thin", &thin.to_string());
+                let _ = c.set_attribute("data-bars", &bars.to_string());
+            }
             mark_drawn(&c, paint(c.clone(), &f).map(Some));
         }
     });
@@ -360,7 +398,9 @@ pub fn FigureCanvas(
     }
 }
 
-/// One chart on a canvas `id` (see [`FigureCanvas`]).
+/// One chart on a canvas `id` (see [`FigureCanvas`]). With `download` (a file name without its
+/// extension), two buttons under it offer the chart at print size: `#{id}-svg` as SVG and `#{id}-png` as
+/// a 300 dpi PNG (fonts drawn into the picture).
 #[component]
 pub fn SpecChart(
     #[prop(into)] chart: Signal<Chart>,
@@ -371,9 +411,47 @@ pub fn SpecChart(
     #[prop(optional)] data: Vec<(&'static str, String)>,
     #[prop(default = None)] caption: Option<String>,
     #[prop(default = None)] caption_id: Option<String>,
+    #[prop(default = None)] download: Option<String>,
 ) -> impl IntoView {
     let figure = Signal::derive(move || Figure::Charts(vec![chart.get()]));
-    view! { <FigureCanvas figure id class width height data caption caption_id/> }
+    match download {
+        None => view! { <FigureCanvas figure id class width height data caption caption_id/> }.into_any(),
+        Some(stem) => {
+            let buttons = figure_downloads(chart, &id, stem);
+            view! { <div class="chart-box"><FigureCanvas figure id class width height data caption caption_id/>{buttons}</div> }
+                .into_any()
+        }
+    }
+}
+
+/// The print-size downloads of a chart (see [`SpecChart`]); a failure is said beside the buttons.
+fn figure_downloads(chart: Signal<Chart>, id: &str, stem: String) -> impl IntoView + use<> {
+    use wmlab_core::chart_svg::{PRINT_SCALE, PRINT_SIZE, print_svg};
+    let failed = RwSignal::new(None::<String>);
+    let svg_name = format!("{stem}.svg");
+    let png_name = format!("{stem}.png");
+    let save_svg = move |_| {
+        let text = print_svg(&chart.get_untracked());
+        failed.set(crate::platform::web::download(&svg_name, "image/svg+xml", &text).err());
+    };
+    let save_png = move |_| {
+        let text = print_svg(&chart.get_untracked());
+        let name = png_name.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            let r =
+                crate::platform::web::download_svg_as_png(&name, &text, PRINT_SIZE.0, PRINT_SIZE.1, PRINT_SCALE).await;
+            let _ = failed.try_set(r.err());
+        });
+    };
+    view! {
+        <div class="figure-downloads small">
+            <button class="secondary small-button" id=format!("{id}-svg") on:click=save_svg
+                title="7 × 4.2 in; text set in the reader's sans-serif font">"SVG"</button>
+            <button class="secondary small-button" id=format!("{id}-png") on:click=save_png
+                title="2,100 × 1,260 px: 7 × 4.2 in at 300 dpi, fonts drawn in">"PNG (300 dpi)"</button>
+            {move || failed.get().map(|e| view! { <span class="error">{e}</span> })}
+        </div>
+    }
 }
 
 /// A record's per-condition curves beside the people's (`analysis::record_charts`), one chart per panel
@@ -388,25 +466,81 @@ pub fn RecordCharts(record: wmlab_core::record::ResultRecord) -> impl IntoView {
     view! {
         <div class="charts" id="charts" data-panels=n>
             {charts.into_iter().enumerate().map(|(i, c)| {
-                let data = vec![("data-panel", c.title.clone())];
-                view! { <SpecChart chart=c id=format!("plot-{i}") width=720 height=340 data/> }
+                // The panel's name: the title before any remark (`CD-Color · at retention 18 …`).
+                let panel = c.title.split(" · ").next().unwrap_or_default().to_string();
+                let data = vec![("data-panel", panel)];
+                let download = Some(figure_stem(&c.title));
+                view! { <SpecChart chart=c id=format!("plot-{i}") width=720 height=340 data download/> }
             }).collect_view()}
         </div>
-        <p class="small">"Thick lines, filled dots: this result. Thin lines, rings: people in the WorM study (where published)."</p>
+        <p class="small" id="charts-explained">"Thick lines, filled dots: this result, with 95 % intervals (Wilson for answers \
+            right or wrong, a bootstrap of the mean for scores) and the n behind each point in the legend; a point on fewer \
+            than 10 is drawn faint. Thin lines, rings: people in the WorM study (where published; the source gives no \
+            standard errors)."</p>
     }
     .into_any()
 }
 
+/// A file name for a figure: `wmlab-` and the words of `title` in lower case, joined by `-`.
+pub fn figure_stem(title: &str) -> String {
+    let words: Vec<String> = title
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| w.to_ascii_lowercase())
+        .collect();
+    format!("wmlab-{}", words.join("-"))
+}
+
 /// One comparison panel (`wmlab_core::compare::Panel`) as a chart, `#cmp-plot-i` with the panel, the
-/// subjects and references drawn (`data-who`) and the chosen results (`data-subjects`), and the marker
-/// key under it.
+/// subjects and references drawn (`data-who`) and the chosen results (`data-subjects`), the marker key
+/// under it, and its print-size downloads.
 #[component]
 pub fn CmpChart(panel: wmlab_core::compare::Panel, index: usize, names: Vec<String>) -> impl IntoView {
     let who = panel.series.iter().map(|s| s.who.key()).collect::<Vec<_>>().join(" ");
     let subjects = panel.subjects().iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",");
     let data = vec![("data-panel", panel.name.clone()), ("data-who", who), ("data-subjects", subjects)];
     let caption = panel.marker_key().map(|k| format!("Markers: {k}"));
+    let download = Some(figure_stem(&panel.name));
     view! {
-        <SpecChart chart=panel.chart(&names) id=format!("cmp-plot-{index}") class="cmp-plot" width=780 data caption/>
+        <SpecChart chart=panel.chart(&names) id=format!("cmp-plot-{index}") class="cmp-plot" width=780 data caption download/>
+    }
+}
+
+/// One comparison panel as small multiples (`Panel::summary_chart`, then `Panel::level_charts`): a
+/// `div.cmp-panel` (`data-panel`, `data-levels`) holding the summary `#cmp-sum-i` and one chart per
+/// level `#cmp-level-i-k` (`data-level`, `data-who`), each with its downloads.
+#[component]
+pub fn CmpLevels(panel: wmlab_core::compare::Panel, index: usize, names: Vec<String>) -> impl IntoView {
+    let summary = panel.summary_chart(&names);
+    let levels = panel.level_charts(&names);
+    let n = levels.len();
+    let one = panel.labels.len() <= 1;
+    let level_views = levels
+        .into_iter()
+        .enumerate()
+        .map(|(k, c)| {
+            let label = if one { String::new() } else { panel.labels.get(k).cloned().unwrap_or_default() };
+            let who = panel
+                .series
+                .iter()
+                .filter(|s| s.curves.iter().any(|c| (one || c.label == label) && !c.points.is_empty()))
+                .map(|s| s.who.key())
+                .collect::<Vec<_>>()
+                .join(" ");
+            let data = vec![("data-panel", panel.name.clone()), ("data-level", label), ("data-who", who)];
+            let download = Some(figure_stem(&c.title));
+            view! { <SpecChart chart=c id=format!("cmp-level-{index}-{k}") class="cmp-level" width=500 height=300 data download/> }
+        })
+        .collect_view();
+    let summary_view = summary.map(|c| {
+        let download = Some(figure_stem(&c.title));
+        let data = vec![("data-panel", panel.name.clone())];
+        view! { <SpecChart chart=c id=format!("cmp-sum-{index}") class="cmp-summary" width=500 height=300 data download/> }
+    });
+    view! {
+        <div class="cmp-panel" data-panel=panel.name.clone() data-levels=n>
+            {summary_view}
+            <div class="charts cmp-levels">{level_views}</div>
+        </div>
     }
 }

@@ -1,4 +1,6 @@
-//! Formatting shared by the pages: durations, scores, score pairs.
+//! Formatting shared by the pages: durations, scores, score pairs, the n behind a score.
+
+use leptos::prelude::*;
 
 /// A duration in words (`42s`, `3m 05s`, `1h 02m`).
 pub fn fmt_ms(ms: f64) -> String {
@@ -20,4 +22,21 @@ pub fn fmt(x: Option<f64>) -> String {
 /// "subject / human" of a score's two quantities.
 pub fn pair(m: Option<f64>, h: Option<f64>) -> String {
     if m.is_none() && h.is_none() { "—".into() } else { format!("{} / {}", fmt(m), fmt(h)) }
+}
+
+/// The n behind a Table A3 row's scores, flagged where some of its points rest on too few observations.
+pub fn n_cell(n: Option<u32>, thin: u32) -> impl IntoView + use<> {
+    let title = if thin > 0 {
+        format!(
+            "{thin} of the points behind this score rest on fewer than {} observations: evaluate on more trials",
+            wmlab_core::stats::MIN_POINT_N
+        )
+    } else {
+        "answers or trials behind the points that meet a human point".to_string()
+    };
+    let is_thin = thin > 0;
+    view! {
+        <td class="num a3-n" class:thin=is_thin title=title data-thin=thin>
+            {n.map_or("—".to_string(), |n| n.to_string())}{if is_thin { " ⚠" } else { "" }}</td>
+    }
 }

@@ -79,7 +79,7 @@ fn record_view(state: AppState, r: ResultRecord) -> impl IntoView {
     let subject = r.subject.label();
     let kind = r.subject.kind();
     let created = r.created.clone().unwrap_or_else(|| "—".into());
-    let summaries = r.summaries.iter().map(summary_row).collect_view();
+    let summaries = r.summaries_in_order().into_iter().map(summary_row).collect_view();
     let n_trials = r.trials.len();
     let n_summaries = r.summaries.len();
     view! {

@@ -68,6 +68,38 @@ pub fn download_bytes(name: &str, bytes: &[u8]) -> Result<(), String> {
     save_blob(name, "application/octet-stream", &parts)
 }
 
+/// The SVG document `svg` (`width` × `height` px) drawn `scale` times larger on a canvas and offered as
+/// a PNG download named `name`: text and lines are drawn at the raster's own resolution, so the fonts
+/// are in the picture.
+pub async fn download_svg_as_png(name: &str, svg: &str, width: u32, height: u32, scale: u32) -> Result<(), String> {
+    let fail = |what: &str| format!("the PNG could not be made ({what})");
+    let img = web_sys::HtmlImageElement::new().map_err(|_| fail("no image element"))?;
+    let loaded = js_sys::Promise::new(&mut |resolve, reject| {
+        img.set_onload(Some(&resolve));
+        img.set_onerror(Some(&reject));
+    });
+    let src = format!("data:image/svg+xml;charset=utf-8,{}", String::from(js_sys::encode_uri_component(svg)));
+    img.set_src(&src);
+    JsFuture::from(loaded).await.map_err(|_| fail("the browser could not read the figure"))?;
+    let doc = window().document().ok_or("no document")?;
+    let canvas: web_sys::HtmlCanvasElement =
+        doc.create_element("canvas").map_err(|_| fail("no canvas"))?.dyn_into().map_err(|_| fail("no canvas"))?;
+    let (w, h) = (width * scale, height * scale);
+    canvas.set_width(w);
+    canvas.set_height(h);
+    let ctx: web_sys::CanvasRenderingContext2d =
+        canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into().ok()).ok_or_else(|| fail("no 2D context"))?;
+    ctx.draw_image_with_html_image_element_and_dw_and_dh(&img, 0.0, 0.0, w as f64, h as f64)
+        .map_err(|_| fail("drawing"))?;
+    let url = canvas.to_data_url_with_type("image/png").map_err(|_| fail("encoding"))?;
+    let a: web_sys::HtmlAnchorElement =
+        doc.create_element("a").map_err(|_| "no link element")?.dyn_into().map_err(|_| "no link element")?;
+    a.set_href(&url);
+    a.set_download(name);
+    a.click();
+    Ok(())
+}
+
 fn save_blob(name: &str, mime: &str, parts: &js_sys::Array) -> Result<(), String> {
     let opts = web_sys::BlobPropertyBag::new();
     opts.set_type(mime);

@@ -18,6 +18,8 @@
 // Test-only switches as in people.test.mjs (localStorage wmlab_fast / wmlab_test before the app loads).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { appUnderTest, launch, openPage } from './helpers.mjs';
 import { participantPage as openParticipant, takeStudy } from './participant.mjs';
 import { startFaultServer } from './fault-server.mjs';
@@ -151,6 +153,62 @@ async function charts(page) {
   })));
 }
 
+/** With WMLAB_SHOTS=<folder>: a screenshot of `selector` at desktop width (for the docs and notes). */
+async function shot(page, selector, name) {
+  if (!process.env.WMLAB_SHOTS) return;
+  await page.setViewportSize({ width: 1366, height: 800 });
+  await page.locator(selector).first().screenshot({ path: path.join(process.env.WMLAB_SHOTS, name) });
+}
+
+/** A download's bytes. */
+async function download(page, selector) {
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
+  return { name: dl.suggestedFilename(), bytes: fs.readFileSync(await dl.path()) };
+}
+
+/**
+ * The default layout on VSR: a summary (accuracy per list length, pooled over positions) and one plot per
+ * list length, the person (s0) and the network (s1) on each with error bars, the network's 2-trial points
+ * faint; the Table A3 rows show their n; each figure downloads as a 7-inch SVG and a 300 dpi PNG.
+ */
+async function smallMultiples(page) {
+  await page.waitForFunction(() => {
+    const cs = [...document.querySelectorAll('#cmp-plots .cmp-panel canvas')];
+    return cs.length > 1 && cs.every((c) => c.dataset.drawn === 'true');
+  }, null, { timeout: 30_000 });
+  assert.equal(await page.inputValue('#cmp-layout'), 'levels');
+  const levels = await page.$$eval('#cmp-plots canvas.cmp-level', (cs) => cs.map((c) => ({
+    level: c.dataset.level, who: c.dataset.who.split(' '), bars: Number(c.dataset.bars), thin: Number(c.dataset.thin),
+  })));
+  assert.ok(levels.length >= 2, JSON.stringify(levels));
+  assert.ok(levels.every((l) => /^list_length=\d+$/.test(l.level)), JSON.stringify(levels));
+  const numbers = levels.map((l) => Number(l.level.split('=')[1]));
+  assert.deepEqual(numbers, [...numbers].sort((a, b) => a - b), 'levels in order');
+  const both = levels.filter((l) => l.who.includes('s0') || l.who.includes('s1'));
+  assert.ok(both.length >= 1 && both.every((l) => l.bars > 0), `subjects' points have intervals: ${JSON.stringify(levels)}`);
+  assert.ok(levels.some((l) => l.thin > 0), 'the network evaluated on 2 trials a task: faint points');
+  const sum = await page.$eval('#cmp-sum-0', (c) => ({ drawn: c.dataset.drawn, bars: Number(c.dataset.bars), panel: c.dataset.panel }));
+  assert.deepEqual([sum.drawn, sum.panel], ['true', 'VSR']);
+  assert.ok(sum.bars >= 2, 'the summary has intervals');
+  // n beside every A and B, flagged where the points are thin.
+  const ns = await page.$$eval('#cmp-scores tr.cmp-score-row', (trs) => trs.map((tr) => [tr.dataset.who, tr.querySelector('td.a3-n')?.textContent]));
+  for (const [w, n] of ns) {
+    if (w === 'chance') assert.equal(n, '—');
+    else assert.match(n, /^\d+( ⚠)?$/, `${w}: ${n}`);
+  }
+  assert.ok(ns.some(([w, n]) => w === 's1' && n.endsWith('⚠')), 'the network on 2 trials is flagged');
+  // Print-size downloads of the summary: SVG 700 × 420 with the faint-point key, PNG 2100 × 1260.
+  const svg = await download(page, '#cmp-sum-0-svg');
+  assert.equal(svg.name, 'wmlab-vsr-accuracy-by-list-length.svg');
+  const text = svg.bytes.toString('utf8');
+  assert.ok(text.startsWith('<svg ') && text.includes('width="700" height="420"'), text.slice(0, 200));
+  assert.ok(text.includes('people (WorM)') && /<g class="series" data-name="[^"]*· n \d/.test(text), 'series named with their n');
+  const png = await download(page, '#cmp-sum-0-png');
+  assert.equal(png.name, 'wmlab-vsr-accuracy-by-list-length.png');
+  assert.equal(png.bytes.subarray(1, 4).toString('latin1'), 'PNG');
+  assert.deepEqual([png.bytes.readUInt32BE(16), png.bytes.readUInt32BE(20)], [2100, 1260]);
+}
+
 const scoreRows = (page) => page.$$eval('#cmp-scores tr.cmp-score-row', (trs) => trs.map((tr) => ({
   id: tr.id, who: tr.dataset.who, effect: tr.dataset.effect, a: tr.dataset.a, b: tr.dataset.b,
 })));
@@ -196,6 +254,9 @@ test('a person, an LLM and a network made here are compared on one page and by l
   await page.selectOption('#cmp-task', 'VSR');
   await page.check('#cmp-chance');
   await page.waitForSelector('#compare[data-task="VSR"]');
+  await smallMultiples(page);
+  // The one-plot layout: every list length on one plot, told apart by marker shape.
+  await page.selectOption('#cmp-layout', 'together');
   let cs = await charts(page);
   assert.deepEqual(cs.map((c) => c.panel), ['VSR']);
   assert.deepEqual(cs[0].who, ['s0', 's1', 'human', 'chance', 'memoryless']);
@@ -352,6 +413,27 @@ test('a person, an LLM and a network made here are compared on one page and by l
   assert.doesNotMatch(await page.textContent('#cmp-missing').catch(() => ''), /vision-fake/);
   rows = await scoreRows(page);
   assert.deepEqual(rows.filter((r) => r.who === visWho).map((r) => r.effect), ['primacy', 'recency', 'list_length'], 'Table A3 rows for the model');
+  if (process.env.WMLAB_SHOTS) {
+    // The three on VSR as small multiples, then their records and the person's Results.
+    await page.selectOption('#cmp-layout', 'levels');
+    await page.waitForFunction(() => {
+      const cs = [...document.querySelectorAll('#cmp-plots .cmp-panel canvas')];
+      return cs.length > 1 && cs.every((c) => c.dataset.drawn === 'true');
+    });
+    await shot(page, '#cmp-plots', 'compare-vsr.png');
+    await page.click('#nav-results');
+    await page.waitForSelector('#history[data-count="3"]');
+    const records = path.join(process.env.WMLAB_SHOTS, 'records');
+    fs.mkdirSync(records, { recursive: true });
+    for (const kind of ['network', 'llm', 'person']) {
+      await page.click(`#history tr.history-row[data-kind="${kind}"] button.history-open`);
+      await page.waitForFunction((k) => document.querySelector('#subject')?.textContent.includes(`(${k})`), kind);
+      const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#download-json')]);
+      await dl.saveAs(path.join(records, `${kind}.json`));
+    }
+    await page.waitForSelector('#results[data-state="shown"] #charts canvas[data-drawn="true"]');
+    await shot(page, '#record', 'results-person.png');
+  }
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -327,7 +327,10 @@ test('CPU backend: live curves, pause/resume, reload resume, download/upload, ba
   await page.waitForFunction(() => /Loaded latest\.wmlabnn/.test(document.querySelector('#nn-notice')?.textContent || ''), null, LONG);
   step('11');
 
-  // Evaluate: 14 task rows, Fig. 4 curves with the human overlay.
+  // Evaluate: 14 task rows, Fig. 4 curves with the human overlay. The default is big enough for every
+  // condition cell (10 × VSRec's 40 cells), and says why; this test takes 3 for speed.
+  assert.equal(await page.inputValue('#nn-eval-n'), '400');
+  assert.match(await page.textContent('#nn-eval-n-why'), /400 trials per task.*40 cells.*10 trials/);
   await page.fill('#nn-eval-n', '3');
   await page.click('#nn-evaluate');
   await page.waitForSelector('#nn-eval #nn-eval-table tbody tr', LONG);
@@ -432,6 +435,15 @@ test('CPU backend: analyses of a tiny trained network draw every figure (Fig. 5,
   // The last row pools the five CD features (the paper's table); CD is compared at retention 18 (the
   // paper's comparison) unless the user pools the retention intervals.
   assert.equal(a3[12][0], 'CD');
+  // n beside every A and B: 30 trials a task leave points under 10 trials (flagged ⚠ with the reason).
+  const ns = await page.$$eval('#nn-a3-table td.a3-n', (tds) => tds.map((td) => [td.textContent, td.dataset.thin, td.title]));
+  assert.equal(ns.length, 13);
+  for (const [text, thin, title] of ns) {
+    assert.match(text, /^\d+( ⚠)?$/, text);
+    assert.equal(text.endsWith('⚠'), thin !== '0', text);
+    if (thin !== '0') assert.match(title, /fewer than 10 observations/);
+  }
+  assert.ok(ns.some(([, thin]) => thin !== '0'), 'CD at retention 18 on 30 trials: thin points');
   // Table A3's t-tests against the chance model: run where the parts have scores, p shown on hover, and
   // an asterisk exactly where p < 0.01.
   const tests = await page.$$eval('#nn-a3-table td.a3-b', (tds) => tds.map((td) => [td.dataset.p, td.dataset.star, td.textContent, td.title]));

@@ -82,6 +82,13 @@ test('the study page builds a link that starts, and names bad values', async () 
   assert.match(link, /#\/take\?tasks=VIR,nback-verbal&tpc=1&/);
   assert.match(link, /seed=5/);
   assert.match(link, /pid=P-7/);
+  assert.match(link, /&n=1,2,3&nbb=/, 'N-back levels with an N-back task');
+  // Without an N-back task the link carries no N-back levels.
+  await page.uncheck('#task-nback-verbal');
+  await page.waitForFunction(() => !/nback/.test(document.querySelector('#study-link')?.value || 'nback'));
+  assert.doesNotMatch(await page.inputValue('#study-link'), /[?&](n|nbb)=/);
+  await page.check('#task-nback-verbal');
+  await page.waitForFunction(() => /nback-verbal/.test(document.querySelector('#study-link')?.value || ''));
   await page.fill('#tpc', '0');
   await page.waitForSelector('#study-form-error');
   assert.match(await page.textContent('#study-form-error'), /tpc/);
@@ -151,6 +158,14 @@ test('a participant completes every task (14 WorM ids, LSR, N-back verbal and sp
   }, null, { timeout: 30_000 });
   const panels = await page.$$eval('#results canvas.plot', (c) => c.map((x) => x.dataset.panel));
   for (const p of ['VSR', 'SMU', 'CS', 'CD-Color', 'LSR']) assert.ok(panels.includes(p), `panel ${p} in ${panels}`);
+  // Every subject point with its 95 % interval; a one-session bot's points are thin (faint, said in the
+  // legend); CD's title says at which retention interval it is drawn; the summary rows in natural order.
+  const vsr = await page.$eval('#results canvas.plot[data-panel="VSR"]', (c) => ({ bars: Number(c.dataset.bars), thin: Number(c.dataset.thin) }));
+  assert.ok(vsr.bars > 0 && vsr.thin > 0, JSON.stringify(vsr));
+  assert.match(await page.getAttribute('#results canvas.plot[data-panel="CD-Color"]', 'aria-label'), /CD-Color · (at retention 18|pooled over retention)/);
+  const order = await page.$$eval('#summary-table tbody tr', (trs) => trs.map((tr) => [tr.children[0].textContent, tr.children[1].textContent]));
+  const vsrConds = order.filter(([t, c]) => t === 'VSR' && /^list_length=\d+$/.test(c)).map(([, c]) => Number(c.split('=')[1]));
+  assert.deepEqual(vsrConds, [...vsrConds].sort((a, b) => a - b), `VSR rows in order: ${vsrConds}`);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -6,9 +6,13 @@
 //! networks ordered as the paper's grid — RNN, GRU, LSTM, Transformer, then capacity — as WorM Figs. A2
 //! and A7–A12 draw one panel per model).
 //!
-//! The folder: `together_<panel>.svg` or `run<k>_<panel>.svg` (k: the record's place on the command
-//! line, from 1), `curves.csv` (run, who, panel, label, x_name, x, y), `scores.csv` (Table A3: run, who,
-//! effect, A, B, M_A, H_A, M_B, H_B, note), `runs.csv` (run, title, file) and `significance.csv` (each
+//! The folder: `together_<panel>.svg` (with the Compare page's small multiples beside it:
+//! `summary_<panel>.svg`, each subject's accuracy per level pooled over x, and `level_<panel>_<level>.svg`,
+//! one plot per level) or `run<k>_<panel>.svg` (k: the record's place on the command line, from 1), `curves.csv` (run, who, panel, label, x_name, x, y, and where known n, the 95 % interval
+//! `ci_low`–`ci_high` — Wilson for answers, a bootstrap for scores — and `thin`: n under the minimum the
+//! plots draw solid), `scores.csv` (Table A3: run, who,
+//! effect, A, B, M_A, H_A, M_B, H_B, n and thin_points — the observations behind the matched points and
+//! how many points rest on too few — note), `runs.csv` (run, title, file) and `significance.csv` (each
 //! record's WorM task ids against chance and the memoryless baseline, `wmlab_core::chance`),
 //! `agreement.csv` (error consistency κ of every pair of records on the trials both took, per task, with
 //! its bootstrap interval), `noise_ceiling.csv` (the people's mean pairwise κ per task) and
@@ -25,6 +29,7 @@ use wmlab_core::chart_svg::svg;
 use wmlab_core::compare::{self as cmp, Compared, Extras, Panel, Who};
 use wmlab_core::people::StudyTask;
 use wmlab_core::record::{ResultRecord, push_csv_row};
+use wmlab_core::stats::MIN_POINT_N;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum LayoutArg {
@@ -131,9 +136,31 @@ fn curves_rows(out: &mut String, panels: &[Panel], names: &[String]) {
     for p in panels {
         for s in &p.series {
             for c in &s.curves {
-                for (x, y) in &c.points {
+                for (i, (x, y)) in c.points.iter().enumerate() {
                     let (who, x, y) = (s.who.name(names), x.to_string(), y.to_string());
-                    push_csv_row(out, &[run_of(&s.who), who, p.name.clone(), c.label.clone(), c.x_name.clone(), x, y]);
+                    // n and the 95 % interval where the curve has them (not the published numbers).
+                    let n = c.n.get(i).map(|n| n.to_string()).unwrap_or_default();
+                    let (lo, hi) = match c.ci.get(i).copied().flatten() {
+                        Some((lo, hi)) => (lo.to_string(), hi.to_string()),
+                        None => Default::default(),
+                    };
+                    let thin = c.n.get(i).map(|&n| (n < MIN_POINT_N).to_string()).unwrap_or_default();
+                    push_csv_row(
+                        out,
+                        &[
+                            run_of(&s.who),
+                            who,
+                            p.name.clone(),
+                            c.label.clone(),
+                            c.x_name.clone(),
+                            x,
+                            y,
+                            n,
+                            lo,
+                            hi,
+                            thin,
+                        ],
+                    );
                 }
             }
         }
@@ -171,7 +198,7 @@ pub fn run(a: &CompareArgs) -> Result<(), String> {
     };
 
     let mut files: Vec<String> = Vec::new();
-    let mut curves = String::from("run,who,panel,label,x_name,x,y\n");
+    let mut curves = String::from("run,who,panel,label,x_name,x,y,n,ci_low,ci_high,thin\n");
     let mut runs = String::from("run,title,file\n");
     let names;
     match a.layout {
@@ -184,6 +211,19 @@ pub fn run(a: &CompareArgs) -> Result<(), String> {
                 files.push(file.clone());
                 for i in p.subjects() {
                     push_csv_row(&mut runs, &[(i + 1).to_string(), names[i].clone(), file.clone()]);
+                }
+                // The Compare page's default small multiples: the pooled summary and a plot per level.
+                if let Some(c) = p.summary_chart(&names) {
+                    let file = format!("summary_{}.svg", slug(&p.name));
+                    write(&file, &svg(&c, a.width, a.height))?;
+                    files.push(file);
+                }
+                if p.labels.len() > 1 {
+                    for (c, label) in p.level_charts(&names).iter().zip(&p.labels) {
+                        let file = format!("level_{}_{}.svg", slug(&p.name), slug(label));
+                        write(&file, &svg(c, a.width, a.height))?;
+                        files.push(file);
+                    }
                 }
             }
             curves_rows(&mut curves, &panels, &names);
@@ -203,11 +243,12 @@ pub fn run(a: &CompareArgs) -> Result<(), String> {
             }
         }
     }
-    let mut scores = String::from("run,who,effect,A,B,M_A,H_A,M_B,H_B,note\n");
+    let mut scores = String::from("run,who,effect,A,B,M_A,H_A,M_B,H_B,n,thin_points,note\n");
     for (who, rows) in cmp::score_table(task, &subjects) {
         for r in rows {
             let mut row = vec![run_of(&who), who.name(&names), r.effect.clone()];
             row.extend([r.a, r.b, r.m_a, r.h_a, r.m_b, r.h_b].map(opt));
+            row.extend([r.n.map(|n| n.to_string()).unwrap_or_default(), r.thin_points.to_string()]);
             row.push(r.note.clone());
             push_csv_row(&mut scores, &row);
         }

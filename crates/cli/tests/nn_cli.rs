@@ -466,10 +466,11 @@ fn compare_draws_the_vsr_ablation_per_run_and_together() {
         let s = std::fs::read_to_string(out.join(f)).unwrap();
         assert!(s.starts_with("<svg "), "{f}");
         // The run alone, the people and the chance model: three labelled groups of series.
-        assert!(s.contains(&format!("data-name=\"{}\"", runs[k].replace('"', "&quot;"))), "{f}");
+        // Each run named with the n behind its points.
+        assert!(s.contains(&format!("data-name=\"{} · n ", runs[k].replace('"', "&quot;"))), "{f}");
         assert!(s.contains("data-name=\"people (WorM)\"") && s.contains("data-name=\"chance model\""), "{f}");
         assert!(s.contains("data-name=\"memoryless model\""), "{f}: VSR's 1/L beside chance");
-        assert!(!s.contains(&format!("data-name=\"{}\"", runs[1 - k])), "{f}: only its own run");
+        assert!(!s.contains(&format!("data-name=\"{} · n ", runs[1 - k])), "{f}: only its own run");
     }
     let scores = std::fs::read_to_string(out.join("scores.csv")).unwrap();
     for who in ["1,", "2,", ",chance model,"] {
@@ -543,6 +544,17 @@ fn compare_draws_the_vsr_ablation_per_run_and_together() {
         curves.lines().any(|l| l.starts_with("2,") && l.contains(",VSR,list_length=6,serial_position,")),
         "{curves}"
     );
+    // Every run's point carries its n and its 95 % interval around y; the people's none.
+    assert!(curves.starts_with("run,who,panel,label,x_name,x,y,n,ci_low,ci_high,thin\n"));
+    for f in wmlab_core::analysis::dashboard::parse_csv(&curves).unwrap().iter().skip(1) {
+        if f[0] == "2" {
+            let (y, n, lo, hi): (f64, u32, f64, f64) =
+                (f[6].parse().unwrap(), f[7].parse().unwrap(), f[8].parse().unwrap(), f[9].parse().unwrap());
+            assert!(n >= 1 && lo <= y && y <= hi && f[10] == (n < 10).to_string(), "{f:?}");
+        } else if f[1] == "people (WorM)" {
+            assert_eq!(f[7..], ["", "", "", ""], "{f:?}");
+        }
+    }
 
     let out = dir.join("together");
     let line = ok(&["compare", "--out", out.to_str().unwrap(), &recs[0], &recs[1]]);
@@ -550,6 +562,13 @@ fn compare_draws_the_vsr_ablation_per_run_and_together() {
     assert_eq!(doc["layout"], "together");
     let s = std::fs::read_to_string(out.join("together_vsr.svg")).unwrap();
     assert_eq!(s.matches("data-role=\"Subject\"").count(), 16, "two runs × eight list lengths (2–9)");
+    // The small multiples: a summary of both runs over the eight list lengths, a plot per list length.
+    let sum = std::fs::read_to_string(out.join("summary_vsr.svg")).unwrap();
+    assert_eq!(sum.matches("data-role=\"Subject\"").count(), 2, "{sum}");
+    for l in 2..=9 {
+        let lv = std::fs::read_to_string(out.join(format!("level_vsr_list_length-{l}.svg"))).unwrap();
+        assert_eq!(lv.matches("data-role=\"Subject\"").count(), 2, "list length {l}");
+    }
 
     // Bad input: plain words, nothing written over.
     let junk = dir.join("junk.json");

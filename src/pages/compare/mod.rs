@@ -18,7 +18,7 @@ use wmlab_core::people::StudyTask;
 use wmlab_core::share;
 
 use crate::app::AppState;
-use crate::components::chart::{CmpChart, SpecChart};
+use crate::components::chart::{CmpChart, CmpLevels, SpecChart};
 use crate::platform::web;
 
 mod sources;
@@ -121,6 +121,7 @@ pub fn Compare(link: Option<String>) -> impl IntoView {
         }
         let c = Comparison {
             per_run: st.per_run.get(),
+            overlay: st.overlay.get(),
             ..Comparison::new(t, &items, st.human.get(), st.chance.get(), st.published.get())
         };
         Some(
@@ -168,6 +169,14 @@ pub fn Compare(link: Option<String>) -> impl IntoView {
         }
         let names = names.get();
         let n = ps.len();
+        if !st.overlay.get() {
+            return view! {
+                <div class="cmp-plots cmp-small-multiples" id="cmp-plots" data-panels=n>
+                    {ps.into_iter().enumerate().map(|(i, p)| view! { <CmpLevels panel=p index=i names=names.clone()/> }).collect_view()}
+                </div>
+            }
+            .into_any();
+        }
         view! {
             <div class="charts cmp-plots" id="cmp-plots" data-panels=n>
                 {ps.into_iter().enumerate().map(|(i, p)| view! { <CmpChart panel=p index=i names=names.clone()/> }).collect_view()}
@@ -228,9 +237,15 @@ pub fn Compare(link: Option<String>) -> impl IntoView {
                 <label class:hidden=move || !is_nback()><input type="checkbox" id="cmp-published" prop:checked=move || st.published.get()
                     on:change=move |ev| st.published.set(event_target_checked(&ev))/>" published LLM numbers (N-back)"</label>
                 <label>"Layout "
-                    <select id="cmp-layout" prop:value=move || if st.per_run.get() { "per-run" } else { "together" }
-                        on:change=move |ev| st.per_run.set(event_target_value(&ev) == "per-run")>
-                        <option value="together">"every run on one plot"</option>
+                    <select id="cmp-layout"
+                        prop:value=move || if st.per_run.get() { "per-run" } else if st.overlay.get() { "together" } else { "levels" }
+                        on:change=move |ev| {
+                            let v = event_target_value(&ev);
+                            st.per_run.set(v == "per-run");
+                            st.overlay.set(v == "together");
+                        }>
+                        <option value="levels">"a plot per condition level, every run on each"</option>
+                        <option value="together">"every run and level on one plot"</option>
                         <option value="per-run">"one plot per run (WorM Figs. A2, A7–A12)"</option>
                     </select>
                 </label>
@@ -244,9 +259,18 @@ pub fn Compare(link: Option<String>) -> impl IntoView {
                 references, as the WorM appendix draws one panel per model (Figs. A7–A12: networks ordered RNN, GRU, LSTM, \
                 Transformer, then by capacity; Fig. A2: VSR trained jointly, alone, or with longer lists). Each run is named by \
                 its architecture, capacity, preset, steps, task subset and task parameters."</p>
-            <p class="small">"Thick lines with filled markers: the chosen results, one colour each. Thin lines: people in the WorM \
-                study (dark), published LLM numbers, the chance model (dashed grey) and the memoryless model (dashed brown). The marker shape tells the curves of one \
-                panel apart (e.g. list lengths)."</p>
+            <p class="small" id="cmp-layout-levels">"By default each task is drawn as small multiples: first a summary (each \
+                subject's accuracy per condition level — list length, retention … — pooled over the x axis, with a 95 % Wilson \
+                interval), then one plot per level with every subject on it as a line of its own colour, the same colour on every \
+                plot. One level at a time is easier to read than eight curves told apart by marker shape, and a subject keeps its \
+                colour from plot to plot."</p>
+            <p class="small">"Thick lines with filled markers: the chosen results, one colour each; bars: 95 % intervals (Wilson \
+                for answers right or wrong, a bootstrap of the mean for scores); the legend gives the n behind each point, and a \
+                point on fewer than 10 is drawn faint. Thin lines: people in the WorM study (dark), published LLM numbers, the \
+                chance model (dashed grey) and the memoryless model (dashed brown). The WorM repository gives the human numbers \
+                without standard errors or n (its notebooks plot them with no error bars), so they are drawn as a line, not a \
+                band. In the one-plot layouts the marker shape tells the curves of a panel apart (e.g. list lengths). Under each \
+                plot: SVG, and PNG at 300 dpi, both 7 inches wide."</p>
             <p class="small" id="cmp-chance-explained">"The chance model guesses among the answers a participant can give: 1/2 for \
                 the yes/no tasks, 1/9 for VSR and SMU, 1/8 for each CS recall probe. The WorM paper draws CS's chance line at 0.04 \
                 (Fig. A9) without saying how it was derived; it is below what any guess among the 8 options scores, so a CS curve \

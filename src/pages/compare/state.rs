@@ -42,6 +42,9 @@ pub struct CompareState {
     pub published: RwSignal<bool>,
     /// One plot per run (WorM Figs. A2, A7–A12) instead of every run on one plot.
     pub per_run: RwSignal<bool>,
+    /// Every curve of a panel on one plot, told apart by marker shape, instead of the default small
+    /// multiples (a summary and one plot per condition level).
+    pub overlay: RwSignal<bool>,
 }
 
 impl CompareState {
@@ -54,6 +57,7 @@ impl CompareState {
             chance: RwSignal::new(false),
             published: RwSignal::new(true),
             per_run: RwSignal::new(false),
+            overlay: RwSignal::new(false),
         }
     }
     pub fn items(&self) -> Vec<Compared> {
@@ -156,6 +160,7 @@ impl Page {
                 st.chance.set(c.chance);
                 st.published.set(c.published);
                 st.per_run.set(c.per_run);
+                st.overlay.set(c.overlay);
                 self.error.set(None);
                 self.notice.set((!c.has_rows()).then(|| {
                     "This comparison link carries summaries and curves only (the full results were too long for a link); the plots and scores are the same.".to_string()

@@ -64,6 +64,7 @@ fn score_rows(who: Who, rows: Vec<ScoreRow>, name: String, kind: String) -> impl
                     <td class="num cmp-b">{fmt(r.b)}</td>
                     <td class="num">{pair(r.m_a, r.h_a)}</td>
                     <td class="num">{pair(r.m_b, r.h_b)}</td>
+                    {crate::components::format::n_cell(r.n, r.thin_points)}
                     <td class="small">{r.note.clone()}</td>
                 </tr>
             }
@@ -94,7 +95,7 @@ pub fn scores_table(
             <table class="summary cmp-scores" id="cmp-scores" data-task=task.as_str()>
                 <thead><tr>
                     <th>"Subject"</th><th>"Kind"</th><th>"Effect"</th><th class="num">"A"</th><th class="num">"B"</th>
-                    <th class="num">"slope: subject / people"</th><th class="num">"mean: subject / people"</th><th>"Note"</th>
+                    <th class="num">"slope: subject / people"</th><th class="num">"mean: subject / people"</th><th class="num">"n"</th><th>"Note"</th>
                 </tr></thead>
                 <tbody>
                     {table.into_iter().map(|(who, rows)| {

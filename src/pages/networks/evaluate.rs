@@ -158,7 +158,18 @@ pub fn evaluate_and_analyse(net: Net) -> impl IntoView {
     view! {
         <h2>"Evaluate"</h2>
         <p class="small">"Runs the best checkpoint (or the latest) on the test trials of every task id and scores it like a \
-            participant: per-task accuracy and the paper's behavioural curves (Fig. 4) over the human curves."</p>
+            participant: per-task accuracy and the paper's behavioural curves (Fig. 4) over the human curves, each point with its \
+            95 % interval and n."</p>
+        <p class="small" id="nn-eval-n-why">{format!(
+            "The default, {} trials per task, gives each condition cell of the largest grid (VSRec's 40 cells) {} trials: every \
+             plotted point rests on at least {} trials and each of Table A3's {} test parts holds every cell. Fewer run faster; \
+             points on fewer than {} trials are drawn faint and scores built on them are flagged.",
+            super::state::default_eval_n(),
+            wmlab_core::stats::MIN_POINT_N,
+            wmlab_core::stats::MIN_POINT_N,
+            wmlab_core::analysis::A3_FOLDS,
+            wmlab_core::stats::MIN_POINT_N,
+        )}</p>
         <div class="buttons">
             <label>"Test trials per task " <input type="text" class="short" id="nn-eval-n" prop:value=move || net.eval_n.get()
                 on:input=move |ev| net.eval_n.set(event_target_value(&ev))/></label>

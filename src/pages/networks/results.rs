@@ -50,6 +50,7 @@ pub fn a3_table(r: &ResultRecord) -> impl IntoView + use<> {
                         {starred(row.b, row.b_test.as_ref(), "b")}
                         <td class="num">{pair(row.m_a, row.h_a)}</td>
                         <td class="num">{pair(row.m_b, row.h_b)}</td>
+                        {crate::components::format::n_cell(row.n, row.thin_points)}
                         <td class="num a3-paper">{paper}</td>
                     </tr>
                 }
@@ -70,6 +71,7 @@ pub fn a3_table(r: &ResultRecord) -> impl IntoView + use<> {
             Hover a score for its t, p and the chance score."</p>
         <table class="summary" id="nn-a3-table">
             <thead><tr><th>"task"</th><th>"effect"</th><th>"A"</th><th>"B"</th><th>"slope M_A / H_A"</th><th>"mean M_B / H_B"</th>
+                <th class="num" title="answers or trials behind the points that meet a human point">"n"</th>
                 <th id="nn-a3-paper-head">{paper_head}</th></tr></thead>
             <tbody>{rows}</tbody>
         </table>

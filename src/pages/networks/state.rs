@@ -171,7 +171,7 @@ impl Net {
             curves: RwSignal::new(RunCurves::default()),
             saved: RwSignal::new(None),
             has_best: RwSignal::new(false),
-            eval_n: RwSignal::new("20".into()),
+            eval_n: RwSignal::new(default_eval_n().to_string()),
             eval_progress: RwSignal::new(None),
             trials_of: RwSignal::new(String::new()),
             record: RwSignal::new(None),
@@ -705,4 +705,12 @@ impl Net {
         }
         t
     }
+}
+
+/// The default test trials per task: enough for every condition cell of every task id
+/// ([`wmlab_core::analysis::enough_eval_trials`], the default task parameters).
+pub fn default_eval_n() -> usize {
+    let specs: Vec<wmlab_core::TaskSpec> =
+        wmlab_core::TaskId::ALL.iter().map(|&id| wmlab_core::TaskSpec::new(id)).collect();
+    wmlab_core::analysis::enough_eval_trials(&specs)
 }

@@ -42,17 +42,7 @@ pub struct CowanK {
 /// The 95 % normal quantile.
 const Z95: f64 = 1.959_963_984_540_054;
 
-/// Wilson's score interval for `successes` of `n` at normal quantile `z` (`(0, 1)` for no trials).
-pub fn wilson(successes: usize, n: usize, z: f64) -> (f64, f64) {
-    if n == 0 {
-        return (0.0, 1.0);
-    }
-    let (n, p) = (n as f64, successes as f64 / n as f64);
-    let z2 = z * z;
-    let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
-    let half = z / (1.0 + z2 / n) * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
-    ((centre - half).max(0.0), (centre + half).min(1.0))
-}
+pub use crate::stats::wilson;
 
 /// Newcombe's hybrid score interval for `p1 − p2` (`a` of `n1` against `b` of `n2`), 95 %.
 pub fn difference_interval(a: usize, n1: usize, b: usize, n2: usize) -> (f64, f64) {

@@ -3,15 +3,34 @@
 //! ([`crate::people::human_curves`]), one chart per panel — what the participant's end screen, the
 //! Networks evaluation and the Results page draw.
 
-use crate::chart::{Chart, Role, Series, palette};
+use crate::chart::{Chart, Role, Series, n_span, palette};
 use crate::compare::record_tasks;
-use crate::people::{Curve, human_curves, subject_curves};
+use crate::people::{
+    CD_PAPER_RETENTION, Curve, CurveOptions, StudyTask, cd_at_paper_retention, human_curves, subject_curves,
+};
 use crate::record::ResultRecord;
+use crate::stats::MIN_POINT_N;
+
+/// A chart title that says how a CD panel's curve was taken: at the paper's retention interval, or
+/// pooled over every interval the record has.
+pub fn cd_title(record: &ResultRecord, panel: &str) -> String {
+    match StudyTask::parse(panel) {
+        Some(t @ StudyTask::Worm(id)) if id.is_cd() => {
+            if cd_at_paper_retention(record, t, CurveOptions::default()) {
+                format!("{panel} · at retention {CD_PAPER_RETENTION}, the paper's comparison")
+            } else {
+                format!("{panel} · pooled over retention intervals")
+            }
+        }
+        _ => panel.to_string(),
+    }
+}
 
 /// One chart per panel of every task the record has rows for (panels with no subject points left
 /// out). One colour per curve label, so a subject's curve and the people's curve of the same label
-/// share it; the subject's thick with filled markers, the people's thin with hollow ones. y spans
-/// at least 0–1.
+/// share it; the subject's thick with filled markers and 95 % intervals, named with their n, points on
+/// fewer than [`MIN_POINT_N`] observations faint; the people's thin with hollow ones. y spans at least
+/// 0–1.
 pub fn record_charts(record: &ResultRecord) -> Vec<Chart> {
     let mut panels: Vec<(String, String, Vec<(Curve, bool)>)> = Vec::new();
     for task in record_tasks(record) {
@@ -37,13 +56,15 @@ pub fn record_charts(record: &ResultRecord) -> Vec<Chart> {
                 }
             }
             let y_label = if labels.contains(&"dprime") { "value" } else { "accuracy" };
-            let mut chart = Chart::new(name, x_name.replace('_', " "), y_label);
+            let mut chart = Chart::new(cd_title(record, &name), x_name.replace('_', " "), y_label);
+            chart.min_n = MIN_POINT_N;
             for (c, is_human) in curves.iter().filter(|(c, _)| !c.points.is_empty()) {
                 let who = if *is_human { "people (WorM)" } else { "this result" };
                 let series_name = if c.label == "all" { who.to_string() } else { format!("{who}: {}", c.label) };
                 let role = if *is_human { Role::Reference } else { Role::Subject };
                 let colour = palette(labels.iter().position(|l| *l == c.label).unwrap_or(0));
-                chart.series.push(Series::new(series_name, role, c.points.clone()).colour(colour));
+                let name = format!("{series_name}{}", n_span(c.n.iter().copied()));
+                chart.series.push(Series::with_intervals(name, role, c.points.clone(), &c.ci, &c.n).colour(colour));
             }
             let (_, (y0, y1)) = chart.bounds();
             chart.y_range = Some((y0.min(0.0), y1.max(1.0)));
@@ -78,11 +99,17 @@ mod tests {
         let subject: Vec<_> = c.series.iter().filter(|s| s.role == Role::Subject).collect();
         assert_eq!(
             subject.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
-            ["this result: list_length=3", "this result: list_length=4"]
+            ["this result: list_length=3 · n 1", "this result: list_length=4 · n 1"]
         );
         assert_eq!(subject[0].points, vec![(1.0, 1.0), (2.0, 1.0), (3.0, 0.0)]);
+        // Each point with its Wilson interval and its n, all under the minimum: faint, and said so.
+        assert_eq!(subject[0].bars.len(), 3);
+        assert!(subject[0].bars[2].1 == 0.0 && subject[0].bars[2].2 > 0.7, "0 of 1: {:?}", subject[0].bars[2]);
+        assert_eq!(subject[0].n, vec![1, 1, 1]);
+        assert_eq!(c.thin_note().as_deref(), Some("faint: n < 10"));
         // The people's curve of the same label is there, in the same colour.
         let people = c.series.iter().find(|s| s.name == "people (WorM): list_length=3").expect("people drawn");
+        assert!(people.bars.is_empty() && people.n.is_empty(), "the published numbers carry no n");
         assert_eq!((people.role, people.colour), (Role::Reference, subject[0].colour));
         assert_ne!(subject[0].colour, subject[1].colour);
         assert_eq!(c.y_range, Some((0.0, 1.0)));

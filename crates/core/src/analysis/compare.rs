@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::scores::{ScoreRow, chance_curves, chance_level, table_a3};
-use crate::chart::{self, Chart, GREY, INK, Marker, Rgb, Role, palette};
+use crate::chart::{self, Chart, GREY, INK, Marker, Rgb, Role, n_span, palette};
 
 /// The memoryless model's colour: a warm grey beside the chance model's grey.
 pub const MEMORYLESS: Rgb = (0xa0, 0x78, 0x50);
@@ -33,6 +33,7 @@ use crate::llm::nback::reported_summary;
 use crate::people::reference::{Curve, human_curves, subject_curves};
 use crate::people::{NbackKind, StudyTask};
 use crate::record::{RecordError, ResultRecord, Setting, TrialRow};
+use crate::stats::MIN_POINT_N;
 
 /// Version of the [`Comparison`] JSON (inside the `#c=1.` link format).
 pub const COMPARISON_SCHEMA: u32 = 1;
@@ -170,6 +171,10 @@ pub struct Comparison {
     /// One plot per run ([`run_panels`], WorM Figs. A2 and A7–A12) instead of every run on one plot.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub per_run: bool,
+    /// Every curve of a panel on one plot ([`Panel::chart`]) instead of the small multiples
+    /// ([`Panel::summary_chart`], [`Panel::level_charts`]) drawn by default.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub overlay: bool,
 }
 
 fn yes() -> bool {
@@ -187,7 +192,16 @@ impl Comparison {
                 Compared { record, curves }
             })
             .collect();
-        Comparison { schema: COMPARISON_SCHEMA, task, results, human, chance, published, per_run: false }
+        Comparison {
+            schema: COMPARISON_SCHEMA,
+            task,
+            results,
+            human,
+            chance,
+            published,
+            per_run: false,
+            overlay: false,
+        }
     }
     /// The same comparison with every record's trial rows replaced by its curves (a shorter link).
     pub fn summaries_only(&self) -> Self {
@@ -311,6 +325,15 @@ impl Who {
         }
     }
 
+    /// What its series are to a chart's reader.
+    pub fn role(&self) -> Role {
+        match self {
+            Who::Subject(_) => Role::Subject,
+            Who::Chance | Who::Memoryless => Role::Chance,
+            Who::Human | Who::Published(_) => Role::Reference,
+        }
+    }
+
     /// A stable key for element ids: `s0`, `human`, `chance`, `pub-gpt-4`.
     pub fn key(&self) -> String {
         match self {
@@ -359,22 +382,21 @@ impl Panel {
     /// subject or reference that has points.
     pub fn chart(&self, names: &[String]) -> Chart {
         let mut chart = Chart::new(self.name.clone(), self.x_name.replace('_', " "), self.y_name.clone());
+        chart.min_n = MIN_POINT_N;
         let mut published = 0;
         for s in &self.series {
             let colour = s.who.colour(published);
             if matches!(s.who, Who::Published(_)) {
                 published += 1;
             }
-            let role = match s.who {
-                Who::Subject(_) => Role::Subject,
-                Who::Chance | Who::Memoryless => Role::Chance,
-                Who::Human | Who::Published(_) => Role::Reference,
-            };
+            let role = s.who.role();
             let mut first = true;
+            let name = format!("{}{}", s.who.name(names), n_span(s.curves.iter().flat_map(|c| c.n.iter().copied())));
             for c in s.curves.iter().filter(|c| !c.points.is_empty()) {
                 let k = self.labels.iter().position(|l| *l == c.label).unwrap_or(0);
-                let mut series =
-                    chart::Series::new(s.who.name(names), role, c.points.clone()).colour(colour).marker(Marker::nth(k));
+                let mut series = chart::Series::with_intervals(name.clone(), role, c.points.clone(), &c.ci, &c.n)
+                    .colour(colour)
+                    .marker(Marker::nth(k));
                 if !first {
                     series = series.unlabelled();
                 }
@@ -385,6 +407,101 @@ impl Panel {
         let (_, (y0, y1)) = chart.bounds();
         chart.y_range = Some((y0.min(0.0), y1.max(1.0)));
         chart
+    }
+
+    /// The panel as small multiples: one chart per curve label (list length, retention, …) with every
+    /// subject and reference as one line in its own colour — the same colour on every chart — each point
+    /// with its interval and n. A panel of one label is its [`Panel::chart`] with circles only. Reading
+    /// one level at a time beats telling eight curves apart by marker shape, and lines of one colour
+    /// per subject let the eye follow a subject across the levels.
+    pub fn level_charts(&self, names: &[String]) -> Vec<Chart> {
+        if self.labels.len() <= 1 {
+            let mut c = self.chart(names);
+            for s in &mut c.series {
+                s.marker = Marker::Circle;
+            }
+            return vec![c];
+        }
+        self.labels
+            .iter()
+            .map(|label| {
+                let title = format!("{} · {}", self.name, label.replace(['_', '='], " "));
+                let mut chart = Chart::new(title, self.x_name.replace('_', " "), self.y_name.clone());
+                chart.min_n = MIN_POINT_N;
+                let mut published = 0;
+                for s in &self.series {
+                    let colour = s.who.colour(published);
+                    if matches!(s.who, Who::Published(_)) {
+                        published += 1;
+                    }
+                    if let Some(c) = s.curves.iter().find(|c| c.label == *label && !c.points.is_empty()) {
+                        let name = format!("{}{}", s.who.name(names), n_span(c.n.iter().copied()));
+                        chart.series.push(
+                            chart::Series::with_intervals(name, s.who.role(), c.points.clone(), &c.ci, &c.n)
+                                .colour(colour),
+                        );
+                    }
+                }
+                let (_, (y0, y1)) = chart.bounds();
+                chart.y_range = Some((y0.min(0.0), y1.max(1.0)));
+                chart
+            })
+            .collect()
+    }
+
+    /// The panel's summary: each subject's and reference's accuracy per curve label (the main factor:
+    /// list length, retention, storage–distractor domains …), pooled over the x axis weighting each
+    /// point by its n, with a Wilson interval over the pooled answers. `None` for a panel of one label
+    /// and for N-back's rates and d′ (already drawn against N).
+    pub fn summary_chart(&self, names: &[String]) -> Option<Chart> {
+        if self.labels.len() <= 1 || self.y_name != "accuracy" {
+            return None;
+        }
+        let key = self.labels[0].split_once('=').map(|(k, _)| k.to_string());
+        let value = |l: &str| l.split_once('=').and_then(|(_, v)| v.parse::<f64>().ok());
+        let numeric = key.is_some() && self.labels.iter().all(|l| value(l).is_some());
+        let factor = if numeric { key.clone().unwrap_or_default().replace('_', " ") } else { "condition".into() };
+        let mut chart =
+            Chart::new(format!("{}: accuracy by {factor}", self.name), factor.clone(), "accuracy (pooled)".to_string());
+        chart.min_n = MIN_POINT_N;
+        if !numeric {
+            chart.categories = self.labels.clone();
+        }
+        let mut published = 0;
+        for s in &self.series {
+            let colour = s.who.colour(published);
+            if matches!(s.who, Who::Published(_)) {
+                published += 1;
+            }
+            let (mut points, mut bars, mut ns) = (Vec::new(), Vec::new(), Vec::new());
+            for (i, label) in self.labels.iter().enumerate() {
+                let Some(c) = s.curves.iter().find(|c| c.label == *label && !c.points.is_empty()) else { continue };
+                let x = if numeric { value(label).unwrap_or(i as f64) } else { i as f64 };
+                let counted = c.n.len() == c.points.len() && c.n.iter().any(|&n| n > 0);
+                if counted {
+                    let total: u32 = c.n.iter().sum();
+                    let right: f64 = c.points.iter().zip(&c.n).map(|(p, &n)| p.1 * n as f64).sum();
+                    let (lo, hi) = crate::stats::wilson(right.round() as usize, total as usize, 1.959_963_984_540_054);
+                    points.push((x, right / total as f64));
+                    bars.push((x, lo, hi));
+                    ns.push(total);
+                } else {
+                    points.push((x, c.points.iter().map(|p| p.1).sum::<f64>() / c.points.len() as f64));
+                }
+            }
+            if points.is_empty() {
+                continue;
+            }
+            let name = format!("{}{}", s.who.name(names), n_span(ns.iter().copied()));
+            let mut series = chart::Series::new(name, s.who.role(), points).colour(colour).bars(bars);
+            if ns.len() == series.points.len() {
+                series.n = ns;
+            }
+            chart.series.push(series);
+        }
+        let (_, (y0, y1)) = chart.bounds();
+        chart.y_range = Some((y0.min(0.0), y1.max(1.0)));
+        Some(chart)
     }
 
     /// The marker key written under the chart (`● list length 3   ▲ list length 4`), where the panel
@@ -435,7 +552,15 @@ const MEASURES: [&str; 4] = ["accuracy", "hit_rate", "false_alarm_rate", "dprime
 fn measure_curve(task: StudyTask, measure: &str, points: Vec<(f64, f64)>) -> Curve {
     let mut points = points;
     points.sort_by(|a, b| a.0.total_cmp(&b.0));
-    Curve { panel: task.as_str().into(), label: measure.into(), x_name: "n_back".into(), points, note: None }
+    Curve {
+        panel: task.as_str().into(),
+        label: measure.into(),
+        x_name: "n_back".into(),
+        points,
+        note: None,
+        n: vec![],
+        ci: vec![],
+    }
 }
 
 /// The published LLM N-back numbers for a kind: (model, curves of the four measures on N). Verbal:
@@ -520,6 +645,8 @@ pub fn chance_model(task: StudyTask, subjects: &[Vec<Curve>]) -> Vec<Curve> {
                 x_name,
                 points: x.into_iter().map(|x| (x, y)).collect(),
                 note: Some(format!("chance model: {what}")),
+                n: Vec::new(),
+                ci: Vec::new(),
             }
         })
         .collect()
@@ -774,6 +901,8 @@ pub fn training_panel(records: &[&ResultRecord]) -> Option<Panel> {
                 x_name: "trials_seen_(thousands)".into(),
                 points: r.training.iter().map(|p| (p.trials as f64 / 1000.0, p.mean_accuracy)).collect(),
                 note: None,
+                n: Vec::new(),
+                ci: Vec::new(),
             }],
         })
         .collect();
@@ -1001,6 +1130,45 @@ mod tests {
     }
 
     #[test]
+    fn small_multiples_draw_a_level_each_and_a_pooled_summary() {
+        let me = Compared::new(vsr_person("p")).curves(VSR);
+        let ps = panels(VSR, std::slice::from_ref(&me), Extras { human: true, chance: true, published: false });
+        let names = ["me".to_string()];
+        let levels = ps[0].level_charts(&names);
+        assert_eq!(levels.len(), 4, "one chart per list length");
+        assert_eq!(levels[0].title, "VSR · list length 3");
+        for (c, label) in levels.iter().zip(&ps[0].labels) {
+            // Me, the people and chance on every level, each in its own colour on every chart.
+            assert_eq!(c.series.len(), 4, "{}: me, people, chance, memoryless", c.title);
+            assert_eq!(c.series[0].colour, Some(palette(0)));
+            assert_eq!(c.series[1].colour, Some(INK));
+            assert!(c.series.iter().all(|s| s.marker == Marker::Circle));
+            let mine = me.iter().find(|m| m.label == *label).unwrap();
+            assert_eq!(c.series[0].points, mine.points);
+            assert_eq!(c.series[0].bars.len(), mine.points.len());
+            assert_eq!(c.min_n, MIN_POINT_N);
+        }
+        // The summary: accuracy per list length pooled over positions by n, with Wilson intervals.
+        let sum = ps[0].summary_chart(&names).expect("a summary of four list lengths");
+        assert_eq!(sum.x_label, "list length");
+        let mine = &sum.series[0];
+        assert_eq!(mine.points.iter().map(|p| p.0).collect::<Vec<_>>(), [3.0, 4.0, 5.0, 6.0]);
+        let l3 = me.iter().find(|m| m.label == "list_length=3").unwrap();
+        let total: u32 = l3.n.iter().sum();
+        let right: f64 = l3.points.iter().zip(&l3.n).map(|(p, &n)| p.1 * n as f64).sum();
+        assert_eq!(mine.n[0], total);
+        assert!((mine.points[0].1 - right / total as f64).abs() < 1e-12);
+        assert!(mine.bars[0].1 <= mine.points[0].1 && mine.points[0].1 <= mine.bars[0].2);
+        // The people's summary is the mean of their published points (no n, no interval).
+        let people = sum.series.iter().find(|s| s.name == "people (WorM)").unwrap();
+        assert!(people.bars.is_empty() && people.n.is_empty());
+        // One label, or not accuracy: no summary, and the chart itself.
+        let smu = panels(StudyTask::Worm(TaskId::Smu), &[], Extras { human: true, chance: false, published: false });
+        assert!(smu[0].summary_chart(&names).is_none());
+        assert_eq!(smu[0].level_charts(&names).len(), 1);
+    }
+
+    #[test]
     fn vsr_panel_and_scores_of_many_subjects() {
         let human_like = Compared::new(vsr_person("p")).curves(VSR);
         let flat: Vec<Curve> = human_like
@@ -1017,12 +1185,21 @@ mod tests {
         // As a chart: one legend entry per subject and the people, a shape per list length, a colour per who.
         let c = ps[0].chart(&["me".into()]);
         assert_eq!(c.legend_entries(), 3);
+        // Each subject named with the n of its points; the published numbers have none.
+        let who = |s: &chart::Series| s.name.split(" · n ").next().unwrap_or("").to_string();
         let named: Vec<_> = c.series.iter().filter(|s| s.legend).map(|s| s.name.as_str()).collect();
-        assert_eq!(named, ["me", "result 2", "people (WorM)"]);
-        assert_eq!(c.series.iter().filter(|s| s.name == "me").map(|s| s.marker).collect::<Vec<_>>(), &Marker::ALL[..4]);
+        assert!(named[0].starts_with("me · n ") && named[1].starts_with("result 2 · n "), "{named:?}");
+        assert_eq!(named[2], "people (WorM)");
+        assert_eq!(c.series.iter().filter(|s| who(s) == "me").map(|s| s.marker).collect::<Vec<_>>(), &Marker::ALL[..4]);
         assert!(
             c.series.iter().all(|s| s.colour
-                == Some(if s.name == "people (WorM)" { INK } else { palette(usize::from(s.name != "me")) }))
+                == Some(if s.name == "people (WorM)" { INK } else { palette(usize::from(who(s) != "me")) }))
+        );
+        assert!(
+            c.series
+                .iter()
+                .filter(|s| who(s) == "me")
+                .all(|s| s.bars.len() == s.points.len() && s.n.len() == s.points.len())
         );
         assert_eq!(
             ps[0].marker_key().as_deref(),
@@ -1116,7 +1293,7 @@ mod tests {
             // The run keeps its colour of the together layout.
             let chart = run.panels[0].chart(&titles);
             assert_eq!(chart.series[0].colour, Some(palette(run.subject)));
-            assert_eq!(chart.series[0].name, titles[run.subject]);
+            assert!(chart.series[0].name.starts_with(&format!("{} · n ", titles[run.subject])));
         }
         // With no subject points anywhere, nothing (not a page of references).
         assert!(
@@ -1133,6 +1310,8 @@ mod tests {
             x_name: "list_length".into(),
             points: vec![(2.0, 0.9), (4.0, 0.5)],
             note: None,
+            n: vec![],
+            ci: vec![],
         };
         let m = chance_model(sfr, &[vec![c]]);
         assert_eq!(m.len(), 1);
@@ -1145,6 +1324,8 @@ mod tests {
             x_name: "serial_position".into(),
             points: (1..=l).map(|p| (p as f64, 0.5)).collect(),
             note: None,
+            n: vec![],
+            ci: vec![],
         };
         let m = chance_model(StudyTask::Worm(TaskId::Lsr), &[vec![lsr(2), lsr(8)]]);
         let levels: Vec<(String, f64)> = m.iter().map(|c| (c.label.clone(), c.points[0].1)).collect();
@@ -1186,6 +1367,8 @@ mod tests {
             x_name: "switches".into(),
             points: vec![(0.0, 0.9), (2.0, 0.8)],
             note: None,
+            n: vec![],
+            ci: vec![],
         };
         let m = memoryless_model(StudyTask::Worm(TaskId::Sts), &[vec![sts]]);
         assert_eq!(m[0].points, vec![(0.0, 0.75), (2.0, 0.75)]);

@@ -70,8 +70,8 @@ pub use cluster::{best_k_clusters, cluster_profiles, kmeans, order_by_cluster, s
 pub use lesion::{accuracy_drop, lesion_mask};
 pub use report::{AnalysisInput, NetworkAnalysis, network_analysis, rows_to_unit};
 pub use scores::{
-    A3_FOLDS, A3_MODELS, A3_STAR_LEVEL, ChanceTest, PUBLISHED_A3, ScoreRow, chance_curves, chance_level, published_a3,
-    record_table_a3, record_table_a3_with, slope, table_a3,
+    A3_FOLDS, A3_MODELS, A3_STAR_LEVEL, ChanceTest, PUBLISHED_A3, ScoreRow, chance_curves, chance_level,
+    enough_eval_trials, published_a3, record_table_a3, record_table_a3_with, slope, table_a3,
 };
 pub use similarity::{PositionSimilarity, cosine_matrix};
 pub use tsne::{TsneConfig, tsne};

@@ -77,6 +77,14 @@ pub struct ScoreRow {
     /// How the row was computed, in words: curves and points used, the VSR split, curves without a match, and
     /// for CD the retention interval or the pooling.
     pub note: String,
+    /// The observations (answers or trials) behind the subject's points that have a human point to
+    /// match; `None` where the subject's curves carry no counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub n: Option<u32>,
+    /// How many of those points rest on fewer than [`crate::stats::MIN_POINT_N`] observations: a score
+    /// built on them is flagged as thin.
+    #[serde(default)]
+    pub thin_points: u32,
     /// Table A3's asterisk for A: the two-tailed t-test of the subject's A against the chance model's A
     /// (see [`record_table_a3_with`]); `None` where it cannot be run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -253,6 +261,8 @@ fn row(task: StudyTask, effect: &str, note: String) -> ScoreRow {
         m_b: None,
         h_b: None,
         note,
+        n: None,
+        thin_points: 0,
         a_test: None,
         b_test: None,
     }
@@ -301,6 +311,36 @@ fn sep(s: &str) -> String {
 /// are curves on the axes of [`crate::people::reference`]; tasks without human curves (SFR, SC, SI,
 /// STS, N-back) give no rows. Rows are returned even when nothing matches (scores `None`).
 pub fn table_a3(task: StudyTask, subject: &[Curve], human: &[Curve]) -> Vec<ScoreRow> {
+    // The subject's counts at the points that meet a human point.
+    let mut counts: Vec<u32> = Vec::new();
+    for h in human {
+        if let Some(s) = subject.iter().find(|s| s.panel == h.panel && s.label == h.label) {
+            for &(x, _) in &h.points {
+                if let Some(i) = s.points.iter().position(|p| (p.0 - x).abs() < 1e-9) {
+                    counts.extend(s.n.get(i));
+                }
+            }
+        }
+    }
+    let mut rows = table_a3_scores(task, subject, human);
+    for r in &mut rows {
+        r.n = (!counts.is_empty()).then(|| counts.iter().sum());
+        r.thin_points = counts.iter().filter(|&&n| n < crate::stats::MIN_POINT_N).count() as u32;
+    }
+    rows
+}
+
+/// Test trials per task id that give every condition cell of every task in `specs` enough trials:
+/// trials are spread over a task's grid in turn, so with [`crate::stats::MIN_POINT_N`] (and at least
+/// [`A3_FOLDS`]) times the largest grid, every cell holds that many — every plotted point of the
+/// paper's comparison rests on at least that many trials, and each of Table A3's parts holds every
+/// cell.
+pub fn enough_eval_trials(specs: &[crate::task::TaskSpec]) -> usize {
+    let per_cell = (crate::stats::MIN_POINT_N as usize).max(A3_FOLDS);
+    per_cell * specs.iter().map(|s| s.grid().len()).max().unwrap_or(1)
+}
+
+fn table_a3_scores(task: StudyTask, subject: &[Curve], human: &[Curve]) -> Vec<ScoreRow> {
     let Some(id) = task.worm() else { return Vec::new() };
     let p = pairs(subject, human);
     let unmatched = if p.is_empty() { "no subject curve matches a human curve".to_string() } else { String::new() };
@@ -450,21 +490,26 @@ fn table_rows(
     }
     // CD, the five features pooled: per set size, the mean over the features of each side's accuracy.
     let pool = |curves: Vec<&Curve>| -> Option<Curve> {
-        let mut by_x: std::collections::BTreeMap<i64, (f64, usize)> = Default::default();
+        // Per x: the sum of y, the curves, and the observations behind them.
+        let mut by_x: std::collections::BTreeMap<i64, (f64, usize, u32)> = Default::default();
         for c in &curves {
-            for &(x, y) in &c.points {
+            for (i, &(x, y)) in c.points.iter().enumerate() {
                 let e = by_x.entry((x * 1000.0).round() as i64).or_default();
                 e.0 += y;
                 e.1 += 1;
+                e.2 += c.n.get(i).copied().unwrap_or(0);
             }
         }
         let first = curves.first()?;
+        let counted = curves.iter().all(|c| c.n.len() == c.points.len());
         Some(Curve {
             panel: "CD".into(),
             label: "features pooled".into(),
             x_name: first.x_name.clone(),
-            points: by_x.into_iter().map(|(x, (sum, n))| (x as f64 / 1000.0, sum / n as f64)).collect(),
+            points: by_x.iter().map(|(&x, &(sum, n, _))| (x as f64 / 1000.0, sum / n as f64)).collect(),
             note: None,
+            n: if counted { by_x.values().map(|e| e.2).collect() } else { Vec::new() },
+            ci: Vec::new(),
         })
     };
     let subject: Vec<Curve> = pool(cd.iter().flat_map(|(_, s, _)| s).collect()).into_iter().collect();
@@ -773,6 +818,8 @@ mod tests {
             x_name: "serial_position".into(),
             points: pts,
             note: None,
+            n: vec![],
+            ci: vec![],
         };
         let human = [c(vec![(1.0, 0.9), (2.0, 0.6), (3.0, 0.5), (4.0, 0.8)])];
         let subject = [c(vec![(1.0, 0.9), (2.0, 0.7), (3.0, 0.5), (4.0, 0.6)])];
@@ -783,5 +830,23 @@ mod tests {
         assert!(rows[0].note.contains("serial position 3"));
         let json = serde_json::to_string(&rows).unwrap();
         assert_eq!(serde_json::from_str::<Vec<ScoreRow>>(&json).unwrap(), rows);
+    }
+
+    #[test]
+    fn scores_carry_the_n_behind_them_and_the_default_evaluation_fills_every_cell() {
+        let vsr = StudyTask::Worm(TaskId::Vsr);
+        let human = human_curves(vsr);
+        let mut subject: Vec<Curve> =
+            human.iter().map(|h| Curve { n: vec![12; h.points.len()], ..h.clone() }).collect();
+        subject[0].n[0] = 3;
+        let rows = table_a3(vsr, &subject, &human);
+        let points: u32 = human.iter().map(|h| h.points.len() as u32).sum();
+        assert!(rows.iter().all(|r| r.n == Some(12 * points - 9) && r.thin_points == 1), "{rows:?}");
+        let unknown = table_a3(vsr, &human, &human);
+        assert!(unknown.iter().all(|r| r.n.is_none() && r.thin_points == 0));
+        // VSRec's 40 cells are the largest grid: 10 trials each.
+        let specs: Vec<TaskSpec> = TaskId::ALL.iter().map(|&id| TaskSpec::new(id)).collect();
+        assert_eq!(enough_eval_trials(&specs), 400);
+        assert_eq!(enough_eval_trials(&[TaskSpec::new(TaskId::Vsr)]), 80);
     }
 }

@@ -31,6 +31,7 @@ use serde::{Deserialize, Serialize};
 use super::StudyTask;
 use crate::record::{ResultRecord, Setting, TrialRow};
 use crate::sdt::SdtScores;
+use crate::stats::point_interval;
 use crate::task::{Domain, TaskId};
 
 /// The embedded reference table: `task,condition,x_name,x,accuracy,source_file`.
@@ -52,6 +53,26 @@ pub struct Curve {
     /// x positions 1, 3, 5.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Per point, the observations it averages (answers at that position, trials, blocks); empty where
+    /// the source gives none (the published numbers, the chance model).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub n: Vec<u32>,
+    /// Per point, its 95 % interval ([`crate::stats::point_interval`]: Wilson for 0/1 answers, else a
+    /// bootstrap of the mean over trials or blocks); `None` where a point has none; empty where `n` is.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ci: Vec<Option<(f64, f64)>>,
+}
+
+impl Curve {
+    /// The smallest and largest `n` of its points (`None` where it has no counts).
+    pub fn n_range(&self) -> Option<(u32, u32)> {
+        Some((*self.n.iter().min()?, *self.n.iter().max()?))
+    }
+
+    /// How many of its points rest on fewer than [`crate::stats::MIN_POINT_N`] observations.
+    pub fn thin_points(&self) -> usize {
+        self.n.iter().filter(|&&n| n < crate::stats::MIN_POINT_N).count()
+    }
 }
 
 /// One row of the reference table.
@@ -100,7 +121,15 @@ fn cd_feature(id: TaskId) -> &'static str {
 
 fn curve(panel: impl Into<String>, label: impl Into<String>, x_name: &str, mut points: Vec<(f64, f64)>) -> Curve {
     points.sort_by(|a, b| a.0.total_cmp(&b.0));
-    Curve { panel: panel.into(), label: label.into(), x_name: x_name.into(), points, note: None }
+    Curve {
+        panel: panel.into(),
+        label: label.into(),
+        x_name: x_name.into(),
+        points,
+        note: None,
+        n: Vec::new(),
+        ci: Vec::new(),
+    }
 }
 
 /// Parse `a=1;b=2` conditions of the reference table.
@@ -194,23 +223,42 @@ fn domain(d: Option<Domain>) -> &'static str {
     }
 }
 
-/// Accumulates values per (panel, label, x).
+/// Accumulates values per (panel, label, x), and whether every value at a point is one 0/1 answer.
 #[derive(Default)]
-struct Acc(BTreeMap<(String, String), BTreeMap<i64, Vec<f64>>>);
+struct Acc(BTreeMap<(String, String), BTreeMap<i64, (Vec<f64>, bool)>>);
 
 impl Acc {
-    fn add(&mut self, panel: &str, label: &str, x: Option<u8>, v: f64) {
+    /// One observation: a single answer (`answer`: 0 or 1) or a trial's or block's score.
+    fn push(&mut self, panel: &str, label: &str, x: Option<u8>, v: f64, answer: bool) {
         if let Some(x) = x {
-            self.0.entry((panel.to_string(), label.to_string())).or_default().entry(x as i64).or_default().push(v);
+            let e = self
+                .0
+                .entry((panel.to_string(), label.to_string()))
+                .or_default()
+                .entry(x as i64)
+                .or_insert((Vec::new(), true));
+            e.0.push(v);
+            e.1 &= answer;
         }
+    }
+    /// A trial's or block's score (a mean of its answers, a d′).
+    fn add(&mut self, panel: &str, label: &str, x: Option<u8>, v: f64) {
+        self.push(panel, label, x, v, false)
+    }
+    /// A trial's score: one answer where it has one.
+    fn add_row(&mut self, panel: &str, label: &str, x: Option<u8>, row: &TrialRow) {
+        self.push(panel, label, x, row.score(), row.correct.len() == 1)
     }
     fn curves(self, x_name: &str) -> Vec<Curve> {
         let mut out: Vec<Curve> = self
             .0
             .into_iter()
             .map(|((panel, label), m)| {
-                let pts = m.into_iter().map(|(x, v)| (x as f64, v.iter().sum::<f64>() / v.len() as f64)).collect();
-                curve(panel, label, x_name, pts)
+                let pts = m.iter().map(|(&x, (v, _))| (x as f64, v.iter().sum::<f64>() / v.len() as f64)).collect();
+                // The map is sorted by x, as `curve` sorts the points: the counts line up.
+                let n = m.values().map(|(v, _)| v.len() as u32).collect();
+                let ci = m.values().map(|(v, answers)| point_interval(v, *answers)).collect();
+                Curve { n, ci, ..curve(panel, label, x_name, pts) }
             })
             .collect();
         out.sort_by(|a, b| {
@@ -304,8 +352,8 @@ pub fn subject_curves_with(record: &ResultRecord, task: StudyTask, opts: CurveOp
             for r in rows {
                 let c = &r.conditions;
                 match id {
-                    cd if cd.is_cd() => acc.add(name, &format!("feature={}", cd_feature(cd)), c.set_size, r.score()),
-                    TaskId::Smu => acc.add(name, "all", c.set_size, r.score()),
+                    cd if cd.is_cd() => acc.add_row(name, &format!("feature={}", cd_feature(cd)), c.set_size, r),
+                    TaskId::Smu => acc.add_row(name, "all", c.set_size, r),
                     TaskId::Cs => {
                         let recall: Vec<bool> = r
                             .targets
@@ -326,12 +374,7 @@ pub fn subject_curves_with(record: &ResultRecord, task: StudyTask, opts: CurveOp
                     }
                     TaskId::Vir => {
                         let panel = format!("VIR list_length={}", c.list_length.unwrap_or(0));
-                        acc.add(
-                            &panel,
-                            &format!("retention={}", c.retention.unwrap_or(0)),
-                            c.probed_position,
-                            r.score(),
-                        );
+                        acc.add_row(&panel, &format!("retention={}", c.retention.unwrap_or(0)), c.probed_position, r);
                     }
                     TaskId::Vsr | TaskId::VsRec | TaskId::Lsr => {
                         let (panel, label) = if id != TaskId::VsRec {
@@ -343,11 +386,11 @@ pub fn subject_curves_with(record: &ResultRecord, task: StudyTask, opts: CurveOp
                             )
                         };
                         for (p, &ok) in positions(r).into_iter().zip(&r.correct) {
-                            acc.add(&panel, &label, p, ok as u8 as f64);
+                            acc.push(&panel, &label, p, ok as u8 as f64, true);
                         }
                     }
-                    TaskId::Sts => acc.add(name, "all", c.switches, r.score()),
-                    _ => acc.add(name, "all", c.list_length, r.score()),
+                    TaskId::Sts => acc.add_row(name, "all", c.switches, r),
+                    _ => acc.add_row(name, "all", c.list_length, r),
                 }
             }
             acc.curves(x_name)

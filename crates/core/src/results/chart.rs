@@ -120,6 +120,9 @@ pub struct Series {
     pub legend: bool,
     /// Whether points are joined (false: a scatter).
     pub line: bool,
+    /// Per point, the observations behind it (empty: not known, e.g. published numbers); a point under
+    /// the chart's `min_n` is drawn faint.
+    pub n: Vec<u32>,
 }
 
 impl Series {
@@ -134,7 +137,24 @@ impl Series {
             marker: Marker::Circle,
             legend: true,
             line: true,
+            n: Vec::new(),
         }
+    }
+    /// A subject's curve: its points, each point's interval (`ci[i]`, `None`: no bar) as error bars, and
+    /// the observations behind each point (`n`, empty where unknown).
+    pub fn with_intervals(
+        name: impl Into<String>,
+        role: Role,
+        points: Vec<(f64, f64)>,
+        ci: &[Option<(f64, f64)>],
+        n: &[u32],
+    ) -> Self {
+        let bars = points.iter().zip(ci).filter_map(|(&(x, _), ci)| ci.map(|(lo, hi)| (x, lo, hi))).collect();
+        Series { n: n.to_vec(), ..Series::new(name, role, points).bars(bars) }
+    }
+    /// Whether point `i` rests on fewer than `min_n` observations (never, where counts are unknown).
+    pub fn thin(&self, i: usize, min_n: u32) -> bool {
+        self.n.get(i).is_some_and(|&n| n < min_n)
     }
     /// Drawn in `c` instead of its index's palette colour.
     pub fn colour(mut self, c: Rgb) -> Self {
@@ -197,6 +217,8 @@ pub struct Chart {
     pub y_range: Option<(f64, f64)>,
     /// The series, drawn in order; a series' index picks its palette colour ([`Series::colour_at`]).
     pub series: Vec<Series>,
+    /// Points on fewer observations than this are drawn faint, and the legend says so (0: none).
+    pub min_n: u32,
 }
 
 impl Chart {
@@ -240,9 +262,66 @@ impl Chart {
         self.series.iter().flat_map(|s| s.finite_points()).all(|(x, _)| (x - x.round()).abs() < 1e-9)
     }
 
+    /// How many drawable points rest on fewer than `min_n` observations.
+    pub fn thin_points(&self) -> usize {
+        self.series
+            .iter()
+            .map(|s| {
+                s.points
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, p)| p.0.is_finite() && p.1.is_finite() && s.thin(*i, self.min_n))
+                    .count()
+            })
+            .sum()
+    }
+
+    /// The legend's line for faint points, where the chart has any.
+    pub fn thin_note(&self) -> Option<String> {
+        (self.thin_points() > 0).then(|| format!("faint: n < {}", self.min_n))
+    }
+
+    /// The legend's width on a chart `w` pixels wide: as wide as its longest name needs (about 6.2 px a
+    /// character at 11 px, plus the key), within 30–45 % of the width (at most 240 px unless a name
+    /// needs more), so names are cut only on narrow charts.
+    pub fn legend_width(&self, w: f64) -> f64 {
+        let longest = self.series.iter().filter(|s| s.legend).map(|s| s.name.chars().count()).max().unwrap_or(0);
+        let needed = longest as f64 * 6.2 + 40.0;
+        (w * 0.3).min(240.0).max(needed.min(w * 0.45))
+    }
+
     /// The series the legend names and that have something to draw: what a reader counts.
     pub fn legend_entries(&self) -> usize {
         self.series.iter().filter(|s| s.legend && s.finite_points().next().is_some()).count()
+    }
+}
+
+/// A legend entry's text in lines of at most `max_chars` characters: the name whole where it fits, else
+/// split before its last ` · ` part (the n, a remark) onto a second line, each line cut with `…` only if
+/// it is still too long.
+pub fn legend_lines(name: &str, max_chars: usize) -> Vec<String> {
+    let cut = |s: &str| {
+        if s.chars().count() > max_chars {
+            s.chars().take(max_chars.saturating_sub(1)).chain(['…']).collect()
+        } else {
+            s.to_string()
+        }
+    };
+    match name.rsplit_once(" · ") {
+        _ if name.chars().count() <= max_chars => vec![name.to_string()],
+        Some((head, tail)) => vec![cut(head), cut(tail)],
+        None => vec![cut(name)],
+    }
+}
+
+/// A legend's count of observations behind a series' points: ` · n 12` or ` · n 4–12` (empty when
+/// none are known).
+pub fn n_span(n: impl IntoIterator<Item = u32>) -> String {
+    let (lo, hi) = n.into_iter().fold((u32::MAX, 0), |(lo, hi), k| (lo.min(k), hi.max(k)));
+    match (lo, hi) {
+        (u32::MAX, _) => String::new(),
+        (lo, hi) if lo == hi => format!(" · n {lo}"),
+        (lo, hi) => format!(" · n {lo}–{hi}"),
     }
 }
 
@@ -345,5 +424,28 @@ mod tests {
         assert_eq!(Series::new("e", Role::Subject, vec![(1.0, 0.5)]).err(&[0.1]).bars, vec![(1.0, 0.4, 0.6)]);
         assert_eq!(hex(PALETTE[0]), "#1f77b4");
         assert_eq!(Marker::nth(9), Marker::Triangle);
+    }
+
+    #[test]
+    fn a_curve_brings_its_intervals_and_counts_and_thin_points_are_named() {
+        let s = Series::with_intervals(
+            "me",
+            Role::Subject,
+            vec![(1.0, 0.9), (2.0, 0.5)],
+            &[Some((0.7, 0.97)), None],
+            &[20, 4],
+        );
+        assert_eq!(s.bars, vec![(1.0, 0.7, 0.97)], "a point without an interval has no bar");
+        assert!(!s.thin(0, 10) && s.thin(1, 10) && !s.thin(1, 0) && !s.thin(5, 10));
+        let mut c = Chart::new("t", "x", "y");
+        c.series.push(s);
+        assert_eq!((c.thin_points(), c.thin_note()), (0, None), "min_n 0 draws nothing faint");
+        c.min_n = 10;
+        assert_eq!((c.thin_points(), c.thin_note().as_deref()), (1, Some("faint: n < 10")));
+        assert_eq!((n_span([4, 20]), n_span([7, 7]), n_span([])), (" · n 4–20".into(), " · n 7".into(), String::new()));
+        assert_eq!(legend_lines("me · n 4", 20), ["me · n 4"]);
+        assert_eq!(legend_lines("vision-fake (openai) (llm) · n 1", 28), ["vision-fake (openai) (llm)", "n 1"]);
+        assert_eq!(legend_lines("a-very-long-model-name · n 12", 10), ["a-very-lo…", "n 12"]);
+        assert_eq!(legend_lines("abcdefghijkl", 5), ["abcd…"]);
     }
 }

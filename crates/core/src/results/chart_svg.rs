@@ -7,7 +7,10 @@
 
 use std::fmt::Write;
 
-use crate::chart::{Chart, Marker, Rgb, Role, hex};
+use crate::chart::{Chart, Marker, Rgb, Role, hex, legend_lines};
+
+/// The opacity of a point on too few observations (and of its error bar).
+const FAINT: &str = r#" opacity="0.3""#;
 
 /// Escape text for an SVG text node or attribute.
 fn esc(s: &str) -> String {
@@ -74,12 +77,22 @@ fn marker(shape: Marker, x: f64, y: f64, r: f64, colour: Rgb, filled: bool) -> S
     }
 }
 
+/// A figure's size for print, in CSS pixels: a paper's full text width (7 in at 100 px an inch).
+pub const PRINT_SIZE: (u32, u32) = (700, 420);
+/// The PNG export draws the print-size SVG this many times larger: 2,100 × 1,260 px, 7 × 4.2 in at 300 dpi.
+pub const PRINT_SCALE: u32 = 3;
+
+/// The chart as an SVG document at [`PRINT_SIZE`].
+pub fn print_svg(chart: &Chart) -> String {
+    svg(chart, PRINT_SIZE.0, PRINT_SIZE.1)
+}
+
 /// The chart as a standalone SVG document of `width` × `height` pixels.
 pub fn svg(chart: &Chart, width: u32, height: u32) -> String {
     let (w, h) = (width as f64, height as f64);
     let cats = &chart.categories;
     let key_h = if cats.is_empty() { 0.0 } else { 14.0 * cats.len().div_ceil(3) as f64 + 6.0 };
-    let legend_w = (w * 0.3).min(240.0);
+    let legend_w = chart.legend_width(w);
     let (left, right, top, bottom) = (58.0, w - legend_w - 10.0, 30.0, h - 44.0 - key_h);
     let ((x0, x1), (y0, y1)) = chart.bounds();
     let pad = if cats.is_empty() { (x1 - x0) * 0.06 } else { 0.5 };
@@ -172,6 +185,13 @@ pub fn svg(chart: &Chart, width: u32, height: u32) -> String {
     for (k, s) in chart.series.iter().enumerate() {
         let colour = s.colour_at(k);
         let dodge = if cats.is_empty() { 0.0 } else { (k as f64 - (n - 1.0) / 2.0) * 0.5 / n.max(1.0) };
+        let thin: Vec<bool> = s
+            .points
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.0.is_finite() && p.1.is_finite())
+            .map(|(i, _)| s.thin(i, chart.min_n))
+            .collect();
         let pts: Vec<(f64, f64)> = s.finite_points().map(|(x, y)| (px(x + dodge), py(y))).collect();
         if pts.is_empty() {
             continue;
@@ -179,32 +199,52 @@ pub fn svg(chart: &Chart, width: u32, height: u32) -> String {
         let _ = write!(o, r#"<g class="series" data-name="{}" data-role="{:?}">"#, esc(&s.name), s.role);
         let joined = s.line && cats.is_empty();
         if joined {
-            let d: Vec<String> = pts.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
             let width = if s.role == Role::Subject { 2 } else { 1 };
             let dash = if s.role == Role::Chance { r#" stroke-dasharray="6 4""# } else { "" };
-            let _ = write!(
-                o,
-                r#"<polyline points="{}" fill="none" stroke="{}" stroke-width="{width}"{dash}/>"#,
-                d.join(" "),
-                hex(colour)
-            );
+            // One polyline per run of segments of the same shade: a segment to a thin point is faint.
+            let shade: Vec<bool> = (0..pts.len().saturating_sub(1)).map(|i| thin[i] || thin[i + 1]).collect();
+            let mut start = 0;
+            while start + 1 < pts.len() {
+                let faint = shade[start];
+                let mut end = start + 1;
+                while end < shade.len() && shade[end] == faint {
+                    end += 1;
+                }
+                let d: Vec<String> = pts[start..=end].iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
+                let _ = write!(
+                    o,
+                    r#"<polyline points="{}" fill="none" stroke="{}" stroke-width="{width}"{dash}{}/>"#,
+                    d.join(" "),
+                    hex(colour),
+                    if faint { FAINT } else { "" }
+                );
+                start = end;
+            }
         }
         let cap = (right - left) * 0.01;
         for &(bx, lo, hi) in s.bars.iter().filter(|b| b.0.is_finite() && b.1.is_finite() && b.2.is_finite()) {
             let (x, a, b) = (px(bx + dodge), py(lo), py(hi));
+            // A bar is as faint as its point.
+            let faint = s.points.iter().position(|p| p.0 == bx).is_some_and(|i| s.thin(i, chart.min_n));
             let _ = write!(
                 o,
-                r#"<path d="M{x:.1},{a:.1} V{b:.1} M{:.1},{a:.1} H{:.1} M{:.1},{b:.1} H{:.1}" stroke="{}" fill="none"/>"#,
+                r#"<path d="M{x:.1},{a:.1} V{b:.1} M{:.1},{a:.1} H{:.1} M{:.1},{b:.1} H{:.1}" stroke="{}" fill="none"{}/>"#,
                 x - cap,
                 x + cap,
                 x - cap,
                 x + cap,
-                hex(colour)
+                hex(colour),
+                if faint { FAINT } else { "" }
             );
         }
         if !joined || pts.len() < 40 {
-            for &(x, y) in &pts {
-                o.push_str(&marker(s.marker, x, y, 3.5, colour, s.role == Role::Subject));
+            for (&(x, y), &thin) in pts.iter().zip(&thin) {
+                let m = marker(s.marker, x, y, 3.5, colour, s.role == Role::Subject);
+                if thin {
+                    let _ = write!(o, r#"<g class="thin"{FAINT}>{m}</g>"#);
+                } else {
+                    o.push_str(&m);
+                }
             }
         }
         o.push_str("</g>");
@@ -213,12 +253,17 @@ pub fn svg(chart: &Chart, width: u32, height: u32) -> String {
         }
     }
 
-    // The legend, right of the plot.
+    // The legend, right of the plot; faint points named last.
     let lx = w - legend_w;
-    let step = ((h - 50.0) / legend.len().max(1) as f64).clamp(12.0, 20.0);
+    let thin_note = chart.thin_note();
     let max_chars = (((legend_w - 36.0) / 6.0).max(8.0)) as usize;
-    for (i, (name, colour, role, shape, joined)) in legend.iter().enumerate() {
-        let y = 40.0 + step * i as f64;
+    let lines: Vec<Vec<String>> = legend.iter().map(|e| legend_lines(&e.0, max_chars)).collect();
+    let rows = lines.iter().map(Vec::len).sum::<usize>() + usize::from(thin_note.is_some());
+    let step = ((h - 50.0) / rows.max(1) as f64).clamp(12.0, 20.0);
+    let mut row = 0;
+    for ((_, colour, role, shape, joined), text) in legend.iter().zip(&lines) {
+        let y = 40.0 + step * row as f64;
+        row += text.len();
         if *joined {
             let dash = if *role == Role::Chance { r#" stroke-dasharray="6 4""# } else { "" };
             let _ = write!(
@@ -230,12 +275,15 @@ pub fn svg(chart: &Chart, width: u32, height: u32) -> String {
             );
         }
         o.push_str(&marker(*shape, lx + 16.0, y, 3.5, *colour, *role == Role::Subject));
-        let shown: String = if name.chars().count() > max_chars {
-            name.chars().take(max_chars - 1).chain(['…']).collect()
-        } else {
-            name.clone()
-        };
-        let _ = write!(o, r#"<text x="{:.1}" y="{:.1}" font-size="11">{}</text>"#, lx + 34.0, y + 4.0, esc(&shown));
+        for (k, line) in text.iter().enumerate() {
+            let (x, yy) = (lx + 34.0 + if k > 0 { 8.0 } else { 0.0 }, y + 4.0 + step * k as f64);
+            let _ = write!(o, r#"<text x="{x:.1}" y="{yy:.1}" font-size="11">{}</text>"#, esc(line));
+        }
+    }
+    if let Some(note) = thin_note {
+        let y = 40.0 + step * row as f64;
+        let _ = write!(o, r#"<g{FAINT}>{}</g>"#, marker(Marker::Circle, lx + 16.0, y, 3.5, (0x44, 0x44, 0x44), true));
+        let _ = write!(o, r#"<text x="{:.1}" y="{:.1}" font-size="11">{}</text>"#, lx + 34.0, y + 4.0, esc(&note));
     }
     o.push_str("</svg>\n");
     o
@@ -271,8 +319,9 @@ mod tests {
         assert!(s.starts_with("<svg ") && s.ends_with("</svg>\n"));
         assert!(s.contains("VSR &lt;all&gt; &amp; more") && s.contains("LSTM-96 &quot;paper&quot;"));
         assert_eq!(s.matches(r#"<g class="series""#).count(), 4);
-        // Two finite points of the subject (the NaN is skipped), two of the people, two of chance, one hidden.
-        assert_eq!(s.matches("<polyline").count(), 4);
+        // Two finite points of the subject (the NaN is skipped), two of the people, two of chance: a line
+        // each; the hidden series' one point has no segment to draw.
+        assert_eq!(s.matches("<polyline").count(), 3);
         assert_eq!(s.matches("stroke-dasharray").count(), 2, "the chance line and its legend entry");
         // The legend names the three labelled series, not the unlabelled one.
         for name in ["LSTM-96 &quot;paper&quot;", "people (WorM)", "chance model"] {
@@ -288,6 +337,33 @@ mod tests {
         for t in ["0", "0.2", "0.4", "0.6", "0.8", "1"] {
             assert!(s.contains(&format!(r#"text-anchor="end">{t}</text>"#)), "{t}");
         }
+    }
+
+    #[test]
+    fn a_print_figure_names_every_series_whole() {
+        let mut c = Chart::new("VSR · list length 6", "serial position", "accuracy");
+        let long = "LSTM-256 (network) · paper preset · n 40–52";
+        c.series.push(Series::new(long, Role::Subject, vec![(1.0, 0.9), (2.0, 0.5)]));
+        c.series.push(Series::new("people (WorM)", Role::Reference, vec![(1.0, 0.95), (2.0, 0.7)]));
+        let s = print_svg(&c);
+        assert!(s.contains(r#"width="700" height="420""#));
+        assert!(s.contains(&format!(">{}</text>", esc(long))), "not cut: {s}");
+    }
+
+    #[test]
+    fn thin_points_are_faint_and_named_in_the_legend() {
+        let mut c = Chart::new("VSR", "serial position", "accuracy");
+        let mut s = Series::new("me · n 3–40", Role::Subject, vec![(1.0, 0.9), (2.0, 0.5)]);
+        s.n = vec![40, 3];
+        c.series.push(s.bars(vec![(1.0, 0.8, 0.95), (2.0, 0.1, 0.9)]));
+        let plain = svg(&c, 640, 360);
+        assert!(!plain.contains("opacity") && !plain.contains("faint:"), "min_n 0: nothing faint");
+        c.min_n = 10;
+        let s = svg(&c, 640, 360);
+        assert_eq!(s.matches(r#"<g class="thin" opacity="0.3">"#).count(), 1, "the point on 3");
+        assert_eq!(s.matches(r#"fill="none" opacity="0.3"/>"#).count(), 1, "its error bar");
+        assert_eq!(s.matches(r#"stroke-width="2" opacity="0.3"/>"#).count(), 1, "the segment to it");
+        assert!(s.contains(">faint: n &lt; 10</text>"));
     }
 
     #[test]

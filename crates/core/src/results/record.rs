@@ -250,7 +250,48 @@ fn secret_like(name: &str) -> bool {
     credential_like(name)
 }
 
+/// Text in natural order: runs of digits compare as numbers (`list_length=10` after `list_length=9`).
+pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    fn parts(s: &str) -> Vec<(bool, &str)> {
+        let mut out = Vec::new();
+        let mut start = 0;
+        let b = s.as_bytes();
+        for i in 1..=b.len() {
+            if i == b.len() || b[i].is_ascii_digit() != b[start].is_ascii_digit() {
+                out.push((b[start].is_ascii_digit(), &s[start..i]));
+                start = i;
+            }
+        }
+        out
+    }
+    let (pa, pb) = (parts(a), parts(b));
+    for (x, y) in pa.iter().zip(&pb) {
+        let o = match (x, y) {
+            ((true, x), (true, y)) => {
+                let (x, y) = (x.trim_start_matches('0'), y.trim_start_matches('0'));
+                x.len().cmp(&y.len()).then_with(|| x.cmp(y))
+            }
+            ((_, x), (_, y)) => x.cmp(y),
+        };
+        if o.is_ne() {
+            return o;
+        }
+    }
+    pa.len().cmp(&pb.len()).then_with(|| a.cmp(b))
+}
+
 impl ResultRecord {
+    /// The summaries as a table shows them: by task, then condition in natural order, then metric.
+    pub fn summaries_in_order(&self) -> Vec<&Summary> {
+        let mut v: Vec<&Summary> = self.summaries.iter().collect();
+        v.sort_by(|a, b| {
+            natural_cmp(&a.task, &b.task)
+                .then_with(|| natural_cmp(&a.conditions.label(), &b.conditions.label()))
+                .then_with(|| a.metric.cmp(&b.metric))
+        });
+        v
+    }
+
     /// The split its trials were drawn from, as written (setting `split`; people's sessions and the
     /// visual LLM suite write none: the human split).
     pub fn split_name(&self) -> &str {
@@ -727,5 +768,24 @@ mod tests {
         }
         assert!(ResultRecord::from_json("{").is_err());
         assert!(ResultRecord::from_json("{\"a\":1}").unwrap_err().to_string().contains("schema"));
+    }
+
+    #[test]
+    fn summaries_read_in_natural_order() {
+        assert!(natural_cmp("list_length=10", "list_length=9").is_gt());
+        assert!(natural_cmp("a2b", "a10").is_lt() && natural_cmp("x", "x").is_eq() && natural_cmp("x01", "x1").is_lt());
+        let mut r = ResultRecord::new(Subject::Person { id: "p".into() }, "VSR", RunConfig::default());
+        for l in [8u8, 6, 10, 3] {
+            r.summaries.push(Summary {
+                task: "VSR".into(),
+                conditions: crate::task::Conditions { list_length: Some(l), ..Default::default() },
+                metric: "accuracy".into(),
+                n: 1,
+                value: 0.5,
+                se: None,
+            });
+        }
+        let order: Vec<_> = r.summaries_in_order().iter().map(|s| s.conditions.list_length.unwrap()).collect();
+        assert_eq!(order, [3, 6, 8, 10]);
     }
 }

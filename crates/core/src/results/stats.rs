@@ -305,6 +305,55 @@ pub fn ci_mean(a: &[f64], level: f64) -> Result<(f64, f64), StatsError> {
     Ok((m - q * sem, m + q * sem))
 }
 
+/// Wilson's score interval for `successes` of `n` at normal quantile `z` (`(0, 1)` for no trials).
+pub fn wilson(successes: usize, n: usize, z: f64) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let (n, p) = (n as f64, successes as f64 / n as f64);
+    let z2 = z * z;
+    let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
+    let half = z / (1.0 + z2 / n) * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+/// The fewest observations a plotted point needs to be drawn solid: below it a chart draws the point
+/// faint and its legend says so. With 10 answers a 95 % Wilson interval around 0.5 already spans
+/// 0.24–0.76, so a point on fewer is mostly noise.
+pub const MIN_POINT_N: u32 = 10;
+
+/// A point's 95 % interval from its observations. `answers`: each value is one 0/1 answer, and the
+/// point is a proportion: Wilson's score interval. Otherwise each value is a score of a trial or block
+/// (a proportion of several answers, a d′): the percentile bootstrap of the mean (2,000 resamples, a
+/// fixed seed so the same values always give the same interval). `None` for no values, and for a mean
+/// of one value (nothing to resample).
+pub fn point_interval(values: &[f64], answers: bool) -> Option<(f64, f64)> {
+    let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    if finite.is_empty() {
+        return None;
+    }
+    if answers && finite.iter().all(|&v| v == 0.0 || v == 1.0) {
+        let k = finite.iter().filter(|&&v| v == 1.0).count();
+        return Some(wilson(k, finite.len(), 1.959_963_984_540_054));
+    }
+    if finite.len() < 2 {
+        return None;
+    }
+    const RESAMPLES: usize = 2000;
+    let n = finite.len();
+    let mut rng = crate::rng::Rng::from_u64(0x5eed_b007);
+    let mut means: Vec<f64> =
+        (0..RESAMPLES).map(|_| (0..n).map(|_| finite[rng.index(n)]).sum::<f64>() / n as f64).collect();
+    means.sort_by(f64::total_cmp);
+    // The 2.5th and 97.5th percentiles (numpy's default linear interpolation).
+    let q = |p: f64| {
+        let h = p * (RESAMPLES - 1) as f64;
+        let (lo, frac) = (h.floor() as usize, h - h.floor());
+        means[lo] + frac * (means[(lo + 1).min(RESAMPLES - 1)] - means[lo])
+    };
+    Some((q(0.025), q(0.975)))
+}
+
 /// Bonferroni-adjusted p-values (each times the number of tests, capped at 1), as the N-back notebook
 /// corrects its Mann–Whitney post hoc comparisons.
 pub fn bonferroni(ps: &[f64]) -> Vec<f64> {
@@ -392,4 +441,30 @@ fn run_line(line: &str) -> Result<serde_json::Value, String> {
             json!({ "lo": lo, "hi": hi })
         }
     })
+}
+
+#[cfg(test)]
+mod interval_tests {
+    use super::*;
+
+    #[test]
+    fn proportions_get_wilson_and_means_a_seeded_bootstrap() {
+        // 3 of 4 right: Wilson (statsmodels proportion_confint(3, 4, method="wilson")).
+        let (lo, hi) = point_interval(&[1.0, 1.0, 0.0, 1.0], true).unwrap();
+        assert!((lo - 0.300_641_8).abs() < 1e-6 && (hi - 0.954_412_7).abs() < 1e-6, "{lo} {hi}");
+        // One answer still has an interval; one mean does not; nothing has none.
+        assert_eq!(point_interval(&[0.0], true).map(|(l, _)| l), Some(0.0));
+        assert_eq!(point_interval(&[1.0], false), None, "one block's score is a mean of one");
+        assert_eq!(point_interval(&[], true), None);
+        // Partial credit: the bootstrap holds the mean, stays inside the values and repeats exactly.
+        let xs = [0.2, 0.4, 0.5, 0.6, 0.9, 0.3, 0.7, 0.5];
+        let (lo, hi) = point_interval(&xs, false).unwrap();
+        let m = mean(&xs);
+        assert!(lo < m && m < hi && lo >= 0.2 && hi <= 0.9, "{lo} {m} {hi}");
+        assert_eq!(point_interval(&xs, false), Some((lo, hi)));
+        assert_eq!(point_interval(&xs, true), Some((lo, hi)), "values that are not 0/1 are means");
+        // Its width is near the t interval's for this many values.
+        let (tl, th) = ci_mean(&xs, 0.95).unwrap();
+        assert!(((hi - lo) / (th - tl) - 1.0).abs() < 0.35, "{lo}..{hi} vs {tl}..{th}");
+    }
 }
