@@ -135,3 +135,27 @@ fn binomial_tail_is_constant_time_and_exact_for_small_n() {
         assert!((got - want).abs() <= 1e-12 + 1e-9 * want, "n {n} p {p} k {k}: {got} against {want}");
     }
 }
+
+/// Large n (issue 71): `{"test":"binom","k":500000000,"n":1000000000,"p0":0.5}` gave p = 0.0 (≈ 0.5 is
+/// right) and 17 of 21 large-n lines were off by more than 1 %. Against 50-digit references
+/// (`tests/data/binom_large_n.jsonl`, written by `scripts/research/binom-reference.py` with mpmath, not
+/// by this code) from n = 1e3 to 2e15, tails down to 1e-100: within 1e-9 relative.
+#[test]
+fn binomial_tail_matches_high_precision_references_at_large_n() {
+    let text = include_str!("data/binom_large_n.jsonl");
+    let mut worst: (f64, String) = (0.0, String::new());
+    let mut count = 0;
+    for line in text.lines().skip(1) {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let (n, p, k) = (v["n"].as_u64().unwrap(), v["p"].as_f64().unwrap(), v["k"].as_u64().unwrap());
+        let want: f64 = v["tail"].as_str().unwrap().parse().unwrap();
+        let got = stats::binom_greater(k, n, p).unwrap();
+        let rel = (got - want).abs() / want;
+        if rel > worst.0 {
+            worst = (rel, format!("n {n} p {p} k {k}: {got:e} against {want:e}"));
+        }
+        count += 1;
+    }
+    assert!(count >= 40, "{count} references");
+    assert!(worst.0 < 1e-9, "worst: {} ({:e} relative)", worst.1, worst.0);
+}
