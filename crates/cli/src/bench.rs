@@ -63,11 +63,11 @@ pub fn run(a: &BenchArgs) {
     let budget = Duration::from_secs_f64(a.seconds);
     let sel = a.task.unwrap_or(TaskSel::All);
     for id in sel.ids() {
-        println!("{}", line(id.as_str(), &measure(&[TaskSpec::new(id)], a.seed, budget)));
+        out!("{}", line(id.as_str(), &measure(&[TaskSpec::new(id)], a.seed, budget)));
     }
     if sel == TaskSel::All {
         let mix: Vec<TaskSpec> = TaskId::ALL.iter().map(|&id| TaskSpec::new(id)).collect();
-        println!("{}", line("joint", &measure(&mix, a.seed, budget)));
-        println!("{}", line("joint-batch", &measure_runs(&mix, a.seed, budget, 10)));
+        out!("{}", line("joint", &measure(&mix, a.seed, budget)));
+        out!("{}", line("joint-batch", &measure_runs(&mix, a.seed, budget, 10)));
     }
 }

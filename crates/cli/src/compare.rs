@@ -343,7 +343,7 @@ pub fn run(a: &CompareArgs) -> Result<(), String> {
         "without_task": without,
         "out": a.out.display().to_string(),
     });
-    println!("{line}");
+    out!("{line}");
     Ok(())
 }
 

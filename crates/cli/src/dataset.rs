@@ -60,6 +60,6 @@ pub fn run(a: &DatasetArgs) -> Result<(), String> {
         std::fs::write(&p, &f.text).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
     }
     let written: Vec<&str> = out.iter().map(|f| f.path.as_str()).collect();
-    println!("{}", serde_json::json!({ "out": a.out.display().to_string(), "files": written }));
+    out!("{}", serde_json::json!({ "out": a.out.display().to_string(), "files": written }));
     Ok(())
 }

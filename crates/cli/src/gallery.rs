@@ -60,7 +60,7 @@ pub fn run(a: &GalleryArgs) -> Result<(), String> {
                 px[dst..dst + BIG * 3].copy_from_slice(src);
             }
         }
-        println!(
+        out!(
             "row {:>2}  {:<15} trial {:>3}  steps {:>2}  {}",
             row,
             id.as_str(),
@@ -73,6 +73,6 @@ pub fn run(a: &GalleryArgs) -> Result<(), String> {
         std::fs::create_dir_all(parent).map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
     }
     pngout::write(&a.out, w as u32, h as u32, &px, false)?;
-    println!("wrote {} ({w}x{h}, split {}, seed {})", a.out.display(), a.split.split().as_str(), a.seed);
+    out!("wrote {} ({w}x{h}, split {}, seed {})", a.out.display(), a.split.split().as_str(), a.seed);
     Ok(())
 }

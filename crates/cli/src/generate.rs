@@ -48,14 +48,7 @@ pub fn run(a: &GenerateArgs) -> Result<(), String> {
         bar.set_message(id.as_str());
         let (frames, pngs) = one_task(&spec, a, &dir, &bar)?;
         bar.suspend(|| {
-            println!(
-                "{:<15} {} trials, {} real frames, {} PNGs -> {}",
-                id.as_str(),
-                a.count,
-                frames,
-                pngs,
-                dir.display()
-            )
+            out!("{:<15} {} trials, {} real frames, {} PNGs -> {}", id.as_str(), a.count, frames, pngs, dir.display())
         });
     }
     bar.finish_and_clear();

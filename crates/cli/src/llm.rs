@@ -897,13 +897,13 @@ fn print_table(record: &ResultRecord, outcomes: &[Outcome], p: &Progress) {
     };
     let w = record.summaries.iter().map(|s| name(s).chars().count()).max().unwrap_or(4).max(4);
     let mw = record.summaries.iter().map(|s| s.metric.len()).max().unwrap_or(6).max(6);
-    println!("{:<w$}  {:<mw$}  {:>5}  {:>8}  {:>7}", "task", "metric", "n", "value", "se");
+    out!("{:<w$}  {:<mw$}  {:>5}  {:>8}  {:>7}", "task", "metric", "n", "value", "se");
     for s in &record.summaries {
         let se = s.se.map(|x| format!("{x:.3}")).unwrap_or_default();
-        println!("{:<w$}  {:<mw$}  {:>5}  {:>8.3}  {:>7}", name(s), s.metric, s.n, s.value, se);
+        out!("{:<w$}  {:<mw$}  {:>5}  {:>8.3}  {:>7}", name(s), s.metric, s.n, s.value, se);
     }
     let errors: Vec<&Outcome> = outcomes.iter().filter(|o| o.error.is_some()).collect();
-    println!(
+    out!(
         "{} samples, {} failed; tokens in {} out {}{}",
         outcomes.len(),
         errors.len(),
@@ -919,6 +919,6 @@ fn print_table(record: &ResultRecord, outcomes: &[Outcome], p: &Progress) {
         }
     }
     for (k, m) in kinds {
-        println!("  {k}: {m}");
+        out!("  {k}: {m}");
     }
 }

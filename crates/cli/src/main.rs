@@ -2,6 +2,26 @@
 //! (`gallery`), single-thread stimulus throughput (`bench`) and a determinism hash (`hash`), all over the
 //! same pure core as the browser app.
 
+/// `println!` for the CLI's stdout: a closed pipe (`wmlab eval … | head -c 1`) ends the program quietly
+/// with success, as Unix tools do, instead of panicking ("failed printing to stdout: Broken pipe").
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = writeln!(std::io::stdout().lock(), $($t)*) {
+            $crate::stdout_failed(e);
+        }
+    }};
+}
+
+/// What [`out!`] does when stdout cannot be written: exit 0 on a closed pipe, else say why and exit 1.
+pub(crate) fn stdout_failed(e: std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    eprintln!("wmlab: error: cannot write stdout: {e}");
+    std::process::exit(1);
+}
+
 mod bench;
 mod compare;
 mod dataset;
@@ -366,7 +386,7 @@ fn main() -> ExitCode {
             Ok(())
         }
         Cmd::Hash(a) => {
-            println!("{:016x}", hash(a));
+            out!("{:016x}", hash(a));
             Ok(())
         }
         Cmd::Llm(c) => llm::run(c),

@@ -487,7 +487,7 @@ pub fn run_sweep(a: &SweepArgs) -> Result<(), String> {
     }
     if a.plan || a.slurm || a.k8s {
         for (i, r) in g.runs.iter().enumerate() {
-            println!("{}", serde_json::json!({ "index": i, "run": r.name, "done": done(r) }));
+            out!("{}", serde_json::json!({ "index": i, "run": r.name, "done": done(r) }));
         }
         let out = std::fs::canonicalize(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
         if a.slurm {
@@ -522,7 +522,7 @@ pub fn run_sweep(a: &SweepArgs) -> Result<(), String> {
     );
     if a.dry_run {
         for r in &g.runs {
-            println!("{}", serde_json::json!({ "run": r.name, "done": done(r) }));
+            out!("{}", serde_json::json!({ "run": r.name, "done": done(r) }));
         }
         return Ok(());
     }
@@ -585,7 +585,7 @@ pub fn run_sweep(a: &SweepArgs) -> Result<(), String> {
         let record = wmlab_core::record::ResultRecord::from_json(&text)
             .map_err(|e| format!("{}: not a result record ({e})", rec.display()))?;
         let (mean, above) = outcome(&record);
-        println!(
+        out!(
             "{}",
             serde_json::json!({
                 "run": r.name,

@@ -181,7 +181,7 @@ pub fn import(a: &ImportArgs) -> Result<(), String> {
     let dev = wmlab_nn::cpu_device();
     let ck = wmlab_nn::torch::import(&dict, arch, capacity, &dev).map_err(named)?;
     crate::write_atomic(&a.out, &ck.to_bundle())?;
-    println!(
+    out!(
         "{}: {} tensors into the paper's {} ({} parameters) -> {}",
         a.torch.display(),
         dict.len(),
@@ -198,7 +198,7 @@ pub fn export(a: &ExportArgs) -> Result<(), String> {
     let dev = wmlab_nn::cpu_device();
     let dict = wmlab_nn::torch::export(&ck, &dev)?;
     crate::write_atomic(&a.out, &write_pt(&dict, "archive"))?;
-    println!("{}: {} tensors of {} -> {}", a.torch.display(), dict.len(), ck.train.model.label(), a.out.display());
+    out!("{}: {} tensors of {} -> {}", a.torch.display(), dict.len(), ck.train.model.label(), a.out.display());
     Ok(())
 }
 

@@ -17,7 +17,7 @@ pub use imp::{eval_report, run_analyse, run_train};
 
 /// `wmlab eval`: evaluate, write the record if asked, print the report.
 pub fn run_eval(a: &EvalArgs) -> Result<(), String> {
-    println!("{}", eval_report(a)?);
+    out!("{}", eval_report(a)?);
     Ok(())
 }
 
@@ -441,7 +441,7 @@ mod imp {
                         "lr": rep.lr,
                         "best": rep.best,
                     });
-                    bar.suspend(|| println!("{line}"));
+                    bar.suspend(|| out!("{line}"));
                     if rep.best
                         && let Some(best) = &tr.best
                     {
@@ -554,7 +554,7 @@ mod imp {
             eprintln!("analyses stored in {}", p.display());
         }
         eprintln!("{} from {}: {} test trials per task id", ck.train.model.label(), path.display(), a.count.max(2));
-        println!("{value}");
+        out!("{value}");
         Ok(())
     }
 

@@ -772,3 +772,21 @@ fn dataset_writes_a_psych_ds_folder() {
     fails(&["dataset", "--out", again.to_str().unwrap(), recs.to_str().unwrap()], &["d.json is not a result record"]);
     assert!(!again.exists(), "nothing written");
 }
+
+/// A closed stdout (`wmlab … | head -c 1`, the reader gone before the answer is written) ends the
+/// program quietly with success; it panicked with "failed printing to stdout: Broken pipe" (issue 71).
+#[test]
+fn a_closed_stdout_is_no_panic() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wmlab"))
+        .args(["hash", "--task", "all", "--split", "test", "--count", "40"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run wmlab");
+    // Close the read end before the hash (40 trials of 14 ids) is printed.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked") && !err.contains("Broken pipe"), "{err}");
+    assert!(out.status.success(), "{:?}: {err}", out.status);
+}
