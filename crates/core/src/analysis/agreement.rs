@@ -48,12 +48,18 @@ pub fn paired_items(a: &[TrialRow], b: &[TrialRow]) -> BTreeMap<String, (Vec<(bo
         Some(crate::record::Setting::Int(i)) if *i >= 0 => *i as u64,
         _ => r.trial,
     };
+    // A trial counts once on either side: a record whose rows repeat (a file joined to itself) has the
+    // same items, not more — its first row of a trial is the one paired, whichever side it is on.
     let mut by_trial: BTreeMap<(&str, u64), &TrialRow> = BTreeMap::new();
     for r in b.iter().filter(|r| !practice(r)) {
-        by_trial.insert((r.task.as_str(), index(r)), r);
+        by_trial.entry((r.task.as_str(), index(r))).or_insert(r);
     }
+    let mut seen: std::collections::BTreeSet<(&str, u64)> = Default::default();
     let mut out: BTreeMap<String, (Vec<(bool, bool)>, usize)> = BTreeMap::new();
     for r in a.iter().filter(|r| !practice(r)) {
+        if !seen.insert((r.task.as_str(), index(r))) {
+            continue;
+        }
         let entry = out.entry(r.task.clone()).or_default();
         match by_trial.get(&(r.task.as_str(), index(r))) {
             Some(o) if o.targets == r.targets && o.conditions == r.conditions && o.correct.len() == r.correct.len() => {
@@ -333,6 +339,11 @@ mod tests {
         assert_eq!(pairs["VSR"], (vec![(true, true), (false, true)], 1), "VSR trial 1 has other targets");
         let per = agreement_per_task(&a, &b, 200, 3);
         assert_eq!(per["CD-Color"].items, 2);
+        // Rows repeated ten times are the same items, in either order (issue 71: 2,200 for 220).
+        let tenfold = |v: &[TrialRow]| -> Vec<TrialRow> { (0..10).flat_map(|_| v.iter().cloned()).collect() };
+        assert_eq!(paired_items(&tenfold(&a), &b), pairs);
+        assert_eq!(paired_items(&a, &tenfold(&b)), pairs);
+        assert_eq!(paired_items(&tenfold(&b), &a), paired_items(&b, &a));
         // Three people: the ceiling is the mean κ of the pairs that have one.
         let c = vec![row("CD-Color", 0, "change", &[true]), row("CD-Color", 1, "same", &[true])];
         let rated = |rows: &'static [TrialRow]| Rated { rows, seed: 1, split: "human", person: true };
