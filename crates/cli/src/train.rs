@@ -583,7 +583,9 @@ mod imp {
         for r in runs {
             let s = r.run.staircase();
             let track: Vec<_> = s.track().iter().map(|t| serde_json::json!([t.level, t.correct])).collect();
-            let e = s.estimate();
+            // No level where the run sat at an end of its range: `bound` says which, and `describe` in words.
+            let kept = r.run.result();
+            let e = kept.estimate;
             tasks.push(serde_json::json!({
                 "task": r.task.as_str(),
                 "level_kind": r.run.kind(),
@@ -593,6 +595,8 @@ mod imp {
                 "ci_low": e.map(|e| e.low),
                 "ci_high": e.map(|e| e.high),
                 "reversals": e.map(|e| e.reversals),
+                "bound": kept.bound,
+                "describe": kept.describe(),
                 "track": track,
             }));
             results.push(r.run.result());

@@ -705,6 +705,16 @@ fn an_adaptive_evaluation_runs_a_staircase_per_task_with_a_level() {
         let run = kept.iter().find(|r| r.task == task).unwrap();
         assert_eq!(run.track.len(), n, "{task}");
         assert_eq!(run.estimate.map(|e| e.level), t["level"].as_f64(), "{task}");
+        // A run that sat at an end of its range has a bound and no level, said in words (issue 71).
+        let bound: Option<wmlab_core::adaptive::Bound> = serde_json::from_value(t["bound"].clone()).unwrap();
+        assert_eq!(run.bound, bound, "{task}");
+        let words = t["describe"].as_str().unwrap();
+        if bound.is_some() {
+            assert!(
+                t["level"].is_null() && (words.contains("below the lowest") || words.contains("above the highest")),
+                "{t}"
+            );
+        }
         let target = if task.starts_with("CD-") { 0.75 } else { 0.5 };
         assert_eq!(t["target"].as_f64(), Some(target), "{task}");
     }

@@ -419,8 +419,61 @@ pub struct StaircaseResult {
     pub config: StaircaseConfig,
     /// Every trial (N-back: block) of the run in order: the level shown and whether it counted as right.
     pub track: Vec<Step>,
-    /// The estimate from the reversals kept; `None` while fewer than two reversals are past the discarded ones.
+    /// The estimate from the reversals kept; `None` while fewer than two reversals are past the discarded
+    /// ones, and when the run sat at an end of its range ([`StaircaseResult::bound`]).
     pub estimate: Option<Estimate>,
+    /// Where the subject is beyond the range the staircase can show: then there is no level to report.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bound: Option<Bound>,
+}
+
+/// A run that sat at an end of its range: its reversals there average to a level the subject never
+/// reached (a network right on 6 of 20 lists of the shortest length "converged" on 2.06 [1.54, 2.58]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "side")]
+pub enum Bound {
+    /// Right on fewer than the target share of its trials at the lowest level: below it.
+    BelowLowest {
+        /// The lowest level.
+        level: u32,
+        /// Trials right there.
+        right: usize,
+        /// Trials there.
+        trials: usize,
+    },
+    /// Right on more than the target share of its trials at the highest level: above it.
+    AboveHighest {
+        /// The highest level.
+        level: u32,
+        /// Trials right there.
+        right: usize,
+        /// Trials there.
+        trials: usize,
+    },
+}
+
+/// Trials at an end of the range before a share there decides a [`Bound`].
+const BOUND_TRIALS: usize = 3;
+
+impl Staircase {
+    /// Whether the run sat at an end of its range (see [`Bound`]): at least 3 trials at the lowest level
+    /// and under the target share right there, or at the highest and over it.
+    pub fn bound(&self) -> Option<Bound> {
+        let at = |level: u32| {
+            let t: Vec<&Step> = self.track.iter().filter(|s| s.level == level).collect();
+            (t.iter().filter(|s| s.correct).count(), t.len())
+        };
+        let target = self.config.target;
+        let (right, trials) = at(self.config.min);
+        if trials >= BOUND_TRIALS && (right as f64) < target * trials as f64 {
+            return Some(Bound::BelowLowest { level: self.config.min, right, trials });
+        }
+        let (right, trials) = at(self.config.max);
+        if trials >= BOUND_TRIALS && (right as f64) > target * trials as f64 {
+            return Some(Bound::AboveHighest { level: self.config.max, right, trials });
+        }
+        None
+    }
 }
 
 const SETTING_PREFIX: &str = "staircase_";
@@ -428,12 +481,14 @@ const SETTING_PREFIX: &str = "staircase_";
 impl StaircaseResult {
     /// What a record keeps of `staircase`, run on `task`'s `kind` of level.
     pub fn of(task: &str, kind: LevelKind, staircase: &Staircase) -> StaircaseResult {
+        let bound = staircase.bound();
         StaircaseResult {
             task: task.to_string(),
             kind,
             config: staircase.config().clone(),
             track: staircase.track().to_vec(),
-            estimate: staircase.estimate(),
+            estimate: if bound.is_some() { None } else { staircase.estimate() },
+            bound,
         }
     }
 
@@ -460,6 +515,20 @@ impl StaircaseResult {
     /// "set size at 75 % right: 4.25 [3.80, 4.70] (12 reversals, 31 trials)".
     pub fn describe(&self) -> String {
         let what = self.criterion();
+        let name = self.kind.name();
+        match self.bound {
+            Some(Bound::BelowLowest { level, right, trials }) => {
+                return format!(
+                    "{what}: below the lowest {name}, {level} ({right} of {trials} right there; no level to report)"
+                );
+            }
+            Some(Bound::AboveHighest { level, right, trials }) => {
+                return format!(
+                    "{what}: above the highest {name}, {level} ({right} of {trials} right there; at the ceiling)"
+                );
+            }
+            None => {}
+        }
         match &self.estimate {
             Some(e) => format!(
                 "{what}: {:.2} [{:.2}, {:.2}] ({} reversals, {} trials)",
@@ -532,6 +601,49 @@ mod tests {
         assert_eq!(s.track().len(), 5);
         assert_eq!(s.track().last().unwrap().level, 6);
         assert_eq!(s.estimate(), None, "no reversal: no estimate");
+    }
+
+    #[test]
+    fn a_run_at_an_end_of_its_range_reports_no_level() {
+        // A list-length staircase (lists of 2–9, half recalled whole) for a subject who recalls 3 in 10
+        // lists of 2 and no longer one.
+        let config = StaircaseConfig {
+            target: 0.5,
+            start: 2.0,
+            step: 2.0,
+            min: 2,
+            max: 9,
+            discard: 0,
+            reversals: 40,
+            max_trials: 40,
+        };
+        let mut s = Staircase::new(config).unwrap();
+        let mut k = 0;
+        while let Some(level) = s.next_level() {
+            s.record(level == 2 && k % 10 < 3);
+            k += 1;
+        }
+        assert!(s.estimate().is_some(), "the reversals alone would give a level");
+        let at2: Vec<&Step> = s.track().iter().filter(|t| t.level == 2).collect();
+        let (right, trials) = (at2.iter().filter(|t| t.correct).count(), at2.len());
+        assert!(trials >= 3 && 2 * right < trials, "{right} of {trials}");
+        let r = StaircaseResult::of("VSR", LevelKind::ListLength, &s);
+        assert_eq!(r.bound, Some(Bound::BelowLowest { level: 2, right, trials }));
+        assert_eq!(r.estimate, None);
+        let want = format!("below the lowest list length, 2 ({right} of {trials} right there");
+        assert!(r.describe().contains(&want), "{}", r.describe());
+        // Right every time at the top: above the highest.
+        let mut s = Staircase::new(StaircaseConfig { max_trials: 30, ..StaircaseConfig::cd_set_size() }).unwrap();
+        while s.next_level().is_some() {
+            s.record(true);
+        }
+        assert!(matches!(s.bound(), Some(Bound::AboveHighest { .. })));
+        // A run that turns inside its range has no bound.
+        let mut s = Staircase::new(StaircaseConfig::cd_set_size()).unwrap();
+        for a in [true, true, true, false, true, false, true, true, false] {
+            s.record(a);
+        }
+        assert_eq!(s.bound(), None);
     }
 
     #[test]
