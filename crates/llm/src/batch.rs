@@ -71,8 +71,24 @@ fn custom_id(i: usize) -> String {
     format!("s{i}")
 }
 
+/// The request index a custom id names, read exactly: only the ids [`custom_id`] writes (`s0`, `s17`);
+/// `s+1`, `s01` or ` s1` were never sent and name nothing.
 fn index_of(custom: &str) -> Option<usize> {
-    custom.strip_prefix('s')?.parse().ok()
+    let i: usize = custom.strip_prefix('s')?.parse().ok()?;
+    (custom_id(i) == custom).then_some(i)
+}
+
+/// Results by index, where an index returned twice is refused: neither copy is used (which one the
+/// provider meant cannot be known), and the sample is recorded as failed with the reason.
+fn insert_once(
+    out: &mut HashMap<usize, Result<Reply, LlmError>>,
+    twice: &mut Vec<usize>,
+    i: usize,
+    r: Result<Reply, LlmError>,
+) {
+    if out.insert(i, r).is_some() && !twice.contains(&i) {
+        twice.push(i);
+    }
 }
 
 fn bad(what: impl Into<String>) -> LlmError {
@@ -247,6 +263,7 @@ impl ProviderConfig {
         inline: Option<&Value>,
     ) -> HashMap<usize, Result<Reply, LlmError>> {
         let mut out = HashMap::new();
+        let mut twice: Vec<usize> = Vec::new();
         let failed = |why: String| Err(LlmError::new(LlmErrorKind::Server, format!("The batch returned: {why}")));
         match self.kind {
             ProviderKind::OpenAi | ProviderKind::Anthropic => {
@@ -272,12 +289,19 @@ impl ProviderConfig {
                             None => failed("no result".into()),
                         }
                     };
-                    out.insert(i, r);
+                    insert_once(&mut out, &mut twice, i, r);
                 }
             }
             ProviderKind::Gemini => {
                 for (n, item) in inline.and_then(Value::as_array).into_iter().flatten().enumerate() {
-                    let i = item.pointer("/metadata/key").and_then(Value::as_str).and_then(index_of).unwrap_or(n);
+                    // No key: the request order; a key that names no request sent: left out.
+                    let i = match item.pointer("/metadata/key") {
+                        None => n,
+                        Some(k) => match k.as_str().and_then(index_of) {
+                            Some(i) => i,
+                            None => continue,
+                        },
+                    };
                     let r = match (item.get("response"), item.get("error")) {
                         (Some(resp), _) => self.parse_reply(&resp.to_string()),
                         (None, Some(e)) => {
@@ -285,9 +309,18 @@ impl ProviderConfig {
                         }
                         (None, None) => failed("nothing".into()),
                     };
-                    out.insert(i, r);
+                    insert_once(&mut out, &mut twice, i, r);
                 }
             }
+        }
+        for i in twice {
+            out.insert(
+                i,
+                Err(bad(format!(
+                    "the batch returned more than one result for request {}; none of them is used",
+                    custom_id(i)
+                ))),
+            );
         }
         out
     }
@@ -497,4 +530,37 @@ fn cancelled() -> Control {
     let c = Control::new();
     c.cancel();
     c
+}
+
+#[cfg(test)]
+mod id_tests {
+    use super::*;
+
+    fn openai() -> ProviderConfig {
+        ProviderConfig::new(ProviderKind::OpenAi, "http://127.0.0.1:1/v1", "m")
+    }
+
+    fn line(id: &str, text: &str) -> String {
+        json!({"custom_id": id, "response": {"status_code": 200, "body":
+            {"choices": [{"message": {"role": "assistant", "content": text}, "finish_reason": "stop"}]}}})
+        .to_string()
+    }
+
+    /// Issue 71: `s+1` and `s01`, never sent, were read as `s1` (a wrong answer recorded for a sample),
+    /// and of two results for one id the last won silently.
+    #[test]
+    fn ids_are_read_exactly_and_a_duplicate_is_refused() {
+        assert_eq!(index_of("s1"), Some(1));
+        assert_eq!(index_of("s0"), Some(0));
+        for bad in ["s+1", "s01", " s1", "s1 ", "s", "1", "S1", "s-1", "s１"] {
+            assert_eq!(index_of(bad), None, "{bad:?}");
+        }
+        let file =
+            [line("s0", "zero"), line("s+1", "junk"), line("s01", "junk"), line("s2", "a"), line("s2", "b")].join("\n");
+        let r = openai().parse_batch_results(Some(&file), None);
+        assert_eq!(r.len(), 2, "s0 and s2 only: {:?}", r.keys().collect::<Vec<_>>());
+        assert_eq!(r[&0].as_ref().unwrap().text, "zero");
+        let e = r[&2].as_ref().unwrap_err();
+        assert!(e.message.contains("more than one result for request s2"), "{}", e.message);
+    }
 }
