@@ -652,7 +652,7 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
     let mut on_entry = |e: &LogEntry| log_file.write(e);
     let mut on_progress = |p: &Progress| {
         bar.set_position(p.done as u64);
-        bar.set_message(progress_message(p));
+        bar.set_message(wmlab_llm::error::printable(&progress_message(p)));
     };
     // The one-image probe on a fresh run (a resumed one passed it).
     let probe = vision_cfg.as_ref().is_some_and(|c| c.render == Render::Image)

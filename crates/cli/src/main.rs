@@ -405,7 +405,8 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("wmlab: error: {e}");
+            // Errors can carry a provider's or a file's text: control characters shown, not obeyed.
+            eprintln!("wmlab: error: {}", wmlab_llm::error::printable(&e.to_string()));
             ExitCode::FAILURE
         }
     }

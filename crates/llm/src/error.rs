@@ -86,12 +86,29 @@ impl fmt::Display for LlmError {
 impl std::error::Error for LlmError {}
 
 impl LlmError {
+    /// An error with this message, its control characters made visible ([`printable`]): messages carry
+    /// provider text to terminals and pages.
     pub fn new(kind: LlmErrorKind, message: impl Into<String>) -> Self {
-        LlmError { kind, message: message.into(), status: None, retry_after_ms: None }
+        LlmError { kind, message: printable(&message.into()), status: None, retry_after_ms: None }
     }
     pub fn cancelled() -> Self {
         LlmError::new(LlmErrorKind::Cancelled, "Cancelled.")
     }
+}
+
+/// Text from a provider made safe to show: every control character but the newline (an escape
+/// sequence that would clear a terminal or set its title, a carriage return that would overwrite the
+/// line, a bell) written as a visible `\u{…}` escape.
+pub fn printable(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_control() && c != '\n' {
+            out.push_str(&c.escape_unicode().to_string());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The provider's own error text from a JSON error body (`error.message`, `message`), shortened.
@@ -103,7 +120,7 @@ pub fn provider_message(body: &str) -> Option<String> {
         .or_else(|| v.get("detail"))
         .or_else(|| v.get("error").filter(|e| e.is_string()))?;
     let s = m.as_str().map(str::to_string).unwrap_or_else(|| m.to_string());
-    Some(shorten(&s, 300))
+    Some(printable(&shorten(&s, 300)))
 }
 
 fn shorten(s: &str, max: usize) -> String {
@@ -251,7 +268,7 @@ pub fn from_status(resp: &HttpResponse, kind: ProviderKind, model: &str, key: &S
     };
     LlmError {
         kind: k,
-        message: key.redact(&msg),
+        message: printable(&key.redact(&msg)),
         status: Some(status),
         retry_after_ms: crate::time::retry_after_ms(resp, now_ms),
     }
@@ -263,6 +280,18 @@ mod tests {
 
     fn resp(status: u16, body: &str) -> HttpResponse {
         HttpResponse { status, headers: Default::default(), body: body.into() }
+    }
+
+    /// Issue 71: an error body with escape sequences cleared the screen and set the window title
+    /// through stderr; every control character but the newline is now shown, not obeyed.
+    #[test]
+    fn provider_text_reaches_no_terminal_raw() {
+        let body = r#"{"error": {"message": "busy\u001b[2J\u001b]0;pwned\u0007\rnow"}}"#;
+        let e = from_status(&resp(500, body), ProviderKind::OpenAi, "m", &Secret::new(""), 0.0);
+        assert!(!e.message.chars().any(|c| c.is_control() && c != '\n'), "{:?}", e.message);
+        assert!(e.message.contains("busy\\u{1b}[2J\\u{1b}]0;pwned\\u{7}\\u{d}now"), "{}", e.message);
+        assert_eq!(printable("line one\nline two\t!"), "line one\nline two\\u{9}!");
+        assert_eq!(LlmError::new(LlmErrorKind::Server, "a\u{1b}b").message, "a\\u{1b}b");
     }
 
     #[test]

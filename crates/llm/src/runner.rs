@@ -612,7 +612,8 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
 
     /// Batch mode: the progress line's note on the batch.
     pub(crate) fn set_batch_note(&self, note: Option<String>) {
-        *self.batch_note.borrow_mut() = note;
+        // The note carries the provider's batch state: shown on progress lines, so made printable.
+        *self.batch_note.borrow_mut() = note.map(|n| crate::error::printable(&n));
     }
 
     /// Batch mode: replies of batch `id` by sample id, answered without a request by [`Runner::run`].
