@@ -305,6 +305,82 @@ fn chosen_index(a: &SweepArgs, runs: usize) -> Result<Option<usize>, String> {
     }
 }
 
+/// A run's name as a folder inside the sweep: letters, digits, `.`, `_`, `-`, not `.` or `..` — a
+/// hand-edited `sweep.json` with `../x` would otherwise write checkpoints outside the sweep's folder.
+fn check_run_name(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name != "."
+        && name != ".."
+        && name.len() <= 128
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "run name {:?} in sweep.json: a run's folder name is letters, digits, '.', '_' and '-' only (at most 128),              inside the sweep's folder",
+            wmlab_llm::error::printable(name)
+        ))
+    }
+}
+
+/// The scheduler options written into `sweep.sbatch` / `sweep-job.json`, checked before a script holds
+/// them: a newline or a `$(…)` in `--time`, `--partition` or the folder would be a command in the job
+/// script, and absurd resource counts are refused with the limit.
+fn check_job_options(a: &SweepArgs, out: &Path) -> Result<(), String> {
+    if let Some(t) = &a.time {
+        // Slurm's forms: MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS.
+        let (days, clock) = match t.split_once('-') {
+            Some((d, c)) => (Some(d), c),
+            None => (None, t.as_str()),
+        };
+        let digits = |x: &str| !x.is_empty() && x.len() <= 4 && x.chars().all(|c| c.is_ascii_digit());
+        let parts: Vec<&str> = clock.split(':').collect();
+        if !(days.is_none_or(digits) && (1..=3).contains(&parts.len()) && parts.iter().all(|p| digits(p))) {
+            return Err(format!(
+                "--time {:?}: Slurm's wall-clock limit, as MM, HH:MM:SS or D-HH:MM:SS (digits, ':' and '-' only)",
+                wmlab_llm::error::printable(t)
+            ));
+        }
+    }
+    if let Some(p) = &a.partition {
+        let name = |x: &str| {
+            !x.is_empty()
+                && x.len() <= 64
+                && x.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        };
+        if !p.split(',').all(name) {
+            return Err(format!(
+                "--partition {:?}: a Slurm partition name (letters, digits, '.', '_', '-'; a comma list for several)",
+                wmlab_llm::error::printable(p)
+            ));
+        }
+    }
+    let dir = out.display().to_string();
+    if dir.chars().any(|c| c.is_control() || c == '%') {
+        return Err(format!(
+            "--out {:?}: the folder's path goes into the job script's #SBATCH lines; choose one without control \
+             characters or '%'",
+            wmlab_llm::error::printable(&dir)
+        ));
+    }
+    if a.image.chars().any(|c| c.is_control() || c.is_whitespace()) || a.image.is_empty() {
+        return Err(format!(
+            "--image {:?}: a container image name, with no spaces",
+            wmlab_llm::error::printable(&a.image)
+        ));
+    }
+    for (what, v, max) in [
+        ("--gpus-per-run", a.gpus_per_run as usize, 64),
+        ("--cpus-per-run", a.cpus_per_run as usize, 1024),
+        ("--max-parallel", a.max_parallel, 100_000),
+    ] {
+        if v > max {
+            return Err(format!("{what} {v}: at most {max}"));
+        }
+    }
+    Ok(())
+}
+
 /// A word for a POSIX shell, in single quotes.
 fn sh_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
@@ -471,6 +547,9 @@ pub fn run_sweep(a: &SweepArgs) -> Result<(), String> {
             )
         })?
     };
+    for r in &g.runs {
+        check_run_name(&r.name)?;
+    }
     if before.is_none() && !a.dry_run {
         crate::write_atomic(&file, serde_json::to_string_pretty(&g).map_err(|e| e.to_string())?.as_bytes())?;
     }
@@ -490,6 +569,7 @@ pub fn run_sweep(a: &SweepArgs) -> Result<(), String> {
             out!("{}", serde_json::json!({ "index": i, "run": r.name, "done": done(r) }));
         }
         let out = std::fs::canonicalize(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
+        check_job_options(a, &out)?;
         if a.slurm {
             std::fs::create_dir_all(out.join("slurm")).map_err(|e| format!("{}: {e}", out.display()))?;
             let exe = std::env::current_exe().map_err(|e| format!("the path of wmlab itself: {e}"))?;
@@ -640,6 +720,40 @@ mod tests {
 
     fn args(extra: &[&str]) -> SweepArgs {
         T::try_parse_from(["sweep", "--out", "x"].into_iter().chain(extra.iter().copied())).unwrap().a
+    }
+
+    /// Issue 71: a newline in --partition, --time or --out put a command line into sweep.sbatch, a
+    /// run name with ../ wrote outside the sweep folder, and --gpus-per-run 1000000000 was accepted.
+    #[test]
+    fn job_options_and_run_names_that_would_inject_or_escape_are_refused() {
+        let out = Path::new("/data/sweep");
+        for (flags, words) in [
+            (vec!["--partition", "gpu\nrm -rf ~"], "--partition"),
+            (vec!["--partition", "gpu;id"], "--partition"),
+            (vec!["--time", "$(reboot)"], "--time"),
+            (vec!["--time", "12:00:00\n#SBATCH --wrap=x"], "--time"),
+            (vec!["--time", "1:2:3:4"], "--time"),
+            (vec!["--gpus-per-run", "1000000000"], "at most 64"),
+            (vec!["--image", "a b"], "--image"),
+        ] {
+            let e = check_job_options(&args(&flags), out).unwrap_err();
+            assert!(e.contains(words), "{flags:?}: {e}");
+            assert!(!e.contains('\n'), "the message shows the newline escaped: {e}");
+        }
+        for good in [
+            vec!["--time", "12:00:00"],
+            vec!["--time", "2-00:00"],
+            vec!["--time", "90"],
+            vec!["--partition", "gpu,a100"],
+        ] {
+            assert_eq!(check_job_options(&args(&good), out), Ok(()), "{good:?}");
+        }
+        assert!(check_job_options(&args(&[]), Path::new("/data/x\n/y")).is_err());
+        assert!(check_job_options(&args(&[]), Path::new("/data/50%")).is_err());
+        for bad in ["../escape", "..", ".", "a/b", "", "x\ny"] {
+            assert!(check_run_name(bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(check_run_name("lstm-96-pt10-lr8e-5"), Ok(()));
     }
 
     #[test]
