@@ -179,6 +179,43 @@ proptest! {
         }
     }
 
+    /// Task parameters inside a record (issue 71): whatever numbers a record carries, taking its trials
+    /// again either refuses them in words or generates every trial, in bounded time, without a panic.
+    #[test]
+    fn records_task_parameters_are_checked_or_refused(
+        task in 0usize..3,
+        grid in 0u64..256,
+        filled in 0u64..256,
+        lists in proptest::collection::vec(0u64..256, 0..5),
+        diff in 0u64..40,
+    ) {
+        let id = [TaskId::Vsr, TaskId::Vir, TaskId::VsRec][task];
+        let mut v = serde_json::to_value(TaskSpec::new(id)).unwrap();
+        v["params"]["grid"] = grid.into();
+        v["params"]["filled"] = filled.into();
+        v["params"]["list_lengths"] = lists.into();
+        if id == TaskId::Vir {
+            v["params"]["pattern_difference"] = diff.into();
+        } else if id == TaskId::VsRec {
+            v["params"]["pattern_differences"] = vec![diff].into();
+        }
+        let spec = serde_json::from_value::<TaskSpec>(v).expect("the fields' own types");
+        let mut r = record();
+        r.config.tasks = vec![spec];
+        for row in &mut r.trials {
+            row.task = id.as_str().into();
+            row.extra.insert("index".into(), wmlab_core::record::Setting::Int(row.trial as i64));
+        }
+        r.config.settings.insert("split".into(), wmlab_core::record::Setting::Text("human".into()));
+        match bounded("worm_trials_of", || wmlab_core::people::replay::worm_trials_of(&r)) {
+            Ok(replay) => {
+                let trials = bounded("Replay::generate", || replay.generate());
+                prop_assert!(!trials.is_empty());
+            }
+            Err(e) => a_message(&e),
+        }
+    }
+
     #[test]
     fn record_json_refuses_damage_with_a_message(ds in damages(), junk in texty()) {
         let json = record().to_json().unwrap();

@@ -84,6 +84,8 @@ pub enum ReplayError {
     },
     /// The record names a split this code does not know.
     BadSplit(String),
+    /// The record's parameters of a task make no trials (refused as a study link's would be).
+    BadTask(crate::task::SettingError),
     /// None of the record's tasks is one the network was trained on.
     NoneTrained {
         /// The record's WorM task ids, in its order.
@@ -104,6 +106,7 @@ impl fmt::Display for ReplayError {
                 "trial {trial} ({task}) does not say which generated trial it was (no `index`): the record is too old to replay"
             ),
             ReplayError::BadSplit(s) => write!(f, "the record's split `{s}` is not one of train, val, test, human"),
+            ReplayError::BadTask(e) => write!(f, "the record's task parameters cannot be used: {e}"),
             ReplayError::NoneTrained { theirs, trained } => {
                 let names = |ids: &[TaskId]| ids.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(", ");
                 write!(
@@ -139,6 +142,9 @@ pub fn worm_trials_of(record: &ResultRecord) -> Result<Replay, ReplayError> {
                 levels.push((id, index, l as u32));
             }
             let spec = record.config.tasks.iter().find(|s| s.id == id).cloned().unwrap_or_else(|| TaskSpec::new(id));
+            if !trials.iter().any(|(s, _): &(TaskSpec, u64)| s.id == id) {
+                spec.check().map_err(ReplayError::BadTask)?;
+            }
             trials.push((spec, index));
         }
     }
@@ -153,6 +159,49 @@ mod tests {
     use super::*;
     use crate::people::session::tests::run;
     use crate::people::{Position, Session, StudyConfig};
+
+    /// Issue 71: a record's task parameters were trusted — a VSR record with grid 2 and filled 18
+    /// panicked ("sample 18 of 4"), filled 0 hung, empty or zero list lengths divided by zero. They are
+    /// refused as a study link's `set=` would be; the defaults and a link's own values pass.
+    #[test]
+    fn a_records_task_parameters_are_held_to_a_links_rules() {
+        for id in TaskId::EVERY {
+            assert_eq!(TaskSpec::new(id).check(), Ok(()), "{id:?}");
+        }
+        let config = StudyConfig::from_query("tasks=VSR&tpc=1&practice=0").unwrap();
+        let mut s = Session::with_seed(config, 5);
+        run(&mut s, |_| true);
+        let record = s.to_record(Some("P"));
+        assert!(worm_trials_of(&record).is_ok());
+        let with = |edit: &dyn Fn(&mut serde_json::Value)| {
+            let mut r = record.clone();
+            let spec = r.config.tasks.iter_mut().find(|t| t.id == TaskId::Vsr).unwrap();
+            let mut v = serde_json::to_value(&*spec).unwrap();
+            edit(&mut v);
+            *spec = serde_json::from_value(v).unwrap();
+            worm_trials_of(&r)
+        };
+        type Edit = fn(&mut serde_json::Value);
+        let edits: [(Edit, &str); 6] = [
+            (
+                |v| {
+                    v["params"]["grid"] = 2.into();
+                    v["params"]["filled"] = 18.into();
+                },
+                "grid 2, filled 18",
+            ),
+            (|v| v["params"]["grid"] = 0.into(), "grid 0"),
+            (|v| v["params"]["filled"] = 0.into(), "filled 0"),
+            (|v| v["params"]["list_lengths"] = serde_json::json!([]), "no list lengths"),
+            (|v| v["params"]["list_lengths"] = serde_json::json!([0]), "list length 0"),
+            (|v| v["params"]["list_lengths"] = serde_json::json!([200]), "list length 200"),
+        ];
+        for (edit, what) in edits {
+            let e = with(&edit).unwrap_err();
+            assert!(matches!(e, ReplayError::BadTask(_)), "{what}: {e}");
+            assert!(e.to_string().starts_with("the record's task parameters cannot be used: "), "{what}: {e}");
+        }
+    }
 
     #[test]
     fn a_persons_trials_are_regenerated_exactly() {

@@ -852,6 +852,44 @@ impl TaskSpec {
             why: e.to_string(),
         })?;
         let spec = TaskSpec { id: self.id, params };
+        spec.check_as(k, tv)?;
+        *self = spec;
+        Ok(())
+    }
+
+    /// Whether these parameters make trials, by the rules a study link's `set=` is held to ([`TaskSpec::set`]):
+    /// for parameters that arrive whole — in a record (`--trials-of`, "Evaluate on these trials"), a
+    /// checkpoint — so that what a link refuses a file cannot smuggle in (a VSR record with `grid` 2 and
+    /// `filled` 18 panicked; `filled` 0 hung).
+    pub fn check(&self) -> Result<(), SettingError> {
+        let v = serde_json::to_value(&self.params).map_err(|e| SettingError::Internal(e.to_string()))?;
+        if let Some(map) = v.as_object() {
+            for (k, x) in map {
+                let Some(items) = x.as_array() else { continue };
+                if items.is_empty() {
+                    return Err(SettingError::Kind {
+                        task: self.id,
+                        key: k.clone(),
+                        value: "[]".into(),
+                        expected: "a comma list of one number or more",
+                    });
+                }
+                if items.len() > MAX_LIST_ENTRIES {
+                    return Err(SettingError::TooManyEntries { task: self.id, key: k.clone(), entries: items.len() });
+                }
+                if let Some(d) = items.iter().enumerate().find_map(|(i, x)| items[..i].contains(x).then_some(x)) {
+                    return Err(SettingError::Repeated { task: self.id, key: k.clone(), entry: d.to_string() });
+                }
+            }
+        }
+        let shown: String = v.to_string().chars().take(120).collect();
+        self.check_as("parameters".into(), shown)
+    }
+
+    /// The rules of [`TaskSpec::set`] after the value is in: `k` and `tv` name the key and value a
+    /// message points at.
+    fn check_as(&self, k: String, tv: String) -> Result<(), SettingError> {
+        let (id, spec) = (self.id, self);
         if spec.grid().is_empty() {
             return Err(SettingError::NoConditions { task: id, key: k, value: tv });
         }
@@ -908,7 +946,6 @@ impl TaskSpec {
         if n > STEP_LIMIT {
             return Err(SettingError::TrialTooLong { task: id, key: k, value: tv, steps: n });
         }
-        *self = spec;
         Ok(())
     }
 
