@@ -481,6 +481,13 @@ pub fn reference_int(reference: &Reference) -> Option<i64> {
 /// reference is read as a `", "`-joined list); theory_of_mind: agents.
 pub fn score(metric: Metric, reference: &Reference, prediction: &str) -> Result<f64, MetricError> {
     let wrong = |needs: &'static str| MetricError::Reference { metric, needs };
+    // ROUGE-L's table is words × words: a 200k-word reply took minutes. Bounded, the limit in the error.
+    if matches!(metric, Metric::RougeL | Metric::RougeLRecall) {
+        let (r, p) = (rouge_tokenize(&format_reference(reference)).len(), rouge_tokenize(prediction).len());
+        if r.saturating_mul(p) > ROUGE_CELLS {
+            return Err(MetricError::TooLong { metric, reference_words: r, reply_words: p });
+        }
+    }
     Ok(match metric {
         Metric::ExactMatch => exact_match(reference, prediction),
         Metric::ExactMatchStrict => exact_match_strict(reference, prediction),
@@ -502,6 +509,10 @@ pub fn score(metric: Metric, reference: &Reference, prediction: &str) -> Result<
     })
 }
 
+/// The most cells (reference words × reply words) of ROUGE-L's longest-common-subsequence table
+/// [`score`] fills: about half a second on a 2-core machine; the official scorer takes as long.
+pub const ROUGE_CELLS: usize = 200_000_000;
+
 /// Why [`score`] could not score a reply.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MetricError {
@@ -516,6 +527,21 @@ pub enum MetricError {
     /// [`Metric::Nback`] was asked of one reply: N-back is scored over a whole block (`crate::sdt`).
     #[error("nback is scored over a whole block, not one reply")]
     WholeBlock,
+    /// ROUGE-L of a reply and a reference whose word counts multiply past [`ROUGE_CELLS`].
+    #[error(
+        "{} of a {reply_words}-word reply against a {reference_words}-word reference would fill {} cells, over \
+         the limit of {ROUGE_CELLS}; the reply is not scored",
+        metric.as_str(),
+        reference_words.saturating_mul(*reply_words)
+    )]
+    TooLong {
+        /// The metric asked for.
+        metric: Metric,
+        /// Words of the reference.
+        reference_words: usize,
+        /// Words of the reply.
+        reply_words: usize,
+    },
 }
 
 fn bool_score(b: bool) -> f64 {
@@ -657,6 +683,13 @@ mod tests {
     #[test]
     fn rouge_l_worked() {
         // ref: a b c d (4), pred: a c e (3): LCS = "a c" = 2; P = 2/3, R = 2/4, F = 2·(2/3)(1/2)/(7/6) = 4/7
+        // Issue 71: 100k words against 100k took 21.8 s (quadratic); past the limit, refused at once.
+        let long = "word ".repeat(100_000);
+        let started = std::time::Instant::now();
+        let e = score(Metric::RougeL, &Reference::Text(long.clone()), &long).unwrap_err();
+        assert!(started.elapsed().as_secs_f64() < 2.0, "{:?}", started.elapsed());
+        assert!(e.to_string().contains("100000-word reply against a 100000-word reference"), "{e}");
+        assert!(score(Metric::RougeLRecall, &Reference::Text("a b".into()), &"a ".repeat(1000)).is_ok());
         let s = rouge_l_text("a b c d", "A, c. e");
         assert!(close(s.precision, 2.0 / 3.0));
         assert!(close(s.recall, 0.5));
