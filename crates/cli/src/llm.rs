@@ -202,7 +202,7 @@ pub struct RunArgs {
     pub backoff_ms: u64,
     /// Longest wait in seconds honoured when the provider asks for one (Retry-After, rate-limit
     /// reset); a longer request is cut to this, and every wait shows on the progress line.
-    #[arg(long, default_value_t = 300.0)]
+    #[arg(long, default_value_t = 60.0)]
     pub max_wait: f64,
     /// Redo samples that failed in the previous run of this OUT.
     #[arg(long)]
@@ -650,9 +650,20 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
         ProgressStyle::with_template("{spinner} [{bar:30}] {pos}/{len} {msg}").expect("template").progress_chars("=> "),
     );
     let mut on_entry = |e: &LogEntry| log_file.write(e);
+    // Without a terminal the bar is not drawn: each wait is then a line of its own, so a run held by a
+    // provider's Retry-After never sits silent in a log.
+    let plain = !a.quiet && !std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let mut last_wait: Option<wmlab_llm::runner::Waiting> = None;
     let mut on_progress = |p: &Progress| {
         bar.set_position(p.done as u64);
         bar.set_message(wmlab_llm::error::printable(&progress_message(p)));
+        if plain
+            && p.waiting != last_wait
+            && let Some(w) = &p.waiting
+        {
+            eprintln!("wmlab: {}", w.message());
+        }
+        last_wait = p.waiting.clone();
     };
     // The one-image probe on a fresh run (a resumed one passed it).
     let probe = vision_cfg.as_ref().is_some_and(|c| c.render == Render::Image)

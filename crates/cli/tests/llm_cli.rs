@@ -458,3 +458,40 @@ fn llm_run_batch_sends_one_batch_and_scores_its_replies() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("dialogues"), "{}", String::from_utf8_lossy(&out.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 71: a `Retry-After: 100000` wait was silent when stderr is not a terminal (a log, CI), and
+/// waits of 300 s were allowed six times by default. Each wait is now a line of stderr, the cap (60 s
+/// by default, here 0.05 s) and what the provider asked for in it.
+#[test]
+fn a_long_retry_after_is_said_on_stderr_without_a_terminal() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let c = calls.clone();
+    let base = common::serve(move |_req, s| {
+        if c.fetch_add(1, Ordering::SeqCst) == 0 {
+            let h = [("Retry-After".to_string(), "100000".to_string())];
+            common::write_json(s, 429, &h, r#"{"error":{"message":"slow down"}}"#);
+        } else {
+            let body = serde_json::json!({"choices": [{"message": {"role": "assistant", "content": "The value is 7."},
+                "finish_reason": "stop"}], "usage": {"prompt_tokens": 5, "completion_tokens": 3}});
+            common::write_json(s, 200, &[], &body.to_string());
+        }
+    });
+    let dir = std::env::temp_dir().join(format!("wmlab-llm-wait-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let base = format!("{base}/v1");
+    let args =
+        ["llm", "run", "--suite", "lrt", "--lines", "20", "--tests", "1", "--limit", "1", "--provider", "openai"];
+    let out = wmlab()
+        .args(args)
+        .args(["--base-url", &base, "--model", "fake", "--max-wait", "0.05", "--out", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("wmlab: waiting 1 s for the provider's rate limit (it asked for 100000 s), retry 1 of"),
+        "{err}"
+    );
+    assert_eq!(calls.load(Ordering::SeqCst), 2);
+    std::fs::remove_dir_all(&dir).ok();
+}

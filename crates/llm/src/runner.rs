@@ -86,7 +86,8 @@ impl Default for RunOptions {
             max_retries: 6,
             backoff_base_ms: 1000,
             backoff_max_ms: 60_000,
-            max_wait_ms: 300_000,
+            // A provider's Retry-After of a day would hold a run for hours: a minute, then the retry.
+            max_wait_ms: 60_000,
             timeout_ms: 120_000,
             seed: 0,
             retry_errors: false,
