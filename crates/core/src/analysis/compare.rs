@@ -150,6 +150,9 @@ pub fn curve_task(c: &Curve) -> Option<StudyTask> {
     StudyTask::parse(c.panel.split(' ').next().unwrap_or(""))
 }
 
+/// The most results one comparison holds ([`Comparison::validate`]).
+pub const MAX_COMPARED: usize = 32;
+
 /// The chosen task and results, as carried by a comparison link (`#c=1.`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Comparison {
@@ -224,6 +227,13 @@ impl Comparison {
         }
         if self.schema == 0 {
             return Err(RecordError::Invalid("its comparison version is 0".into()));
+        }
+        if self.results.len() > MAX_COMPARED {
+            return Err(RecordError::Invalid(format!(
+                "it holds {} results; a comparison holds at most {MAX_COMPARED} (more cannot be told apart on a plot, \
+                 and 400 froze the tab for minutes)",
+                self.results.len()
+            )));
         }
         for c in &self.results {
             c.record.validate()?;

@@ -194,6 +194,22 @@ mod tests {
         r
     }
 
+    /// Issue 71: a 24k-character link of 400 copies of a small record froze the tab for minutes.
+    #[test]
+    fn a_comparison_of_hundreds_of_results_is_refused_in_words() {
+        use crate::compare::{Compared, MAX_COMPARED};
+        let task = crate::people::StudyTask::Worm(crate::task::TaskId::Vsr);
+        let many: Vec<Compared> = (0..400).map(|_| Compared::new(record())).collect();
+        let c = Comparison::new(task, &many, true, false, false);
+        // The app does not write such a link (comparison_fragment refuses it too); a hand-made one:
+        assert!(comparison_fragment(&c).is_err());
+        let link = format!("#c={}", pack(serde_json::to_string(&c).unwrap().as_bytes()));
+        let e = decode_comparison(&link).unwrap_err().to_string();
+        assert!(e.contains("400 results") && e.contains(&MAX_COMPARED.to_string()), "{e}");
+        let few = Comparison::new(task, &many[..MAX_COMPARED], true, false, false);
+        assert!(decode_comparison(&comparison_fragment(&few).unwrap().0).is_ok());
+    }
+
     #[test]
     fn round_trip_through_a_url() {
         let r = record();
