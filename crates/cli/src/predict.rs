@@ -30,6 +30,7 @@ pub struct PredictArgs {
 
 /// The trials of a `wmlab generate` folder: the task, each trial's length, and the frames.
 #[cfg_attr(not(feature = "nn"), allow(dead_code))]
+#[derive(Debug)]
 pub struct Trials {
     pub task: wmlab_core::task::TaskId,
     pub seq_len: Vec<usize>,
@@ -92,6 +93,9 @@ pub fn read_trials(dir: &Path) -> Result<Trials, String> {
             Some(_) => {}
         }
         let n = v["seq_len"].as_u64().ok_or_else(|| format!("{} line {}: no seq_len", jsonl.display(), i + 1))?;
+        if n == 0 {
+            return Err(format!("{} line {}: seq_len 0 (a trial has at least one step)", jsonl.display(), i + 1));
+        }
         seq_len.push(n as usize);
     }
     let task = task.ok_or_else(|| format!("{}: no trials", jsonl.display()))?;
@@ -99,8 +103,30 @@ pub fn read_trials(dir: &Path) -> Result<Trials, String> {
         return Err("LSR trials are word vectors, not frames: predict reads frames.npy".into());
     }
     let npy = dir.join("frames.npy");
+    // What the file is, and its header, before its data are read: a link to /dev/zero or a sparse file
+    // of gigabytes was read whole before any check.
+    let meta = std::fs::metadata(&npy).map_err(|e| format!("{}: {e}", npy.display()))?;
+    if !meta.is_file() {
+        return Err(format!("{}: not a regular file (a device or a folder)", npy.display()));
+    }
+    let head = {
+        use std::io::Read;
+        let mut head = Vec::new();
+        let f = std::fs::File::open(&npy).map_err(|e| format!("{}: {e}", npy.display()))?;
+        f.take(1 << 16).read_to_end(&mut head).map_err(|e| format!("{}: {e}", npy.display()))?;
+        head
+    };
+    let (shape, at) = npy_f32_shape(&head).map_err(|e| format!("{}: {e}", npy.display()))?;
+    let want = shape.iter().try_fold(4u64, |acc, &d| acc.checked_mul(d as u64)).and_then(|b| b.checked_add(at as u64));
+    if want != Some(meta.len()) {
+        return Err(format!(
+            "{}: {} bytes, where the header's shape {shape:?} needs {}",
+            npy.display(),
+            meta.len(),
+            want.map_or("more than can be counted".to_string(), |w| w.to_string())
+        ));
+    }
     let bytes = std::fs::read(&npy).map_err(|e| format!("{}: {e}", npy.display()))?;
-    let (shape, at) = npy_f32_shape(&bytes).map_err(|e| format!("{}: {e}", npy.display()))?;
     let [n, steps, 3, 32, 32] = shape[..] else {
         return Err(format!("{}: shape {shape:?}, not [N, T, 3, 32, 32]", npy.display()));
     };
@@ -114,7 +140,18 @@ pub fn read_trials(dir: &Path) -> Result<Trials, String> {
     if data.len() != n * steps * 3 * 32 * 32 * 4 {
         return Err(format!("{}: {} bytes of data for shape {shape:?}", npy.display(), data.len()));
     }
-    let frames = data.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    let frames: Vec<f32> = data.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    // A NaN or an infinity in a frame gave finite outputs (PyTorch's model gives NaN): refused, with where.
+    if let Some(k) = frames.iter().position(|v| !v.is_finite()) {
+        let per_trial = steps * 3 * 32 * 32;
+        return Err(format!(
+            "{}: trial {}, step {} holds {} (frame values must be finite numbers)",
+            npy.display(),
+            k / per_trial,
+            k % per_trial / (3 * 32 * 32),
+            frames[k]
+        ));
+    }
     Ok(Trials { task, seq_len, steps, frames })
 }
 
@@ -170,4 +207,51 @@ pub fn run(a: &PredictArgs) -> Result<(), String> {
         a.out.display()
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A trials folder of `n` VSR trials of `steps` frames, `data` edited by `edit`.
+    fn folder(name: &str, n: usize, steps: usize, seq: usize, edit: impl Fn(&mut Vec<u8>)) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("wmlab-predict-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let lines: String = (0..n).map(|_| format!("{{\"task\":\"VSR\",\"seq_len\":{seq}}}\n")).collect();
+        std::fs::write(dir.join("trials.jsonl"), lines).unwrap();
+        let mut bytes = crate::npy::header_f32(&[n, steps, 3, 32, 32]);
+        bytes.extend(std::iter::repeat_n(0u8, n * steps * 3 * 32 * 32 * 4));
+        edit(&mut bytes);
+        std::fs::write(dir.join("frames.npy"), bytes).unwrap();
+        dir
+    }
+
+    /// Issue 71: NaN frames gave finite outputs, seq_len 0 was accepted, and frames.npy was read whole
+    /// before any check (a link to /dev/zero, a sparse file of gigabytes).
+    #[test]
+    fn bad_frames_and_lengths_are_refused_before_the_model_runs() {
+        let ok = folder("ok", 2, 4, 4, |_| {});
+        assert_eq!(read_trials(&ok).unwrap().frames.len(), 2 * 4 * 3072);
+        let nan = folder("nan", 2, 4, 4, |b| {
+            let at = b.len() - 4 * 3072 * 2 + 5 * 4;
+            b[at..at + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+        });
+        let e = read_trials(&nan).unwrap_err();
+        assert!(e.contains("trial 1, step 2 holds NaN"), "{e}");
+        let zero = folder("zero", 1, 4, 0, |_| {});
+        assert!(read_trials(&zero).unwrap_err().contains("seq_len 0"));
+        let long = folder("long", 1, 4, 4, |b| b.extend([0u8; 4096]));
+        assert!(read_trials(&long).unwrap_err().contains("bytes, where the header's shape"));
+        #[cfg(unix)]
+        {
+            let dev = folder("dev", 1, 4, 4, |_| {});
+            std::fs::remove_file(dev.join("frames.npy")).unwrap();
+            std::os::unix::fs::symlink("/dev/zero", dev.join("frames.npy")).unwrap();
+            assert!(read_trials(&dev).unwrap_err().contains("not a regular file"));
+            std::fs::remove_dir_all(&dev).ok();
+        }
+        for d in [ok, nan, zero, long] {
+            std::fs::remove_dir_all(&d).ok();
+        }
+    }
 }
