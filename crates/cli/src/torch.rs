@@ -157,6 +157,13 @@ pub fn read_pt(path: &std::path::Path, key: Option<&str>) -> Result<Vec<Named>, 
     if out.is_empty() {
         return Err(named("no float tensors in the file (is it a state_dict? a checkpoint dict needs --key)".into()));
     }
+    // A state_dict of NaN became a model without a word: weights must be finite numbers.
+    if let Some((k, _, v)) = out.iter().find(|(_, _, v)| v.iter().any(|x| !x.is_finite())) {
+        let bad = v.iter().filter(|x| !x.is_finite()).count();
+        return Err(named(format!(
+            "tensor {k} holds {bad} value(s) that are not finite numbers (NaN or infinity); a model cannot be made of it"
+        )));
+    }
     Ok(out)
 }
 
@@ -238,6 +245,19 @@ mod tests {
                 "{}",
                 b.0
             );
+        }
+    }
+
+    /// Issue 71: `import --torch` of a state_dict full of NaN wrote a model without a word.
+    #[test]
+    fn non_finite_weights_are_refused_by_name() {
+        for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+            let entries: Vec<Named> =
+                vec![("ok".into(), vec![2], vec![1.0, 2.0]), ("MEM.weight_hh_l0".into(), vec![3], vec![0.5, bad, bad])];
+            let path = temp("nan.pt");
+            std::fs::write(&path, write_pt(&entries, "archive")).unwrap();
+            let e = read_pt(&path, None).unwrap_err();
+            assert!(e.contains("tensor MEM.weight_hh_l0 holds 2 value(s) that are not finite numbers"), "{e}");
         }
     }
 
