@@ -513,11 +513,19 @@ impl<T: Transport, C: Clock, K: Cache> Runner<'_, T, C, K> {
                 Err(e) if e.kind == LlmErrorKind::Cancelled => {
                     return Ok(self.run(samples, log, &cancelled(), on_entry, on_progress).await);
                 }
+                // Its state is unknown (the look failed, or its reply could not be read): it may still
+                // run, so sending every item again would pay twice. The run stops; the log keeps the
+                // batch, and running again goes on polling it.
                 Err(e) => {
-                    self.set_batch_note(Some(format!(
-                        "batch {}: {}; sent as ordinary requests",
-                        batch.batch_id, e.message
-                    )));
+                    self.set_batch_note(Some(format!("batch {}: {}", batch.batch_id, e.message)));
+                    return Err(LlmError::new(
+                        e.kind,
+                        format!(
+                            "Looking at batch {} failed ({}); it may still be running, so nothing was sent again. \
+                             Run again (or Resume) to go on polling it: the log keeps its id.",
+                            batch.batch_id, e.message
+                        ),
+                    ));
                 }
             }
         }

@@ -39,6 +39,8 @@ struct State {
     expire: bool,
     /// Requests that came without the key.
     keyless: Vec<String>,
+    /// Every look at the batch fails (HTTP 500).
+    poll_fails: bool,
 }
 
 /// The number the prompt `ID:x say N` asks for, anywhere in a JSON body.
@@ -76,6 +78,11 @@ fn handle(kind: ProviderKind, st: &Mutex<State>, req: common::HttpIn, s: &mut Tc
     let (method, path) = (req.line.split_whitespace().next().unwrap_or("").to_string(), req.path().to_string());
     let ok = |s: &mut TcpStream, v: Value| common::write_json(s, 200, &[], &v.to_string());
     let n = st.requests.len();
+    if st.poll_fails && method == "GET" {
+        st.looks += 1;
+        common::write_json(s, 500, &[], r#"{"error": {"message": "the batch service is down"}}"#);
+        return;
+    }
     match (kind, method.as_str(), path.as_str()) {
         // Ordinary requests, for what the batch did not answer.
         (ProviderKind::OpenAi, "POST", "/v1/chat/completions")
@@ -363,6 +370,25 @@ fn an_expired_batch_falls_back_to_ordinary_requests() {
         assert_eq!(chats, vec![40, 41, 42], "{kind:?}");
         assert!(res.outcomes.iter().all(|o| o.batch.is_none() && o.scores["first_integer"] == 1.0), "{kind:?}");
         assert!(notes.last().unwrap().contains("0 answered, 3 sent again"), "{kind:?}: {notes:?}");
+    }
+}
+
+/// Issue 71: when looking at the batch failed, every item was sent again as an ordinary request while
+/// the batch might still run (paid twice). The run now stops with the reason and sends nothing.
+#[test]
+fn a_batch_that_cannot_be_looked_at_is_not_sent_again() {
+    let samples: Vec<Sample> = (0..3).map(single).collect();
+    for kind in ProviderKind::ALL {
+        let server = serve(kind, |s| s.poll_fails = true);
+        let (t, c) = (UreqTransport::new(), StdClock::new());
+        let provider = ProviderConfig::new(kind, &server.base, "fake-model");
+        let runner = Runner::new(&t, &c, &NoCache, provider, Secret::new(KEY), options());
+        let r = block_on(runner.run_batch(&samples, &RunLog::default(), &Control::new(), &mut |_| {}, &mut |_| {}));
+        let Err(e) = r else { panic!("{kind:?}: the run should stop") };
+        assert!(e.message.contains("may still be running, so nothing was sent again"), "{kind:?}: {}", e.message);
+        let st = server.state.lock().unwrap();
+        assert!(st.chats.is_empty(), "{kind:?}: no ordinary request");
+        assert_eq!(st.creates, 1, "{kind:?}");
     }
 }
 
