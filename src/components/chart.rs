@@ -120,13 +120,7 @@ fn draw_chart(area: &Area, chart: &Chart) -> Result<usize, String> {
         let joined = s.line && cats.is_empty();
         // Points on too few observations faint, the segments to them and their error bars too.
         let shade = |thin: bool| if thin { colour.mix(0.3) } else { colour.to_rgba() };
-        let thin: Vec<bool> = s
-            .points
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| p.0.is_finite() && p.1.is_finite())
-            .map(|(i, _)| s.thin(i, chart.min_n))
-            .collect();
+        let thin = chart.thin_flags(s);
         if joined && thin.iter().any(|&t| t) {
             let width = if s.role == Role::Subject { 2 } else { 1 };
             for (i, seg) in pts.windows(2).enumerate() {

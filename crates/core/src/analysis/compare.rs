@@ -393,12 +393,7 @@ impl Panel {
     pub fn chart(&self, names: &[String]) -> Chart {
         let mut chart = Chart::new(self.name.clone(), self.x_name.replace('_', " "), self.y_name.clone());
         chart.min_n = MIN_POINT_N;
-        let mut published = 0;
-        for s in &self.series {
-            let colour = s.who.colour(published);
-            if matches!(s.who, Who::Published(_)) {
-                published += 1;
-            }
+        for (s, colour) in self.series.iter().zip(self.colours()) {
             let role = s.who.role();
             let mut first = true;
             let name = format!("{}{}", s.who.name(names), n_span(s.curves.iter().flat_map(|c| c.n.iter().copied())));
@@ -438,12 +433,7 @@ impl Panel {
                 let title = format!("{} · {}", self.name, label.replace(['_', '='], " "));
                 let mut chart = Chart::new(title, self.x_name.replace('_', " "), self.y_name.clone());
                 chart.min_n = MIN_POINT_N;
-                let mut published = 0;
-                for s in &self.series {
-                    let colour = s.who.colour(published);
-                    if matches!(s.who, Who::Published(_)) {
-                        published += 1;
-                    }
+                for (s, colour) in self.series.iter().zip(self.colours()) {
                     if let Some(c) = s.curves.iter().find(|c| c.label == *label && !c.points.is_empty()) {
                         let name = format!("{}{}", s.who.name(names), n_span(c.n.iter().copied()));
                         chart.series.push(
@@ -477,12 +467,7 @@ impl Panel {
         if !numeric {
             chart.categories = self.labels.clone();
         }
-        let mut published = 0;
-        for s in &self.series {
-            let colour = s.who.colour(published);
-            if matches!(s.who, Who::Published(_)) {
-                published += 1;
-            }
+        for (s, colour) in self.series.iter().zip(self.colours()) {
             let (mut points, mut bars, mut ns) = (Vec::new(), Vec::new(), Vec::new());
             for (i, label) in self.labels.iter().enumerate() {
                 let Some(c) = s.curves.iter().find(|c| c.label == *label && !c.points.is_empty()) else { continue };
@@ -512,6 +497,20 @@ impl Panel {
         let (_, (y0, y1)) = chart.bounds();
         chart.y_range = Some((y0.min(0.0), y1.max(1.0)));
         Some(chart)
+    }
+
+    /// Each series' colour ([`Who::colour`]; published models alternate by their place among them), the
+    /// same on every chart of the panel.
+    fn colours(&self) -> Vec<Rgb> {
+        let mut published = 0;
+        self.series
+            .iter()
+            .map(|s| {
+                let c = s.who.colour(published);
+                published += usize::from(matches!(s.who, Who::Published(_)));
+                c
+            })
+            .collect()
     }
 
     /// The marker key written under the chart (`● list length 3   ▲ list length 4`), where the panel

@@ -276,6 +276,16 @@ impl Chart {
             .sum()
     }
 
+    /// Per drawable point of `s` (both coordinates finite, in order): whether it is drawn faint.
+    pub fn thin_flags(&self, s: &Series) -> Vec<bool> {
+        s.points
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.0.is_finite() && p.1.is_finite())
+            .map(|(i, _)| s.thin(i, self.min_n))
+            .collect()
+    }
+
     /// The legend's line for faint points, where the chart has any.
     pub fn thin_note(&self) -> Option<String> {
         (self.thin_points() > 0).then(|| format!("faint: n < {}", self.min_n))

@@ -185,13 +185,7 @@ pub fn svg(chart: &Chart, width: u32, height: u32) -> String {
     for (k, s) in chart.series.iter().enumerate() {
         let colour = s.colour_at(k);
         let dodge = if cats.is_empty() { 0.0 } else { (k as f64 - (n - 1.0) / 2.0) * 0.5 / n.max(1.0) };
-        let thin: Vec<bool> = s
-            .points
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| p.0.is_finite() && p.1.is_finite())
-            .map(|(i, _)| s.thin(i, chart.min_n))
-            .collect();
+        let thin = chart.thin_flags(s);
         let pts: Vec<(f64, f64)> = s.finite_points().map(|(x, y)| (px(x + dodge), py(y))).collect();
         if pts.is_empty() {
             continue;
