@@ -145,7 +145,7 @@ fn draw_chart(area: &Area, chart: &Chart) -> Result<usize, String> {
         // Whiskers: the bar and its two caps (1 % of the x range wide).
         let cap = (x1 - x0 + 2.0 * pad) * 0.01;
         for &(bx, lo, hi) in &s.bars {
-            let style = shade(s.points.iter().position(|p| p.0 == bx).is_some_and(|i| s.thin(i, chart.min_n)));
+            let style = shade(chart.thin_bar(s, bx));
             let x = bx + dodge;
             for path in [vec![(x, lo), (x, hi)], vec![(x - cap, lo), (x + cap, lo)], vec![(x - cap, hi), (x + cap, hi)]]
             {

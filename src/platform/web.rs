@@ -92,9 +92,15 @@ pub async fn download_svg_as_png(name: &str, svg: &str, width: u32, height: u32,
     ctx.draw_image_with_html_image_element_and_dw_and_dh(&img, 0.0, 0.0, w as f64, h as f64)
         .map_err(|_| fail("drawing"))?;
     let url = canvas.to_data_url_with_type("image/png").map_err(|_| fail("encoding"))?;
+    click_download(&url, name)
+}
+
+/// Follow `href` as a download named `name` (a link made and clicked).
+fn click_download(href: &str, name: &str) -> Result<(), String> {
+    let doc = window().document().ok_or("no document")?;
     let a: web_sys::HtmlAnchorElement =
         doc.create_element("a").map_err(|_| "no link element")?.dyn_into().map_err(|_| "no link element")?;
-    a.set_href(&url);
+    a.set_href(href);
     a.set_download(name);
     a.click();
     Ok(())
@@ -107,14 +113,9 @@ fn save_blob(name: &str, mime: &str, parts: &js_sys::Array) -> Result<(), String
         .map_err(|_| "the browser could not make the file".to_string())?;
     let url = web_sys::Url::create_object_url_with_blob(&blob)
         .map_err(|_| "the browser could not make the file".to_string())?;
-    let doc = window().document().ok_or("no document")?;
-    let a: web_sys::HtmlAnchorElement =
-        doc.create_element("a").map_err(|_| "no link element")?.dyn_into().map_err(|_| "no link element")?;
-    a.set_href(&url);
-    a.set_download(name);
-    a.click();
+    let clicked = click_download(&url, name);
     let _ = web_sys::Url::revoke_object_url(&url);
-    Ok(())
+    clicked
 }
 
 /// The bytes of a file served beside the app (`data/minerva/…`, a study's consent text).

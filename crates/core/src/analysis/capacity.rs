@@ -39,9 +39,7 @@ pub struct CowanK {
     pub k_high: f64,
 }
 
-/// The 95 % normal quantile.
-const Z95: f64 = 1.959_963_984_540_054;
-
+use crate::stats::Z95;
 pub use crate::stats::wilson;
 
 /// Newcombe's hybrid score interval for `p1 − p2` (`a` of `n1` against `b` of `n2`), 95 %.

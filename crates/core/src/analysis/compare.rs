@@ -427,13 +427,14 @@ impl Panel {
             }
             return vec![c];
         }
+        let colours = self.colours();
         self.labels
             .iter()
             .map(|label| {
                 let title = format!("{} · {}", self.name, label.replace(['_', '='], " "));
                 let mut chart = Chart::new(title, self.x_name.replace('_', " "), self.y_name.clone());
                 chart.min_n = MIN_POINT_N;
-                for (s, colour) in self.series.iter().zip(self.colours()) {
+                for (s, &colour) in self.series.iter().zip(&colours) {
                     if let Some(c) = s.curves.iter().find(|c| c.label == *label && !c.points.is_empty()) {
                         let name = format!("{}{}", s.who.name(names), n_span(c.n.iter().copied()));
                         chart.series.push(
@@ -476,7 +477,7 @@ impl Panel {
                 if counted {
                     let total: u32 = c.n.iter().sum();
                     let right: f64 = c.points.iter().zip(&c.n).map(|(p, &n)| p.1 * n as f64).sum();
-                    let (lo, hi) = crate::stats::wilson(right.round() as usize, total as usize, 1.959_963_984_540_054);
+                    let (lo, hi) = crate::stats::wilson(right.round() as usize, total as usize, crate::stats::Z95);
                     points.push((x, right / total as f64));
                     bars.push((x, lo, hi));
                     ns.push(total);

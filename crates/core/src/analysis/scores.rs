@@ -210,6 +210,8 @@ pub fn split_at_minimum(points: &[(f64, f64)]) -> (usize, Points, Points) {
 struct Pair {
     condition: Option<f64>,
     points: Vec<(f64, f64, f64)>,
+    /// The subject's count behind each of `points`, where its curve has counts.
+    n: Vec<u32>,
 }
 
 impl Pair {
@@ -226,13 +228,15 @@ fn pairs(subject: &[Curve], human: &[Curve]) -> Vec<Pair> {
         .iter()
         .filter_map(|h| {
             let s = subject.iter().find(|s| s.panel == h.panel && s.label == h.label)?;
-            let points: Vec<(f64, f64, f64)> = h
-                .points
-                .iter()
-                .filter_map(|&(x, yh)| s.points.iter().find(|p| (p.0 - x).abs() < 1e-9).map(|p| (x, p.1, yh)))
-                .collect();
+            let (mut points, mut n) = (Vec::new(), Vec::new());
+            for &(x, yh) in &h.points {
+                if let Some(i) = s.points.iter().position(|p| (p.0 - x).abs() < 1e-9) {
+                    points.push((x, s.points[i].1, yh));
+                    n.extend(s.n.get(i));
+                }
+            }
             let condition = h.label.rsplit_once('=').and_then(|(_, v)| v.parse().ok());
-            (!points.is_empty()).then_some(Pair { condition, points })
+            (!points.is_empty()).then_some(Pair { condition, points, n })
         })
         .collect()
 }
@@ -312,16 +316,7 @@ fn sep(s: &str) -> String {
 /// STS, N-back) give no rows. Rows are returned even when nothing matches (scores `None`).
 pub fn table_a3(task: StudyTask, subject: &[Curve], human: &[Curve]) -> Vec<ScoreRow> {
     // The subject's counts at the points that meet a human point.
-    let mut counts: Vec<u32> = Vec::new();
-    for h in human {
-        if let Some(s) = subject.iter().find(|s| s.panel == h.panel && s.label == h.label) {
-            for &(x, _) in &h.points {
-                if let Some(i) = s.points.iter().position(|p| (p.0 - x).abs() < 1e-9) {
-                    counts.extend(s.n.get(i));
-                }
-            }
-        }
-    }
+    let counts: Vec<u32> = pairs(subject, human).into_iter().flat_map(|p| p.n).collect();
     let mut rows = table_a3_scores(task, subject, human);
     for r in &mut rows {
         r.n = (!counts.is_empty()).then(|| counts.iter().sum());

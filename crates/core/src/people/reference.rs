@@ -63,18 +63,6 @@ pub struct Curve {
     pub ci: Vec<Option<(f64, f64)>>,
 }
 
-impl Curve {
-    /// The smallest and largest `n` of its points (`None` where it has no counts).
-    pub fn n_range(&self) -> Option<(u32, u32)> {
-        Some((*self.n.iter().min()?, *self.n.iter().max()?))
-    }
-
-    /// How many of its points rest on fewer than [`crate::stats::MIN_POINT_N`] observations.
-    pub fn thin_points(&self) -> usize {
-        self.n.iter().filter(|&&n| n < crate::stats::MIN_POINT_N).count()
-    }
-}
-
 /// One row of the reference table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HumanRow {

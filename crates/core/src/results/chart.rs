@@ -264,16 +264,7 @@ impl Chart {
 
     /// How many drawable points rest on fewer than `min_n` observations.
     pub fn thin_points(&self) -> usize {
-        self.series
-            .iter()
-            .map(|s| {
-                s.points
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, p)| p.0.is_finite() && p.1.is_finite() && s.thin(*i, self.min_n))
-                    .count()
-            })
-            .sum()
+        self.series.iter().map(|s| self.thin_flags(s).into_iter().filter(|&t| t).count()).sum()
     }
 
     /// Per drawable point of `s` (both coordinates finite, in order): whether it is drawn faint.
@@ -284,6 +275,11 @@ impl Chart {
             .filter(|(_, p)| p.0.is_finite() && p.1.is_finite())
             .map(|(i, _)| s.thin(i, self.min_n))
             .collect()
+    }
+
+    /// Whether the error bar of `s` at `x` is drawn faint: its point's is.
+    pub fn thin_bar(&self, s: &Series, x: f64) -> bool {
+        s.points.iter().position(|p| p.0 == x).is_some_and(|i| s.thin(i, self.min_n))
     }
 
     /// The legend's line for faint points, where the chart has any.

@@ -219,7 +219,7 @@ pub fn svg(chart: &Chart, width: u32, height: u32) -> String {
         for &(bx, lo, hi) in s.bars.iter().filter(|b| b.0.is_finite() && b.1.is_finite() && b.2.is_finite()) {
             let (x, a, b) = (px(bx + dodge), py(lo), py(hi));
             // A bar is as faint as its point.
-            let faint = s.points.iter().position(|p| p.0 == bx).is_some_and(|i| s.thin(i, chart.min_n));
+            let faint = chart.thin_bar(s, bx);
             let _ = write!(
                 o,
                 r#"<path d="M{x:.1},{a:.1} V{b:.1} M{:.1},{a:.1} H{:.1} M{:.1},{b:.1} H{:.1}" stroke="{}" fill="none"{}/>"#,

@@ -305,6 +305,9 @@ pub fn ci_mean(a: &[f64], level: f64) -> Result<(f64, f64), StatsError> {
     Ok((m - q * sem, m + q * sem))
 }
 
+/// The 95 % normal quantile.
+pub const Z95: f64 = 1.959_963_984_540_054;
+
 /// Wilson's score interval for `successes` of `n` at normal quantile `z` (`(0, 1)` for no trials).
 pub fn wilson(successes: usize, n: usize, z: f64) -> (f64, f64) {
     if n == 0 {
@@ -334,7 +337,7 @@ pub fn point_interval(values: &[f64], answers: bool) -> Option<(f64, f64)> {
     }
     if answers && finite.iter().all(|&v| v == 0.0 || v == 1.0) {
         let k = finite.iter().filter(|&&v| v == 1.0).count();
-        return Some(wilson(k, finite.len(), 1.959_963_984_540_054));
+        return Some(wilson(k, finite.len(), Z95));
     }
     if finite.len() < 2 {
         return None;

@@ -755,6 +755,27 @@ impl Quirks {
 /// The most entries a list parameter takes from text (every grid of the paper has at most 16).
 pub const MAX_LIST_ENTRIES: usize = 64;
 
+/// A list parameter's entries, as a link or a record gives them: at least one; each entry is a condition
+/// (or a choice) of the grid, so a list longer than any grid's is a mistake that would multiply the
+/// work, and a repeated entry means nothing. `value` is what a message shows for an empty list.
+fn check_list(task: TaskId, key: &str, value: &str, items: &[serde_json::Value]) -> Result<(), SettingError> {
+    if items.is_empty() {
+        return Err(SettingError::Kind {
+            task,
+            key: key.to_string(),
+            value: value.to_string(),
+            expected: "a comma list of one number or more",
+        });
+    }
+    if items.len() > MAX_LIST_ENTRIES {
+        return Err(SettingError::TooManyEntries { task, key: key.to_string(), entries: items.len() });
+    }
+    if let Some(d) = items.iter().enumerate().find_map(|(i, x)| items[..i].contains(x).then_some(x)) {
+        return Err(SettingError::Repeated { task, key: key.to_string(), entry: d.to_string() });
+    }
+    Ok(())
+}
+
 /// A task id with its parameters: the unit that generates trials.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TaskSpec {
@@ -828,17 +849,7 @@ impl TaskSpec {
                     })
                     .collect();
                 let items = items?;
-                if items.is_empty() {
-                    return Err(bad("a comma list of one number or more"));
-                }
-                // Each entry is a condition (or a choice) of the grid: a list longer than any grid's is
-                // a mistake, and would multiply the work; a repeated entry means nothing.
-                if items.len() > MAX_LIST_ENTRIES {
-                    return Err(SettingError::TooManyEntries { task: id, key: k, entries: items.len() });
-                }
-                if let Some(d) = items.iter().enumerate().find_map(|(i, x)| items[..i].contains(x).then_some(x)) {
-                    return Err(SettingError::Repeated { task: id, key: k, entry: d.to_string() });
-                }
+                check_list(id, &k, &tv, &items)?;
                 serde_json::Value::Array(items)
             }
             serde_json::Value::String(_) => serde_json::Value::String(t.to_string()),
@@ -865,20 +876,8 @@ impl TaskSpec {
         let v = serde_json::to_value(&self.params).map_err(|e| SettingError::Internal(e.to_string()))?;
         if let Some(map) = v.as_object() {
             for (k, x) in map {
-                let Some(items) = x.as_array() else { continue };
-                if items.is_empty() {
-                    return Err(SettingError::Kind {
-                        task: self.id,
-                        key: k.clone(),
-                        value: "[]".into(),
-                        expected: "a comma list of one number or more",
-                    });
-                }
-                if items.len() > MAX_LIST_ENTRIES {
-                    return Err(SettingError::TooManyEntries { task: self.id, key: k.clone(), entries: items.len() });
-                }
-                if let Some(d) = items.iter().enumerate().find_map(|(i, x)| items[..i].contains(x).then_some(x)) {
-                    return Err(SettingError::Repeated { task: self.id, key: k.clone(), entry: d.to_string() });
+                if let Some(items) = x.as_array() {
+                    check_list(self.id, k, "[]", items)?;
                 }
             }
         }
