@@ -14,7 +14,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters_canvas::CanvasBackend;
-use wmlab_core::chart::{Chart, Heatmap, HistGrid, Marker, Rgb, Role, legend_lines, palette};
+use wasm_bindgen::JsCast;
+use wasm_bindgen::closure::Closure;
+use wmlab_core::chart::{Chart, Heatmap, HistGrid, LEGEND_BELOW, Marker, Rgb, Role, legend_lines, palette};
 
 type Area = DrawingArea<CanvasBackend, Shift>;
 
@@ -68,11 +70,17 @@ fn marker<DB: DrawingBackend + 'static>(
     }
 }
 
-/// One chart on `area`: the plot on the left, the legend on the right. Returns the legend entries drawn.
-fn draw_chart(area: &Area, chart: &Chart) -> Result<usize, String> {
+/// One chart on `area`: the plot on the left and the legend on the right, or (`below`, on narrow
+/// screens) the legend under the plot across its width, [`LEGEND_ROW`] pixels a line. Returns the legend
+/// entries drawn.
+fn draw_chart(area: &Area, chart: &Chart, below: bool) -> Result<usize, String> {
     let (w, h) = area.dim_in_pixel();
-    let legend_w = chart.legend_width(w as f64) as u32;
-    let (plot, legend) = area.split_horizontally(w - legend_w);
+    let below_lines = if below { chart.legend_below(w as f64) } else { Vec::new() };
+    let (plot, legend) = if below {
+        area.split_vertically(h.saturating_sub(legend_height(&below_lines)))
+    } else {
+        area.split_horizontally(w - chart.legend_width(w as f64) as u32)
+    };
     let ((x0, x1), (y0, y1)) = chart.bounds();
     let cats = &chart.categories;
     let pad = if cats.is_empty() { (x1 - x0) * 0.06 } else { 0.5 };
@@ -157,14 +165,21 @@ fn draw_chart(area: &Area, chart: &Chart) -> Result<usize, String> {
         }
     }
     let thin_note = chart.thin_note();
-    let max_chars = ((legend_w as i32 - 36) / 6).max(8) as usize;
-    // Long names wrap before their last " · " part (the n) onto a second line.
-    let lines: Vec<Vec<String>> = entries.iter().map(|e| legend_lines(&e.0, max_chars)).collect();
-    let rows = lines.iter().map(Vec::len).sum::<usize>() + usize::from(thin_note.is_some());
-    let step = (((h as i32) - 50) / rows.max(1) as i32).clamp(12, 20);
+    let (lines, top, step) = if below {
+        // `legend_below` gave the entries' lines, then the note's.
+        let entry_lines = below_lines[..entries.len().min(below_lines.len())].to_vec();
+        (entry_lines, 10, LEGEND_ROW)
+    } else {
+        let legend_w = legend.dim_in_pixel().0 as i32;
+        let max_chars = ((legend_w - 36) / 6).max(8) as usize;
+        // Long names wrap before their last " · " part (the n) onto a second line.
+        let lines: Vec<Vec<String>> = entries.iter().map(|e| legend_lines(&e.0, max_chars)).collect();
+        let rows = lines.iter().map(Vec::len).sum::<usize>() + usize::from(thin_note.is_some());
+        (lines, 40, (((h as i32) - 50) / rows.max(1) as i32).clamp(12, 20))
+    };
     let mut row = 0;
     for ((_, colour, role, shape, joined), text) in entries.iter().zip(&lines) {
-        let y = 40 + step * row as i32;
+        let y = top + step * row as i32;
         row += text.len();
         let style = colour.stroke_width(2);
         if *role == Role::Chance && *joined {
@@ -189,11 +204,19 @@ fn draw_chart(area: &Area, chart: &Chart) -> Result<usize, String> {
         }
     }
     if let Some(note) = thin_note {
-        let y = 40 + step * row as i32;
+        let y = top + step * row as i32;
         legend.draw(&Circle::new((16, y), 4, RGBColor(0x44, 0x44, 0x44).mix(0.3).filled())).map_err(e2s)?;
         legend.draw(&Text::new(note, (34, y - 7), ("sans-serif", 11).into_font().color(&BLACK))).map_err(e2s)?;
     }
     Ok(entries.len())
+}
+
+/// Pixels a legend line takes under a plot.
+const LEGEND_ROW: i32 = 16;
+
+/// The height of a legend of `lines` under a plot.
+fn legend_height(lines: &[Vec<String>]) -> u32 {
+    (lines.iter().map(Vec::len).sum::<usize>() as i32 * LEGEND_ROW + 8).max(0) as u32
 }
 
 /// A matrix as coloured cells: row names on the left, column names rotated below, an optional strip of
@@ -294,14 +317,53 @@ pub enum Figure {
     Empty(String),
 }
 
-fn paint(canvas: web_sys::HtmlCanvasElement, figure: &Figure) -> Result<usize, String> {
+/// How a figure is laid out on its canvas: the canvas's size in pixels and, for charts, whether they
+/// stand stacked with their legends under them (narrow screens) and each one's height there.
+#[derive(Clone, Debug, PartialEq)]
+struct Layout {
+    w: u32,
+    h: u32,
+    /// Heights of the stacked charts, top to bottom; empty: side by side, legends beside.
+    stacked: Vec<u32>,
+}
+
+/// The layout of `figure` drawn `width` × `height` where `avail` CSS pixels are free (0: unknown).
+/// Charts are drawn at the width the page gives them, one canvas pixel a CSS pixel, so their text stays
+/// at its size however narrow the screen; below [`LEGEND_BELOW`] a chart they stand one above the other,
+/// each legend under its plot. Heat maps and histogram grids keep their size and shrink as pictures.
+fn layout(figure: &Figure, width: u32, height: u32, avail: u32) -> Layout {
+    let whole = Layout { w: width, h: height, stacked: Vec::new() };
+    let Figure::Charts(charts) = figure else { return whole };
+    if avail == 0 || avail >= width || charts.is_empty() {
+        return whole;
+    }
+    if f64::from(avail) / charts.len() as f64 >= LEGEND_BELOW {
+        return Layout { w: avail, h: height, stacked: Vec::new() };
+    }
+    let plot_h = (f64::from(avail) * 0.72).clamp(200.0, f64::from(height)) as u32;
+    let stacked: Vec<u32> = charts.iter().map(|c| plot_h + legend_height(&c.legend_below(f64::from(avail)))).collect();
+    Layout { w: avail, h: stacked.iter().sum(), stacked }
+}
+
+fn paint(canvas: web_sys::HtmlCanvasElement, figure: &Figure, layout: &Layout) -> Result<usize, String> {
+    canvas.set_width(layout.w);
+    canvas.set_height(layout.h);
     let root = CanvasBackend::with_canvas_object(canvas).ok_or("no canvas")?.into_drawing_area();
     root.fill(&WHITE).map_err(e2s)?;
     let n = match figure {
+        Figure::Charts(charts) if !layout.stacked.is_empty() => {
+            let (mut n, mut rest) = (0, root.clone());
+            for (chart, &h) in charts.iter().zip(&layout.stacked) {
+                let (area, below) = rest.split_vertically(h);
+                n += draw_chart(&area, chart, true)?;
+                rest = below;
+            }
+            n
+        }
         Figure::Charts(charts) => {
             let mut n = 0;
             for (area, chart) in root.split_evenly((1, charts.len().max(1))).iter().zip(charts) {
-                n += draw_chart(area, chart)?;
+                n += draw_chart(area, chart, false)?;
             }
             n
         }
@@ -348,8 +410,33 @@ pub fn FigureCanvas(
     #[prop(default = None)] caption_id: Option<String>,
 ) -> impl IntoView {
     let canvas = NodeRef::<Canvas>::new();
+    let frame = NodeRef::<leptos::html::Div>::new();
+    // The width the page gives the canvas: measured at each draw, and a redraw when it changes (a phone
+    // turned, a window resized).
+    let avail = move || frame.get_untracked().map(|f| f.client_width().max(0) as u32).unwrap_or(0);
+    let drawn_at = StoredValue::new(0u32);
+    let resized = RwSignal::new(0u32);
+    // A ResizeObserver rather than the window's resize: a chart in a closed <details> is measured when
+    // it opens, too.
+    let observer = StoredValue::new_local(None::<(web_sys::ResizeObserver, Closure<dyn FnMut()>)>);
+    Effect::new(move |_| {
+        let Some(f) = frame.get() else { return };
+        let seen = Closure::<dyn FnMut()>::new(move || {
+            if avail() != drawn_at.get_value() {
+                let _ = resized.try_update(|k| *k += 1);
+            }
+        });
+        if let Ok(ro) = web_sys::ResizeObserver::new(seen.as_ref().unchecked_ref()) {
+            ro.observe(&f);
+            observer.set_value(Some((ro, seen)));
+        }
+    });
+    on_cleanup(move || {
+        observer.try_with_value(|o| o.as_ref().map(|(ro, _)| ro.disconnect()));
+    });
     Effect::new(move |_| {
         let f = figure.get();
+        resized.track();
         if let Some(c) = canvas.get() {
             for (k, v) in &data {
                 let _ = c.set_attribute(k, v);
@@ -361,7 +448,11 @@ pub fn FigureCanvas(
                 let _ = c.set_attribute("data-thin", &thin.to_string());
                 let _ = c.set_attribute("data-bars", &bars.to_string());
             }
-            mark_drawn(&c, paint(c.clone(), &f).map(Some));
+            let at = avail();
+            drawn_at.set_value(at);
+            let layout = layout(&f, width, height, at);
+            let _ = c.set_attribute("data-legend", if layout.stacked.is_empty() { "beside" } else { "below" });
+            mark_drawn(&c, paint(c.clone(), &f, &layout).map(Some));
         }
     });
     let label = move || {
@@ -383,9 +474,11 @@ pub fn FigureCanvas(
         })
     };
     view! {
-        <figure class="chart">
-            <canvas node_ref=canvas class=format!("plot {class}") id=id width=width height=height role="img"
-                aria-label=label></canvas>
+        <figure class="chart" style=format!("flex: 0 1 {width}px")>
+            <div class="plot-frame" node_ref=frame style=format!("max-width: {width}px")>
+                <canvas node_ref=canvas class=format!("plot {class}") id=id width=width height=height role="img"
+                    aria-label=label></canvas>
+            </div>
             {move || { let k = key(); (!k.is_empty()).then(|| view! { <figcaption class="small spec-key">{k}</figcaption> }) }}
             {caption.map(|c| view! { <figcaption class="small chart-note" id=caption_id>{c}</figcaption> })}
         </figure>
@@ -412,7 +505,7 @@ pub fn SpecChart(
         None => view! { <FigureCanvas figure id class width height data caption caption_id/> }.into_any(),
         Some(stem) => {
             let buttons = figure_downloads(chart, &id, stem);
-            view! { <div class="chart-box"><FigureCanvas figure id class width height data caption caption_id/>{buttons}</div> }
+            view! { <div class="chart-box" style=format!("flex: 0 1 {width}px")><FigureCanvas figure id class width height data caption caption_id/>{buttons}</div> }
                 .into_any()
         }
     }

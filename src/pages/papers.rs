@@ -90,9 +90,9 @@ pub fn Papers() -> impl IntoView {
                         <tr class="paper-entry" data-id=e.id data-status=e.status.key()>
                             <td><strong>{e.id}</strong></td>
                             <td>{e.title}<br/><span class="small">{e.shows}</span></td>
-                            <td>{published_cell(e)}</td>
-                            <td><span class=format!("badge {}", status_class(e.status))>{e.status.label()}</span></td>
-                            <td><span class="small">{e.run}</span><br/>{place_cell(e)}</td>
+                            <td data-label="published">{published_cell(e)}</td>
+                            <td data-label="in WM Lab"><span class=format!("badge {}", status_class(e.status))>{e.status.label()}</span></td>
+                            <td data-label="your own"><span class="small">{e.run}</span><br/>{place_cell(e)}</td>
                         </tr>
                     }
                 })

@@ -296,11 +296,29 @@ impl Chart {
         (w * 0.3).min(240.0).max(needed.min(w * 0.45))
     }
 
+    /// The legend's text under a plot `w` pixels wide (the layout of narrow screens, below
+    /// [`LEGEND_BELOW`]): each drawn entry's lines at the full width, the faint-point note last.
+    pub fn legend_below(&self, w: f64) -> Vec<Vec<String>> {
+        let max_chars = (((w - 44.0) / 6.2).max(8.0)) as usize;
+        let mut lines: Vec<Vec<String>> = self
+            .series
+            .iter()
+            .filter(|s| s.legend && s.finite_points().next().is_some())
+            .map(|s| legend_lines(&s.name, max_chars))
+            .collect();
+        lines.extend(self.thin_note().map(|n| vec![n]));
+        lines
+    }
+
     /// The series the legend names and that have something to draw: what a reader counts.
     pub fn legend_entries(&self) -> usize {
         self.series.iter().filter(|s| s.legend && s.finite_points().next().is_some()).count()
     }
 }
+
+/// Charts drawn narrower than this (CSS pixels) put their legend under the plot, across its width,
+/// instead of beside it: on a phone a legend beside the plot leaves the names a few characters each.
+pub const LEGEND_BELOW: f64 = 560.0;
 
 /// A legend entry's text in lines of at most `max_chars` characters: the name whole where it fits, else
 /// split before its last ` · ` part (the n, a remark) onto a second line, each line cut with `…` only if
@@ -453,5 +471,15 @@ mod tests {
         assert_eq!(legend_lines("vision-fake (openai) (llm) · n 1", 28), ["vision-fake (openai) (llm)", "n 1"]);
         assert_eq!(legend_lines("a-very-long-model-name · n 12", 10), ["a-very-lo…", "n 12"]);
         assert_eq!(legend_lines("abcdefghijkl", 5), ["abcd…"]);
+        // Under the plot on a phone: the drawn entries at the full width, the faint note last; a series
+        // with nothing finite to draw is not named.
+        let long = "vision-fake-long-name (openai) (llm) · n 4–12";
+        c.series.push(Series::new(long, Role::Subject, vec![(1.0, 0.5)]));
+        c.series.push(Series::new("empty", Role::Subject, vec![(1.0, f64::NAN)]));
+        let below = c.legend_below(370.0);
+        assert_eq!(below.len(), 3, "{below:?}");
+        assert_eq!(below[1], [long], "a 370 px row holds {} characters", long.chars().count());
+        assert_eq!(below[2], ["faint: n < 10"]);
+        assert_eq!(c.legend_below(200.0)[1].len(), 2, "narrower: the n moves to a second line");
     }
 }
