@@ -13,6 +13,7 @@ import argparse
 import json
 import os
 import shutil
+import struct
 
 EFFECT_NAMES = {
     ("VSR", "primacy"): "VSR primacy", ("VSR", "recency"): "VSR recency",
@@ -38,6 +39,11 @@ def main():
     dst = os.path.join(a.models, a.name + ".wmlabnn")
     shutil.copyfile(bundle, dst)
     size = os.path.getsize(dst)
+    with open(dst, "rb") as f:
+        head = f.read(12)
+        header = json.loads(f.read(struct.unpack("<I", head[8:12])[0]))
+    if header.get("weights_crc32") is None:
+        raise SystemExit(f"{bundle} carries no weights checksum: rewrite it with this version's `wmlab train`")
 
     tests, effects = [], []
     for t in e["tasks"]:
@@ -83,6 +89,7 @@ def main():
         "effects": effects,
         "notes": a.notes,
         "train_config": train,
+        "weights_crc32": header["weights_crc32"],
     }
     index_path = os.path.join(a.models, "index.json")
     index = json.load(open(index_path)) if os.path.exists(index_path) else []

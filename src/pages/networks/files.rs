@@ -73,18 +73,22 @@ impl Net {
     }
 
     fn load_pretrained(self) {
-        let Some(file) =
-            self.pretrained.with_untracked(|v| v.get(self.pretrained_pick.get_untracked()).map(|c| c.file.clone()))
+        let Some(card) = self.pretrained.with_untracked(|v| v.get(self.pretrained_pick.get_untracked()).cloned())
         else {
             return;
         };
+        let file = card.file.clone();
         self.error.set(None);
         self.pretrained_loading.set(true);
         wasm_bindgen_futures::spawn_local(async move {
             let r = web::fetch_bytes(&format!("models/{file}")).await;
             self.pretrained_loading.set(false);
             match r {
-                Ok(b) => self.load_bundle(file, b),
+                // The card's promise kept (the weights' checksum), or the file refused before it loads.
+                Ok(b) => match card.check(&b) {
+                    Ok(()) => self.load_bundle(file, b),
+                    Err(e) => self.error.set(Some(format!("The pretrained model could not be loaded: {e}."))),
+                },
                 Err(e) => self.error.set(Some(e)),
             }
         });

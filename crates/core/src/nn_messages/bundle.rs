@@ -42,7 +42,7 @@ pub struct BundleHeader {
     pub train: TrainConfig,
     /// Training progress when the checkpoint was taken.
     pub state: TrainState,
-    /// Bytes of weights after the header (absent in format 1: all the rest).
+    /// Bytes of weights after the header (absent in files written before it: then all the rest).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weights_len: Option<u64>,
     /// Bytes of optimizer state after the weights.
@@ -177,12 +177,13 @@ impl<'a> Bundle<'a> {
         Ok(Bundle { header, weights, optimizer })
     }
 
-    /// One file: magic, header length, JSON header, weights, optimizer state. The header's format and
-    /// lengths are set from the parts (without optimizer state this is exactly format 1).
+    /// One file: magic, header length, JSON header, weights, optimizer state. The header's format,
+    /// lengths and checksums are set from the parts (without optimizer state: format 1, its weights'
+    /// length given so that bytes past the end are found).
     pub fn write(&self) -> Vec<u8> {
         let header = BundleHeader {
             format: if self.optimizer.is_some() { "wmlab-nn-checkpoint-2" } else { "wmlab-nn-checkpoint-1" }.into(),
-            weights_len: self.optimizer.map(|_| self.weights.len() as u64),
+            weights_len: Some(self.weights.len() as u64),
             optimizer_len: self.optimizer.map(|o| o.len() as u64),
             weights_crc32: Some(crate::hash::crc32(self.weights)),
             optimizer_crc32: self.optimizer.map(crate::hash::crc32),
@@ -234,6 +235,10 @@ mod tests {
             (back.weights, back.optimizer, back.header.format.as_str()),
             (&[4u8, 5][..], None, "wmlab-nn-checkpoint-1")
         );
+        assert_eq!(back.header.weights_len, Some(2), "bytes past the end of a format-1 file are found too");
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert_eq!(Bundle::read(&longer).unwrap_err(), BundleError::Trailing(1));
         assert_eq!(back.header.label(), "GRU-96 (tiny preset), step 5 of 8");
         assert_eq!(back.header.file_name("best"), "wmlab-gru96-best-step5.wmlabnn");
     }

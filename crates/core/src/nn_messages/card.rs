@@ -84,12 +84,34 @@ pub struct ModelCard {
     pub notes: String,
     /// The checkpoint's full training configuration (its `train.json`).
     pub train_config: Option<TrainConfig>,
+    /// The CRC-32 of the weights, as the checkpoint's header gives it: a card that names one promises
+    /// a checkpoint that carries it (see [`ModelCard::check`]).
+    pub weights_crc32: Option<u32>,
 }
 
 impl ModelCard {
     /// The list of cards (`models/index.json`), or why it does not read.
     pub fn list(json: &[u8]) -> Result<Vec<ModelCard>, CardListError> {
         serde_json::from_slice(json).map_err(|e| CardListError(e.to_string()))
+    }
+
+    /// Whether `bytes` are the checkpoint this card describes: a bundle that reads (its lengths and
+    /// checksums hold) and, where the card names the weights' checksum, carries that one. A shipped
+    /// model that was damaged in transit, cut, extended or swapped is refused in plain words.
+    pub fn check(&self, bytes: &[u8]) -> Result<(), String> {
+        let bundle = super::Bundle::read(bytes).map_err(|e| format!("{}: {e}", self.file))?;
+        match (self.weights_crc32, bundle.header.weights_crc32) {
+            (Some(want), Some(got)) if want != got => Err(format!(
+                "{} is not the model its card describes (its weights' checksum is {got:08x}, the card's {want:08x})",
+                self.file
+            )),
+            (Some(_), None) => Err(format!(
+                "{} carries no checksum of its weights, though its card promises one: the file was replaced or \
+                 damaged",
+                self.file
+            )),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -118,11 +140,49 @@ mod tests {
                 std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../public/models").join(&c.file).exists()
             );
         }
+        assert!(cards.iter().all(|c| c.weights_crc32.is_some()), "every shipped card names its weights' checksum");
         assert!(
             ModelCard::list(b"{}")
                 .unwrap_err()
                 .to_string()
                 .starts_with("the list of pretrained models could not be read")
         );
+    }
+
+    /// Every shipped model keeps its card's promise, and a damaged one is refused: 20 flipped bits in
+    /// the weights, bytes appended, a header stripped of its checksum, another model's file.
+    #[test]
+    fn shipped_models_carry_checksums_and_damage_is_refused() {
+        use crate::nn_messages::{BUNDLE_MAGIC, BundleHeader};
+        let cards = ModelCard::list(include_bytes!("../../../../public/models/index.json")).unwrap();
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../public/models");
+        let read = |c: &ModelCard| std::fs::read(dir.join(&c.file)).unwrap();
+        for c in &cards {
+            let bytes = read(c);
+            c.check(&bytes).unwrap_or_else(|e| panic!("{e}"));
+            let (header, start) = BundleHeader::read(&bytes).unwrap();
+            assert_eq!(header.weights_len, Some((bytes.len() - start) as u64), "{}", c.file);
+            // 20 bits flipped across the weights (a seeded spread, never the same byte twice).
+            let mut flipped = bytes.clone();
+            let span = bytes.len() - start;
+            for k in 0..20 {
+                flipped[start + (k * 7919 + 13) % span] ^= 1 << (k % 8);
+            }
+            let e = c.check(&flipped).unwrap_err();
+            assert!(e.contains("weights are damaged"), "{e}");
+            let mut longer = bytes.clone();
+            longer.extend(std::iter::repeat_n(0u8, 300));
+            assert!(c.check(&longer).unwrap_err().contains("300 bytes past its end"));
+            // The checksum taken out of the header: the card still expects it.
+            let json = serde_json::to_vec(&BundleHeader { weights_crc32: None, ..header }).unwrap();
+            let mut stripped = BUNDLE_MAGIC.to_vec();
+            stripped.extend_from_slice(&(json.len() as u32).to_le_bytes());
+            stripped.extend_from_slice(&json);
+            stripped.extend_from_slice(&bytes[start..]);
+            assert!(c.check(&stripped).unwrap_err().contains("carries no checksum"), "{}", c.file);
+        }
+        // Another model's file under this card's name.
+        let (a, b) = (&cards[0], &cards[1]);
+        assert!(a.check(&read(b)).unwrap_err().contains("is not the model its card describes"));
     }
 }
