@@ -524,6 +524,27 @@ test('pretrained model: card, load, evaluation with chance marks', LONG, async (
   await page.close();
 });
 
+// A checkpoint chosen within a moment of opening the page (issue 71: it stayed at "Checking…" when the
+// worker it was sent to was replaced, or not started yet): checked and loaded, on each of three fresh
+// browsers with the default backend choice.
+test('a checkpoint chosen as the page opens is checked and loaded', LONG, async () => {
+  const { launch } = await import('./helpers.mjs');
+  const file = path.join(process.env.WMLAB_DIST, 'models', 'wmlab-trf96-quick-vsr.wmlabnn');
+  for (let k = 0; k < 3; k++) {
+    const fresh = await launch();
+    try {
+      const page = await fresh.context.newPage();
+      await page.goto(app.server.url + '#/networks');
+      await page.waitForSelector('#nn-upload', { state: 'attached', timeout: 60_000 });
+      await page.setInputFiles('#nn-upload', file);
+      await page.waitForFunction(() => /Loaded wmlab-trf96-quick-vsr\.wmlabnn/.test(document.querySelector('#nn-notice')?.textContent || ''),
+        null, { timeout: 120_000 });
+    } finally {
+      await fresh.close();
+    }
+  }
+});
+
 // A worker that dies (a panic in its wasm, made here through the test hook) is reported in words and
 // replaced by a fresh one; the stored checkpoint is kept and evaluates with the new worker.
 test('a crashed worker is restarted and the stored run kept', LONG, async () => {

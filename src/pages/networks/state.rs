@@ -127,6 +127,8 @@ pub struct Net {
     /// the file's name and bytes, and its header.
     pending: StoredValue<Option<(u64, String, Vec<u8>, BundleHeader)>>,
     verify_seq: StoredValue<u64>,
+    /// Whether the running worker has said `Loaded` (before it, messages to it are lost).
+    worker_loaded: StoredValue<bool>,
     /// The app's state (an evaluation opens in Results).
     pub app: AppState,
 }
@@ -184,6 +186,7 @@ impl Net {
             worker: StoredValue::new(None),
             pending: StoredValue::new(None),
             verify_seq: StoredValue::new(0),
+            worker_loaded: StoredValue::new(false),
             app: expect_context::<AppState>(),
         }
     }
@@ -263,7 +266,18 @@ impl Net {
             return;
         }
         match ev {
-            Event::Loaded => self.send(Cmd::Init { backend: self.init_pick.get_value() }, None),
+            Event::Loaded => {
+                self.worker_loaded.set_value(true);
+                self.send(Cmd::Init { backend: self.init_pick.get_value() }, None);
+                // A file chosen before this worker could read messages (they are lost until it has
+                // loaded), or sent to a worker since replaced (Auto's probing, a backend switch, a
+                // threaded worker giving way): this one checks it.
+                self.pending.with_value(|p| {
+                    if let Some((seq, _, buf, _)) = p {
+                        self.send(Cmd::Verify { seq: *seq }, Some(buf));
+                    }
+                });
+            }
             Event::Ready { backend, device, threads } => {
                 let launching = self.launch.with_value(Option::is_some);
                 // Auto in a browser whose `navigator.gpu` gave no adapter may move to the threaded worker
@@ -452,7 +466,10 @@ impl Net {
             *s
         });
         let Some(seq) = seq else { return };
-        self.send(Cmd::Verify { seq }, Some(&buf));
+        // A worker still loading would lose the message: it is sent when the worker says `Loaded`.
+        if self.worker_loaded.get_value() {
+            self.send(Cmd::Verify { seq }, Some(&buf));
+        }
         self.notice.set(Some(format!("Checking {name} (its weights are loaded into the model it describes)…")));
         self.pending.set_value(Some((seq, name, buf, header)));
     }
@@ -479,6 +496,7 @@ impl Net {
         match NnWorker::spawn(threaded, move |ev, bytes| self.on_event(ev, bytes)) {
             Ok(w) => {
                 w.on_error(move |m| self.worker_failed(m.clone(), format!("The networks worker stopped: {m}")));
+                self.worker_loaded.set_value(false);
                 self.worker.set_value(Some(w));
             }
             Err(e) => self.worker_failed(e.clone(), e),
