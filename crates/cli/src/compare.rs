@@ -169,8 +169,9 @@ fn curves_rows(out: &mut String, panels: &[Panel], names: &[String]) {
 
 pub fn run(a: &CompareArgs) -> Result<(), String> {
     let paths = a.records.iter().map(|p| record_paths(p)).collect::<Result<Vec<_>, _>>()?;
-    let records = paths.iter().flatten().map(|p| read_record(p)).collect::<Result<Vec<_>, _>>()?;
-    let items: Vec<Compared> = records.iter().cloned().map(Compared::new).collect();
+    let items: Vec<Compared> =
+        paths.iter().flatten().map(|p| read_record(p).map(Compared::new)).collect::<Result<Vec<_>, _>>()?;
+    let records: Vec<&ResultRecord> = items.iter().map(|c| &c.record).collect();
     let task = match &a.task {
         Some(t) => StudyTask::parse(t).ok_or_else(|| {
             let all: Vec<&str> = StudyTask::all().into_iter().map(|t| t.as_str()).collect();
@@ -178,7 +179,7 @@ pub fn run(a: &CompareArgs) -> Result<(), String> {
         })?,
         None => cmp::common_task(&items).ok_or("none of the records has trial rows of a task that can be compared")?,
     };
-    let refs: Vec<&ResultRecord> = records.iter().collect();
+    let refs = &records;
     let subjects: Vec<_> = items.iter().map(|c| c.curves(task)).collect();
     let without: Vec<String> = a
         .records
@@ -203,7 +204,7 @@ pub fn run(a: &CompareArgs) -> Result<(), String> {
     let names;
     match a.layout {
         LayoutArg::Together => {
-            names = cmp::subject_names(&refs);
+            names = cmp::subject_names(refs);
             let panels = cmp::panels(task, &subjects, extras);
             for p in &panels {
                 let file = format!("together_{}.svg", slug(&p.name));
@@ -229,8 +230,8 @@ pub fn run(a: &CompareArgs) -> Result<(), String> {
             curves_rows(&mut curves, &panels, &names);
         }
         LayoutArg::PerRun => {
-            names = cmp::run_titles(&refs);
-            for run in cmp::run_panels(task, &subjects, extras, &cmp::run_order(&refs), &names) {
+            names = cmp::run_titles(refs);
+            for run in cmp::run_panels(task, &subjects, extras, &cmp::run_order(refs), &names) {
                 for p in &run.panels {
                     let mut chart = p.chart(&names);
                     chart.title = format!("{} — {}", run.title, p.name);
@@ -258,7 +259,7 @@ pub fn run(a: &CompareArgs) -> Result<(), String> {
     let mut significance = String::from(
         "run,who,task,accuracy,chance,memoryless,responses,correct,p_above_chance,p_above_memoryless,above_chance,shows_memory\n",
     );
-    let record_names = cmp::subject_names(&refs);
+    let record_names = cmp::subject_names(refs);
     for (i, r) in records.iter().enumerate() {
         for s in wmlab_core::chance::record_significance(r) {
             let mut row = vec![(i + 1).to_string(), record_names[i].clone(), s.task.clone()];
@@ -272,7 +273,7 @@ pub fn run(a: &CompareArgs) -> Result<(), String> {
     }
     // Item-level agreement (error consistency κ) of every pair of records on the trials both took, per
     // task, and the people's noise ceiling: the matrix Compare draws (issue 48).
-    let rated: Vec<agreement::Rated> = records.iter().map(agreement::Rated::of).collect();
+    let rated: Vec<agreement::Rated> = records.iter().map(|r| agreement::Rated::of(r)).collect();
     let mut agreement = String::from(agreement::CSV_HEADER);
     let mut ceiling = String::from("task,pairs,mean_kappa,sd_kappa\n");
     for t in agreement::shared_tasks(&rated) {

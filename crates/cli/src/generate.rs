@@ -4,7 +4,7 @@ use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use serde_json::{Value, json};
 use wmlab_core::raster::{self, BIG, SMALL, TENSOR_LEN};
@@ -33,7 +33,7 @@ pub fn run(a: &GenerateArgs) -> Result<(), String> {
     let bar = if a.quiet {
         ProgressBar::hidden()
     } else {
-        ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr())
+        ProgressBar::with_draw_target(Some(total), crate::progress::stderr_target())
     };
     bar.set_style(
         ProgressStyle::with_template("{msg:>14} [{bar:40}] {pos}/{len} trials  {per_sec}  eta {eta}")

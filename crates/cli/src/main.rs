@@ -31,6 +31,7 @@ mod llm;
 mod npy;
 mod pngout;
 mod predict;
+mod progress;
 mod score;
 mod sweep;
 mod torch;

@@ -215,7 +215,7 @@ mod imp {
     use std::path::{Path, PathBuf};
 
     use burn::prelude::Device;
-    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    use indicatif::{ProgressBar, ProgressStyle};
     use wmlab_core::people::{StudyTask, human_curves, subject_curves_with};
     use wmlab_core::record::Setting;
     use wmlab_nn::train::{Preset, TrainConfig, Trainer};
@@ -412,7 +412,7 @@ mod imp {
         let bar = if a.quiet {
             ProgressBar::hidden()
         } else {
-            ProgressBar::with_draw_target(Some(tr.config.steps as u64), ProgressDrawTarget::stderr())
+            ProgressBar::with_draw_target(Some(tr.config.steps as u64), crate::progress::stderr_target())
         };
         bar.set_style(
             ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} steps {msg} (eta {eta})")
@@ -522,7 +522,7 @@ mod imp {
         let bar = if a.quiet {
             ProgressBar::hidden()
         } else {
-            ProgressBar::with_draw_target(Some(1), ProgressDrawTarget::stderr())
+            ProgressBar::with_draw_target(Some(1), crate::progress::stderr_target())
         };
         bar.set_style(
             ProgressStyle::with_template("{elapsed_precise} {msg:>14} [{bar:30}] {pos}/{len}")
@@ -572,7 +572,11 @@ mod imp {
         let dev = device(a.backend)?;
         let model = ck.model(&dev)?;
         let train = ck.train.clone().with_steps(ck.state.step);
-        let bar = if a.quiet { ProgressBar::hidden() } else { ProgressBar::new_spinner() };
+        let bar = if a.quiet {
+            ProgressBar::hidden()
+        } else {
+            ProgressBar::with_draw_target(None, crate::progress::stderr_target())
+        };
         let mut progress = |n: usize| bar.set_message(format!("{n} adaptive trials"));
         let runs = pollster::block_on(wmlab_nn::eval::evaluate_staircase(&model, &train, &dev, &mut progress))
             .map_err(|e| e.to_string())?;
@@ -653,7 +657,7 @@ mod imp {
         let bar = if a.quiet {
             ProgressBar::hidden()
         } else {
-            ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr())
+            ProgressBar::with_draw_target(Some(total), crate::progress::stderr_target())
         };
         bar.set_style(
             ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} test trials (eta {eta})")

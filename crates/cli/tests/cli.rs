@@ -250,6 +250,22 @@ fn generate_all_tasks_into_subdirectories() {
     }
 }
 
+/// Without a terminal (here stderr is a pipe) the progress bar is not lost: it is written as plain
+/// lines, so a long job in a log shows that it moves (issue 71: 100k trials ran without a word).
+#[test]
+fn progress_without_a_terminal_is_written_as_lines() {
+    let dir = TempDir::new("plain-progress");
+    let out = wmlab(&["generate", "--task", "SC", "--split", "test", "--count", "3", "--out", dir.s()]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.lines().any(|l| l.starts_with("wmlab: ") && l.contains("/3 trials")), "stderr:\n{err}");
+    let quiet = wmlab(&["generate", "--task", "SC", "--split", "test", "--count", "3", "--out", dir.s(), "--quiet"]);
+    assert!(
+        quiet.status.success() && !String::from_utf8_lossy(&quiet.stderr).contains("wmlab: "),
+        "--quiet says nothing"
+    );
+}
+
 #[test]
 fn png32_frames_are_the_tensors() {
     let dir = TempDir::new("png32");

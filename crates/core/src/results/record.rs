@@ -415,7 +415,24 @@ impl ResultRecord {
 
     /// The same record without per-trial rows (what a share link carries when the full record is too big).
     pub fn summary_only(&self) -> ResultRecord {
-        ResultRecord { trials: Vec::new(), analyses: None, ..self.clone() }
+        ResultRecord { analyses: None, ..self.with_trials(Vec::new()) }
+    }
+
+    /// The same record with `trials` for its rows: everything else copied, the old rows not (a copy
+    /// of a 300k-trial record's rows is most of a second and hundreds of megabytes).
+    pub fn with_trials(&self, trials: Vec<TrialRow>) -> ResultRecord {
+        ResultRecord {
+            schema: self.schema,
+            app_version: self.app_version.clone(),
+            created: self.created.clone(),
+            subject: self.subject.clone(),
+            task: self.task.clone(),
+            config: self.config.clone(),
+            summaries: self.summaries.clone(),
+            trials,
+            analyses: self.analyses.clone(),
+            training: self.training.clone(),
+        }
     }
 
     /// A label that tells runs of one kind apart: the subject's label, and for a network its preset,
