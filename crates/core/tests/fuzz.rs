@@ -10,7 +10,6 @@
 use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
-use proptest::test_runner::Config;
 use wmlab_core::analysis::dashboard::{parse_csv, record_from_csv};
 use wmlab_core::compare::{Compared, Comparison};
 use wmlab_core::llm::score::score_line;
@@ -21,6 +20,10 @@ use wmlab_core::record::{ResultRecord, RunConfig, Subject, TrialRow, summarise};
 use wmlab_core::stats::stats_line;
 use wmlab_core::task::{Conditions, TaskId};
 use wmlab_core::{TaskSpec, parse_settings, share};
+
+#[path = "damage/mod.rs"]
+mod damage;
+use damage::*;
 
 const LIMIT: Duration = Duration::from_secs(5);
 
@@ -57,84 +60,6 @@ fn record() -> ResultRecord {
     }
     r.summaries = summarise(&r.trials);
     r
-}
-
-/// A damage to apply to a valid input.
-#[derive(Clone, Debug)]
-enum Damage {
-    Truncate(usize),
-    Flip(usize, u8),
-    Insert(usize, Vec<u8>),
-    Repeat(usize, usize),
-    Remove(usize, usize),
-}
-
-fn damage() -> impl Strategy<Value = Damage> {
-    prop_oneof![
-        any::<usize>().prop_map(Damage::Truncate),
-        (any::<usize>(), 1u8..=255).prop_map(|(i, x)| Damage::Flip(i, x)),
-        (any::<usize>(), proptest::collection::vec(any::<u8>(), 1..24)).prop_map(|(i, b)| Damage::Insert(i, b)),
-        (any::<usize>(), 1usize..64).prop_map(|(i, n)| Damage::Repeat(i, n)),
-        (any::<usize>(), 1usize..64).prop_map(|(i, n)| Damage::Remove(i, n)),
-    ]
-}
-
-fn damaged(valid: &[u8], ds: &[Damage]) -> Vec<u8> {
-    let mut b = valid.to_vec();
-    for d in ds {
-        let n = b.len().max(1);
-        match d {
-            Damage::Truncate(i) => b.truncate(i % n),
-            Damage::Flip(i, x) => {
-                if !b.is_empty() {
-                    let i = i % b.len();
-                    b[i] ^= x;
-                }
-            }
-            Damage::Insert(i, bytes) => {
-                let i = i % (b.len() + 1);
-                b.splice(i..i, bytes.iter().copied());
-            }
-            Damage::Repeat(i, len) => {
-                if !b.is_empty() {
-                    let i = i % b.len();
-                    let end = (i + len).min(b.len());
-                    let piece = b[i..end].to_vec();
-                    b.splice(end..end, piece);
-                }
-            }
-            Damage::Remove(i, len) => {
-                if !b.is_empty() {
-                    let i = i % b.len();
-                    let end = (i + len).min(b.len());
-                    b.drain(i..end);
-                }
-            }
-        }
-    }
-    b
-}
-
-/// A damaged text, as text (a link or a file read as UTF-8 with replacement).
-fn damaged_text(valid: &str, ds: &[Damage]) -> String {
-    String::from_utf8_lossy(&damaged(valid.as_bytes(), ds)).into_owned()
-}
-
-fn damages() -> impl Strategy<Value = Vec<Damage>> {
-    proptest::collection::vec(damage(), 1..4)
-}
-
-/// Text that looks like the inputs: mostly printable, with the characters parsers split on.
-fn texty() -> impl Strategy<Value = String> {
-    let alphabet: Vec<char> =
-        "abcdefghijklmnopqrstuvwxyzABCXYZ0123456789 =&;,.:-+_#?%\"'{}[]\n\r\téü\u{0}\u{feff}".chars().collect();
-    proptest::collection::vec(proptest::sample::select(alphabet), 0..300).prop_map(|v| v.into_iter().collect())
-}
-
-/// `cases` per property, times `WMLAB_FUZZ_SCALE` (default 1) for a deeper run by hand.
-fn config(cases: u32) -> Config {
-    let scale = std::env::var("WMLAB_FUZZ_SCALE").ok().and_then(|s| s.parse::<u32>().ok()).unwrap_or(1).max(1);
-    Config { cases: cases.saturating_mul(scale), failure_persistence: None, ..Config::default() }
 }
 
 proptest! {
