@@ -16,7 +16,7 @@
 // pass are counted in `images`. The answer is the first option of the format the last question names.
 // Every chat request is counted per prompt (hash of the model and its messages): `received` and
 // `answered` (the answer was fully written while the client was still connected); `models` counts the
-// requests each model name received.
+// requests each model name received; `shapes` keeps each request's number of messages and last text.
 import http from 'node:http';
 import crypto from 'node:crypto';
 import zlib from 'node:zlib';
@@ -73,6 +73,7 @@ export function visionAnswer(q) {
 
 export async function startFaultServer({ gateFree = 0, reply = 'The value is 4242.', visionSize = 384 } = {}) {
   const prompts = new Map(); // hash → { received, answered }
+  const shapes = []; // per chat request: its number of messages and its last message's text
   const models = new Map(); // model → requests received
   const auth = [];
   const held = new Set();
@@ -157,6 +158,7 @@ export async function startFaultServer({ gateFree = 0, reply = 'The value is 424
           } else visionProblems.push(`unknown content part ${p.type}`);
         }
       }
+      if (shapes.length < 10_000) shapes.push({ count: msgs.length, last: lastText });
       if (mode === 'noimage' && withImages) {
         answer(res, h, 400, JSON.stringify({ error: { message: 'image input is not supported by this model' } }));
         return;
@@ -189,6 +191,7 @@ export async function startFaultServer({ gateFree = 0, reply = 'The value is 424
   return {
     base: (mode) => `http://127.0.0.1:${port}/${mode}/v1`,
     prompts,
+    shapes,
     models,
     auth,
     visionProblems,
@@ -203,7 +206,7 @@ export async function startFaultServer({ gateFree = 0, reply = 'The value is 424
       held.clear();
     },
     reset(opts = {}) {
-      prompts.clear(); models.clear(); auth.length = 0; faultSeq = 0; total = 0; gateOpen = false;
+      prompts.clear(); shapes.length = 0; models.clear(); auth.length = 0; faultSeq = 0; total = 0; gateOpen = false;
       visionProblems.length = 0; images = 0;
       Object.assign(batch, { items: [], creates: 0, looks: 0, hold: false });
       if (opts.gateFree !== undefined) gateFree = opts.gateFree;

@@ -81,6 +81,8 @@ async function configure(page, o) {
     await page.fill('#llm-nback-ns', o.nback.ns);
     await page.selectOption('#llm-nback-protocol', o.nback.protocol);
     await page.fill('#llm-nback-blocks', String(o.nback.blocks));
+    await page.selectOption('#llm-nback-history', o.nback.history ?? 'full');
+    if (o.nback.noteTokens) await page.fill('#llm-nback-note-tokens', String(o.nback.noteTokens));
   }
   if (o.lrt) {
     await page.fill('#llm-lrt-lines', o.lrt.lines);
@@ -496,6 +498,30 @@ test('several models run side by side on the same samples, resume together after
   await page.click('#llm-compare-all');
   await page.waitForSelector('#compare[data-chosen="2"][data-task="nback-verbal"]');
   await page.close();
+});
+
+// N-back without the visible history (issue 69, after Huang et al. 2025): every request is the
+// instructions, the model's own note from its last turn and the current letter, never the dialogue.
+test('N-back without the visible history: each request holds the last note and the current letter only', { timeout: 300_000 }, async () => {
+  const noter = await startFaultServer({ reply: '-\nNOTE: q then v' });
+  try {
+    const page = await open();
+    await configure(page, {
+      base: noter.base('ok'), model: 'fake', concurrency: 1,
+      nback: { variant: 'letters', ns: '2', protocol: 'base', blocks: 1, history: 'note', noteTokens: 16 },
+    });
+    await runToEnd(page);
+    const [row] = await rows(page);
+    assert.equal(row.error, '');
+    assert.match(row.sample, /^nback\/letters_note16-2back\/0$/);
+    assert.equal(noter.shapes.length, 24, 'one request a trial: no retries');
+    assert.ok(noter.shapes.every((s) => s.count === 2), JSON.stringify(noter.shapes.map((s) => s.count)));
+    assert.match(noter.shapes[0].last, /^Your note from the previous step: \(none yet\)\n\n\w$/);
+    assert.ok(noter.shapes.slice(1).every((s) => /^Your note from the previous step: q then v\n\n\w$/.test(s.last)));
+    await page.close();
+  } finally {
+    await noter.close();
+  }
 });
 
 test('a reload in the middle of an N-back dialogue replays its saved turns and sends none twice', { timeout: 300_000 }, async () => {

@@ -86,6 +86,14 @@ pub struct RunArgs {
     /// N-back values of N, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "1,2,3")]
     pub n: Vec<u8>,
+    /// N-back: what the model sees of the earlier trials — full (the published dialogue), note (only
+    /// its own note from its last turn, at most --note-tokens) or none (the current stimulus alone).
+    #[arg(long, default_value = "full", value_parser = ["full", "note", "none"])]
+    pub history: String,
+    /// N-back with --history note: the most tokens a note keeps (a word of k characters counts
+    /// ⌈k/4⌉); its capacity, as a span is a person's.
+    #[arg(long, default_value_t = 64)]
+    pub note_tokens: usize,
     /// N-back: COUNT new blocks per N from the generator (the variant's published block length and
     /// number of matches, --seed), instead of the published files; any N ≥ 1.
     #[arg(long, value_name = "COUNT")]
@@ -297,6 +305,11 @@ pub fn nback_config(a: &RunArgs) -> Result<NbackConfig, String> {
     };
     let mut options = DialogueOptions::new(protocol);
     options.seed = a.seed;
+    if a.history == "note" && a.note_tokens == 0 {
+        return Err("--note-tokens: at least 1 (a note of 0 tokens is --history none)".into());
+    }
+    options.history = nback::History::parse(&a.history, a.note_tokens)
+        .ok_or_else(|| format!("--history {}: full, note or none", a.history))?;
     let source = match a.new_blocks {
         None => BlockSource::Published,
         Some(0) => return Err("--new-blocks: at least 1 block per N".into()),
@@ -707,6 +720,9 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
                 ("suite", Setting::Text(a.suite.as_str().into())),
                 ("samples", Setting::Int(samples.len().max(result.outcomes.len()) as i64)),
             ];
+            if a.suite == SuiteArg::Nback {
+                extra.push(("nback_history", Setting::Text(nback_config(a)?.options.history.name())));
+            }
             if a.batch {
                 // How many samples a batch answered (the rest were ordinary requests).
                 let batched = result.outcomes.iter().filter(|o| o.batch.is_some()).count();

@@ -7,7 +7,7 @@
 #[path = "../../core/tests/damage/mod.rs"]
 mod damage;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -104,6 +104,7 @@ proptest! {
 #[cfg(feature = "nn")]
 mod nn {
     use super::*;
+    use std::path::Path;
 
     fn model() -> String {
         let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../public/models/wmlab-trf96-quick-vsr.wmlabnn");

@@ -137,6 +137,54 @@ fn suites_against_the_local_model() {
     if nb[0].get("error").is_none() {
         assert_eq!(nb[0]["answers"].as_str().unwrap().len(), 30);
     }
+    // N-back without the visible history (issue 69): the model keeps only its own note, at most 16
+    // tokens; every request is the instructions, that note and the current letter.
+    let dir = out_dir("nback-note");
+    let d = dir.to_str().unwrap();
+    let args = [
+        "llm",
+        "run",
+        "--provider",
+        "openai",
+        "--base-url",
+        &url,
+        "--model",
+        &model,
+        "--out",
+        d,
+        "-q",
+        "--suite",
+        "nback",
+        "--variant",
+        "letters",
+        "--n",
+        "2",
+        "--limit",
+        "1",
+        "--max-tokens",
+        "24",
+        "--history",
+        "note",
+        "--note-tokens",
+        "16",
+    ];
+    wmlab(&args);
+    let got = outcomes(&dir);
+    assert_eq!(got.len(), 1);
+    let o = &got[0];
+    assert_eq!(o["sample_id"], "nback/letters_note16-2back/0", "{o}");
+    if o.get("error").is_none() {
+        let trials = o["trials"].as_array().unwrap();
+        assert_eq!(trials.len(), 24);
+        for t in trials {
+            let note = t["note"].as_str().unwrap_or_else(|| panic!("a trial without its note: {t}"));
+            assert!(wmlab_core::llm::nback::note_tokens(note) <= 16, "{note:?}");
+        }
+    }
+    let rec = ResultRecord::from_json(&std::fs::read_to_string(dir.join("record.json")).unwrap()).unwrap();
+    assert_eq!(rec.config.settings.get("nback_history"), Some(&wmlab_core::record::Setting::Text("note16".into())));
+    assert!(rec.trials.iter().all(|r| r.conditions.other.get("history").map(String::as_str) == Some("note16")));
+    let _ = std::fs::remove_dir_all(&dir);
     // LRT: two items of 20 lines.
     run_suite(
         &url,

@@ -264,6 +264,19 @@ pub(super) fn SuitesBox(f: Form) -> impl IntoView {
                     <select id="llm-nback-protocol" on:change=move |ev| f.nb_protocol.set(event_target_value(&ev))
                         prop:value=move || f.nb_protocol.get()>{nb_protocols}</select>
                 }, "readme = multi-turn with pre-filled trials; base/noise/feedback/cot = the paper's system prompt")}
+                {field("History", view! {
+                    <select id="llm-nback-history" on:change=move |ev| f.nb_history.set(event_target_value(&ev))
+                        prop:value=move || f.nb_history.get()>
+                        <option value="full">"full: the whole dialogue (published)"</option>
+                        <option value="note">"note: only its own note from the last turn"</option>
+                        <option value="none">"none: the current stimulus alone"</option>
+                    </select>
+                    <span class:hidden=move || f.nb_history.get() != "note">
+                        " at most " <input type="text" id="llm-nback-note-tokens" class="short"
+                            prop:value=move || f.nb_note_tokens.get()
+                            on:input=move |ev| f.nb_note_tokens.set(event_target_value(&ev))/> " tokens"
+                    </span>
+                }, "with the dialogue in view a model can read back; with a note it keeps what it wrote (Huang et al. 2025)")}
                 {field("Blocks per N", text_input("llm-nback-blocks", f.nb_blocks), "")}
                 {field("Blocks from", view! {
                     {check("llm-nback-new", "new blocks from the generator, seed", f.nb_new)}

@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 use wmlab_core::llm::lrt::{LrtConfig, Order};
-use wmlab_core::llm::nback::{BlockSource, DialogueOptions, NbackConfig, Protocol, Variant};
+use wmlab_core::llm::nback::{BlockSource, DialogueOptions, History, NbackConfig, Protocol, Variant};
 use wmlab_core::llm::vision::{self, Render, VisionConfig};
 use wmlab_core::llm::{lrt, minerva, snapshot};
 use wmlab_llm::{ModelListError, ProviderConfig, ProviderKind, Reasoning, RunOptions};
@@ -90,6 +90,9 @@ pub(super) struct Form {
     pub(super) nb_variant: RwSignal<String>,
     pub(super) nb_ns: RwSignal<String>,
     pub(super) nb_protocol: RwSignal<String>,
+    /// What the model sees of the earlier trials: `full`, `note` or `none`.
+    pub(super) nb_history: RwSignal<String>,
+    pub(super) nb_note_tokens: RwSignal<String>,
     pub(super) nb_blocks: RwSignal<String>,
     /// New blocks from the generator (the variant's published shape) instead of the published files.
     pub(super) nb_new: RwSignal<bool>,
@@ -156,6 +159,8 @@ impl Form {
             nb_variant: RwSignal::new("letters_30".into()),
             nb_ns: RwSignal::new("1, 2, 3".into()),
             nb_protocol: RwSignal::new("readme".into()),
+            nb_history: RwSignal::new("full".into()),
+            nb_note_tokens: RwSignal::new("64".into()),
             nb_blocks: RwSignal::new("30".into()),
             nb_new: RwSignal::new(false),
             nb_seed: RwSignal::new("1".into()),
@@ -271,14 +276,14 @@ impl Form {
             } else {
                 BlockSource::Published
             };
-            let c = NbackConfig {
-                variant,
-                ns,
-                blocks: None,
-                limit: Some(blocks),
-                options: DialogueOptions::new(protocol),
-                source,
-            };
+            let tokens: usize = num(&self.nb_note_tokens.get_untracked(), "Note tokens")?;
+            let history = self.nb_history.get_untracked();
+            if history == "note" && tokens == 0 {
+                return Err("N-back: a note needs at least 1 token (no note at all is \"none\").".into());
+            }
+            let mut options = DialogueOptions::new(protocol);
+            options.history = History::parse(&history, tokens).ok_or("Unknown N-back history.")?;
+            let c = NbackConfig { variant, ns, blocks: None, limit: Some(blocks), options, source };
             c.validate().map_err(|e| format!("N-back: {e}."))?;
             Some(c)
         } else {
@@ -435,6 +440,15 @@ impl Form {
             self.nb_variant.set(c.variant.as_str().into());
             self.nb_ns.set(c.ns.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", "));
             self.nb_protocol.set(c.options.protocol.as_str().into());
+            let (kind, tokens) = match c.options.history {
+                History::Full => ("full", None),
+                History::Note { tokens } => ("note", Some(tokens)),
+                History::None => ("none", None),
+            };
+            self.nb_history.set(kind.into());
+            if let Some(t) = tokens {
+                self.nb_note_tokens.set(t.to_string());
+            }
             self.nb_blocks.set(c.limit.unwrap_or(30).to_string());
             self.nb_new.set(matches!(c.source, BlockSource::Generated { .. }));
             if let BlockSource::Generated { seed, .. } = c.source {

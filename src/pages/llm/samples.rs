@@ -105,6 +105,7 @@ pub(super) fn record_of(spec: &RunSpec, outcomes: &[Outcome]) -> ResultRecord {
     if let Some(c) = &spec.nback {
         extra.push(("nback_variant", Setting::Text(c.variant.as_str().into())));
         extra.push(("nback_protocol", Setting::Text(c.options.protocol.as_str().into())));
+        extra.push(("nback_history", Setting::Text(c.options.history.name())));
     }
     if let Some(g) = &spec.generated {
         extra.push(("minerva_context_tokens", Setting::Int(g.context_tokens as i64)));

@@ -449,6 +449,74 @@ pub fn system_prompt(variant: Variant, protocol: Protocol, n: usize) -> String {
     }
 }
 
+/// What the model sees of a block's earlier trials. Huang et al. (2025, "Language Models Do Not Have
+/// Human-Like Working Memory") argue that with the whole dialogue in its context N-back tests reading
+/// back, not holding: [`History::Note`] and [`History::None`] take the history away.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum History {
+    /// The published protocols: every earlier turn stays in the conversation.
+    #[default]
+    Full,
+    /// Each request holds the instructions, the model's own note from its last turn (cut to `tokens`
+    /// tokens, [`note_tokens`]) and the current stimulus: what it chose to write down is all it keeps,
+    /// and the note's length is its capacity.
+    Note {
+        /// The most tokens a note keeps.
+        tokens: usize,
+    },
+    /// Each request holds the instructions and the current stimulus only: the floor.
+    None,
+}
+
+impl History {
+    /// `full`, `note<tokens>` or `none`: the condition's name in sample ids and records.
+    pub fn name(self) -> String {
+        match self {
+            History::Full => "full".into(),
+            History::Note { tokens } => format!("note{tokens}"),
+            History::None => "none".into(),
+        }
+    }
+
+    /// From the CLI's and the page's words: `full`, `note` (with `tokens`) or `none`.
+    pub fn parse(kind: &str, tokens: usize) -> Option<History> {
+        match kind {
+            "full" => Some(History::Full),
+            "note" => Some(History::Note { tokens }),
+            "none" => Some(History::None),
+            _ => None,
+        }
+    }
+}
+
+/// Tokens of a note as the usual rule of thumb counts them for English text (a word of k characters is
+/// ⌈k/4⌉ tokens): no provider's tokenizer is at hand, and a cap needs only to be the same for every
+/// model.
+pub fn note_tokens(text: &str) -> usize {
+    text.split_whitespace().map(|w| w.chars().count().div_ceil(4)).sum()
+}
+
+/// `text` cut to at most `tokens` tokens ([`note_tokens`]), whole words kept from its start.
+pub fn cut_note(text: &str, tokens: usize) -> String {
+    let mut used = 0;
+    let mut kept: Vec<&str> = Vec::new();
+    for w in text.split_whitespace() {
+        used += w.chars().count().div_ceil(4);
+        if used > tokens {
+            break;
+        }
+        kept.push(w);
+    }
+    kept.join(" ")
+}
+
+/// The note in a reply: what follows its first `NOTE:` (any case), or nothing.
+fn note_in(reply: &str) -> &str {
+    let lower = reply.to_ascii_lowercase();
+    lower.find("note:").map(|i| reply[i + 5..].trim()).unwrap_or("")
+}
+
 /// Per-dialogue options.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DialogueOptions {
@@ -469,13 +537,20 @@ pub struct DialogueOptions {
     /// always keeps the extracted character).
     #[serde(default)]
     pub keep_raw: bool,
+    /// What the model sees of the earlier trials (the published protocols: all of them).
+    #[serde(default, skip_serializing_if = "is_full")]
+    pub history: History,
+}
+
+fn is_full(h: &History) -> bool {
+    *h == History::Full
 }
 
 impl DialogueOptions {
     /// Options for a protocol with the defaults: seed 0, the protocol's own retry cap and pre-filled
-    /// trials, the extracted character kept in the history.
+    /// trials, the extracted character kept in the history, the whole history shown.
     pub fn new(protocol: Protocol) -> Self {
-        DialogueOptions { protocol, seed: 0, max_retries: None, prefill: None, keep_raw: false }
+        DialogueOptions { protocol, seed: 0, max_retries: None, prefill: None, keep_raw: false, history: History::Full }
     }
 }
 
@@ -488,6 +563,9 @@ pub struct TrialRecord {
     pub answer: Option<char>,
     /// Answered with the correct target without calling the model.
     pub prefilled: bool,
+    /// The note the model wrote for its next turn ([`History::Note`]), as cut to the cap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 impl TrialRecord {
@@ -522,7 +600,11 @@ pub struct NbackDialogue {
     pub max_retries: u8,
     /// Whether the history keeps the model's raw reply instead of the extracted character.
     pub keep_raw: bool,
-    /// The conversation so far; when not finished it ends with the user turn awaiting a reply.
+    /// What the model sees of the earlier trials.
+    #[serde(default, skip_serializing_if = "is_full")]
+    pub history: History,
+    /// The conversation so far (with [`History::Full`]; else the current trial's request); when not
+    /// finished it ends with the user turn awaiting a reply.
     pub messages: Vec<Message>,
     /// Completed trials.
     pub trials: Vec<TrialRecord>,
@@ -579,20 +661,64 @@ impl NbackDialogue {
             prefill: opts.prefill.unwrap_or(if readme { 6 } else { 0 }).min(block.stimuli.len()),
             max_retries: opts.max_retries.unwrap_or(if readme { 1 } else { 3 }),
             keep_raw: opts.keep_raw,
+            history: opts.history,
             messages: vec![first],
             trials: Vec::new(),
             pending: Vec::new(),
         };
         for i in 0..d.prefill {
             let target = d.target(i);
-            d.messages.push(Message::user(d.user_turn(i)));
-            d.messages.push(Message::assistant(target.to_string()));
-            d.trials.push(TrialRecord { replies: vec![], answer: Some(target), prefilled: true });
+            if d.history == History::Full {
+                d.messages.push(Message::user(d.user_turn(i)));
+                d.messages.push(Message::assistant(target.to_string()));
+            }
+            d.trials.push(TrialRecord { replies: vec![], answer: Some(target), prefilled: true, note: None });
         }
         if !d.finished() {
-            d.messages.push(Message::user(d.user_turn(d.trials.len())));
+            d.next_turn();
         }
         Ok(d)
+    }
+
+    /// The request of the trial now awaiting a reply: the next user turn after the history, or (without
+    /// the history) a fresh request of the instructions, the model's last note and the turn alone.
+    fn next_turn(&mut self) {
+        let i = self.trials.len();
+        let turn = self.user_turn(i);
+        if self.history == History::Full {
+            self.messages.push(Message::user(turn));
+            return;
+        }
+        let note = self.trials.iter().rev().find(|t| !t.prefilled).and_then(|t| t.note.clone());
+        let (memory, turn) = match self.history {
+            History::Note { tokens } => (
+                format!(
+                    "You will not see this conversation again: each message shows only the current input and the \
+                     note you wrote at the previous step. Reply with m or - first; then, on a new line, write NOTE: \
+                     and whatever you need to remember for the next steps (at most {tokens} tokens, about {} words; \
+                     a longer note is cut).",
+                    (tokens * 3).div_ceil(4)
+                ),
+                format!(
+                    "Your note from the previous step: {}\n\n{turn}",
+                    note.filter(|n| !n.is_empty()).unwrap_or_else(|| "(none yet)".into())
+                ),
+            ),
+            _ => (
+                "You will not see this conversation again: each message shows only the current input. Reply with m \
+                 or -."
+                    .to_string(),
+                turn,
+            ),
+        };
+        self.messages = if self.protocol == Protocol::Readme {
+            vec![Message::user(format!("{}\n\n{memory}\n\n{turn}", readme_instruction(self.n as usize)))]
+        } else {
+            vec![
+                Message::system(format!("{}\n\n{memory}", system_prompt(self.variant, self.protocol, self.n as usize))),
+                Message::user(turn),
+            ]
+        };
     }
 
     fn target(&self, i: usize) -> char {
@@ -672,12 +798,17 @@ impl NbackDialogue {
     }
 
     fn complete(&mut self, answer: Option<char>, history: String) {
-        self.messages.push(Message::assistant(history));
         let replies = std::mem::take(&mut self.pending);
-        self.trials.push(TrialRecord { replies, answer, prefilled: false });
+        let note = match self.history {
+            History::Note { tokens } => Some(cut_note(note_in(replies.last().map_or("", String::as_str)), tokens)),
+            _ => None,
+        };
+        if self.history == History::Full {
+            self.messages.push(Message::assistant(history));
+        }
+        self.trials.push(TrialRecord { replies, answer, prefilled: false, note });
         if !self.finished() {
-            let turn = self.user_turn(self.trials.len());
-            self.messages.push(Message::user(turn));
+            self.next_turn();
         }
     }
 }
@@ -815,8 +946,9 @@ impl NbackConfig {
         Ok(())
     }
 
-    /// `<variant>` plus `_<protocol>` when not the variant's default protocol, plus `_gen<seed>` for
-    /// generated blocks: the part of the sample id / task naming the condition.
+    /// `<variant>` plus `_<protocol>` when not the variant's default protocol, `_gen<seed>` for
+    /// generated blocks and `_note<tokens>` / `_none` without the history: the part of the sample id /
+    /// task naming the condition.
     pub fn slug(&self) -> String {
         let mut s = self.variant.as_str().to_string();
         if self.options.protocol != self.variant.default_protocol() {
@@ -826,7 +958,26 @@ impl NbackConfig {
         if let BlockSource::Generated { seed, .. } = self.source {
             s.push_str(&format!("_gen{seed}"));
         }
+        if self.options.history != History::Full {
+            s.push('_');
+            s.push_str(&self.options.history.name());
+        }
         s
+    }
+
+    /// A sample's conditions: `n`, `variant`, `protocol`, `block`, and `history` where it is not the
+    /// published one.
+    fn conditions(&self, n: u8, block: usize) -> BTreeMap<String, String> {
+        let mut c = BTreeMap::from([
+            ("n".to_string(), n.to_string()),
+            ("variant".to_string(), self.variant.as_str().to_string()),
+            ("protocol".to_string(), self.options.protocol.as_str().to_string()),
+            ("block".to_string(), block.to_string()),
+        ]);
+        if self.options.history != History::Full {
+            c.insert("history".into(), self.options.history.name());
+        }
+        c
     }
 }
 
@@ -873,13 +1024,8 @@ impl NbackStaircase {
         };
         let d = NbackDialogue::new(c.variant, n, i, &block, &c.options).ok()?;
         let slug = c.slug();
-        let conditions = BTreeMap::from([
-            ("n".to_string(), n.to_string()),
-            ("variant".to_string(), c.variant.as_str().to_string()),
-            ("protocol".to_string(), c.options.protocol.as_str().to_string()),
-            ("block".to_string(), i.to_string()),
-            ("adaptive".to_string(), "1".to_string()),
-        ]);
+        let mut conditions = c.conditions(n, i);
+        conditions.insert("adaptive".to_string(), "1".to_string());
         Some(Sample {
             id: format!("nback/{slug}-adaptive/{i}"),
             suite: Suite::Nback,
@@ -938,12 +1084,7 @@ pub fn samples(config: &NbackConfig) -> Vec<Sample> {
                 continue;
             };
             let task = format!("{slug}-{n}back");
-            let conditions = BTreeMap::from([
-                ("n".to_string(), n.to_string()),
-                ("variant".to_string(), config.variant.as_str().to_string()),
-                ("protocol".to_string(), config.options.protocol.as_str().to_string()),
-                ("block".to_string(), i.to_string()),
-            ]);
+            let conditions = config.conditions(n, i);
             out.push(Sample {
                 id: format!("nback/{task}/{i}"),
                 suite: Suite::Nback,
@@ -1539,6 +1680,67 @@ mod tests {
         assert_eq!((s.hit_rate, s.false_alarm_rate, s.accuracy), (1.0, 0.0, 1.0));
         assert!((s.dprime - 4.6527).abs() < 1e-4);
         assert_eq!(d.messages.len(), 1 + 2 * 24);
+    }
+
+    /// Without the history (issue 69, after Huang et al. 2025): each request is the instructions, the
+    /// model's last note (cut to its cap) and the current stimulus — never an earlier stimulus or
+    /// reply; with no note at all, the stimulus alone. Ids, conditions and serde say which.
+    #[test]
+    fn without_the_history_a_request_holds_the_last_note_and_the_current_stimulus_only() {
+        let b = &blocks(Variant::Letters, 2)[0];
+        let mut opts = DialogueOptions::new(Protocol::Base);
+        opts.history = History::Note { tokens: 8 };
+        let mut d = NbackDialogue::new(Variant::Letters, 2, 0, b, &opts).unwrap();
+        let req = d.next_request().unwrap();
+        assert_eq!(req.len(), 2);
+        assert!(req[0].content.starts_with(&system_prompt(Variant::Letters, Protocol::Base, 2)));
+        assert!(req[0].content.contains("NOTE:") && req[0].content.contains("at most 8 tokens"), "{}", req[0].content);
+        assert_eq!(req[1].content, format!("Your note from the previous step: (none yet)\n\n{}", b.stimuli[0]));
+        d.feed("-\nNOTE: saw q; keep the last two letters and compare them with every new one please");
+        assert_eq!(d.trials[0].note.as_deref(), Some("saw q; keep the last two letters"), "8 tokens kept");
+        let req = d.next_request().unwrap();
+        assert_eq!(req.len(), 2, "no earlier turn is sent");
+        assert_eq!(
+            req[1].content,
+            format!("Your note from the previous step: saw q; keep the last two letters\n\n{}", b.stimuli[1])
+        );
+        // A retry stays within the trial's request; a reply with no note leaves an empty one.
+        d.feed("perhaps");
+        assert_eq!(d.next_request().unwrap().len(), 4);
+        d.feed("m");
+        assert_eq!(d.trials[1].note.as_deref(), Some(""));
+        assert!(d.next_request().unwrap()[1].content.contains("previous step: (none yet)"));
+        // Round trip mid-block, and an old dialogue without the field is the full history.
+        let back: NbackDialogue = serde_json::from_str(&serde_json::to_string(&d).unwrap()).unwrap();
+        assert_eq!(back, d);
+        let full = NbackDialogue::new(Variant::Letters, 2, 0, b, &DialogueOptions::new(Protocol::Base)).unwrap();
+        assert!(!serde_json::to_string(&full).unwrap().contains("history"));
+
+        // No history: the stimulus alone after the instructions, at every trial.
+        opts.history = History::None;
+        let mut d = NbackDialogue::new(Variant::Letters, 2, 0, b, &opts).unwrap();
+        for i in 0..b.stimuli.len() {
+            let req = d.next_request().unwrap();
+            assert_eq!((req.len(), req[1].content.as_str()), (2, b.stimuli[i].as_str()), "trial {i}");
+            d.feed("-");
+        }
+        assert!(d.finished() && d.trials.iter().all(|t| t.note.is_none()));
+        // The README protocol: instruction, memory and turn in one user message; pre-filled trials unseen.
+        let b30 = &blocks(Variant::Letters30, 2)[0];
+        let mut readme = DialogueOptions::new(Protocol::Readme);
+        readme.history = History::None;
+        let d = NbackDialogue::new(Variant::Letters30, 2, 0, b30, &readme).unwrap();
+        let req = d.next_request().unwrap();
+        assert_eq!(req.len(), 1);
+        assert!(req[0].content.starts_with(&readme_instruction(2)) && req[0].content.ends_with(&b30.stimuli[6]));
+
+        let mut cfg = NbackConfig::paper(Variant::Letters);
+        cfg.options.history = History::Note { tokens: 32 };
+        let s = &samples(&cfg)[0];
+        assert_eq!(s.id, "nback/letters_note32-1back/0");
+        assert_eq!(s.conditions["history"], "note32");
+        assert_eq!((note_tokens("abcd efghi"), cut_note("a bb ccccc", 2)), (3, "a bb".to_string()));
+        assert_eq!((History::parse("note", 5), History::parse("x", 5)), (Some(History::Note { tokens: 5 }), None));
     }
 
     #[test]

@@ -437,7 +437,8 @@ impl ResultRecord {
 
     /// A label that tells runs of one kind apart: the subject's label, and for a network its preset,
     /// trained steps, task subset, frozen task embedding and task parameters where the record says them
-    /// (`LSTM-96 · quick · 6000 steps · VSR only · static embedding`).
+    /// (`LSTM-96 · quick · 6000 steps · VSR only · static embedding`), for an LLM the N-back history
+    /// where it is not the published one (`gpt-4o · history note64`).
     pub fn run_label(&self) -> String {
         let mut parts = vec![self.subject.label()];
         if let Subject::Network { preset, steps, .. } = &self.subject {
@@ -459,6 +460,12 @@ impl ResultRecord {
             if let Some(p) = text("task_settings") {
                 parts.push(p);
             }
+        }
+        // An LLM's N-back without the visible history (its own note, or nothing).
+        if let Some(Setting::Text(h)) = self.config.settings.get("nback_history")
+            && h != "full"
+        {
+            parts.push(if h == "none" { "no history".into() } else { format!("history {h}") });
         }
         parts.join(" · ")
     }
@@ -675,6 +682,10 @@ mod tests {
         };
         let mut a =
             ResultRecord::new(Subject::Llm { provider: "p".into(), model: "a".into() }, "lrt", RunConfig::default());
+        // Runs of one model told apart by their N-back history.
+        let mut noted = a.clone();
+        noted.config.settings.insert("nback_history".into(), Setting::Text("note64".into()));
+        assert_eq!((a.run_label(), noted.run_label()), ("a (p)".to_string(), "a (p) · history note64".to_string()));
         let mut b = a.clone();
         a.summaries = vec![sum("nback", Some("1"), "accuracy", 0.9), sum("lrt", None, "first_integer", 0.5)];
         b.summaries = vec![sum("lrt", None, "first_integer", 0.25), sum("nback", Some("2"), "accuracy", 0.7)];
