@@ -1,6 +1,6 @@
 //! A small key-value store in IndexedDB (one database `wmlab`, one object store `kv`) for what is too big
-//! for localStorage: network checkpoints and the results history. Values are bytes or text; keys can be
-//! listed by prefix ([`keys`], [`text_entries`]).
+//! for localStorage: network checkpoints and the results history. Values are bytes or text; the texts
+//! under a key prefix are read together ([`text_entries`]).
 
 use js_sys::{Reflect, Uint8Array};
 use wasm_bindgen::JsCast;
@@ -38,7 +38,6 @@ export function idb_put(key, value) { return run('readwrite', 'put ' + key, s =>
 export function idb_get(key) { return run('readonly', 'get ' + key, s => s.get(key)); }
 export function idb_delete(key) { return run('readwrite', 'delete ' + key, s => s.delete(key)); }
 function range(prefix) { return IDBKeyRange.bound(prefix, prefix + '\uffff'); }
-export function idb_keys(prefix) { return run('readonly', 'keys ' + prefix, s => s.getAllKeys(range(prefix))); }
 export function idb_entries(prefix) {
   return open('entries ' + prefix).then(([n, db]) => new Promise((res, rej) => {
     const tx = db.transaction(STORE, 'readonly');
@@ -58,8 +57,6 @@ extern "C" {
     async fn idb_get(key: &str) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch)]
     async fn idb_delete(key: &str) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(catch)]
-    async fn idb_keys(prefix: &str) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch)]
     async fn idb_entries(prefix: &str) -> Result<JsValue, JsValue>;
 }
@@ -91,13 +88,6 @@ pub async fn load_text(key: &str) -> Result<Option<String>, String> {
 
 pub async fn delete(key: &str) -> Result<(), String> {
     idb_delete(key).await.map(|_| ()).map_err(js_err)
-}
-
-/// The keys that start with `prefix`, in key order.
-#[allow(dead_code)]
-pub async fn keys(prefix: &str) -> Result<Vec<String>, String> {
-    let v = idb_keys(prefix).await.map_err(js_err)?;
-    Ok(js_sys::Array::from(&v).iter().filter_map(|k| k.as_string()).collect())
 }
 
 /// The (key, text) pairs whose key starts with `prefix`, in key order (values that are not text are

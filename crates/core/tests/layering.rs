@@ -19,8 +19,115 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Lines of the files under `src/<dir>` (or the file `src/<dir>.rs`) that name `crate::<module>`
-/// (as a path, or in a one-line `use crate::{…}` group) outside comments.
+/// The paths of a `use` tree, whole (`a::{b, c::{d as e}}` → `a::b`, `a::c::d`).
+fn expand(tree: &str) -> Vec<String> {
+    let tree = tree.trim();
+    let Some(open) = tree.find('{') else {
+        let path = tree.split(" as ").next().unwrap_or(tree).trim();
+        return if path.is_empty() { Vec::new() } else { vec![path.to_string()] };
+    };
+    let prefix = tree[..open].trim().trim_end_matches("::");
+    let inner = &tree[open + 1..tree.rfind('}').unwrap_or(tree.len())];
+    // Split the group at its top-level commas.
+    let (mut parts, mut depth, mut from) = (Vec::new(), 0, 0);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&inner[from..i]);
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&inner[from..]);
+    parts
+        .into_iter()
+        .flat_map(expand)
+        .map(|p| {
+            if p == "self" {
+                prefix.to_string()
+            } else if prefix.is_empty() {
+                p
+            } else {
+                format!("{prefix}::{p}")
+            }
+        })
+        .collect()
+}
+
+/// Every crate path a file of module `module` (`["people", "session"]`) names, with its line: the
+/// paths of its `use` items read whole (over lines and nested groups, `super::` and `self::` resolved
+/// from the file's place) and the `crate::…` paths in its code, comments left out.
+fn crate_paths(module: &[String], text: &str) -> Vec<(usize, String)> {
+    let code: Vec<&str> = text.lines().map(|l| l.split("//").next().unwrap_or("")).collect();
+    let joined = code.join("\n");
+    let line_of = |at: usize| joined[..at].matches('\n').count() + 1;
+    let resolve = |p: &str| -> Option<String> {
+        let mut base: Vec<String> = module.to_vec();
+        let mut rest = p;
+        if let Some(r) = rest.strip_prefix("crate::") {
+            return Some(format!("crate::{r}"));
+        }
+        if let Some(r) = rest.strip_prefix("self::") {
+            return Some(format!("crate::{}::{r}", base.join("::")));
+        }
+        if !rest.starts_with("super::") {
+            return None;
+        }
+        while let Some(r) = rest.strip_prefix("super::") {
+            base.pop();
+            rest = r;
+        }
+        let head = base.join("::");
+        Some(if head.is_empty() { format!("crate::{rest}") } else { format!("crate::{head}::{rest}") })
+    };
+    let mut out = Vec::new();
+    // `use` items, whole.
+    let mut at = 0;
+    while let Some(i) = joined[at..].find("use ") {
+        let start = at + i;
+        at = start + 4;
+        let before = joined[..start].chars().last();
+        if before.is_some_and(|c| !(c.is_whitespace() || c == ';' || c == '{' || c == '}' || c == ')')) {
+            continue;
+        }
+        let Some(end) = joined[start..].find(';') else { break };
+        let tree: String = joined[start + 4..start + end].split_whitespace().collect::<Vec<_>>().join(" ");
+        // A `use` item's tree is paths, groups and renames; the word in prose or a string is not.
+        let is_tree = tree.chars().all(|c| c.is_alphanumeric() || "_:{},* ".contains(c))
+            && tree.matches('{').count() == tree.matches('}').count()
+            && tree.starts_with(|c: char| c.is_alphabetic() || c == '{' || c == ':');
+        if !is_tree {
+            continue;
+        }
+        for p in expand(&tree) {
+            if let Some(full) = resolve(&p) {
+                out.push((line_of(start), full));
+            }
+        }
+    }
+    // `crate::` paths in code.
+    for (i, line) in code.iter().enumerate() {
+        for (k, _) in line.match_indices("crate::") {
+            let path: String =
+                line[k..].chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':').collect();
+            out.push((i + 1, path));
+        }
+    }
+    out
+}
+
+/// Whether `path` (`crate::a::b`) is in module `module` of the crate root.
+fn names_module(path: &str, module: &str) -> bool {
+    path.strip_prefix("crate::")
+        .and_then(|r| r.strip_prefix(module))
+        .is_some_and(|r| r.is_empty() || r.starts_with("::"))
+}
+
+/// Lines of the files under `src/<dir>` (or the file `src/<dir>.rs`) that name `crate::<module>`, by
+/// any path ([`crate_paths`]).
 fn uses(dir: &str, module: &str) -> Vec<String> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
@@ -36,26 +143,44 @@ fn uses(dir: &str, module: &str) -> Vec<String> {
     let mut hits = Vec::new();
     for f in files {
         let text = std::fs::read_to_string(&f).unwrap();
-        for (i, line) in text.lines().enumerate() {
-            let code = line.split("//").next().unwrap_or("");
-            let word = |at: usize| {
-                let after = code[at + module.len()..].chars().next();
-                !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
-            };
-            let path = code.match_indices(&format!("crate::{module}")).any(|(i, m)| word(i + m.len() - module.len()));
-            let group = code.find("use crate::{").is_some_and(|g| {
-                code[g..].match_indices(module).any(|(i, _)| {
-                    let at = g + i;
-                    let before = code[..at].chars().last();
-                    matches!(before, Some('{' | ' ' | ',')) && word(at)
-                })
-            });
-            if path || group {
-                hits.push(format!("{}:{}: {}", f.display(), i + 1, line.trim()));
+        let rel = f.strip_prefix(&src).unwrap().with_extension("");
+        let mut place: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+        if place.last().is_some_and(|m| m == "mod") {
+            place.pop();
+        }
+        let lines: Vec<&str> = text.lines().collect();
+        for (line, path) in crate_paths(&place, &text) {
+            if names_module(&path, module) {
+                hits.push(format!("{}:{line}: {} ({path})", f.display(), lines[line - 1].trim()));
             }
         }
     }
+    hits.dedup();
     hits
+}
+
+/// The whole-item reading catches what a line-by-line one missed: a `use crate::{…}` group wrapped
+/// over lines, nested groups, `super::super::` and `self::`.
+#[test]
+fn use_items_are_read_whole() {
+    let module = ["people".to_string(), "session".to_string()];
+    let text = "use crate::{\n    results::record,\n    llm::{nback, lrt as l},\n};\nuse super::super::llm::score;\n\
+                use self::inner::x;\n// use crate::llm::commented;\nfn f() { crate::analysis::go(); }\n";
+    let paths: Vec<String> = crate_paths(&module, text).into_iter().map(|(_, p)| p).collect();
+    for want in [
+        "crate::results::record",
+        "crate::llm::nback",
+        "crate::llm::lrt",
+        "crate::llm::score",
+        "crate::people::session::inner::x",
+        "crate::analysis::go",
+    ] {
+        assert!(paths.iter().any(|p| p == want), "{want} not in {paths:?}");
+    }
+    assert!(!paths.iter().any(|p| p.contains("commented")));
+    let lines: Vec<usize> = crate_paths(&module, text).into_iter().map(|(l, _)| l).collect();
+    assert_eq!(lines[..5], [1, 1, 1, 5, 6], "each path at its `use` item's first line");
+    assert!(names_module("crate::llm::x", "llm") && !names_module("crate::llmx", "llm"));
 }
 
 #[test]
@@ -128,4 +253,24 @@ fn the_core_is_its_layer_folders() {
         assert!(seen.iter().any(|s| s == f), "tests/layering.rs names src/{f}/, which is not there");
         assert!(lib_rs().contains(&format!("pub mod {f};")), "lib.rs does not declare {f}");
     }
+}
+
+/// One module style across the workspace's sources: a module with submodules is `foo/mod.rs`, never
+/// `foo.rs` beside a folder `foo/`.
+#[test]
+fn one_module_style() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut both = Vec::new();
+    for top in ["src", "crates/core/src", "crates/llm/src", "crates/nn/src", "crates/cli/src", "crates/nn-worker/src"] {
+        let mut files = Vec::new();
+        rust_files(&root.join(top), &mut files);
+        for f in files {
+            if f.with_extension("").is_dir()
+                && f.file_name().is_some_and(|n| n != "mod.rs" && n != "lib.rs" && n != "main.rs")
+            {
+                both.push(f.display().to_string());
+            }
+        }
+    }
+    assert_eq!(both, Vec::<String>::new(), "move each to <name>/mod.rs");
 }

@@ -5,7 +5,8 @@
 //! per-task linear heads; joint training over the 14 task ids with masked per-task losses; checkpoints.
 //!
 //! - [`batch`]: trials → flat arrays (frames, task ids, per-head targets, weights and masks). No burn.
-//! - [`model`]: [`model::ModelConfig`] (`#[derive(Config)]`) and [`model::WormModel`].
+//! - [`model`]: [`model::WormModel`], built from [`model::ModelConfig`] (the core's plain settings,
+//!   which the page reads without burn).
 //! - [`loss`]: the joint loss and per-task accuracies.
 //! - [`lstm`]: the LSTM's recurrence as one operation with its own backward pass (on the GPU
 //!   backends two kernels of our own, `lstm_kernel.rs`).

@@ -324,7 +324,7 @@ impl WormModel {
                 // as the black padding frame gives the pixel encoder's).
                 let [b, t, k] = words.dims();
                 let want = self.proj.weight.dims()[0];
-                assert_eq!(k, want, "word slots of {k} values for a projection of {want} (ModelConfig::word_slots)");
+                assert_eq!(k, want, "word slots of {k} values for a projection of {want} (ModelConfig::visual_width)");
                 let feats = self.proj.forward(words.clone().reshape([b * t, k]));
                 (feats, b, t, words.device())
             }
@@ -525,7 +525,7 @@ pub fn lstm_forward(m: &Lstm, x: Tensor<3>) -> Tensor<3> {
 /// initialised model: every bias 0, and the recurrent weights Xavier-normal with PyTorch's fans, where
 /// the gates of an LSTM (4) or GRU (3) are one stacked matrix (`weight_ih [k·C, I]`, `weight_hh [k·C, C]`:
 /// std √(2 / (I + k·C)) and √(2 / (C + k·C)), against √(2 / (I + C)) per gate). The conv, linear and
-/// embedding weights are already Xavier-normal with the same fans ([`ModelConfig::xavier`]). The
+/// embedding weights are already Xavier-normal with the same fans (the `xavier` field of [`ModelConfig`]). The
 /// Transformer keeps its initialisation, as theirs keeps PyTorch's defaults.
 pub fn reference_init(mut m: WormModel, device: &Device) -> WormModel {
     use burn::module::Param;

@@ -13,7 +13,6 @@
 //!   marks, blur restarts), as a state machine the page drives with timestamps and inputs.
 //! - [`session`]: the serialisable session state machine (block plan, practice, resume, records).
 //! - [`score`]: scoring a person's answer per step (binary, choice, CS classes, SFR sets, N-back).
-//! - [`charts`](crate::analysis::charts): a result's curves beside the people's, as charts.
 //! - [`reference`](mod@reference): the WorM human reference curves and the same curves from a person's record.
 //! - [`replay`]: the WorM trials of a record, regenerated for another subject to take.
 //! - [`survey`]: questionnaires (the built-in demographics, a study's own JSON), checked answers.
