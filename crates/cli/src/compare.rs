@@ -69,6 +69,10 @@ pub struct CompareArgs {
     pub width: u32,
     #[arg(long, default_value_t = 400)]
     pub height: u32,
+    /// Print what was written as one JSON line (the default when stdout is not a terminal; at a
+    /// terminal a sentence).
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// A record file, or a folder's `record.json` (a `wmlab sweep` run).
@@ -344,8 +348,32 @@ pub fn run(a: &CompareArgs) -> Result<(), String> {
         "without_task": without,
         "out": a.out.display().to_string(),
     });
-    out!("{line}");
+    if a.json || !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        out!("{line}");
+    } else {
+        out!("{}", written_text(&line));
+    }
     Ok(())
+}
+
+/// What `wmlab compare` wrote, in words: the task, the runs, the plots and where.
+fn written_text(line: &serde_json::Value) -> String {
+    let list = |k: &str| line[k].as_array().map(|v| v.iter().filter_map(|x| x.as_str()).collect::<Vec<_>>());
+    let runs = list("runs").unwrap_or_default();
+    let plots = list("plots").unwrap_or_default();
+    let mut text = format!(
+        "{} compared for {} run(s): {}\n{} plot(s) and the CSV files (curves, scores, significance, agreement, \
+         capacity, span, measures) in {}",
+        line["task"].as_str().unwrap_or("?"),
+        runs.len(),
+        runs.join("; "),
+        plots.len(),
+        line["out"].as_str().unwrap_or("?"),
+    );
+    if let Some(w) = list("without_task").filter(|w| !w.is_empty()) {
+        text.push_str(&format!("\nwithout rows of the task (left out): {}", w.join(", ")));
+    }
+    text
 }
 
 #[cfg(test)]
@@ -362,5 +390,15 @@ mod tests {
         let mut row = String::new();
         push_csv_row(&mut row, &["a, \"b\"".to_string()]);
         assert_eq!(row, "\"a, \"\"b\"\"\"\n");
+        let said = written_text(&serde_json::json!({"task": "VSR", "runs": ["p1 (person)", "GRU-16 (network)"],
+            "plots": ["a.svg", "b.svg"], "out": "cmp", "without_task": ["x.json"]}));
+        assert_eq!(
+            said.lines().collect::<Vec<_>>(),
+            [
+                "VSR compared for 2 run(s): p1 (person); GRU-16 (network)",
+                "2 plot(s) and the CSV files (curves, scores, significance, agreement, capacity, span, measures) in cmp",
+                "without rows of the task (left out): x.json",
+            ]
+        );
     }
 }

@@ -656,6 +656,7 @@ pub fn run_sweep(a: &SweepArgs) -> Result<(), String> {
                 memoryless: false,
                 trials_of: None,
                 adaptive: false,
+                json: true,
                 quiet: a.quiet,
             };
             crate::train::eval_report(&eval).map_err(|e| format!("run {}: evaluation: {e}", r.name))?;

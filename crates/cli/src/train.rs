@@ -15,10 +15,90 @@ pub(crate) use imp::{device, open_checkpoint};
 #[cfg(feature = "nn")]
 pub use imp::{eval_report, run_analyse, run_train};
 
-/// `wmlab eval`: evaluate, write the record if asked, print the report.
+/// `wmlab eval`: evaluate, write the record if asked, print the report: a table for a person at a
+/// terminal, the JSON document with `--json` or when stdout is a pipe or a file (what scripts read).
 pub fn run_eval(a: &EvalArgs) -> Result<(), String> {
-    out!("{}", eval_report(a)?);
+    let report = eval_report(a)?;
+    if a.json || !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        out!("{report}");
+    } else {
+        out!("{}", eval_table(&report));
+    }
     Ok(())
+}
+
+/// A p-value as a reader scans it: `0.031`, `4.2e-12`.
+fn p_text(p: Option<f64>) -> String {
+    match p {
+        Some(p) if p < 1e-3 => format!("{p:.1e}"),
+        Some(p) => format!("{p:.3}"),
+        None => "—".into(),
+    }
+}
+
+/// The report of `wmlab eval` as a person reads it: per task id its accuracy, chance, the memoryless
+/// baseline, the p above chance and whether memory is shown; for a staircase (`--adaptive`) the level
+/// with its 95 % interval, or why there is none ("at the ceiling").
+pub fn eval_table(report: &serde_json::Value) -> String {
+    let num = |v: &serde_json::Value| v.as_f64().map(|x| format!("{x:.3}")).unwrap_or_else(|| "—".into());
+    let tasks = report["tasks"].as_array().cloned().unwrap_or_default();
+    let mut out = String::new();
+    if report["adaptive"] == "staircase" {
+        out.push_str(&format!("{:<16} {:>7} {:>8} {:>18}  {}\n", "task", "trials", "level", "95 % interval", "reads"));
+        for t in &tasks {
+            let interval = match (t["ci_low"].as_f64(), t["ci_high"].as_f64()) {
+                (Some(lo), Some(hi)) => format!("[{lo:.2}, {hi:.2}]"),
+                _ => "—".into(),
+            };
+            out.push_str(&format!(
+                "{:<16} {:>7} {:>8} {:>18}  {}\n",
+                t["task"].as_str().unwrap_or("?"),
+                t["trials"].as_u64().unwrap_or(0),
+                t["level"].as_f64().map(|l| format!("{l:.2}")).unwrap_or_else(|| "—".into()),
+                interval,
+                t["describe"].as_str().unwrap_or("")
+            ));
+        }
+        return out;
+    }
+    out.push_str(&format!(
+        "{} · {} · step {} · {} test trials per id · {:.1} s on {}\n\n",
+        report["model"].as_str().unwrap_or("?"),
+        report["preset"].as_str().unwrap_or("?"),
+        report["step"].as_u64().unwrap_or(0),
+        report["trials_per_task"].as_u64().unwrap_or(0),
+        report["seconds"].as_f64().unwrap_or(0.0),
+        report["backend"].as_str().unwrap_or("?"),
+    ));
+    out.push_str(&format!(
+        "{:<16} {:>8} {:>7} {:>10} {:>9}  {}\n",
+        "task", "accuracy", "chance", "memoryless", "p", "memory shown"
+    ));
+    for t in &tasks {
+        let shown = match (t["above_chance"].as_bool(), t["shows_memory"].as_bool()) {
+            (_, Some(true)) => "yes",
+            (Some(true), _) => "no (above chance, not above memoryless)",
+            (Some(false), _) => "no (not above chance)",
+            _ => "—",
+        };
+        out.push_str(&format!(
+            "{:<16} {:>8} {:>7} {:>10} {:>9}  {shown}\n",
+            t["task"].as_str().unwrap_or("?"),
+            num(&t["accuracy"]),
+            num(&t["chance"]),
+            num(&t["memoryless"]),
+            p_text(t["p_above_chance"].as_f64()),
+        ));
+    }
+    out.push_str(&format!(
+        "\n{} of {} task ids above chance, {} show memory (p < {}); --json for the whole report{}\n",
+        report["above_chance_ids"].as_u64().unwrap_or(0),
+        tasks.len(),
+        report["shows_memory_ids"].as_u64().unwrap_or(0),
+        report["significance_level"].as_f64().unwrap_or(0.01),
+        report["record"].as_str().map(|r| format!("; the record is in {r}")).unwrap_or_default(),
+    ));
+    out
 }
 
 #[cfg(not(feature = "nn"))]
@@ -183,6 +263,10 @@ pub struct EvalArgs {
     /// reporting the set size the network holds at 75 % with a 95 % interval, and the track.
     #[arg(long)]
     pub adaptive: bool,
+    /// Print the whole report as one JSON document (the default when stdout is not a terminal; at a
+    /// terminal a table).
+    #[arg(long)]
+    pub json: bool,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -787,5 +871,45 @@ mod imp {
             "record": a.record.as_ref().map(|p| p.display().to_string()),
         });
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod table_tests {
+    use super::*;
+
+    /// At a terminal `wmlab eval` prints a table a person reads: each id's numbers and, in words,
+    /// whether memory is shown; a staircase its level and interval, or why there is none.
+    #[test]
+    fn eval_reports_read_as_tables() {
+        let report = serde_json::json!({
+            "model": "TRF-96", "preset": "quick", "step": 1500, "trials_per_task": 200, "seconds": 3.25,
+            "backend": "flex", "above_chance_ids": 1, "shows_memory_ids": 1, "significance_level": 0.01,
+            "record": "r.json",
+            "tasks": [
+                {"task": "VSR", "accuracy": 0.42, "chance": 0.11, "memoryless": 0.2, "p_above_chance": 1e-12,
+                 "above_chance": true, "shows_memory": true},
+                {"task": "STS", "accuracy": 0.73, "chance": 0.5, "memoryless": 0.75, "p_above_chance": 0.0004,
+                 "above_chance": true, "shows_memory": false},
+                {"task": "SC", "accuracy": null, "chance": 0.5, "memoryless": 0.5, "p_above_chance": null,
+                 "above_chance": null, "shows_memory": null}
+            ]
+        });
+        let t = eval_table(&report);
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines[0], "TRF-96 · quick · step 1500 · 200 test trials per id · 3.2 s on flex");
+        assert!(lines[3].starts_with("VSR") && lines[3].contains("0.420") && lines[3].contains("1.0e-12"), "{t}");
+        assert!(lines[3].ends_with("yes"), "{t}");
+        assert!(lines[4].ends_with("no (above chance, not above memoryless)"), "{t}");
+        assert!(lines[5].contains('—'), "{t}");
+        assert!(t.contains("1 of 3 task ids above chance, 1 show memory (p < 0.01)") && t.contains("r.json"), "{t}");
+        let stair = serde_json::json!({"adaptive": "staircase", "tasks": [
+            {"task": "CD-Color", "trials": 60, "level": 3.4, "ci_low": 2.9, "ci_high": 3.9, "describe": "75 % right: 3.40"},
+            {"task": "VSR", "trials": 40, "level": null, "ci_low": null, "ci_high": null,
+             "describe": "half the lists whole: above the highest list length, 9 (8 of 8 right there; at the ceiling)"}
+        ]});
+        let t = eval_table(&stair);
+        assert!(t.lines().nth(1).unwrap().contains("[2.90, 3.90]"), "{t}");
+        assert!(t.lines().nth(2).unwrap().contains("at the ceiling"), "{t}");
     }
 }
