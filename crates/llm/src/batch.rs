@@ -12,13 +12,14 @@
 //! another. Multi-turn suites (N-back, the visual suite) cannot batch: each turn is asked after the
 //! model's answer to the previous one.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use wmlab_core::llm::{Message, Sample, SampleBody};
 
-use crate::error::{LlmError, LlmErrorKind, from_status, from_transport};
+use crate::error::{LlmError, LlmErrorKind};
 use crate::provider::{ProviderConfig, ProviderKind, Reply};
 use crate::runner::{Control, LogEntry, Progress, RunLog, RunResult, Runner};
 use crate::{Cache, Clock, HttpRequest, Secret, Transport};
@@ -327,34 +328,29 @@ impl ProviderConfig {
 }
 
 impl<T: Transport, C: Clock, K: Cache> Runner<'_, T, C, K> {
-    /// One request of the batch protocol, with the run's retries for rate limits, server errors and
-    /// network failures. `Err` with [`LlmErrorKind::Cancelled`] when cancelled.
-    async fn batch_send(&self, req: HttpRequest, control: &Control) -> Result<Value, LlmError> {
-        let mut attempt = 0u32;
-        loop {
-            if control.is_cancelled() {
-                return Err(LlmError::cancelled());
-            }
-            let result = self.transport.send(req.clone()).await;
-            let e = match result {
-                Ok(resp) if (200..300).contains(&resp.status) => {
-                    // A results file is JSONL, not one JSON value: handed back as a string.
-                    return Ok(serde_json::from_str(&resp.body).unwrap_or(Value::String(resp.body)));
-                }
-                Ok(resp) => {
-                    from_status(&resp, self.provider.kind, &self.provider.model, &self.key, self.clock.now_ms())
-                }
-                Err(t) => from_transport(&t, self.provider.kind, &self.provider.base_url, req.timeout_ms),
-            };
-            if !(e.kind.retryable() && attempt < self.options.max_retries) {
-                return Err(e);
-            }
-            let wait = e.retry_after_ms.map_or_else(|| self.backoff_ms(attempt), |ms| ms.min(self.options.max_wait_ms));
-            attempt += 1;
-            if !self.sleep_unless_cancelled(wait, control).await {
-                return Err(LlmError::cancelled());
-            }
-        }
+    /// One request of the batch protocol under the run's one policy ([`Runner::send_with_retries`]:
+    /// pause, cancel, timeout, retries with the wait on the progress line). `Err` with
+    /// [`LlmErrorKind::Cancelled`] when cancelled.
+    async fn batch_send(
+        &self,
+        req: HttpRequest,
+        control: &Control,
+        on_progress: Option<&RefCell<&mut dyn FnMut(&Progress)>>,
+    ) -> Result<Value, LlmError> {
+        let p = &self.provider;
+        let retries = std::cell::Cell::new(0);
+        self.send_with_retries(
+            || req.clone(),
+            // A results file is JSONL, not one JSON value: handed back as a string.
+            |resp| Ok(serde_json::from_str(&resp.body).unwrap_or(Value::String(resp.body))),
+            (p.kind, &p.model, &p.base_url),
+            control,
+            false,
+            &retries,
+            on_progress,
+        )
+        .await
+        .map(|(v, _)| v)
     }
 
     /// Submit `pending` (indices into `samples`) as one batch; its log entry.
@@ -377,7 +373,8 @@ impl<T: Transport, C: Clock, K: Cache> Runner<'_, T, C, K> {
         let timeout = self.options.timeout_ms;
         let file_id = if self.provider.kind == ProviderKind::OpenAi {
             let jsonl = self.provider.batch_jsonl(&requests);
-            let v = self.batch_send(self.provider.batch_upload_request(&jsonl, &self.key, timeout), control).await?;
+            let v =
+                self.batch_send(self.provider.batch_upload_request(&jsonl, &self.key, timeout), control, None).await?;
             Some(
                 v.get("id")
                     .and_then(Value::as_str)
@@ -388,7 +385,7 @@ impl<T: Transport, C: Clock, K: Cache> Runner<'_, T, C, K> {
             None
         };
         let req = self.provider.batch_create_request(&requests, file_id.as_deref(), &self.key, timeout);
-        let v = self.batch_send(req, control).await?;
+        let v = self.batch_send(req, control, None).await?;
         Ok(BatchEntry {
             batch_id: self.provider.parse_batch_id(&v)?,
             provider: self.provider.kind,
@@ -407,10 +404,11 @@ impl<T: Transport, C: Clock, K: Cache> Runner<'_, T, C, K> {
     ) -> Result<HashMap<String, Reply>, LlmError> {
         let timeout = self.options.timeout_ms;
         let mut wait = self.options.batch_poll_ms.max(1);
+        // A look that must be retried says so on the progress line, as a chat turn's does.
+        let cb = RefCell::new(on_progress);
         let (state, results, inline) = loop {
-            let v = self
-                .batch_send(self.provider.batch_status_request(&batch.batch_id, &self.key, timeout), control)
-                .await?;
+            let req = self.provider.batch_status_request(&batch.batch_id, &self.key, timeout);
+            let v = self.batch_send(req, control, Some(&cb)).await?;
             match self.provider.parse_batch_status(&v)? {
                 BatchStatus::Ended { state, results, inline } => break (state, results, inline),
                 BatchStatus::Running { state, finished, total } => {
@@ -423,7 +421,7 @@ impl<T: Transport, C: Clock, K: Cache> Runner<'_, T, C, K> {
                         batch.batch_id,
                         wait.div_ceil(1000)
                     )));
-                    on_progress(&self.snapshot());
+                    (cb.borrow_mut())(&self.snapshot());
                     if !self.sleep_unless_cancelled(wait, control).await {
                         return Err(LlmError::cancelled());
                     }
@@ -433,7 +431,8 @@ impl<T: Transport, C: Clock, K: Cache> Runner<'_, T, C, K> {
         };
         let file = match &results {
             Some(at) => {
-                match self.batch_send(self.provider.batch_results_request(at, &self.key, timeout), control).await {
+                let req = self.provider.batch_results_request(at, &self.key, timeout);
+                match self.batch_send(req, control, Some(&cb)).await {
                     Ok(Value::String(s)) => Some(s),
                     Ok(v) => Some(v.to_string()),
                     Err(e) if e.kind == LlmErrorKind::Cancelled => return Err(e),
@@ -452,7 +451,7 @@ impl<T: Transport, C: Clock, K: Cache> Runner<'_, T, C, K> {
             got.len(),
             if sent_again > 0 { format!(", {sent_again} sent again as ordinary requests") } else { String::new() }
         )));
-        on_progress(&self.snapshot());
+        (cb.borrow_mut())(&self.snapshot());
         Ok(got)
     }
 

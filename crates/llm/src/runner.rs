@@ -516,19 +516,53 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
             self.bump(|p| p.cache_hits += 1);
             return Ok(Call { reply, latency_ms: 0.0, cached: true });
         }
+        let reply = self
+            .send_with_retries(
+                || provider.chat_request(messages, &self.key, self.options.timeout_ms),
+                |resp| provider.parse_reply(&resp.body),
+                (provider.kind, &provider.model, &provider.base_url),
+                control,
+                true,
+                retries,
+                on_progress,
+            )
+            .await?;
+        let (reply, latency) = reply;
+        self.last_cost.set(self.cost_of(reply.tokens_in.unwrap_or(0), reply.tokens_out.unwrap_or(0)));
+        self.bump(|p| p.requests += 1);
+        self.cache.put(&key, &reply).await;
+        Ok(Call { reply, latency_ms: latency, cached: false })
+    }
+
+    /// One request under the run's policy, the one every request of a run follows (chat turns and the
+    /// batch protocol alike): it waits while paused, stops when cancelled (or, with `stop_at_limit`, at
+    /// the spending limit), gives up after the timeout, and retries rate limits, server errors and
+    /// network failures `max_retries` times — after the provider's `Retry-After` (capped at
+    /// `max_wait_ms`) or an exponential backoff — saying on the progress line what it waits for.
+    /// `parse` reads a 2xx answer. The answer and its latency (ms), or the last error.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) async fn send_with_retries<R>(
+        &self,
+        request: impl Fn() -> crate::HttpRequest,
+        parse: impl Fn(crate::HttpResponse) -> Result<R, LlmError>,
+        (kind, model, base_url): (crate::ProviderKind, &str, &str),
+        control: &Control,
+        stop_at_limit: bool,
+        retries: &Cell<u32>,
+        on_progress: Option<&RefCell<&mut dyn FnMut(&Progress)>>,
+    ) -> Result<(R, f64), LlmError> {
         let timeout = self.options.timeout_ms;
         let mut attempt = 0u32;
         loop {
             while control.is_paused() {
                 self.clock.sleep(self.options.poll_ms.max(1)).await;
             }
-            if control.is_cancelled() || self.over_limit() {
+            if control.is_cancelled() || (stop_at_limit && self.over_limit()) {
                 // At the limit the sample stops as a cancelled one does: no outcome, resumable.
                 return Err(LlmError::cancelled());
             }
-            let req = provider.chat_request(messages, &self.key, timeout);
             let t0 = self.clock.now_ms();
-            let send = Box::pin(self.transport.send(req));
+            let send = Box::pin(self.transport.send(request()));
             let guard = Box::pin(async {
                 let t = Box::pin(self.clock.sleep(timeout + 1000));
                 let c = Box::pin(self.wait_cancel(control));
@@ -541,17 +575,12 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
             };
             let latency = self.clock.now_ms() - t0;
             let outcome = match result {
-                Err(e) => Err(from_transport(&e, provider.kind, &provider.base_url, timeout)),
-                Ok(resp) if (200..300).contains(&resp.status) => provider.parse_reply(&resp.body),
-                Ok(resp) => Err(from_status(&resp, provider.kind, &provider.model, &self.key, self.clock.now_ms())),
+                Err(e) => Err(from_transport(&e, kind, base_url, timeout)),
+                Ok(resp) if (200..300).contains(&resp.status) => parse(resp),
+                Ok(resp) => Err(from_status(&resp, kind, model, &self.key, self.clock.now_ms())),
             };
             match outcome {
-                Ok(reply) => {
-                    self.last_cost.set(self.cost_of(reply.tokens_in.unwrap_or(0), reply.tokens_out.unwrap_or(0)));
-                    self.bump(|p| p.requests += 1);
-                    self.cache.put(&key, &reply).await;
-                    return Ok(Call { reply, latency_ms: latency, cached: false });
-                }
+                Ok(r) => return Ok((r, latency)),
                 Err(e) if e.kind == LlmErrorKind::Cancelled => return Err(e),
                 Err(e) if e.kind.retryable() && attempt < self.options.max_retries => {
                     let wait = match e.retry_after_ms {

@@ -383,9 +383,15 @@ fn a_batch_that_cannot_be_looked_at_is_not_sent_again() {
         let (t, c) = (UreqTransport::new(), StdClock::new());
         let provider = ProviderConfig::new(kind, &server.base, "fake-model");
         let runner = Runner::new(&t, &c, &NoCache, provider, Secret::new(KEY), options());
-        let r = block_on(runner.run_batch(&samples, &RunLog::default(), &Control::new(), &mut |_| {}, &mut |_| {}));
+        // The failed looks are retried under the run's one policy, each wait said on the progress line.
+        let mut waits = Vec::new();
+        let mut on_progress = |p: &Progress| waits.extend(p.waiting.clone());
+        let r =
+            block_on(runner.run_batch(&samples, &RunLog::default(), &Control::new(), &mut |_| {}, &mut on_progress));
         let Err(e) = r else { panic!("{kind:?}: the run should stop") };
         assert!(e.message.contains("may still be running, so nothing was sent again"), "{kind:?}: {}", e.message);
+        let retries: Vec<u32> = waits.iter().map(|w| w.retry).collect();
+        assert_eq!(retries, (1..=options().max_retries).collect::<Vec<_>>(), "{kind:?}: {waits:?}");
         let st = server.state.lock().unwrap();
         assert!(st.chats.is_empty(), "{kind:?}: no ordinary request");
         assert_eq!(st.creates, 1, "{kind:?}");
