@@ -274,3 +274,22 @@ fn one_module_style() {
     }
     assert_eq!(both, Vec::<String>::new(), "move each to <name>/mod.rs");
 }
+
+/// No source file over 1,500 lines: a file that grows past it is several things (split it into a
+/// folder, one part a file).
+#[test]
+fn no_file_over_1500_lines() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut long = Vec::new();
+    for top in ["src", "crates/core/src", "crates/llm/src", "crates/nn/src", "crates/cli/src", "crates/nn-worker/src"] {
+        let mut files = Vec::new();
+        rust_files(&root.join(top), &mut files);
+        for f in files {
+            let n = std::fs::read_to_string(&f).unwrap().lines().count();
+            if n > 1500 {
+                long.push(format!("{} ({n} lines)", f.display()));
+            }
+        }
+    }
+    assert_eq!(long, Vec::<String>::new());
+}
