@@ -255,23 +255,28 @@ fn the_core_is_its_layer_folders() {
     }
 }
 
+/// Every Rust source file of the workspace's crates (the app's and each member's `src/`).
+fn workspace_sources() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = Vec::new();
+    for top in ["src", "crates/core/src", "crates/llm/src", "crates/nn/src", "crates/cli/src", "crates/nn-worker/src"] {
+        rust_files(&root.join(top), &mut files);
+    }
+    files
+}
+
 /// One module style across the workspace's sources: a module with submodules is `foo/mod.rs`, never
 /// `foo.rs` beside a folder `foo/`.
 #[test]
 fn one_module_style() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut both = Vec::new();
-    for top in ["src", "crates/core/src", "crates/llm/src", "crates/nn/src", "crates/cli/src", "crates/nn-worker/src"] {
-        let mut files = Vec::new();
-        rust_files(&root.join(top), &mut files);
-        for f in files {
-            if f.with_extension("").is_dir()
+    let both: Vec<String> = workspace_sources()
+        .into_iter()
+        .filter(|f| {
+            f.with_extension("").is_dir()
                 && f.file_name().is_some_and(|n| n != "mod.rs" && n != "lib.rs" && n != "main.rs")
-            {
-                both.push(f.display().to_string());
-            }
-        }
-    }
+        })
+        .map(|f| f.display().to_string())
+        .collect();
     assert_eq!(both, Vec::<String>::new(), "move each to <name>/mod.rs");
 }
 
@@ -279,16 +284,11 @@ fn one_module_style() {
 /// folder, one part a file).
 #[test]
 fn no_file_over_1500_lines() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut long = Vec::new();
-    for top in ["src", "crates/core/src", "crates/llm/src", "crates/nn/src", "crates/cli/src", "crates/nn-worker/src"] {
-        let mut files = Vec::new();
-        rust_files(&root.join(top), &mut files);
-        for f in files {
-            let n = std::fs::read_to_string(&f).unwrap().lines().count();
-            if n > 1500 {
-                long.push(format!("{} ({n} lines)", f.display()));
-            }
+    for f in workspace_sources() {
+        let n = std::fs::read_to_string(&f).unwrap().lines().count();
+        if n > 1500 {
+            long.push(format!("{} ({n} lines)", f.display()));
         }
     }
     assert_eq!(long, Vec::<String>::new());
