@@ -552,9 +552,7 @@ pub fn RecordCharts(record: wmlab_core::record::ResultRecord) -> impl IntoView {
     let n = charts.len();
     view! {
         <div class="charts" id="charts" data-panels=n>
-            {charts.into_iter().enumerate().map(|(i, c)| {
-                // The panel's name: the title before any remark (`CD-Color · at retention 18 …`).
-                let panel = c.title.split(" · ").next().unwrap_or_default().to_string();
+            {charts.into_iter().enumerate().map(|(i, (panel, c))| {
                 let data = vec![("data-panel", panel)];
                 let download = Some(figure_stem(&c.title));
                 view! { <SpecChart chart=c id=format!("plot-{i}") width=720 height=340 data download/> }

@@ -26,12 +26,12 @@ pub fn cd_title(record: &ResultRecord, panel: &str) -> String {
     }
 }
 
-/// One chart per panel of every task the record has rows for (panels with no subject points left
-/// out). One colour per curve label, so a subject's curve and the people's curve of the same label
-/// share it; the subject's thick with filled markers and 95 % intervals, named with their n, points on
+/// One chart per panel of every task the record has rows for, with the panel's name (panels with no
+/// subject points left out). One colour per curve label, so a subject's curve and the people's curve
+/// of the same label share it; the subject's thick with filled markers and 95 % intervals, named with their n, points on
 /// fewer than [`MIN_POINT_N`] observations faint; the people's thin with hollow ones. y spans at least
 /// 0–1.
-pub fn record_charts(record: &ResultRecord) -> Vec<Chart> {
+pub fn record_charts(record: &ResultRecord) -> Vec<(String, Chart)> {
     let mut panels: Vec<(String, String, Vec<(Curve, bool)>)> = Vec::new();
     for task in record_tasks(record) {
         let subject = subject_curves(record, task).into_iter().map(|c| (c, false));
@@ -68,7 +68,7 @@ pub fn record_charts(record: &ResultRecord) -> Vec<Chart> {
             }
             let (_, (y0, y1)) = chart.bounds();
             chart.y_range = Some((y0.min(0.0), y1.max(1.0)));
-            chart
+            (name, chart)
         })
         .collect()
 }
@@ -94,7 +94,8 @@ mod tests {
         }
         let charts = record_charts(&r);
         assert_eq!(charts.len(), 1);
-        let c = &charts[0];
+        let (panel, c) = &charts[0];
+        assert_eq!(panel, "VSR");
         assert_eq!((c.title.as_str(), c.x_label.as_str(), c.y_label.as_str()), ("VSR", "serial position", "accuracy"));
         let subject: Vec<_> = c.series.iter().filter(|s| s.role == Role::Subject).collect();
         assert_eq!(

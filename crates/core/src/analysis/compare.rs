@@ -547,10 +547,6 @@ impl Panel {
     }
 }
 
-fn natural(a: &str, b: &str) -> std::cmp::Ordering {
-    (a.len(), a).cmp(&(b.len(), b))
-}
-
 /// N-back curves (panel = task, label = measure) as one panel per measure, label `all`.
 fn split_measures(task: StudyTask, curves: Vec<Curve>) -> Vec<Curve> {
     if task.nback().is_none() {
@@ -788,11 +784,11 @@ pub fn panels(task: StudyTask, subjects: &[Vec<Curve>], extras: Extras) -> Vec<P
         }
     }
     for p in &mut out {
-        p.labels.sort_by(|a, b| natural(a, b));
+        p.labels.sort_by(|a, b| crate::record::natural_cmp(a, b));
     }
     // Panels in the natural order of their names (VIR list_length=4 before …=10; N-back in MEASURES order).
     let order = |p: &Panel| MEASURES.iter().position(|m| p.name.ends_with(m)).unwrap_or(0);
-    out.sort_by(|a, b| order(a).cmp(&order(b)).then_with(|| natural(&a.name, &b.name)));
+    out.sort_by(|a, b| order(a).cmp(&order(b)).then_with(|| crate::record::natural_cmp(&a.name, &b.name)));
     out
 }
 
