@@ -41,7 +41,7 @@ pub use batch::{BatchEntry, BatchStatus};
 pub use cache::{Cache, MemoryCache, NoCache, cache_key};
 pub use error::{LlmError, LlmErrorKind};
 pub use models::{ModelListError, folder_name, model_list};
-pub use provider::{ModelInfo, ProviderConfig, ProviderKind, Reasoning, Reply};
+pub use provider::{ModelInfo, ProviderConfig, ProviderKind, Reasoning, Reply, SettingsError};
 pub use runner::{Control, LogEntry, Outcome, Progress, RunLog, RunOptions, RunResult, Runner};
 
 /// One HTTP request. Header names are lower-case.

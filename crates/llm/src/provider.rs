@@ -109,18 +109,30 @@ pub enum Reasoning {
     Budget(u32),
 }
 
+/// Why a provider's settings are refused ([`Reasoning::parse`], [`ProviderConfig::check`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SettingsError {
+    /// A reasoning setting that is none of the words or a number.
+    #[error("reasoning \"{0}\": off, low, medium, high, or a number of tokens")]
+    Reasoning(String),
+    /// A token budget for an OpenAI-compatible endpoint.
+    #[error("an OpenAI-compatible endpoint takes a reasoning effort (off, low, medium, high), not a token budget")]
+    EffortOnly,
+    /// Anthropic's thinking budget under its minimum.
+    #[error("Anthropic's thinking budget is 1024 tokens or more, not {0}")]
+    SmallBudget(u32),
+}
+
 impl Reasoning {
     /// `off` (or `none`), `low`, `medium`, `high`, or a number of tokens.
-    pub fn parse(text: &str) -> Result<Reasoning, String> {
+    pub fn parse(text: &str) -> Result<Reasoning, SettingsError> {
         let t = text.trim().to_ascii_lowercase();
         Ok(match t.as_str() {
             "off" | "none" => Reasoning::Off,
             "low" => Reasoning::Low,
             "medium" => Reasoning::Medium,
             "high" => Reasoning::High,
-            _ => Reasoning::Budget(t.parse::<u32>().map_err(|_| {
-                format!("reasoning \"{}\": off, low, medium, high, or a number of tokens", text.trim())
-            })?),
+            _ => Reasoning::Budget(t.parse::<u32>().map_err(|_| SettingsError::Reasoning(text.trim().to_string()))?),
         })
     }
 
@@ -169,15 +181,10 @@ impl ProviderConfig {
 
     /// Whether the provider takes these settings: an OpenAI-compatible endpoint takes an effort, not a
     /// budget; Anthropic's thinking budget is 1,024 tokens or more.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), SettingsError> {
         match (self.kind, self.reasoning) {
-            (ProviderKind::OpenAi, Some(Reasoning::Budget(_))) => Err(
-                "an OpenAI-compatible endpoint takes a reasoning effort (off, low, medium, high), not a token budget"
-                    .into(),
-            ),
-            (ProviderKind::Anthropic, Some(Reasoning::Budget(n))) if n < 1024 => {
-                Err(format!("Anthropic's thinking budget is 1024 tokens or more, not {n}"))
-            }
+            (ProviderKind::OpenAi, Some(Reasoning::Budget(_))) => Err(SettingsError::EffortOnly),
+            (ProviderKind::Anthropic, Some(Reasoning::Budget(n))) if n < 1024 => Err(SettingsError::SmallBudget(n)),
             _ => Ok(()),
         }
     }
@@ -831,7 +838,7 @@ mod tests {
         assert!(ok.is_ok());
         assert_eq!(b["reasoning_effort"], "high");
         assert_eq!(body(ProviderKind::OpenAi, "off").1["reasoning_effort"], "none");
-        assert!(body(ProviderKind::OpenAi, "2000").0.unwrap_err().contains("effort"));
+        assert!(body(ProviderKind::OpenAi, "2000").0.unwrap_err().to_string().contains("effort"));
         let (ok, b) = body(ProviderKind::Anthropic, "medium");
         assert!(ok.is_ok());
         assert_eq!(b["thinking"], json!({"type": "enabled", "budget_tokens": 4096}));

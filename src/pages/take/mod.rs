@@ -112,8 +112,9 @@ async fn assign_condition(cfg: &StudyConfig) {
     let (Some(exp), true) = (&cfg.datapipe, cfg.condition_count() > 0) else { return };
     let data = cfg.datapipe_url.clone().unwrap_or_else(|| DATAPIPE_URL.to_string());
     let body = serde_json::json!({ "experimentID": exp }).to_string();
-    let got =
-        web::post_json_text(&datapipe_condition_url(&data), &body).await.and_then(|t| parse_datapipe_condition(&t));
+    let got = web::post_json_text(&datapipe_condition_url(&data), &body)
+        .await
+        .and_then(|t| parse_datapipe_condition(&t).map_err(String::from));
     act(|c| match got {
         Ok(k) => c.session = c.session.clone().in_condition(k, "datapipe"),
         Err(e) => {

@@ -98,22 +98,49 @@ impl ModelCard {
     /// Whether `bytes` are the checkpoint this card describes: a bundle that reads (its lengths and
     /// checksums hold) and, where the card names the weights' checksum, carries that one. A shipped
     /// model that was damaged in transit, cut, extended or swapped is refused in plain words.
-    pub fn check(&self, bytes: &[u8]) -> Result<(), String> {
-        let bundle = super::Bundle::read(bytes).map_err(|e| format!("{}: {e}", self.file))?;
+    pub fn check(&self, bytes: &[u8]) -> Result<(), CardError> {
+        let file = self.file.clone();
+        let bundle = super::Bundle::read(bytes).map_err(|source| CardError::Bundle { file: file.clone(), source })?;
         match (self.weights_crc32, bundle.header.weights_crc32) {
-            (Some(want), Some(got)) if want != got => Err(format!(
-                "{} is not the model its card describes (its weights' checksum is {got:08x}, the card's {want:08x})",
-                self.file
-            )),
-            (Some(_), None) => Err(format!(
-                "{} carries no checksum of its weights, though its card promises one: the file was replaced or \
-                 damaged",
-                self.file
-            )),
+            (Some(want), Some(got)) if want != got => Err(CardError::Other { file, got, want }),
+            (Some(_), None) => Err(CardError::NoChecksum { file }),
             _ => Ok(()),
         }
     }
 }
+
+/// Why a shipped model's file is not the one its card describes ([`ModelCard::check`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CardError {
+    /// The file is not a checkpoint that reads (damaged, cut, extended).
+    #[error("{file}: {source}")]
+    Bundle {
+        /// The card's file name.
+        file: String,
+        /// Why the bundle does not read.
+        source: super::BundleError,
+    },
+    /// Its weights' checksum is another model's.
+    #[error("{file} is not the model its card describes (its weights' checksum is {got:08x}, the card's {want:08x})")]
+    Other {
+        /// The card's file name.
+        file: String,
+        /// The checksum in the file's header.
+        got: u32,
+        /// The checksum the card names.
+        want: u32,
+    },
+    /// The file's header has no checksum, though the card names one.
+    #[error(
+        "{file} carries no checksum of its weights, though its card promises one: the file was replaced or damaged"
+    )]
+    NoChecksum {
+        /// The card's file name.
+        file: String,
+    },
+}
+
+crate::message_into_string!(CardError);
 
 /// Why the list of pretrained models does not read (serde's account of where).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -168,21 +195,21 @@ mod tests {
             for k in 0..20 {
                 flipped[start + (k * 7919 + 13) % span] ^= 1 << (k % 8);
             }
-            let e = c.check(&flipped).unwrap_err();
+            let e = c.check(&flipped).unwrap_err().to_string();
             assert!(e.contains("weights are damaged"), "{e}");
             let mut longer = bytes.clone();
             longer.extend(std::iter::repeat_n(0u8, 300));
-            assert!(c.check(&longer).unwrap_err().contains("300 bytes past its end"));
+            assert!(c.check(&longer).unwrap_err().to_string().contains("300 bytes past its end"));
             // The checksum taken out of the header: the card still expects it.
             let json = serde_json::to_vec(&BundleHeader { weights_crc32: None, ..header }).unwrap();
             let mut stripped = BUNDLE_MAGIC.to_vec();
             stripped.extend_from_slice(&(json.len() as u32).to_le_bytes());
             stripped.extend_from_slice(&json);
             stripped.extend_from_slice(&bytes[start..]);
-            assert!(c.check(&stripped).unwrap_err().contains("carries no checksum"), "{}", c.file);
+            assert!(c.check(&stripped).unwrap_err().to_string().contains("carries no checksum"), "{}", c.file);
         }
         // Another model's file under this card's name.
         let (a, b) = (&cards[0], &cards[1]);
-        assert!(a.check(&read(b)).unwrap_err().contains("is not the model its card describes"));
+        assert!(a.check(&read(b)).unwrap_err().to_string().contains("is not the model its card describes"));
     }
 }

@@ -12,7 +12,7 @@ mod config;
 mod settings;
 pub mod workers;
 pub use bundle::{BUNDLE_MAGIC, Bundle, BundleError, BundleHeader, TrainState};
-pub use card::{CardEffect, CardListError, CardTest, ModelCard};
+pub use card::{CardEffect, CardError, CardListError, CardTest, ModelCard};
 pub use config::{ModelConfig, N_HEADS, N_TASKS, TrainConfig, WORD_DIM};
 pub use settings::{
     Arch, Attention, Backend, BackendPick, Edit, Encoder, Field, ModelError, Preset, SettingsError, lsr_alone,

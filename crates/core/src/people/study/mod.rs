@@ -542,18 +542,33 @@ pub fn datapipe_condition_url(data_url: &str) -> String {
 }
 
 /// DataPipe's answer to a condition request: the condition number, or why the answer is not one.
-pub fn parse_datapipe_condition(text: &str) -> Result<usize, String> {
-    let v: serde_json::Value = serde_json::from_str(text).map_err(|_| "DataPipe's answer is not JSON".to_string())?;
+pub fn parse_datapipe_condition(text: &str) -> Result<usize, DatapipeError> {
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|_| DatapipeError::NotJson)?;
     if let Some(e) = v.get("error").and_then(|e| e.as_str()) {
-        let e: String = e.chars().filter(|c| !c.is_control()).take(100).collect();
-        return Err(format!("DataPipe answered {e}"));
+        return Err(DatapipeError::Refused(e.chars().filter(|c| !c.is_control()).take(100).collect()));
     }
     v.get("condition")
         .and_then(|c| c.as_u64())
         .filter(|&c| c < 1 << 20)
         .map(|c| c as usize)
-        .ok_or_else(|| "DataPipe's answer holds no condition number".to_string())
+        .ok_or(DatapipeError::NoCondition)
 }
+
+/// Why DataPipe's answer to a condition request gives no condition ([`parse_datapipe_condition`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DatapipeError {
+    /// The answer does not parse as JSON.
+    #[error("DataPipe's answer is not JSON")]
+    NotJson,
+    /// DataPipe's own error word (control characters left out, at most 100 characters).
+    #[error("DataPipe answered {0}")]
+    Refused(String),
+    /// No condition number below 2^20 in the answer.
+    #[error("DataPipe's answer holds no condition number")]
+    NoCondition,
+}
+
+crate::message_into_string!(DatapipeError);
 
 /// `v` if it is an absolute `http://` or `https://` URL with a host, no user name or password, no spaces
 /// or control characters, at most [`MAX_URL_LEN`] bytes; else a [`StudyError`] for `param`.

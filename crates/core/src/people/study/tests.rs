@@ -201,7 +201,7 @@ fn datapipe_conditions_address_and_answers() {
         (r#"{"condition":-1}"#, "no condition"),
         (r#"{"condition":"1"}"#, "no condition"),
     ] {
-        assert!(parse_datapipe_condition(bad).unwrap_err().contains(why), "{bad}");
+        assert!(parse_datapipe_condition(bad).unwrap_err().to_string().contains(why), "{bad}");
     }
 }
 
