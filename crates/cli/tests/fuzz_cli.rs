@@ -4,6 +4,7 @@
 //! property: no panic (exit 0, or 1 with a message), no hang (a 60 s bound per process: a hang detector,
 //! not a benchmark), and for the job script nothing of a value outside its quotes.
 
+mod common;
 #[path = "../../core/tests/damage/mod.rs"]
 mod damage;
 
@@ -132,28 +133,7 @@ mod nn {
             let d = tmp("state-dict");
             let (run, pt) =
                 (d.join("run").to_string_lossy().into_owned(), d.join("m.pt").to_string_lossy().into_owned());
-            let train = [
-                "train",
-                "--arch",
-                "gru",
-                "--capacity",
-                "16",
-                "--preset",
-                "paper",
-                "--conv",
-                "4,4,8,8",
-                "--per-task",
-                "1",
-                "--steps",
-                "1",
-                "--val-every",
-                "1",
-                "--val-per-task",
-                "1",
-                "--quiet",
-                "--out",
-                &run,
-            ];
+            let train = common::one_step_train("gru", &run);
             assert!(wmlab(&train).status.success());
             assert!(wmlab(&["export", "--torch", &run, "--out", &pt]).status.success());
             let back = d.join("back.wmlabnn").to_string_lossy().into_owned();

@@ -2,6 +2,8 @@
 //! few steps, then evaluated into a result record the app can open.
 #![cfg(feature = "nn")]
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -849,28 +851,7 @@ fn export_and_import_of_the_authors_pytorch_state_dict_keep_the_outputs() {
     for arch in ["rnn", "gru", "lstm", "trf"] {
         let run = dir.join(arch);
         let run_s = run.to_str().unwrap();
-        ok(&[
-            "train",
-            "--arch",
-            arch,
-            "--capacity",
-            "16",
-            "--preset",
-            "paper",
-            "--conv",
-            "4,4,8,8",
-            "--per-task",
-            "1",
-            "--steps",
-            "1",
-            "--val-every",
-            "1",
-            "--val-per-task",
-            "1",
-            "--quiet",
-            "--out",
-            run_s,
-        ]);
+        ok(&common::one_step_train(arch, run_s));
         let pt = dir.join(format!("{arch}.pt"));
         let stdout = ok(&["export", "--torch", run_s, "--out", pt.to_str().unwrap()]);
         assert!(stdout.contains(if arch == "trf" { "56 tensors" } else { "35 tensors" }), "{stdout}");
