@@ -71,13 +71,12 @@ fn marker<DB: DrawingBackend + 'static>(
 }
 
 /// One chart on `area`: the plot on the left and the legend on the right, or (`below`, on narrow
-/// screens) the legend under the plot across its width, [`LEGEND_ROW`] pixels a line. Returns the legend
-/// entries drawn.
-fn draw_chart(area: &Area, chart: &Chart, below: bool) -> Result<usize, String> {
+/// screens: the legend's lines, [`Chart::legend_below`]) the legend under the plot across its width,
+/// [`LEGEND_ROW`] pixels a line. Returns the legend entries drawn.
+fn draw_chart(area: &Area, chart: &Chart, below: Option<&[Vec<String>]>) -> Result<usize, String> {
     let (w, h) = area.dim_in_pixel();
-    let below_lines = if below { chart.legend_below(w as f64) } else { Vec::new() };
-    let (plot, legend) = if below {
-        area.split_vertically(h.saturating_sub(legend_height(&below_lines)))
+    let (plot, legend) = if let Some(lines) = below {
+        area.split_vertically(h.saturating_sub(legend_height(lines)))
     } else {
         area.split_horizontally(w - chart.legend_width(w as f64) as u32)
     };
@@ -165,7 +164,7 @@ fn draw_chart(area: &Area, chart: &Chart, below: bool) -> Result<usize, String> 
         }
     }
     let thin_note = chart.thin_note();
-    let (lines, top, step) = if below {
+    let (lines, top, step) = if let Some(below_lines) = below {
         // `legend_below` gave the entries' lines, then the note's.
         let entry_lines = below_lines[..entries.len().min(below_lines.len())].to_vec();
         (entry_lines, 10, LEGEND_ROW)
@@ -323,8 +322,9 @@ pub enum Figure {
 struct Layout {
     w: u32,
     h: u32,
-    /// Heights of the stacked charts, top to bottom; empty: side by side, legends beside.
-    stacked: Vec<u32>,
+    /// The stacked charts, top to bottom: each one's height and its legend's lines; empty: side by
+    /// side, legends beside.
+    stacked: Vec<(u32, Vec<Vec<String>>)>,
 }
 
 /// The layout of `figure` drawn `width` × `height` where `avail` CSS pixels are free (0: unknown).
@@ -341,8 +341,14 @@ fn layout(figure: &Figure, width: u32, height: u32, avail: u32) -> Layout {
         return Layout { w: avail, h: height, stacked: Vec::new() };
     }
     let plot_h = (f64::from(avail) * 0.72).clamp(200.0, f64::from(height)) as u32;
-    let stacked: Vec<u32> = charts.iter().map(|c| plot_h + legend_height(&c.legend_below(f64::from(avail)))).collect();
-    Layout { w: avail, h: stacked.iter().sum(), stacked }
+    let stacked: Vec<(u32, Vec<Vec<String>>)> = charts
+        .iter()
+        .map(|c| {
+            let lines = c.legend_below(f64::from(avail));
+            (plot_h + legend_height(&lines), lines)
+        })
+        .collect();
+    Layout { w: avail, h: stacked.iter().map(|s| s.0).sum(), stacked }
 }
 
 fn paint(canvas: web_sys::HtmlCanvasElement, figure: &Figure, layout: &Layout) -> Result<usize, String> {
@@ -353,9 +359,9 @@ fn paint(canvas: web_sys::HtmlCanvasElement, figure: &Figure, layout: &Layout) -
     let n = match figure {
         Figure::Charts(charts) if !layout.stacked.is_empty() => {
             let (mut n, mut rest) = (0, root.clone());
-            for (chart, &h) in charts.iter().zip(&layout.stacked) {
-                let (area, below) = rest.split_vertically(h);
-                n += draw_chart(&area, chart, true)?;
+            for (chart, (h, lines)) in charts.iter().zip(&layout.stacked) {
+                let (area, below) = rest.split_vertically(*h);
+                n += draw_chart(&area, chart, Some(lines))?;
                 rest = below;
             }
             n
@@ -363,7 +369,7 @@ fn paint(canvas: web_sys::HtmlCanvasElement, figure: &Figure, layout: &Layout) -
         Figure::Charts(charts) => {
             let mut n = 0;
             for (area, chart) in root.split_evenly((1, charts.len().max(1))).iter().zip(charts) {
-                n += draw_chart(area, chart, false)?;
+                n += draw_chart(area, chart, None)?;
             }
             n
         }

@@ -183,7 +183,6 @@ pub fn run(a: &CompareArgs) -> Result<(), String> {
         })?,
         None => cmp::common_task(&items).ok_or("none of the records has trial rows of a task that can be compared")?,
     };
-    let refs = &records;
     let subjects: Vec<_> = items.iter().map(|c| c.curves(task)).collect();
     let without: Vec<String> = a
         .records
@@ -208,7 +207,7 @@ pub fn run(a: &CompareArgs) -> Result<(), String> {
     let names;
     match a.layout {
         LayoutArg::Together => {
-            names = cmp::subject_names(refs);
+            names = cmp::subject_names(&records);
             let panels = cmp::panels(task, &subjects, extras);
             for p in &panels {
                 let file = format!("together_{}.svg", slug(&p.name));
@@ -234,8 +233,8 @@ pub fn run(a: &CompareArgs) -> Result<(), String> {
             curves_rows(&mut curves, &panels, &names);
         }
         LayoutArg::PerRun => {
-            names = cmp::run_titles(refs);
-            for run in cmp::run_panels(task, &subjects, extras, &cmp::run_order(refs), &names) {
+            names = cmp::run_titles(&records);
+            for run in cmp::run_panels(task, &subjects, extras, &cmp::run_order(&records), &names) {
                 for p in &run.panels {
                     let mut chart = p.chart(&names);
                     chart.title = format!("{} — {}", run.title, p.name);
@@ -263,7 +262,7 @@ pub fn run(a: &CompareArgs) -> Result<(), String> {
     let mut significance = String::from(
         "run,who,task,accuracy,chance,memoryless,responses,correct,p_above_chance,p_above_memoryless,above_chance,shows_memory\n",
     );
-    let record_names = cmp::subject_names(refs);
+    let record_names = cmp::subject_names(&records);
     for (i, r) in records.iter().enumerate() {
         for s in wmlab_core::chance::record_significance(r) {
             let mut row = vec![(i + 1).to_string(), record_names[i].clone(), s.task.clone()];

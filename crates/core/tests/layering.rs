@@ -298,22 +298,18 @@ fn no_file_over_1500_lines() {
 /// `Result<_, String>`, whose `?` would flatten an error into text unseen.
 #[test]
 fn no_public_result_of_string() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut found = Vec::new();
-    for top in ["crates/core/src", "crates/llm/src"] {
-        let mut files = Vec::new();
-        rust_files(&root.join(top), &mut files);
-        for f in files {
-            let text = std::fs::read_to_string(&f).unwrap();
-            for (at, _) in text.match_indices("pub ").filter(|(at, _)| {
-                let rest = &text[at + 4..];
-                rest.starts_with("fn ") || rest.starts_with("async fn ") || rest.starts_with("const fn ")
-            }) {
-                let end = text[at..].find(['{', ';']).map_or(text.len(), |e| at + e);
-                let sig: String = text[at..end].split_whitespace().collect::<Vec<_>>().join(" ");
-                if sig.ends_with(", String>") && sig.contains("-> Result<") {
-                    found.push(format!("{}: {sig}", f.display()));
-                }
+    let library = |f: &Path| ["core", "llm"].iter().any(|c| f.to_string_lossy().contains(&format!("crates/{c}/src")));
+    for f in workspace_sources().into_iter().filter(|f| library(f)) {
+        let text = std::fs::read_to_string(&f).unwrap();
+        for (at, _) in text.match_indices("pub ").filter(|(at, _)| {
+            let rest = &text[at + 4..];
+            rest.starts_with("fn ") || rest.starts_with("async fn ") || rest.starts_with("const fn ")
+        }) {
+            let end = text[at..].find(['{', ';']).map_or(text.len(), |e| at + e);
+            let sig: String = text[at..end].split_whitespace().collect::<Vec<_>>().join(" ");
+            if sig.ends_with(", String>") && sig.contains("-> Result<") {
+                found.push(format!("{}: {sig}", f.display()));
             }
         }
     }

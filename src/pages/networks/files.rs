@@ -34,13 +34,18 @@ impl Net {
     fn load_bundle(self, name: String, buf: Vec<u8>) {
         // The whole file is checked (format, lengths, checksums, the model it describes) before it
         // replaces the stored run: a refused file leaves the stored checkpoint as it was.
-        let header = match Bundle::read(&buf).map_err(String::from).and_then(|b| {
-            b.header.train.model.validate().map_err(|e| format!("it describes an impossible model: {e}"))?;
-            Ok(b.header)
-        }) {
-            Ok(h) => h,
-            Err(e) => return self.error.set(Some(format!("{name} is not a usable checkpoint: {e}"))),
-        };
+        match Bundle::read(&buf).map(|b| b.header) {
+            Ok(header) => self.accept_bundle(name, buf, header),
+            Err(e) => self.error.set(Some(format!("{name} is not a usable checkpoint: {e}"))),
+        }
+    }
+
+    /// A bundle read whole, with its `header`: the model it describes checked, then handed to the worker.
+    fn accept_bundle(self, name: String, buf: Vec<u8>, header: BundleHeader) {
+        if let Err(e) = header.train.model.validate() {
+            let e = format!("it describes an impossible model: {e}");
+            return self.error.set(Some(format!("{name} is not a usable checkpoint: {e}")));
+        }
         // Then the worker loads its weights into that model (what the page cannot: it has no burn).
         self.verify_then_store(name, buf, header);
     }
@@ -86,7 +91,7 @@ impl Net {
             match r {
                 // The card's promise kept (the weights' checksum), or the file refused before it loads.
                 Ok(b) => match card.check(&b) {
-                    Ok(()) => self.load_bundle(file, b),
+                    Ok(header) => self.accept_bundle(file, b, header),
                     Err(e) => self.error.set(Some(format!("The pretrained model could not be loaded: {e}."))),
                 },
                 Err(e) => self.error.set(Some(e)),

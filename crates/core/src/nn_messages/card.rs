@@ -97,14 +97,15 @@ impl ModelCard {
 
     /// Whether `bytes` are the checkpoint this card describes: a bundle that reads (its lengths and
     /// checksums hold) and, where the card names the weights' checksum, carries that one. A shipped
-    /// model that was damaged in transit, cut, extended or swapped is refused in plain words.
-    pub fn check(&self, bytes: &[u8]) -> Result<(), CardError> {
+    /// model that was damaged in transit, cut, extended or swapped is refused in plain words. The
+    /// header of the bundle read, so that it is read once.
+    pub fn check(&self, bytes: &[u8]) -> Result<super::BundleHeader, CardError> {
         let file = self.file.clone();
         let bundle = super::Bundle::read(bytes).map_err(|source| CardError::Bundle { file: file.clone(), source })?;
         match (self.weights_crc32, bundle.header.weights_crc32) {
             (Some(want), Some(got)) if want != got => Err(CardError::Other { file, got, want }),
             (Some(_), None) => Err(CardError::NoChecksum { file }),
-            _ => Ok(()),
+            _ => Ok(bundle.header),
         }
     }
 }
