@@ -267,9 +267,9 @@ pub(super) fn SuitesBox(f: Form) -> impl IntoView {
                 {field("History", view! {
                     <select id="llm-nback-history" on:change=move |ev| f.nb_history.set(event_target_value(&ev))
                         prop:value=move || f.nb_history.get()>
-                        <option value="full">"full: the whole dialogue (published)"</option>
-                        <option value="note">"note: only its own note from the last turn"</option>
-                        <option value="none">"none: the current stimulus alone"</option>
+                        <option value="full">"full: the whole dialogue"</option>
+                        <option value="note">"note: its own last note"</option>
+                        <option value="none">"none: the stimulus alone"</option>
                     </select>
                     <span class:hidden=move || f.nb_history.get() != "note">
                         " at most " <input type="text" id="llm-nback-note-tokens" class="short"
