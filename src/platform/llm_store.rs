@@ -104,6 +104,10 @@ pub struct RunSpec {
     pub vision: Option<wmlab_core::llm::vision::VisionConfig>,
     /// At most this many samples per suite (0 = all).
     pub slice: usize,
+    /// Each item asked this many times ([`wmlab_core::llm::with_repeats`]); 0 in a spec saved before
+    /// the field existed, read as 1.
+    #[serde(default)]
+    pub repeats: u32,
     /// Send the samples through the provider's batch API ([`wmlab_llm::Runner::run_batch`]).
     #[serde(default)]
     pub batch: bool,

@@ -153,6 +153,11 @@ pub struct RunArgs {
     /// Run only the first N samples.
     #[arg(long, value_name = "N")]
     pub limit: Option<usize>,
+    /// Ask each item K times (Inspect's epochs; after --limit): summaries take each item's mean over its
+    /// repeats, so n counts items, and add `<metric>_repeat_sd`, the mean spread across repeats. Each
+    /// repeat is its own request (never the cache's copy of another). 1–100.
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    pub repeats: u32,
     #[arg(long, value_enum)]
     pub provider: ProviderArg,
     /// API base URL (default: the provider's public one), e.g. http://127.0.0.1:18080/v1.
@@ -390,7 +395,7 @@ pub fn build_samples(a: &RunArgs) -> Result<Vec<Sample>, String> {
     if samples.is_empty() {
         return Err("no samples to run (check --tasks / --n / --limit)".into());
     }
-    Ok(samples)
+    Ok(wmlab_core::llm::with_repeats(samples, a.repeats))
 }
 
 /// What a log must agree on to be resumed (the visual suite: its configuration too, so an image run and
@@ -609,6 +614,12 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
             return Err(format!("--batch: {}", wmlab_llm::batch::DIALOGUES_DO_NOT_BATCH));
         }
     }
+    if !(1..=wmlab_core::llm::MAX_REPEATS).contains(&a.repeats) {
+        return Err(format!("--repeats {}: 1 to {}", a.repeats, wmlab_core::llm::MAX_REPEATS));
+    }
+    if a.repeats > 1 && (a.adaptive || a.suite == SuiteArg::WormVision) {
+        return Err("--repeats: the visual suite and staircases take more trials instead (--trials)".into());
+    }
     let vision_cfg = if a.suite == SuiteArg::WormVision { Some(vision_config(a)?) } else { None };
     let staircases: Option<Vec<Box<dyn AdaptiveRun>>> = match (a.adaptive, a.suite, &vision_cfg) {
         (false, ..) => None,
@@ -722,6 +733,9 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
             ];
             if a.suite == SuiteArg::Nback {
                 extra.push(("nback_history", Setting::Text(nback_config(a)?.options.history.name())));
+            }
+            if a.repeats > 1 {
+                extra.push(("repeats", Setting::Int(a.repeats as i64)));
             }
             if a.batch {
                 // How many samples a batch answered (the rest were ordinary requests).

@@ -193,6 +193,77 @@ fn suites_against_the_local_model() {
         &["--suite", "lrt", "--lines", "20", "--tests", "2", "--limit", "2", "--max-tokens", "16"],
         2,
     );
+    // Repeats (issue 69): two LRT items asked twice each, sampled at temperature 0.8: each repeat its own
+    // request, the summary over the two items' means, with the spread across repeats beside it.
+    let rep = run_suite(
+        &url,
+        &model,
+        "lrt-repeats",
+        &[
+            "--suite",
+            "lrt",
+            "--lines",
+            "20",
+            "--tests",
+            "2",
+            "--limit",
+            "2",
+            "--max-tokens",
+            "16",
+            "--temperature",
+            "0.8",
+            "--repeats",
+            "2",
+            "--cache",
+            out_dir("lrt-repeats-cache").join("cache.jsonl").to_str().unwrap(),
+        ],
+        4,
+    );
+    let mut ids: Vec<(&str, u64)> =
+        rep.iter().map(|o| (o["sample_id"].as_str().unwrap(), o["epoch"].as_u64().unwrap_or(1))).collect();
+    ids.sort();
+    assert_eq!(ids.iter().filter(|(id, e)| *e == 2 && id.ends_with("@r2")).count(), 2, "{ids:?}");
+    assert_eq!(ids.iter().filter(|(id, e)| *e == 1 && !id.contains("@r")).count(), 2, "{ids:?}");
+    assert!(rep.iter().all(|o| o["cache_hits"].as_u64().unwrap_or(0) == 0), "a repeat read another's cached reply");
+    let dir = out_dir("lrt-repeats-record");
+    let d = dir.to_str().unwrap();
+    wmlab(&[
+        "llm",
+        "run",
+        "--provider",
+        "openai",
+        "--base-url",
+        &url,
+        "--model",
+        &model,
+        "--out",
+        d,
+        "-q",
+        "--suite",
+        "lrt",
+        "--lines",
+        "20",
+        "--tests",
+        "2",
+        "--shuffle-blocks",
+        "none",
+        "--max-tokens",
+        "16",
+        "--repeats",
+        "3",
+    ]);
+    let rec = ResultRecord::from_json(&std::fs::read_to_string(dir.join("record.json")).unwrap()).unwrap();
+    assert_eq!(rec.trials.len(), 6);
+    assert_eq!(rec.config.settings.get("repeats"), Some(&wmlab_core::record::Setting::Int(3)));
+    let all = rec.summaries.iter().find(|s| s.metric == "first_integer" && s.conditions == Default::default());
+    let failed = outcomes(&dir).iter().filter(|o| o.get("error").is_some()).count();
+    if failed == 0 {
+        let all = all.expect("a first_integer summary");
+        assert_eq!(all.n, 2, "n counts items, not repeats: {all:?}");
+        let sd = rec.summaries.iter().find(|s| s.metric == "first_integer_repeat_sd" && s.conditions == all.conditions);
+        assert_eq!(sd.expect("the spread over repeats").n, 2);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
     // Minerva snapshot: three entries (4k-token prompts exceed the 2048 context: classified errors are fine).
     let ms = run_suite(
         &url,
@@ -312,6 +383,7 @@ fn requests_per_second_at_concurrency_1_and_4() {
                 suite: Suite::Lrt,
                 task: "rps".into(),
                 conditions: Default::default(),
+                epoch: 1,
                 body: SampleBody::Single(Single {
                     messages: vec![Message::user(format!("Reply with the number {}.", 100 * round + i))],
                     reference: Reference::Int(i as i64),

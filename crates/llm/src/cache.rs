@@ -28,9 +28,15 @@ impl Cache for NoCache {
     async fn put(&self, _key: &str, _reply: &Reply) {}
 }
 
-/// 32 hex digits (two independent 64-bit FNV-1a hashes) of the canonical JSON of config and messages.
-pub fn cache_key(config: &ProviderConfig, messages: &[Message]) -> String {
-    let text = serde_json::to_string(&(1u32, config, messages)).expect("serialises");
+/// 32 hex digits (two independent 64-bit FNV-1a hashes) of the canonical JSON of config and messages,
+/// and of the repeat (`epoch`) when it is past the first (a first repeat's key is what it always was).
+pub fn cache_key(config: &ProviderConfig, messages: &[Message], epoch: u32) -> String {
+    let text = if epoch <= 1 {
+        serde_json::to_string(&(1u32, config, messages))
+    } else {
+        serde_json::to_string(&(1u32, config, messages, epoch))
+    }
+    .expect("serialises");
     let mut a = Fnv64::default();
     a.write(b"wmlab-cache-a");
     a.write(text.as_bytes());
@@ -107,13 +113,16 @@ mod tests {
     fn key_depends_on_settings_not_secret() {
         let c = ProviderConfig::new(ProviderKind::OpenAi, "http://x/v1", "m");
         let m = vec![Message::user("hi")];
-        let k = cache_key(&c, &m);
+        let k = cache_key(&c, &m, 1);
         assert_eq!(k.len(), 32);
-        assert_eq!(k, cache_key(&c, &m));
+        assert_eq!(k, cache_key(&c, &m, 1));
+        assert_eq!(k, cache_key(&c, &m, 0), "0 and 1 are both the first repeat");
+        assert_ne!(k, cache_key(&c, &m, 2), "a repeat asks again");
+        assert_ne!(cache_key(&c, &m, 2), cache_key(&c, &m, 3));
         let mut c2 = c.clone();
         c2.temperature = Some(0.7);
-        assert_ne!(k, cache_key(&c2, &m));
-        assert_ne!(k, cache_key(&c, &[Message::user("hi!")]));
+        assert_ne!(k, cache_key(&c2, &m, 1));
+        assert_ne!(k, cache_key(&c, &[Message::user("hi!")], 1));
         let mc = MemoryCache::new();
         futures::executor::block_on(mc.put(&k, &Reply { text: "yo".into(), ..Default::default() }));
         let lines = mc.take_new_lines();

@@ -110,6 +110,57 @@ pub fn lrt_order_label(order: &str, block: usize) -> String {
 }
 
 pub fn panels(outcomes: &[Outcome]) -> Vec<LlmPanel> {
+    let Some((items, repeats)) = per_item(outcomes) else { return panels_of_items(outcomes) };
+    let mut out = panels_of_items(&items);
+    let said = format!(
+        "Each item was asked up to {repeats} times: a point is the mean over items of each item's mean over its \
+         repeats (n and intervals count items)."
+    );
+    for p in &mut out {
+        p.note = Some(match p.note.take() {
+            Some(n) => format!("{said} {n}"),
+            None => said.clone(),
+        });
+    }
+    out
+}
+
+/// With repeats ([`wmlab_core::llm::with_repeats`]): one outcome per item, its scores the means over its
+/// repeats that did not fail (an item whose repeats all failed keeps the first's error), in the order
+/// items first appear, with the most repeats of an item. `None` without repeats.
+pub fn per_item(outcomes: &[Outcome]) -> Option<(Vec<Outcome>, u32)> {
+    if outcomes.iter().all(|o| o.epoch <= 1) {
+        return None;
+    }
+    let mut items: Vec<Vec<&Outcome>> = Vec::new();
+    let mut index: BTreeMap<&str, usize> = BTreeMap::new();
+    for o in outcomes {
+        let i = *index.entry(wmlab_core::llm::item_id(&o.sample_id)).or_insert_with(|| {
+            items.push(Vec::new());
+            items.len() - 1
+        });
+        items[i].push(o);
+    }
+    let most = items.iter().map(|v| v.len()).max().unwrap_or(1) as u32;
+    let merged = items
+        .into_iter()
+        .map(|group| {
+            let ok: Vec<&Outcome> = group.iter().copied().filter(|o| o.error.is_none()).collect();
+            let Some(first) = ok.first() else { return group[0].clone() };
+            let mut m = (*first).clone();
+            m.sample_id = wmlab_core::llm::item_id(&first.sample_id).to_string();
+            m.epoch = 1;
+            for (name, v) in m.scores.iter_mut() {
+                let vals: Vec<f64> = ok.iter().filter_map(|o| o.scores.get(name).copied()).collect();
+                *v = vals.iter().sum::<f64>() / vals.len() as f64;
+            }
+            m
+        })
+        .collect();
+    Some((merged, most))
+}
+
+fn panels_of_items(outcomes: &[Outcome]) -> Vec<LlmPanel> {
     let mut out = Vec::new();
     let nb = nback_outcomes(outcomes);
     if !nb.is_empty() {

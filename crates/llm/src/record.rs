@@ -77,6 +77,9 @@ pub fn trial_row(index: usize, o: &Outcome) -> TrialRow {
     if let Some(f) = &o.finish_reason {
         extra.insert("finish_reason".into(), text(f));
     }
+    if o.epoch > 1 {
+        extra.insert("repeat".into(), Setting::Int(o.epoch as i64));
+    }
     for (m, v) in &o.scores {
         extra.insert(format!("score_{m}"), Setting::Num(*v));
     }
@@ -171,9 +174,10 @@ fn push_group(out: &mut Vec<Summary>, task: &str, conditions: Conditions, group:
             }
         }
     }
+    let repeated = group.iter().any(|o| o.epoch > 1);
     for m in metric_names {
-        let vals: Vec<f64> =
-            group.iter().filter(|o| o.error.is_none()).filter_map(|o| o.scores.get(m).copied()).collect();
+        let scored = group.iter().filter(|o| o.error.is_none()).filter_map(|o| Some((*o, o.scores.get(m).copied()?)));
+        let (vals, spread) = if repeated { item_means(scored) } else { (scored.map(|(_, v)| v).collect(), None) };
         if vals.is_empty() {
             continue;
         }
@@ -189,8 +193,49 @@ fn push_group(out: &mut Vec<Summary>, task: &str, conditions: Conditions, group:
             value,
             se: se.filter(|s| s.is_finite()),
         });
+        if let Some((sd, items)) = spread {
+            out.push(Summary {
+                task: task.to_string(),
+                conditions: conditions.clone(),
+                metric: format!("{m}{REPEAT_SD}"),
+                n: items,
+                value: sd,
+                se: None,
+            });
+        }
     }
     out.extend(errors_row(task, conditions, group));
+}
+
+/// The suffix of a metric's spread over repeats: `accuracy_repeat_sd` is the mean over items of the
+/// standard deviation of an item's scores across its repeats.
+pub const REPEAT_SD: &str = "_repeat_sd";
+
+/// With repeats: one value per item, the mean of its repeats (so a summary's n and SE count items, not
+/// the repeats of one item as if independent), and the mean over items with two or more scored repeats
+/// of their scores' sample SD across repeats, with how many such items.
+fn item_means<'a>(scored: impl Iterator<Item = (&'a Outcome, f64)>) -> (Vec<f64>, Option<(f64, u32)>) {
+    let mut items: Vec<(&str, Vec<f64>)> = Vec::new();
+    let mut index: BTreeMap<&str, usize> = BTreeMap::new();
+    for (o, v) in scored {
+        let id = wmlab_core::llm::item_id(&o.sample_id);
+        let i = *index.entry(id).or_insert_with(|| {
+            items.push((id, Vec::new()));
+            items.len() - 1
+        });
+        items[i].1.push(v);
+    }
+    let means = items.iter().map(|(_, vs)| vs.iter().sum::<f64>() / vs.len() as f64).collect();
+    let sds: Vec<f64> = items
+        .iter()
+        .filter(|(_, vs)| vs.len() >= 2)
+        .map(|(_, vs)| {
+            let m = vs.iter().sum::<f64>() / vs.len() as f64;
+            (vs.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (vs.len() - 1) as f64).sqrt()
+        })
+        .collect();
+    let spread = (!sds.is_empty()).then(|| (sds.iter().sum::<f64>() / sds.len() as f64, sds.len() as u32));
+    (means, spread)
 }
 
 /// The tasks of the outcomes, in the order they first appear.
@@ -304,6 +349,54 @@ mod tests {
     fn iso_dates() {
         assert_eq!(iso8601(0.0), "1970-01-01T00:00:00Z");
         assert_eq!(iso8601(1_445_412_480_000.0), "2015-10-21T07:28:00Z");
+    }
+
+    fn scored(id: &str, epoch: u32, v: f64) -> Outcome {
+        serde_json::from_value(serde_json::json!({
+            "sample_id": id, "suite": "lrt", "task": "lrt-ordered", "latency_ms": 0.0, "requests": 1,
+            "tokens_in": 0, "tokens_out": 0, "epoch": epoch, "conditions": {"lines": "20"},
+            "scores": {"first_integer": v},
+        }))
+        .expect("an Outcome from its JSON")
+    }
+
+    #[test]
+    fn repeats_are_summarised_per_item_with_their_spread() {
+        // Item a: 1, 1, 0 (mean 2/3, SD 0.577); item b: 0, 0, 0 (mean 0, SD 0).
+        let run: Vec<Outcome> = [("a", [1.0, 1.0, 0.0]), ("b", [0.0, 0.0, 0.0])]
+            .iter()
+            .flat_map(|(id, vs)| {
+                vs.iter().enumerate().map(move |(e, &v)| {
+                    let e = e as u32 + 1;
+                    let id = if e == 1 { id.to_string() } else { format!("{id}@r{e}") };
+                    scored(&id, e, v)
+                })
+            })
+            .collect();
+        let s = summaries(&run);
+        let main = s.iter().find(|s| s.metric == "first_integer").unwrap();
+        assert_eq!(main.n, 2, "n counts items");
+        assert!((main.value - 1.0 / 3.0).abs() < 1e-12);
+        // SE over the two item means (2/3 and 0): sd 0.4714 / sqrt 2
+        assert!((main.se.unwrap() - (2.0f64 / 9.0).sqrt() / 2.0f64.sqrt()).abs() < 1e-12, "{main:?}");
+        let sd = s.iter().find(|s| s.metric == "first_integer_repeat_sd").unwrap();
+        assert_eq!(sd.n, 2);
+        assert!((sd.value - (1.0f64 / 3.0).sqrt() / 2.0).abs() < 1e-12, "{sd:?}");
+        // Without repeats the same six rows would be six samples.
+        let flat: Vec<Outcome> = run.iter().map(|o| Outcome { epoch: 1, ..o.clone() }).collect();
+        let main = summaries(&flat).into_iter().find(|s| s.metric == "first_integer").unwrap();
+        assert_eq!(main.n, 6);
+        assert!(!summaries(&flat).iter().any(|s| s.metric.ends_with(REPEAT_SD)));
+        // The trial rows name their repeat; the chart points are the items' means.
+        assert_eq!(trial_row(5, &run[5]).extra.get("repeat"), Some(&Setting::Int(3)));
+        assert!(!trial_row(0, &run[0]).extra.contains_key("repeat"));
+        let (items, k) = crate::charts::per_item(&run).unwrap();
+        assert_eq!(k, 3);
+        assert_eq!(items.iter().map(|o| o.sample_id.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+        assert!((items[0].scores["first_integer"] - 2.0 / 3.0).abs() < 1e-12);
+        assert!(crate::charts::per_item(&flat).is_none());
+        let p = crate::charts::panels(&run);
+        assert!(p.iter().all(|p| p.note.as_deref().is_some_and(|n| n.contains("up to 3 times"))), "{p:?}");
     }
 
     #[test]

@@ -282,6 +282,17 @@ pub struct Outcome {
     /// Batch mode: the id of the batch that answered the sample (`None`: an ordinary request).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch: Option<String>,
+    /// The sample's repeat of its item ([`wmlab_core::llm::with_repeats`]), from 1; absent when 1.
+    #[serde(default = "first_epoch", skip_serializing_if = "is_first_epoch")]
+    pub epoch: u32,
+}
+
+fn first_epoch() -> u32 {
+    1
+}
+
+fn is_first_epoch(e: &u32) -> bool {
+    *e <= 1
 }
 
 impl Outcome {
@@ -500,18 +511,21 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
         let msgs = wmlab_core::llm::vision::image_probe();
         let retries = Cell::new(0);
         let provider = self.provider.for_suite(Suite::Vision);
-        self.call(&provider, &msgs, control, &retries, None).await.map(|c| c.reply.text)
+        self.call(&provider, &msgs, 1, control, &retries, None).await.map(|c| c.reply.text)
     }
 
+    /// `epoch`: the sample's repeat ([`Sample::epoch`]); each repeat has its own cache entry, so a
+    /// repeat asks the model again rather than reading the first one's reply.
     pub async fn call(
         &self,
         provider: &ProviderConfig,
         messages: &[Message],
+        epoch: u32,
         control: &Control,
         retries: &Cell<u32>,
         on_progress: Option<&RefCell<&mut dyn FnMut(&Progress)>>,
     ) -> Result<Call, LlmError> {
-        let key = cache_key(provider, messages);
+        let key = cache_key(provider, messages, epoch);
         if let Some(reply) = self.cache.get(&key).await {
             self.bump(|p| p.cache_hits += 1);
             return Ok(Call { reply, latency_ms: 0.0, cached: true });
@@ -767,6 +781,7 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
             reasoning: None,
             error: None,
             batch: None,
+            epoch: s.epoch,
         }
     }
 
@@ -799,7 +814,7 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
             p.tokens_out += o.tokens_out;
         });
         while let Some(msgs) = d.next_request() {
-            match self.call(sample_provider, &msgs, control, retries, Some(on_progress)).await {
+            match self.call(sample_provider, &msgs, s.epoch, control, retries, Some(on_progress)).await {
                 Err(e) if e.kind == LlmErrorKind::Cancelled => return None,
                 Err(e) => {
                     o.error = Some(e);
@@ -859,7 +874,10 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
                         self.bump(|p| p.requests += 1);
                         Ok(Call { reply, latency_ms: 0.0, cached: false })
                     }
-                    None => self.call(&sample_provider, &single.messages, control, &retries, Some(on_progress)).await,
+                    None => {
+                        self.call(&sample_provider, &single.messages, s.epoch, control, &retries, Some(on_progress))
+                            .await
+                    }
                 };
                 o.retries = retries.get();
                 match r {

@@ -238,6 +238,7 @@ fn single(i: i64) -> Sample {
         suite: Suite::Lrt,
         task: "echo".into(),
         conditions: BTreeMap::new(),
+        epoch: 1,
         body: SampleBody::Single(Single {
             messages: vec![Message::user(format!("ID:{i} say {}", 40 + i))],
             reference: Reference::Int(40 + i),

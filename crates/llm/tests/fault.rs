@@ -116,6 +116,7 @@ fn single(tag: &str, answer: i64) -> Sample {
         suite: Suite::Lrt,
         task: "echo".into(),
         conditions: BTreeMap::from([("lines".to_string(), (answer % 2).to_string())]),
+        epoch: 1,
         body: SampleBody::Single(Single {
             messages: vec![Message::user(format!("ID:{tag} say {answer}"))],
             reference: Reference::Int(answer),

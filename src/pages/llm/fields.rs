@@ -347,6 +347,7 @@ pub(super) fn SuitesBox(f: Form) -> impl IntoView {
             </div>
             <div class="grid2">
                 {field("Slice", text_input("llm-slice", f.slice), "at most this many samples per suite (0 = all), taken in turn from each condition (N-back: a block of each N)")}
+                {field("Repeats", text_input("llm-repeats", f.repeats), "ask each item this many times (1–100; not the visual suite): results give each item's mean and the spread across repeats")}
             </div>
         </fieldset>
     }

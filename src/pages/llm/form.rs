@@ -86,6 +86,7 @@ pub(super) struct Form {
     pub(super) backoff_ms: RwSignal<String>,
     pub(super) use_cache: RwSignal<bool>,
     pub(super) slice: RwSignal<String>,
+    pub(super) repeats: RwSignal<String>,
     pub(super) nb_on: RwSignal<bool>,
     pub(super) nb_variant: RwSignal<String>,
     pub(super) nb_ns: RwSignal<String>,
@@ -155,6 +156,7 @@ impl Form {
             backoff_ms: RwSignal::new("1000".into()),
             use_cache: RwSignal::new(true),
             slice: RwSignal::new("0".into()),
+            repeats: RwSignal::new("1".into()),
             nb_on: RwSignal::new(true),
             nb_variant: RwSignal::new("letters_30".into()),
             nb_ns: RwSignal::new("1, 2, 3".into()),
@@ -375,6 +377,15 @@ impl Form {
         if nback.is_none() && lrt_cfg.is_none() && snap.is_none() && generated.is_none() && vision_cfg.is_none() {
             return Err("Tick at least one suite.".into());
         }
+        let repeats: u32 = num(&self.repeats.get_untracked(), "Repeats")?;
+        if !(1..=wmlab_core::llm::MAX_REPEATS).contains(&repeats) {
+            return Err(format!("Repeats: 1 to {} (1 asks each item once).", wmlab_core::llm::MAX_REPEATS));
+        }
+        if repeats > 1 && vision_cfg.is_some() {
+            return Err(
+                "Repeats: the visual suite takes more trials instead (Trials per task); set Repeats to 1.".into()
+            );
+        }
         let batch = self.batch.get_untracked();
         if batch && (nback.is_some() || vision_cfg.is_some()) {
             return Err(
@@ -397,6 +408,7 @@ impl Form {
             vision: vision_cfg,
             batch,
             slice: num(&self.slice.get_untracked(), "Slice")?,
+            repeats,
             created: web::now_iso(),
             models: Vec::new(),
         })
@@ -435,6 +447,7 @@ impl Form {
         self.backoff_ms.set(s.options.backoff_base_ms.to_string());
         self.use_cache.set(s.use_cache);
         self.slice.set(s.slice.to_string());
+        self.repeats.set(s.repeats.max(1).to_string());
         self.nb_on.set(s.nback.is_some());
         if let Some(c) = &s.nback {
             self.nb_variant.set(c.variant.as_str().into());

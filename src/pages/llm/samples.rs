@@ -46,7 +46,9 @@ async fn tokenizer() -> Result<std::rc::Rc<minerva::Tokenizer>, String> {
 /// The samples of a spec (Minerva data is fetched only when a Minerva suite is ticked).
 pub(super) async fn build_samples(spec: &RunSpec) -> Result<Vec<Sample>, String> {
     // At most `slice` samples a suite, spread over its conditions (N-back: a block of each N).
-    let cap = |v: Vec<Sample>| wmlab_core::llm::spread_slice(v, spec.slice);
+    // Each item then `repeats` times.
+    let cap =
+        |v: Vec<Sample>| wmlab_core::llm::with_repeats(wmlab_core::llm::spread_slice(v, spec.slice), spec.repeats);
     let mut all = Vec::new();
     if let Some(c) = &spec.nback {
         all.extend(cap(nback::samples(c)));
@@ -102,6 +104,9 @@ pub(super) fn record_of(spec: &RunSpec, outcomes: &[Outcome]) -> ResultRecord {
     }
     let mut extra: Vec<(&str, Setting)> =
         vec![("suites", Setting::Text(spec.label())), ("slice", Setting::Int(spec.slice as i64))];
+    if spec.repeats > 1 {
+        extra.push(("repeats", Setting::Int(spec.repeats as i64)));
+    }
     if let Some(c) = &spec.nback {
         extra.push(("nback_variant", Setting::Text(c.variant.as_str().into())));
         extra.push(("nback_protocol", Setting::Text(c.options.protocol.as_str().into())));

@@ -324,6 +324,7 @@ pub fn samples(config: &LrtConfig, seed: u64) -> Vec<Sample> {
                     suite: Suite::Lrt,
                     task: format!("lrt-{}", order.slug()),
                     conditions,
+                    epoch: 1,
                     body: SampleBody::Single(Single {
                         messages: messages(&item),
                         reference: Reference::Int(item.target_value as i64),

@@ -371,6 +371,51 @@ pub struct Sample {
     pub conditions: BTreeMap<String, String>,
     /// What to send and how to score it.
     pub body: SampleBody,
+    /// Which repeat of its item this is (Inspect's epoch), from 1; a run with `--repeats K` asks each
+    /// item K times ([`with_repeats`]). Absent from the JSON when 1.
+    #[serde(default = "first_epoch", skip_serializing_if = "is_first_epoch")]
+    pub epoch: u32,
+}
+
+fn first_epoch() -> u32 {
+    1
+}
+
+fn is_first_epoch(e: &u32) -> bool {
+    *e <= 1
+}
+
+/// The most repeats of an item a run takes ([`with_repeats`]).
+pub const MAX_REPEATS: u32 = 100;
+
+/// Each sample `k` times (Inspect's epochs): the first repeat keeps its id, repeat `e` of 2..=k is
+/// `<id>@r<e>`, so a run with more repeats resumes the fewer it had. All first repeats come first, then
+/// all second ones: a run stopped early holds whole passes over the items. `k` of 0 or 1 changes
+/// nothing.
+pub fn with_repeats(samples: Vec<Sample>, k: u32) -> Vec<Sample> {
+    if k <= 1 {
+        return samples;
+    }
+    let mut out = Vec::with_capacity(samples.len() * k as usize);
+    for e in 1..=k {
+        for s in &samples {
+            let mut r = s.clone();
+            if e > 1 {
+                r.id = format!("{}@r{e}", s.id);
+            }
+            r.epoch = e;
+            out.push(r);
+        }
+    }
+    out
+}
+
+/// The item a sample id names, less its repeat ([`with_repeats`]): `lrt/1000/3@r2` → `lrt/1000/3`.
+pub fn item_id(id: &str) -> &str {
+    match id.rsplit_once("@r") {
+        Some((item, e)) if !e.is_empty() && e.bytes().all(|b| b.is_ascii_digit()) => item,
+        _ => id,
+    }
 }
 
 impl Sample {
@@ -444,4 +489,52 @@ pub trait Dialogue {
     fn next_request(&self) -> Option<Vec<Message>>;
     /// Record the model's reply to the last request.
     fn feed(&mut self, reply: &str);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repeats_keep_the_first_id_and_number_the_rest() {
+        let cfg = lrt::LrtConfig { lines: vec![20], tests_per_size: 2, ..Default::default() };
+        let items = lrt::samples(&cfg, 3);
+        let n = items.len();
+        assert!(n >= 2);
+        assert_eq!(with_repeats(items.clone(), 1), items);
+        assert_eq!(with_repeats(items.clone(), 0), items);
+        let r = with_repeats(items.clone(), 3);
+        assert_eq!(r.len(), 3 * n);
+        // whole passes: the first n are the items as they were
+        assert_eq!(r[..n].iter().map(|s| &s.id).collect::<Vec<_>>(), items.iter().map(|s| &s.id).collect::<Vec<_>>());
+        assert!(r[..n].iter().all(|s| s.epoch == 1));
+        for (i, s) in r.iter().enumerate() {
+            let e = (i / n + 1) as u32;
+            assert_eq!(s.epoch, e);
+            assert_eq!(item_id(&s.id), items[i % n].id);
+            assert_eq!(s.body, items[i % n].body, "a repeat asks the same thing");
+            if e > 1 {
+                assert_eq!(s.id, format!("{}@r{e}", items[i % n].id));
+            }
+        }
+        // every id distinct (the resume key)
+        let mut ids: Vec<&String> = r.iter().map(|s| &s.id).collect();
+        ids.sort();
+        ids.dedup();
+        assert_eq!(ids.len(), 3 * n);
+        // the epoch survives JSON, and a first repeat writes none
+        let back: Sample = serde_json::from_str(&serde_json::to_string(&r[2 * n]).unwrap()).unwrap();
+        assert_eq!(back.epoch, 3);
+        assert!(!serde_json::to_string(&r[0]).unwrap().contains("epoch"));
+    }
+
+    #[test]
+    fn item_ids_strip_only_a_repeat() {
+        assert_eq!(item_id("lrt/20/0@r2"), "lrt/20/0");
+        assert_eq!(item_id("lrt/20/0@r12"), "lrt/20/0");
+        assert_eq!(item_id("minerva/quantity_state@steps=3/0"), "minerva/quantity_state@steps=3/0");
+        assert_eq!(item_id("minerva/x@rounds=3/0"), "minerva/x@rounds=3/0");
+        assert_eq!(item_id("a@r"), "a@r");
+        assert_eq!(item_id("plain"), "plain");
+    }
 }

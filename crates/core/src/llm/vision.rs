@@ -368,7 +368,14 @@ impl VisionDialogue {
 
     fn into_sample(self, id: String) -> Sample {
         let conditions = self.cell.all_pairs().into_iter().collect();
-        Sample { id, suite: Suite::Vision, task: self.task.as_str().into(), conditions, body: SampleBody::Vision(self) }
+        Sample {
+            id,
+            suite: Suite::Vision,
+            task: self.task.as_str().into(),
+            conditions,
+            body: SampleBody::Vision(self),
+            epoch: 1,
+        }
     }
 
     /// Indices of the answerable steps.

@@ -195,6 +195,7 @@ pub fn sample(
         suite: Suite::Minerva,
         task: task.to_string(),
         conditions,
+        epoch: 1,
         body: SampleBody::Single(Single {
             messages: vec![Message::system(SYSTEM_PROMPT), Message::user(prompt)],
             reference,

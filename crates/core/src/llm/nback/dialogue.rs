@@ -593,6 +593,7 @@ impl NbackStaircase {
             suite: Suite::Nback,
             task: format!("{slug}-{n}back"),
             conditions,
+            epoch: 1,
             body: SampleBody::Dialogue(d),
         })
     }
@@ -652,6 +653,7 @@ pub fn samples(config: &NbackConfig) -> Vec<Sample> {
                 suite: Suite::Nback,
                 task,
                 conditions,
+                epoch: 1,
                 body: SampleBody::Dialogue(d),
             });
         }
