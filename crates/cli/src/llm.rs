@@ -12,7 +12,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use wmlab_core::llm::nback::{self, BlockSource, DialogueOptions, NbackConfig, Protocol, Variant};
 use wmlab_core::llm::vision::{self, Render, VisionConfig};
-use wmlab_core::llm::{Sample, lrt, minerva, snapshot};
+use wmlab_core::llm::{Sample, lrt, minerva, pi, snapshot};
 use wmlab_core::record::{ResultRecord, Setting};
 use wmlab_llm::native::{StdClock, UreqTransport, block_on};
 use wmlab_llm::record::{iso8601, to_record, to_vision_record};
@@ -34,6 +34,9 @@ pub enum SuiteArg {
     MinervaSnapshot,
     /// The WorM tasks and the spatial N-back as frames (--render image|text), scored as people are.
     WormVision,
+    /// PI-LLM (Wang & Sun): key–value updates, then each key's last value (--keys, --updates,
+    /// --value-len, --sessions, --order).
+    PiLlm,
 }
 
 impl SuiteArg {
@@ -44,6 +47,7 @@ impl SuiteArg {
             SuiteArg::Minerva => "minerva",
             SuiteArg::MinervaSnapshot => "minerva-snapshot",
             SuiteArg::WormVision => "worm-vision",
+            SuiteArg::PiLlm => "pi-llm",
         }
     }
 }
@@ -70,6 +74,31 @@ impl ProviderArg {
 fn default_data_dir() -> PathBuf {
     // crates/cli → the repo root's sibling `shared/data/minerva`.
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/minerva"))
+}
+
+fn default_pi_vocabulary() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../public/")).join(wmlab_core::llm::pi::VOCABULARY_PATH)
+}
+
+/// PI-LLM's configuration from the arguments.
+pub fn pi_config(a: &RunArgs) -> Result<pi::PiConfig, String> {
+    Ok(pi::PiConfig {
+        keys: a.keys,
+        updates: a.updates.clone().unwrap_or_else(|| pi::PAPER_UPDATES.to_vec()),
+        value_len: a.value_len,
+        sessions: a.sessions,
+        order: pi::Order::parse(&a.order).ok_or_else(|| format!("--order {}: random or sequential", a.order))?,
+        seed: a.seed,
+    })
+}
+
+/// PI-LLM's vocabulary from `--pi-data`.
+fn pi_vocabulary(a: &RunArgs) -> Result<pi::Vocabulary, String> {
+    let p = &a.pi_data;
+    let gz = fs::read(p).map_err(|e| format!("cannot read {}: {e} (set --pi-data FILE)", p.display()))?;
+    let text = String::from_utf8(snapshot::gunzip(&gz).map_err(|e| format!("{}: {e}", p.display()))?)
+        .map_err(|_| format!("{} is not UTF-8 text", p.display()))?;
+    Ok(pi::Vocabulary::from_json(&text)?)
 }
 
 #[derive(Args, Debug, Clone)]
@@ -147,6 +176,25 @@ pub struct RunArgs {
     /// Minerva generator samples per grid cell (default: the paper's).
     #[arg(long)]
     pub samples_per_cell: Option<usize>,
+    /// PI-LLM: keys tracked (1–46; the paper: 46).
+    #[arg(long, default_value_t = wmlab_core::llm::pi::PAPER_KEYS)]
+    pub keys: usize,
+    /// PI-LLM: updates per key, comma-separated, one level each (default: the paper's 16 levels,
+    /// 2,3,4,6,8,12,17,24,34,48,68,97,139,197,281,400).
+    #[arg(long, value_delimiter = ',', value_name = "U,...")]
+    pub updates: Option<Vec<usize>>,
+    /// PI-LLM: values run together into one (1 = a value as it is; the paper's test4 goes to 40).
+    #[arg(long, default_value_t = 1, value_name = "V")]
+    pub value_len: usize,
+    /// PI-LLM: streams per level of updates, each its own draw (the authors ran 5–50).
+    #[arg(long, default_value_t = 5)]
+    pub sessions: usize,
+    /// PI-LLM: how the keys' updates interleave: random (never a key twice in a row) or sequential.
+    #[arg(long, default_value = "random", value_parser = ["random", "sequential"])]
+    pub order: String,
+    /// PI-LLM: the vocabulary (categories and their values; gzipped JSON).
+    #[arg(long, value_name = "FILE", default_value_os_t = default_pi_vocabulary())]
+    pub pi_data: PathBuf,
     /// Minerva data folder (minerva_snapshot/ and the word list).
     #[arg(long, value_name = "DIR", default_value_os_t = default_data_dir())]
     pub data: PathBuf,
@@ -245,7 +293,7 @@ pub struct RunArgs {
     pub max_cost: Option<f64>,
     /// Send the items through the provider's batch API (OpenAI Batch, Anthropic Message Batches,
     /// Gemini batch mode: half the price, separate rate limits, replies within 24 hours) and wait for
-    /// it. Single-request suites only (lrt, minerva, minerva-snapshot). The batch id is in log.jsonl:
+    /// it. Single-request suites only (lrt, minerva, minerva-snapshot, pi-llm). The batch id is in log.jsonl:
     /// a rerun into the same --out polls it instead of sending another; items the batch returns as
     /// failed are sent as ordinary requests.
     #[arg(long)]
@@ -333,6 +381,7 @@ pub fn build_samples(a: &RunArgs) -> Result<Vec<Sample>, String> {
     let mut samples = match a.suite {
         SuiteArg::WormVision => vision::samples(&vision_config(a)?)?,
         SuiteArg::Nback => nback::samples(&nback_config(a)?),
+        SuiteArg::PiLlm => pi::samples(&pi_vocabulary(a)?, &pi_config(a)?)?,
         SuiteArg::Lrt => {
             let mut cfg = lrt::LrtConfig::default();
             if let Some(l) = &a.lines {
@@ -610,7 +659,7 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
         if a.adaptive {
             return Err("--batch and --adaptive do not go together: a staircase asks one trial at a time".into());
         }
-        if !matches!(a.suite, SuiteArg::Lrt | SuiteArg::Minerva | SuiteArg::MinervaSnapshot) {
+        if !matches!(a.suite, SuiteArg::Lrt | SuiteArg::Minerva | SuiteArg::MinervaSnapshot | SuiteArg::PiLlm) {
             return Err(format!("--batch: {}", wmlab_llm::batch::DIALOGUES_DO_NOT_BATCH));
         }
     }
@@ -736,6 +785,11 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
             }
             if a.repeats > 1 {
                 extra.push(("repeats", Setting::Int(a.repeats as i64)));
+            }
+            if a.suite == SuiteArg::PiLlm {
+                for (k, v) in pi_config(a)?.settings() {
+                    extra.push((k, v));
+                }
             }
             if a.batch {
                 // How many samples a batch answered (the rest were ordinary requests).

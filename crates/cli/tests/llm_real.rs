@@ -264,6 +264,23 @@ fn suites_against_the_local_model() {
         assert_eq!(sd.expect("the spread over repeats").n, 2);
     }
     let _ = std::fs::remove_dir_all(&dir);
+    // PI-LLM (issue 69): three keys, 2 and 4 updates each, one stream a level; each reply read by key.
+    let pi = run_suite(
+        &url,
+        &model,
+        "pi-llm",
+        &["--suite", "pi-llm", "--keys", "3", "--updates", "2,4", "--sessions", "1", "--max-tokens", "96"],
+        2,
+    );
+    let mut ids: Vec<&str> = pi.iter().map(|o| o["sample_id"].as_str().unwrap()).collect();
+    ids.sort();
+    assert_eq!(ids, ["pi-llm/k3-u2/0", "pi-llm/k3-u4/0"]);
+    for o in pi.iter().filter(|o| o.get("error").is_none()) {
+        let v = o["scores"]["last_values"].as_f64().unwrap();
+        assert!([0.0, 1.0 / 3.0, 2.0 / 3.0, 1.0].iter().any(|x| (x - v).abs() < 1e-9), "{v}");
+        let prompt = o["messages"][0]["content"].as_str().unwrap();
+        assert!(prompt.starts_with("As my secretary") && prompt.contains("The current value of <key> is <value>."));
+    }
     // Minerva snapshot: three entries (4k-token prompts exceed the 2048 context: classified errors are fine).
     let ms = run_suite(
         &url,

@@ -18,7 +18,7 @@
 use std::collections::BTreeMap;
 
 use wmlab_core::chart::{self, Chart, Role};
-use wmlab_core::llm::{Suite, lrt, minerva, nback, snapshot};
+use wmlab_core::llm::{Suite, lrt, minerva, nback, pi, snapshot};
 
 use crate::Outcome;
 
@@ -179,8 +179,99 @@ fn panels_of_items(outcomes: &[Outcome]) -> Vec<LlmPanel> {
         out.extend(minerva_steps_panel(&mv));
         out.extend(minerva_variant_panels(&mv));
     }
+    let pi: Vec<&Outcome> = outcomes.iter().filter(|o| o.suite == Suite::Pi).collect();
+    if !pi.is_empty() {
+        out.push(pi_panel(&pi));
+    }
     out.extend(reasoning_panel(outcomes));
     out
+}
+
+/// The published PI-LLM curves drawn beside a run at the paper's setting (46 keys, values as they are,
+/// random order).
+const PI_REFERENCES: [&str; 4] = ["gpt-4.1", "claude-3.5-sonnet", "gemini-2.0-flash", "qwen3-0.6b"];
+
+/// PI-LLM: accuracy (the fraction of keys whose last value was given) against log10 of the updates per
+/// key, a series per (keys, value length, order) with 95 % t intervals over sessions, the fitted line's
+/// slope and IES in the note, and four of the authors' published curves when the run is at their
+/// setting.
+fn pi_panel(pi: &[&Outcome]) -> LlmPanel {
+    let kind = |o: &Outcome| {
+        let c = |k: &str| o.conditions.get(k).cloned().unwrap_or_default();
+        (o.task.clone(), c("keys"), c("value_len"))
+    };
+    let mut kinds: Vec<(String, String, String)> = pi.iter().map(|o| kind(o)).collect();
+    kinds.sort();
+    kinds.dedup();
+    let (mut series, mut intervals, mut fits) = (Vec::new(), Vec::new(), Vec::new());
+    for k in &kinds {
+        let mut levels: BTreeMap<usize, Vec<f64>> = BTreeMap::new();
+        for o in pi.iter().filter(|o| o.error.is_none() && kind(o) == *k) {
+            if let (Some(u), Some(v)) = (cond_num(o, "updates"), o.scores.get("last_values"))
+                && u >= 1.0
+                && v.is_finite()
+            {
+                levels.entry(u as usize).or_default().push(*v);
+            }
+        }
+        let mut points = Vec::new();
+        for (u, vals) in &levels {
+            let x = (*u as f64).log10();
+            if let Some(m) = mean(vals) {
+                points.push((x, m));
+                if let Ok((lo, hi)) = wmlab_core::stats::ci_mean(vals, 0.95) {
+                    intervals.push((series.len(), x, lo.max(0.0), hi.min(1.0)));
+                }
+            }
+        }
+        let mut label = format!("this run: {} keys", k.1);
+        if k.2 != "1" {
+            label.push_str(&format!(", values of {}", k.2));
+        }
+        if k.0.ends_with("sequential") {
+            label.push_str(", sequential");
+        }
+        let raw: Vec<(f64, f64)> = points.iter().map(|&(x, y)| (10f64.powf(x), y)).collect();
+        if let Some(f) = pi::log_fit(&raw) {
+            fits.push(format!("{label}: {:+.3} a decade, IES {:.2}", f.slope, f.ies));
+        }
+        series.push(Series { label, points, reference: false });
+    }
+    let at_paper = kinds.iter().any(|k| k.0 == "pi-llm" && k.1 == pi::PAPER_KEYS.to_string() && k.2 == "1");
+    if at_paper {
+        for (model, row) in pi::published::REPORTED.iter().filter(|(m, _)| PI_REFERENCES.contains(m)) {
+            let points = pi::PAPER_UPDATES.iter().zip(row).map(|(&u, &a)| ((u as f64).log10(), a)).collect();
+            series.push(Series { label: format!("paper: {model}"), points, reference: true });
+        }
+    }
+    let mut note = String::from(
+        "x: log10 of the updates per key (2 → 0.3, 400 → 2.6). Line fitted to accuracy on log10 updates; IES: the \
+         area under accuracy over log10 updates, over its span (1 = all right at every level).",
+    );
+    if !fits.is_empty() {
+        note.push(' ');
+        note.push_str(&fits.join("; "));
+        note.push('.');
+    }
+    note.push_str(if at_paper {
+        " Published curves: the authors' project page (46 keys, 5–50 sessions a level)."
+    } else {
+        " The published curves are at 46 keys with values as they are, in random order: not drawn for this run."
+    });
+    if !intervals.is_empty() {
+        note.push_str(" Bars: 95 % t interval over sessions.");
+    }
+    LlmPanel {
+        id: "pi-llm".into(),
+        title: "PI-LLM: last values against updates per key".into(),
+        x_desc: "updates per key (log10)".into(),
+        y_desc: "keys right".into(),
+        y_range: (0.0, 1.0),
+        x_labels: None,
+        series,
+        note: Some(note),
+        intervals,
+    }
 }
 
 /// Several models' runs of the same suites side by side: each panel once, with every model's own series
@@ -255,6 +346,7 @@ fn outcome_score(o: &Outcome) -> Option<f64> {
         Suite::Nback => o.scores.get("accuracy").copied(),
         Suite::Lrt => o.scores.get("first_integer").copied(),
         Suite::Minerva => headline_score(o),
+        Suite::Pi => o.scores.get("last_values").copied(),
         _ => None,
     };
     v.filter(|v| v.is_finite())

@@ -897,7 +897,13 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
                             p.tokens_in += o.tokens_in;
                             p.tokens_out += o.tokens_out;
                         });
-                        o.answer = extract_answer(&single.metrics, &text);
+                        o.answer = match (&single.reference, single.metrics.first()) {
+                            // PI-LLM: the value read for each key asked.
+                            (Reference::Agents(keys), Some(Metric::LastValues)) => {
+                                Some(wmlab_core::llm::pi::read_for_display(keys, &text))
+                            }
+                            _ => extract_answer(&single.metrics, &text),
+                        };
                         for &m in &single.metrics {
                             match metrics::score(m, &single.reference, &text) {
                                 Ok(v) => {
@@ -974,6 +980,7 @@ pub fn extract_answer(metric_list: &[Metric], reply: &str) -> Option<String> {
         Metric::FirstInteger => metrics::first_integer(reply).map(str::to_string),
         Metric::FinalAnswerExactMatch | Metric::TheoryOfMind => Some(metrics::parse_final_answer(reply)),
         Metric::CountAccuracy => metrics::count_from_reply(reply).map(|n| n.to_string()),
+        Metric::LastValues => None,
         _ => Some(metrics::normalize_generation(reply)),
     }
 }

@@ -505,6 +505,10 @@ pub fn score(metric: Metric, reference: &Reference, prediction: &str) -> Result<
             Reference::Agents(map) => theory_of_mind(map, prediction),
             _ => return Err(wrong("an object agent -> list of strings")),
         },
+        Metric::LastValues => match reference {
+            Reference::Agents(map) => super::pi::score_reply(map, prediction),
+            _ => return Err(wrong("an object key -> [last value]")),
+        },
         Metric::Nback => return Err(MetricError::WholeBlock),
     })
 }

@@ -103,6 +103,12 @@ pub enum SuiteError {
     /// A visual-suite N-back level outside 1–5; holds it.
     #[error("N-back levels are 1–5, not {0}")]
     Level(u8),
+    /// PI-LLM's vocabulary is not a JSON object of categories, each with its values; holds why.
+    #[error("the PI-LLM vocabulary: {0}")]
+    PiVocabulary(String),
+    /// A PI-LLM setting that makes no run or cannot be drawn; holds what is allowed.
+    #[error("PI-LLM {0}")]
+    PiConfig(String),
 }
 
 crate::message_into_string!(SuiteError);
@@ -111,6 +117,7 @@ pub mod lrt;
 pub mod metrics;
 pub mod minerva;
 pub mod nback;
+pub mod pi;
 pub mod reasoning;
 pub mod score;
 pub mod snapshot;
@@ -211,6 +218,8 @@ pub enum Suite {
     Minerva,
     /// The WorM tasks and the spatial N-back as frames (images or character grids), [`vision`].
     Vision,
+    /// PI-LLM: key–value updates, then each key's last value (Wang & Sun), [`pi`].
+    Pi,
 }
 
 /// The sampling parameters a suite's paper sent (`None` = not sent: the API's default).
@@ -251,6 +260,12 @@ impl Suite {
                 max_tokens: Some(4096),
                 top_p: Some(1.0),
                 source: "Minerva (inference.py): temperature 0, top-p 1, 4,096 tokens",
+            },
+            Suite::Pi => PaperSampling {
+                temperature: Some(0.0),
+                max_tokens: Some(1024),
+                top_p: None,
+                source: "PI-LLM (the authors' configs): temperature 0, 1,024 tokens",
             },
             Suite::Vision => PaperSampling {
                 temperature: Some(0.0),
@@ -309,11 +324,15 @@ pub enum Metric {
     /// N-back signal detection over a whole block (hit rate, false-alarm rate, accuracy, d′), not one
     /// reply: `wmlab score` takes the condition string and the answers.
     Nback,
+    /// PI-LLM: the fraction of keys whose value read from "The current value of <key> is <value>."
+    /// equals the key's last update, ignoring case ([`pi::score_reply`]); the reference is key →
+    /// [last value].
+    LastValues,
 }
 
 impl Metric {
     /// Every metric, in the order `wmlab score` lists them when a name is unknown.
-    pub const ALL: [Metric; 10] = [
+    pub const ALL: [Metric; 11] = [
         Metric::ExactMatch,
         Metric::ExactMatchStrict,
         Metric::FinalAnswerExactMatch,
@@ -324,6 +343,7 @@ impl Metric {
         Metric::Jaccard,
         Metric::TheoryOfMind,
         Metric::Nback,
+        Metric::LastValues,
     ];
     /// The snake_case name used in `wmlab score` lines and records (`exact_match`, `rouge_l`, …).
     pub fn as_str(self) -> &'static str {
@@ -338,6 +358,7 @@ impl Metric {
             Metric::Jaccard => "jaccard",
             Metric::TheoryOfMind => "theory_of_mind",
             Metric::Nback => "nback",
+            Metric::LastValues => "last_values",
         }
     }
     /// The metric of a name ([`Metric::as_str`]); `None` for an unknown name.
