@@ -97,6 +97,9 @@ pub struct RunSpec {
     pub nback: Option<NbackConfig>,
     pub lrt: Option<LrtConfig>,
     pub lrt_seed: u64,
+    /// PI-LLM, when ticked.
+    #[serde(default)]
+    pub pi: Option<wmlab_core::llm::pi::PiConfig>,
     pub snapshot: Option<SnapshotSpec>,
     pub generated: Option<GeneratedSpec>,
     /// The visual suite (runs alone: its record is scored like a person's).
@@ -127,6 +130,9 @@ impl RunSpec {
         }
         if self.lrt.is_some() {
             parts.push("lrt");
+        }
+        if self.pi.is_some() {
+            parts.push("pi-llm");
         }
         if self.snapshot.is_some() {
             parts.push("minerva-snapshot");

@@ -71,6 +71,7 @@ export function visionAnswer(q) {
   return null;
 }
 
+// `reply`: the answer text, or a function of the last message's text that returns it.
 export async function startFaultServer({ gateFree = 0, reply = 'The value is 4242.', visionSize = 384 } = {}) {
   const prompts = new Map(); // hash → { received, answered }
   const shapes = []; // per chat request: its number of messages and its last message's text
@@ -163,7 +164,7 @@ export async function startFaultServer({ gateFree = 0, reply = 'The value is 424
         answer(res, h, 400, JSON.stringify({ error: { message: 'image input is not supported by this model' } }));
         return;
       }
-      const text = visionAnswer(lastText) ?? reply;
+      const text = visionAnswer(lastText) ?? (typeof reply === 'function' ? reply(lastText) : reply);
       const ok = () => answer(res, h, 200, completion(text));
       if (mode === 'faults') {
         const k = faultSeq++;

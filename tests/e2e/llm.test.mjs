@@ -106,6 +106,15 @@ async function configure(page, o) {
     await page.fill('#llm-gen-steps', o.gen.steps ?? '');
     await page.fill('#llm-gen-variants', o.gen.variants ?? '');
   }
+  await page.setChecked('#llm-pi-on', Boolean(o.pi));
+  if (o.pi) {
+    await page.fill('#llm-pi-keys', String(o.pi.keys));
+    await page.fill('#llm-pi-updates', o.pi.updates);
+    await page.fill('#llm-pi-sessions', String(o.pi.sessions ?? 1));
+    await page.fill('#llm-pi-value-len', String(o.pi.valueLen ?? 1));
+    await page.selectOption('#llm-pi-order', o.pi.order ?? 'random');
+  }
+  await page.fill('#llm-repeats', String(o.repeats ?? 1));
 }
 
 async function runToEnd(page, timeout = 600_000) {
@@ -521,6 +530,57 @@ test('N-back without the visible history: each request holds the last note and t
     await page.close();
   } finally {
     await noter.close();
+  }
+});
+
+/** A model that reads a PI-LLM stream and gives each key's last value, as the prompt asks. */
+function piAnswer(prompt) {
+  const stream = prompt.split('The text stream starts on the next line.\n')[1]?.split('\n\n')[0] ?? '';
+  const last = new Map();
+  for (const pair of stream.split('; ')) {
+    const at = pair.indexOf(': ');
+    if (at > 0) last.set(pair.slice(0, at).trim(), pair.slice(at + 2).trim());
+  }
+  return [...last].map(([k, v]) => `The current value of ${k} is ${v}.`).join('\n');
+}
+
+test('PI-LLM with repeats: each stream asked twice, read by key, drawn against updates per key', { timeout: 300_000 }, async () => {
+  const reader = await startFaultServer({ reply: piAnswer });
+  try {
+    const page = await open();
+    await configure(page, {
+      base: reader.base('ok'), model: 'fake', concurrency: 1, maxTokens: 256, repeats: 2,
+      pi: { keys: 3, updates: '2, 6', sessions: 1 },
+    });
+    await runToEnd(page);
+    const rs = await rows(page);
+    assert.equal(rs.length, 4, JSON.stringify(rs));
+    assert.deepEqual(rs.map((r) => r.sample).sort(),
+      ['pi-llm/k3-u2/0', 'pi-llm/k3-u2/0@r2', 'pi-llm/k3-u6/0', 'pi-llm/k3-u6/0@r2']);
+    assert.ok(rs.every((r) => r.error === '' && Number(r.score) === 1), JSON.stringify(rs));
+    // Each repeat was its own request: two prompts, each received twice.
+    assert.equal(reader.shapes.length, 4);
+    assert.match(reader.shapes[0].last, /^As my secretary, I need you to carefully read a text stream/);
+    // The stream never names a key twice in a row.
+    const stream = reader.shapes[1].last.split('starts on the next line.\n')[1].split('\n\n')[0];
+    const keys = stream.split('; ').filter((p) => p.includes(': ')).map((p) => p.split(': ')[0].trim());
+    assert.equal(keys.length, 18);
+    assert.ok(keys.every((k, i) => i === 0 || k !== keys[i - 1]), keys.join(' | '));
+    await page.waitForSelector('#llm-plot-pi-llm[data-drawn="true"]');
+    assert.match(await page.textContent('#llm-note-pi-llm'), /up to 2 times.*log10/s);
+    // The record: repeats and the PI settings; n counts streams, with the spread over repeats beside it.
+    const rec = JSON.parse(await download(page, '#llm-export-json'));
+    assert.equal(rec.config.settings.repeats, 2);
+    assert.equal(rec.config.settings.pi_keys, 3);
+    assert.equal(rec.config.settings.pi_updates, '2,6');
+    const all = rec.summaries.find((s) => s.metric === 'last_values' && Object.keys(s.conditions).length === 0);
+    assert.equal(all.n, 2);
+    assert.equal(all.value, 1);
+    assert.ok(rec.summaries.some((s) => s.metric === 'last_values_repeat_sd'));
+    assert.deepEqual(realErrors(page), []);
+    await page.close();
+  } finally {
+    await reader.close();
   }
 });
 

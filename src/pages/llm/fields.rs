@@ -302,6 +302,21 @@ pub(super) fn SuitesBox(f: Form) -> impl IntoView {
                 }, "the published code ties the place to the target line k: lines.insert(k − 1, instruction)")}
                 {field("Seed", text_input("llm-lrt-seed", f.lrt_seed), "")}
             </div>
+            <h3>{check("llm-pi-on", "PI-LLM: proactive interference", f.pi_on)}</h3>
+            <div class="grid2" class:hidden=move || !f.pi_on.get()>
+                {field("Keys", text_input("llm-pi-keys", f.pi_keys), "categories tracked, 1–46 (the paper: 46)")}
+                {field("Updates per key", text_input("llm-pi-updates", f.pi_updates), "one level each; the paper: 2 to 400 (Wang & Sun 2025)")}
+                {field("Value length", text_input("llm-pi-value-len", f.pi_value_len), "values run together into one; 1 = as they are")}
+                {field("Sessions per level", text_input("llm-pi-sessions", f.pi_sessions), "streams drawn anew at each level (the authors: 5–50)")}
+                {field("Order", view! {
+                    <select id="llm-pi-order" on:change=move |ev| f.pi_order.set(event_target_value(&ev))
+                        prop:value=move || f.pi_order.get()>
+                        <option value="random">"random: never a key twice in a row"</option>
+                        <option value="sequential">"sequential: each key's updates together"</option>
+                    </select>
+                }, "")}
+                {field("Seed", text_input("llm-pi-seed", f.pi_seed), "")}
+            </div>
             <h3>{check("llm-snap-on", "Minerva: the published snapshot", f.snap_on)}</h3>
             <div class:hidden=move || !f.snap_on.get()>
                 <div class="task-grid">{snap_boxes}</div>

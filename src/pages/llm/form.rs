@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use wmlab_core::llm::lrt::{LrtConfig, Order};
 use wmlab_core::llm::nback::{BlockSource, DialogueOptions, History, NbackConfig, Protocol, Variant};
 use wmlab_core::llm::vision::{self, Render, VisionConfig};
-use wmlab_core::llm::{lrt, minerva, snapshot};
+use wmlab_core::llm::{lrt, minerva, pi, snapshot};
 use wmlab_llm::{ModelListError, ProviderConfig, ProviderKind, Reasoning, RunOptions};
 
 use crate::platform::llm_store::{GeneratedSpec, RunSpec, SnapshotSpec};
@@ -107,6 +107,13 @@ pub(super) struct Form {
     /// `uniform` or `reference` ([`wmlab_core::llm::lrt::Insertion`]).
     pub(super) lrt_insertion: RwSignal<String>,
     pub(super) lrt_seed: RwSignal<String>,
+    pub(super) pi_on: RwSignal<bool>,
+    pub(super) pi_keys: RwSignal<String>,
+    pub(super) pi_updates: RwSignal<String>,
+    pub(super) pi_value_len: RwSignal<String>,
+    pub(super) pi_sessions: RwSignal<String>,
+    pub(super) pi_order: RwSignal<String>,
+    pub(super) pi_seed: RwSignal<String>,
     pub(super) snap_on: RwSignal<bool>,
     pub(super) snap_files: RwSignal<Vec<bool>>,
     pub(super) snap_limit: RwSignal<String>,
@@ -174,6 +181,13 @@ impl Form {
             lrt_block: RwSignal::new("1".into()),
             lrt_insertion: RwSignal::new("uniform".into()),
             lrt_seed: RwSignal::new("1".into()),
+            pi_on: RwSignal::new(false),
+            pi_keys: RwSignal::new(pi::PAPER_KEYS.to_string()),
+            pi_updates: RwSignal::new(pi::PAPER_UPDATES.map(|u| u.to_string()).join(", ")),
+            pi_value_len: RwSignal::new("1".into()),
+            pi_sessions: RwSignal::new("5".into()),
+            pi_order: RwSignal::new("random".into()),
+            pi_seed: RwSignal::new("0".into()),
             snap_on: RwSignal::new(false),
             snap_files: RwSignal::new(snap),
             snap_limit: RwSignal::new("0".into()),
@@ -316,6 +330,22 @@ impl Form {
         } else {
             None
         };
+        let pi_cfg = if self.pi_on.get_untracked() {
+            let c = pi::PiConfig {
+                keys: num(&self.pi_keys.get_untracked(), "PI-LLM keys")?,
+                updates: parse_list(&self.pi_updates.get_untracked())?,
+                value_len: num(&self.pi_value_len.get_untracked(), "PI-LLM value length")?,
+                sessions: num(&self.pi_sessions.get_untracked(), "PI-LLM sessions per level")?,
+                order: pi::Order::parse(&self.pi_order.get_untracked()).ok_or("PI-LLM: choose an order.")?,
+                seed: num(&self.pi_seed.get_untracked(), "PI-LLM seed")?,
+            };
+            if c.updates.is_empty() {
+                return Err("PI-LLM: give the updates per key, e.g. 2, 8, 32.".into());
+            }
+            Some(c)
+        } else {
+            None
+        };
         let snap = if self.snap_on.get_untracked() {
             let files: Vec<usize> =
                 self.snap_files.get_untracked().iter().enumerate().filter(|(_, on)| **on).map(|(i, _)| i).collect();
@@ -356,7 +386,7 @@ impl Form {
             None
         };
         let vision_cfg = if self.vis_on.get_untracked() {
-            if nback.is_some() || lrt_cfg.is_some() || snap.is_some() || generated.is_some() {
+            if nback.is_some() || lrt_cfg.is_some() || snap.is_some() || generated.is_some() || pi_cfg.is_some() {
                 return Err("The visual suite runs on its own (its record is scored like a person's): untick the text suites, or run them separately.".into());
             }
             let render =
@@ -374,7 +404,13 @@ impl Form {
         } else {
             None
         };
-        if nback.is_none() && lrt_cfg.is_none() && snap.is_none() && generated.is_none() && vision_cfg.is_none() {
+        if nback.is_none()
+            && lrt_cfg.is_none()
+            && snap.is_none()
+            && generated.is_none()
+            && vision_cfg.is_none()
+            && pi_cfg.is_none()
+        {
             return Err("Tick at least one suite.".into());
         }
         let repeats: u32 = num(&self.repeats.get_untracked(), "Repeats")?;
@@ -403,6 +439,7 @@ impl Form {
             nback,
             lrt: lrt_cfg,
             lrt_seed: num(&self.lrt_seed.get_untracked(), "LRT seed")?,
+            pi: pi_cfg,
             snapshot: snap,
             generated,
             vision: vision_cfg,
@@ -486,6 +523,15 @@ impl Form {
             self.lrt_insertion.set(c.insertion.as_str().into());
         }
         self.lrt_seed.set(s.lrt_seed.to_string());
+        self.pi_on.set(s.pi.is_some());
+        if let Some(c) = &s.pi {
+            self.pi_keys.set(c.keys.to_string());
+            self.pi_updates.set(c.updates.iter().map(usize::to_string).collect::<Vec<_>>().join(", "));
+            self.pi_value_len.set(c.value_len.to_string());
+            self.pi_sessions.set(c.sessions.to_string());
+            self.pi_order.set(c.order.as_str().into());
+            self.pi_seed.set(c.seed.to_string());
+        }
         self.snap_on.set(s.snapshot.is_some());
         if let Some(c) = &s.snapshot {
             self.snap_files.set((0..snapshot::FILES.len()).map(|i| c.files.contains(&i)).collect());

@@ -1,6 +1,6 @@
 //! A run's samples (Minerva data fetched only when a Minerva suite is ticked) and its result record.
 
-use wmlab_core::llm::{Sample, lrt, minerva, nback, snapshot};
+use wmlab_core::llm::{Sample, lrt, minerva, nback, pi, snapshot};
 use wmlab_core::record::{ResultRecord, Setting};
 use wmlab_llm::Outcome;
 
@@ -43,6 +43,23 @@ async fn tokenizer() -> Result<std::rc::Rc<minerva::Tokenizer>, String> {
     Ok(t)
 }
 
+thread_local! {
+    static PI_WORDS: std::cell::RefCell<Option<std::rc::Rc<pi::Vocabulary>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// PI-LLM's vocabulary, fetched once per page load when the suite runs.
+async fn pi_vocabulary() -> Result<std::rc::Rc<pi::Vocabulary>, String> {
+    if let Some(v) = PI_WORDS.with(|v| v.borrow().clone()) {
+        return Ok(v);
+    }
+    let gz = crate::platform::web::fetch_bytes(pi::VOCABULARY_PATH).await?;
+    let text = String::from_utf8(snapshot::gunzip(&gz)?)
+        .map_err(|_| "The PI-LLM vocabulary is not UTF-8 text.".to_string())?;
+    let v = std::rc::Rc::new(pi::Vocabulary::from_json(&text)?);
+    PI_WORDS.with(|slot| *slot.borrow_mut() = Some(v.clone()));
+    Ok(v)
+}
+
 /// The samples of a spec (Minerva data is fetched only when a Minerva suite is ticked).
 pub(super) async fn build_samples(spec: &RunSpec) -> Result<Vec<Sample>, String> {
     // At most `slice` samples a suite, spread over its conditions (N-back: a block of each N).
@@ -55,6 +72,10 @@ pub(super) async fn build_samples(spec: &RunSpec) -> Result<Vec<Sample>, String>
     }
     if let Some(c) = &spec.lrt {
         all.extend(cap(lrt::samples(c, spec.lrt_seed)));
+    }
+    if let Some(c) = &spec.pi {
+        let vocab = pi_vocabulary().await?;
+        all.extend(cap(pi::samples(&vocab, c).map_err(|e| format!("{e}."))?));
     }
     if let Some(s) = &spec.snapshot {
         let mut v = Vec::new();
@@ -111,6 +132,9 @@ pub(super) fn record_of(spec: &RunSpec, outcomes: &[Outcome]) -> ResultRecord {
         extra.push(("nback_variant", Setting::Text(c.variant.as_str().into())));
         extra.push(("nback_protocol", Setting::Text(c.options.protocol.as_str().into())));
         extra.push(("nback_history", Setting::Text(c.options.history.name())));
+    }
+    if let Some(c) = &spec.pi {
+        extra.extend(c.settings());
     }
     if let Some(g) = &spec.generated {
         extra.push(("minerva_context_tokens", Setting::Int(g.context_tokens as i64)));
