@@ -52,6 +52,7 @@ stage "set-up in the background (log: $chain_log): services, then tools, then th
 set -m  # the chain in its own process group, so that cleanup stops all of it
 (
   nice -n 19 ./scripts/dev/setup.sh --services
+  nice -n 19 ./scripts/dev/inspect-venv.sh >/dev/null
   touch "$services_ok"
   # The one-node Slurm cluster takes about a minute to come up: it starts here, beside the rest.
   (if ./scripts/dev/slurm.sh >/dev/null; then touch "$slurm_ok"; else touch "$slurm_ok.failed"; fi) &
@@ -108,8 +109,11 @@ await_marker() {
   echo "waited $(( $(date +%s) - t )) s"
 }
 
-stage "waiting for the background set-up's services (Chromium, Slurm, the LLM venv)"
+stage "waiting for the background set-up's services (Chromium, Slurm, the LLM and Inspect AI venvs)"
 await_marker "$services_ok"
+# Inspect AI's venv (made above; this prints its python at once) for crates/cli/tests/inspect_export.rs.
+WMLAB_INSPECT_PYTHON="${WMLAB_INSPECT_PYTHON:-$(./scripts/dev/inspect-venv.sh)}"
+export WMLAB_INSPECT_PYTHON
 
 stage "local LLM server (SmolLM2-135M under llama.cpp) for the real-model tests"
 started_llm=""

@@ -24,6 +24,9 @@ use wmlab_llm::{Progress, Reasoning, RunLog, RunOptions, Runner, Secret};
 pub enum LlmCmd {
     /// Run a suite (nback, lrt, minerva, minerva-snapshot, worm-vision) against a model; resumable.
     Run(Box<RunArgs>),
+    /// Write a run folder as an Inspect AI evaluation log (FILE.json or FILE.eval) for `inspect view`.
+    #[command(long_about = crate::inspect::LONG_ABOUT)]
+    Export(crate::inspect::ExportArgs),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -552,6 +555,7 @@ fn progress_message(p: &Progress) -> String {
 pub fn run(cmd: &LlmCmd) -> Result<(), String> {
     match cmd {
         LlmCmd::Run(a) => run_models(a),
+        LlmCmd::Export(a) => crate::inspect::export(a),
     }
 }
 

@@ -27,6 +27,7 @@ mod compare;
 mod dataset;
 mod gallery;
 mod generate;
+mod inspect;
 mod llm;
 mod npy;
 mod pngout;
