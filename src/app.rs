@@ -35,7 +35,7 @@ pub enum Route {
     Compare,
     /// A comparison link: the fragment after `#`.
     CompareLink(String),
-    /// Every figure and table of the four papers, published and reproduced.
+    /// Every figure and table of the source papers, published and reproduced.
     Papers,
     /// Researchers: many participants' results together, with exclusions.
     Dashboard,

@@ -1,4 +1,4 @@
-//! The Papers page: every numbered figure and table of the four source papers, where its published
+//! The Papers page: every numbered figure and table of the four source papers and two 2025 critiques, where its published
 //! numbers come from (shown when the app embeds them) and where the app draws the same thing from the
 //! user's own results. The catalogue and the tables are built in `wmlab_core::papers`; this only lays
 //! them out.
@@ -115,7 +115,9 @@ pub fn Papers() -> impl IntoView {
     view! {
         <section id="papers" data-entries=papers::ENTRIES.len()>
             <h1>"Papers"</h1>
-            <p>"Every numbered figure and table of the four papers WM Lab is built from: where its published numbers \
+            <p>"Every numbered figure and table of the four papers WM Lab is built from, and of two 2025 \
+                papers that ask whether a model holds what it never wrote down (latent state, proactive \
+                interference): where its published numbers \
                 come from (open them where the app carries them), whether the app draws it, and the run that \
                 produces your own version. \"Drawn by the app\" means the app draws it from your results, beside the \
                 published numbers where they are embedded (your run reproduces the paper's only as far as your results \

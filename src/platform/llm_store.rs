@@ -97,6 +97,9 @@ pub struct RunSpec {
     pub nback: Option<NbackConfig>,
     pub lrt: Option<LrtConfig>,
     pub lrt_seed: u64,
+    /// The latent-state tasks, when ticked.
+    #[serde(default)]
+    pub latent: Option<wmlab_core::llm::latent::LatentConfig>,
     /// PI-LLM, when ticked.
     #[serde(default)]
     pub pi: Option<wmlab_core::llm::pi::PiConfig>,
@@ -133,6 +136,9 @@ impl RunSpec {
         }
         if self.pi.is_some() {
             parts.push("pi-llm");
+        }
+        if self.latent.is_some() {
+            parts.push("latent");
         }
         if self.snapshot.is_some() {
             parts.push("minerva-snapshot");

@@ -106,6 +106,15 @@ async function configure(page, o) {
     await page.fill('#llm-gen-steps', o.gen.steps ?? '');
     await page.fill('#llm-gen-variants', o.gen.variants ?? '');
   }
+  await page.setChecked('#llm-lat-on', Boolean(o.latent));
+  if (o.latent) {
+    await page.setChecked('#llm-lat-guess', o.latent.tasks.includes('number-guessing'));
+    await page.setChecked('#llm-lat-yesno', o.latent.tasks.includes('yes-no'));
+    await page.setChecked('#llm-lat-magic', o.latent.tasks.includes('math-magic'));
+    await page.fill('#llm-lat-range', String(o.latent.range ?? 10));
+    await page.fill('#llm-lat-trials', String(o.latent.trials ?? 1));
+    await page.fill('#llm-lat-questions', String(o.latent.questions ?? 250));
+  }
   await page.setChecked('#llm-pi-on', Boolean(o.pi));
   if (o.pi) {
     await page.fill('#llm-pi-keys', String(o.pi.keys));
@@ -581,6 +590,55 @@ test('PI-LLM with repeats: each stream asked twice, read by key, drawn against u
     await page.close();
   } finally {
     await reader.close();
+  }
+});
+
+/** A model that holds 2: yes only to "is it 2?"; always "No." to a deduction question; a trick that adds up. */
+function latentAnswer(last) {
+  const k = /thinking of (\d+)\?/.exec(last);
+  if (k) return k[1] === '2' ? 'Yes.' : 'No.';
+  if (/^Is the object/.test(last)) return 'No.';
+  if (/put_aside_number/.test(last)) return '{"final_number": "3", "put_aside_number": "3"}';
+  return 'Hmm?';
+}
+
+test('the latent-state tasks: a yes-sum of 1, a deduction to its first contradiction, a trick that adds up', { timeout: 300_000 }, async () => {
+  const holder = await startFaultServer({ reply: latentAnswer });
+  try {
+    const page = await open();
+    await configure(page, {
+      base: holder.base('ok'), model: 'fake', concurrency: 1, maxTokens: 64,
+      latent: { tasks: ['number-guessing', 'yes-no', 'math-magic'], range: 4, trials: 1, questions: 30 },
+    });
+    await runToEnd(page);
+    const rs = await rows(page);
+    assert.equal(rs.length, 4 + 1 + 1, JSON.stringify(rs));
+    assert.ok(rs.every((r) => r.error === ''), JSON.stringify(rs));
+    // Each "is it k?" is its own four-message conversation.
+    const guesses = holder.shapes.filter((s) => /thinking of \d+\?/.test(s.last));
+    assert.equal(guesses.length, 4);
+    assert.ok(guesses.every((s) => s.count === 4));
+    // The deduction: one growing conversation, one question a turn, stopped at the first contradiction
+    // (always "no" to "bigger than X" and "smaller than Y" cannot both hold once Y > X) or after 30.
+    const asked = holder.shapes.filter((s) => /^Is the object/.test(s.last));
+    assert.ok(asked.length >= 2 && asked.length <= 30, String(asked.length));
+    assert.ok(asked.every((s, i) => s.count === 3 + 2 * i), JSON.stringify(asked.map((s) => s.count)));
+    const rec = JSON.parse(await download(page, '#llm-export-json'));
+    const sum = rec.summaries.find((s) => s.task === 'number-guessing' && s.metric === 'yes_sum');
+    assert.equal(sum.value, 1);
+    const magic = rec.summaries.find((s) => s.task === 'math-magic' && s.metric === 'same_number' && Object.keys(s.conditions).length === 0);
+    assert.equal(magic.value, 1);
+    const yn = rec.summaries.find((s) => s.task === 'yes-no' && s.metric === 'consistent_answers');
+    assert.equal(yn.value, asked.length < 30 ? asked.length - 1 : 30);
+    assert.equal(rec.config.settings.latent_tasks, 'number-guessing,yes-no,math-magic');
+    for (const id of ['number-guessing', 'latent']) {
+      await page.waitForSelector(`#llm-plot-${id}[data-drawn="true"]`);
+    }
+    assert.match(await page.textContent('#llm-note-number-guessing'), /Sum over k: 1\.000 from 4 answers/);
+    assert.deepEqual(realErrors(page), []);
+    await page.close();
+  } finally {
+    await holder.close();
   }
 });
 

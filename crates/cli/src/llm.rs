@@ -12,7 +12,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use wmlab_core::llm::nback::{self, BlockSource, DialogueOptions, NbackConfig, Protocol, Variant};
 use wmlab_core::llm::vision::{self, Render, VisionConfig};
-use wmlab_core::llm::{Sample, lrt, minerva, pi, snapshot};
+use wmlab_core::llm::{Sample, latent, lrt, minerva, pi, snapshot};
 use wmlab_core::record::{ResultRecord, Setting};
 use wmlab_llm::native::{StdClock, UreqTransport, block_on};
 use wmlab_llm::record::{iso8601, to_record, to_vision_record};
@@ -40,6 +40,9 @@ pub enum SuiteArg {
     /// PI-LLM (Wang & Sun): key–value updates, then each key's last value (--keys, --updates,
     /// --value-len, --sessions, --order).
     PiLlm,
+    /// Tasks that need a latent state (Huang et al.): number-guessing, yes-no, math-magic (--tasks,
+    /// --range, --trials, --questions, --cot).
+    Latent,
 }
 
 impl SuiteArg {
@@ -51,6 +54,7 @@ impl SuiteArg {
             SuiteArg::MinervaSnapshot => "minerva-snapshot",
             SuiteArg::WormVision => "worm-vision",
             SuiteArg::PiLlm => "pi-llm",
+            SuiteArg::Latent => "latent",
         }
     }
 }
@@ -93,6 +97,31 @@ pub fn pi_config(a: &RunArgs) -> Result<pi::PiConfig, String> {
         order: pi::Order::parse(&a.order).ok_or_else(|| format!("--order {}: random or sequential", a.order))?,
         seed: a.seed,
     })
+}
+
+/// The latent-state suite's configuration from the arguments.
+pub fn latent_config(a: &RunArgs) -> Result<latent::LatentConfig, String> {
+    let tasks = match &a.tasks {
+        None => latent::LatentTask::ALL.to_vec(),
+        Some(list) => list
+            .iter()
+            .map(|t| {
+                latent::LatentTask::parse(t).ok_or_else(|| {
+                    format!("--tasks: `{t}` is not a latent-state task (number-guessing, yes-no, math-magic)")
+                })
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    let cfg = latent::LatentConfig {
+        tasks,
+        range: a.range,
+        trials: a.trials.map_or(20, |t| t as usize),
+        questions: a.questions,
+        cot: a.cot,
+        seed: a.seed,
+    };
+    cfg.check()?;
+    Ok(cfg)
 }
 
 /// PI-LLM's vocabulary from `--pi-data`.
@@ -148,7 +177,8 @@ pub struct RunArgs {
     #[arg(long, default_value = "uniform", value_parser = lrt::Insertion::parse)]
     pub insertion: lrt::Insertion,
     /// Minerva tasks, comma-separated (default: the paper's set). worm-vision: WorM task ids and
-    /// nback-spatial (default VSR,CD-Color,VIR,SMU,nback-spatial).
+    /// nback-spatial (default VSR,CD-Color,VIR,SMU,nback-spatial). latent: number-guessing, yes-no,
+    /// math-magic (default: all three).
     #[arg(long, value_delimiter = ',')]
     pub tasks: Option<Vec<String>>,
     /// worm-vision: frames as PNG images (`image`, for multimodal models) or as character grids (`text`).
@@ -160,9 +190,20 @@ pub struct RunArgs {
     /// worm-vision: characters per row of a text frame (12, 16, 24, 32, 48 or 96).
     #[arg(long, default_value_t = wmlab_core::llm::vision::DEFAULT_TEXT_COLS, value_name = "N")]
     pub text_cols: u32,
-    /// worm-vision: trials per WorM task, and blocks per level of the N-back (its levels: --n).
-    #[arg(long, default_value_t = 4, value_name = "N")]
-    pub trials: u32,
+    /// worm-vision: trials per WorM task, and blocks per level of the N-back (its levels: --n; default
+    /// 4). latent: Yes-No Deduction and Math Magic conversations each (default 20; the authors: 200 and
+    /// 150).
+    #[arg(long, value_name = "N")]
+    pub trials: Option<u32>,
+    /// latent: Number Guessing's numbers, 1 to N (the paper: 10; its Table 2: 2–40).
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    pub range: u32,
+    /// latent: the most questions of a Yes-No Deduction trial (the paper: 250).
+    #[arg(long, default_value_t = 250, value_name = "Q")]
+    pub questions: usize,
+    /// latent: Math Magic asks for the model's analysis before its answer (the paper's CoT, Table 6b).
+    #[arg(long)]
+    pub cot: bool,
     /// Minerva generator context length in cl100k tokens; a comma list (`500,1000,2000,4000,8000`) runs
     /// every task sized by context at each length in one run (Tables 7 and 11).
     #[arg(long, default_value = "4000", value_name = "TOKENS,...")]
@@ -337,7 +378,7 @@ pub fn vision_config(a: &RunArgs) -> Result<VisionConfig, String> {
         Render::parse(&a.render).ok_or_else(|| format!("--render: `{}` is neither image nor text", a.render))?;
     let list = a.tasks.as_ref().map(|t| t.join(",")).unwrap_or_else(|| "VSR,CD-Color,VIR,SMU,nback-spatial".into());
     let mut cfg = VisionConfig::new(VisionConfig::parse_tasks(&list).map_err(|e| format!("--tasks: {e}"))?, render);
-    cfg.trials = a.trials;
+    cfg.trials = a.trials.unwrap_or(4);
     cfg.nback_ns = a.n.clone();
     cfg.seed = a.seed;
     cfg.size = a.size;
@@ -385,6 +426,7 @@ pub fn build_samples(a: &RunArgs) -> Result<Vec<Sample>, String> {
         SuiteArg::WormVision => vision::samples(&vision_config(a)?)?,
         SuiteArg::Nback => nback::samples(&nback_config(a)?),
         SuiteArg::PiLlm => pi::samples(&pi_vocabulary(a)?, &pi_config(a)?)?,
+        SuiteArg::Latent => latent::samples(&latent_config(a)?)?,
         SuiteArg::Lrt => {
             let mut cfg = lrt::LrtConfig::default();
             if let Some(l) = &a.lines {
@@ -789,6 +831,9 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
             }
             if a.repeats > 1 {
                 extra.push(("repeats", Setting::Int(a.repeats as i64)));
+            }
+            if a.suite == SuiteArg::Latent {
+                extra.extend(latent_config(a)?.settings());
             }
             if a.suite == SuiteArg::PiLlm {
                 for (k, v) in pi_config(a)?.settings() {

@@ -85,6 +85,10 @@ fn run_suite(url: &str, model: &str, name: &str, extra: &[&str], expected: usize
                             .iter()
                             .all(|t| t["prefilled"] == true || t["replies"].as_array().is_some_and(|r| !r.is_empty()))
                     );
+                } else if o["suite"] == "latent" && o.get("answers").is_some() {
+                    // a Yes-No Deduction: one y / n / ? per question asked
+                    let answers = o["answers"].as_str().unwrap();
+                    assert!(!answers.is_empty() && answers.chars().all(|c| "yn?".contains(c)), "{name}: {o}");
                 } else {
                     assert!(o["reply"].is_string(), "{name}: reply missing in {o}");
                 }
@@ -280,6 +284,34 @@ fn suites_against_the_local_model() {
         assert!([0.0, 1.0 / 3.0, 2.0 / 3.0, 1.0].iter().any(|x| (x - v).abs() < 1e-9), "{v}");
         let prompt = o["messages"][0]["content"].as_str().unwrap();
         assert!(prompt.starts_with("As my secretary") && prompt.contains("The current value of <key> is <value>."));
+    }
+    // The latent-state tasks (issue 69): "is it k?" for k = 1..3 in separate conversations, one Yes-No
+    // Deduction of at most 4 questions in one conversation, one Math Magic trick.
+    let lat = run_suite(
+        &url,
+        &model,
+        "latent",
+        &["--suite", "latent", "--range", "3", "--trials", "1", "--questions", "4", "--max-tokens", "24"],
+        5,
+    );
+    let by_id = |id: &str| lat.iter().find(|o| o["sample_id"] == id).unwrap_or_else(|| panic!("{id} missing"));
+    for k in 1..=3 {
+        let o = by_id(&format!("latent/number-guessing-n3/k{k}"));
+        if o.get("error").is_none() {
+            assert!([0.0, 1.0].contains(&o["scores"]["says_yes"].as_f64().unwrap()), "{o}");
+        }
+    }
+    let d = by_id("latent/yes-no/0");
+    if d.get("error").is_none() {
+        let asked = d["answers"].as_str().unwrap().len();
+        assert!((1..=4).contains(&asked), "{d}");
+        assert_eq!(d["requests"].as_u64().unwrap() as usize, asked, "one request per question");
+        assert!(d["scores"]["consistent_answers"].as_f64().unwrap() <= asked as f64);
+        assert!(d["answer"].as_str().unwrap().contains("contradiction"), "{d}");
+    }
+    let m = by_id("latent/math-magic/0");
+    if m.get("error").is_none() {
+        assert!([0.0, 1.0].contains(&m["scores"]["same_number"].as_f64().unwrap()), "{m}");
     }
     // Minerva snapshot: three entries (4k-token prompts exceed the 2048 context: classified errors are fine).
     let ms = run_suite(

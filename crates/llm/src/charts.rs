@@ -18,7 +18,7 @@
 use std::collections::BTreeMap;
 
 use wmlab_core::chart::{self, Chart, Role};
-use wmlab_core::llm::{Suite, lrt, minerva, nback, pi, snapshot};
+use wmlab_core::llm::{Suite, latent, lrt, minerva, nback, pi, snapshot};
 
 use crate::Outcome;
 
@@ -179,12 +179,95 @@ fn panels_of_items(outcomes: &[Outcome]) -> Vec<LlmPanel> {
         out.extend(minerva_steps_panel(&mv));
         out.extend(minerva_variant_panels(&mv));
     }
+    let lat: Vec<&Outcome> = outcomes.iter().filter(|o| o.suite == Suite::Latent).collect();
+    if !lat.is_empty() {
+        out.extend(guessing_panel(&lat));
+        out.extend(latent_panel(&lat));
+    }
     let pi: Vec<&Outcome> = outcomes.iter().filter(|o| o.suite == Suite::Pi).collect();
     if !pi.is_empty() {
         out.push(pi_panel(&pi));
     }
     out.extend(reasoning_panel(outcomes));
     out
+}
+
+/// Number Guessing: P(yes) for each k, with the sum in the note beside the paper's Table 1.
+fn guessing_panel(lat: &[&Outcome]) -> Option<LlmPanel> {
+    let task = latent::LatentTask::NumberGuessing.as_str();
+    let guesses: Vec<&Outcome> = lat.iter().copied().filter(|o| o.task == task).collect();
+    let points = by_x(guesses.iter().copied(), |o| cond_num(o, "k"), "says_yes");
+    if points.is_empty() {
+        return None;
+    }
+    let sum: f64 = points.iter().map(|p| p.1).sum();
+    let table: Vec<String> = latent::published::NUMBER_GUESSING_SUM
+        .iter()
+        .filter(|(m, _)| ["GPT-4o-2024-08-06", "GPT-4.1-2025-04-14", "LLaMA-3.1-405B", "DeepSeek-R1"].contains(m))
+        .map(|(m, v)| format!("{m} {v}"))
+        .collect();
+    let answers = guesses.iter().filter(|o| o.error.is_none()).count();
+    Some(LlmPanel {
+        id: "number-guessing".into(),
+        title: "Number Guessing: P(yes) to \"is it k?\"".into(),
+        x_desc: "k".into(),
+        y_desc: "P(yes)".into(),
+        y_range: (0.0, 1.0),
+        x_labels: None,
+        series: vec![Series { label: "this run".into(), points, reference: false }],
+        note: Some(format!(
+            "Sum over k: {sum:.3} from {answers} answers (a model that holds one number: 1; one that always says no: \
+             0). Paper, Table 1 (200 answers per k): {}. Ask each k many times (Repeats) for the probabilities.",
+            table.join(", ")
+        )),
+        intervals: Vec::new(),
+    })
+}
+
+/// Yes-No Deduction's pass rate (no contradiction) and Math Magic's consistent answers, beside GPT-4o's
+/// and GPT-4o-Mini's in the paper (Tables 4 and 6a).
+fn latent_panel(lat: &[&Outcome]) -> Option<LlmPanel> {
+    let rate = |task: &str, metric: &str| {
+        let v: Vec<f64> = lat
+            .iter()
+            .filter(|o| o.task == task && o.error.is_none())
+            .filter_map(|o| o.scores.get(metric).copied())
+            .collect();
+        Some((mean(&v)?, v))
+    };
+    let cats = [(latent::LatentTask::YesNo.as_str(), "pass"), (latent::LatentTask::MathMagic.as_str(), "same_number")];
+    let (mut points, mut intervals) = (Vec::new(), Vec::new());
+    for (i, (task, metric)) in cats.iter().enumerate() {
+        if let Some((m, v)) = rate(task, metric) {
+            points.push((i as f64, m));
+            if let Ok((lo, hi)) = wmlab_core::stats::ci_mean(&v, 0.95) {
+                intervals.push((0, i as f64, lo.max(0.0), hi.min(1.0)));
+            }
+        }
+    }
+    if points.is_empty() {
+        return None;
+    }
+    let series = vec![
+        Series { label: "this run".into(), points, reference: false },
+        Series { label: "paper: GPT-4o".into(), points: vec![(0.0, 27.0 / 200.0), (1.0, 0.020)], reference: true },
+        Series { label: "paper: GPT-4o-Mini".into(), points: vec![(0.0, 0.0), (1.0, 0.0)], reference: true },
+    ];
+    Some(LlmPanel {
+        id: "latent".into(),
+        title: "Latent state: deductions without a contradiction, tricks that add up".into(),
+        x_desc: "task".into(),
+        y_desc: "fraction of trials".into(),
+        y_range: (0.0, 1.0),
+        x_labels: Some(vec!["Yes-No: no contradiction".into(), "Math Magic: same number".into()]),
+        series,
+        note: Some(
+            "Paper: Yes-No within 250 questions over 200 trials (Table 4), Math Magic without CoT over 150 trials \
+             (Table 6a; GPT-4o-2024-08-06). Bars: 95 % t interval of this run's mean over trials."
+                .into(),
+        ),
+        intervals,
+    })
 }
 
 /// The published PI-LLM curves drawn beside a run at the paper's setting (46 keys, values as they are,

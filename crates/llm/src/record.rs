@@ -10,6 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use wmlab_core::llm::Suite;
+use wmlab_core::llm::latent::{self, LatentTask};
 use wmlab_core::llm::vision::VisionConfig;
 use wmlab_core::people::StudyTask;
 use wmlab_core::people::session::{StudyRow, study_summaries};
@@ -138,6 +139,9 @@ pub fn summaries(outcomes: &[Outcome]) -> Vec<Summary> {
     for task in tasks_in_order(outcomes) {
         let of_task: Vec<&Outcome> = outcomes.iter().filter(|o| o.task == task).collect();
         push_group(&mut out, task, Conditions::default(), &of_task);
+        if task == LatentTask::NumberGuessing.as_str() {
+            out.extend(yes_sum_row(task, &of_task));
+        }
         let names: BTreeSet<&str> = of_task.iter().flat_map(|o| o.conditions.keys().map(|k| k.as_str())).collect();
         for name in names {
             if NOT_CONDITIONS.contains(&name) {
@@ -205,6 +209,23 @@ fn push_group(out: &mut Vec<Summary>, task: &str, conditions: Conditions, group:
         }
     }
     out.extend(errors_row(task, conditions, group));
+}
+
+/// Number Guessing's headline: Σ over k of P(yes | k) ([`latent::yes_sum`]), n the answers it rests on.
+fn yes_sum_row(task: &str, group: &[&Outcome]) -> Option<Summary> {
+    let points: Vec<(u32, f64)> = group
+        .iter()
+        .filter(|o| o.error.is_none())
+        .filter_map(|o| Some((o.conditions.get("k")?.parse().ok()?, *o.scores.get("says_yes")?)))
+        .collect();
+    Some(Summary {
+        task: task.to_string(),
+        conditions: Conditions::default(),
+        metric: "yes_sum".into(),
+        n: points.len() as u32,
+        value: latent::yes_sum(&points)?,
+        se: None,
+    })
 }
 
 /// The suffix of a metric's spread over repeats: `accuracy_repeat_sd` is the mean over items of the

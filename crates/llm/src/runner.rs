@@ -942,6 +942,20 @@ impl<'a, T: Transport, C: Clock, K: Cache> Runner<'a, T, C, K> {
                     o.messages = d.messages.clone();
                 }
             }
+            SampleBody::Deduction(d0) => {
+                let mut d = d0.clone();
+                self.drive(&mut d, s, &prior_turns, &mut o, &sample_provider, control, &retries, on_entry, on_progress)
+                    .await?;
+                o.retries = retries.get();
+                o.answers = Some(d.answers.clone());
+                o.answer = Some(d.describe());
+                if o.error.is_none() {
+                    o.scores.extend(d.scores());
+                }
+                if self.options.keep_prompts {
+                    o.messages = d.messages.clone();
+                }
+            }
             SampleBody::Vision(d0) => {
                 let mut d = d0.clone();
                 self.drive(&mut d, s, &prior_turns, &mut o, &sample_provider, control, &retries, on_entry, on_progress)

@@ -302,6 +302,19 @@ pub(super) fn SuitesBox(f: Form) -> impl IntoView {
                 }, "the published code ties the place to the target line k: lines.insert(k − 1, instruction)")}
                 {field("Seed", text_input("llm-lrt-seed", f.lrt_seed), "")}
             </div>
+            <h3>{check("llm-lat-on", "Latent state: think of it, don't say it", f.lat_on)}</h3>
+            <div class="grid2" class:hidden=move || !f.lat_on.get()>
+                {field("Tasks", view! {
+                    {check("llm-lat-guess", "Number Guessing", f.lat_guess)}
+                    {check("llm-lat-yesno", "Yes-No Deduction", f.lat_yesno)}
+                    {check("llm-lat-magic", "Math Magic", f.lat_magic)}
+                }, "Huang, Sun, Wang & Dredze 2025: a state the model never writes down")}
+                {field("Number range", text_input("llm-lat-range", f.lat_range), "Number Guessing asks \"is it k?\" for k = 1 to this, each in its own conversation (the paper: 10); use Repeats for the yes-probabilities")}
+                {field("Trials", text_input("llm-lat-trials", f.lat_trials), "Yes-No and Math Magic conversations each (the authors: 200 and 150)")}
+                {field("Questions", text_input("llm-lat-questions", f.lat_questions), "the most of a Yes-No trial, which ends at the first contradiction (the paper: 250)")}
+                {field("Math Magic", check("llm-lat-cot", "ask for its reasoning first (CoT)", f.lat_cot), "")}
+                {field("Seed", text_input("llm-lat-seed", f.lat_seed), "")}
+            </div>
             <h3>{check("llm-pi-on", "PI-LLM: proactive interference", f.pi_on)}</h3>
             <div class="grid2" class:hidden=move || !f.pi_on.get()>
                 {field("Keys", text_input("llm-pi-keys", f.pi_keys), "categories tracked, 1–46 (the paper: 46)")}

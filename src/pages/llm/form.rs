@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use wmlab_core::llm::lrt::{LrtConfig, Order};
 use wmlab_core::llm::nback::{BlockSource, DialogueOptions, History, NbackConfig, Protocol, Variant};
 use wmlab_core::llm::vision::{self, Render, VisionConfig};
-use wmlab_core::llm::{lrt, minerva, pi, snapshot};
+use wmlab_core::llm::{latent, lrt, minerva, pi, snapshot};
 use wmlab_llm::{ModelListError, ProviderConfig, ProviderKind, Reasoning, RunOptions};
 
 use crate::platform::llm_store::{GeneratedSpec, RunSpec, SnapshotSpec};
@@ -107,6 +107,15 @@ pub(super) struct Form {
     /// `uniform` or `reference` ([`wmlab_core::llm::lrt::Insertion`]).
     pub(super) lrt_insertion: RwSignal<String>,
     pub(super) lrt_seed: RwSignal<String>,
+    pub(super) lat_on: RwSignal<bool>,
+    pub(super) lat_guess: RwSignal<bool>,
+    pub(super) lat_yesno: RwSignal<bool>,
+    pub(super) lat_magic: RwSignal<bool>,
+    pub(super) lat_range: RwSignal<String>,
+    pub(super) lat_trials: RwSignal<String>,
+    pub(super) lat_questions: RwSignal<String>,
+    pub(super) lat_cot: RwSignal<bool>,
+    pub(super) lat_seed: RwSignal<String>,
     pub(super) pi_on: RwSignal<bool>,
     pub(super) pi_keys: RwSignal<String>,
     pub(super) pi_updates: RwSignal<String>,
@@ -181,6 +190,15 @@ impl Form {
             lrt_block: RwSignal::new("1".into()),
             lrt_insertion: RwSignal::new("uniform".into()),
             lrt_seed: RwSignal::new("1".into()),
+            lat_on: RwSignal::new(false),
+            lat_guess: RwSignal::new(true),
+            lat_yesno: RwSignal::new(true),
+            lat_magic: RwSignal::new(true),
+            lat_range: RwSignal::new("10".into()),
+            lat_trials: RwSignal::new("20".into()),
+            lat_questions: RwSignal::new("250".into()),
+            lat_cot: RwSignal::new(false),
+            lat_seed: RwSignal::new("0".into()),
             pi_on: RwSignal::new(false),
             pi_keys: RwSignal::new(pi::PAPER_KEYS.to_string()),
             pi_updates: RwSignal::new(pi::PAPER_UPDATES.map(|u| u.to_string()).join(", ")),
@@ -330,6 +348,29 @@ impl Form {
         } else {
             None
         };
+        let latent_cfg = if self.lat_on.get_untracked() {
+            let tasks: Vec<latent::LatentTask> = [
+                (self.lat_guess, latent::LatentTask::NumberGuessing),
+                (self.lat_yesno, latent::LatentTask::YesNo),
+                (self.lat_magic, latent::LatentTask::MathMagic),
+            ]
+            .into_iter()
+            .filter(|(on, _)| on.get_untracked())
+            .map(|(_, t)| t)
+            .collect();
+            let c = latent::LatentConfig {
+                tasks,
+                range: num(&self.lat_range.get_untracked(), "Number Guessing range")?,
+                trials: num(&self.lat_trials.get_untracked(), "Latent-state trials")?,
+                questions: num(&self.lat_questions.get_untracked(), "Yes-No questions")?,
+                cot: self.lat_cot.get_untracked(),
+                seed: num(&self.lat_seed.get_untracked(), "Latent-state seed")?,
+            };
+            c.check().map_err(|e| format!("{e}."))?;
+            Some(c)
+        } else {
+            None
+        };
         let pi_cfg = if self.pi_on.get_untracked() {
             let c = pi::PiConfig {
                 keys: num(&self.pi_keys.get_untracked(), "PI-LLM keys")?,
@@ -386,7 +427,13 @@ impl Form {
             None
         };
         let vision_cfg = if self.vis_on.get_untracked() {
-            if nback.is_some() || lrt_cfg.is_some() || snap.is_some() || generated.is_some() || pi_cfg.is_some() {
+            if nback.is_some()
+                || lrt_cfg.is_some()
+                || snap.is_some()
+                || generated.is_some()
+                || pi_cfg.is_some()
+                || latent_cfg.is_some()
+            {
                 return Err("The visual suite runs on its own (its record is scored like a person's): untick the text suites, or run them separately.".into());
             }
             let render =
@@ -410,6 +457,7 @@ impl Form {
             && generated.is_none()
             && vision_cfg.is_none()
             && pi_cfg.is_none()
+            && latent_cfg.is_none()
         {
             return Err("Tick at least one suite.".into());
         }
@@ -423,6 +471,13 @@ impl Form {
             );
         }
         let batch = self.batch.get_untracked();
+        if batch && latent_cfg.as_ref().is_some_and(|c| c.tasks.contains(&latent::LatentTask::YesNo)) {
+            return Err(
+                "Batch mode: Yes-No Deduction is a dialogue, each question asked after the model's last answer. \
+                 Untick it, or untick batch."
+                    .into(),
+            );
+        }
         if batch && (nback.is_some() || vision_cfg.is_some()) {
             return Err(
                 "Batch mode takes the Little Retrieval Test and Minerva only: N-back and the visual suite are \
@@ -440,6 +495,7 @@ impl Form {
             lrt: lrt_cfg,
             lrt_seed: num(&self.lrt_seed.get_untracked(), "LRT seed")?,
             pi: pi_cfg,
+            latent: latent_cfg,
             snapshot: snap,
             generated,
             vision: vision_cfg,
@@ -523,6 +579,17 @@ impl Form {
             self.lrt_insertion.set(c.insertion.as_str().into());
         }
         self.lrt_seed.set(s.lrt_seed.to_string());
+        self.lat_on.set(s.latent.is_some());
+        if let Some(c) = &s.latent {
+            self.lat_guess.set(c.tasks.contains(&latent::LatentTask::NumberGuessing));
+            self.lat_yesno.set(c.tasks.contains(&latent::LatentTask::YesNo));
+            self.lat_magic.set(c.tasks.contains(&latent::LatentTask::MathMagic));
+            self.lat_range.set(c.range.to_string());
+            self.lat_trials.set(c.trials.to_string());
+            self.lat_questions.set(c.questions.to_string());
+            self.lat_cot.set(c.cot);
+            self.lat_seed.set(c.seed.to_string());
+        }
         self.pi_on.set(s.pi.is_some());
         if let Some(c) = &s.pi {
             self.pi_keys.set(c.keys.to_string());

@@ -1,6 +1,6 @@
 //! A run's samples (Minerva data fetched only when a Minerva suite is ticked) and its result record.
 
-use wmlab_core::llm::{Sample, lrt, minerva, nback, pi, snapshot};
+use wmlab_core::llm::{Sample, latent, lrt, minerva, nback, pi, snapshot};
 use wmlab_core::record::{ResultRecord, Setting};
 use wmlab_llm::Outcome;
 
@@ -73,6 +73,9 @@ pub(super) async fn build_samples(spec: &RunSpec) -> Result<Vec<Sample>, String>
     if let Some(c) = &spec.lrt {
         all.extend(cap(lrt::samples(c, spec.lrt_seed)));
     }
+    if let Some(c) = &spec.latent {
+        all.extend(cap(latent::samples(c).map_err(|e| format!("{e}."))?));
+    }
     if let Some(c) = &spec.pi {
         let vocab = pi_vocabulary().await?;
         all.extend(cap(pi::samples(&vocab, c).map_err(|e| format!("{e}."))?));
@@ -134,6 +137,9 @@ pub(super) fn record_of(spec: &RunSpec, outcomes: &[Outcome]) -> ResultRecord {
         extra.push(("nback_history", Setting::Text(c.options.history.name())));
     }
     if let Some(c) = &spec.pi {
+        extra.extend(c.settings());
+    }
+    if let Some(c) = &spec.latent {
         extra.extend(c.settings());
     }
     if let Some(g) = &spec.generated {

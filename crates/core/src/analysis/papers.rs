@@ -11,7 +11,7 @@
 use serde::Serialize;
 
 use crate::chart::{Chart, Role, Series};
-use crate::llm::{lrt, nback, snapshot};
+use crate::llm::{latent, lrt, nback, pi, snapshot};
 use crate::people::StudyTask;
 use crate::people::reference::human_curves;
 use crate::task::TaskId;
@@ -27,11 +27,15 @@ pub enum Paper {
     Lrt,
     /// Minerva, a programmable memory test benchmark for language models (it has no Table 9).
     Minerva,
+    /// Huang, Sun, Wang & Dredze (2025): tasks that need a latent state (no seed: read from their code).
+    Latent,
+    /// Wang & Sun (2025), PI-LLM: proactive interference (no seed: read from their code and project page).
+    PiLlm,
 }
 
 impl Paper {
-    /// The four papers in the Papers page's order.
-    pub const ALL: [Paper; 4] = [Paper::Worm, Paper::Nback, Paper::Lrt, Paper::Minerva];
+    /// The papers in the Papers page's order: the four seeds, then the two 2025 critiques of issue 69.
+    pub const ALL: [Paper; 6] = [Paper::Worm, Paper::Nback, Paper::Lrt, Paper::Minerva, Paper::Latent, Paper::PiLlm];
     /// Short lowercase name used in the Papers page's element ids (`paper-worm`, `paper-chart-nback-…`).
     pub fn key(self) -> &'static str {
         match self {
@@ -39,6 +43,8 @@ impl Paper {
             Paper::Nback => "nback",
             Paper::Lrt => "lrt",
             Paper::Minerva => "minerva",
+            Paper::Latent => "latent",
+            Paper::PiLlm => "pi-llm",
         }
     }
     /// The paper's full title, with its venue where it has one: the heading of its section on the Papers page.
@@ -50,6 +56,10 @@ impl Paper {
             Paper::Nback => "Working Memory Capacity of ChatGPT: An Empirical Study (Gong et al., AAAI 2024)",
             Paper::Lrt => "The Little Retrieval Test (LRT, README)",
             Paper::Minerva => "Minerva: A Programmable Memory Test Benchmark for Language Models",
+            Paper::Latent => "Language Models Do Not Have Human-Like Working Memory (Huang, Sun, Wang & Dredze, 2025)",
+            Paper::PiLlm => {
+                "Unable to Forget: Proactive Interference Reveals Working Memory Limits in LLMs Beyond Context Length (PI-LLM, Wang & Sun, 2025)"
+            }
         }
     }
     /// Where a reader finds the paper: its public label and address (arXiv, or the repository of a
@@ -62,15 +72,19 @@ impl Paper {
                 ("github.com/anadim/the-little-retrieval-test", "https://github.com/anadim/the-little-retrieval-test")
             }
             Paper::Minerva => ("arXiv:2502.03358", "https://arxiv.org/abs/2502.03358"),
+            Paper::Latent => ("arXiv:2505.10571", "https://arxiv.org/abs/2505.10571"),
+            Paper::PiLlm => ("arXiv:2506.08184", "https://arxiv.org/abs/2506.08184"),
         }
     }
-    /// The seed file in `shared/seeds/`.
-    pub fn seed(self) -> &'static str {
+    /// The seed file in `shared/seeds/`; `None` for the papers added after the seeds (read from their
+    /// public code).
+    pub fn seed(self) -> Option<&'static str> {
         match self {
-            Paper::Nback => "000_9e9376e96cf182e3.txt",
-            Paper::Worm => "001_2abb5a2a6e6da9c1.txt",
-            Paper::Lrt => "002_38f3e01133bb6ab3.txt",
-            Paper::Minerva => "003_754aa2fdaf8db297.txt",
+            Paper::Nback => Some("000_9e9376e96cf182e3.txt"),
+            Paper::Worm => Some("001_2abb5a2a6e6da9c1.txt"),
+            Paper::Lrt => Some("002_38f3e01133bb6ab3.txt"),
+            Paper::Minerva => Some("003_754aa2fdaf8db297.txt"),
+            Paper::Latent | Paper::PiLlm => None,
         }
     }
 }
@@ -99,6 +113,16 @@ pub enum Embedded {
     MinervaLengths(&'static str),
     /// A Minerva table of prompt variants ([`snapshot::PROMPT_VARIANTS`] whose source starts so).
     MinervaVariants(&'static str),
+    /// Huang et al. Table 1: Number Guessing sums per model.
+    LatentGuessing,
+    /// Huang et al. Table 2: GPT-4o's Number Guessing sum by range.
+    LatentRange,
+    /// Huang et al. Table 4: Yes-No Deduction failures.
+    LatentYesNo,
+    /// Huang et al. Table 6: Math Magic accuracy without and with CoT.
+    LatentMagic,
+    /// PI-LLM: accuracy per updates level of the authors' models (their project page).
+    PiCurves,
 }
 
 /// Where an entry's published numbers are.
@@ -229,7 +253,7 @@ const fn e(
     Entry { paper, id, title, shows, published, place, status, run }
 }
 
-use Paper::{Lrt, Minerva, Nback, Worm};
+use Paper::{Latent, Lrt, Minerva, Nback, PiLlm, Worm};
 use Published::{Embedded as Emb, FigureOnly, NoNumbers, SeedText};
 use Status::{NoResult, Partly, Reproduced};
 
@@ -728,6 +752,56 @@ pub const ENTRIES: &[Entry] = &[
         "As Table 8, with replace all and quantity state. Check association is not offered: the seed's text of its \
          second wording is cut off (\"Given the context …\").",
     ),
+    e(
+        Latent,
+        "Table 1",
+        "Number Guessing",
+        "Σ over k of P(yes | \"is it k?\"), range 1–10, 17 models (1 = holds one number)",
+        Emb(Embedded::LatentGuessing),
+        Where::Llm,
+        Reproduced,
+        "LLMs: tick Latent state, Number Guessing, with Repeats for the probabilities; its chart gives the sum.",
+    ),
+    e(
+        Latent,
+        "Table 2",
+        "Number Guessing by range",
+        "GPT-4o-2024-08-06's sum at ranges 2–40",
+        Emb(Embedded::LatentRange),
+        Where::Llm,
+        Partly,
+        "LLMs: one run per range (Number range field); each run's chart gives its sum.",
+    ),
+    e(
+        Latent,
+        "Table 4",
+        "Yes-No Deduction",
+        "trials of 200 with a contradiction within 250 questions, by property; hint and named-object ablations",
+        Emb(Embedded::LatentYesNo),
+        Where::Llm,
+        Partly,
+        "LLMs: Yes-No Deduction gives each trial's contradiction and the pass rate; the ablations are not built.",
+    ),
+    e(
+        Latent,
+        "Table 6",
+        "Math Magic",
+        "tricks whose last number is the one set aside, of 150, without and with CoT",
+        Emb(Embedded::LatentMagic),
+        Where::Llm,
+        Reproduced,
+        "LLMs: Math Magic, with or without its CoT box.",
+    ),
+    e(
+        PiLlm,
+        "Fig. 1",
+        "Accuracy against updates per key",
+        "46 keys, 2–400 updates each, random order; accuracy falls log-linearly",
+        Emb(Embedded::PiCurves),
+        Where::Llm,
+        Reproduced,
+        "LLMs: tick PI-LLM; its chart draws accuracy on log10 updates with the fitted slope and IES beside four published curves. People take the same task from a study link.",
+    ),
 ];
 
 /// The entries of one paper, in its order.
@@ -907,6 +981,55 @@ pub fn published_table(what: Embedded) -> Table {
                 rows,
             }
         }
+        Embedded::LatentGuessing => Table {
+            source: "Huang et al. Table 1, core llm::latent::published::NUMBER_GUESSING_SUM".into(),
+            header: vec!["model".into(), "Σ P(yes)".into()],
+            rows: latent::published::NUMBER_GUESSING_SUM
+                .iter()
+                .map(|(m, v)| vec![m.to_string(), format!("{v:.3}")])
+                .collect(),
+        },
+        Embedded::LatentRange => Table {
+            source: "Huang et al. Table 2 (GPT-4o-2024-08-06), core llm::latent::published::NUMBER_GUESSING_BY_RANGE"
+                .into(),
+            header: vec!["range".into(), "Σ P(yes)".into()],
+            rows: latent::published::NUMBER_GUESSING_BY_RANGE
+                .iter()
+                .map(|(n, v)| vec![format!("1–{n}"), format!("{v:.3}")])
+                .collect(),
+        },
+        Embedded::LatentYesNo => Table {
+            source: "Huang et al. Table 4, core llm::latent::published::YES_NO_FAILURES".into(),
+            header: vec!["condition".into(), "failures of 200".into()],
+            rows: latent::published::YES_NO_FAILURES.iter().map(|(m, v)| vec![m.to_string(), v.to_string()]).collect(),
+        },
+        Embedded::LatentMagic => Table {
+            source: "Huang et al. Table 6, core llm::latent::published::MATH_MAGIC (– : not printed)".into(),
+            header: vec!["model".into(), "no CoT".into(), "CoT or reasoning".into()],
+            rows: latent::published::MATH_MAGIC
+                .iter()
+                .map(|(m, a, b)| {
+                    let f = |x: &Option<f64>| x.map(|v| format!("{v:.3}")).unwrap_or_else(|| "–".into());
+                    vec![m.to_string(), f(a), f(b)]
+                })
+                .collect(),
+        },
+        Embedded::PiCurves => {
+            let mut header = vec!["model".to_string()];
+            header.extend(pi::PAPER_UPDATES.iter().map(|u| u.to_string()));
+            Table {
+                source: "PI-LLM project page (REAL_ACC, 46 keys), core llm::pi::published::REPORTED".into(),
+                header,
+                rows: pi::published::REPORTED
+                    .iter()
+                    .map(|(m, row)| {
+                        let mut r = vec![m.to_string()];
+                        r.extend(row.iter().map(|v| format!("{v:.2}")));
+                        r
+                    })
+                    .collect(),
+            }
+        }
         Embedded::WormTableA3 => {
             use crate::analysis::{A3_MODELS, PUBLISHED_A3};
             let mut header = vec!["task".to_string(), "effect".to_string(), "score".to_string()];
@@ -1061,7 +1184,44 @@ pub fn published_chart(what: Embedded) -> Option<Chart> {
                 min_n: 0,
             })
         }
-        Embedded::WormHumanCurves | Embedded::NbackPerBlock | Embedded::WormTableA3 | Embedded::WormTableA4 => None,
+        Embedded::LatentGuessing => {
+            let rows = &latent::published::NUMBER_GUESSING_SUM;
+            Some(Chart {
+                title: "Number Guessing: Σ P(yes) per model (1 = holds one number)".into(),
+                x_label: "model".into(),
+                y_label: "Σ P(yes)".into(),
+                categories: rows.iter().map(|r| r.0.to_string()).collect(),
+                y_range: Some((0.0, 1.5)),
+                series: vec![reference(
+                    "Huang et al. Table 1".into(),
+                    rows.iter().enumerate().map(|(i, r)| (i as f64, r.1)).collect(),
+                    vec![],
+                )],
+                min_n: 0,
+            })
+        }
+        Embedded::PiCurves => Some(Chart {
+            title: "PI-LLM: accuracy against updates per key (46 keys)".into(),
+            x_label: "updates per key, log10 (0.3 = 2, 2.6 = 400)".into(),
+            y_label: "keys right".into(),
+            categories: vec![],
+            y_range: Some((0.0, 1.0)),
+            series: pi::published::REPORTED
+                .iter()
+                .map(|(m, row)| {
+                    let pts = pi::PAPER_UPDATES.iter().zip(row).map(|(&u, &a)| ((u as f64).log10(), a)).collect();
+                    reference(m.to_string(), pts, vec![])
+                })
+                .collect(),
+            min_n: 0,
+        }),
+        Embedded::WormHumanCurves
+        | Embedded::NbackPerBlock
+        | Embedded::WormTableA3
+        | Embedded::WormTableA4
+        | Embedded::LatentRange
+        | Embedded::LatentYesNo
+        | Embedded::LatentMagic => None,
     }
 }
 
@@ -1089,14 +1249,20 @@ mod tests {
             let (Some(chart), table) = (published_chart(w), published_table(w)) else { continue };
             charts += 1;
             assert!(!chart.series.is_empty(), "{w:?}");
-            // Every number drawn is a number of the table (to its printed 2 decimals), and every point is finite.
+            // Every number drawn is a number of the table (to its printed 2 or 3 decimals), and every point is
+            // finite.
             let cells: Vec<String> = table.rows.iter().flatten().cloned().collect::<Vec<_>>();
             for s in &chart.series {
                 assert!(s.bars.is_empty() || s.bars.len() == s.points.len(), "{w:?} {}", s.name);
                 for &(x, y) in &s.points {
                     assert!(x.is_finite() && y.is_finite(), "{w:?} {}", s.name);
                     let shown = format!("{y:.2}");
-                    assert!(cells.iter().any(|c| c.contains(&shown)), "{w:?} {}: {shown} not in the table", s.name);
+                    let three = format!("{y:.3}");
+                    assert!(
+                        cells.iter().any(|c| c.contains(&shown) || c.contains(&three)),
+                        "{w:?} {}: {shown} not in the table",
+                        s.name
+                    );
                 }
                 if !chart.categories.is_empty() {
                     assert_eq!(s.points.len(), chart.categories.len(), "{w:?}");

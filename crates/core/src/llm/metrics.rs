@@ -509,6 +509,8 @@ pub fn score(metric: Metric, reference: &Reference, prediction: &str) -> Result<
             Reference::Agents(map) => super::pi::score_reply(map, prediction),
             _ => return Err(wrong("an object key -> [last value]")),
         },
+        Metric::SaysYes => f64::from(super::latent::parse_yes_no(prediction) == Some(true)),
+        Metric::SameNumber => f64::from(super::latent::magic_consistent(prediction)),
         Metric::Nback => return Err(MetricError::WholeBlock),
     })
 }

@@ -106,6 +106,9 @@ pub enum SuiteError {
     /// PI-LLM's vocabulary is not a JSON object of categories, each with its values; holds why.
     #[error("the PI-LLM vocabulary: {0}")]
     PiVocabulary(String),
+    /// A setting of the latent-state suite that makes no run; holds what is allowed.
+    #[error("latent-state suite: {0}")]
+    LatentConfig(String),
     /// A PI-LLM setting that makes no run or cannot be drawn; holds what is allowed.
     #[error("PI-LLM {0}")]
     PiConfig(String),
@@ -113,6 +116,7 @@ pub enum SuiteError {
 
 crate::message_into_string!(SuiteError);
 
+pub mod latent;
 pub mod lrt;
 pub mod metrics;
 pub mod minerva;
@@ -220,6 +224,9 @@ pub enum Suite {
     Vision,
     /// PI-LLM: key–value updates, then each key's last value (Wang & Sun), [`pi`].
     Pi,
+    /// Tasks that need a latent state (Huang et al.): Number Guessing, Yes-No Deduction, Math Magic,
+    /// [`latent`].
+    Latent,
 }
 
 /// The sampling parameters a suite's paper sent (`None` = not sent: the API's default).
@@ -266,6 +273,12 @@ impl Suite {
                 max_tokens: Some(1024),
                 top_p: None,
                 source: "PI-LLM (the authors' configs): temperature 0, 1,024 tokens",
+            },
+            Suite::Latent => PaperSampling {
+                temperature: Some(1.0),
+                max_tokens: Some(4096),
+                top_p: Some(1.0),
+                source: "latent-state tasks (Huang et al., utils.py): temperature 1, top-p 1, 4,096 tokens",
             },
             Suite::Vision => PaperSampling {
                 temperature: Some(0.0),
@@ -328,11 +341,16 @@ pub enum Metric {
     /// equals the key's last update, ignoring case ([`pi::score_reply`]); the reference is key →
     /// [last value].
     LastValues,
+    /// Number Guessing: 1 when the reply's first word is yes, else 0 ([`latent::parse_yes_no`]).
+    SaysYes,
+    /// Math Magic: 1 when the reply's last JSON object gives the same `final_number` and
+    /// `put_aside_number`, 1–10 ([`latent::magic_consistent`]).
+    SameNumber,
 }
 
 impl Metric {
     /// Every metric, in the order `wmlab score` lists them when a name is unknown.
-    pub const ALL: [Metric; 11] = [
+    pub const ALL: [Metric; 13] = [
         Metric::ExactMatch,
         Metric::ExactMatchStrict,
         Metric::FinalAnswerExactMatch,
@@ -344,6 +362,8 @@ impl Metric {
         Metric::TheoryOfMind,
         Metric::Nback,
         Metric::LastValues,
+        Metric::SaysYes,
+        Metric::SameNumber,
     ];
     /// The snake_case name used in `wmlab score` lines and records (`exact_match`, `rouge_l`, …).
     pub fn as_str(self) -> &'static str {
@@ -359,6 +379,8 @@ impl Metric {
             Metric::TheoryOfMind => "theory_of_mind",
             Metric::Nback => "nback",
             Metric::LastValues => "last_values",
+            Metric::SaysYes => "says_yes",
+            Metric::SameNumber => "same_number",
         }
     }
     /// The metric of a name ([`Metric::as_str`]); `None` for an unknown name.
@@ -448,6 +470,7 @@ impl Sample {
             SampleBody::Single(_) => 1,
             SampleBody::Dialogue(d) => d.stimuli.len().saturating_sub(d.prefill).max(1),
             SampleBody::Vision(v) => v.questions_left().max(1),
+            SampleBody::Deduction(d) => d.questions.len().max(1),
         }
     }
 }
@@ -502,6 +525,9 @@ pub enum SampleBody {
     Dialogue(nback::NbackDialogue),
     /// A WorM trial or spatial N-back block of the visual suite.
     Vision(vision::VisionDialogue),
+    /// A Yes-No Deduction trial of the latent-state suite: questions in one conversation until a
+    /// contradiction.
+    Deduction(latent::DeductionDialogue),
 }
 
 /// A multi-turn protocol. The runner loops: `next_request()` → send → `feed(reply)` until `None`.
