@@ -16,7 +16,7 @@ pub mod keys {
     /// The Networks page's backend choice (`BackendPick::as_str`), kept across reloads.
     pub const NN_BACKEND: &str = "wmlab.nn.backend";
     /// The backends' timings per model size behind the Networks page's Auto
-    /// (`wmlab_core::nn_messages::workers::ProbeCache` as JSON).
+    /// (`wmlab_core::nn_protocol::workers::ProbeCache` as JSON).
     pub const NN_PROBES: &str = "wmlab.nn.probes";
     /// The LLM page: the current run's id, the form, the reply cache and the runs.
     pub const LLM_CURRENT: &str = "wmlab.llm.run.current";

@@ -2,10 +2,10 @@
 //! Checkpoints are kept across reloads in IndexedDB (`platform::idb`; the paper's models are megabytes,
 //! beyond what localStorage holds).
 //!
-//! Messages are `{ json, bytes? }` objects; the JSON is `wmlab_core::nn_messages::{Cmd, Event}`, the
+//! Messages are `{ json, bytes? }` objects; the JSON is `wmlab_core::nn_protocol::{Cmd, Event}`, the
 //! one definition the worker uses too.
 //! The page reads a checkpoint bundle's header with the core's reader
-//! ([`wmlab_core::nn_messages::BundleHeader`], the one `wmlab_nn` uses) to show what a file or a stored
+//! ([`wmlab_core::networks::BundleHeader`], the one `wmlab_nn` uses) to show what a file or a stored
 //! run holds without loading burn into the page's own wasm.
 
 use js_sys::{Object, Reflect, Uint8Array};
@@ -120,8 +120,9 @@ pub fn has_webgpu() -> bool {
         .is_some_and(|g| !g.is_undefined() && !g.is_null())
 }
 
-use wmlab_core::nn_messages::BackendPick;
-pub use wmlab_core::nn_messages::{CheckpointKind, Cmd, Event};
+pub use wmlab_core::networks::CheckpointKind;
+use wmlab_core::nn_protocol::BackendPick;
+pub use wmlab_core::nn_protocol::{Cmd, Event};
 
 /// A running worker.
 #[derive(Clone)]

@@ -300,6 +300,7 @@ mod imp {
 
     use burn::prelude::Device;
     use indicatif::{ProgressBar, ProgressStyle};
+    use wmlab_core::networks::{Edit, Field};
     use wmlab_core::people::{StudyTask, human_curves, subject_curves_with};
     use wmlab_core::record::Setting;
     use wmlab_nn::train::{Preset, TrainConfig, Trainer};
@@ -347,6 +348,28 @@ mod imp {
         Some(format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60))
     }
 
+    /// The flags that set the settings form's numbers, as the Networks page's fields edit them: each value
+    /// goes through the same [`Field::parse`], so what the page refuses (0 trials per step, a learning
+    /// rate of 0) is refused here in the page's words. A resumed run takes only `--steps` and
+    /// `--val-every` (the rest is the checkpoint's).
+    fn field_edits(a: &TrainArgs, resumed: bool) -> Result<Vec<Edit>, String> {
+        let s = |v: Option<usize>| v.map(|n| n.to_string());
+        let mut given = vec![(Field::Steps, "--steps", s(a.steps)), (Field::ValEvery, "--val-every", s(a.val_every))];
+        if !resumed {
+            given.extend([
+                (Field::Lr, "--lr", a.lr.map(|x| x.to_string())),
+                (Field::PerTask, "--per-task", s(a.per_task)),
+                (Field::ValPerTask, "--val-per-task", s(a.val_per_task)),
+                (Field::Seed, "--seed", Some(a.seed.to_string())),
+            ]);
+        }
+        given
+            .into_iter()
+            .filter_map(|(f, flag, v)| Some((f, flag, v?)))
+            .map(|(f, flag, v)| f.parse(&v).map_err(|e| format!("{flag}: {e}")))
+            .collect()
+    }
+
     pub fn run_train(a: &TrainArgs) -> Result<(), String> {
         let arch = match a.arch {
             ArchArg::Rnn => Arch::Rnn,
@@ -388,11 +411,8 @@ mod imp {
             );
             let mut tr = Trainer::resume(&ck, dev)?;
             // --steps / --val-every extend or reschedule a resumed run; the rest is the checkpoint's.
-            if let Some(s) = a.steps {
-                tr.config.steps = s;
-            }
-            if let Some(v) = a.val_every {
-                tr.config.val_every = v;
+            for e in field_edits(a, true)? {
+                e.apply(&mut tr.config);
             }
             tr
         } else {
@@ -400,24 +420,21 @@ mod imp {
                 let names: Vec<&str> = Preset::ALL.iter().map(|p| p.as_str()).collect();
                 format!("unknown preset {:?} (one of {})", a.preset, names.join(", "))
             })?;
-            let mut cfg = TrainConfig::preset(preset, arch, a.capacity).with_seed(a.seed);
-            if let Some(s) = a.steps {
-                cfg.steps = s;
-            }
-            if let Some(lr) = a.lr {
-                cfg.lr = lr;
-            }
-            if let Some(v) = a.val_every {
-                cfg.val_every = v;
-            }
-            if let Some(n) = a.per_task {
-                cfg.per_task = n.max(1);
-            }
-            if let Some(n) = a.val_per_task {
-                cfg.val_per_task = n.max(1);
-            }
+            let mut cfg = TrainConfig::preset(preset, arch, a.capacity);
+            // The settings a person can edit on the page are edited as the page edits them.
+            let mut edits = field_edits(a, false)?;
             if let Some(list) = &a.tasks {
-                cfg.tasks = TrainConfig::parse_tasks(list)?;
+                edits.push(Edit::tasks(list).map_err(|e| format!("--tasks: {e}"))?);
+            }
+            if let Some(q) = a.quirks {
+                edits.push(Edit::Quirks((!q.is_none()).then_some(q)));
+            }
+            if let Some(e) = a.task_embedding {
+                edits.push(Edit::StaticEmbedding(e == EmbeddingArg::Static));
+            }
+            edits.push(Edit::TaskSettings((!a.set.is_empty()).then(|| a.set.clone())));
+            for e in &edits {
+                e.apply(&mut cfg);
             }
             if let Some(text) = &a.conv {
                 let v: Vec<usize> = text
@@ -459,13 +476,6 @@ mod imp {
                 }
                 cfg.multilabel_scale = (x != 1.0).then_some(x);
             }
-            if let Some(q) = a.quirks {
-                cfg.quirks = (!q.is_none()).then_some(q);
-            }
-            if let Some(e) = a.task_embedding {
-                cfg.model.frozen_task_embedding = e == EmbeddingArg::Static;
-            }
-            cfg.task_settings = (!a.set.is_empty()).then(|| a.set.clone());
             cfg.check_task_settings().map_err(|e| format!("--set: {e}"))?;
             cfg.model.validate()?;
             Trainer::new(cfg, dev)
@@ -790,7 +800,7 @@ mod imp {
         let mut record = record;
         record.created = now_iso8601();
         if let Some(h) = whole_run_history(&path, &ck) {
-            record.training = wmlab_core::nn_messages::training_curve(&h, ck.train.trials_per_step());
+            record.training = wmlab_core::networks::training_curve(&h, ck.train.trials_per_step());
         }
         let accuracy_of = |t: &str| {
             record

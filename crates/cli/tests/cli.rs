@@ -806,3 +806,22 @@ fn a_closed_stdout_is_no_panic() {
     assert!(!err.contains("panicked") && !err.contains("Broken pipe"), "{err}");
     assert!(out.status.success(), "{:?}: {err}", out.status);
 }
+
+/// `wmlab train` takes its numbers as the Networks page's form does (the same `Field::parse`): what the
+/// page refuses is refused here, in the page's words, before anything is built or written.
+#[cfg(feature = "nn")]
+#[test]
+fn train_refuses_what_the_settings_form_refuses() {
+    let d = TempDir::new("refuse");
+    for (flag, value, words) in [
+        ("--per-task", "0", "Trials per task per step: \"0\" is not a whole number above 0."),
+        ("--val-per-task", "0", "is not a whole number above 0"),
+        ("--val-every", "0", "is not a whole number above 0"),
+        ("--lr", "0", "Learning rate: \"0\" is not a positive number."),
+        ("--lr", "nan", "is not a positive number"),
+        ("--tasks", "VSR,XYZ", "\"XYZ\" is not a task id"),
+    ] {
+        fails(&["train", "--arch", "gru", "--preset", "tiny", "--out", d.s(), flag, value], &[flag, words]);
+    }
+    assert!(!d.path().join("train.json").exists(), "nothing written");
+}

@@ -10,11 +10,13 @@
 //!   ([`rng`]).
 //! - [`results`]: the versioned result record shared by people, LLMs and networks ([`record`]), chance
 //!   and significance ([`chance`]), statistics, charts as data, PNG/ZIP/Psych-DS files.
-//! - the subjects: [`people`] (sessions, the presenter, scoring, timing) and [`llm`] (the LLM suites'
-//!   items, prompts, answer parsing and metrics; the HTTP runner is the `wmlab-llm` crate).
+//! - the subjects: [`people`] (sessions, the presenter, scoring, timing), [`llm`] (the LLM suites'
+//!   items, prompts, answer parsing and metrics; the HTTP runner is the `wmlab-llm` crate) and
+//!   [`networks`] (the training config and the edits to it, checkpoints, model cards, training curves;
+//!   the burn models are the `wmlab-nn` crate).
 //! - [`analysis`]: what reads results of several subjects: the WorM paper's analyses, the Compare
 //!   page's logic ([`compare`]), the papers' figures ([`papers`]), share links ([`share`]).
-//! - [`nn_messages`]: the networks worker's protocol and the one training config.
+//! - [`nn_protocol`]: the messages between the Networks page and its worker.
 //!
 //! The layers' modules are re-exported here under their short names (`wmlab_core::task`).
 
@@ -39,7 +41,8 @@ pub(crate) use message_into_string;
 
 pub mod analysis;
 pub mod llm;
-pub mod nn_messages;
+pub mod networks;
+pub mod nn_protocol;
 pub mod people;
 pub mod results;
 pub mod stimuli;

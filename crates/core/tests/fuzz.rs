@@ -13,7 +13,7 @@ use proptest::prelude::*;
 use wmlab_core::analysis::dashboard::{parse_csv, record_from_csv};
 use wmlab_core::compare::{Compared, Comparison};
 use wmlab_core::llm::score::score_line;
-use wmlab_core::nn_messages::Bundle;
+use wmlab_core::networks::Bundle;
 use wmlab_core::people::StudyTask;
 use wmlab_core::people::study::StudyConfig;
 use wmlab_core::record::{ResultRecord, RunConfig, Subject, TrialRow, summarise};
@@ -269,7 +269,7 @@ fn shipped_bundle() -> &'static [u8] {
 #[test]
 fn edited_headers_are_validated() {
     let valid = shipped_bundle();
-    let (h, start) = wmlab_core::nn_messages::BundleHeader::read(valid).unwrap();
+    let (h, start) = wmlab_core::networks::BundleHeader::read(valid).unwrap();
     let json = serde_json::to_value(&h).unwrap();
     let mut refused = 0;
     let model = json["train"]["model"].as_object().unwrap().clone();

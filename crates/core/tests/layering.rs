@@ -1,7 +1,8 @@
 //! The core's layers (README, ARCHITECTURE) are its folders, lowest first: `stimuli/` (tasks, display
 //! lists, the raster, seeded randomness), `results/` (records, chance, statistics, charts, files),
-//! the subjects `people/` and `llm/` (the LLM suites), `analysis/` (analyses, Compare, the papers, share
-//! links) and `nn_messages/` (the networks worker's protocol). A folder names modules of its own layer
+//! the subjects `people/`, `llm/` (the LLM suites) and `networks/` (training config, checkpoints, cards),
+//! `analysis/` (analyses, Compare, the papers, share links) and `nn_protocol/` (the networks worker's
+//! messages). A folder names modules of its own layer
 //! or lower, never higher — by the folder's path (`crate::results::record`) or by the short name
 //! `lib.rs` re-exports (`crate::record`); and `people/` never imports `llm/` (the LLM suites may use the
 //! people's scoring, not the other way).
@@ -194,9 +195,9 @@ fn people_does_not_import_the_llm_suites() {
 const LAYERS: &[(&str, &[&str])] = &[
     ("stimuli", &["stimuli"]),
     ("results", &["results"]),
-    ("subjects", &["people", "llm"]),
+    ("subjects", &["people", "llm", "networks"]),
     ("analysis", &["analysis"]),
-    ("protocol", &["nn_messages"]),
+    ("protocol", &["nn_protocol"]),
 ];
 
 fn lib_rs() -> String {

@@ -5,7 +5,7 @@
 //! `{ json: "<Cmd or Event as JSON>", bytes?: Uint8Array }`; `bytes` carries checkpoint bundles
 //! (`wmlab_nn::Checkpoint::to_bundle`). The worker holds no storage of its own: every checkpoint goes to
 //! the page, which keeps it in IndexedDB, so a reload (or a crash of the worker) loses at most the steps
-//! since the last checkpoint. The messages are `wmlab_core::nn_messages`.
+//! since the last checkpoint. The messages are `wmlab_core::nn_protocol`.
 //!
 //! Between training steps the loop yields to the worker's event loop (`setTimeout(0)`), so pause, stop and
 //! evaluation requests are seen within one step.
@@ -13,7 +13,7 @@
 #[cfg(target_arch = "wasm32")]
 mod analyse;
 #[cfg(target_arch = "wasm32")]
-pub(crate) use wmlab_core::nn_messages as protocol;
+pub(crate) use wmlab_core::nn_protocol as protocol;
 #[cfg(target_arch = "wasm32")]
 mod worker;
 

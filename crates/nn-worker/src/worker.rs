@@ -11,13 +11,14 @@ use js_sys::{Object, Reflect, Uint8Array};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
-use wmlab_core::nn_messages::training_curve;
+use wmlab_core::networks::training_curve;
 use wmlab_core::people::replay::Replay;
 use wmlab_core::record::TrainPoint;
 use wmlab_nn::{Checkpoint, TrainConfig, Trainer, WormModel};
 
 use crate::protocol::workers::Timing;
-use crate::protocol::{Backend, BackendPick, CheckpointKind, Cmd, Event};
+use crate::protocol::{Backend, BackendPick, Cmd, Event};
+use wmlab_core::networks::CheckpointKind;
 
 /// A command with its optional checkpoint bytes.
 struct Msg {

@@ -8,7 +8,7 @@ use wmlab_core::task::{HeadKind, MAX_STEPS, Target, TaskId, TaskSpec, Trial};
 
 /// Output heads (the five CD ids share one) and task-embedding rows (= its width: the 14 WorM ids; LSR
 /// reads VSR's row, [`TaskId::embedding_row`]): the core's, where the configuration counts parameters.
-pub use wmlab_core::nn_messages::{N_HEADS, N_TASKS};
+pub use wmlab_core::networks::{N_HEADS, N_TASKS};
 /// Number of task ids counted apart (accuracy per id): the 14 and LSR ([`TaskId::EVERY`]).
 pub const N_IDS: usize = 15;
 

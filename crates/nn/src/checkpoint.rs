@@ -12,7 +12,7 @@ use burn::module::Module;
 use burn::prelude::*;
 use burn::store::ModuleRecord;
 use burn::tensor::Bytes;
-use wmlab_core::nn_messages::{Bundle, BundleHeader};
+use wmlab_core::networks::{Bundle, BundleHeader};
 
 use crate::model::BuildModel;
 use crate::model::WormModel;
@@ -85,7 +85,7 @@ impl Checkpoint {
     }
 
     /// One file: magic, header length, JSON header, weights, optimizer state (the layout and the
-    /// header live in [`wmlab_core::nn_messages::Bundle`], which the page reads too). Without optimizer
+    /// header live in [`wmlab_core::networks::Bundle`], which the page reads too). Without optimizer
     /// state this is exactly format 1.
     pub fn to_bundle(&self) -> Vec<u8> {
         let header = BundleHeader {

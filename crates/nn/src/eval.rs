@@ -32,7 +32,7 @@ use std::collections::BTreeMap;
 use burn::prelude::*;
 use wmlab_core::Split;
 use wmlab_core::chance::accuracy_items;
-use wmlab_core::nn_messages::training_curve;
+use wmlab_core::networks::training_curve;
 use wmlab_core::people::score::{Answer, answer_class, score_trial};
 use wmlab_core::people::timing::answerable;
 use wmlab_core::record::{ResultRecord, RunConfig, Setting, Subject, Summary, TrialRow, summarise};

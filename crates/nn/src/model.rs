@@ -17,7 +17,7 @@ use crate::dist_attn::DistEncoder;
 
 /// The configuration is plain data in the core (the page edits and checks it too); this crate builds
 /// the burn model it describes ([`BuildModel::init`]).
-pub use wmlab_core::nn_messages::{Arch, Attention, Encoder, ModelConfig};
+pub use wmlab_core::networks::{Arch, Attention, Encoder, ModelConfig};
 
 /// Builds the burn model a [`ModelConfig`] describes.
 pub trait BuildModel {

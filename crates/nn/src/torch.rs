@@ -27,7 +27,7 @@ use burn::prelude::*;
 use crate::checkpoint::Checkpoint;
 use crate::model::{Arch, BuildModel, Memory};
 use crate::train::{Preset, TrainConfig};
-use wmlab_core::nn_messages::{N_TASKS, TrainState};
+use wmlab_core::networks::{N_TASKS, TrainState};
 
 /// One tensor of a `state_dict`: its name, shape and float32 values (row-major).
 pub type Named = (String, Vec<usize>, Vec<f32>);
@@ -316,7 +316,7 @@ fn bias(l: &Linear) -> Result<Vec<f32>, String> {
 pub fn export(ck: &Checkpoint, device: &Device) -> Result<Vec<Named>, String> {
     let m = &ck.train.model;
     let paper_shaped = m.encoder.is_none() && m.spatial.unwrap_or(1) == 1 && m.max_steps.is_none();
-    if !paper_shaped || (m.arch == Arch::Trf && m.attention_kind() != wmlab_core::nn_messages::Attention::Dot) {
+    if !paper_shaped || (m.arch == Arch::Trf && m.attention_kind() != wmlab_core::networks::Attention::Dot) {
         return Err(format!(
             "{} is not the paper's model (its encoder, pooled grid, attention or positions differ): only the \
              paper's model has an authors' state_dict",

@@ -23,7 +23,7 @@ use crate::loss::{Accuracy, Targets, accuracy, joint_loss_scaled, logits_to_host
 use crate::model::{BuildModel, ModelInput, WormModel};
 
 /// Training hyper-parameters: plain data in the core (the page edits and checks them too).
-pub use wmlab_core::nn_messages::{Preset, TrainConfig};
+pub use wmlab_core::networks::{Preset, TrainConfig};
 
 /// The optimizer a config trains with (Adam, with its gradient clipping and epsilon).
 pub fn optimizer(config: &TrainConfig) -> ModuleOptimizer {
@@ -34,7 +34,7 @@ pub fn optimizer(config: &TrainConfig) -> ModuleOptimizer {
     }
 }
 
-pub use wmlab_core::nn_messages::{TrainState, ValReport};
+pub use wmlab_core::networks::{TrainState, ValReport};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum TrainError {

@@ -9,7 +9,7 @@ use wmlab_core::tasks::lsr::{NO_WORD, words};
 const FILE: &[u8] = include_bytes!("../../../public/data/lsr/vectors.bin");
 
 /// Width of one word vector.
-pub const DIM: usize = wmlab_core::nn_messages::WORD_DIM;
+pub const DIM: usize = wmlab_core::networks::WORD_DIM;
 
 /// The vectors, row-major (`words().len()` rows of [`DIM`]).
 pub fn table() -> &'static [f32] {

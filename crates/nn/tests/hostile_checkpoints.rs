@@ -2,7 +2,7 @@
 //! model, another format, flipped bits, trailing bytes and a runaway file size are refused with a
 //! message (no panic, no huge allocation), and the message says "checkpoint".
 
-use wmlab_core::nn_messages::{BUNDLE_MAGIC, BundleHeader};
+use wmlab_core::networks::{BUNDLE_MAGIC, BundleHeader};
 use wmlab_nn::BuildModel;
 use wmlab_nn::checkpoint::MAX_BUNDLE_BYTES;
 use wmlab_nn::model::{Arch, ModelConfig};
@@ -104,7 +104,7 @@ fn weights_of_another_model_are_refused_when_loaded() {
     };
     for (what, bytes) in [
         ("capacity", edited(&gru, |h| h.train.model.capacity = 24)),
-        ("arch", edited(&gru, |h| h.train.model.arch = wmlab_core::nn_messages::Arch::Lstm)),
+        ("arch", edited(&gru, |h| h.train.model.arch = wmlab_core::networks::Arch::Lstm)),
         ("conv", edited(&gru, |h| h.train.model.conv = [16, 16, 16, 16])),
         ("another model", edited(&gru, other)),
     ] {

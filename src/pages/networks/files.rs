@@ -4,7 +4,7 @@
 //! describes; the one shown before stays otherwise.
 
 use leptos::prelude::*;
-use wmlab_core::nn_messages::{Bundle, BundleHeader, CheckpointKind, ModelCard, RunCurves};
+use wmlab_core::networks::{Bundle, BundleHeader, CheckpointKind, ModelCard, RunCurves};
 
 use super::results::model_card;
 use super::state::{Net, RUN_KEY};

@@ -1,9 +1,10 @@
 //! The settings form: backend, memory, capacity and preset (each asks the worker for a whole new
 //! configuration), the number fields, the trained task ids, the reference-code quirks and the full
-//! settings as JSON. What a field accepts is decided by `wmlab_core::nn_messages::{Field, Edit}`.
+//! settings as JSON. What a field accepts is decided by `wmlab_core::networks::{Field, Edit}`.
 
 use leptos::prelude::*;
-use wmlab_core::nn_messages::{Arch, BackendPick, Edit, Field, Preset, TrainConfig};
+use wmlab_core::networks::{Arch, Edit, Field, Preset, TrainConfig};
+use wmlab_core::nn_protocol::BackendPick;
 
 use super::state::Net;
 

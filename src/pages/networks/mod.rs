@@ -2,7 +2,7 @@
 //!
 //! Training runs in a dedicated Web Worker (`crates/nn-worker`: burn on WebGPU, or the flex CPU backend
 //! when the browser has no WebGPU), so the page never freezes and the participant pages never download
-//! burn. The page turns form input into typed settings (`wmlab_core::nn_messages::TrainConfig`, whose
+//! burn. The page turns form input into typed settings (`wmlab_core::networks::TrainConfig`, whose
 //! presets, checks and parameter count are the core's, so no edit waits for the worker), worker events into pixels,
 //! and checkpoints into IndexedDB (`latest` = the resume point, `best` = the best validation accuracy so
 //! far, `run` = the curves). Evaluation returns a `ResultRecord` whose behavioural curves are computed
@@ -15,7 +15,8 @@
 
 use leptos::prelude::*;
 use wmlab_core::TaskId;
-use wmlab_core::nn_messages::{Backend, Cmd, RunCurves};
+use wmlab_core::networks::RunCurves;
+use wmlab_core::nn_protocol::{Backend, Cmd};
 
 use crate::components::chart::SpecChart;
 use crate::platform::nn_worker as nnw;
@@ -145,7 +146,7 @@ fn run(net: Net) -> impl IntoView {
                 {move || net.status_text()}</span>
         </div>
         // The full run's time left can be long; the quick preset learns most of what it learns early.
-        {move || (net.preset.get() == wmlab_core::nn_messages::Preset::Quick
+        {move || (net.preset.get() == wmlab_core::networks::Preset::Quick
             && matches!(phase.get(), Phase::Training | Phase::Paused)).then(|| view! {
             <p class="small" id="nn-quick-hint">"The quick preset is usually above chance on 8 of 14 task ids by step \
                 1,200 (about 2.5 minutes on the CPU of a 2-core AMD EPYC machine, release build; docs/learning.md) and gains little \

@@ -2,7 +2,7 @@
 //! and the model card of a pretrained network.
 
 use leptos::prelude::*;
-use wmlab_core::nn_messages::ModelCard;
+use wmlab_core::networks::ModelCard;
 use wmlab_core::record::ResultRecord;
 
 use crate::components::significance::{fmt_p, significance_row};

@@ -1,18 +1,18 @@
 //! The Networks page's state: one `Copy` bundle of signals ([`Net`]) with the worker's events and the
 //! page's actions as methods, so the sections (settings, files, evaluation) share it without threading
 //! thirty signals through props. The settings are typed ([`TrainConfig`]); what a field accepts, the
-//! presets, the checks and the parameter count are the core's (`nn_messages::{Field, Edit, TrainConfig}`),
+//! presets, the checks and the parameter count are the core's (`networks::{Field, Edit, TrainConfig}`),
 //! where native tests reach them: the page settles every edit at once, without asking the worker.
 
 use leptos::prelude::*;
 use wmlab_core::analysis::NetworkAnalysis;
-use wmlab_core::nn_messages::workers::{
+use wmlab_core::networks::{
+    Arch, BundleHeader, CheckpointKind, Edit, ModelCard, Preset, RunCurves, SettingsError, TrainConfig,
+};
+use wmlab_core::nn_protocol::workers::{
     Action, Browser, Do, Launch, ProbeCache, ProbeOutcome, Slot, WorkerChoice, probe_key,
 };
-use wmlab_core::nn_messages::{
-    Arch, Backend, BackendPick, BundleHeader, CheckpointKind, Edit, ModelCard, Preset, RunCurves, SettingsError,
-    TrainConfig,
-};
+use wmlab_core::nn_protocol::{Backend, BackendPick};
 use wmlab_core::record::ResultRecord;
 
 use crate::app::AppState;

@@ -185,7 +185,7 @@ pub struct ResultRecord {
 
 /// One validation check of a network's training: after `step` steps (`trials` training trials seen),
 /// the mean validation accuracy over the trained ids and each id's, as the reference code measures them
-/// during training (`nn_messages::ValReport::accuracy`).
+/// during training (`networks::ValReport::accuracy`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TrainPoint {
     /// Training steps done when the check ran.

@@ -204,7 +204,7 @@ impl<'a> Bundle<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nn_messages::settings::tests::settings;
+    use crate::networks::choices::tests::settings;
 
     fn header() -> BundleHeader {
         BundleHeader {

@@ -12,7 +12,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Backend, BackendPick, Encoder, TrainConfig};
+use super::{Backend, BackendPick};
+use crate::networks::{Encoder, TrainConfig};
 
 /// What the page knows about its browser, fixed for the page's life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -504,7 +505,7 @@ mod tests {
 
     #[test]
     fn probes_are_kept_per_model_size_and_a_bad_store_is_empty() {
-        let mut s = crate::nn_messages::settings::tests::settings(96, 10);
+        let mut s = crate::networks::choices::tests::settings(96, 10);
         let key = probe_key(&s);
         assert!(key.starts_with("gru-96-"), "{key}");
         s.per_task += 1;

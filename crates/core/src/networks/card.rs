@@ -181,7 +181,7 @@ mod tests {
     /// the weights, bytes appended, a header stripped of its checksum, another model's file.
     #[test]
     fn shipped_models_carry_checksums_and_damage_is_refused() {
-        use crate::nn_messages::{BUNDLE_MAGIC, BundleHeader};
+        use crate::networks::{BUNDLE_MAGIC, BundleHeader};
         let cards = ModelCard::list(include_bytes!("../../../../public/models/index.json")).unwrap();
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../public/models");
         let read = |c: &ModelCard| std::fs::read(dir.join(&c.file)).unwrap();

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::task::{MAX_STEPS, Quirks, STEP_LIMIT, TaskId, TaskParams, TaskSpec};
 
-use super::settings::{Arch, Attention, Encoder, ModelError, Preset, SettingsError, lsr_alone, trained_ids};
+use super::choices::{Arch, Attention, Encoder, ModelError, Preset, SettingsError, lsr_alone, trained_ids};
 
 /// Rows of the task embedding (= its width): the 14 WorM ids; LSR reads VSR's row.
 pub const N_TASKS: usize = TaskId::ALL.len();
