@@ -173,20 +173,20 @@ pub fn import(a: &ImportArgs) -> Result<(), String> {
         Some(k) => read_pt(&a.torch, Some(k))?,
         None => read_pt(&a.torch, Some("model_state_dict")).or_else(|_| read_pt(&a.torch, None))?,
     };
-    let named = |e: String| format!("{}: {e}", a.torch.display());
-    let (arch, capacity) = wmlab_nn::torch::detect(&dict).map_err(named)?;
+    let named = |e: &dyn std::fmt::Display| format!("{}: {e}", a.torch.display());
+    let (arch, capacity) = wmlab_nn::torch::detect(&dict).map_err(|e| named(&e))?;
     let holds = format!("the file holds a {}-{capacity}", arch.as_str().to_uppercase());
     if let Some(want) = &a.arch {
         let want = wmlab_nn::Arch::parse(want).ok_or_else(|| format!("--arch {want}: one of rnn, gru, lstm, trf"))?;
         if want != arch {
-            return Err(named(format!("{holds}, not a {} (--arch)", want.as_str().to_uppercase())));
+            return Err(named(&format!("{holds}, not a {} (--arch)", want.as_str().to_uppercase())));
         }
     }
     if let Some(c) = a.capacity.filter(|&c| c != capacity) {
-        return Err(named(format!("{holds}, not capacity {c} (--capacity)")));
+        return Err(named(&format!("{holds}, not capacity {c} (--capacity)")));
     }
     let dev = wmlab_nn::cpu_device();
-    let ck = wmlab_nn::torch::import(&dict, arch, capacity, &dev).map_err(named)?;
+    let ck = wmlab_nn::torch::import(&dict, arch, capacity, &dev).map_err(|e| named(&e))?;
     crate::write_atomic(&a.out, &ck.to_bundle())?;
     out!(
         "{}: {} tensors into the paper's {} ({} parameters) -> {}",

@@ -451,7 +451,7 @@ enum EvalTrials<'a> {
 }
 
 /// An evaluation's record (with the model's training curve) to the page, or why there is none.
-fn post_evaluation(r: Result<Option<wmlab_core::record::ResultRecord>, wmlab_nn::TrainError>, curve: Vec<TrainPoint>) {
+fn post_evaluation(r: Result<Option<wmlab_core::record::ResultRecord>, wmlab_nn::NnError>, curve: Vec<TrainPoint>) {
     match r {
         Ok(Some(mut record)) => {
             record.training = curve;

@@ -31,9 +31,10 @@ use wmlab_core::task::{Phase, Target, TaskId, Trial};
 use wmlab_core::{Frame, Split};
 
 use crate::batch::{Batch, N_HEADS, N_TASKS, all_specs};
+use crate::error::NnError;
 use crate::loss::{Accuracy, accuracy, logits_to_host};
 use crate::model::{ModelInput, WormModel};
-use crate::train::{TrainConfig, TrainError};
+use crate::train::TrainConfig;
 
 /// Number of task families (rows of the TV matrix): the 10 tasks, CD ids pooled.
 pub const N_FAMILIES: usize = N_HEADS;
@@ -145,9 +146,9 @@ fn chunk_trials(train: &TrainConfig, start: usize, m: usize) -> Vec<Trial> {
         .collect()
 }
 
-async fn to_host(t: Tensor<3>) -> Result<Vec<f32>, TrainError> {
-    let data = t.into_data_async().await.map_err(|e| TrainError::Device(format!("readback: {e:?}")))?;
-    data.convert::<f32>().try_into_vec::<f32>().map_err(|e| TrainError::Device(format!("readback: {e:?}")))
+async fn to_host(t: Tensor<3>) -> Result<Vec<f32>, NnError> {
+    let data = t.into_data_async().await.map_err(|e| NnError::device(format!("readback: {e:?}")))?;
+    data.convert::<f32>().try_into_vec::<f32>().map_err(|e| NnError::device(format!("readback: {e:?}")))
 }
 
 /// [`collect_hidden_with`] with the default [`HiddenLimits`].
@@ -158,7 +159,7 @@ pub async fn collect_hidden(
     chunk: usize,
     device: &Device,
     progress: &mut dyn FnMut(usize, usize) -> bool,
-) -> Result<Option<HiddenStats>, TrainError> {
+) -> Result<Option<HiddenStats>, NnError> {
     collect_hidden_with(model, train, n_per_task, chunk, device, progress, HiddenLimits::default()).await
 }
 
@@ -173,7 +174,7 @@ pub async fn collect_hidden_with(
     device: &Device,
     progress: &mut dyn FnMut(usize, usize) -> bool,
     limits: HiddenLimits,
-) -> Result<Option<HiddenStats>, TrainError> {
+) -> Result<Option<HiddenStats>, NnError> {
     let dev = device.clone().without_autodiff();
     let model = model.valid();
     let c = train.model.capacity;
@@ -259,7 +260,7 @@ pub async fn collect_hidden_with(
         first_item_tasks: TaskId::ALL.iter().map(|t| t.as_str().to_string()).collect(),
         first_item,
         vsr_position_similarity: positions.finish(),
-        task_embedding: model.task_embedding_rows().await.map_err(TrainError::Device)?,
+        task_embedding: model.task_embedding_rows().await.map_err(NnError::device)?,
     }))
 }
 
@@ -276,10 +277,10 @@ pub async fn lesion_accuracies(
     chunk: usize,
     device: &Device,
     progress: &mut dyn FnMut(usize, usize) -> bool,
-) -> Result<Option<Vec<Accuracy>>, TrainError> {
+) -> Result<Option<Vec<Accuracy>>, NnError> {
     let c = train.model.capacity;
     if let Some(m) = masks.iter().find(|m| m.len() != c) {
-        return Err(TrainError::Device(format!("a lesion mask has {} entries for {c} units", m.len())));
+        return Err(NnError::device(format!("a lesion mask has {} entries for {c} units", m.len())));
     }
     let dev = device.clone().without_autodiff();
     let model = model.valid();
@@ -298,7 +299,7 @@ pub async fn lesion_accuracies(
         let h = model.hidden(&ModelInput::from_batch(&batch, &dev));
         for (acc, mask) in accs.iter_mut().zip(&masks_t) {
             let logits = model.heads_on(h.clone(), Some(mask.clone()));
-            let host = logits_to_host(logits).await.map_err(TrainError::Device)?;
+            let host = logits_to_host(logits).await.map_err(NnError::device)?;
             acc.add(&accuracy(&batch, &host));
         }
         start += m;

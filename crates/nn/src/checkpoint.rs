@@ -14,6 +14,7 @@ use burn::store::ModuleRecord;
 use burn::tensor::Bytes;
 use wmlab_core::networks::{Bundle, BundleHeader};
 
+use crate::error::NnError;
 use crate::model::BuildModel;
 use crate::model::WormModel;
 use crate::train::{TrainConfig, TrainState};
@@ -33,8 +34,8 @@ pub struct Checkpoint {
 }
 
 impl Checkpoint {
-    pub fn from_model(model: &WormModel, train: TrainConfig, state: TrainState) -> Result<Checkpoint, String> {
-        let bytes = model.clone().into_record().into_bytes().map_err(|e| e.to_string())?;
+    pub fn from_model(model: &WormModel, train: TrainConfig, state: TrainState) -> Result<Checkpoint, NnError> {
+        let bytes = model.clone().into_record().into_bytes().map_err(|e| NnError::Weights(e.to_string()))?;
         Ok(Checkpoint { train, state, weights: bytes.to_vec(), optimizer: None })
     }
 
@@ -46,19 +47,20 @@ impl Checkpoint {
         model: &WormModel,
         train: TrainConfig,
         state: TrainState,
-    ) -> Result<Checkpoint, String> {
+    ) -> Result<Checkpoint, NnError> {
         let mut collect = Collect(Vec::new());
         model.visit(&mut collect);
         let mut values = Vec::with_capacity(collect.0.len());
         for (id, shape, t) in collect.0 {
-            let data = t.into_data_async().await.map_err(|e| format!("{e:?}"))?;
-            values.push((id, TensorData::new(data.try_to_vec::<f32>().map_err(|e| format!("{e:?}"))?, shape)));
+            let data = t.into_data_async().await.map_err(|e| NnError::device(format!("{e:?}")))?;
+            let floats = data.try_to_vec::<f32>().map_err(|e| NnError::Weights(format!("{e:?}")))?;
+            values.push((id, TensorData::new(floats, shape)));
         }
         let cpu = Device::flex();
         let mut fill = Fill { values: values.into_iter(), device: cpu.clone(), missing: false };
         let copy = train.model.init(&cpu).map(&mut fill);
         if fill.missing || fill.values.next().is_some() {
-            return Err("the model's parameters did not match its configuration".into());
+            return Err(NnError::Model("the model's parameters did not match its configuration".into()));
         }
         Checkpoint::from_model(&copy, train, state)
     }
@@ -70,17 +72,23 @@ impl Checkpoint {
     }
 
     /// The model with these weights on `device`.
-    pub fn model(&self, device: &Device) -> Result<WormModel, String> {
-        self.train.model.validate().map_err(|e| format!("the checkpoint describes an impossible model: {e}"))?;
+    pub fn model(&self, device: &Device) -> Result<WormModel, NnError> {
+        self.train
+            .model
+            .validate()
+            .map_err(|e| NnError::Model(format!("the checkpoint describes an impossible model: {e}")))?;
         let label = self.train.model.label();
         let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(self.weights.clone())).map_err(|e| {
-            format!("the checkpoint's weights cannot be read ({label}): {}", first_error(&e.to_string()))
+            NnError::Weights(format!(
+                "the checkpoint's weights cannot be read ({label}): {}",
+                first_error(&e.to_string())
+            ))
         })?;
         self.train.model.init(device).try_load_record(record).map_err(|e| {
-            format!(
+            NnError::Weights(format!(
                 "the checkpoint's weights do not fit the model its header describes ({label}): {}",
                 first_error(&e.to_string())
-            )
+            ))
         })
     }
 
@@ -102,7 +110,7 @@ impl Checkpoint {
 
     /// A checkpoint from a bundle's bytes: the format, lengths, checksums and the model it describes
     /// are checked before anything is built from it.
-    pub fn from_bundle(bytes: &[u8]) -> Result<Checkpoint, String> {
+    pub fn from_bundle(bytes: &[u8]) -> Result<Checkpoint, NnError> {
         let b = Bundle::read(bytes)?;
         let ck = Checkpoint {
             train: b.header.train,
@@ -110,7 +118,10 @@ impl Checkpoint {
             weights: b.weights.to_vec(),
             optimizer: b.optimizer.map(<[u8]>::to_vec),
         };
-        ck.train.model.validate().map_err(|e| format!("the checkpoint describes an impossible model: {e}"))?;
+        ck.train
+            .model
+            .validate()
+            .map_err(|e| NnError::Model(format!("the checkpoint describes an impossible model: {e}")))?;
         Ok(ck)
     }
 
@@ -151,8 +162,8 @@ impl Checkpoint {
 
     /// Read a directory written by [`Checkpoint::save_dir`], or a bundle file.
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn load_path(path: &std::path::Path) -> Result<Checkpoint, String> {
-        let named = |e: String| format!("{}: not a usable checkpoint: {e}", path.display());
+    pub fn load_path(path: &std::path::Path) -> Result<Checkpoint, NnError> {
+        let named = |why: String| NnError::Checkpoint { path: path.display().to_string(), why };
         if path.is_file() {
             // The size first: a file far larger than any model is refused before it is read.
             let len = std::fs::metadata(path).map_err(|e| named(e.to_string()))?.len();
@@ -162,12 +173,15 @@ impl Checkpoint {
                     MAX_BUNDLE_BYTES >> 20
                 )));
             }
-            return Checkpoint::from_bundle(&std::fs::read(path).map_err(|e| named(e.to_string()))?).map_err(named);
+            return Checkpoint::from_bundle(&std::fs::read(path).map_err(|e| named(e.to_string()))?)
+                .map_err(|e| named(e.to_string()));
         }
-        let read =
-            |name: &str| std::fs::read(path.join(name)).map_err(|e| format!("{}: {e}", path.join(name).display()));
-        let train: TrainConfig = serde_json::from_slice(&read("train.json")?).map_err(|e| e.to_string())?;
-        let state: TrainState = serde_json::from_slice(&read("state.json")?).map_err(|e| e.to_string())?;
+        let read = |name: &str| {
+            std::fs::read(path.join(name)).map_err(|e| NnError::Io(format!("{}: {e}", path.join(name).display())))
+        };
+        let json = |name: &str, e: serde_json::Error| named(format!("{name}: {e}"));
+        let train: TrainConfig = serde_json::from_slice(&read("train.json")?).map_err(|e| json("train.json", e))?;
+        let state: TrainState = serde_json::from_slice(&read("state.json")?).map_err(|e| json("state.json", e))?;
         let optimizer = if path.join("optimizer.bpk").is_file() { Some(read("optimizer.bpk")?) } else { None };
         train.model.validate().map_err(|e| named(format!("it describes an impossible model: {e}")))?;
         Ok(Checkpoint { train, state, weights: read("weights.bpk")?, optimizer })

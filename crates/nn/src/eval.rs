@@ -40,9 +40,10 @@ use wmlab_core::task::{Conditions, HeadKind, Response, Step, Target, TaskId, Tri
 
 use crate::batch::Batch;
 use crate::checkpoint::Checkpoint;
+use crate::error::NnError;
 use crate::loss::logits_to_host;
 use crate::model::{ModelInput, WormModel};
-use crate::train::{TrainConfig, TrainError};
+use crate::train::TrainConfig;
 
 /// The logits of head `head` (with `units` outputs) at batch row `b`, step `s`, from host logits laid
 /// out as [`logits_to_host`] returns them (`[B, T, U]` row-major per head; `t` = T, the batch's steps).
@@ -101,7 +102,7 @@ pub fn trial_row(
     logits: &[Vec<f32>],
     t: usize,
     b: usize,
-) -> Result<TrialRow, String> {
+) -> Result<TrialRow, NnError> {
     let task = trial.task;
     let head = task.head_index();
     let units = task.head().units() as usize;
@@ -112,7 +113,7 @@ pub fn trial_row(
         answers.push(a);
         raw.push(r);
     }
-    let mut scored = score_trial(task, &trial.steps, &answers)?;
+    let mut scored = score_trial(task, &trial.steps, &answers).map_err(|e| NnError::Model(e.to_string()))?;
     // Write the raw class where the model answered outside the options (score_trial wrote `none`).
     let mut pos = 0;
     for (a, r) in answers.iter().zip(&raw) {
@@ -241,7 +242,7 @@ pub async fn evaluate_record(
     chunk: usize,
     device: &Device,
     progress: &mut dyn FnMut(usize, usize) -> bool,
-) -> Result<Option<ResultRecord>, TrainError> {
+) -> Result<Option<ResultRecord>, NnError> {
     evaluate_record_on(model, train, backend, n_per_task, chunk, device, Trials::AsGenerated, progress).await
 }
 
@@ -266,7 +267,7 @@ pub async fn evaluate_record_on(
     device: &Device,
     which: Trials,
     progress: &mut dyn FnMut(usize, usize) -> bool,
-) -> Result<Option<ResultRecord>, TrainError> {
+) -> Result<Option<ResultRecord>, NnError> {
     let specs = train.specs();
     let dev = device.clone().without_autodiff();
     let model = model.valid();
@@ -287,11 +288,11 @@ pub async fn evaluate_record_on(
             .collect();
         let batch = Batch::from_trials(&trials);
         let logits = model.forward(&ModelInput::from_batch(&batch, &dev));
-        let host = logits_to_host(logits).await.map_err(TrainError::Device)?;
+        let host = logits_to_host(logits).await.map_err(NnError::device)?;
         for (b, tr) in trials.iter().enumerate() {
             let (k, j) = (b / m, start + b % m);
             let row = trial_row(tr, (k * n + j) as u64, j as u64, &host, batch.steps, b)
-                .map_err(|e| TrainError::Device(format!("scoring the model's answers: {e}")))?;
+                .map_err(|e| NnError::device(format!("scoring the model's answers: {e}")))?;
             rows[k].push(row);
         }
         start += m;
@@ -321,10 +322,10 @@ pub async fn evaluate_replay(
     chunk: usize,
     device: &Device,
     progress: &mut dyn FnMut(usize, usize) -> bool,
-) -> Result<Option<ResultRecord>, TrainError> {
+) -> Result<Option<ResultRecord>, NnError> {
     let ids = train.task_ids();
     // The CLI checks this before it opens a device; the Networks page hears it from here.
-    let replay = replay.clone().only(&ids).map_err(|e| TrainError::Trials(e.to_string()))?;
+    let replay = replay.clone().only(&ids).map_err(|e| NnError::Trials(e.to_string()))?;
     let trials = replay.generate();
     let dev = device.clone().without_autodiff();
     let model = model.valid();
@@ -337,10 +338,10 @@ pub async fn evaluate_replay(
         let batch_trials: Vec<Trial> = group.iter().map(|(_, t)| t.clone()).collect();
         let batch = Batch::from_trials(&batch_trials);
         let logits = model.forward(&ModelInput::from_batch(&batch, &dev));
-        let host = logits_to_host(logits).await.map_err(TrainError::Device)?;
+        let host = logits_to_host(logits).await.map_err(NnError::device)?;
         for (b, (index, tr)) in group.iter().enumerate() {
             let row = trial_row(tr, rows.len() as u64, *index, &host, batch.steps, b)
-                .map_err(|e| TrainError::Device(format!("scoring the model's answers: {e}")))?;
+                .map_err(|e| NnError::device(format!("scoring the model's answers: {e}")))?;
             rows.push(row);
         }
         if !progress(rows.len(), total) {
@@ -375,7 +376,7 @@ pub async fn evaluate_staircase(
     train: &TrainConfig,
     device: &Device,
     progress: &mut dyn FnMut(usize),
-) -> Result<Vec<StaircaseRun>, TrainError> {
+) -> Result<Vec<StaircaseRun>, NnError> {
     let dev = device.clone().without_autodiff();
     let model = model.valid();
     let mut out = Vec::new();
@@ -386,14 +387,14 @@ pub async fn evaluate_staircase(
         let Some(run) = wmlab_core::adaptive::TaskStaircase::new(spec, train.seed, Split::Test, config) else {
             continue;
         };
-        let mut run = run.map_err(|e| TrainError::Trials(e.to_string()))?;
+        let mut run = run.map_err(|e| NnError::Trials(e.to_string()))?;
         let mut rows = Vec::new();
         while let Some((index, _, trial)) = run.next_trial() {
             let batch = Batch::from_trials(std::slice::from_ref(&trial));
             let logits = model.forward(&ModelInput::from_batch(&batch, &dev));
-            let host = logits_to_host(logits).await.map_err(TrainError::Device)?;
+            let host = logits_to_host(logits).await.map_err(NnError::device)?;
             let row = trial_row(&trial, rows.len() as u64, index, &host, batch.steps, 0)
-                .map_err(|e| TrainError::Device(format!("scoring the model's answers: {e}")))?;
+                .map_err(|e| NnError::device(format!("scoring the model's answers: {e}")))?;
             run.record(run.kind().passed(&row.correct));
             rows.push(row);
             done += 1;
@@ -412,7 +413,7 @@ pub async fn evaluate_checkpoint(
     n_per_task: usize,
     device: &Device,
     progress: &mut dyn FnMut(usize, usize) -> bool,
-) -> Result<Option<ResultRecord>, TrainError> {
+) -> Result<Option<ResultRecord>, NnError> {
     evaluate_checkpoint_on(ck, backend, n_per_task, device, Trials::AsGenerated, progress).await
 }
 
@@ -424,9 +425,9 @@ pub async fn evaluate_checkpoint_on(
     device: &Device,
     which: Trials,
     progress: &mut dyn FnMut(usize, usize) -> bool,
-) -> Result<Option<ResultRecord>, TrainError> {
+) -> Result<Option<ResultRecord>, NnError> {
     let dev = device.clone().without_autodiff();
-    let model = ck.model(&dev).map_err(TrainError::Device)?;
+    let model = ck.model(&dev).map_err(NnError::device)?;
     let train = ck.train.clone().with_steps(ck.state.step);
     let chunk = ck.train.per_task.max(1);
     let mut rec = evaluate_record_on(&model, &train, backend, n_per_task, chunk, &dev, which, progress).await?;

@@ -25,6 +25,7 @@ pub mod checkpoint;
 #[cfg(feature = "flex")]
 pub mod conv;
 pub mod dist_attn;
+pub mod error;
 pub mod eval;
 pub mod loss;
 #[cfg(feature = "flex")]
@@ -38,8 +39,9 @@ pub mod words;
 
 pub use batch::Batch;
 pub use checkpoint::Checkpoint;
+pub use error::NnError;
 pub use model::{Arch, Attention, BuildModel, Encoder, ModelConfig, WormModel};
-pub use train::{Preset, TrainConfig, TrainError, Trainer, ValReport};
+pub use train::{Preset, TrainConfig, Trainer, ValReport};
 
 /// The native CPU device used by tests, the CLI and the benchmark.
 #[cfg(feature = "flex")]
@@ -50,13 +52,15 @@ pub fn cpu_device() -> burn::prelude::Device {
 /// The native wgpu device (the default adapter; Vulkan/Metal/DX12), initialised synchronously. In the
 /// browser use `Device::wgpu_options().init_async().await` instead.
 #[cfg(all(feature = "wgpu", not(target_arch = "wasm32")))]
-pub fn wgpu_device() -> Result<burn::prelude::Device, String> {
-    burn::prelude::Device::wgpu_options().init().map_err(|e| format!("no usable GPU adapter (wgpu): {e:?}"))
+pub fn wgpu_device() -> Result<burn::prelude::Device, NnError> {
+    burn::prelude::Device::wgpu_options()
+        .init()
+        .map_err(|e| NnError::Device(format!("no usable GPU adapter (wgpu): {e:?}")))
 }
 
 /// The native CUDA device (the first NVIDIA GPU), initialised synchronously.
 #[cfg(all(feature = "cuda", not(target_arch = "wasm32")))]
-pub fn cuda_device() -> Result<burn::prelude::Device, String> {
+pub fn cuda_device() -> Result<burn::prelude::Device, NnError> {
     // The device starts on its first operation: one small readback tells whether it can.
     std::panic::catch_unwind(|| {
         let device = burn::prelude::Device::cuda(0);
@@ -65,5 +69,5 @@ pub fn cuda_device() -> Result<burn::prelude::Device, String> {
     })
     .ok()
     .flatten()
-    .ok_or_else(|| "no usable CUDA device (an NVIDIA GPU with its driver and NVRTC is needed)".to_string())
+    .ok_or_else(|| NnError::Device("no usable CUDA device (an NVIDIA GPU with its driver and NVRTC is needed)".into()))
 }

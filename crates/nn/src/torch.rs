@@ -25,6 +25,7 @@ use burn::nn::{GateController, LayerNorm, Linear};
 use burn::prelude::*;
 
 use crate::checkpoint::Checkpoint;
+use crate::error::NnError;
 use crate::model::{Arch, BuildModel, Memory};
 use crate::train::{Preset, TrainConfig};
 use wmlab_core::networks::{N_TASKS, TrainState};
@@ -147,7 +148,11 @@ fn set_norm(n: &mut LayerNorm, gamma: Vec<f32>, beta: Vec<f32>, device: &Device)
 /// The memory and capacity of an authors' `state_dict`, from its keys and shapes: a positional
 /// embedding is the Transformer's; otherwise the recurrent input weights hold 1 (RNN), 3 (GRU) or 4
 /// (LSTM) gates of C rows; C is the heads' input width.
-pub fn detect(dict: &[Named]) -> Result<(Arch, usize), String> {
+pub fn detect(dict: &[Named]) -> Result<(Arch, usize), NnError> {
+    detect_keys(dict).map_err(NnError::Torch)
+}
+
+fn detect_keys(dict: &[Named]) -> Result<(Arch, usize), String> {
     let shape = |k: &str| dict.iter().find(|n| n.0 == k).map(|n| n.1.as_slice());
     let c = match shape("sc_task_head.weight") {
         Some([_, c]) => *c,
@@ -169,7 +174,11 @@ pub fn detect(dict: &[Named]) -> Result<(Arch, usize), String> {
 /// as a fresh checkpoint (step 0) of the `paper` preset. The widths (conv channels, the recurrent
 /// memories' input, the Transformer's layers and feed-forward size) are read from the file: the
 /// authors' code defaults to one Transformer layer, where the paper used two.
-pub fn import(dict: &[Named], arch: Arch, c: usize, device: &Device) -> Result<Checkpoint, String> {
+pub fn import(dict: &[Named], arch: Arch, c: usize, device: &Device) -> Result<Checkpoint, NnError> {
+    import_keys(dict, arch, c, device).map_err(NnError::Torch)
+}
+
+fn import_keys(dict: &[Named], arch: Arch, c: usize, device: &Device) -> Result<Checkpoint, String> {
     let mut d = Dict::new(dict);
     let head_c = d.shape("sc_task_head.weight").ok_or("sc_task_head.weight: missing (not a WM_Model state_dict?)")?;
     if head_c.len() != 2 || head_c[1] != c {
@@ -294,7 +303,7 @@ pub fn import(dict: &[Named], arch: Arch, c: usize, device: &Device) -> Result<C
         return Err(format!("{extra}: the paper's {} has no such weight", cfg.model.label()));
     }
     let state = TrainState { lr: cfg.lr, ..TrainState::default() };
-    Checkpoint::from_model(&model, cfg, state)
+    Ok(Checkpoint::from_model(&model, cfg, state)?)
 }
 
 /// Host values of a parameter.

@@ -19,6 +19,7 @@ use wmlab_core::task::TaskSpec;
 
 use crate::batch::{Batch, joint_trials_in, spread_index};
 use crate::checkpoint::Checkpoint;
+use crate::error::NnError;
 use crate::loss::{Accuracy, Targets, accuracy, joint_loss_scaled, logits_to_host};
 use crate::model::{BuildModel, ModelInput, WormModel};
 
@@ -35,34 +36,6 @@ pub fn optimizer(config: &TrainConfig) -> ModuleOptimizer {
 }
 
 pub use wmlab_core::networks::{TrainState, ValReport};
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum TrainError {
-    /// The loss became NaN or infinite at this step; the model was not updated.
-    NonFinite { step: usize, loss: f32 },
-    /// A device readback failed (e.g. the GPU device was lost).
-    Device(String),
-    /// The trials asked for cannot be taken (a replayed record with none of the model's tasks).
-    Trials(String),
-}
-
-impl std::fmt::Display for TrainError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            TrainError::NonFinite { step, loss } => {
-                write!(f, "loss became {loss} at step {step}: training stopped, the last good checkpoint is kept")
-            }
-            TrainError::Device(e) if e.contains("can't allocate buffer") => write!(
-                f,
-                "the device could not allocate a buffer this large: use fewer trials per step (per_task; \
-                 `--per-task` in the CLI) or a smaller model. Device error: {e}"
-            ),
-            TrainError::Device(e) => write!(f, "device error: {e}"),
-            TrainError::Trials(e) => write!(f, "{e}"),
-        }
-    }
-}
-impl std::error::Error for TrainError {}
 
 /// Reads every float parameter once, which draws those burn initialises lazily.
 struct Materialise;
@@ -129,22 +102,22 @@ impl Trainer {
     /// Resume from a checkpoint: weights, config, schedule state and Adam's state (moments and step
     /// counts), so the run continues exactly as if it had not stopped. A checkpoint without optimizer
     /// state (an older one, or a weights-only best model) resumes with a fresh Adam (zero moments).
-    pub fn resume(ck: &Checkpoint, device: Device) -> Result<Trainer, String> {
+    pub fn resume(ck: &Checkpoint, device: Device) -> Result<Trainer, NnError> {
         let model = ck.model(&device)?;
         let mut tr = Self::with_model(ck.train.clone(), device, model, Some(ck.state.clone()));
         if let Some(bytes) = &ck.optimizer {
             let optim = std::mem::replace(&mut tr.optim, optimizer(&tr.config));
             tr.optim = optim
                 .from_bytes(Bytes::from_bytes_vec(bytes.clone()))
-                .map_err(|e| format!("the checkpoint's optimizer state is unreadable: {e}"))?;
+                .map_err(|e| NnError::Optimizer(e.to_string()))?;
         }
         Ok(tr)
     }
 
     /// Adam's state as burnpack bytes (what [`Trainer::checkpoint`] stores). Reads the state tensors
     /// back with burn's synchronous snapshot, as the weights' record does.
-    pub fn optimizer_bytes(&self) -> Result<Vec<u8>, String> {
-        Ok(self.optim.into_bytes().map_err(|e| e.to_string())?.to_vec())
+    pub fn optimizer_bytes(&self) -> Result<Vec<u8>, NnError> {
+        Ok(self.optim.into_bytes().map_err(|e| NnError::Optimizer(e.to_string()))?.to_vec())
     }
 
     fn with_model(config: TrainConfig, device: Device, model: WormModel, state: Option<TrainState>) -> Trainer {
@@ -191,7 +164,7 @@ impl Trainer {
 
     /// One optimisation step on a given batch; returns the loss. The model is not updated when the loss
     /// is not finite.
-    pub async fn step_on(&mut self, batch: &Batch) -> Result<f32, TrainError> {
+    pub async fn step_on(&mut self, batch: &Batch) -> Result<f32, NnError> {
         let input = ModelInput::from_batch(batch, &self.device);
         let targets = Targets::from_batch(batch, &self.device);
         let loss = self.model().loss(&input, &targets, self.config.multilabel_scale.unwrap_or(1.0));
@@ -207,18 +180,18 @@ impl Trainer {
             Ok(v) => v,
             Err(e) => {
                 (self.model, self.optim) = before;
-                return Err(TrainError::Device(format!("{e:?}")));
+                return Err(NnError::device(format!("{e:?}")));
             }
         };
         if !value.is_finite() {
             (self.model, self.optim) = before;
-            return Err(TrainError::NonFinite { step: self.state.step, loss: value });
+            return Err(NnError::NonFinite { step: self.state.step, loss: value });
         }
         Ok(value)
     }
 
     /// The next training step (fresh joint batch).
-    pub async fn train_step(&mut self) -> Result<f32, TrainError> {
+    pub async fn train_step(&mut self) -> Result<f32, NnError> {
         let batch = self.train_batch(self.state.step);
         let loss = self.step_on(&batch).await?;
         self.state.step += 1;
@@ -234,7 +207,7 @@ impl Trainer {
     }
 
     /// A validation check: loss and accuracy on the validation split, plateau schedule, best model.
-    pub async fn validate(&mut self) -> Result<ValReport, TrainError> {
+    pub async fn validate(&mut self) -> Result<ValReport, NnError> {
         let chunk = self.config.per_task.max(1);
         let n = self.config.val_per_task.max(1);
         let (val_loss, acc, rows) = evaluate_rows(
@@ -297,7 +270,7 @@ impl Trainer {
             self.best = Some(
                 Checkpoint::from_model_async(self.model(), self.config.clone(), self.state.clone())
                     .await
-                    .map_err(TrainError::Device)?,
+                    .map_err(NnError::device)?,
             );
         }
         Ok(report)
@@ -306,7 +279,7 @@ impl Trainer {
     /// The current model as a checkpoint with async readbacks (works on WebGPU in the browser). Adam's
     /// state is included where it can be read synchronously (every native device, and the CPU backend
     /// in the browser); on a browser GPU it is left out and a resumed run restarts Adam's moments.
-    pub async fn checkpoint_async(&self) -> Result<Checkpoint, String> {
+    pub async fn checkpoint_async(&self) -> Result<Checkpoint, NnError> {
         let ck = Checkpoint::from_model_async(self.model(), self.config.clone(), self.state.clone()).await?;
         let sync_ok = !cfg!(target_arch = "wasm32") || format!("{:?}", self.device).contains("Flex");
         Ok(if sync_ok { ck.with_optimizer(Some(self.optimizer_bytes()?)) } else { ck })
@@ -315,7 +288,7 @@ impl Trainer {
     /// The current model as a checkpoint, with Adam's state (so [`Trainer::resume`] continues exactly).
     /// Reads tensors synchronously: natively, or on the CPU backend; use [`Trainer::checkpoint_async`] in
     /// the browser.
-    pub fn checkpoint(&self) -> Result<Checkpoint, String> {
+    pub fn checkpoint(&self) -> Result<Checkpoint, NnError> {
         Ok(Checkpoint::from_model(self.model(), self.config.clone(), self.state.clone())?
             .with_optimizer(Some(self.optimizer_bytes()?)))
     }
@@ -335,7 +308,7 @@ pub async fn evaluate_rows(
     chunk: usize,
     multilabel_scale: f64,
     device: &Device,
-) -> Result<(f64, Accuracy, Vec<TrialRow>), TrainError> {
+) -> Result<(f64, Accuracy, Vec<TrialRow>), NnError> {
     let model = model.valid();
     let mut rows = Vec::with_capacity(specs.len() * n);
     let mut acc = Accuracy::default();
@@ -364,15 +337,15 @@ pub async fn evaluate_rows(
         let l: f32 = joint_loss_scaled(&logits, &targets, multilabel_scale)
             .into_scalar_async::<f32>()
             .await
-            .map_err(|e| TrainError::Device(format!("{e:?}")))?;
+            .map_err(|e| NnError::device(format!("{e:?}")))?;
         loss_sum += l as f64;
         batches += 1;
-        let host = logits_to_host(logits).await.map_err(TrainError::Device)?;
+        let host = logits_to_host(logits).await.map_err(NnError::device)?;
         acc.add(&accuracy(&batch, &host));
         for (b, tr) in trials.iter().enumerate() {
             rows.push(
                 crate::eval::trial_row(tr, rows.len() as u64, 0, &host, batch.steps, b)
-                    .map_err(|e| TrainError::Device(format!("scoring the model's answers: {e}")))?,
+                    .map_err(|e| NnError::device(format!("scoring the model's answers: {e}")))?,
             );
         }
         start += m;
@@ -382,15 +355,15 @@ pub async fn evaluate_rows(
 
 #[cfg(test)]
 mod error_tests {
-    use super::TrainError;
+    use super::NnError;
 
     #[test]
     fn out_of_device_memory_says_what_to_change() {
         // What burn-wgpu reported on lavapipe for the paper's LSTM-256 at 140 trials per step.
-        let e =
-            TrainError::Device("An IO error happened\nCaused by:\n  can't allocate buffer of size: 214827008".into());
+        let e = NnError::device("An IO error happened\nCaused by:\n  can't allocate buffer of size: 214827008");
+        assert!(matches!(e, NnError::OutOfMemory(_)), "{e:?}");
         let m = e.to_string();
         assert!(m.contains("fewer trials per step") && m.contains("214827008"), "{m}");
-        assert_eq!(TrainError::Device("lost".into()).to_string(), "device error: lost");
+        assert_eq!(NnError::device("lost").to_string(), "device error: lost");
     }
 }

@@ -12,7 +12,8 @@ use wmlab_nn::BuildModel;
 use wmlab_nn::batch::{Batch, all_specs, joint_trials};
 use wmlab_nn::cpu_device;
 use wmlab_nn::model::{Arch, ModelConfig, StepFrames, lstm_forward};
-use wmlab_nn::train::{TrainConfig, TrainError, Trainer};
+use wmlab_nn::NnError;
+use wmlab_nn::train::{TrainConfig, Trainer};
 
 /// flex's random stream is one per process: the tests that draw from it (initialisation, random
 /// inputs) take turns, so each sees the stream its seed gives.
@@ -102,7 +103,7 @@ fn a_non_finite_loss_updates_nothing() {
     let weight = batch.heads[h].weight[r];
     batch.heads[h].weight[r] = f32::NAN;
     match pollster::block_on(tr.step_on(&batch)) {
-        Err(TrainError::NonFinite { .. }) => {}
+        Err(NnError::NonFinite { .. }) => {}
         other => panic!("expected a non-finite loss, got {other:?}"),
     }
     assert!(params(&tr) == before, "the model changed on a non-finite loss");
