@@ -55,10 +55,10 @@ fn p_text(p: f64) -> String {
     if p < 1e-4 { format!("{p:.1e}") } else { format!("{p:.4}") }
 }
 
-fn test_cell(r: &Result<wmlab_core::stats::TestResult, String>, stat: &str) -> String {
+fn test_cell(r: &Result<wmlab_core::stats::TestResult, wmlab_core::stats::StatsError>, stat: &str) -> String {
     match r {
         Ok(t) => format!("{stat} = {:.2}, p = {}", t.statistic, p_text(t.p)),
-        Err(e) => e.clone(),
+        Err(e) => e.to_string(),
     }
 }
 

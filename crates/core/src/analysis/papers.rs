@@ -883,7 +883,7 @@ pub fn published_table(what: Embedded) -> Table {
                     let t = nback::reported_file_tests(f)?;
                     let k = match &t.kruskal {
                         Ok(r) => format!("H = {:.2}, p = {:.2e}", r.statistic, r.p),
-                        Err(e) => e.clone(),
+                        Err(e) => e.to_string(),
                     };
                     Some(vec![f.clone(), t.levels.iter().map(|l| l.1.to_string()).collect::<Vec<_>>().join(" / "), k])
                 })

@@ -23,7 +23,7 @@ pub struct RetentionTest {
     /// One per retention interval the record has, shortest first.
     pub cells: Vec<RetentionCell>,
     /// `Err` with the reason when the test cannot be run (one interval, or all scores equal).
-    pub test: Result<TestResult, String>,
+    pub test: Result<TestResult, stats::StatsError>,
 }
 
 impl RetentionTest {
@@ -61,7 +61,7 @@ pub fn vir_retention(record: &ResultRecord) -> Option<RetentionTest> {
             trials: v.len(),
         })
         .collect();
-    let test = stats::kruskal(&groups.into_iter().map(|g| g.1).collect::<Vec<_>>()).map_err(String::from);
+    let test = stats::kruskal(&groups.into_iter().map(|g| g.1).collect::<Vec<_>>());
     Some(RetentionTest { cells, test })
 }
 

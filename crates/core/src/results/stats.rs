@@ -59,6 +59,13 @@ pub enum StatsError {
 
 crate::message_into_string!(StatsError);
 
+/// Written as its message (a report's JSON keeps the words a person reads).
+impl serde::Serialize for StatsError {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 fn finite(name: &str, xs: &[f64]) -> Result<(), StatsError> {
     if let Some(index) = xs.iter().position(|x| !x.is_finite()) {
         return Err(StatsError::NotFinite { name: name.to_string(), index });

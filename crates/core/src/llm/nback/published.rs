@@ -108,11 +108,11 @@ pub struct DprimeTests {
     /// (N, number of blocks, mean d′) for each N present, ascending.
     pub levels: Vec<(u8, usize, f64)>,
     /// Kruskal–Wallis H across the N levels (an `Err` with fewer than two).
-    pub kruskal: Result<crate::stats::TestResult, String>,
+    pub kruskal: Result<crate::stats::TestResult, crate::stats::StatsError>,
     /// (N a, N b, U of a and raw p, Bonferroni-adjusted p).
-    pub pairs: Vec<(u8, u8, Result<(crate::stats::TestResult, f64), String>)>,
+    pub pairs: Vec<(u8, u8, Result<(crate::stats::TestResult, f64), crate::stats::StatsError>)>,
     /// (N, Wilcoxon signed-rank test of that N's d′ against 0).
-    pub against_zero: Vec<(u8, Result<crate::stats::TestResult, String>)>,
+    pub against_zero: Vec<(u8, Result<crate::stats::TestResult, crate::stats::StatsError>)>,
 }
 
 /// [`DprimeTests`] of per-block `(N, d′)` values.
@@ -125,14 +125,14 @@ pub fn dprime_tests(per_block: &[(u8, f64)]) -> DprimeTests {
     let groups: Vec<Vec<f64>> = ns.iter().map(|&n| group(n)).collect();
     let levels = ns.iter().zip(&groups).map(|(&n, g)| (n, g.len(), stats::mean(g))).collect();
     let kruskal = if ns.len() < 2 {
-        Err("Kruskal–Wallis needs at least two N levels".to_string())
+        Err(stats::StatsError::Parameter("Kruskal–Wallis needs at least two N levels".into()))
     } else {
-        stats::kruskal(&groups).map_err(String::from)
+        stats::kruskal(&groups)
     };
     let mut raw = Vec::new();
     for i in 0..ns.len() {
         for j in i + 1..ns.len() {
-            raw.push((ns[i], ns[j], stats::mann_whitney(&groups[i], &groups[j]).map_err(String::from)));
+            raw.push((ns[i], ns[j], stats::mann_whitney(&groups[i], &groups[j])));
         }
     }
     let ok_ps: Vec<f64> = raw.iter().filter_map(|r| r.2.as_ref().ok().map(|t| t.p)).collect();
@@ -149,7 +149,7 @@ pub fn dprime_tests(per_block: &[(u8, f64)]) -> DprimeTests {
         })
         .collect();
     let against_zero =
-        ns.iter().zip(&groups).map(|(&n, g)| (n, stats::wilcoxon(g, &[]).map_err(String::from))).collect();
+        ns.iter().zip(&groups).map(|(&n, g)| (n, stats::wilcoxon(g, &[]))).collect();
     DprimeTests { levels, kruskal, pairs, against_zero }
 }
 
