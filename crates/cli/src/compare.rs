@@ -76,20 +76,20 @@ pub struct CompareArgs {
 }
 
 /// A record file, or a folder's `record.json` (a `wmlab sweep` run).
-fn read_record(path: &Path) -> Result<ResultRecord, String> {
+fn read_record(path: &Path) -> anyhow::Result<ResultRecord> {
     crate::dataset::read_record(&if path.is_dir() { path.join("record.json") } else { path.to_path_buf() })
 }
 
 /// The records a path stands for: itself, or every model's folder of a several-model `wmlab llm run`
 /// (a folder with `models.json` and no `record.json` of its own).
-fn record_paths(path: &Path) -> Result<Vec<PathBuf>, String> {
+fn record_paths(path: &Path) -> anyhow::Result<Vec<PathBuf>> {
     let listing = path.join("models.json");
     if !path.is_dir() || path.join("record.json").exists() || !listing.exists() {
         return Ok(vec![path.to_path_buf()]);
     }
-    let text = std::fs::read_to_string(&listing).map_err(|e| format!("{}: {e}", listing.display()))?;
-    let v: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| format!("{}: not a list of models ({e})", listing.display()))?;
+    let text = std::fs::read_to_string(&listing).map_err(|e| anyhow::anyhow!("{}: {e}", listing.display()))?;
+    let v: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| anyhow::anyhow!("{}: not a list of models ({e})", listing.display()))?;
     let folders: Vec<PathBuf> = v["models"]
         .as_array()
         .into_iter()
@@ -99,7 +99,7 @@ fn record_paths(path: &Path) -> Result<Vec<PathBuf>, String> {
         .map(|f| path.join(f))
         .collect();
     if folders.is_empty() {
-        return Err(format!("{}: names no model folders", listing.display()));
+        return Err(anyhow::anyhow!("{}: names no model folders", listing.display()));
     }
     Ok(folders)
 }
@@ -171,17 +171,20 @@ fn curves_rows(out: &mut String, panels: &[Panel], names: &[String]) {
     }
 }
 
-pub fn run(a: &CompareArgs) -> Result<(), String> {
+pub fn run(a: &CompareArgs) -> anyhow::Result<()> {
     let paths = a.records.iter().map(|p| record_paths(p)).collect::<Result<Vec<_>, _>>()?;
     let items: Vec<Compared> =
         paths.iter().flatten().map(|p| read_record(p).map(Compared::new)).collect::<Result<Vec<_>, _>>()?;
     let records: Vec<&ResultRecord> = items.iter().map(|c| &c.record).collect();
     let task = match &a.task {
-        Some(t) => StudyTask::parse(t).ok_or_else(|| {
-            let all: Vec<&str> = StudyTask::all().into_iter().map(|t| t.as_str()).collect();
-            format!("unknown task '{t}'; tasks: {}", all.join(", "))
-        })?,
-        None => cmp::common_task(&items).ok_or("none of the records has trial rows of a task that can be compared")?,
+        Some(t) => StudyTask::parse(t)
+            .ok_or_else(|| {
+                let all: Vec<&str> = StudyTask::all().into_iter().map(|t| t.as_str()).collect();
+                format!("unknown task '{t}'; tasks: {}", all.join(", "))
+            })
+            .map_err(anyhow::Error::msg)?,
+        None => cmp::common_task(&items)
+            .ok_or_else(|| anyhow::anyhow!("none of the records has trial rows of a task that can be compared"))?,
     };
     let subjects: Vec<_> = items.iter().map(|c| c.curves(task)).collect();
     let without: Vec<String> = a
@@ -192,13 +195,13 @@ pub fn run(a: &CompareArgs) -> Result<(), String> {
         .map(|(p, _)| p.display().to_string())
         .collect();
     if without.len() == records.len() {
-        return Err(format!("none of the records has rows of {task}"));
+        return Err(anyhow::anyhow!("none of the records has rows of {task}"));
     }
     let extras = Extras { human: !a.no_human, chance: a.chance, published: !a.no_published };
-    std::fs::create_dir_all(&a.out).map_err(|e| format!("cannot make {}: {e}", a.out.display()))?;
+    std::fs::create_dir_all(&a.out).map_err(|e| anyhow::anyhow!("cannot make {}: {e}", a.out.display()))?;
     let write = |name: &str, text: &str| {
         let p = a.out.join(name);
-        std::fs::write(&p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))
+        std::fs::write(&p, text).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", p.display()))
     };
 
     let mut files: Vec<String> = Vec::new();

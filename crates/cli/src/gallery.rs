@@ -42,7 +42,7 @@ fn pick(spec: &TaskSpec, a: &GalleryArgs) -> (u64, Trial) {
     best.expect("at least one trial")
 }
 
-pub fn run(a: &GalleryArgs) -> Result<(), String> {
+pub fn run(a: &GalleryArgs) -> anyhow::Result<()> {
     let (w, h) = sheet_size();
     let mut px = vec![255u8; w * h * 3];
     let x0 = GAP + label_width() + GAP;
@@ -70,7 +70,7 @@ pub fn run(a: &GalleryArgs) -> Result<(), String> {
         );
     }
     if let Some(parent) = a.out.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        std::fs::create_dir_all(parent).map_err(|e| anyhow::anyhow!("cannot create {}: {e}", parent.display()))?;
     }
     pngout::write(&a.out, w as u32, h as u32, &px, false)?;
     out!("wrote {} ({w}x{h}, split {}, seed {})", a.out.display(), a.split.split().as_str(), a.seed);

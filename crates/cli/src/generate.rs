@@ -13,14 +13,14 @@ use wmlab_core::{Conditions, Split, Target, TaskSpec, Trial};
 
 use crate::{GenerateArgs, PngMode, TaskSel, npy, pngout};
 
-fn io_err(path: &Path, e: impl std::fmt::Display) -> String {
-    format!("writing {}: {e}", path.display())
+fn io_err(path: &Path, e: impl std::fmt::Display) -> anyhow::Error {
+    anyhow::anyhow!("writing {}: {e}", path.display())
 }
 
-pub fn run(a: &GenerateArgs) -> Result<(), String> {
+pub fn run(a: &GenerateArgs) -> anyhow::Result<()> {
     let ids = a.task.ids();
     if a.start.checked_add(a.count).is_none() {
-        return Err(format!("--start {} + --count {} overflows", a.start, a.count));
+        return Err(anyhow::anyhow!("--start {} + --count {} overflows", a.start, a.count));
     }
     // Every task's parameters before any work: a bad --set stops here, naming what is allowed.
     // One task: every key must be its own (the message names it); several: each key goes to those with it.
@@ -141,7 +141,7 @@ fn make_chunk(
     max_steps: usize,
     png_dir: &Path,
     trials: std::ops::Range<u64>,
-) -> Result<Chunk, String> {
+) -> anyhow::Result<Chunk> {
     let id = spec.id;
     // The padding frame is the same for every padded step.
     let pad_tensor = raster::tensor32(&wmlab_core::Frame::padding());
@@ -156,7 +156,10 @@ fn make_chunk(
     for i in trials {
         let trial = spec.trial(a.seed, split, i);
         if trial.len() > max_steps {
-            return Err(format!("{id} trial {i} has {} steps, more than the {max_steps} of the export", trial.len()));
+            return Err(anyhow::anyhow!(
+                "{id} trial {i} has {} steps, more than the {max_steps} of the export",
+                trial.len()
+            ));
         }
         for t in 0..max_steps {
             let data: &[f32] = if t < trial.len() {
@@ -193,13 +196,13 @@ fn make_chunk(
     Ok(c)
 }
 
-fn one_task(spec: &TaskSpec, a: &GenerateArgs, dir: &Path, bar: &ProgressBar) -> Result<(u64, u64), String> {
+fn one_task(spec: &TaskSpec, a: &GenerateArgs, dir: &Path, bar: &ProgressBar) -> anyhow::Result<(u64, u64)> {
     let (id, spec) = (spec.id, spec.clone());
     let split = a.split.split();
-    fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
     let png_dir = dir.join("png");
     if a.png != PngMode::None {
-        fs::create_dir_all(&png_dir).map_err(|e| format!("cannot create {}: {e}", png_dir.display()))?;
+        fs::create_dir_all(&png_dir).map_err(|e| anyhow::anyhow!("cannot create {}: {e}", png_dir.display()))?;
     }
 
     // Padded to 20 steps, or to the longest trial the task's parameters make (long lists, A3.2).
@@ -217,9 +220,9 @@ fn one_task(spec: &TaskSpec, a: &GenerateArgs, dir: &Path, bar: &ProgressBar) ->
     let cores = || std::thread::available_parallelism().map_or(1, |n| n.get());
     let jobs = a.jobs.unwrap_or_else(cores).min(chunks as usize).max(1);
     let next = std::sync::atomic::AtomicU64::new(0);
-    let (tx, rx) = std::sync::mpsc::sync_channel::<(u64, Result<Chunk, String>)>(2 * jobs);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<(u64, anyhow::Result<Chunk>)>(2 * jobs);
     let (mut frames, mut pngs) = (0u64, 0u64);
-    let written: Result<(), String> = std::thread::scope(|scope| {
+    let written: anyhow::Result<()> = std::thread::scope(|scope| {
         for _ in 0..jobs {
             let (tx, next, spec) = (tx.clone(), &next, &spec);
             let png_dir = &png_dir;
@@ -243,7 +246,7 @@ fn one_task(spec: &TaskSpec, a: &GenerateArgs, dir: &Path, bar: &ProgressBar) ->
                             .map(|s| s.to_string())
                             .or_else(|| p.downcast_ref::<String>().cloned())
                             .unwrap_or_else(|| "a panic".into());
-                        Err(format!("{id}: trials {first}..{last} could not be made: {why}"))
+                        Err(anyhow::anyhow!("{id}: trials {first}..{last} could not be made: {why}"))
                     });
                     let failed = chunk.is_err();
                     if tx.send((k, chunk)).is_err() || failed {
@@ -274,7 +277,7 @@ fn one_task(spec: &TaskSpec, a: &GenerateArgs, dir: &Path, bar: &ProgressBar) ->
             if let Some((_, Err(e))) = waiting.into_iter().find(|(_, c)| c.is_err()) {
                 return Err(e);
             }
-            return Err(format!("{id}: trials were lost while generating (a worker thread stopped)"));
+            return Err(anyhow::anyhow!("{id}: trials were lost while generating (a worker thread stopped)"));
         }
         Ok(())
     });

@@ -62,7 +62,7 @@ pub struct ExportArgs {
 }
 
 /// `wmlab llm export`.
-pub fn export(a: &ExportArgs) -> Result<(), String> {
+pub fn export(a: &ExportArgs) -> anyhow::Result<()> {
     let format = Format::of(&a.out)?;
     for (dir, out) in runs_of(&a.inspect, &a.out, format)? {
         let log = build(&dir)?;
@@ -71,7 +71,7 @@ pub fn export(a: &ExportArgs) -> Result<(), String> {
             Format::Eval => log.archive()?,
         };
         if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
-            fs::create_dir_all(parent).map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+            fs::create_dir_all(parent).map_err(|e| anyhow::anyhow!("cannot create {}: {e}", parent.display()))?;
         }
         crate::write_atomic(&out, &bytes)?;
         let name = out.file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -103,11 +103,11 @@ enum Format {
 }
 
 impl Format {
-    fn of(out: &Path) -> Result<Format, String> {
+    fn of(out: &Path) -> anyhow::Result<Format> {
         match out.extension().and_then(|e| e.to_str()) {
             Some("json") => Ok(Format::Json),
             Some("eval") => Ok(Format::Eval),
-            _ => Err(format!(
+            _ => Err(anyhow::anyhow!(
                 "--out {}: the file must end in .json (Inspect's JSON log) or .eval (its zip archive)",
                 out.display()
             )),
@@ -124,33 +124,34 @@ impl Format {
 
 /// The run folders to export and the file each goes to: RUN_DIR itself, or each model's folder of a
 /// several-model run (`<stem>-<folder><ext>` beside FILE).
-fn runs_of(dir: &Path, out: &Path, format: Format) -> Result<Vec<(PathBuf, PathBuf)>, String> {
+fn runs_of(dir: &Path, out: &Path, format: Format) -> anyhow::Result<Vec<(PathBuf, PathBuf)>> {
     if dir.join("log.jsonl").is_file() {
         return Ok(vec![(dir.to_path_buf(), out.to_path_buf())]);
     }
     if !dir.is_dir() {
-        return Err(format!("--inspect {}: no such folder", dir.display()));
+        return Err(anyhow::anyhow!("--inspect {}: no such folder", dir.display()));
     }
     let listing = dir.join("models.json");
     if !listing.is_file() {
-        return Err(format!(
+        return Err(anyhow::anyhow!(
             "--inspect {}: neither a run folder (no log.jsonl) nor a folder of several models' runs (no models.json)",
             dir.display()
         ));
     }
-    let text = fs::read_to_string(&listing).map_err(|e| format!("cannot read {}: {e}", listing.display()))?;
-    let v: Value = serde_json::from_str(&text).map_err(|e| format!("{}: not valid JSON ({e})", listing.display()))?;
+    let text = fs::read_to_string(&listing).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", listing.display()))?;
+    let v: Value =
+        serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{}: not valid JSON ({e})", listing.display()))?;
     let folders: Vec<&str> =
         v["models"].as_array().map(|ms| ms.iter().filter_map(|m| m["folder"].as_str()).collect()).unwrap_or_default();
     if folders.is_empty() {
-        return Err(format!("{}: lists no models", listing.display()));
+        return Err(anyhow::anyhow!("{}: lists no models", listing.display()));
     }
     let stem = out.file_stem().and_then(|s| s.to_str()).unwrap_or("wmlab");
     let mut runs = Vec::new();
     for folder in folders {
         // A folder is one name inside RUN_DIR, never a path out of it.
         if folder.is_empty() || folder.contains(['/', '\\']) || folder == "." || folder == ".." {
-            return Err(format!("{}: model folder {folder:?} is not a folder name", listing.display()));
+            return Err(anyhow::anyhow!("{}: model folder {folder:?} is not a folder name", listing.display()));
         }
         let run = dir.join(folder);
         if !run.join("log.jsonl").is_file() {
@@ -160,7 +161,7 @@ fn runs_of(dir: &Path, out: &Path, format: Format) -> Result<Vec<(PathBuf, PathB
         runs.push((run, out.with_file_name(format!("{stem}-{folder}.{}", format.ext()))));
     }
     if runs.is_empty() {
-        return Err(format!("{}: none of its models' folders has a log.jsonl", dir.display()));
+        return Err(anyhow::anyhow!("{}: none of its models' folders has a log.jsonl", dir.display()));
     }
     Ok(runs)
 }
@@ -314,7 +315,7 @@ impl Log {
     }
 
     /// The .eval zip archive.
-    fn archive(&self) -> Result<Vec<u8>, String> {
+    fn archive(&self) -> anyhow::Result<Vec<u8>> {
         let mut files: Vec<(String, Vec<u8>)> = Vec::with_capacity(self.samples.len() + 4);
         files.push((
             "_journal/start.json".into(),
@@ -346,7 +347,7 @@ impl Log {
         files.push(("reductions.json".into(), to_json(&self.reductions)?));
         files.push(("header.json".into(), to_json(&self.header(false))?));
         if files.len() > ZIP_ENTRIES {
-            return Err(format!(
+            return Err(anyhow::anyhow!(
                 "{} samples are more than a .eval archive holds here ({}): write .json instead",
                 self.samples.len(),
                 ZIP_ENTRIES - 4
@@ -354,14 +355,16 @@ impl Log {
         }
         let size: usize = files.iter().map(|(name, data)| data.len() + 2 * name.len() + 76).sum();
         if size > u32::MAX as usize {
-            return Err("the log is over 4 GiB, more than a .eval archive holds here: write .json instead".into());
+            return Err(anyhow::anyhow!(
+                "the log is over 4 GiB, more than a .eval archive holds here: write .json instead"
+            ));
         }
         Ok(wmlab_core::zip::write(&files))
     }
 }
 
-fn to_json<T: Serialize + ?Sized>(v: &T) -> Result<Vec<u8>, String> {
-    serde_json::to_vec(v).map_err(|e| e.to_string())
+fn to_json<T: Serialize + ?Sized>(v: &T) -> anyhow::Result<Vec<u8>> {
+    serde_json::to_vec(v).map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 /// Inspect's time text (`2026-01-31T12:00:00+00:00`) of a time.
@@ -665,9 +668,9 @@ fn metric_means(outcomes: &[Outcome], metric: &str) -> Option<MetricMeans> {
 }
 
 /// Reads a run folder into an Inspect log.
-fn build(dir: &Path) -> Result<Log, String> {
+fn build(dir: &Path) -> anyhow::Result<Log> {
     let path = dir.join("log.jsonl");
-    let text = fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let text = fs::read_to_string(&path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
     let log = RunLog::parse(&text);
     if log.bad_lines > 0 {
         eprintln!("wmlab: {}: {} unreadable line(s) skipped (an interrupted write)", path.display(), log.bad_lines);
@@ -675,7 +678,7 @@ fn build(dir: &Path) -> Result<Log, String> {
     let meta = log
         .meta()
         .cloned()
-        .ok_or_else(|| format!("{}: no settings line: not a log of `wmlab llm run`", path.display()))?;
+        .ok_or_else(|| anyhow::anyhow!("{}: no settings line: not a log of `wmlab llm run`", path.display()))?;
     // The last outcome logged per sample (a rerun with --retry-errors logs a redone sample again).
     let mut outcomes: Vec<Outcome> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
@@ -691,7 +694,7 @@ fn build(dir: &Path) -> Result<Log, String> {
         }
     }
     if outcomes.is_empty() {
-        return Err(format!("{}: no finished sample yet, nothing to export", path.display()));
+        return Err(anyhow::anyhow!("{}: no finished sample yet, nothing to export", path.display()));
     }
 
     let text_of = |k: &str| meta[k].as_str().map(str::to_string);

@@ -88,19 +88,20 @@ fn default_pi_vocabulary() -> PathBuf {
 }
 
 /// PI-LLM's configuration from the arguments.
-pub fn pi_config(a: &RunArgs) -> Result<pi::PiConfig, String> {
+pub fn pi_config(a: &RunArgs) -> anyhow::Result<pi::PiConfig> {
     Ok(pi::PiConfig {
         keys: a.keys,
         updates: a.updates.clone().unwrap_or_else(|| pi::PAPER_UPDATES.to_vec()),
         value_len: a.value_len,
         sessions: a.sessions,
-        order: pi::Order::parse(&a.order).ok_or_else(|| format!("--order {}: random or sequential", a.order))?,
+        order: pi::Order::parse(&a.order)
+            .ok_or_else(|| anyhow::anyhow!("--order {}: random or sequential", a.order))?,
         seed: a.seed,
     })
 }
 
 /// The latent-state suite's configuration from the arguments.
-pub fn latent_config(a: &RunArgs) -> Result<latent::LatentConfig, String> {
+pub fn latent_config(a: &RunArgs) -> anyhow::Result<latent::LatentConfig> {
     let tasks = match &a.tasks {
         None => latent::LatentTask::ALL.to_vec(),
         Some(list) => list
@@ -110,7 +111,8 @@ pub fn latent_config(a: &RunArgs) -> Result<latent::LatentConfig, String> {
                     format!("--tasks: `{t}` is not a latent-state task (number-guessing, yes-no, math-magic)")
                 })
             })
-            .collect::<Result<_, _>>()?,
+            .collect::<Result<_, _>>()
+            .map_err(anyhow::Error::msg)?,
     };
     let cfg = latent::LatentConfig {
         tasks,
@@ -125,11 +127,12 @@ pub fn latent_config(a: &RunArgs) -> Result<latent::LatentConfig, String> {
 }
 
 /// PI-LLM's vocabulary from `--pi-data`.
-fn pi_vocabulary(a: &RunArgs) -> Result<pi::Vocabulary, String> {
+fn pi_vocabulary(a: &RunArgs) -> anyhow::Result<pi::Vocabulary> {
     let p = &a.pi_data;
-    let gz = fs::read(p).map_err(|e| format!("cannot read {}: {e} (set --pi-data FILE)", p.display()))?;
-    let text = String::from_utf8(snapshot::gunzip(&gz).map_err(|e| format!("{}: {e}", p.display()))?)
-        .map_err(|_| format!("{} is not UTF-8 text", p.display()))?;
+    let gz = fs::read(p).map_err(|e| anyhow::anyhow!("cannot read {}: {e} (set --pi-data FILE)", p.display()))?;
+    let text = String::from_utf8(snapshot::gunzip(&gz).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?)
+        .map_err(|_| format!("{} is not UTF-8 text", p.display()))
+        .map_err(anyhow::Error::msg)?;
     Ok(pi::Vocabulary::from_json(&text)?)
 }
 
@@ -358,7 +361,7 @@ fn is_local(url: &str) -> bool {
     ["://localhost", "://127.", "://[::1]", "://0.0.0.0"].iter().any(|p| u.contains(p))
 }
 
-fn read_key(a: &RunArgs, kind: ProviderKind, base_url: &str) -> Result<Secret, String> {
+fn read_key(a: &RunArgs, kind: ProviderKind, base_url: &str) -> anyhow::Result<Secret> {
     if a.no_key {
         return Ok(Secret::none());
     }
@@ -366,18 +369,19 @@ fn read_key(a: &RunArgs, kind: ProviderKind, base_url: &str) -> Result<Secret, S
     match std::env::var(&var) {
         Ok(v) if !v.trim().is_empty() => Ok(Secret::new(v)),
         _ if is_local(base_url) => Ok(Secret::none()),
-        _ => Err(format!(
+        _ => Err(anyhow::anyhow!(
             "no API key: set {var} (or name another variable with --key-env VAR; --no-key for a server without keys)"
         )),
     }
 }
 
 /// The visual suite's configuration from the arguments.
-pub fn vision_config(a: &RunArgs) -> Result<VisionConfig, String> {
-    let render =
-        Render::parse(&a.render).ok_or_else(|| format!("--render: `{}` is neither image nor text", a.render))?;
+pub fn vision_config(a: &RunArgs) -> anyhow::Result<VisionConfig> {
+    let render = Render::parse(&a.render)
+        .ok_or_else(|| anyhow::anyhow!("--render: `{}` is neither image nor text", a.render))?;
     let list = a.tasks.as_ref().map(|t| t.join(",")).unwrap_or_else(|| "VSR,CD-Color,VIR,SMU,nback-spatial".into());
-    let mut cfg = VisionConfig::new(VisionConfig::parse_tasks(&list).map_err(|e| format!("--tasks: {e}"))?, render);
+    let mut cfg =
+        VisionConfig::new(VisionConfig::parse_tasks(&list).map_err(|e| anyhow::anyhow!("--tasks: {e}"))?, render);
     cfg.trials = a.trials.unwrap_or(4);
     cfg.nback_ns = a.n.clone();
     cfg.seed = a.seed;
@@ -388,28 +392,32 @@ pub fn vision_config(a: &RunArgs) -> Result<VisionConfig, String> {
 }
 
 /// The text N-back suite's configuration from the arguments.
-pub fn nback_config(a: &RunArgs) -> Result<NbackConfig, String> {
-    let variant = Variant::parse(&a.variant).ok_or_else(|| {
-        let all: Vec<&str> = Variant::ALL.iter().map(|v| v.as_str()).collect();
-        format!("unknown N-back variant '{}' (known: {})", a.variant, all.join(", "))
-    })?;
+pub fn nback_config(a: &RunArgs) -> anyhow::Result<NbackConfig> {
+    let variant = Variant::parse(&a.variant)
+        .ok_or_else(|| {
+            let all: Vec<&str> = Variant::ALL.iter().map(|v| v.as_str()).collect();
+            format!("unknown N-back variant '{}' (known: {})", a.variant, all.join(", "))
+        })
+        .map_err(anyhow::Error::msg)?;
     let protocol = match &a.protocol {
         None => variant.default_protocol(),
-        Some(p) => Protocol::parse(p).ok_or_else(|| {
-            let all: Vec<&str> = Protocol::ALL.iter().map(|v| v.as_str()).collect();
-            format!("unknown protocol '{p}' (known: {})", all.join(", "))
-        })?,
+        Some(p) => Protocol::parse(p)
+            .ok_or_else(|| {
+                let all: Vec<&str> = Protocol::ALL.iter().map(|v| v.as_str()).collect();
+                format!("unknown protocol '{p}' (known: {})", all.join(", "))
+            })
+            .map_err(anyhow::Error::msg)?,
     };
     let mut options = DialogueOptions::new(protocol);
     options.seed = a.seed;
     if a.history == "note" && a.note_tokens == 0 {
-        return Err("--note-tokens: at least 1 (a note of 0 tokens is --history none)".into());
+        return Err(anyhow::anyhow!("--note-tokens: at least 1 (a note of 0 tokens is --history none)"));
     }
     options.history = nback::History::parse(&a.history, a.note_tokens)
-        .ok_or_else(|| format!("--history {}: full, note or none", a.history))?;
+        .ok_or_else(|| anyhow::anyhow!("--history {}: full, note or none", a.history))?;
     let source = match a.new_blocks {
         None => BlockSource::Published,
-        Some(0) => return Err("--new-blocks: at least 1 block per N".into()),
+        Some(0) => return Err(anyhow::anyhow!("--new-blocks: at least 1 block per N")),
         Some(count) => {
             let (len, matches) = variant.published_shape();
             BlockSource::Generated { count, len, matches, seed: a.seed }
@@ -421,7 +429,7 @@ pub fn nback_config(a: &RunArgs) -> Result<NbackConfig, String> {
 }
 
 /// The samples of the chosen suite.
-pub fn build_samples(a: &RunArgs) -> Result<Vec<Sample>, String> {
+pub fn build_samples(a: &RunArgs) -> anyhow::Result<Vec<Sample>> {
     let mut samples = match a.suite {
         SuiteArg::WormVision => vision::samples(&vision_config(a)?)?,
         SuiteArg::Nback => nback::samples(&nback_config(a)?),
@@ -433,10 +441,11 @@ pub fn build_samples(a: &RunArgs) -> Result<Vec<Sample>, String> {
                 cfg.lines = l.clone();
             }
             cfg.tests_per_size = a.tests;
-            let blocks = lrt::parse_block_sizes(&a.shuffle_blocks).map_err(|e| format!("--shuffle-blocks {e}"))?;
+            let blocks =
+                lrt::parse_block_sizes(&a.shuffle_blocks).map_err(|e| anyhow::anyhow!("--shuffle-blocks {e}"))?;
             cfg.orders = lrt::orders(a.ordered, &blocks);
             if cfg.orders.is_empty() {
-                return Err("LRT: --ordered false and --shuffle-blocks none leave nothing to run".into());
+                return Err(anyhow::anyhow!("LRT: --ordered false and --shuffle-blocks none leave nothing to run"));
             }
             cfg.insertion = a.insertion;
             lrt::samples(&cfg, a.seed)
@@ -453,8 +462,8 @@ pub fn build_samples(a: &RunArgs) -> Result<Vec<Sample>, String> {
                     continue;
                 }
                 let path = dir.join(snapshot::file_path(category, task));
-                let gz =
-                    fs::read(&path).map_err(|e| format!("cannot read {}: {e} (set --data DIR)", path.display()))?;
+                let gz = fs::read(&path)
+                    .map_err(|e| anyhow::anyhow!("cannot read {}: {e} (set --data DIR)", path.display()))?;
                 out.extend(snapshot::parse_gz_file(category, task, &gz)?);
                 if a.limit.is_some_and(|l| out.len() >= l) {
                     break;
@@ -464,14 +473,16 @@ pub fn build_samples(a: &RunArgs) -> Result<Vec<Sample>, String> {
         }
         SuiteArg::Minerva => {
             let path = a.data.join("words_alpha_dwyl_2019-03-13.txt.gz");
-            let gz = fs::read(&path).map_err(|e| format!("cannot read {}: {e} (set --data DIR)", path.display()))?;
-            let text = String::from_utf8(snapshot::gunzip(&gz)?).map_err(|e| format!("word list is not UTF-8: {e}"))?;
+            let gz =
+                fs::read(&path).map_err(|e| anyhow::anyhow!("cannot read {}: {e} (set --data DIR)", path.display()))?;
+            let text = String::from_utf8(snapshot::gunzip(&gz)?)
+                .map_err(|e| anyhow::anyhow!("word list is not UTF-8: {e}"))?;
             let words: Vec<&str> = text.lines().map(|l| l.trim_end_matches('\r')).filter(|w| !w.is_empty()).collect();
             let sweep = minerva::Sweep {
                 contexts: minerva::Sweep::parse_list(&a.context_tokens, 100, "--context-tokens")?,
                 steps: minerva::Sweep::parse_list(&a.steps, 1, "--steps")?,
                 variants: minerva::Sweep::parse_variants(&a.prompt_variants)
-                    .map_err(|e| format!("--prompt-variants: {e}"))?,
+                    .map_err(|e| anyhow::anyhow!("--prompt-variants: {e}"))?,
             };
             let cfg = minerva::MinervaConfig {
                 seed: a.seed,
@@ -487,7 +498,7 @@ pub fn build_samples(a: &RunArgs) -> Result<Vec<Sample>, String> {
         samples = if l == 0 { Vec::new() } else { wmlab_core::llm::spread_slice(samples, l) };
     }
     if samples.is_empty() {
-        return Err("no samples to run (check --tasks / --n / --limit)".into());
+        return Err(anyhow::anyhow!("no samples to run (check --tasks / --n / --limit)"));
     }
     Ok(wmlab_core::llm::with_repeats(samples, a.repeats))
 }
@@ -530,21 +541,21 @@ struct LogFile {
 }
 
 impl LogFile {
-    fn open(path: &Path) -> Result<(LogFile, RunLog), String> {
+    fn open(path: &Path) -> anyhow::Result<(LogFile, RunLog)> {
         let text = match fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-            Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+            Err(e) => return Err(anyhow::anyhow!("cannot read {}: {e}", path.display())),
         };
         let log = RunLog::parse(&text);
         let mut file = OpenOptions::new()
             .create(true)
             .append(true)
             .open(path)
-            .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+            .map_err(|e| anyhow::anyhow!("cannot open {}: {e}", path.display()))?;
         if !text.is_empty() && !text.ends_with('\n') {
             // a crash cut the last line: end it so the next entry starts on its own line
-            file.write_all(b"\n").map_err(|e| e.to_string())?;
+            file.write_all(b"\n").map_err(|e| anyhow::anyhow!("{e}"))?;
         }
         Ok((LogFile { file }, log))
     }
@@ -594,7 +605,7 @@ fn progress_message(p: &Progress) -> String {
     m
 }
 
-pub fn run(cmd: &LlmCmd) -> Result<(), String> {
+pub fn run(cmd: &LlmCmd) -> anyhow::Result<()> {
     match cmd {
         LlmCmd::Run(a) => run_models(a),
         LlmCmd::Export(a) => crate::inspect::export(a),
@@ -603,21 +614,21 @@ pub fn run(cmd: &LlmCmd) -> Result<(), String> {
 
 /// Each model and its concurrency, from `--model a,b,c` and `--concurrency` (one value for all, or one
 /// per model).
-fn models_of(a: &RunArgs) -> Result<Vec<(String, usize)>, String> {
+fn models_of(a: &RunArgs) -> anyhow::Result<Vec<(String, usize)>> {
     wmlab_llm::model_list(&a.model, &a.concurrency).map_err(|e| match e {
-        wmlab_llm::ModelListError::Concurrency { .. } => format!("--concurrency: {e}"),
-        e => format!("--model {}: {e}", a.model),
+        wmlab_llm::ModelListError::Concurrency { .. } => anyhow::anyhow!("--concurrency: {e}"),
+        e => anyhow::anyhow!("--model {}: {e}", a.model),
     })
 }
 
 /// One model: a run into `--out`. Several: each in `--out/<model>/` at once, on its own threads (each
 /// with its own concurrency, retries and rate limits), the tables printed as each ends.
-fn run_models(a: &RunArgs) -> Result<(), String> {
+fn run_models(a: &RunArgs) -> anyhow::Result<()> {
     let models = models_of(a)?;
     if let [(model, c)] = &models[..] {
         return run_suite(&RunArgs { model: model.clone(), concurrency: vec![*c], ..a.clone() });
     }
-    fs::create_dir_all(&a.out).map_err(|e| format!("cannot create {}: {e}", a.out.display()))?;
+    fs::create_dir_all(&a.out).map_err(|e| anyhow::anyhow!("cannot create {}: {e}", a.out.display()))?;
     let list: Vec<serde_json::Value> = models
         .iter()
         .map(|(m, c)| serde_json::json!({ "model": m, "folder": wmlab_llm::folder_name(m), "concurrency": c }))
@@ -626,9 +637,9 @@ fn run_models(a: &RunArgs) -> Result<(), String> {
         "suite": a.suite.to_possible_value().map(|v| v.get_name().to_string()),
         "models": list,
     }))
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
     crate::write_atomic(&a.out.join("models.json"), listing.as_bytes())?;
-    let results: Vec<(String, Result<(), String>)> = std::thread::scope(|scope| {
+    let results: Vec<(String, anyhow::Result<()>)> = std::thread::scope(|scope| {
         let runs: Vec<_> = models
             .iter()
             .map(|(m, c)| {
@@ -643,7 +654,7 @@ fn run_models(a: &RunArgs) -> Result<(), String> {
             })
             .collect();
         runs.into_iter()
-            .map(|(m, h)| (m, h.join().unwrap_or_else(|_| Err("the run's thread panicked".into()))))
+            .map(|(m, h)| (m, h.join().unwrap_or_else(|_| Err(anyhow::anyhow!("the run's thread panicked")))))
             .collect()
     });
     let failed: Vec<String> =
@@ -654,10 +665,10 @@ fn run_models(a: &RunArgs) -> Result<(), String> {
         results.len(),
         a.out.display()
     );
-    if failed.is_empty() { Ok(()) } else { Err(failed.join("; ")) }
+    if failed.is_empty() { Ok(()) } else { Err(anyhow::Error::msg(failed.join("; "))) }
 }
 
-fn run_suite(a: &RunArgs) -> Result<(), String> {
+fn run_suite(a: &RunArgs) -> anyhow::Result<()> {
     let kind = a.provider.kind();
     let mut provider = ProviderConfig::new(kind, a.base_url.clone().unwrap_or_default(), &a.model);
     provider.paper_sampling = a.temperature.is_none() && a.max_tokens.is_none() && a.top_p.is_none();
@@ -665,22 +676,25 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
     provider.max_tokens = a.max_tokens;
     provider.top_p = a.top_p;
     provider.seed = a.sampling_seed;
-    provider.reasoning = a.reasoning.as_deref().map(Reasoning::parse).transpose().map_err(|e| format!("--{e}"))?;
-    provider.check().map_err(|e| format!("--reasoning: {e}"))?;
+    provider.reasoning =
+        a.reasoning.as_deref().map(Reasoning::parse).transpose().map_err(|e| anyhow::anyhow!("--{e}"))?;
+    provider.check().map_err(|e| anyhow::anyhow!("--reasoning: {e}"))?;
     if let Some(m) = a.max_cost {
         if !(m.is_finite() && m >= 0.0) {
-            return Err(format!("--max-cost {m}: a cost of 0 or more"));
+            return Err(anyhow::anyhow!("--max-cost {m}: a cost of 0 or more"));
         }
         if a.price_in.is_none() && a.price_out.is_none() {
-            return Err("--max-cost needs the prices (--price-in and/or --price-out) to estimate the cost".into());
+            return Err(anyhow::anyhow!(
+                "--max-cost needs the prices (--price-in and/or --price-out) to estimate the cost"
+            ));
         }
     }
     let key = read_key(a, kind, &provider.base_url)?;
     if !(a.timeout.is_finite() && a.timeout > 0.0) {
-        return Err("--timeout must be a positive number of seconds".into());
+        return Err(anyhow::anyhow!("--timeout must be a positive number of seconds"));
     }
     if !(a.max_wait.is_finite() && a.max_wait >= 0.0) {
-        return Err("--max-wait must be a number of seconds, 0 or more".into());
+        return Err(anyhow::anyhow!("--max-wait must be a number of seconds, 0 or more"));
     }
     let options = RunOptions {
         concurrency: a.concurrency.first().copied().unwrap_or(4).max(1),
@@ -700,47 +714,50 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
     };
     if a.batch {
         if !(a.batch_poll.is_finite() && a.batch_poll > 0.0 && a.batch_poll_max.is_finite() && a.batch_poll_max > 0.0) {
-            return Err("--batch-poll and --batch-poll-max must be positive numbers of seconds".into());
+            return Err(anyhow::anyhow!("--batch-poll and --batch-poll-max must be positive numbers of seconds"));
         }
         if a.adaptive {
-            return Err("--batch and --adaptive do not go together: a staircase asks one trial at a time".into());
+            return Err(anyhow::anyhow!(
+                "--batch and --adaptive do not go together: a staircase asks one trial at a time"
+            ));
         }
         if !matches!(a.suite, SuiteArg::Lrt | SuiteArg::Minerva | SuiteArg::MinervaSnapshot | SuiteArg::PiLlm) {
-            return Err(format!("--batch: {}", wmlab_llm::batch::DIALOGUES_DO_NOT_BATCH));
+            return Err(anyhow::anyhow!("--batch: {}", wmlab_llm::batch::DIALOGUES_DO_NOT_BATCH));
         }
     }
     if !(1..=wmlab_core::llm::MAX_REPEATS).contains(&a.repeats) {
-        return Err(format!("--repeats {}: 1 to {}", a.repeats, wmlab_core::llm::MAX_REPEATS));
+        return Err(anyhow::anyhow!("--repeats {}: 1 to {}", a.repeats, wmlab_core::llm::MAX_REPEATS));
     }
     if a.repeats > 1 && (a.adaptive || a.suite == SuiteArg::WormVision) {
-        return Err("--repeats: the visual suite and staircases take more trials instead (--trials)".into());
+        return Err(anyhow::anyhow!("--repeats: the visual suite and staircases take more trials instead (--trials)"));
     }
     let vision_cfg = if a.suite == SuiteArg::WormVision { Some(vision_config(a)?) } else { None };
     let staircases: Option<Vec<Box<dyn AdaptiveRun>>> = match (a.adaptive, a.suite, &vision_cfg) {
         (false, ..) => None,
         (true, SuiteArg::WormVision, Some(cfg)) => {
-            let runs = vision::staircases(cfg).map_err(|e| format!("--adaptive: {e}"))?;
+            let runs = vision::staircases(cfg).map_err(|e| anyhow::anyhow!("--adaptive: {e}"))?;
             Some(runs.into_iter().map(|run| Box::new((run, cfg.clone())) as Box<dyn AdaptiveRun>).collect())
         }
         (true, SuiteArg::Nback, _) => {
-            let run = nback::NbackStaircase::new(nback_config(a)?).map_err(|e| format!("--adaptive: {e}"))?;
+            let run = nback::NbackStaircase::new(nback_config(a)?).map_err(|e| anyhow::anyhow!("--adaptive: {e}"))?;
             Some(vec![Box::new(run) as Box<dyn AdaptiveRun>])
         }
         (true, ..) => {
-            return Err("--adaptive runs staircases in the visual suite and the N-back suite: use it with \
+            return Err(anyhow::anyhow!(
+                "--adaptive runs staircases in the visual suite and the N-back suite: use it with \
                         --suite worm-vision or --suite nback"
-                .into());
+            ));
         }
     };
     let samples = if staircases.is_some() { Vec::new() } else { build_samples(a)? };
 
-    fs::create_dir_all(&a.out).map_err(|e| format!("cannot create {}: {e}", a.out.display()))?;
+    fs::create_dir_all(&a.out).map_err(|e| anyhow::anyhow!("cannot create {}: {e}", a.out.display()))?;
     let log_path = a.out.join("log.jsonl");
     let (mut log_file, log) = LogFile::open(&log_path)?;
     let fp = fingerprint(&provider, a.suite, vision_cfg.as_ref(), a.adaptive);
     match log.meta() {
         Some(m) if *m != fp => {
-            return Err(format!(
+            return Err(anyhow::anyhow!(
                 "{} belongs to another run ({}); use another --out to start a new one",
                 log_path.display(),
                 m
@@ -797,7 +814,7 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
             match &mut staircases {
                 Some(runs) => run_staircases(&r, runs, &log, &control, &mut on_entry, &mut on_progress),
                 None if a.batch => block_on(r.run_batch(&samples, &log, &control, &mut on_entry, &mut on_progress))
-                    .map_err(|e| format!("--batch: {}", e.message))?,
+                    .map_err(|e| anyhow::anyhow!("--batch: {}", e.message))?,
                 None => block_on(r.run(&samples, &log, &control, &mut on_entry, &mut on_progress)),
             }
         }
@@ -809,7 +826,7 @@ fn run_suite(a: &RunArgs) -> Result<(), String> {
             match &mut staircases {
                 Some(runs) => run_staircases(&r, runs, &log, &control, &mut on_entry, &mut on_progress),
                 None if a.batch => block_on(r.run_batch(&samples, &log, &control, &mut on_entry, &mut on_progress))
-                    .map_err(|e| format!("--batch: {}", e.message))?,
+                    .map_err(|e| anyhow::anyhow!("--batch: {}", e.message))?,
                 None => block_on(r.run(&samples, &log, &control, &mut on_entry, &mut on_progress)),
             }
         }
@@ -983,9 +1000,9 @@ fn run_staircases<T: wmlab_llm::Transport, C: Clock, K: wmlab_llm::Cache>(
 fn check_images<T: wmlab_llm::Transport, C: Clock, K: wmlab_llm::Cache>(
     r: &Runner<T, C, K>,
     control: &Control,
-) -> Result<(), String> {
+) -> anyhow::Result<()> {
     match block_on(r.probe_images(control)) {
-        Err(e) => Err(format!(
+        Err(e) => Err(anyhow::anyhow!(
             "the model did not take an image ({}): choose a model that reads images, or --render text",
             e.message
         )),
@@ -1000,7 +1017,7 @@ fn check_images<T: wmlab_llm::Transport, C: Clock, K: wmlab_llm::Cache>(
     }
 }
 
-fn save_cache(c: &MemoryCache, path: &Path) -> Result<(), String> {
+fn save_cache(c: &MemoryCache, path: &Path) -> anyhow::Result<()> {
     let lines = c.take_new_lines();
     if lines.is_empty() {
         return Ok(());
@@ -1012,17 +1029,17 @@ fn save_cache(c: &MemoryCache, path: &Path) -> Result<(), String> {
         .create(true)
         .append(true)
         .open(path)
-        .map_err(|e| format!("cannot open the cache {}: {e}", path.display()))?;
+        .map_err(|e| anyhow::anyhow!("cannot open the cache {}: {e}", path.display()))?;
     let mut text = lines.join("\n");
     text.push('\n');
-    f.write_all(text.as_bytes()).map_err(|e| format!("cannot write the cache: {e}"))
+    f.write_all(text.as_bytes()).map_err(|e| anyhow::anyhow!("cannot write the cache: {e}"))
 }
 
-fn write_record(record: &ResultRecord, out: &Path) -> Result<(), String> {
-    let json = record.to_json().map_err(|e| e.to_string())?;
-    fs::write(out.join("record.json"), json).map_err(|e| format!("cannot write record.json: {e}"))?;
-    let csv = record.to_csv().map_err(|e| e.to_string())?;
-    fs::write(out.join("record.csv"), csv).map_err(|e| format!("cannot write record.csv: {e}"))?;
+fn write_record(record: &ResultRecord, out: &Path) -> anyhow::Result<()> {
+    let json = record.to_json().map_err(|e| anyhow::anyhow!("{e}"))?;
+    fs::write(out.join("record.json"), json).map_err(|e| anyhow::anyhow!("cannot write record.json: {e}"))?;
+    let csv = record.to_csv().map_err(|e| anyhow::anyhow!("{e}"))?;
+    fs::write(out.join("record.csv"), csv).map_err(|e| anyhow::anyhow!("cannot write record.csv: {e}"))?;
     Ok(())
 }
 

@@ -310,7 +310,7 @@ pub struct GalleryArgs {
 fn parse_count(s: &str) -> Result<u64, String> {
     let n: u64 = s.trim().parse().map_err(|_| format!("'{s}' is not a whole number of trials"))?;
     if n == 0 {
-        return Err("count must be at least 1".into());
+        return Err("count must be at least 1".to_string());
     }
     if n > MAX_COUNT {
         let gib = n as f64 * (20 * 3 * 32 * 32 * 4) as f64 / (1u64 << 30) as f64;
@@ -324,11 +324,11 @@ fn parse_count(s: &str) -> Result<u64, String> {
 
 /// Writes a file whole: a temporary file beside it, renamed over it (a reader, or a run in parallel,
 /// sees the old file or the new one, never a part).
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
     let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, bytes).map_err(|e| format!("{}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))
+    std::fs::write(&tmp, bytes).map_err(|e| anyhow::anyhow!("{}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }
 
 fn parse_seconds(s: &str) -> Result<f64, String> {
@@ -408,7 +408,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             // Errors can carry a provider's or a file's text: control characters shown, not obeyed.
-            eprintln!("wmlab: error: {}", wmlab_llm::error::printable(&e.to_string()));
+            eprintln!("wmlab: error: {}", wmlab_llm::error::printable(&format!("{e:#}")));
             ExitCode::FAILURE
         }
     }

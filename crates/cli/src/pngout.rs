@@ -18,9 +18,9 @@ pub fn encode<W: Write>(w: W, width: u32, height: u32, rgb: &[u8], fast: bool) -
 }
 
 /// Write an RGB8 image to a file.
-pub fn write(path: &Path, width: u32, height: u32, rgb: &[u8], fast: bool) -> Result<(), String> {
-    let f = File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+pub fn write(path: &Path, width: u32, height: u32, rgb: &[u8], fast: bool) -> anyhow::Result<()> {
+    let f = File::create(path).map_err(|e| anyhow::anyhow!("cannot create {}: {e}", path.display()))?;
     let mut w = BufWriter::new(f);
-    encode(&mut w, width, height, rgb, fast).map_err(|e| format!("writing {}: {e}", path.display()))?;
-    w.flush().map_err(|e| format!("writing {}: {e}", path.display()))
+    encode(&mut w, width, height, rgb, fast).map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+    w.flush().map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))
 }

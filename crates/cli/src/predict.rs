@@ -41,49 +41,50 @@ pub struct Trials {
 }
 
 /// The shape of a little-endian float32 C-order `.npy` array and where its data start.
-pub fn npy_f32_shape(bytes: &[u8]) -> Result<(Vec<usize>, usize), String> {
+pub fn npy_f32_shape(bytes: &[u8]) -> anyhow::Result<(Vec<usize>, usize)> {
     if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
-        return Err("not a .npy file (no \\x93NUMPY magic)".into());
+        return Err(anyhow::anyhow!("not a .npy file (no \\x93NUMPY magic)"));
     }
     let (len, start) = match bytes[6] {
         1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
         2 | 3 if bytes.len() >= 12 => (u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize, 12),
-        v => return Err(format!(".npy version {v} is not one this reads")),
+        v => return Err(anyhow::anyhow!(".npy version {v} is not one this reads")),
     };
-    let header = bytes.get(start..start + len).ok_or("the .npy header is cut off")?;
-    let header = std::str::from_utf8(header).map_err(|_| "the .npy header is not text")?;
+    let header = bytes.get(start..start + len).ok_or_else(|| anyhow::anyhow!("the .npy header is cut off"))?;
+    let header = std::str::from_utf8(header).map_err(|_| "the .npy header is not text").map_err(anyhow::Error::msg)?;
     if !header.contains("'descr': '<f4'") || !header.contains("'fortran_order': False") {
-        return Err(format!("a little-endian float32 array in C order is needed, not {}", header.trim()));
+        return Err(anyhow::anyhow!("a little-endian float32 array in C order is needed, not {}", header.trim()));
     }
     let dims = header
         .split("'shape': (")
         .nth(1)
         .and_then(|r| r.split(')').next())
-        .ok_or_else(|| format!("no shape in the .npy header {}", header.trim()))?;
+        .ok_or_else(|| anyhow::anyhow!("no shape in the .npy header {}", header.trim()))?;
     let shape = dims
         .split(',')
         .map(str::trim)
         .filter(|d| !d.is_empty())
         .map(|d| d.parse::<usize>().map_err(|_| format!("a bad dimension {d:?} in the .npy header")))
-        .collect::<Result<Vec<_>, _>>()?;
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(anyhow::Error::msg)?;
     Ok((shape, start + len))
 }
 
 /// Reads a folder written by `wmlab generate` for one task.
-pub fn read_trials(dir: &Path) -> Result<Trials, String> {
+pub fn read_trials(dir: &Path) -> anyhow::Result<Trials> {
     let jsonl = dir.join("trials.jsonl");
-    let text = std::fs::read_to_string(&jsonl).map_err(|e| format!("{}: {e}", jsonl.display()))?;
+    let text = std::fs::read_to_string(&jsonl).map_err(|e| anyhow::anyhow!("{}: {e}", jsonl.display()))?;
     let (mut task, mut seq_len) = (None, Vec::new());
     for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
         let v: serde_json::Value =
-            serde_json::from_str(line).map_err(|e| format!("{} line {}: {e}", jsonl.display(), i + 1))?;
+            serde_json::from_str(line).map_err(|e| anyhow::anyhow!("{} line {}: {e}", jsonl.display(), i + 1))?;
         let name = v["task"].as_str().unwrap_or_default();
         let id = wmlab_core::task::TaskId::parse(name)
-            .ok_or_else(|| format!("{} line {}: no task {name:?}", jsonl.display(), i + 1))?;
+            .ok_or_else(|| anyhow::anyhow!("{} line {}: no task {name:?}", jsonl.display(), i + 1))?;
         match task {
             None => task = Some(id),
             Some(t) if t != id => {
-                return Err(format!(
+                return Err(anyhow::anyhow!(
                     "{}: trials of {} and {}; predict reads one task's folder (its head has one width)",
                     jsonl.display(),
                     t.as_str(),
@@ -92,59 +93,64 @@ pub fn read_trials(dir: &Path) -> Result<Trials, String> {
             }
             Some(_) => {}
         }
-        let n = v["seq_len"].as_u64().ok_or_else(|| format!("{} line {}: no seq_len", jsonl.display(), i + 1))?;
+        let n =
+            v["seq_len"].as_u64().ok_or_else(|| anyhow::anyhow!("{} line {}: no seq_len", jsonl.display(), i + 1))?;
         if n == 0 {
-            return Err(format!("{} line {}: seq_len 0 (a trial has at least one step)", jsonl.display(), i + 1));
+            return Err(anyhow::anyhow!(
+                "{} line {}: seq_len 0 (a trial has at least one step)",
+                jsonl.display(),
+                i + 1
+            ));
         }
         seq_len.push(n as usize);
     }
-    let task = task.ok_or_else(|| format!("{}: no trials", jsonl.display()))?;
+    let task = task.ok_or_else(|| anyhow::anyhow!("{}: no trials", jsonl.display()))?;
     if task == wmlab_core::task::TaskId::Lsr {
-        return Err("LSR trials are word vectors, not frames: predict reads frames.npy".into());
+        return Err(anyhow::anyhow!("LSR trials are word vectors, not frames: predict reads frames.npy"));
     }
     let npy = dir.join("frames.npy");
     // What the file is, and its header, before its data are read: a link to /dev/zero or a sparse file
     // of gigabytes was read whole before any check.
-    let meta = std::fs::metadata(&npy).map_err(|e| format!("{}: {e}", npy.display()))?;
+    let meta = std::fs::metadata(&npy).map_err(|e| anyhow::anyhow!("{}: {e}", npy.display()))?;
     if !meta.is_file() {
-        return Err(format!("{}: not a regular file (a device or a folder)", npy.display()));
+        return Err(anyhow::anyhow!("{}: not a regular file (a device or a folder)", npy.display()));
     }
     let head = {
         use std::io::Read;
         let mut head = Vec::new();
-        let f = std::fs::File::open(&npy).map_err(|e| format!("{}: {e}", npy.display()))?;
-        f.take(1 << 16).read_to_end(&mut head).map_err(|e| format!("{}: {e}", npy.display()))?;
+        let f = std::fs::File::open(&npy).map_err(|e| anyhow::anyhow!("{}: {e}", npy.display()))?;
+        f.take(1 << 16).read_to_end(&mut head).map_err(|e| anyhow::anyhow!("{}: {e}", npy.display()))?;
         head
     };
-    let (shape, at) = npy_f32_shape(&head).map_err(|e| format!("{}: {e}", npy.display()))?;
+    let (shape, at) = npy_f32_shape(&head).map_err(|e| anyhow::anyhow!("{}: {e}", npy.display()))?;
     let want = shape.iter().try_fold(4u64, |acc, &d| acc.checked_mul(d as u64)).and_then(|b| b.checked_add(at as u64));
     if want != Some(meta.len()) {
-        return Err(format!(
+        return Err(anyhow::anyhow!(
             "{}: {} bytes, where the header's shape {shape:?} needs {}",
             npy.display(),
             meta.len(),
             want.map_or("more than can be counted".to_string(), |w| w.to_string())
         ));
     }
-    let bytes = std::fs::read(&npy).map_err(|e| format!("{}: {e}", npy.display()))?;
+    let bytes = std::fs::read(&npy).map_err(|e| anyhow::anyhow!("{}: {e}", npy.display()))?;
     let [n, steps, 3, 32, 32] = shape[..] else {
-        return Err(format!("{}: shape {shape:?}, not [N, T, 3, 32, 32]", npy.display()));
+        return Err(anyhow::anyhow!("{}: shape {shape:?}, not [N, T, 3, 32, 32]", npy.display()));
     };
     if n != seq_len.len() {
-        return Err(format!("{}: {n} trials, trials.jsonl {}", npy.display(), seq_len.len()));
+        return Err(anyhow::anyhow!("{}: {n} trials, trials.jsonl {}", npy.display(), seq_len.len()));
     }
     if let Some(&long) = seq_len.iter().find(|&&l| l > steps) {
-        return Err(format!("{}: a trial of {long} steps in frames of {steps}", jsonl.display()));
+        return Err(anyhow::anyhow!("{}: a trial of {long} steps in frames of {steps}", jsonl.display()));
     }
     let data = &bytes[at..];
     if data.len() != n * steps * 3 * 32 * 32 * 4 {
-        return Err(format!("{}: {} bytes of data for shape {shape:?}", npy.display(), data.len()));
+        return Err(anyhow::anyhow!("{}: {} bytes of data for shape {shape:?}", npy.display(), data.len()));
     }
     let frames: Vec<f32> = data.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
     // A NaN or an infinity in a frame gave finite outputs (PyTorch's model gives NaN): refused, with where.
     if let Some(k) = frames.iter().position(|v| !v.is_finite()) {
         let per_trial = steps * 3 * 32 * 32;
-        return Err(format!(
+        return Err(anyhow::anyhow!(
             "{}: trial {}, step {} holds {} (frame values must be finite numbers)",
             npy.display(),
             k / per_trial,
@@ -156,14 +162,14 @@ pub fn read_trials(dir: &Path) -> Result<Trials, String> {
 }
 
 #[cfg(not(feature = "nn"))]
-pub fn run(a: &PredictArgs) -> Result<(), String> {
+pub fn run(a: &PredictArgs) -> anyhow::Result<()> {
     // The folder is read (and refused in words) all the same; the model needs the networks.
     read_trials(&a.trials)?;
-    Err("this wmlab was built without networks; rebuild with `cargo build -p wmlab-cli --features nn`".into())
+    Err(anyhow::anyhow!("this wmlab was built without networks; rebuild with `cargo build -p wmlab-cli --features nn`"))
 }
 
 #[cfg(feature = "nn")]
-pub fn run(a: &PredictArgs) -> Result<(), String> {
+pub fn run(a: &PredictArgs) -> anyhow::Result<()> {
     use wmlab_core::raster::TENSOR_LEN;
     use wmlab_nn::model::ModelInput;
 
@@ -191,7 +197,7 @@ pub fn run(a: &PredictArgs) -> Result<(), String> {
         let input = ModelInput::from_batch(&batch, &dev);
         let logits = model.forward(&input).swap_remove(head);
         width = logits.dims()[2];
-        let host = pollster::block_on(wmlab_nn::loss::logits_to_host(vec![logits]))?;
+        let host = pollster::block_on(wmlab_nn::loss::logits_to_host(vec![logits])).map_err(anyhow::Error::msg)?;
         out.extend_from_slice(&host[0]);
     }
     let mut bytes = crate::npy::header_f32(&[n, t, width]);
@@ -236,18 +242,18 @@ mod tests {
             let at = b.len() - 4 * 3072 * 2 + 5 * 4;
             b[at..at + 4].copy_from_slice(&f32::NAN.to_le_bytes());
         });
-        let e = read_trials(&nan).unwrap_err();
+        let e = read_trials(&nan).unwrap_err().to_string();
         assert!(e.contains("trial 1, step 2 holds NaN"), "{e}");
         let zero = folder("zero", 1, 4, 0, |_| {});
-        assert!(read_trials(&zero).unwrap_err().contains("seq_len 0"));
+        assert!(read_trials(&zero).unwrap_err().to_string().contains("seq_len 0"));
         let long = folder("long", 1, 4, 4, |b| b.extend([0u8; 4096]));
-        assert!(read_trials(&long).unwrap_err().contains("bytes, where the header's shape"));
+        assert!(read_trials(&long).unwrap_err().to_string().contains("bytes, where the header's shape"));
         #[cfg(unix)]
         {
             let dev = folder("dev", 1, 4, 4, |_| {});
             std::fs::remove_file(dev.join("frames.npy")).unwrap();
             std::os::unix::fs::symlink("/dev/zero", dev.join("frames.npy")).unwrap();
-            assert!(read_trials(&dev).unwrap_err().contains("not a regular file"));
+            assert!(read_trials(&dev).unwrap_err().to_string().contains("not a regular file"));
             std::fs::remove_dir_all(&dev).ok();
         }
         for d in [ok, nan, zero, long] {

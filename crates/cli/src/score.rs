@@ -5,21 +5,21 @@
 use std::io::{BufRead, BufWriter, Write};
 
 /// `wmlab score`.
-pub fn run() -> Result<(), String> {
+pub fn run() -> anyhow::Result<()> {
     lines(wmlab_core::llm::score::score_line)
 }
 
 /// `wmlab stats`.
-pub fn stats() -> Result<(), String> {
+pub fn stats() -> anyhow::Result<()> {
     lines(wmlab_core::stats::stats_line)
 }
 
-fn lines(each: fn(&str) -> String) -> Result<(), String> {
+fn lines(each: fn(&str) -> String) -> anyhow::Result<()> {
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     for line in stdin.lock().lines() {
-        let line = line.map_err(|e| format!("cannot read stdin: {e}"))?;
+        let line = line.map_err(|e| anyhow::anyhow!("cannot read stdin: {e}"))?;
         let trimmed = line.trim_end_matches('\r');
         if trimmed.trim().is_empty() {
             continue;
@@ -31,10 +31,14 @@ fn lines(each: fn(&str) -> String) -> Result<(), String> {
             if e.kind() == std::io::ErrorKind::BrokenPipe {
                 return Ok(());
             }
-            return Err(format!("cannot write stdout: {e}"));
+            return Err(anyhow::anyhow!("cannot write stdout: {e}"));
         }
     }
     out.flush().or_else(|e| {
-        if e.kind() == std::io::ErrorKind::BrokenPipe { Ok(()) } else { Err(format!("cannot write stdout: {e}")) }
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            Ok(())
+        } else {
+            Err(anyhow::anyhow!("cannot write stdout: {e}"))
+        }
     })
 }

@@ -171,11 +171,13 @@ fn embedding_name(e: EmbeddingArg) -> &'static str {
 
 /// The grid the arguments describe, runs in order (architecture, capacity, batch, learning rate,
 /// embedding, seed), or why it is not one.
-pub fn grid(a: &SweepArgs) -> Result<Grid, String> {
+pub fn grid(a: &SweepArgs) -> anyhow::Result<Grid> {
     let paper = match a.grid.as_deref() {
         None => false,
         Some(g) if g.eq_ignore_ascii_case("table-a1") => true,
-        Some(g) => return Err(format!("--grid {g:?}: the only named grid is table-a1 (the WorM paper's Table A1)")),
+        Some(g) => {
+            return Err(anyhow::anyhow!("--grid {g:?}: the only named grid is table-a1 (the WorM paper's Table A1)"));
+        }
     };
     let or = |given: &[usize], paper_axis: &[usize], default: &[usize]| -> Vec<usize> {
         if !given.is_empty() {
@@ -191,7 +193,7 @@ pub fn grid(a: &SweepArgs) -> Result<Grid, String> {
     } else if paper {
         vec![ArchArg::Rnn, ArchArg::Gru, ArchArg::Lstm, ArchArg::Trf]
     } else {
-        return Err("give the architectures (--arch lstm,trf …) or a named grid (--grid table-a1)".into());
+        return Err(anyhow::anyhow!("give the architectures (--arch lstm,trf …) or a named grid (--grid table-a1)"));
     };
     let capacities = or(&a.capacity, &[96, 256, 1024], &[256]);
     let per_task: Vec<Option<usize>> = if !a.per_task.is_empty() {
@@ -209,10 +211,10 @@ pub fn grid(a: &SweepArgs) -> Result<Grid, String> {
         vec![None]
     };
     if let Some(x) = lrs.iter().flatten().find(|x| !(x.is_finite() && **x > 0.0)) {
-        return Err(format!("--lr {x}: learning rates are positive numbers"));
+        return Err(anyhow::anyhow!("--lr {x}: learning rates are positive numbers"));
     }
     if capacities.contains(&0) || per_task.contains(&Some(0)) {
-        return Err("--capacity and --per-task take whole numbers above 0".into());
+        return Err(anyhow::anyhow!("--capacity and --per-task take whole numbers above 0"));
     }
     let embeddings = if a.task_embedding.is_empty() { vec![EmbeddingArg::Learned] } else { a.task_embedding.clone() };
     let seeds = if a.seed.is_empty() { vec![86] } else { a.seed.clone() };
@@ -285,12 +287,16 @@ fn grid_given(a: &SweepArgs) -> bool {
 
 /// The run the environment names: `--index`, else a Slurm array task, else a Kubernetes Indexed Job's
 /// completion index; `None`: every run.
-fn chosen_index(a: &SweepArgs, runs: usize) -> Result<Option<usize>, String> {
+fn chosen_index(a: &SweepArgs, runs: usize) -> anyhow::Result<Option<usize>> {
     let mut from = a.index.map(|k| ("--index", k));
     if from.is_none() {
         for var in ["SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX"] {
             if let Ok(v) = std::env::var(var) {
-                let k = v.trim().parse().map_err(|_| format!("{var}={v:?} is not a run index"))?;
+                let k = v
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("{var}={v:?} is not a run index"))
+                    .map_err(anyhow::Error::msg)?;
                 from = Some((var, k));
                 break;
             }
@@ -298,7 +304,7 @@ fn chosen_index(a: &SweepArgs, runs: usize) -> Result<Option<usize>, String> {
     }
     match from {
         Some((what, k)) if k >= runs => {
-            Err(format!("{what} {k}: the sweep has {runs} runs, indices 0 to {}", runs.saturating_sub(1)))
+            Err(anyhow::anyhow!("{what} {k}: the sweep has {runs} runs, indices 0 to {}", runs.saturating_sub(1)))
         }
         Some((_, k)) => Ok(Some(k)),
         None => Ok(None),
@@ -307,7 +313,7 @@ fn chosen_index(a: &SweepArgs, runs: usize) -> Result<Option<usize>, String> {
 
 /// A run's name as a folder inside the sweep: letters, digits, `.`, `_`, `-`, not `.` or `..` — a
 /// hand-edited `sweep.json` with `../x` would otherwise write checkpoints outside the sweep's folder.
-fn check_run_name(name: &str) -> Result<(), String> {
+fn check_run_name(name: &str) -> anyhow::Result<()> {
     let ok = !name.is_empty()
         && name != "."
         && name != ".."
@@ -316,7 +322,7 @@ fn check_run_name(name: &str) -> Result<(), String> {
     if ok {
         Ok(())
     } else {
-        Err(format!(
+        Err(anyhow::anyhow!(
             "run name {:?} in sweep.json: a run's folder name is letters, digits, '.', '_' and '-' only (at most 128),              inside the sweep's folder",
             wmlab_llm::error::printable(name)
         ))
@@ -326,7 +332,7 @@ fn check_run_name(name: &str) -> Result<(), String> {
 /// The scheduler options written into `sweep.sbatch` / `sweep-job.json`, checked before a script holds
 /// them: a newline or a `$(…)` in `--time`, `--partition` or the folder would be a command in the job
 /// script, and absurd resource counts are refused with the limit.
-fn check_job_options(a: &SweepArgs, out: &Path) -> Result<(), String> {
+fn check_job_options(a: &SweepArgs, out: &Path) -> anyhow::Result<()> {
     if let Some(t) = &a.time {
         // Slurm's forms: MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS.
         let (days, clock) = match t.split_once('-') {
@@ -336,7 +342,7 @@ fn check_job_options(a: &SweepArgs, out: &Path) -> Result<(), String> {
         let digits = |x: &str| !x.is_empty() && x.len() <= 4 && x.chars().all(|c| c.is_ascii_digit());
         let parts: Vec<&str> = clock.split(':').collect();
         if !(days.is_none_or(digits) && (1..=3).contains(&parts.len()) && parts.iter().all(|p| digits(p))) {
-            return Err(format!(
+            return Err(anyhow::anyhow!(
                 "--time {:?}: Slurm's wall-clock limit, as MM, HH:MM:SS or D-HH:MM:SS (digits, ':' and '-' only)",
                 wmlab_llm::error::printable(t)
             ));
@@ -349,7 +355,7 @@ fn check_job_options(a: &SweepArgs, out: &Path) -> Result<(), String> {
                 && x.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
         };
         if !p.split(',').all(name) {
-            return Err(format!(
+            return Err(anyhow::anyhow!(
                 "--partition {:?}: a Slurm partition name (letters, digits, '.', '_', '-'; a comma list for several)",
                 wmlab_llm::error::printable(p)
             ));
@@ -357,14 +363,14 @@ fn check_job_options(a: &SweepArgs, out: &Path) -> Result<(), String> {
     }
     let dir = out.display().to_string();
     if dir.chars().any(|c| c.is_control() || c == '%') {
-        return Err(format!(
+        return Err(anyhow::anyhow!(
             "--out {:?}: the folder's path goes into the job script's #SBATCH lines; choose one without control \
              characters or '%'",
             wmlab_llm::error::printable(&dir)
         ));
     }
     if a.image.chars().any(|c| c.is_control() || c.is_whitespace()) || a.image.is_empty() {
-        return Err(format!(
+        return Err(anyhow::anyhow!(
             "--image {:?}: a container image name, with no spaces",
             wmlab_llm::error::printable(&a.image)
         ));
@@ -375,7 +381,7 @@ fn check_job_options(a: &SweepArgs, out: &Path) -> Result<(), String> {
         ("--max-parallel", a.max_parallel, 100_000),
     ] {
         if v > max {
-            return Err(format!("{what} {v}: at most {max}"));
+            return Err(anyhow::anyhow!("{what} {v}: at most {max}"));
         }
     }
     Ok(())
@@ -468,7 +474,7 @@ fn outcome(rec: &wmlab_core::record::ResultRecord) -> (Option<f64>, usize) {
 
 /// `summary.csv`: one row per run with a record (its settings, trained steps, mean test accuracy and
 /// task ids above chance).
-fn write_summary(out: &Path, g: &Grid) -> Result<(), String> {
+fn write_summary(out: &Path, g: &Grid) -> anyhow::Result<()> {
     // Runs finishing in parallel each rebuild it; one that finds more records after its rename than it
     // wrote rebuilds it again, so the last to finish leaves every record in.
     let finished = || g.runs.iter().filter(|r| record_path(out, r).exists()).count();
@@ -481,7 +487,7 @@ fn write_summary(out: &Path, g: &Grid) -> Result<(), String> {
     }
 }
 
-fn write_summary_once(out: &Path, g: &Grid) -> Result<(), String> {
+fn write_summary_once(out: &Path, g: &Grid) -> anyhow::Result<()> {
     let mut csv = String::new();
     let header =
         "run,arch,capacity,per_task,lr,task_embedding,seed,preset,steps,trials_seen,mean_accuracy,above_chance_ids";
@@ -514,13 +520,13 @@ fn write_summary_once(out: &Path, g: &Grid) -> Result<(), String> {
     crate::write_atomic(&out.join("summary.csv"), csv.as_bytes())
 }
 
-pub fn run_sweep(a: &SweepArgs) -> Result<(), String> {
-    std::fs::create_dir_all(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
+pub fn run_sweep(a: &SweepArgs) -> anyhow::Result<()> {
+    std::fs::create_dir_all(&a.out).map_err(|e| anyhow::anyhow!("{}: {e}", a.out.display()))?;
     let file = a.out.join("sweep.json");
     let before: Option<Grid> = match std::fs::read_to_string(&file) {
         Ok(text) => Some(
             serde_json::from_str(&text)
-                .map_err(|e| format!("{}: not a sweep file ({e}); use an empty folder", file.display()))?,
+                .map_err(|e| anyhow::anyhow!("{}: not a sweep file ({e}); use an empty folder", file.display()))?,
         ),
         Err(_) => None,
     };
@@ -529,7 +535,7 @@ pub fn run_sweep(a: &SweepArgs) -> Result<(), String> {
         if let Some(before) = &before
             && *before != g
         {
-            return Err(format!(
+            return Err(anyhow::anyhow!(
                 "{} holds a different sweep ({} runs, preset {}); give the same settings to resume it, or use another \
                  folder",
                 a.out.display(),
@@ -545,13 +551,13 @@ pub fn run_sweep(a: &SweepArgs) -> Result<(), String> {
                  (--plan)",
                 a.out.display()
             )
-        })?
+        }).map_err(anyhow::Error::msg)?
     };
     for r in &g.runs {
         check_run_name(&r.name)?;
     }
     if before.is_none() && !a.dry_run {
-        crate::write_atomic(&file, serde_json::to_string_pretty(&g).map_err(|e| e.to_string())?.as_bytes())?;
+        crate::write_atomic(&file, serde_json::to_string_pretty(&g).map_err(|e| anyhow::anyhow!("{e}"))?.as_bytes())?;
     }
     let done = |r: &Run| record_path(&a.out, r).exists();
     if a.summary {
@@ -568,18 +574,18 @@ pub fn run_sweep(a: &SweepArgs) -> Result<(), String> {
         for (i, r) in g.runs.iter().enumerate() {
             out!("{}", serde_json::json!({ "index": i, "run": r.name, "done": done(r) }));
         }
-        let out = std::fs::canonicalize(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
+        let out = std::fs::canonicalize(&a.out).map_err(|e| anyhow::anyhow!("{}: {e}", a.out.display()))?;
         check_job_options(a, &out)?;
         if a.slurm {
-            std::fs::create_dir_all(out.join("slurm")).map_err(|e| format!("{}: {e}", out.display()))?;
-            let exe = std::env::current_exe().map_err(|e| format!("the path of wmlab itself: {e}"))?;
+            std::fs::create_dir_all(out.join("slurm")).map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
+            let exe = std::env::current_exe().map_err(|e| anyhow::anyhow!("the path of wmlab itself: {e}"))?;
             let path = out.join("sweep.sbatch");
             crate::write_atomic(&path, sbatch_script(a, &out, g.runs.len(), &exe).as_bytes())?;
             eprintln!("{}: submit with `sbatch {}`", path.display(), path.display());
         }
         if a.k8s {
             let path = out.join("sweep-job.json");
-            let job = serde_json::to_string_pretty(&k8s_job(a, g.runs.len())).map_err(|e| e.to_string())?;
+            let job = serde_json::to_string_pretty(&k8s_job(a, g.runs.len())).map_err(|e| anyhow::anyhow!("{e}"))?;
             crate::write_atomic(&path, job.as_bytes())?;
             eprintln!(
                 "{}: copy {} onto the volume claim wmlab-sweep, then `kubectl apply -f {}`",
@@ -646,7 +652,7 @@ pub fn run_sweep(a: &SweepArgs) -> Result<(), String> {
                 resume: true,
                 quiet: a.quiet,
             };
-            crate::train::run_train(&train).map_err(|e| format!("run {}: {e}", r.name))?;
+            crate::train::run_train(&train).map_err(|e| anyhow::anyhow!("run {}: {e}", r.name))?;
             let eval = EvalArgs {
                 checkpoint: if dir.join("best").join("weights.bpk").exists() { dir.clone() } else { dir.join("last") },
                 count: a.count,
@@ -659,12 +665,12 @@ pub fn run_sweep(a: &SweepArgs) -> Result<(), String> {
                 json: true,
                 quiet: a.quiet,
             };
-            crate::train::eval_report(&eval).map_err(|e| format!("run {}: evaluation: {e}", r.name))?;
+            crate::train::eval_report(&eval).map_err(|e| anyhow::anyhow!("run {}: evaluation: {e}", r.name))?;
             "trained"
         };
-        let text = std::fs::read_to_string(&rec).map_err(|e| format!("{}: {e}", rec.display()))?;
+        let text = std::fs::read_to_string(&rec).map_err(|e| anyhow::anyhow!("{}: {e}", rec.display()))?;
         let record = wmlab_core::record::ResultRecord::from_json(&text)
-            .map_err(|e| format!("{}: not a result record ({e})", rec.display()))?;
+            .map_err(|e| anyhow::anyhow!("{}: not a result record ({e})", rec.display()))?;
         let (mean, above) = outcome(&record);
         out!(
             "{}",
@@ -697,9 +703,9 @@ mod tests {
         a: SweepArgs,
     }
 
-    fn parse(args: &[&str]) -> Result<Grid, String> {
+    fn parse(args: &[&str]) -> anyhow::Result<Grid> {
         let t = T::try_parse_from(std::iter::once("sweep").chain(args.iter().copied()).chain(["--out", "x"]))
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
         grid(&t.a)
     }
 
@@ -737,7 +743,7 @@ mod tests {
             (vec!["--gpus-per-run", "1000000000"], "at most 64"),
             (vec!["--image", "a b"], "--image"),
         ] {
-            let e = check_job_options(&args(&flags), out).unwrap_err();
+            let e = check_job_options(&args(&flags), out).unwrap_err().to_string();
             assert!(e.contains(words), "{flags:?}: {e}");
             assert!(!e.contains('\n'), "the message shows the newline escaped: {e}");
         }
@@ -747,14 +753,14 @@ mod tests {
             vec!["--time", "90"],
             vec!["--partition", "gpu,a100"],
         ] {
-            assert_eq!(check_job_options(&args(&good), out), Ok(()), "{good:?}");
+            assert!(check_job_options(&args(&good), out).is_ok(), "{good:?}");
         }
         assert!(check_job_options(&args(&[]), Path::new("/data/x\n/y")).is_err());
         assert!(check_job_options(&args(&[]), Path::new("/data/50%")).is_err());
         for bad in ["../escape", "..", ".", "a/b", "", "x\ny"] {
             assert!(check_run_name(bad).is_err(), "{bad:?}");
         }
-        assert_eq!(check_run_name("lstm-96-pt10-lr8e-5"), Ok(()));
+        assert!(check_run_name("lstm-96-pt10-lr8e-5").is_ok());
     }
 
     #[test]
@@ -794,8 +800,8 @@ mod tests {
 
     #[test]
     fn the_index_comes_from_the_flag_and_is_checked() {
-        assert_eq!(chosen_index(&args(&["--index", "3"]), 4), Ok(Some(3)));
-        assert!(chosen_index(&args(&["--index", "4"]), 4).unwrap_err().contains("indices 0 to 3"));
+        assert_eq!(chosen_index(&args(&["--index", "3"]), 4).unwrap(), Some(3));
+        assert!(chosen_index(&args(&["--index", "4"]), 4).unwrap_err().to_string().contains("indices 0 to 3"));
         assert!(!grid_given(&args(&["--index", "1"])), "a run of a planned sweep needs no grid");
         assert!(grid_given(&args(&["--arch", "gru"])));
     }
@@ -808,10 +814,10 @@ mod tests {
         assert_eq!(g.preset, "quick");
         assert!(g.runs.iter().any(|r| r.name == "trf-8-static-s2"));
         assert!(g.runs.iter().all(|r| r.lr.is_none() && r.per_task.is_none()));
-        assert!(parse(&[]).unwrap_err().contains("--grid table-a1"));
-        assert!(parse(&["--grid", "a2"]).unwrap_err().contains("table-a1"));
-        assert!(parse(&["--arch", "gru", "--lr", "0"]).unwrap_err().contains("positive"));
-        assert!(parse(&["--arch", "gru", "--per-task", "0"]).unwrap_err().contains("above 0"));
+        assert!(parse(&[]).unwrap_err().to_string().contains("--grid table-a1"));
+        assert!(parse(&["--grid", "a2"]).unwrap_err().to_string().contains("table-a1"));
+        assert!(parse(&["--arch", "gru", "--lr", "0"]).unwrap_err().to_string().contains("positive"));
+        assert!(parse(&["--arch", "gru", "--per-task", "0"]).unwrap_err().to_string().contains("above 0"));
         assert!(parse(&["--arch", "cnn"]).is_err());
     }
 }

@@ -45,12 +45,12 @@ pub struct ExportArgs {
 use wmlab_nn::torch::Named;
 
 #[cfg(not(feature = "nn"))]
-pub fn import(_: &ImportArgs) -> Result<(), String> {
-    Err("this wmlab was built without networks; rebuild with `cargo build -p wmlab-cli --features nn`".into())
+pub fn import(_: &ImportArgs) -> anyhow::Result<()> {
+    Err(anyhow::anyhow!("this wmlab was built without networks; rebuild with `cargo build -p wmlab-cli --features nn`"))
 }
 #[cfg(not(feature = "nn"))]
-pub fn export(_: &ExportArgs) -> Result<(), String> {
-    Err("this wmlab was built without networks; rebuild with `cargo build -p wmlab-cli --features nn`".into())
+pub fn export(_: &ExportArgs) -> anyhow::Result<()> {
+    Err(anyhow::anyhow!("this wmlab was built without networks; rebuild with `cargo build -p wmlab-cli --features nn`"))
 }
 
 /// A `.pt` file's bytes as `torch.save(state_dict)` writes them, the entries in the order given.
@@ -131,20 +131,21 @@ impl Pickle {
 /// The float tensors of a `.pt` file (under `key` when given), by name, as float32. Tensors of other
 /// types (integer buffers such as a batch norm's counter) are left out.
 #[cfg(feature = "nn")]
-pub fn read_pt(path: &std::path::Path, key: Option<&str>) -> Result<Vec<Named>, String> {
+pub fn read_pt(path: &std::path::Path, key: Option<&str>) -> anyhow::Result<Vec<Named>> {
     use pytorch_reader::{DType, PytorchReader};
     let named = |e: String| format!("{}: {e}", path.display());
     let reader = match key {
         Some(k) => PytorchReader::with_top_level_key(path, k),
         None => PytorchReader::new(path),
     }
-    .map_err(|e| named(format!("not a PyTorch file this can read ({e})")))?;
+    .map_err(|e| named(format!("not a PyTorch file this can read ({e})")))
+    .map_err(anyhow::Error::msg)?;
     let mut out = Vec::new();
     let mut keys = reader.keys();
     keys.sort();
     for k in keys {
         let Some(t) = reader.get(&k) else { continue };
-        let bytes = t.read().map_err(|e| named(format!("{k}: {e}")))?;
+        let bytes = t.read().map_err(|e| named(format!("{k}: {e}"))).map_err(anyhow::Error::msg)?;
         let values: Vec<f32> = match t.dtype() {
             DType::F32 => bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect(),
             DType::F64 => {
@@ -155,38 +156,44 @@ pub fn read_pt(path: &std::path::Path, key: Option<&str>) -> Result<Vec<Named>, 
         out.push((k, t.shape().to_vec(), values));
     }
     if out.is_empty() {
-        return Err(named("no float tensors in the file (is it a state_dict? a checkpoint dict needs --key)".into()));
+        return Err(anyhow::Error::msg(named(
+            "no float tensors in the file (is it a state_dict? a checkpoint dict needs --key)".into(),
+        )));
     }
     // A state_dict of NaN became a model without a word: weights must be finite numbers.
     if let Some((k, _, v)) = out.iter().find(|(_, _, v)| v.iter().any(|x| !x.is_finite())) {
         let bad = v.iter().filter(|x| !x.is_finite()).count();
-        return Err(named(format!(
+        return Err(anyhow::Error::msg(named(format!(
             "tensor {k} holds {bad} value(s) that are not finite numbers (NaN or infinity); a model cannot be made of it"
-        )));
+        ))));
     }
     Ok(out)
 }
 
 #[cfg(feature = "nn")]
-pub fn import(a: &ImportArgs) -> Result<(), String> {
+pub fn import(a: &ImportArgs) -> anyhow::Result<()> {
     let dict = match &a.key {
         Some(k) => read_pt(&a.torch, Some(k))?,
         None => read_pt(&a.torch, Some("model_state_dict")).or_else(|_| read_pt(&a.torch, None))?,
     };
     let named = |e: &dyn std::fmt::Display| format!("{}: {e}", a.torch.display());
-    let (arch, capacity) = wmlab_nn::torch::detect(&dict).map_err(|e| named(&e))?;
+    let (arch, capacity) = wmlab_nn::torch::detect(&dict).map_err(|e| named(&e)).map_err(anyhow::Error::msg)?;
     let holds = format!("the file holds a {}-{capacity}", arch.as_str().to_uppercase());
     if let Some(want) = &a.arch {
-        let want = wmlab_nn::Arch::parse(want).ok_or_else(|| format!("--arch {want}: one of rnn, gru, lstm, trf"))?;
+        let want =
+            wmlab_nn::Arch::parse(want).ok_or_else(|| anyhow::anyhow!("--arch {want}: one of rnn, gru, lstm, trf"))?;
         if want != arch {
-            return Err(named(&format!("{holds}, not a {} (--arch)", want.as_str().to_uppercase())));
+            return Err(anyhow::Error::msg(named(&format!(
+                "{holds}, not a {} (--arch)",
+                want.as_str().to_uppercase()
+            ))));
         }
     }
     if let Some(c) = a.capacity.filter(|&c| c != capacity) {
-        return Err(named(&format!("{holds}, not capacity {c} (--capacity)")));
+        return Err(anyhow::Error::msg(named(&format!("{holds}, not capacity {c} (--capacity)"))));
     }
     let dev = wmlab_nn::cpu_device();
-    let ck = wmlab_nn::torch::import(&dict, arch, capacity, &dev).map_err(|e| named(&e))?;
+    let ck = wmlab_nn::torch::import(&dict, arch, capacity, &dev).map_err(|e| named(&e)).map_err(anyhow::Error::msg)?;
     crate::write_atomic(&a.out, &ck.to_bundle())?;
     out!(
         "{}: {} tensors into the paper's {} ({} parameters) -> {}",
@@ -200,10 +207,10 @@ pub fn import(a: &ImportArgs) -> Result<(), String> {
 }
 
 #[cfg(feature = "nn")]
-pub fn export(a: &ExportArgs) -> Result<(), String> {
+pub fn export(a: &ExportArgs) -> anyhow::Result<()> {
     let (_, ck) = crate::train::open_checkpoint(&a.torch)?;
     let dev = wmlab_nn::cpu_device();
-    let dict = wmlab_nn::torch::export(&ck, &dev)?;
+    let dict = wmlab_nn::torch::export(&ck, &dev).map_err(anyhow::Error::msg)?;
     crate::write_atomic(&a.out, &write_pt(&dict, "archive"))?;
     out!("{}: {} tensors of {} -> {}", a.torch.display(), dict.len(), ck.train.model.label(), a.out.display());
     Ok(())
@@ -256,7 +263,7 @@ mod tests {
                 vec![("ok".into(), vec![2], vec![1.0, 2.0]), ("MEM.weight_hh_l0".into(), vec![3], vec![0.5, bad, bad])];
             let path = temp("nan.pt");
             std::fs::write(&path, write_pt(&entries, "archive")).unwrap();
-            let e = read_pt(&path, None).unwrap_err();
+            let e = read_pt(&path, None).unwrap_err().to_string();
             assert!(e.contains("tensor MEM.weight_hh_l0 holds 2 value(s) that are not finite numbers"), "{e}");
         }
     }
@@ -271,11 +278,11 @@ mod tests {
         assert_eq!(names, ["fc1.bias", "fc1.weight", "fc2.bias", "fc2.weight"]);
         let fc1 = dict.iter().find(|d| d.0 == "fc1.weight").unwrap();
         assert_eq!((fc1.1.as_slice(), fc1.2.len()), (&[10, 5][..], 50));
-        let e = read_pt(&path, Some("nope")).unwrap_err();
+        let e = read_pt(&path, Some("nope")).unwrap_err().to_string();
         assert!(e.contains("torch-checkpoint.pt") && e.contains("nope"), "{e}");
         let garbage = temp("garbage.pt");
         std::fs::write(&garbage, b"not a zip, not a pickle").unwrap();
-        let e = read_pt(&garbage, None).unwrap_err();
+        let e = read_pt(&garbage, None).unwrap_err().to_string();
         assert!(e.contains("not a PyTorch file"), "{e}");
     }
 }

@@ -17,7 +17,7 @@ pub use imp::{eval_report, run_analyse, run_train};
 
 /// `wmlab eval`: evaluate, write the record if asked, print the report: a table for a person at a
 /// terminal, the JSON document with `--json` or when stdout is a pipe or a file (what scripts read).
-pub fn run_eval(a: &EvalArgs) -> Result<(), String> {
+pub fn run_eval(a: &EvalArgs) -> anyhow::Result<()> {
     let report = eval_report(a)?;
     if a.json || !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
         out!("{report}");
@@ -102,17 +102,17 @@ pub fn eval_table(report: &serde_json::Value) -> String {
 }
 
 #[cfg(not(feature = "nn"))]
-pub fn run_train(_: &TrainArgs) -> Result<(), String> {
-    Err("this wmlab was built without networks; rebuild with `cargo build -p wmlab-cli --features nn`".into())
+pub fn run_train(_: &TrainArgs) -> anyhow::Result<()> {
+    Err(anyhow::anyhow!("this wmlab was built without networks; rebuild with `cargo build -p wmlab-cli --features nn`"))
 }
 #[cfg(not(feature = "nn"))]
-pub fn eval_report(_: &EvalArgs) -> Result<serde_json::Value, String> {
-    Err("this wmlab was built without networks; rebuild with `cargo build -p wmlab-cli --features nn`".into())
+pub fn eval_report(_: &EvalArgs) -> anyhow::Result<serde_json::Value> {
+    Err(anyhow::anyhow!("this wmlab was built without networks; rebuild with `cargo build -p wmlab-cli --features nn`"))
 }
 
 #[cfg(not(feature = "nn"))]
-pub fn run_analyse(_: &AnalyseArgs) -> Result<(), String> {
-    Err("this wmlab was built without networks; rebuild with `cargo build -p wmlab-cli --features nn`".into())
+pub fn run_analyse(_: &AnalyseArgs) -> anyhow::Result<()> {
+    Err(anyhow::anyhow!("this wmlab was built without networks; rebuild with `cargo build -p wmlab-cli --features nn`"))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -308,17 +308,17 @@ mod imp {
 
     use super::{AnalyseArgs, ArchArg, BackendArg, EmbeddingArg, EvalArgs, TrainArgs};
 
-    pub(crate) fn device(b: BackendArg) -> Result<Device, String> {
+    pub(crate) fn device(b: BackendArg) -> anyhow::Result<Device> {
         match b {
             BackendArg::Cpu => Ok(wmlab_nn::cpu_device()),
             #[cfg(feature = "wgpu")]
             BackendArg::Wgpu => wmlab_nn::wgpu_device(),
             #[cfg(not(feature = "wgpu"))]
-            BackendArg::Wgpu => Err("this build has no wgpu backend: rebuild with --features wgpu".into()),
+            BackendArg::Wgpu => Err(anyhow::anyhow!("this build has no wgpu backend: rebuild with --features wgpu")),
             #[cfg(feature = "cuda")]
             BackendArg::Cuda => wmlab_nn::cuda_device(),
             #[cfg(not(feature = "cuda"))]
-            BackendArg::Cuda => Err("this build has no CUDA backend: rebuild with --features cuda".into()),
+            BackendArg::Cuda => Err(anyhow::anyhow!("this build has no CUDA backend: rebuild with --features cuda")),
         }
     }
 
@@ -352,7 +352,7 @@ mod imp {
     /// goes through the same [`Field::parse`], so what the page refuses (0 trials per step, a learning
     /// rate of 0) is refused here in the page's words. A resumed run takes only `--steps` and
     /// `--val-every` (the rest is the checkpoint's).
-    fn field_edits(a: &TrainArgs, resumed: bool) -> Result<Vec<Edit>, String> {
+    fn field_edits(a: &TrainArgs, resumed: bool) -> anyhow::Result<Vec<Edit>> {
         let s = |v: Option<usize>| v.map(|n| n.to_string());
         let mut given = vec![(Field::Steps, "--steps", s(a.steps)), (Field::ValEvery, "--val-every", s(a.val_every))];
         if !resumed {
@@ -366,11 +366,11 @@ mod imp {
         given
             .into_iter()
             .filter_map(|(f, flag, v)| Some((f, flag, v?)))
-            .map(|(f, flag, v)| f.parse(&v).map_err(|e| format!("{flag}: {e}")))
+            .map(|(f, flag, v)| f.parse(&v).map_err(|e| anyhow::anyhow!("{flag}: {e}")))
             .collect()
     }
 
-    pub fn run_train(a: &TrainArgs) -> Result<(), String> {
+    pub fn run_train(a: &TrainArgs) -> anyhow::Result<()> {
         let arch = match a.arch {
             ArchArg::Rnn => Arch::Rnn,
             ArchArg::Gru => Arch::Gru,
@@ -384,23 +384,20 @@ mod imp {
             if let Some(list) = &a.tasks
                 && TrainConfig::parse_tasks(list)? != ck.train.tasks
             {
-                return Err(
+                anyhow::bail!(
                     "--tasks differs from the run being resumed: start a new run (another --out) to train other ids"
-                        .into(),
                 );
             }
             if let Some(q) = a.quirks
                 && q != ck.train.quirks.unwrap_or_default()
             {
-                return Err(
+                anyhow::bail!(
                     "--quirks differs from the run being resumed: start a new run (another --out) to train other tasks"
-                        .into(),
                 );
             }
             if !a.set.is_empty() && Some(&a.set) != ck.train.task_settings.as_ref() {
-                return Err(
+                anyhow::bail!(
                     "--set differs from the run being resumed: start a new run (another --out) to train other tasks"
-                        .into(),
                 );
             }
             eprintln!(
@@ -416,15 +413,17 @@ mod imp {
             }
             tr
         } else {
-            let preset = Preset::parse(&a.preset).ok_or_else(|| {
-                let names: Vec<&str> = Preset::ALL.iter().map(|p| p.as_str()).collect();
-                format!("unknown preset {:?} (one of {})", a.preset, names.join(", "))
-            })?;
+            let preset = Preset::parse(&a.preset)
+                .ok_or_else(|| {
+                    let names: Vec<&str> = Preset::ALL.iter().map(|p| p.as_str()).collect();
+                    format!("unknown preset {:?} (one of {})", a.preset, names.join(", "))
+                })
+                .map_err(anyhow::Error::msg)?;
             let mut cfg = TrainConfig::preset(preset, arch, a.capacity);
             // The settings a person can edit on the page are edited as the page edits them.
             let mut edits = field_edits(a, false)?;
             if let Some(list) = &a.tasks {
-                edits.push(Edit::tasks(list).map_err(|e| format!("--tasks: {e}"))?);
+                edits.push(Edit::tasks(list).map_err(|e| anyhow::anyhow!("--tasks: {e}"))?);
             }
             if let Some(q) = a.quirks {
                 edits.push(Edit::Quirks((!q.is_none()).then_some(q)));
@@ -441,24 +440,26 @@ mod imp {
                     .split(',')
                     .map(|x| x.trim().parse::<usize>())
                     .collect::<Result<_, _>>()
-                    .map_err(|_| format!("--conv {text:?}: four positive whole numbers, e.g. 8,16,16,32"))?;
+                    .map_err(|_| format!("--conv {text:?}: four positive whole numbers, e.g. 8,16,16,32"))
+                    .map_err(anyhow::Error::msg)?;
                 cfg.model.conv = v
                     .try_into()
-                    .map_err(|_| format!("--conv {text:?}: give exactly four channel counts, e.g. 8,16,16,32"))?;
+                    .map_err(|_| format!("--conv {text:?}: give exactly four channel counts, e.g. 8,16,16,32"))
+                    .map_err(anyhow::Error::msg)?;
             }
             if let Some(e) = &a.encoder {
                 cfg.model.encoder = Some(match e.to_ascii_lowercase().as_str() {
                     "conv" => wmlab_nn::Encoder::Conv,
                     "pixels" => wmlab_nn::Encoder::Pixels,
                     "words" => wmlab_nn::Encoder::Words,
-                    other => return Err(format!("--encoder {other:?}: conv, pixels or words (LSR)")),
+                    other => return Err(anyhow::anyhow!("--encoder {other:?}: conv, pixels or words (LSR)")),
                 });
             }
             if let Some(e) = &a.attention {
                 cfg.model.attention = Some(match e.to_ascii_lowercase().as_str() {
                     "dot" => wmlab_nn::Attention::Dot,
                     "distance" => wmlab_nn::Attention::Distance,
-                    other => return Err(format!("--attention {other:?}: dot or distance")),
+                    other => return Err(anyhow::anyhow!("--attention {other:?}: dot or distance")),
                 });
             }
             if let Some(n) = a.spatial {
@@ -472,15 +473,15 @@ mod imp {
             }
             if let Some(x) = a.sfr_scale {
                 if !(x.is_finite() && x > 0.0) {
-                    return Err(format!("--sfr-scale {x}: a positive number (1 = the paper's loss)"));
+                    return Err(anyhow::anyhow!("--sfr-scale {x}: a positive number (1 = the paper's loss)"));
                 }
                 cfg.multilabel_scale = (x != 1.0).then_some(x);
             }
-            cfg.check_task_settings().map_err(|e| format!("--set: {e}"))?;
+            cfg.check_task_settings().map_err(|e| anyhow::anyhow!("--set: {e}"))?;
             cfg.model.validate()?;
             Trainer::new(cfg, dev)
         };
-        std::fs::create_dir_all(&a.out).map_err(|e| format!("{}: {e}", a.out.display()))?;
+        std::fs::create_dir_all(&a.out).map_err(|e| anyhow::anyhow!("{}: {e}", a.out.display()))?;
         let cfg_json = serde_json::to_string_pretty(&tr.config).unwrap();
         crate::write_atomic(&a.out.join("train.json"), cfg_json.as_bytes())?;
         let params = burn::module::Module::num_params(tr.model());
@@ -516,12 +517,12 @@ mod imp {
         bar.set_position(tr.state.step as u64);
         let result = pollster::block_on(async {
             while !tr.done() {
-                let loss = tr.train_step().await.map_err(|e| e.to_string())?;
+                let loss = tr.train_step().await?;
                 bar.set_position(tr.state.step as u64);
                 bar.set_message(format!("loss {loss:.4}"));
                 if tr.check_due() {
                     tr.elapsed_s = Some(elapsed_before + t0.elapsed().as_secs_f64());
-                    let rep = tr.validate().await.map_err(|e| e.to_string())?;
+                    let rep = tr.validate().await?;
                     let line = serde_json::json!({
                         "step": rep.step,
                         "trials": rep.step * tr.config.trials_per_step(),
@@ -544,11 +545,11 @@ mod imp {
                     save(&tr.checkpoint()?, &last)?;
                 }
             }
-            Ok::<(), String>(())
+            Ok::<(), anyhow::Error>(())
         });
         bar.finish_and_clear();
         if let Err(e) = result {
-            return Err(format!("{e} (checkpoints in {})", a.out.display()));
+            return Err(anyhow::anyhow!("{e} (checkpoints in {})", a.out.display()));
         }
         save(&tr.checkpoint()?, &last)?;
         eprintln!(
@@ -560,21 +561,21 @@ mod imp {
         Ok(())
     }
 
-    fn save(ck: &Checkpoint, dir: &Path) -> Result<(), String> {
-        ck.save_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))
+    fn save(ck: &Checkpoint, dir: &Path) -> anyhow::Result<()> {
+        ck.save_dir(dir).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))
     }
 
     /// The checkpoint at `path`: a checkpoint directory, a run directory (its `best/`), or a bundle file.
-    pub(crate) fn open_checkpoint(path: &Path) -> Result<(PathBuf, Checkpoint), String> {
+    pub(crate) fn open_checkpoint(path: &Path) -> anyhow::Result<(PathBuf, Checkpoint)> {
         let mut path = path.to_path_buf();
         if !path.exists() {
-            return Err(format!("{}: no such checkpoint directory or bundle file", path.display()));
+            return Err(anyhow::anyhow!("{}: no such checkpoint directory or bundle file", path.display()));
         }
         if path.is_dir() && !path.join("weights.bpk").exists() && path.join("best").join("weights.bpk").exists() {
             path = path.join("best");
         }
-        let ck =
-            Checkpoint::load_path(&path).map_err(|e| format!("{}: not a readable checkpoint ({e})", path.display()))?;
+        let ck = Checkpoint::load_path(&path)
+            .map_err(|e| anyhow::anyhow!("{}: not a readable checkpoint ({e})", path.display()))?;
         Ok((path, ck))
     }
 
@@ -597,14 +598,14 @@ mod imp {
         same_run.then_some(last.history)
     }
 
-    pub fn run_analyse(a: &AnalyseArgs) -> Result<(), String> {
+    pub fn run_analyse(a: &AnalyseArgs) -> anyhow::Result<()> {
         // Read the record first: a bad file is reported before minutes of work.
         let mut record = match &a.record {
             Some(p) => {
-                let text = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
+                let text = std::fs::read_to_string(p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
                 Some(
                     wmlab_core::record::ResultRecord::from_json(&text)
-                        .map_err(|e| format!("{}: not a result record ({e})", p.display()))?,
+                        .map_err(|e| anyhow::anyhow!("{}: not a result record ({e})", p.display()))?,
                 )
             }
             None => None,
@@ -639,12 +640,12 @@ mod imp {
             &dev,
             &mut progress,
         ))
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
         bar.finish_and_clear();
-        let value = serde_json::to_value(&report).map_err(|e| e.to_string())?;
+        let value = serde_json::to_value(&report).map_err(|e| anyhow::anyhow!("{e}"))?;
         if let (Some(p), Some(r)) = (&a.record, record.as_mut()) {
             r.analyses = Some(value.clone());
-            crate::write_atomic(p, r.to_json().map_err(|e| e.to_string())?.as_bytes())?;
+            crate::write_atomic(p, r.to_json().map_err(|e| anyhow::anyhow!("{e}"))?.as_bytes())?;
             eprintln!("analyses stored in {}", p.display());
         }
         eprintln!("{} from {}: {} test trials per task id", ck.train.model.label(), path.display(), a.count.max(2));
@@ -654,14 +655,17 @@ mod imp {
 
     /// `wmlab eval --adaptive`: a staircase per task with a level (CD's set size, VSR / VSRec / LSR's
     /// list length); the record (when asked for) holds the trials shown, and its settings each run.
-    fn staircase_report(a: &EvalArgs, ck: &Checkpoint) -> Result<serde_json::Value, String> {
+    fn staircase_report(a: &EvalArgs, ck: &Checkpoint) -> anyhow::Result<serde_json::Value> {
         if a.trials_of.is_some() || a.memoryless {
-            return Err("--adaptive chooses its own trials; it does not go with --trials-of or --memoryless".into());
+            return Err(anyhow::anyhow!(
+                "--adaptive chooses its own trials; it does not go with --trials-of or --memoryless"
+            ));
         }
         if !ck.train.task_ids().iter().any(|&t| wmlab_core::adaptive::LevelKind::of(t).is_some()) {
-            return Err("--adaptive runs a staircase on change detection's set size or a recall task's list length \
+            return Err(anyhow::anyhow!(
+                "--adaptive runs a staircase on change detection's set size or a recall task's list length \
                         (VSR, VSRec, LSR), and this network was trained on none of them"
-                .into());
+            ));
         }
         let dev = device(a.backend)?;
         let model = ck.model(&dev)?;
@@ -673,7 +677,7 @@ mod imp {
         };
         let mut progress = |n: usize| bar.set_message(format!("{n} adaptive trials"));
         let runs = pollster::block_on(wmlab_nn::eval::evaluate_staircase(&model, &train, &dev, &mut progress))
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
         bar.finish_and_clear();
         let mut tasks = Vec::new();
         let mut rows = Vec::new();
@@ -709,7 +713,7 @@ mod imp {
             for r in &results {
                 r.write_into(settings);
             }
-            let json = record.to_json().map_err(|e| e.to_string())?;
+            let json = record.to_json().map_err(|e| anyhow::anyhow!("{e}"))?;
             crate::write_atomic(out, json.as_bytes())?;
         }
         Ok(serde_json::json!({ "adaptive": "staircase", "tasks": tasks }))
@@ -717,7 +721,7 @@ mod imp {
 
     /// Evaluate a checkpoint (writing the record when `a.record` names a file) and return the report
     /// `wmlab eval` prints.
-    pub fn eval_report(a: &EvalArgs) -> Result<serde_json::Value, String> {
+    pub fn eval_report(a: &EvalArgs) -> anyhow::Result<serde_json::Value> {
         let (path, ck) = open_checkpoint(&a.checkpoint)?;
         if a.adaptive {
             return staircase_report(a, &ck);
@@ -725,18 +729,19 @@ mod imp {
         let replay = match &a.trials_of {
             Some(p) => {
                 if a.memoryless {
-                    return Err(
-                        "--memoryless blanks the test trials' memory frames; it does not go with --trials-of".into()
+                    anyhow::bail!(
+                        "--memoryless blanks the test trials' memory frames; it does not go with --trials-of"
                     );
                 }
-                let bytes = std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+                let bytes = std::fs::read(p).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", p.display()))?;
                 let text = String::from_utf8(bytes)
-                    .map_err(|_| format!("{} is not a result record (not UTF-8 text)", p.display()))?;
+                    .map_err(|_| format!("{} is not a result record (not UTF-8 text)", p.display()))
+                    .map_err(anyhow::Error::msg)?;
                 let theirs = wmlab_core::record::ResultRecord::from_json(&text)
-                    .map_err(|e| format!("{} is not a result record: {e}", p.display()))?;
+                    .map_err(|e| anyhow::anyhow!("{} is not a result record: {e}", p.display()))?;
                 let replay = wmlab_core::people::replay::worm_trials_of(&theirs)
                     .and_then(|r| r.only(&ck.train.task_ids()))
-                    .map_err(|e| format!("{}: {e}", p.display()))?;
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
                 Some((replay, theirs.subject.label()))
             }
             None => None,
@@ -782,8 +787,8 @@ mod imp {
             }
             None => pollster::block_on(wmlab_nn::eval::evaluate_checkpoint(&ck, backend, a.count, &dev, &mut progress)),
         }
-        .map_err(|e| e.to_string())?
-        .ok_or("evaluation cancelled")?;
+        .map_err(|e| anyhow::anyhow!("{e}"))?
+        .ok_or_else(|| anyhow::anyhow!("evaluation cancelled"))?;
         let control = if a.memoryless {
             let mut progress = |done: usize, _total: usize| {
                 bar.set_position(per_pass + done as u64);
@@ -791,7 +796,11 @@ mod imp {
             };
             let blanked = wmlab_nn::eval::Trials::MemoryBlanked;
             let r = wmlab_nn::eval::evaluate_checkpoint_on(&ck, backend, a.count, &dev, blanked, &mut progress);
-            Some(pollster::block_on(r).map_err(|e| e.to_string())?.ok_or("evaluation cancelled")?)
+            Some(
+                pollster::block_on(r)
+                    .map_err(|e| anyhow::anyhow!("{e}"))?
+                    .ok_or_else(|| anyhow::anyhow!("evaluation cancelled"))?,
+            )
         } else {
             None
         };
@@ -852,7 +861,7 @@ mod imp {
         let control_above = a.memoryless.then(|| control_sig.iter().filter(|s| s.above_chance(LEVEL)).count());
         let mean = record.summaries.iter().find(|s| s.metric == "mean_accuracy").map(|s| s.value);
         if let Some(out) = &a.record {
-            let json = record.to_json().map_err(|e| e.to_string())?;
+            let json = record.to_json().map_err(|e| anyhow::anyhow!("{e}"))?;
             crate::write_atomic(out, json.as_bytes())?;
         }
         let out = serde_json::json!({
