@@ -9,10 +9,10 @@ use burn::prelude::*;
 use burn::tensor::Distribution;
 use wmlab_core::Split;
 use wmlab_nn::BuildModel;
+use wmlab_nn::NnError;
 use wmlab_nn::batch::{Batch, all_specs, joint_trials};
 use wmlab_nn::cpu_device;
 use wmlab_nn::model::{Arch, ModelConfig, StepFrames, lstm_forward};
-use wmlab_nn::NnError;
 use wmlab_nn::train::{TrainConfig, Trainer};
 
 /// flex's random stream is one per process: the tests that draw from it (initialisation, random

@@ -148,8 +148,7 @@ pub fn dprime_tests(per_block: &[(u8, f64)]) -> DprimeTests {
             (a, b, r)
         })
         .collect();
-    let against_zero =
-        ns.iter().zip(&groups).map(|(&n, g)| (n, stats::wilcoxon(g, &[]))).collect();
+    let against_zero = ns.iter().zip(&groups).map(|(&n, g)| (n, stats::wilcoxon(g, &[]))).collect();
     DprimeTests { levels, kruskal, pairs, against_zero }
 }
 
