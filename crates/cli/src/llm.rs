@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use wmlab_core::llm::nback::{self, BlockSource, DialogueOptions, NbackConfig, Protocol, Variant};
+use wmlab_core::llm::run::{GeneratedRun, LlmRun, Needs, SnapshotRun, SuiteData};
 use wmlab_core::llm::vision::{self, Render, VisionConfig};
 use wmlab_core::llm::{Sample, latent, lrt, minerva, pi, snapshot};
 use wmlab_core::record::{ResultRecord, Setting};
@@ -430,11 +431,28 @@ pub fn nback_config(a: &RunArgs) -> anyhow::Result<NbackConfig> {
 
 /// The samples of the chosen suite.
 pub fn build_samples(a: &RunArgs) -> anyhow::Result<Vec<Sample>> {
-    let mut samples = match a.suite {
-        SuiteArg::WormVision => vision::samples(&vision_config(a)?)?,
-        SuiteArg::Nback => nback::samples(&nback_config(a)?),
-        SuiteArg::PiLlm => pi::samples(&pi_vocabulary(a)?, &pi_config(a)?)?,
-        SuiteArg::Latent => latent::samples(&latent_config(a)?)?,
+    if a.limit == Some(0) {
+        anyhow::bail!("--limit 0 runs nothing: give at least 1, or leave it out for every sample");
+    }
+    let run = llm_run(a)?;
+    let data = suite_data(a, &run.needs())?;
+    let samples = run.samples(&data)?;
+    if samples.is_empty() {
+        anyhow::bail!("no samples to run (check --tasks / --n / --limit)");
+    }
+    Ok(samples)
+}
+
+/// The run the arguments ask for, as the LLM page would fill it: the one suite, `--limit` as the
+/// page's slice (spread over the conditions: a limit of 3 on N-back runs a block of each N),
+/// `--repeats`.
+pub fn llm_run(a: &RunArgs) -> anyhow::Result<LlmRun> {
+    let mut run = LlmRun { slice: a.limit.unwrap_or(0), repeats: a.repeats, ..Default::default() };
+    match a.suite {
+        SuiteArg::WormVision => run.vision = Some(vision_config(a)?),
+        SuiteArg::Nback => run.nback = Some(nback_config(a)?),
+        SuiteArg::PiLlm => run.pi = Some(pi_config(a)?),
+        SuiteArg::Latent => run.latent = Some(latent_config(a)?),
         SuiteArg::Lrt => {
             let mut cfg = lrt::LrtConfig::default();
             if let Some(l) = &a.lines {
@@ -445,62 +463,53 @@ pub fn build_samples(a: &RunArgs) -> anyhow::Result<Vec<Sample>> {
                 lrt::parse_block_sizes(&a.shuffle_blocks).map_err(|e| anyhow::anyhow!("--shuffle-blocks {e}"))?;
             cfg.orders = lrt::orders(a.ordered, &blocks);
             if cfg.orders.is_empty() {
-                return Err(anyhow::anyhow!("LRT: --ordered false and --shuffle-blocks none leave nothing to run"));
+                anyhow::bail!("LRT: --ordered false and --shuffle-blocks none leave nothing to run");
             }
             cfg.insertion = a.insertion;
-            lrt::samples(&cfg, a.seed)
+            run.lrt = Some((cfg, a.seed));
         }
         SuiteArg::MinervaSnapshot => {
-            let dir = a.data.join("minerva_snapshot");
-            let mut out = Vec::new();
-            for (category, task) in snapshot::FILES {
-                let wanted = match &a.tasks {
-                    Some(t) => t.iter().any(|x| x == task),
-                    None => snapshot::in_paper(task),
-                };
-                if !wanted {
-                    continue;
-                }
-                let path = dir.join(snapshot::file_path(category, task));
-                let gz = fs::read(&path)
-                    .map_err(|e| anyhow::anyhow!("cannot read {}: {e} (set --data DIR)", path.display()))?;
-                out.extend(snapshot::parse_gz_file(category, task, &gz)?);
-                if a.limit.is_some_and(|l| out.len() >= l) {
-                    break;
-                }
-            }
-            out
+            run.snapshot = Some(SnapshotRun { tasks: a.tasks.clone(), per_file: 0 });
         }
         SuiteArg::Minerva => {
-            let path = a.data.join("words_alpha_dwyl_2019-03-13.txt.gz");
-            let gz =
-                fs::read(&path).map_err(|e| anyhow::anyhow!("cannot read {}: {e} (set --data DIR)", path.display()))?;
-            let text = String::from_utf8(snapshot::gunzip(&gz)?)
-                .map_err(|e| anyhow::anyhow!("word list is not UTF-8: {e}"))?;
-            let words: Vec<&str> = text.lines().map(|l| l.trim_end_matches('\r')).filter(|w| !w.is_empty()).collect();
-            let sweep = minerva::Sweep {
+            run.generated = Some(GeneratedRun {
+                tasks: a.tasks.clone(),
+                samples_per_cell: a.samples_per_cell,
+                seed: a.seed,
                 contexts: minerva::Sweep::parse_list(&a.context_tokens, 100, "--context-tokens")?,
                 steps: minerva::Sweep::parse_list(&a.steps, 1, "--steps")?,
                 variants: minerva::Sweep::parse_variants(&a.prompt_variants)
                     .map_err(|e| anyhow::anyhow!("--prompt-variants: {e}"))?,
-            };
-            let cfg = minerva::MinervaConfig {
-                seed: a.seed,
-                tasks: a.tasks.clone(),
-                samples_per_cell: a.samples_per_cell,
-                ..Default::default()
-            };
-            minerva::generate_sweep(&cfg, &sweep, &words, &minerva::Tokenizer::cl100k())
+            });
         }
+    }
+    Ok(run)
+}
+
+/// What the run needs, read from `--data` (Minerva) and `--pi-data` (PI-LLM).
+fn suite_data(a: &RunArgs, needs: &Needs) -> anyhow::Result<SuiteData> {
+    let mut data = SuiteData::default();
+    let read = |path: &Path| {
+        fs::read(path).map_err(|e| anyhow::anyhow!("cannot read {}: {e} (set --data DIR)", path.display()))
     };
-    if let Some(l) = a.limit {
-        // Spread over the conditions, as the page's Slice: a limit of 3 on N-back runs a block of each N.
-        samples = if l == 0 { Vec::new() } else { wmlab_core::llm::spread_slice(samples, l) };
+    if needs.words {
+        let gz = read(&a.data.join("words_alpha_dwyl_2019-03-13.txt.gz"))?;
+        let text =
+            String::from_utf8(snapshot::gunzip(&gz)?).map_err(|e| anyhow::anyhow!("word list is not UTF-8: {e}"))?;
+        data.words =
+            text.lines().map(|l| l.trim_end_matches('\r')).filter(|w| !w.is_empty()).map(str::to_string).collect();
     }
-    if samples.is_empty() {
-        return Err(anyhow::anyhow!("no samples to run (check --tasks / --n / --limit)"));
+    if needs.tokenizer {
+        data.tokenizer = Some(minerva::Tokenizer::cl100k());
     }
-    Ok(wmlab_core::llm::with_repeats(samples, a.repeats))
+    for (category, task) in &needs.snapshot_files {
+        let path = a.data.join("minerva_snapshot").join(snapshot::file_path(category, task));
+        data.snapshot_files.insert(task.to_string(), read(&path)?);
+    }
+    if needs.pi_vocabulary {
+        data.pi_vocabulary = Some(pi_vocabulary(a)?);
+    }
+    Ok(data)
 }
 
 /// What a log must agree on to be resumed (the visual suite: its configuration too, so an image run and
@@ -839,24 +848,11 @@ fn run_suite(a: &RunArgs) -> anyhow::Result<()> {
     let mut record = match &vision_cfg {
         Some(cfg) => to_vision_record(&provider, &options, cfg, &result.outcomes, Some(iso8601(clock.now_ms()))),
         None => {
-            let mut extra = vec![
-                ("suite", Setting::Text(a.suite.as_str().into())),
-                ("samples", Setting::Int(samples.len().max(result.outcomes.len()) as i64)),
-            ];
-            if a.suite == SuiteArg::Nback {
-                extra.push(("nback_history", Setting::Text(nback_config(a)?.options.history.name())));
-            }
-            if a.repeats > 1 {
-                extra.push(("repeats", Setting::Int(a.repeats as i64)));
-            }
-            if a.suite == SuiteArg::Latent {
-                extra.extend(latent_config(a)?.settings());
-            }
-            if a.suite == SuiteArg::PiLlm {
-                for (k, v) in pi_config(a)?.settings() {
-                    extra.push((k, v));
-                }
-            }
+            // The run's settings as the page writes them (one LlmRun), then this run's counts.
+            let run = llm_run(a)?;
+            let run_settings = run.settings();
+            let mut extra: Vec<(&str, Setting)> = run_settings.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+            extra.push(("samples", Setting::Int(samples.len().max(result.outcomes.len()) as i64)));
             if a.batch {
                 // How many samples a batch answered (the rest were ordinary requests).
                 let batched = result.outcomes.iter().filter(|o| o.batch.is_some()).count();
@@ -865,7 +861,7 @@ fn run_suite(a: &RunArgs) -> anyhow::Result<()> {
             to_record(
                 &provider,
                 &options,
-                a.suite.as_str(),
+                &run.label(),
                 a.seed,
                 &extra,
                 &result.outcomes,

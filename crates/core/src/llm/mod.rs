@@ -106,6 +106,9 @@ pub enum SuiteError {
     /// PI-LLM's vocabulary is not a JSON object of categories, each with its values; holds why.
     #[error("the PI-LLM vocabulary: {0}")]
     PiVocabulary(String),
+    /// Data a run needs was not read, or does not read ([`run::LlmRun::needs`]); holds which and why.
+    #[error("{0}")]
+    Data(String),
     /// A setting of the latent-state suite that makes no run; holds what is allowed.
     #[error("latent-state suite: {0}")]
     LatentConfig(String),
@@ -123,6 +126,7 @@ pub mod minerva;
 pub mod nback;
 pub mod pi;
 pub mod reasoning;
+pub mod run;
 pub mod score;
 pub mod snapshot;
 pub mod vision;
