@@ -72,7 +72,7 @@ fn test_rows(t: &DprimeTests) -> Vec<(String, String)> {
     for (a, b, r) in &t.pairs {
         let cell = match r {
             Ok((u, adj)) => format!("U = {:.1}, p = {} (Bonferroni {})", u.statistic, p_text(u.p), p_text(*adj)),
-            Err(e) => e.clone(),
+            Err(e) => e.to_string(),
         };
         rows.push((format!("Mann–Whitney {a}- vs {b}-back"), cell));
     }

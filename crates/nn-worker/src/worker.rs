@@ -149,7 +149,7 @@ impl State {
         let ck = if kind == CheckpointKind::Best {
             t.best.clone().ok_or_else(|| "no best model yet".to_string())
         } else {
-            t.checkpoint_async().await
+            t.checkpoint_async().await.map_err(String::from)
         };
         match ck {
             Ok(ck) => post(&Event::Checkpoint { kind, step: ck.state.step }, Some(&ck.to_bundle())),
@@ -185,8 +185,8 @@ impl State {
                 let loaded = msg
                     .bytes
                     .ok_or_else(|| "no checkpoint was sent".to_string())
-                    .and_then(|b| Checkpoint::from_bundle(&b))
-                    .and_then(|ck| ck.model(&Device::flex()).map(|_| ()));
+                    .and_then(|b| Checkpoint::from_bundle(&b).map_err(String::from))
+                    .and_then(|ck| ck.model(&Device::flex()).map(|_| ()).map_err(String::from));
                 post(&Event::Verified { seq, error: loaded.err() }, None);
             }
             Cmd::Crash => panic!("the page asked the worker to crash (test support)"),
