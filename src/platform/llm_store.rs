@@ -122,6 +122,9 @@ pub struct RunSpec {
     /// runs as its own spec with its own log); empty for one model.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub models: Vec<(String, usize)>,
+    /// The model in this tab the run is on (`tab://…` base URL): its file, SHA-256 and runtime.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local: Option<super::local_llm::LocalModel>,
 }
 
 impl RunSpec {

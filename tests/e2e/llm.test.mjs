@@ -782,3 +782,119 @@ test('the key goes to the provider only: not to storage, exports, share link, UR
   assert.ok(!page.errors.some((m) => m.includes(KEY)));
   await page.close();
 });
+
+// A model in the tab (issue 69 item 6): llama.cpp compiled for the browser (npm @wllama/wllama) runs
+// SmolLM2-135M-Instruct on the CPU in WebAssembly behind the page's transport (`tab://local/v1`, an
+// OpenAI-compatible provider): the runner, scoring and record are the ones every run uses. The build's
+// local-llm/ is what `scripts/dev/publish.sh --with-local-model` adds (scripts/dev/local-llm.sh), put
+// here beside dist/ in a folder this test serves, so dist/ and the other tests stay as they are.
+test('a model in the tab: SmolLM2 runs in llama.cpp for the browser, nothing leaves the page, the record names runtime and file', { timeout: 900_000 }, async (t) => {
+  const { execFileSync } = await import('node:child_process');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  const { DIST } = await import('./helpers.mjs');
+  const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
+  const TAB = 'tab://local/v1';
+
+  // Without local-llm/ the option says the model is not in this build.
+  if (!fs.existsSync(path.join(DIST, 'local-llm'))) {
+    const bare = await open();
+    await bare.selectOption('#llm-preset', 'tab');
+    await bare.waitForSelector('#llm-local[data-state="absent"]');
+    assert.match(await bare.textContent('#llm-local-build'), /not in this build.*--with-local-model/s);
+    assert.equal(await bare.isDisabled('#llm-local-load'), true);
+    await bare.close();
+  }
+
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'wmlab-tab-'));
+  for (const name of fs.readdirSync(DIST)) fs.symlinkSync(path.join(DIST, name), path.join(root, name));
+  execFileSync('bash', [path.join(repo, 'scripts', 'dev', 'local-llm.sh'), root, 'model'], { stdio: 'pipe' });
+  const manifest = JSON.parse(fs.readFileSync(path.join(root, 'local-llm', 'manifest.json'), 'utf8'));
+  assert.ok(manifest.model, 'no SmolLM2 .gguf: install the LLM venv (scripts/dev/setup.sh)');
+  const gguf = path.join(root, 'local-llm', manifest.model.file);
+  const sha256 = execFileSync('sha256sum', [gguf]).toString().split(' ')[0];
+  const version = JSON.parse(fs.readFileSync(path.join(repo, 'tests', 'e2e', 'node_modules', '@wllama', 'wllama', 'package.json'), 'utf8')).version;
+  const tab = await serve(root);
+  faults.reset();
+  const requests = [];
+  const onRequest = (r) => requests.push(r.url());
+  browser.context.on('request', onRequest);
+  try {
+    const page = await open(tab.url + '#/llm');
+    await page.selectOption('#llm-preset', 'tab');
+    assert.equal(await page.inputValue('#llm-base-url'), TAB);
+    await page.waitForSelector('#llm-local[data-state="ready"]');
+    // Labelled for what it is.
+    assert.match(await page.textContent('#llm-local'), /a demonstration, not a measurement.*near chance on most suites/s);
+    assert.match(await page.textContent('#llm-local-build'), new RegExp(`wllama ${version}.*SmolLM2-135M-Instruct`, 's'));
+    assert.equal(await page.inputValue('#llm-concurrency'), '1');
+    // Nothing loaded yet: Start says so.
+    await page.click('#llm-start');
+    await page.waitForFunction(() => /load a model first/.test(document.querySelector('#llm-error')?.textContent || ''));
+
+    // The CPU (WebAssembly): SwiftShader's adapter has no shader-f16, which llama.cpp's WebGPU backend wants.
+    await page.selectOption('#llm-local-backend', 'cpu');
+    const t0 = Date.now();
+    await page.click('#llm-local-load');
+    await page.waitForSelector('#llm-local[data-state="loaded"], #llm-local[data-state="failed"]', { timeout: 300_000 });
+    const failed = await page.$('#llm-local-error');
+    assert.equal(failed, null, failed ? await failed.textContent() : '');
+    t.diagnostic(`SmolLM2 downloaded, hashed and loaded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    const info = await page.$eval('#llm-local-info', (e) => ({ ...e.dataset }));
+    assert.equal(info.sha256, sha256);
+    assert.equal(info.runtime, `wllama ${version}`);
+    assert.equal(info.model, manifest.model.name);
+    assert.match(info.backend, /^CPU \(WebAssembly, 1 thread\)$/);
+    assert.equal(await page.inputValue('#llm-model'), manifest.model.name);
+    // The provider's model list is the loaded model.
+    await page.click('#llm-fetch-models');
+    await page.waitForSelector('#llm-fetch-models[data-state="loaded"]');
+    assert.deepEqual(await page.$$eval('#llm-models option', (os) => os.map((o) => o.value)), [manifest.model.name]);
+
+    // One N-back block (letters, N = 1), replies capped at 8 tokens.
+    await configure(page, {
+      base: TAB, model: manifest.model.name, maxTokens: 8, concurrency: 1, cache: false, timeout: 300,
+      nback: { variant: 'letters_30', ns: '1', protocol: 'readme', blocks: 1 },
+    });
+    const ms = await runToEnd(page, 900_000);
+    const p = await progress(page);
+    const tokensOut = Number(await page.textContent('#llm-tokens-out'));
+    const rs = await rows(page);
+    t.diagnostic(`in the tab, one N-back block: ${p.requests} requests, ${tokensOut} tokens out in ${(ms / 1000).toFixed(1)} s; ` +
+      `score ${rs[0]?.score || rs[0]?.error}`);
+    assert.equal(p.done, 1);
+    assert.equal(rs.length, 1);
+    for (const r of rs) {
+      if (r.error) assert.notEqual(r.error, 'network', `${r.sample}: network error`);
+      else assert.ok(Number.isFinite(Number(r.score)) && r.score !== '', `${r.sample}: score "${r.score}"`);
+    }
+    assert.ok(p.requests >= 24, `${p.requests} requests`);
+    assert.ok(tokensOut > 0, 'no usage tokens');
+    const record = JSON.parse(await download(page, '#llm-export-json'));
+    const s = record.config.settings;
+    assert.equal(s.provider, 'openai');
+    assert.equal(s.base_url, TAB);
+    assert.equal(s.local_runtime, `wllama ${version}`);
+    assert.equal(s.local_model_sha256, sha256);
+    assert.equal(s.local_model_file, manifest.model.file);
+    assert.match(s.local_backend, /^CPU/);
+
+    // A .gguf from disk: the same file, loaded under its own name, the same SHA-256.
+    await page.setInputFiles('#llm-local-file', gguf);
+    await page.waitForSelector('#llm-local[data-state="loaded"] #llm-local-info[data-model="SmolLM2-135M-Instruct.Q4_1"]', { timeout: 300_000 });
+    assert.equal(await page.getAttribute('#llm-local-info', 'data-sha256'), sha256);
+    assert.equal(await page.inputValue('#llm-model'), 'SmolLM2-135M-Instruct.Q4_1');
+
+    // Nothing left the page: every request went to the page's own server, none to a model server.
+    const origin = new URL(tab.url).origin;
+    const away = requests.filter((u) => !u.startsWith(origin) && !/^(data|blob):/.test(u));
+    assert.deepEqual(away, []);
+    assert.equal(faults.total, 0, 'the fault server was contacted');
+    assert.deepEqual(realErrors(page), []);
+    await page.close();
+  } finally {
+    browser.context.off('request', onRequest);
+    await tab.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});

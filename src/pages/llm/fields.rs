@@ -4,11 +4,13 @@
 use leptos::prelude::*;
 use wmlab_core::llm::nback::{Protocol, Variant};
 use wmlab_core::llm::snapshot;
-use wmlab_llm::web::{FetchTransport, WebClock};
+use wmlab_llm::web::WebClock;
 use wmlab_llm::{ProviderConfig, ProviderKind, Secret};
 
 use super::form::{Form, PRESETS, gen_tasks, kind_label};
+use super::local::LocalBox;
 use crate::platform::llm_store as store;
+use crate::platform::local_llm;
 
 /// Where the provider's model list stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,7 +78,7 @@ pub(super) fn ProviderBox(
         models_state.set(Fetch::Loading);
         error.set(None);
         wasm_bindgen_futures::spawn_local(async move {
-            let transport = FetchTransport::new();
+            let transport = local_llm::PageTransport::new();
             let clock = WebClock::new();
             match wmlab_llm::provider::list_models(&transport, &clock, &cfg, &secret, 20_000).await {
                 Ok(list) => {
@@ -103,8 +105,21 @@ pub(super) fn ProviderBox(
             f.kind.set(p.2);
             f.base_url.set(p.3.to_string());
             models.set(Vec::new());
+            if local_llm::is_tab(p.3) {
+                // One request at a time, and a cap: a small model rarely stops by itself, and N-back as
+                // its paper ran it sends none.
+                f.concurrency.set("1".into());
+                if f.paper_sampling.get_untracked() || f.max_tokens.get_untracked().trim().is_empty() {
+                    f.paper_sampling.set(false);
+                    f.max_tokens.set("16".into());
+                }
+                if let Some(m) = local_llm::loaded() {
+                    f.model.set(m.model);
+                }
+            }
         }
     };
+    let in_tab = Memo::new(move |_| local_llm::is_tab(&f.base_url.get()));
     let on_kind = move |ev: leptos::ev::Event| {
         if let Some(k) = ProviderKind::parse(&event_target_value(&ev)) {
             let old = f.base_url.get_untracked();
@@ -145,6 +160,7 @@ pub(super) fn ProviderBox(
     view! {
         <fieldset class="llm-provider">
             <legend>"Provider"</legend>
+            {move || in_tab.get().then(|| view! { <LocalBox f=f/> })}
             <div class="grid2">
                 {field("Kind", view! {
                     <select id="llm-kind" on:change=on_kind prop:value=move || f.kind.get().as_str()>

@@ -10,7 +10,7 @@ use wmlab_core::llm::{latent, lrt, minerva, pi, snapshot};
 use wmlab_llm::{ModelListError, ProviderConfig, ProviderKind, Reasoning, RunOptions};
 
 use crate::platform::llm_store::{GeneratedSpec, RunSpec, SnapshotSpec};
-use crate::platform::web;
+use crate::platform::{local_llm, web};
 
 /// Base URL presets: (id, label, kind, URL).
 pub(super) const PRESETS: &[(&str, &str, ProviderKind, &str)] = &[
@@ -26,6 +26,8 @@ pub(super) const PRESETS: &[(&str, &str, ProviderKind, &str)] = &[
         ProviderKind::OpenAi,
         "http://127.0.0.1:8081/v1",
     ),
+    // llama.cpp compiled for the browser, in this tab (src/platform/local_llm.rs): no server, no key.
+    ("tab", "In this tab (a small model, no key)", ProviderKind::OpenAi, local_llm::TAB_BASE),
 ];
 
 pub(super) fn kind_label(k: ProviderKind) -> &'static str {
@@ -35,6 +37,8 @@ pub(super) fn kind_label(k: ProviderKind) -> &'static str {
         ProviderKind::Gemini => "Google Gemini",
     }
 }
+
+const NOT_LOADED: &str = "In this tab: load a model first (\"Load\" the build's model, or open a .gguf from disk).";
 
 /// Every generator task (the paper's and the extras).
 pub(super) fn gen_tasks() -> Vec<&'static str> {
@@ -230,6 +234,9 @@ impl Form {
     /// One spec per model of the model field (a comma list runs several side by side on the same
     /// samples, each with its concurrency: one value for all, or a comma list with one per model).
     pub(super) fn specs(&self) -> Result<Vec<RunSpec>, String> {
+        if local_llm::is_tab(&self.base_url.get_untracked()) && local_llm::loaded().is_none() {
+            return Err(NOT_LOADED.into());
+        }
         let conc: Vec<usize> = wmlab_core::list_items(&self.concurrency.get_untracked())
             .map(|c| num::<usize>(c, "Concurrency").map(|c| c.clamp(1, 64)))
             .collect::<Result<_, _>>()?;
@@ -239,6 +246,9 @@ impl Form {
             e => format!("Model: {e}."),
         })?;
         let base = self.spec(&models[0].0)?;
+        if base.local.is_some() && models.len() > 1 {
+            return Err("In this tab one model runs at a time: give one model.".into());
+        }
         let ids = wmlab_app::storage::llm_run_ids(&base.id, models.len());
         let several = models.len() > 1;
         Ok(models
@@ -268,6 +278,27 @@ impl Form {
                  another port (llama.cpp: llama-server --port 8081, then http://127.0.0.1:8081/v1)."
             ));
         }
+        // The model in this tab: the one loaded there, on the page's own transport (no batch API).
+        let local = if local_llm::is_tab(&base) {
+            let Some(m) = local_llm::loaded() else {
+                return Err(NOT_LOADED.into());
+            };
+            if kind != ProviderKind::OpenAi {
+                return Err(
+                    "In this tab: the kind is OpenAI-compatible (the model in the tab answers chat completions)."
+                        .into(),
+                );
+            }
+            if model != m.model {
+                return Err(format!("In this tab the model is the one loaded, {}: put its name in Model.", m.model));
+            }
+            if self.batch.get_untracked() {
+                return Err("In this tab there is no batch API: untick batch.".into());
+            }
+            Some(m)
+        } else {
+            None
+        };
         let mut provider = ProviderConfig::new(kind, base, model);
         provider.temperature = opt_f64(&self.temperature.get_untracked(), "Temperature")?;
         provider.max_tokens = opt_f64(&self.max_tokens.get_untracked(), "Max tokens")?.map(|v| v.max(1.0) as u32);
@@ -504,6 +535,7 @@ impl Form {
             repeats,
             created: web::now_iso(),
             models: Vec::new(),
+            local,
         })
     }
 

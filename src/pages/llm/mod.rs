@@ -14,7 +14,7 @@
 use leptos::prelude::*;
 use wmlab_core::llm::Sample;
 use wmlab_core::llm::vision::Render;
-use wmlab_llm::web::{FetchTransport, WebClock};
+use wmlab_llm::web::WebClock;
 use wmlab_llm::{Control, LogEntry, Outcome, Progress, RunLog, Runner, Secret};
 
 use crate::components::format::fmt_ms;
@@ -23,6 +23,7 @@ use crate::platform::llm_store::{self as store, LogWriter, RunSpec, StorageCache
 
 mod fields;
 mod form;
+mod local;
 mod models;
 mod results;
 mod samples;
@@ -136,7 +137,8 @@ async fn run_lane(
         let _ = lane.state.try_set(RunState::Failed);
     };
     let _ = lane.state.try_set(RunState::Running);
-    let transport = FetchTransport::new();
+    // `fetch` to the provider, or the model in this tab for its `tab://` base URL.
+    let transport = crate::platform::local_llm::PageTransport::new();
     let clock = WebClock::new();
     let cache = StorageCache { enabled: spec.use_cache };
     let runner = Runner::new(&transport, &clock, &cache, spec.provider.clone(), secret, spec.options.clone());
@@ -283,6 +285,14 @@ pub fn Llm() -> impl IntoView {
         let secret = Secret::new(key.get_untracked());
         let page = Page { error, notice, several: runs.len() > 1 };
         wasm_bindgen_futures::spawn_local(async move {
+            // A run on the model in this tab (a resumed one too) needs that model loaded.
+            if let Some(local) = runs[0].0.local.clone()
+                && let Err(e) = crate::platform::local_llm::ensure(&local).await
+            {
+                let _ = error.try_set(Some(e));
+                let _ = run_state.try_set(RunState::Failed);
+                return;
+            }
             // Every model takes the same samples: the suites are one spec's, whichever model.
             let list = match build_samples(&runs[0].0).await {
                 Ok(l) => l,

@@ -118,13 +118,13 @@ pub(super) async fn build_samples(spec: &RunSpec) -> Result<Vec<Sample>, String>
 
 pub(super) fn record_of(spec: &RunSpec, outcomes: &[Outcome]) -> ResultRecord {
     if let Some(c) = &spec.vision {
-        return wmlab_llm::record::to_vision_record(
-            &spec.provider,
-            &spec.options,
-            c,
-            outcomes,
-            Some(spec.created.clone()),
-        );
+        let mut r =
+            wmlab_llm::record::to_vision_record(&spec.provider, &spec.options, c, outcomes, Some(spec.created.clone()));
+        // The model in this tab: its runtime and the SHA-256 of its file.
+        for (k, v) in spec.local.iter().flat_map(|l| l.settings()) {
+            r.config.settings.insert(k.to_string(), v);
+        }
+        return r;
     }
     let mut extra: Vec<(&str, Setting)> =
         vec![("suites", Setting::Text(spec.label())), ("slice", Setting::Int(spec.slice as i64))];
@@ -141,6 +141,9 @@ pub(super) fn record_of(spec: &RunSpec, outcomes: &[Outcome]) -> ResultRecord {
     }
     if let Some(c) = &spec.latent {
         extra.extend(c.settings());
+    }
+    if let Some(l) = &spec.local {
+        extra.extend(l.settings());
     }
     if let Some(g) = &spec.generated {
         extra.push(("minerva_context_tokens", Setting::Int(g.context_tokens as i64)));
