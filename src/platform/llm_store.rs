@@ -9,8 +9,7 @@
 use std::cell::RefCell;
 
 use serde::{Deserialize, Serialize};
-use wmlab_core::llm::lrt::LrtConfig;
-use wmlab_core::llm::nback::NbackConfig;
+use wmlab_core::llm::run::LlmRun;
 use wmlab_llm::provider::Reply;
 use wmlab_llm::{Cache, LogEntry, ProviderConfig, RunOptions};
 
@@ -53,40 +52,6 @@ pub fn forget_key() {
 // What to run
 // ---------------------------------------------------------------------------------------------
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SnapshotSpec {
-    /// Indices into `snapshot::FILES`.
-    pub files: Vec<usize>,
-    /// Entries per file (0 = all).
-    pub limit: usize,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GeneratedSpec {
-    pub tasks: Vec<String>,
-    pub samples_per_cell: usize,
-    /// The first (or only) context length.
-    pub context_tokens: usize,
-    pub seed: u64,
-    /// Every context length of a sweep (Tables 7 and 11); empty = `context_tokens` only.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub contexts: Vec<usize>,
-    /// Operation steps of the stateful tasks, a sweep when several (Fig. 6); empty = the paper's.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub steps: Vec<usize>,
-    /// Instruction wordings of the Tables 8/12 tasks (1, 2 or both); empty = the paper's standard one.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub variants: Vec<u8>,
-}
-
-impl GeneratedSpec {
-    /// The sweep these settings ask for.
-    pub fn sweep(&self) -> wmlab_core::llm::minerva::Sweep {
-        let contexts = if self.contexts.is_empty() { vec![self.context_tokens] } else { self.contexts.clone() };
-        wmlab_core::llm::minerva::Sweep { contexts, steps: self.steps.clone(), variants: self.variants.clone() }
-    }
-}
-
 /// Everything needed to rebuild the same samples and run them the same way (no key).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunSpec {
@@ -94,26 +59,8 @@ pub struct RunSpec {
     pub provider: ProviderConfig,
     pub options: RunOptions,
     pub use_cache: bool,
-    pub nback: Option<NbackConfig>,
-    pub lrt: Option<LrtConfig>,
-    pub lrt_seed: u64,
-    /// The latent-state tasks, when ticked.
-    #[serde(default)]
-    pub latent: Option<wmlab_core::llm::latent::LatentConfig>,
-    /// PI-LLM, when ticked.
-    #[serde(default)]
-    pub pi: Option<wmlab_core::llm::pi::PiConfig>,
-    pub snapshot: Option<SnapshotSpec>,
-    pub generated: Option<GeneratedSpec>,
-    /// The visual suite (runs alone: its record is scored like a person's).
-    #[serde(default)]
-    pub vision: Option<wmlab_core::llm::vision::VisionConfig>,
-    /// At most this many samples per suite (0 = all).
-    pub slice: usize,
-    /// Each item asked this many times ([`wmlab_core::llm::with_repeats`]); 0 in a spec saved before
-    /// the field existed, read as 1.
-    #[serde(default)]
-    pub repeats: u32,
+    /// What runs: the suites, the slice and the repeats (the CLI fills the same).
+    pub run: LlmRun,
     /// Send the samples through the provider's batch API ([`wmlab_llm::Runner::run_batch`]).
     #[serde(default)]
     pub batch: bool,
@@ -130,29 +77,7 @@ pub struct RunSpec {
 impl RunSpec {
     /// `nback+lrt+minerva` style label of what runs.
     pub fn label(&self) -> String {
-        let mut parts = Vec::new();
-        if self.nback.is_some() {
-            parts.push("nback");
-        }
-        if self.lrt.is_some() {
-            parts.push("lrt");
-        }
-        if self.pi.is_some() {
-            parts.push("pi-llm");
-        }
-        if self.latent.is_some() {
-            parts.push("latent");
-        }
-        if self.snapshot.is_some() {
-            parts.push("minerva-snapshot");
-        }
-        if self.generated.is_some() {
-            parts.push("minerva");
-        }
-        if self.vision.is_some() {
-            parts.push("worm-vision");
-        }
-        parts.join("+")
+        self.run.label()
     }
 }
 

@@ -542,6 +542,25 @@ test('N-back without the visible history: each request holds the last note and t
   }
 });
 
+test('the same LRT run from the page writes the CLI\'s settings, key for key', { timeout: 120_000 }, async () => {
+  // tests/fixtures/lrt-run-settings.json: crates/cli/tests/llm_cli.rs runs the same run from the CLI.
+  const fixture = JSON.parse(fs.readFileSync(new URL('../fixtures/lrt-run-settings.json', import.meta.url), 'utf8'));
+  const page = await open();
+  await configure(page, {
+    base: faults.base('ok'), model: 'fake', concurrency: 1,
+    lrt: fixture.page.lrt, slice: fixture.page.slice, repeats: fixture.page.repeats,
+  });
+  await runToEnd(page);
+  const rec = JSON.parse(await download(page, '#llm-export-json'));
+  const settings = rec.config.settings;
+  for (const [k, v] of Object.entries(fixture.run_settings)) assert.deepEqual(settings[k], v, k);
+  for (const k of Object.keys(settings)) {
+    assert.ok(k in fixture.run_settings || fixture.other_keys.includes(k), `a setting the CLI does not write: ${k}`);
+  }
+  assert.equal(settings.samples, 4);
+  await page.close();
+});
+
 /** A model that reads a PI-LLM stream and gives each key's last value, as the prompt asks. */
 function piAnswer(prompt) {
   const stream = prompt.split('The text stream starts on the next line.\n')[1]?.split('\n\n')[0] ?? '';

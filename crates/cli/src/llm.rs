@@ -435,8 +435,8 @@ pub fn build_samples(a: &RunArgs) -> anyhow::Result<Vec<Sample>> {
         anyhow::bail!("--limit 0 runs nothing: give at least 1, or leave it out for every sample");
     }
     let run = llm_run(a)?;
-    let data = suite_data(a, &run.needs())?;
-    let samples = run.samples(&data)?;
+    let data = ReadData::read(a, &run.needs())?;
+    let samples = run.samples(&data.lend())?;
     if samples.is_empty() {
         anyhow::bail!("no samples to run (check --tasks / --n / --limit)");
     }
@@ -487,29 +487,47 @@ pub fn llm_run(a: &RunArgs) -> anyhow::Result<LlmRun> {
 }
 
 /// What the run needs, read from `--data` (Minerva) and `--pi-data` (PI-LLM).
-fn suite_data(a: &RunArgs, needs: &Needs) -> anyhow::Result<SuiteData> {
-    let mut data = SuiteData::default();
-    let read = |path: &Path| {
-        fs::read(path).map_err(|e| anyhow::anyhow!("cannot read {}: {e} (set --data DIR)", path.display()))
-    };
-    if needs.words {
-        let gz = read(&a.data.join("words_alpha_dwyl_2019-03-13.txt.gz"))?;
-        let text =
-            String::from_utf8(snapshot::gunzip(&gz)?).map_err(|e| anyhow::anyhow!("word list is not UTF-8: {e}"))?;
-        data.words =
-            text.lines().map(|l| l.trim_end_matches('\r')).filter(|w| !w.is_empty()).map(str::to_string).collect();
+struct ReadData {
+    words: Vec<String>,
+    tokenizer: Option<minerva::Tokenizer>,
+    snapshot_files: std::collections::BTreeMap<String, Vec<u8>>,
+    pi_vocabulary: Option<pi::Vocabulary>,
+}
+
+impl ReadData {
+    fn read(a: &RunArgs, needs: &Needs) -> anyhow::Result<ReadData> {
+        let read = |path: &Path| {
+            fs::read(path).map_err(|e| anyhow::anyhow!("cannot read {}: {e} (set --data DIR)", path.display()))
+        };
+        let mut data =
+            ReadData { words: Vec::new(), tokenizer: None, snapshot_files: Default::default(), pi_vocabulary: None };
+        if needs.words {
+            let gz = read(&a.data.join("words_alpha_dwyl_2019-03-13.txt.gz"))?;
+            let text = String::from_utf8(snapshot::gunzip(&gz)?)
+                .map_err(|e| anyhow::anyhow!("word list is not UTF-8: {e}"))?;
+            data.words =
+                text.lines().map(|l| l.trim_end_matches('\r')).filter(|w| !w.is_empty()).map(str::to_string).collect();
+        }
+        if needs.tokenizer {
+            data.tokenizer = Some(minerva::Tokenizer::cl100k());
+        }
+        for (category, task) in &needs.snapshot_files {
+            let path = a.data.join("minerva_snapshot").join(snapshot::file_path(category, task));
+            data.snapshot_files.insert(task.to_string(), read(&path)?);
+        }
+        if needs.pi_vocabulary {
+            data.pi_vocabulary = Some(pi_vocabulary(a)?);
+        }
+        Ok(data)
     }
-    if needs.tokenizer {
-        data.tokenizer = Some(minerva::Tokenizer::cl100k());
+    fn lend(&self) -> SuiteData<'_> {
+        SuiteData {
+            words: &self.words,
+            tokenizer: self.tokenizer.as_ref(),
+            snapshot_files: self.snapshot_files.clone(),
+            pi_vocabulary: self.pi_vocabulary.as_ref(),
+        }
     }
-    for (category, task) in &needs.snapshot_files {
-        let path = a.data.join("minerva_snapshot").join(snapshot::file_path(category, task));
-        data.snapshot_files.insert(task.to_string(), read(&path)?);
-    }
-    if needs.pi_vocabulary {
-        data.pi_vocabulary = Some(pi_vocabulary(a)?);
-    }
-    Ok(data)
 }
 
 /// What a log must agree on to be resumed (the visual suite: its configuration too, so an image run and

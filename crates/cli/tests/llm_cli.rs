@@ -495,3 +495,33 @@ fn a_long_retry_after_is_said_on_stderr_without_a_terminal() {
     assert_eq!(calls.load(Ordering::SeqCst), 2);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The same LRT run from the CLI and from the LLM page writes the same settings, key for key: both
+/// fill one `LlmRun` (issue 70). The expected settings are a fixture the browser test reads too.
+#[test]
+fn llm_run_settings_are_the_pages() {
+    let fixture: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/lrt-run-settings.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    let args: Vec<&str> = fixture["cli"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    let (base, _) = fake_server();
+    let dir = std::env::temp_dir().join(format!("wmlab-llm-cli-settings-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = run_fake(&base, &dir, &args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rec: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("record.json")).unwrap()).unwrap();
+    let settings = rec["config"]["settings"].as_object().unwrap();
+    let want = fixture["run_settings"].as_object().unwrap();
+    for (k, v) in want {
+        assert_eq!(settings.get(k), Some(v), "{k}");
+    }
+    let other: Vec<&str> = fixture["other_keys"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    for k in settings.keys() {
+        assert!(want.contains_key(k) || other.contains(&k.as_str()), "a setting the page does not write: {k}");
+    }
+    assert_eq!(settings["samples"], 4, "2 items × 2 repeats");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -9,8 +9,9 @@ use wmlab_core::llm::vision::{self, Render, VisionConfig};
 use wmlab_core::llm::{latent, lrt, minerva, pi, snapshot};
 use wmlab_llm::{ModelListError, ProviderConfig, ProviderKind, Reasoning, RunOptions};
 
-use crate::platform::llm_store::{GeneratedSpec, RunSpec, SnapshotSpec};
+use crate::platform::llm_store::RunSpec;
 use crate::platform::{local_llm, web};
+use wmlab_core::llm::run::{GeneratedRun, LlmRun, SnapshotRun};
 
 /// Base URL presets: (id, label, kind, URL).
 pub(super) const PRESETS: &[(&str, &str, ProviderKind, &str)] = &[
@@ -424,7 +425,11 @@ impl Form {
             if files.is_empty() {
                 return Err("Minerva snapshot: tick at least one file.".into());
             }
-            Some(SnapshotSpec { files, limit: num(&self.snap_limit.get_untracked(), "Entries per file")? })
+            let tasks = files.iter().filter_map(|&i| snapshot::FILES.get(i)).map(|f| f.1.to_string()).collect();
+            Some(SnapshotRun {
+                tasks: Some(tasks),
+                per_file: num(&self.snap_limit.get_untracked(), "Entries per file")?,
+            })
         } else {
             None
         };
@@ -442,15 +447,14 @@ impl Form {
                 return Err("Minerva generated: tick at least one task.".into());
             }
             let contexts = minerva::Sweep::parse_list(&self.gen_ctx.get_untracked(), 100, "Context tokens")?;
-            let Some(&first) = contexts.first() else {
+            if contexts.is_empty() {
                 return Err("Context tokens: give a length (the paper: 4000), or a comma list for a sweep.".into());
-            };
-            Some(GeneratedSpec {
-                tasks,
-                samples_per_cell: num::<usize>(&self.gen_spc.get_untracked(), "Samples per cell")?.max(1),
-                context_tokens: first,
+            }
+            Some(GeneratedRun {
+                tasks: Some(tasks),
+                samples_per_cell: Some(num::<usize>(&self.gen_spc.get_untracked(), "Samples per cell")?.max(1)),
                 seed: num(&self.gen_seed.get_untracked(), "Seed")?,
-                contexts: if contexts.len() > 1 { contexts } else { Vec::new() },
+                contexts,
                 steps: minerva::Sweep::parse_list(&self.gen_steps.get_untracked(), 1, "Operation steps")?,
                 variants: minerva::Sweep::parse_variants(&self.gen_variants.get_untracked())?,
             })
@@ -522,17 +526,21 @@ impl Form {
             provider,
             options,
             use_cache: self.use_cache.get_untracked(),
-            nback,
-            lrt: lrt_cfg,
-            lrt_seed: num(&self.lrt_seed.get_untracked(), "LRT seed")?,
-            pi: pi_cfg,
-            latent: latent_cfg,
-            snapshot: snap,
-            generated,
-            vision: vision_cfg,
+            run: LlmRun {
+                nback,
+                lrt: match lrt_cfg {
+                    Some(c) => Some((c, num(&self.lrt_seed.get_untracked(), "LRT seed")?)),
+                    None => None,
+                },
+                pi: pi_cfg,
+                latent: latent_cfg,
+                snapshot: snap,
+                generated,
+                vision: vision_cfg,
+                slice: num(&self.slice.get_untracked(), "Slice")?,
+                repeats,
+            },
             batch,
-            slice: num(&self.slice.get_untracked(), "Slice")?,
-            repeats,
             created: web::now_iso(),
             models: Vec::new(),
             local,
@@ -571,6 +579,7 @@ impl Form {
         self.max_retries.set(s.options.max_retries.to_string());
         self.backoff_ms.set(s.options.backoff_base_ms.to_string());
         self.use_cache.set(s.use_cache);
+        let s = &s.run;
         self.slice.set(s.slice.to_string());
         self.repeats.set(s.repeats.max(1).to_string());
         self.nb_on.set(s.nback.is_some());
@@ -594,7 +603,8 @@ impl Form {
             }
         }
         self.lrt_on.set(s.lrt.is_some());
-        if let Some(c) = &s.lrt {
+        if let Some((c, seed)) = &s.lrt {
+            self.lrt_seed.set(seed.to_string());
             self.lrt_lines.set(c.lines.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", "));
             self.lrt_tests.set(c.tests_per_size.to_string());
             self.lrt_ordered.set(c.orders.contains(&Order::Ordered));
@@ -610,7 +620,6 @@ impl Form {
             }
             self.lrt_insertion.set(c.insertion.as_str().into());
         }
-        self.lrt_seed.set(s.lrt_seed.to_string());
         self.lat_on.set(s.latent.is_some());
         if let Some(c) = &s.latent {
             self.lat_guess.set(c.tasks.contains(&latent::LatentTask::NumberGuessing));
@@ -633,14 +642,16 @@ impl Form {
         }
         self.snap_on.set(s.snapshot.is_some());
         if let Some(c) = &s.snapshot {
-            self.snap_files.set((0..snapshot::FILES.len()).map(|i| c.files.contains(&i)).collect());
-            self.snap_limit.set(c.limit.to_string());
+            let files = c.files();
+            self.snap_files.set(snapshot::FILES.iter().map(|f| files.contains(f)).collect());
+            self.snap_limit.set(c.per_file.to_string());
         }
         self.gen_on.set(s.generated.is_some());
         if let Some(g) = &s.generated {
-            self.gen_tasks.set(gen_tasks().iter().map(|t| g.tasks.iter().any(|x| x == t)).collect());
-            self.gen_spc.set(g.samples_per_cell.to_string());
-            let ctx: Vec<String> = g.sweep().contexts.iter().map(usize::to_string).collect();
+            let on = |t: &str| g.tasks.as_ref().is_none_or(|list| list.iter().any(|x| x == t));
+            self.gen_tasks.set(gen_tasks().iter().map(|t| on(t)).collect());
+            self.gen_spc.set(g.samples_per_cell.unwrap_or(1).to_string());
+            let ctx: Vec<String> = g.contexts.iter().map(usize::to_string).collect();
             self.gen_ctx.set(ctx.join(", "));
             self.gen_steps.set(g.steps.iter().map(usize::to_string).collect::<Vec<_>>().join(", "));
             self.gen_variants.set(g.variants.iter().map(u8::to_string).collect::<Vec<_>>().join(", "));

@@ -142,7 +142,7 @@ async fn run_lane(
     let clock = WebClock::new();
     let cache = StorageCache { enabled: spec.use_cache };
     let runner = Runner::new(&transport, &clock, &cache, spec.provider.clone(), secret, spec.options.clone());
-    if spec.vision.as_ref().is_some_and(|v| v.render == Render::Image) && log.entries.is_empty() {
+    if spec.run.vision.as_ref().is_some_and(|v| v.render == Render::Image) && log.entries.is_empty() {
         // One image first (a fresh run only: a resumed one passed it): a model or endpoint that
         // takes no images fails here, before any trial.
         match runner.probe_images(&c).await {

@@ -75,7 +75,7 @@ pub(super) fn RunResults(
     view! {
                 <div class="llm-results" id="llm-results">
                     <h2>"Charts"</h2>
-                    {move || if spec.with_value(|s| s.vision.is_some()) {
+                    {move || if spec.with_value(|s| s.run.vision.is_some()) {
                         // The visual suite's record is a person's: the Fig. 4 curves beside the people's.
                         view! { <RecordCharts record=outcomes.with(|o| spec.with_value(|s| record_of(s, o)))/> }.into_any()
                     } else {

@@ -1,6 +1,7 @@
 //! A run's samples (Minerva data fetched only when a Minerva suite is ticked) and its result record.
 
-use wmlab_core::llm::{Sample, latent, lrt, minerva, nback, pi, snapshot};
+use wmlab_core::llm::run::SuiteData;
+use wmlab_core::llm::{Sample, minerva, pi, snapshot};
 use wmlab_core::record::{ResultRecord, Setting};
 use wmlab_llm::Outcome;
 
@@ -60,64 +61,30 @@ async fn pi_vocabulary() -> Result<std::rc::Rc<pi::Vocabulary>, String> {
     Ok(v)
 }
 
-/// The samples of a spec (Minerva data is fetched only when a Minerva suite is ticked).
+/// The samples of a spec: the core's [`wmlab_core::llm::run::LlmRun::samples`] over the data its
+/// `needs` names, fetched here (Minerva's word list and tokenizer, snapshot files, PI-LLM's vocabulary)
+/// only when a suite that reads it is ticked.
 pub(super) async fn build_samples(spec: &RunSpec) -> Result<Vec<Sample>, String> {
-    // At most `slice` samples a suite, spread over its conditions (N-back: a block of each N).
-    // Each item then `repeats` times.
-    let cap =
-        |v: Vec<Sample>| wmlab_core::llm::with_repeats(wmlab_core::llm::spread_slice(v, spec.slice), spec.repeats);
-    let mut all = Vec::new();
-    if let Some(c) = &spec.nback {
-        all.extend(cap(nback::samples(c)));
+    let needs = spec.run.needs();
+    let words = if needs.words { Some(words().await?) } else { None };
+    let tok = if needs.tokenizer { Some(tokenizer().await?) } else { None };
+    let vocab = if needs.pi_vocabulary { Some(pi_vocabulary().await?) } else { None };
+    let mut snapshot_files = std::collections::BTreeMap::new();
+    for (cat, task) in &needs.snapshot_files {
+        let path = format!("data/minerva/minerva_snapshot/{}", snapshot::file_path(cat, task));
+        snapshot_files.insert(task.to_string(), crate::platform::web::fetch_bytes(&path).await?);
     }
-    if let Some(c) = &spec.lrt {
-        all.extend(cap(lrt::samples(c, spec.lrt_seed)));
-    }
-    if let Some(c) = &spec.latent {
-        all.extend(cap(latent::samples(c).map_err(|e| format!("{e}."))?));
-    }
-    if let Some(c) = &spec.pi {
-        let vocab = pi_vocabulary().await?;
-        all.extend(cap(pi::samples(&vocab, c).map_err(|e| format!("{e}."))?));
-    }
-    if let Some(s) = &spec.snapshot {
-        let mut v = Vec::new();
-        for &i in &s.files {
-            let Some(&(cat, task)) = snapshot::FILES.get(i) else { continue };
-            if spec.slice > 0 && v.len() >= spec.slice {
-                break;
-            }
-            let path = format!("data/minerva/minerva_snapshot/{}", snapshot::file_path(cat, task));
-            let gz = crate::platform::web::fetch_bytes(&path).await?;
-            let mut ss =
-                snapshot::parse_gz_file(cat, task, &gz).map_err(|e| format!("Minerva snapshot {task}: {e}"))?;
-            if s.limit > 0 {
-                ss.truncate(s.limit);
-            }
-            v.extend(ss);
-        }
-        all.extend(cap(v));
-    }
-    if let Some(c) = &spec.vision {
-        all.extend(cap(wmlab_core::llm::vision::samples(c)?));
-    }
-    if let Some(g) = &spec.generated {
-        let w = words().await?;
-        let tok = tokenizer().await?;
-        let cfg = minerva::MinervaConfig {
-            seed: g.seed,
-            context_tokens: g.context_tokens,
-            tasks: Some(g.tasks.clone()),
-            samples_per_cell: Some(g.samples_per_cell),
-            ..Default::default()
-        };
-        all.extend(cap(minerva::generate_sweep(&cfg, &g.sweep(), &w, &tok)));
-    }
-    Ok(all)
+    let data = SuiteData {
+        words: words.as_deref().map(Vec::as_slice).unwrap_or_default(),
+        tokenizer: tok.as_deref(),
+        snapshot_files,
+        pi_vocabulary: vocab.as_deref(),
+    };
+    spec.run.samples(&data).map_err(|e| format!("{e}."))
 }
 
 pub(super) fn record_of(spec: &RunSpec, outcomes: &[Outcome]) -> ResultRecord {
-    if let Some(c) = &spec.vision {
+    if let Some(c) = &spec.run.vision {
         let mut r =
             wmlab_llm::record::to_vision_record(&spec.provider, &spec.options, c, outcomes, Some(spec.created.clone()));
         // The model in this tab: its runtime and the SHA-256 of its file.
@@ -126,46 +93,18 @@ pub(super) fn record_of(spec: &RunSpec, outcomes: &[Outcome]) -> ResultRecord {
         }
         return r;
     }
-    let mut extra: Vec<(&str, Setting)> =
-        vec![("suites", Setting::Text(spec.label())), ("slice", Setting::Int(spec.slice as i64))];
-    if spec.repeats > 1 {
-        extra.push(("repeats", Setting::Int(spec.repeats as i64)));
-    }
-    if let Some(c) = &spec.nback {
-        extra.push(("nback_variant", Setting::Text(c.variant.as_str().into())));
-        extra.push(("nback_protocol", Setting::Text(c.options.protocol.as_str().into())));
-        extra.push(("nback_history", Setting::Text(c.options.history.name())));
-    }
-    if let Some(c) = &spec.pi {
-        extra.extend(c.settings());
-    }
-    if let Some(c) = &spec.latent {
-        extra.extend(c.settings());
-    }
+    // The run's settings (the same the CLI writes for the same run), then the model in this tab's.
+    let run_settings = spec.run.settings();
+    let mut extra: Vec<(&str, Setting)> = run_settings.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
     if let Some(l) = &spec.local {
         extra.extend(l.settings());
     }
-    if let Some(g) = &spec.generated {
-        extra.push(("minerva_context_tokens", Setting::Int(g.context_tokens as i64)));
-        if !g.contexts.is_empty() {
-            let list: Vec<String> = g.contexts.iter().map(usize::to_string).collect();
-            extra.push(("minerva_context_sweep", Setting::Text(list.join(","))));
-        }
-        if !g.steps.is_empty() {
-            let list: Vec<String> = g.steps.iter().map(usize::to_string).collect();
-            extra.push(("minerva_steps", Setting::Text(list.join(","))));
-        }
-        if !g.variants.is_empty() {
-            let list: Vec<String> = g.variants.iter().map(u8::to_string).collect();
-            extra.push(("minerva_prompt_variants", Setting::Text(list.join(","))));
-        }
-        extra.push(("minerva_seed", Setting::Int(g.seed as i64)));
-    }
+    extra.push(("samples", Setting::Int(outcomes.len() as i64)));
     wmlab_llm::record::to_record(
         &spec.provider,
         &spec.options,
         &spec.label(),
-        spec.lrt_seed,
+        spec.run.lrt.as_ref().map_or(0, |l| l.1),
         &extra,
         outcomes,
         Some(spec.created.clone()),

@@ -111,17 +111,18 @@ pub struct Needs {
     pub pi_vocabulary: bool,
 }
 
-/// The data the caller read for a run ([`Needs`]): only what the run needs must be there.
+/// The data the caller read for a run ([`Needs`]), borrowed from where it keeps it: only what the run
+/// needs must be there.
 #[derive(Default)]
-pub struct SuiteData {
+pub struct SuiteData<'a> {
     /// Minerva's word list.
-    pub words: Vec<String>,
+    pub words: &'a [String],
     /// The cl100k tokenizer.
-    pub tokenizer: Option<minerva::Tokenizer>,
+    pub tokenizer: Option<&'a minerva::Tokenizer>,
     /// Each snapshot file's gzipped bytes, by task name.
     pub snapshot_files: BTreeMap<String, Vec<u8>>,
     /// PI-LLM's vocabulary.
-    pub pi_vocabulary: Option<pi::Vocabulary>,
+    pub pi_vocabulary: Option<&'a pi::Vocabulary>,
 }
 
 impl LlmRun {
@@ -167,7 +168,7 @@ impl LlmRun {
             all.extend(cap(lrt::samples(c, *seed)));
         }
         if let Some(c) = &self.pi {
-            let vocab = data.pi_vocabulary.as_ref().ok_or_else(|| missing("the PI-LLM vocabulary"))?;
+            let vocab = data.pi_vocabulary.ok_or_else(|| missing("the PI-LLM vocabulary"))?;
             all.extend(cap(pi::samples(vocab, c)?));
         }
         if let Some(c) = &self.latent {
@@ -190,7 +191,7 @@ impl LlmRun {
             all.extend(cap(v));
         }
         if let Some(g) = &self.generated {
-            let tok = data.tokenizer.as_ref().ok_or_else(|| missing("the cl100k tokenizer"))?;
+            let tok = data.tokenizer.ok_or_else(|| missing("the cl100k tokenizer"))?;
             if data.words.is_empty() {
                 return Err(missing("Minerva's word list"));
             }
@@ -201,7 +202,7 @@ impl LlmRun {
                 samples_per_cell: g.samples_per_cell,
                 ..Default::default()
             };
-            all.extend(cap(minerva::generate_sweep(&cfg, &g.sweep(), &data.words, tok)));
+            all.extend(cap(minerva::generate_sweep(&cfg, &g.sweep(), data.words, tok)));
         }
         if let Some(c) = &self.vision {
             all.extend(cap(super::vision::samples(c)?));
