@@ -24,7 +24,8 @@ use std::fmt;
 
 pub mod batch;
 pub mod cache;
-pub mod charts;
+/// The charts of a run's outcomes: now the core's ([`wmlab_core::llm::charts`]).
+pub use wmlab_core::llm::charts;
 pub mod error;
 pub mod models;
 pub mod provider;

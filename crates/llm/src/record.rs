@@ -1,35 +1,22 @@
-//! Outcomes → the core [`ResultRecord`] (Subject::Llm, settings without any key, one [`TrialRow`] per
-//! sample, [`Summary`] rows per task and per condition value).
-//!
-//! Text-suite conditions (`lines`, `n`, `context_length`, …) go in [`Conditions::other`]: a trial row
-//! carries all of its sample's conditions, and there is a summary row per value of each condition that
-//! varies within a task (marginal over the others) beside the task's row over all samples.
-//!
-//! No setting is ever named like a credential (the core refuses such names: `record::credential_like`).
+//! The record of a run from the runner's side: who answered and how it was asked ([`run_info`]); the
+//! rest (trial rows, summaries, repeats) is the core's [`wmlab_core::llm::record`].
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
-use wmlab_core::llm::Suite;
-use wmlab_core::llm::latent::{self, LatentTask};
+use wmlab_core::llm::outcome::Outcome;
+use wmlab_core::llm::record::{self as core_record, RunInfo};
 use wmlab_core::llm::vision::VisionConfig;
-use wmlab_core::people::StudyTask;
-use wmlab_core::people::session::{StudyRow, study_summaries};
-use wmlab_core::record::{ResultRecord, RunConfig, Setting, Subject, Summary, TrialRow, credential_like, mean_se};
-use wmlab_core::{Conditions, TaskSpec};
+use wmlab_core::record::{ResultRecord, Setting, credential_like};
+
+pub use wmlab_core::llm::record::{REPEAT_SD, summaries, trial_row};
 
 use crate::provider::ProviderConfig;
-use crate::runner::{Outcome, RunOptions};
+use crate::runner::RunOptions;
 
-/// Condition names that identify an item rather than a condition.
-const NOT_CONDITIONS: [&str; 2] = ["block", "category"];
-
-/// Run settings for the record (no key; names safe for the core's check).
-pub fn settings(
-    provider: &ProviderConfig,
-    options: &RunOptions,
-    extra: &[(&str, Setting)],
-) -> BTreeMap<String, Setting> {
-    let mut s = BTreeMap::new();
+/// The provider's name, the model and the settings a record keeps of how it was asked (no key; names
+/// safe for the core's check).
+pub fn run_info(provider: &ProviderConfig, options: &RunOptions) -> RunInfo {
+    let mut s: BTreeMap<String, Setting> = BTreeMap::new();
     s.insert("provider".into(), Setting::Text(provider.kind.as_str().into()));
     s.insert("base_url".into(), Setting::Text(provider.base_url.clone()));
     s.insert("model".into(), Setting::Text(provider.model.clone()));
@@ -51,261 +38,11 @@ pub fn settings(
     s.insert("concurrency".into(), Setting::Int(options.concurrency as i64));
     s.insert("max_retries".into(), Setting::Int(options.max_retries as i64));
     s.insert("timeout_ms".into(), Setting::Int(options.timeout_ms as i64));
-    for (k, v) in extra {
-        s.insert((*k).to_string(), v.clone());
-    }
     s.retain(|k, _| !credential_like(k));
-    s
+    RunInfo { provider: provider.kind.as_str().into(), model: provider.model.clone(), settings: s }
 }
 
-fn text(s: &str) -> Setting {
-    Setting::Text(s.to_string())
-}
-
-/// One trial row per outcome.
-pub fn trial_row(index: usize, o: &Outcome) -> TrialRow {
-    let mut extra = BTreeMap::new();
-    extra.insert("sample_id".to_string(), text(&o.sample_id));
-    extra.insert("tokens_in".into(), Setting::Int(o.tokens_in as i64));
-    extra.insert("tokens_out".into(), Setting::Int(o.tokens_out as i64));
-    if o.tokens_reasoning > 0 {
-        extra.insert("tokens_reasoning".into(), Setting::Int(o.tokens_reasoning as i64));
-    }
-    extra.insert("requests".into(), Setting::Int(o.requests as i64));
-    if o.retries > 0 {
-        extra.insert("retries".into(), Setting::Int(o.retries as i64));
-    }
-    if let Some(f) = &o.finish_reason {
-        extra.insert("finish_reason".into(), text(f));
-    }
-    if o.epoch > 1 {
-        extra.insert("repeat".into(), Setting::Int(o.epoch as i64));
-    }
-    for (m, v) in &o.scores {
-        extra.insert(format!("score_{m}"), Setting::Num(*v));
-    }
-    if let Some(e) = &o.error {
-        extra.insert("error".into(), text(&e.message));
-        extra.insert("error_kind".into(), text(e.kind.as_str()));
-    }
-    if let Some(row) = &o.row {
-        // The visual suite: the people's row, with the call's numbers beside the task's own extras.
-        let mut r = row.clone();
-        r.extra.extend(extra);
-        r.rt_ms = if o.requests > 0 { vec![o.latency_ms] } else { vec![] };
-        return r;
-    }
-    let (targets, responses, correct) = match (&o.targets, &o.answers) {
-        (Some(t), Some(a)) => {
-            let t: Vec<String> = t.chars().map(String::from).collect();
-            let a: Vec<String> = a.chars().map(String::from).collect();
-            let c = t.iter().zip(&a).map(|(x, y)| x == y).collect();
-            (t, a, c)
-        }
-        _ => {
-            let target = match &o.reference {
-                Some(r) => wmlab_core::llm::metrics::format_reference(r),
-                None => String::new(),
-            };
-            let headline = o.scores.values().next().copied();
-            let correct = match (&o.error, headline) {
-                (None, Some(v)) => vec![v >= 1.0],
-                _ => vec![],
-            };
-            let response = o.answer.clone().or_else(|| o.reply.clone()).unwrap_or_default();
-            (vec![target], vec![response], correct)
-        }
-    };
-    TrialRow {
-        task: o.task.clone(),
-        trial: index as u64,
-        conditions: Conditions { other: o.conditions.clone(), ..Default::default() },
-        targets,
-        responses,
-        correct,
-        rt_ms: if o.requests > 0 && o.error.is_none() { vec![o.latency_ms] } else { vec![] },
-        extra,
-    }
-}
-
-/// Summary rows: per task and per (task, condition value) for conditions that vary within the task;
-/// one row per metric (mean over samples without an error, with its SE), plus an `errors` row (the
-/// fraction of samples that failed) when any failed.
-pub fn summaries(outcomes: &[Outcome]) -> Vec<Summary> {
-    if outcomes.iter().any(|o| o.suite == Suite::Vision) {
-        return vision_summaries(outcomes);
-    }
-    let mut out = Vec::new();
-    for task in tasks_in_order(outcomes) {
-        let of_task: Vec<&Outcome> = outcomes.iter().filter(|o| o.task == task).collect();
-        push_group(&mut out, task, Conditions::default(), &of_task);
-        if task == LatentTask::NumberGuessing.as_str() {
-            out.extend(yes_sum_row(task, &of_task));
-        }
-        let names: BTreeSet<&str> = of_task.iter().flat_map(|o| o.conditions.keys().map(|k| k.as_str())).collect();
-        for name in names {
-            if NOT_CONDITIONS.contains(&name) {
-                continue;
-            }
-            let values: BTreeSet<&str> =
-                of_task.iter().filter_map(|o| o.conditions.get(name).map(|v| v.as_str())).collect();
-            if values.len() < 2 {
-                continue;
-            }
-            let mut values: Vec<&str> = values.into_iter().collect();
-            values.sort_by(|a, b| match (a.parse::<f64>(), b.parse::<f64>()) {
-                (Ok(x), Ok(y)) => x.partial_cmp(&y).unwrap_or(std::cmp::Ordering::Equal),
-                _ => a.cmp(b),
-            });
-            for v in values {
-                let cell: Vec<&Outcome> =
-                    of_task.iter().copied().filter(|o| o.conditions.get(name).map(|x| x.as_str()) == Some(v)).collect();
-                let mut c = Conditions::default();
-                c.other.insert(name.to_string(), v.to_string());
-                push_group(&mut out, task, c, &cell);
-            }
-        }
-    }
-    out
-}
-
-fn push_group(out: &mut Vec<Summary>, task: &str, conditions: Conditions, group: &[&Outcome]) {
-    let mut metric_names: Vec<&str> = Vec::new();
-    for o in group {
-        for m in o.scores.keys() {
-            if !metric_names.contains(&m.as_str()) {
-                metric_names.push(m);
-            }
-        }
-    }
-    let repeated = group.iter().any(|o| o.epoch > 1);
-    for m in metric_names {
-        let scored = group.iter().filter(|o| o.error.is_none()).filter_map(|o| Some((*o, o.scores.get(m).copied()?)));
-        let (vals, spread) = if repeated { item_means(scored) } else { (scored.map(|(_, v)| v).collect(), None) };
-        if vals.is_empty() {
-            continue;
-        }
-        let (value, se) = mean_se(&vals);
-        if !value.is_finite() {
-            continue;
-        }
-        out.push(Summary {
-            task: task.to_string(),
-            conditions: conditions.clone(),
-            metric: m.to_string(),
-            n: vals.len() as u32,
-            value,
-            se: se.filter(|s| s.is_finite()),
-        });
-        if let Some((sd, items)) = spread {
-            out.push(Summary {
-                task: task.to_string(),
-                conditions: conditions.clone(),
-                metric: format!("{m}{REPEAT_SD}"),
-                n: items,
-                value: sd,
-                se: None,
-            });
-        }
-    }
-    out.extend(errors_row(task, conditions, group));
-}
-
-/// Number Guessing's headline: Σ over k of P(yes | k) ([`latent::yes_sum`]), n the answers it rests on.
-fn yes_sum_row(task: &str, group: &[&Outcome]) -> Option<Summary> {
-    let points: Vec<(u32, f64)> = group
-        .iter()
-        .filter(|o| o.error.is_none())
-        .filter_map(|o| Some((o.conditions.get("k")?.parse().ok()?, *o.scores.get("says_yes")?)))
-        .collect();
-    Some(Summary {
-        task: task.to_string(),
-        conditions: Conditions::default(),
-        metric: "yes_sum".into(),
-        n: points.len() as u32,
-        value: latent::yes_sum(&points)?,
-        se: None,
-    })
-}
-
-/// The suffix of a metric's spread over repeats: `accuracy_repeat_sd` is the mean over items of the
-/// standard deviation of an item's scores across its repeats.
-pub const REPEAT_SD: &str = "_repeat_sd";
-
-/// With repeats: one value per item, the mean of its repeats (so a summary's n and SE count items, not
-/// the repeats of one item as if independent), and the mean over items with two or more scored repeats
-/// of their scores' sample SD across repeats, with how many such items.
-fn item_means<'a>(scored: impl Iterator<Item = (&'a Outcome, f64)>) -> (Vec<f64>, Option<(f64, u32)>) {
-    let mut items: Vec<(&str, Vec<f64>)> = Vec::new();
-    let mut index: BTreeMap<&str, usize> = BTreeMap::new();
-    for (o, v) in scored {
-        let id = wmlab_core::llm::item_id(&o.sample_id);
-        let i = *index.entry(id).or_insert_with(|| {
-            items.push((id, Vec::new()));
-            items.len() - 1
-        });
-        items[i].1.push(v);
-    }
-    let means = items.iter().map(|(_, vs)| vs.iter().sum::<f64>() / vs.len() as f64).collect();
-    let sds: Vec<f64> = items
-        .iter()
-        .filter(|(_, vs)| vs.len() >= 2)
-        .map(|(_, vs)| {
-            let m = vs.iter().sum::<f64>() / vs.len() as f64;
-            (vs.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (vs.len() - 1) as f64).sqrt()
-        })
-        .collect();
-    let spread = (!sds.is_empty()).then(|| (sds.iter().sum::<f64>() / sds.len() as f64, sds.len() as u32));
-    (means, spread)
-}
-
-/// The tasks of the outcomes, in the order they first appear.
-fn tasks_in_order(outcomes: &[Outcome]) -> Vec<&str> {
-    let mut tasks: Vec<&str> = Vec::new();
-    for o in outcomes {
-        if !tasks.contains(&o.task.as_str()) {
-            tasks.push(&o.task);
-        }
-    }
-    tasks
-}
-
-/// The `errors` summary of a group (the fraction of its samples that failed), when any failed.
-fn errors_row(task: &str, conditions: Conditions, group: &[&Outcome]) -> Option<Summary> {
-    let errors = group.iter().filter(|o| o.error.is_some()).count();
-    (errors > 0).then(|| Summary {
-        task: task.to_string(),
-        conditions,
-        metric: "errors".into(),
-        n: group.len() as u32,
-        value: errors as f64 / group.len() as f64,
-        se: None,
-    })
-}
-
-/// The visual suite's summaries: those of a person's record (accuracy per task × cell, N-back SDT
-/// measures per level, [`study_summaries`]) over the trials that finished, plus an `errors` row per
-/// task where calls failed.
-fn vision_summaries(outcomes: &[Outcome]) -> Vec<Summary> {
-    let rows: Vec<StudyRow> = outcomes
-        .iter()
-        .filter(|o| o.error.is_none())
-        .filter_map(|o| {
-            let task = StudyTask::parse(&o.task)?;
-            Some(StudyRow { task, cell: o.cell.as_ref()?, row: o.row.as_ref()?, sdt: o.sdt.as_ref() })
-        })
-        .collect();
-    let mut out = study_summaries(&rows);
-    for task in tasks_in_order(outcomes) {
-        let of_task: Vec<&Outcome> = outcomes.iter().filter(|o| o.task == task).collect();
-        out.extend(errors_row(task, Conditions::default(), &of_task));
-    }
-    out
-}
-
-/// The record of a visual-suite run: named like a person's (`VSR+CD-Color+…`), the WorM tasks'
-/// parameters in the config (so the Compare page and Table A3 read it as they read a person's), the
-/// suite's settings (`vision_render`, size or grid width) beside the provider's.
+/// [`core_record::to_vision_record`] of a run with this provider.
 pub fn to_vision_record(
     provider: &ProviderConfig,
     options: &RunOptions,
@@ -313,18 +50,10 @@ pub fn to_vision_record(
     outcomes: &[Outcome],
     created: Option<String>,
 ) -> ResultRecord {
-    let mut extra: Vec<(String, Setting)> = cfg.settings().into_iter().collect();
-    extra.push(("suite".into(), Setting::Text("worm-vision".into())));
-    extra.push(("samples".into(), Setting::Int(outcomes.len() as i64)));
-    let extra: Vec<(&str, Setting)> = extra.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
-    let task = cfg.tasks.iter().map(|t| t.as_str()).collect::<Vec<_>>().join("+");
-    let mut r = to_record(provider, options, &task, cfg.seed, &extra, outcomes, created);
-    r.config.tasks = cfg.tasks.iter().filter_map(|t| t.worm()).map(TaskSpec::new).collect();
-    r
+    core_record::to_vision_record(&run_info(provider, options), cfg, outcomes, created)
 }
 
-/// The record of a run. `task` names what was run (`nback`, `lrt`, `minerva`, or a finer label);
-/// `created` is ISO 8601 text from the caller's clock.
+/// [`core_record::to_record`] of a run with this provider.
 pub fn to_record(
     provider: &ProviderConfig,
     options: &RunOptions,
@@ -334,13 +63,7 @@ pub fn to_record(
     outcomes: &[Outcome],
     created: Option<String>,
 ) -> ResultRecord {
-    let config = RunConfig { seed, tasks: Vec::new(), settings: settings(provider, options, extra_settings) };
-    let subject = Subject::Llm { provider: provider.kind.as_str().into(), model: provider.model.clone() };
-    let mut r = ResultRecord::new(subject, task, config);
-    r.created = created;
-    r.trials = outcomes.iter().enumerate().map(|(i, o)| trial_row(i, o)).collect();
-    r.summaries = summaries(outcomes);
-    r
+    core_record::to_record(&run_info(provider, options), task, seed, extra_settings, outcomes, created)
 }
 
 /// ISO 8601 UTC text of epoch milliseconds (for `created`).
@@ -372,60 +95,11 @@ mod tests {
         assert_eq!(iso8601(1_445_412_480_000.0), "2015-10-21T07:28:00Z");
     }
 
-    fn scored(id: &str, epoch: u32, v: f64) -> Outcome {
-        serde_json::from_value(serde_json::json!({
-            "sample_id": id, "suite": "lrt", "task": "lrt-ordered", "latency_ms": 0.0, "requests": 1,
-            "tokens_in": 0, "tokens_out": 0, "epoch": epoch, "conditions": {"lines": "20"},
-            "scores": {"first_integer": v},
-        }))
-        .expect("an Outcome from its JSON")
-    }
-
-    #[test]
-    fn repeats_are_summarised_per_item_with_their_spread() {
-        // Item a: 1, 1, 0 (mean 2/3, SD 0.577); item b: 0, 0, 0 (mean 0, SD 0).
-        let run: Vec<Outcome> = [("a", [1.0, 1.0, 0.0]), ("b", [0.0, 0.0, 0.0])]
-            .iter()
-            .flat_map(|(id, vs)| {
-                vs.iter().enumerate().map(move |(e, &v)| {
-                    let e = e as u32 + 1;
-                    let id = if e == 1 { id.to_string() } else { format!("{id}@r{e}") };
-                    scored(&id, e, v)
-                })
-            })
-            .collect();
-        let s = summaries(&run);
-        let main = s.iter().find(|s| s.metric == "first_integer").unwrap();
-        assert_eq!(main.n, 2, "n counts items");
-        assert!((main.value - 1.0 / 3.0).abs() < 1e-12);
-        // SE over the two item means (2/3 and 0): sd 0.4714 / sqrt 2
-        assert!((main.se.unwrap() - (2.0f64 / 9.0).sqrt() / 2.0f64.sqrt()).abs() < 1e-12, "{main:?}");
-        let sd = s.iter().find(|s| s.metric == "first_integer_repeat_sd").unwrap();
-        assert_eq!(sd.n, 2);
-        assert!((sd.value - (1.0f64 / 3.0).sqrt() / 2.0).abs() < 1e-12, "{sd:?}");
-        // Without repeats the same six rows would be six samples.
-        let flat: Vec<Outcome> = run.iter().map(|o| Outcome { epoch: 1, ..o.clone() }).collect();
-        let main = summaries(&flat).into_iter().find(|s| s.metric == "first_integer").unwrap();
-        assert_eq!(main.n, 6);
-        assert!(!summaries(&flat).iter().any(|s| s.metric.ends_with(REPEAT_SD)));
-        // The trial rows name their repeat; the chart points are the items' means.
-        assert_eq!(trial_row(5, &run[5]).extra.get("repeat"), Some(&Setting::Int(3)));
-        assert!(!trial_row(0, &run[0]).extra.contains_key("repeat"));
-        let (items, k) = crate::charts::per_item(&run).unwrap();
-        assert_eq!(k, 3);
-        assert_eq!(items.iter().map(|o| o.sample_id.as_str()).collect::<Vec<_>>(), ["a", "b"]);
-        assert!((items[0].scores["first_integer"] - 2.0 / 3.0).abs() < 1e-12);
-        assert!(crate::charts::per_item(&flat).is_none());
-        let p = crate::charts::panels(&run);
-        assert!(p.iter().all(|p| p.note.as_deref().is_some_and(|n| n.contains("up to 3 times"))), "{p:?}");
-    }
-
     #[test]
     fn settings_names_pass_the_credential_check() {
-        let p = ProviderConfig::new(crate::provider::ProviderKind::OpenAi, "http://127.0.0.1:1/v1", "m");
-        let mut p = p;
+        let mut p = ProviderConfig::new(crate::provider::ProviderKind::OpenAi, "http://127.0.0.1:1/v1", "m");
         p.max_tokens = Some(16);
-        let s = settings(&p, &RunOptions::default(), &[]);
+        let s = run_info(&p, &RunOptions::default()).settings;
         assert!(s.contains_key("max_tokens"));
         assert!(s.keys().all(|k| !credential_like(k)));
     }

@@ -27,12 +27,11 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use futures::future::{Either, join_all, select};
 use serde::{Deserialize, Serialize};
 use wmlab_core::Rng;
-use wmlab_core::llm::nback::TrialRecord;
 use wmlab_core::llm::{Dialogue, Message, Metric, Reference, Sample, SampleBody, Suite, metrics};
-use wmlab_core::sdt::SdtScores;
 
 use crate::cache::{Cache, cache_key};
 use crate::error::{LlmError, LlmErrorKind, from_status, from_transport};
+pub use wmlab_core::llm::outcome::{Outcome, TurnEntry};
 use crate::provider::{ProviderConfig, Reply};
 use crate::{Clock, Secret, Transport};
 
@@ -189,121 +188,6 @@ impl Waiting {
         let asked =
             self.capped_from_ms.map(|ms| format!(" (it asked for {} s)", ms.div_ceil(1000))).unwrap_or_default();
         format!("waiting {} s {why}{asked}, retry {} of {}", self.ms.div_ceil(1000), self.retry, self.of)
-    }
-}
-
-/// One dialogue turn's reply, logged as it happens (for resume).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TurnEntry {
-    pub sample_id: String,
-    pub turn: u32,
-    pub reply: String,
-    #[serde(default)]
-    pub latency_ms: f64,
-    #[serde(default)]
-    pub tokens_in: u64,
-    #[serde(default)]
-    pub tokens_out: u64,
-    #[serde(default)]
-    pub cached: bool,
-    /// A reasoning model's reasoning before its reply (never scored; `reply` is the final answer).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reasoning: Option<String>,
-    /// Of `tokens_out`, the reasoning's (when the provider says).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub tokens_reasoning: u64,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
-
-/// The result of one sample.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Outcome {
-    pub sample_id: String,
-    pub suite: Suite,
-    pub task: String,
-    #[serde(default)]
-    pub conditions: BTreeMap<String, String>,
-    /// The prompt (single) or the final conversation (dialogue); empty without `keep_prompts`.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub messages: Vec<Message>,
-    /// The raw reply (single samples).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reply: Option<String>,
-    /// What was read from the reply for scoring (the first integer, the final answer, …).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub answer: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reference: Option<Reference>,
-    /// Metric name → score (single samples: the sample's metrics; dialogues: `accuracy`, `hit_rate`,
-    /// `false_alarm_rate`, `dprime`, `dprime_notebook`). Empty when the sample failed.
-    #[serde(default)]
-    pub scores: BTreeMap<String, f64>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub score_errors: Vec<String>,
-    /// Dialogues: the condition string (`m`/`-` per trial).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub targets: Option<String>,
-    /// Dialogues: one char per completed trial (`m`, `-`, `?` unusable).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub answers: Option<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub trials: Vec<TrialRecord>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sdt: Option<SdtScores>,
-    /// Visual suite: the trial scored by the people's code (long-format row).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub row: Option<wmlab_core::record::TrialRow>,
-    /// Visual suite: the design cell of the trial (what summaries group by).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cell: Option<wmlab_core::Conditions>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub finish_reason: Option<String>,
-    /// Sum over the sample's requests (cache hits count 0).
-    pub latency_ms: f64,
-    /// Requests answered (dialogues: turns), cache hits included.
-    pub requests: u32,
-    #[serde(default)]
-    pub cache_hits: u32,
-    #[serde(default)]
-    pub retries: u32,
-    pub tokens_in: u64,
-    pub tokens_out: u64,
-    /// Of `tokens_out`, the reasoning's (when the provider says).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub tokens_reasoning: u64,
-    /// Single samples: a reasoning model's reasoning before its reply (logged, never scored).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reasoning: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<LlmError>,
-    /// Batch mode: the id of the batch that answered the sample (`None`: an ordinary request).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub batch: Option<String>,
-    /// The sample's repeat of its item ([`wmlab_core::llm::with_repeats`]), from 1; absent when 1.
-    #[serde(default = "first_epoch", skip_serializing_if = "is_first_epoch")]
-    pub epoch: u32,
-}
-
-fn first_epoch() -> u32 {
-    1
-}
-
-fn is_first_epoch(e: &u32) -> bool {
-    *e <= 1
-}
-
-impl Outcome {
-    /// Count one dialogue turn (replayed from the log or just answered) into the sample's totals.
-    fn add_turn(&mut self, t: &TurnEntry) {
-        self.latency_ms += t.latency_ms;
-        self.tokens_in += t.tokens_in;
-        self.tokens_out += t.tokens_out;
-        self.tokens_reasoning += t.tokens_reasoning;
-        self.requests += 1;
-        self.cache_hits += t.cached as u32;
     }
 }
 

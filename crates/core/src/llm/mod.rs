@@ -120,12 +120,15 @@ pub enum SuiteError {
 crate::message_into_string!(SuiteError);
 
 pub mod latent;
+pub mod charts;
 pub mod lrt;
 pub mod metrics;
 pub mod minerva;
 pub mod nback;
+pub mod outcome;
 pub mod pi;
 pub mod reasoning;
+pub mod record;
 pub mod run;
 pub mod score;
 pub mod snapshot;

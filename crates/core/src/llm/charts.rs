@@ -1,6 +1,6 @@
 //! What an LLM run's charts show, as data (no drawing): each panel's series, the published numbers drawn
 //! beside them and a note where the two are not strictly comparable, plus the N-back paper's tests on the
-//! run's d′. Each panel becomes a `wmlab_core::chart::Chart` ([`LlmPanel::chart`]) that the app's one
+//! run's d′. Each panel becomes a `crate::chart::Chart` ([`LlmPanel::chart`]) that the app's one
 //! chart component draws; native tests check them here.
 //!
 //! - **N-back**: HR / FAR / accuracy and d′ vs N. The published curves are those of the *same* variant
@@ -17,28 +17,38 @@
 
 use std::collections::BTreeMap;
 
-use wmlab_core::chart::{self, Chart, Role};
-use wmlab_core::llm::{Suite, latent, lrt, minerva, nback, pi, snapshot};
+use super::{Suite, latent, lrt, minerva, nback, pi, snapshot};
+use crate::chart::{self, Chart, Role};
 
-use crate::Outcome;
+use super::outcome::Outcome;
 
+/// One line of a panel: this run's points or a published reference's.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Series {
+    /// The legend's name (`this run`, `this run: N = 1`, `paper: GPT-4o`).
     pub label: String,
+    /// (x, y) points in x order.
     pub points: Vec<(f64, f64)>,
     /// A published reference (thin, hollow) rather than this run (thick, filled).
     pub reference: bool,
 }
 
+/// One chart of a run, as data: what it draws and what a reader must know beside it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LlmPanel {
+    /// A stable id (`nback-dprime`, `lrt`, `pi-llm`): the page's element ids and tests name it.
     pub id: String,
+    /// The chart's title.
     pub title: String,
+    /// What x is, in words.
     pub x_desc: String,
+    /// What y is, in words.
     pub y_desc: String,
+    /// The y axis's range.
     pub y_range: (f64, f64),
     /// Category names for x = 0, 1, 2 … (Minerva tasks); `None` = numeric x.
     pub x_labels: Option<Vec<String>>,
+    /// The series, this run's first.
     pub series: Vec<Series>,
     /// What a reader must know to compare the run with the references (shown under the chart).
     pub note: Option<String>,
@@ -109,6 +119,7 @@ pub fn lrt_order_label(order: &str, block: usize) -> String {
     if order == "shuffled" && block > 1 { format!("shuffled, B = {block}") } else { order.to_string() }
 }
 
+/// Every panel a run's outcomes give, suite by suite; with repeats the item means ([`per_item`]).
 pub fn panels(outcomes: &[Outcome]) -> Vec<LlmPanel> {
     let Some((items, repeats)) = per_item(outcomes) else { return panels_of_items(outcomes) };
     let mut out = panels_of_items(&items);
@@ -125,7 +136,7 @@ pub fn panels(outcomes: &[Outcome]) -> Vec<LlmPanel> {
     out
 }
 
-/// With repeats ([`wmlab_core::llm::with_repeats`]): one outcome per item, its scores the means over its
+/// With repeats ([`crate::llm::with_repeats`]): one outcome per item, its scores the means over its
 /// repeats that did not fail (an item whose repeats all failed keeps the first's error), in the order
 /// items first appear, with the most repeats of an item. `None` without repeats.
 pub fn per_item(outcomes: &[Outcome]) -> Option<(Vec<Outcome>, u32)> {
@@ -135,7 +146,7 @@ pub fn per_item(outcomes: &[Outcome]) -> Option<(Vec<Outcome>, u32)> {
     let mut items: Vec<Vec<&Outcome>> = Vec::new();
     let mut index: BTreeMap<&str, usize> = BTreeMap::new();
     for o in outcomes {
-        let i = *index.entry(wmlab_core::llm::item_id(&o.sample_id)).or_insert_with(|| {
+        let i = *index.entry(crate::llm::item_id(&o.sample_id)).or_insert_with(|| {
             items.push(Vec::new());
             items.len() - 1
         });
@@ -148,7 +159,7 @@ pub fn per_item(outcomes: &[Outcome]) -> Option<(Vec<Outcome>, u32)> {
             let ok: Vec<&Outcome> = group.iter().copied().filter(|o| o.error.is_none()).collect();
             let Some(first) = ok.first() else { return group[0].clone() };
             let mut m = (*first).clone();
-            m.sample_id = wmlab_core::llm::item_id(&first.sample_id).to_string();
+            m.sample_id = crate::llm::item_id(&first.sample_id).to_string();
             m.epoch = 1;
             for (name, v) in m.scores.iter_mut() {
                 let vals: Vec<f64> = ok.iter().filter_map(|o| o.scores.get(name).copied()).collect();
@@ -240,7 +251,7 @@ fn latent_panel(lat: &[&Outcome]) -> Option<LlmPanel> {
     for (i, (task, metric)) in cats.iter().enumerate() {
         if let Some((m, v)) = rate(task, metric) {
             points.push((i as f64, m));
-            if let Ok((lo, hi)) = wmlab_core::stats::ci_mean(&v, 0.95) {
+            if let Ok((lo, hi)) = crate::stats::ci_mean(&v, 0.95) {
                 intervals.push((0, i as f64, lo.max(0.0), hi.min(1.0)));
             }
         }
@@ -302,7 +313,7 @@ fn pi_panel(pi: &[&Outcome]) -> LlmPanel {
             let x = (*u as f64).log10();
             if let Some(m) = mean(vals) {
                 points.push((x, m));
-                if let Ok((lo, hi)) = wmlab_core::stats::ci_mean(vals, 0.95) {
+                if let Ok((lo, hi)) = crate::stats::ci_mean(vals, 0.95) {
                     intervals.push((series.len(), x, lo.max(0.0), hi.min(1.0)));
                 }
             }
@@ -674,7 +685,7 @@ fn minerva_panel(mv: &[&Outcome]) -> LlmPanel {
                 .collect();
             if let Some(m) = mean(&vals) {
                 mine.push((i as f64, m));
-                if let Ok((lo, hi)) = wmlab_core::stats::ci_mean(&vals, 0.95) {
+                if let Ok((lo, hi)) = crate::stats::ci_mean(&vals, 0.95) {
                     intervals.push((series.len(), i as f64, lo.max(0.0), hi.min(1.0)));
                 }
             }
@@ -904,7 +915,7 @@ fn minerva_variant_panels(mv: &[&Outcome]) -> Vec<LlmPanel> {
             vec![Series { label: "this run".into(), points: vec![(0.0, m1), (1.0, m2)], reference: false }];
         let mut intervals = Vec::new();
         for (x, vals) in [(0.0, &one), (1.0, &two)] {
-            if let Ok((lo, hi)) = wmlab_core::stats::ci_mean(vals, 0.95) {
+            if let Ok((lo, hi)) = crate::stats::ci_mean(vals, 0.95) {
                 intervals.push((0, x, lo.max(0.0), hi.min(1.0)));
             }
         }
