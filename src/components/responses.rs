@@ -3,6 +3,8 @@
 //! areas in the 96-unit display space (positions in % of the canvas, so they follow any canvas size);
 //! chosen items are marked at once (their order number for serial recall, a tick for free recall).
 //! Clicks and taps both arrive as `click`; keys are mapped by the core (`Awaiting::key_input`).
+//! Typed answers (PI-LLM) are a form of plain text fields, one per key, in place of the stimulus: Enter
+//! moves to the next field, and in the last one (or "Done") commits every value at once.
 
 use leptos::prelude::*;
 use wmlab_core::display::Area;
@@ -49,9 +51,70 @@ pub fn overlay(a: &Awaiting, input: fn(Input)) -> AnyView {
         .into_any()
 }
 
-/// Controls below the canvas (two-choice buttons; the count, Undo and Done of a recall; match).
+/// The typed answer (PI-LLM): a text field per key, labelled with it (no autocomplete, autocorrect or
+/// capitals: the value is typed as remembered); the first has the focus; Enter goes to the next field;
+/// Enter in the last one or "Done" sends every value, empty ones included (a key not remembered).
+fn typed_form(keys: &[String], input: fn(Input)) -> AnyView {
+    let refs: Vec<NodeRef<leptos::html::Input>> = keys.iter().map(|_| NodeRef::new()).collect();
+    let n = keys.len();
+    let values = refs.clone();
+    let send = move || {
+        input(Input::Typed(values.iter().map(|r| r.get_untracked().map(|e| e.value()).unwrap_or_default()).collect()))
+    };
+    // Safari's `autocorrect` is no attribute the view knows: set on each field once drawn; the first
+    // takes the focus.
+    let drawn = refs.clone();
+    Effect::new(move |_| {
+        for (i, r) in drawn.iter().enumerate() {
+            if let Some(el) = r.get() {
+                let _ = el.set_attribute("autocorrect", "off");
+                if i == 0 {
+                    let _ = el.focus();
+                }
+            }
+        }
+    });
+    let fields = keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let next = refs.get(i + 1).copied();
+            let on_key = move |ev: web_sys::KeyboardEvent| {
+                if ev.key() == "Enter"
+                    && !ev.is_composing()
+                    && let Some(el) = next.and_then(|r| r.get_untracked())
+                {
+                    ev.prevent_default();
+                    let _ = el.focus();
+                }
+            };
+            view! {
+                <label class="typed-field" for=format!("typed-{i}")>
+                    <span class="typed-key">{k.clone()}</span>
+                    <input type="text" id=format!("typed-{i}") class="typed" node_ref=refs[i]
+                        autocomplete="off" autocapitalize="off" spellcheck="false"
+                        maxlength="60" enterkeyhint=if i + 1 < n { "next" } else { "done" } on:keydown=on_key/>
+                </label>
+            }
+        })
+        .collect_view();
+    view! {
+        <form class="typed-form" id="typed-form" on:submit=move |ev| { ev.prevent_default(); send(); }>
+            <p class="answer-hint">"Type the last word you saw for each category."</p>
+            {fields}
+            <div class="answer-row">
+                <button type="submit" id="typed-done" class="answer primary"><kbd>"Enter"</kbd> " Done"</button>
+            </div>
+        </form>
+    }
+    .into_any()
+}
+
+/// Controls below the canvas (two-choice buttons; the count, Undo and Done of a recall; match; the typed
+/// answer's fields).
 pub fn below(a: &Awaiting, input: fn(Input)) -> AnyView {
     match a {
+        Awaiting::Typed { keys } => typed_form(keys, input),
         Awaiting::Binary { labels } => {
             let [l0, l1] = labels.clone();
             view! {

@@ -437,3 +437,62 @@ test('a person, an LLM and a network made here are compared on one page and by l
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+// PI-LLM (issue 69): a person's key–value-updates session taken here and an LLM's PI-LLM record (rows as
+// the LLM suite writes them: one reply per stream, its score in score_last_values) on one panel —
+// accuracy on log10 of the updates per key — beside the authors' published models. A browser of its
+// own, so the history above is untouched.
+test('a person and an LLM on one PI-LLM panel', LONG, async () => {
+  const fresh = await launch();
+  try {
+    const mine = { browser: fresh, server: app.server };
+    const take = await openParticipant(mine, '#/take?tasks=pi-llm&tpc=1&practice=0&seed=6&pid=cmp-pi');
+    // Keys right on the even streams, wrong on the odd ones.
+    assert.equal(await takeStudy(take, (g) => g % 2 === 0), 'done');
+    await saved(take);
+    const [dj] = await Promise.all([take.waitForEvent('download'), take.click('#download-json')]);
+    const person = JSON.parse(fs.readFileSync(await dj.path(), 'utf8'));
+    assert.deepEqual(take.errors, []);
+    await take.close();
+    // An LLM's record: 46 keys, 2 to 400 updates per key.
+    const row = (i, u, score) => ({
+      task: 'pi-llm', trial: i, conditions: { other: { updates: String(u), keys: '46', value_len: '1' } },
+      targets: ['bird: kea\n'], responses: ['The current value of bird is kea.'], correct: [score >= 1], rt_ms: [900],
+      extra: { score_last_values: score, sample_id: `pi-llm/k46-u${u}/${i}` },
+    });
+    const llm = {
+      ...person, subject: { kind: 'llm', provider: 'openai', model: 'pi-model' }, task: 'pi-llm', summaries: [],
+      trials: [row(0, 2, 1), row(1, 2, 0.9), row(2, 24, 0.6), row(3, 400, 0.2)],
+    };
+    const page = await openPage(fresh.context, app.server.url + '#/compare');
+    await page.waitForSelector('#cmp-history[data-count="1"]');
+    const id = await page.$eval('#cmp-history li.cmp-history-item[data-kind="person"]', (li) => li.dataset.id);
+    await page.check(`#cmp-pick-${id}`);
+    await page.waitForSelector('#compare[data-chosen="1"]');
+    await page.setInputFiles('#cmp-file', { name: 'pi-model.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(llm)) });
+    await page.waitForSelector('#compare[data-chosen="2"][data-state="ready"]');
+    await page.selectOption('#cmp-task', 'pi-llm');
+    await page.waitForSelector('#compare[data-task="pi-llm"]');
+    // Small multiples: PI-LLM has one level, so one plot with both subjects and the published models.
+    await page.waitForFunction(() => document.querySelector('#cmp-level-0-0')?.dataset.drawn === 'true');
+    const level = await page.$eval('#cmp-level-0-0', (c) => ({ panel: c.dataset.panel, who: c.dataset.who.split(' ') }));
+    assert.equal(level.panel, 'pi-llm');
+    for (const w of ['s0', 's1', 'pub-gpt-4-1', 'pub-qwen3-0-6b']) assert.ok(level.who.includes(w), `${w} on the plot: ${level.who}`);
+    assert.equal(await page.$$eval('#cmp-plots canvas.cmp-level', (c) => c.length), 1);
+    // The one-plot layout: the same six series (no chance model: a typed word has no guessing rate).
+    await page.selectOption('#cmp-layout', 'together');
+    await page.check('#cmp-chance');
+    const cs = await charts(page);
+    assert.deepEqual(cs.map((c) => c.panel), ['pi-llm']);
+    assert.deepEqual(cs[0].who, ['s0', 's1', 'pub-gpt-4-1', 'pub-claude-3-5-sonnet', 'pub-gemini-2-0-flash', 'pub-qwen3-0-6b']);
+    assert.equal(cs[0].series, 6);
+    assert.equal(await page.$('#cmp-missing'), null, 'both drawn');
+    // The published models can be switched off: the person and the model alone.
+    await page.uncheck('#cmp-published');
+    await page.waitForFunction(() => document.querySelector('#cmp-plots canvas.cmp-plot')?.dataset.who === 's0 s1');
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  } finally {
+    await fresh.close();
+  }
+});

@@ -31,7 +31,7 @@ const marks = (page) => page.$$eval('#take .overlay button.selected', (b) => b.m
  * Answer the awaited step `h` (rightly or wrongly; by clicks, keys or touch taps: see `how`). Recall
  * answers first choose a stray item and take it back (Undo, Backspace, or a second click), checking
  * the marks on the way. Returns what the session stores, one entry per step the answer covers:
- * a class, a list of cells, or null for an N-back "no press".
+ * a class, a list of cells, null for an N-back "no press", or (PI-LLM) one typed value per key.
  */
 export async function answerStep(page, h, right, how = false) {
   const t = h.target;
@@ -104,6 +104,28 @@ export async function answerStep(page, h, right, how = false) {
       }
       await press('#nomatch');
       return [null];
+    }
+    case 'typed': {
+      // PI-LLM: a text field per key, labelled with it, the first focused; the last values typed (the
+      // first in capitals: case does not count) or a wrong word. `right` may be one flag per key. Keys:
+      // Enter moves to the next field and sends from the last; else fields filled and "Done".
+      await page.waitForSelector('#take #typed-0');
+      const n = await count('#take input.typed');
+      assert.equal(n, t.length, 'a field per key');
+      assert.equal(await page.$eval('#take .stage-wrap', (d) => getComputedStyle(d).display), 'none', 'the stimulus gives way to the form');
+      const ok = (i) => (Array.isArray(right) ? right[i] : right);
+      const values = t.map((v, i) => (ok(i) ? (i === 0 ? v.toUpperCase() : v) : `${v}zz`));
+      if (useKey) {
+        for (const [i, v] of values.entries()) {
+          await page.waitForFunction((id) => document.activeElement?.id === id, `typed-${i}`);
+          await page.keyboard.type(v);
+          await page.keyboard.press('Enter');
+        }
+      } else {
+        for (const [i, v] of values.entries()) await page.fill(`#typed-${i}`, v);
+        await press('#typed-done');
+      }
+      return values;
     }
     default: throw new Error('unknown awaiting ' + h.awaiting);
   }

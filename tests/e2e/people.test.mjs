@@ -1,7 +1,8 @@
 // People: a scripted participant takes every task from a study link with real clicks, taps and keys
-// (some answers right, some wrong); the saved data match what was clicked, one row per trial with
-// timing columns; a reload resumes at the same trial; a bad link shows its error; a receiving server
-// that refuses the first attempts gets every block exactly once; results plot against the human curves.
+// (some answers right, some wrong; PI-LLM's typed into text fields); the saved data match what was
+// clicked, one row per trial with timing columns; a reload resumes at the same trial; a bad link shows
+// its error; a receiving server that refuses the first attempts gets every block exactly once; results
+// plot against the human curves.
 //
 // Test-only switches (set in localStorage before the app loads; the normal path never sets them):
 // wmlab_fast=1 shows each timed frame for one refresh, wmlab_test=1 exposes the current step's correct
@@ -73,6 +74,7 @@ test('the study page builds a link that starts, and names bad values', async () 
   // A first visit: a hint, no error before any input.
   await page.waitForSelector('#study-form-hint');
   assert.equal(await page.$('#study-form-error'), null);
+  assert.ok(await page.$('#task-pi-llm'), 'PI-LLM (key–value updates) is offered');
   await page.check('#task-VIR');
   await page.check('#task-nback-verbal');
   await page.fill('#pid', 'P-7');
@@ -110,7 +112,7 @@ test('the study page builds a link that starts, and names bad values', async () 
   await page.close();
 });
 
-test('a participant completes every task (14 WorM ids, LSR, N-back verbal and spatial)', async () => {
+test('a participant completes every task (14 WorM ids, LSR, N-back verbal and spatial, PI-LLM)', async () => {
   const page = await participantPage('#/take?tasks=all&tpc=1&practice=0&n=1&seed=3&pid=bot-1&results=1');
   const t0 = Date.now();
   // Right on two of three trials; wrong on the third (N-back: on every fourth stimulus).
@@ -122,7 +124,7 @@ test('a participant completes every task (14 WorM ids, LSR, N-back verbal and sp
   const total = session.blocks.reduce((n, b) => n + b.units.length, 0);
   assert.equal(session.done.length, total, 'every trial recorded once');
   const tasks = new Set(session.done.map((d) => d.task));
-  for (const t of [...WORM, 'nback-verbal', 'nback-spatial']) assert.ok(tasks.has(t), `${t} taken`);
+  for (const t of [...WORM, 'nback-verbal', 'nback-spatial', 'pi-llm']) assert.ok(tasks.has(t), `${t} taken`);
   session.done.forEach((d, i) => assert.equal(d.row.trial, i, 'rows in order, none repeated or dropped'));
   checkAgainstLog(session, log);
   assert.ok(session.refresh_ms > 3 && session.refresh_ms < 60, `refresh ${session.refresh_ms}`);
@@ -166,6 +168,100 @@ test('a participant completes every task (14 WorM ids, LSR, N-back verbal and sp
   const order = await page.$$eval('#summary-table tbody tr', (trs) => trs.map((tr) => [tr.children[0].textContent, tr.children[1].textContent]));
   const vsrConds = order.filter(([t, c]) => t === 'VSR' && /^list_length=\d+$/.test(c)).map(([, c]) => Number(c.split('=')[1]));
   assert.deepEqual(vsrConds, [...vsrConds].sort((a, b) => a - b), `VSR rows in order: ${vsrConds}`);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+// PI-LLM (Wang & Sun 2025) for people: key–value updates drawn one at a time on the canvas, then the last
+// value of each key typed into a field per key; the record's rows and summaries are the LLM suite's
+// (task pi-llm, conditions.other updates/keys/value_len, score_last_values, metric last_values).
+test('PI-LLM: a participant watches key–value updates and types the last values, scored as the LLM suite scores them', async () => {
+  const page = await participantPage('#/take?tasks=pi-llm&tpc=1&practice=1&seed=4&pid=pi-1');
+  assert.equal(await nextScreen(page), 'instructions');
+  assert.match(await page.textContent('#take .instructions'), /Key–value updates \(PI-LLM\).*last word/s);
+  assert.match(await page.textContent('#keys-note'), /Enter goes to the next/);
+  const given = [];
+  let feedback = null;
+  let how = 0;
+  for (;;) {
+    const s = await nextScreen(page);
+    if (s === 'done') break;
+    assert.notEqual(s, 'error');
+    if (s === 'instructions') { await page.click('#start'); continue; }
+    if (s === 'feedback') {
+      feedback = await page.$eval('.feedback', (f) => ({
+        correct: f.dataset.correct, text: f.querySelector('#feedback-text').textContent,
+        values: [...f.querySelectorAll('#feedback-values li')].map((li) => [li.className, li.textContent]),
+      }));
+      await page.click('#continue');
+      continue;
+    }
+    const h = await hook(page);
+    if (!h?.awaiting) continue;
+    assert.equal(h.awaiting, 'typed');
+    assert.equal(h.task, 'pi-llm');
+    // A labelled field per key, typed as remembered: no autocomplete, capitals or corrections.
+    const fields = await page.$$eval('#take .typed-field', (ls) => ls.map((l) => {
+      const i = l.querySelector('input');
+      return { key: l.querySelector('.typed-key').textContent, auto: i.autocomplete, caps: i.getAttribute('autocapitalize'),
+        correct: i.getAttribute('autocorrect'), spell: i.getAttribute('spellcheck'), height: i.getBoundingClientRect().height };
+    }));
+    assert.equal(fields.length, 4);
+    for (const f of fields) {
+      assert.deepEqual([f.auto, f.caps, f.correct, f.spell], ['off', 'off', 'off', 'false'], JSON.stringify(f));
+      assert.ok(f.height >= 40, `a field ${f.height} px tall`);
+    }
+    // Practice: all right; then keys 1 and 3 right, 2 and 4 wrong.
+    const right = h.practice ? [true, true, true, true] : [true, false, true, false];
+    const typed = await answerStep(page, h, right, (how++ % 2) === 0 ? 'key' : 'click');
+    given.push({ global: h.global, keys: fields.map((f) => f.key), target: h.target, typed, right });
+    await page.waitForFunction((seq) => (window.__wmlab_test?.seq ?? 0) > seq, h.seq);
+  }
+  assert.equal(given.length, 1 + 4, 'a practice stream, then one stream per level (1, 2, 4, 8 updates per key)');
+  assert.equal(feedback.correct, 'true');
+  assert.equal(feedback.values.length, 4);
+  given[0].target.forEach((v, i) => assert.equal(feedback.values[i][1], `${given[0].keys[i]}: ${v}`));
+
+  const session = await savedSession(page);
+  assert.equal(session.done.length, 5);
+  const levels = [];
+  for (const [i, d] of session.done.entries()) {
+    const g = given[i];
+    const row = d.row;
+    assert.equal(row.trial, g.global);
+    assert.equal(row.task, 'pi-llm');
+    assert.deepEqual(Object.keys(row.conditions.other).sort(), ['keys', 'updates', 'value_len']);
+    assert.equal(row.conditions.other.keys, '4');
+    assert.equal(row.conditions.other.value_len, '1');
+    const u = Number(row.conditions.other.updates);
+    if (!d.practice) levels.push(u);
+    assert.deepEqual(row.targets, g.target, 'targets: the last values');
+    assert.deepEqual(row.responses, g.typed, 'responses: what was typed');
+    assert.deepEqual(d.result.answers, g.typed);
+    assert.deepEqual(row.correct, g.right, 'one flag per key; capitals do not count');
+    assert.equal(row.extra.score_last_values, d.practice ? 1 : 0.5);
+    assert.equal(row.extra.pi_keys, g.keys.join(','));
+    assert.equal(row.rt_ms.length, 4);
+    assert.ok(row.rt_ms.every((t) => t > 0 && t < 60_000), `${row.rt_ms}`);
+    // Every update and the blank after it on screen, frame-locked.
+    assert.equal(d.result.frames.length, 2 * 4 * u);
+    assert.equal(row.extra.stream.split('; ').length, 4 * u);
+  }
+  assert.deepEqual(levels.sort((a, b) => a - b), [1, 2, 4, 8]);
+
+  // The record: the LLM suite's metric, over every stream and per level; the settings of the design.
+  const [dj] = await Promise.all([page.waitForEvent('download'), page.click('#download-json')]);
+  const rec = JSON.parse(fs.readFileSync(await dj.path(), 'utf8'));
+  const sums = rec.summaries.filter((x) => x.task === 'pi-llm');
+  assert.ok(sums.every((x) => x.metric === 'last_values'));
+  assert.deepEqual(sums.map((x) => [x.conditions.other?.updates ?? 'all', x.n, x.value]),
+    [['all', 4, 0.5], ['1', 1, 0.5], ['2', 1, 0.5], ['4', 1, 0.5], ['8', 1, 0.5]]);
+  assert.equal(rec.config.settings.pi_updates, '1,2,4,8');
+  assert.equal(rec.config.settings.pi_keys, 4);
+  const [dc] = await Promise.all([page.waitForEvent('download'), page.click('#download-csv')]);
+  const csv = parseCsv(fs.readFileSync(await dc.path(), 'utf8').trim());
+  assert.equal(csv.length, 1 + 5);
+  assert.ok(csv[0].includes('score_last_values'), csv[0].join(','));
   assert.deepEqual(page.errors, []);
   await page.close();
 });
@@ -258,7 +354,7 @@ test('an anonymous link (no seed, no participant id) gives each participant othe
 test('the participant view fits a 360 px wide touch phone screen and is answered by taps', async () => {
   // A phone: 360 × 740, touch, mobile viewport; every answer below is a tap.
   const phone = await launch({ viewport: { width: 360, height: 740 }, hasTouch: true, isMobile: true });
-  const page = await participantPage('#/take?tasks=VSR,SFR,CD-Color&tpc=1&practice=0&seed=5&results=1',
+  const page = await participantPage('#/take?tasks=VSR,SFR,CD-Color,pi-llm&tpc=1&practice=0&seed=5&results=1',
     { page: await openPage(phone.context, app.server.url + '#/') });
   const fits = async (where, stimulus = false) => {
     const m = await page.evaluate(() => {
@@ -285,11 +381,21 @@ test('the participant view fits a 360 px wide touch phone screen and is answered
     if (st === 'feedback' || st === 'paused') { await page.tap('#continue'); continue; }
     const h = await hook(page);
     if (!h?.awaiting) continue;
-    if (!seen.has(h.task)) { seen.add(h.task); await fits(`${h.task} response (${h.awaiting})`, true); }
+    if (!seen.has(h.task)) {
+      seen.add(h.task);
+      // PI-LLM's typed answer takes the stimulus's place: its fields as wide as the screen allows.
+      const typed = h.awaiting === 'typed';
+      const m = await fits(`${h.task} response (${h.awaiting})`, !typed);
+      if (typed) {
+        const boxes = await page.$$eval('#take input.typed, #typed-done', (e) => e.map((x) => x.getBoundingClientRect().toJSON()));
+        for (const b of boxes) assert.ok(b.left >= 0 && b.right <= m.inner + 0.5 && b.height >= 40, JSON.stringify(b));
+        assert.ok(boxes[0].width >= 0.8 * m.inner, `a field ${boxes[0].width} px wide of ${m.inner}`);
+      }
+    }
     await answerStep(page, h, true, 'tap');
     await page.waitForFunction((seq) => (window.__wmlab_test?.seq ?? 0) > seq, h.seq, { timeout: 30_000, polling: 'raf' });
   }
-  assert.deepEqual([...seen].sort(), ['CD-Color', 'SFR', 'VSR']);
+  assert.deepEqual([...seen].sort(), ['CD-Color', 'SFR', 'VSR', 'pi-llm']);
   await fits('the end');
   // Every answer was kept: the end screen's curves are drawn from them.
   await page.waitForSelector('#take #charts canvas.plot[data-drawn="true"]');

@@ -201,7 +201,8 @@ pub fn Compare(link: Option<String>) -> impl IntoView {
             copied.set(true);
         }
     };
-    let is_nback = move || st.task.get().is_some_and(|t| t.nback().is_some());
+    // The tasks with published LLM numbers: N-back (Gong et al. 2024) and PI-LLM (Wang & Sun 2025).
+    let has_llm_numbers = move || st.task.get().is_some_and(|t| t.nback().is_some() || t == StudyTask::Pi);
 
     view! {
         <section class="compare" id="compare"
@@ -234,8 +235,8 @@ pub fn Compare(link: Option<String>) -> impl IntoView {
                 </label>
                 <label><input type="checkbox" id="cmp-human" prop:checked=move || st.human.get()
                     on:change=move |ev| st.human.set(event_target_checked(&ev))/>" people (WorM, where published)"</label>
-                <label class:hidden=move || !is_nback()><input type="checkbox" id="cmp-published" prop:checked=move || st.published.get()
-                    on:change=move |ev| st.published.set(event_target_checked(&ev))/>" published LLM numbers (N-back)"</label>
+                <label class:hidden=move || !has_llm_numbers()><input type="checkbox" id="cmp-published" prop:checked=move || st.published.get()
+                    on:change=move |ev| st.published.set(event_target_checked(&ev))/>" published LLM numbers (N-back, PI-LLM)"</label>
                 <label>"Layout "
                     <select id="cmp-layout"
                         prop:value=move || if st.per_run.get() { "per-run" } else if st.overlay.get() { "together" } else { "levels" }

@@ -13,9 +13,10 @@ use wmlab_core::share;
 
 use crate::platform::history;
 
-/// Whether a task has published numbers to draw: the WorM human curves, or the N-back papers' LLM results.
+/// Whether a task has published numbers to draw: the WorM human curves, or the N-back and PI-LLM papers'
+/// LLM results.
 pub fn has_published(t: StudyTask) -> bool {
-    has_human_reference(t) || t.nback().is_some()
+    has_human_reference(t) || t.nback().is_some() || t == StudyTask::Pi
 }
 
 pub fn task_names(tasks: &[StudyTask]) -> String {

@@ -112,8 +112,14 @@ pub fn answer_js(a: &Answer) -> JsValue {
     match a {
         Answer::Class(c) => JsValue::from(*c),
         Answer::Set(v) => v.iter().map(|&x| JsValue::from(x)).collect::<js_sys::Array>().into(),
+        Answer::Text(t) => JsValue::from_str(t),
         Answer::None => JsValue::NULL,
     }
+}
+
+/// The correct typed values (PI-LLM) as the test hook's target: an array of strings.
+pub fn values_js(values: &[String]) -> JsValue {
+    values.iter().map(|v| JsValue::from_str(v)).collect::<js_sys::Array>().into()
 }
 
 /// `window.__wmlab_test` (only with `localStorage.wmlab_test = '1'`).

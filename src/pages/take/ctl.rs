@@ -17,9 +17,11 @@ use wmlab_core::people::presenter::{Action, Awaiting, Input, Presenter};
 use wmlab_core::people::session::{PageEvent, PageEventKind};
 use wmlab_core::people::study::{Outcome, StudyText};
 use wmlab_core::people::survey::SurveyAt;
-use wmlab_core::people::{Session, TrialResult, estimate_refresh};
+use wmlab_core::people::{Session, StudyTask, TrialResult, estimate_refresh};
 
-use super::browser::{answer_js, canvas, display_facts, flags, fresh_seed, now, publish_hook, trial_view, window_css};
+use super::browser::{
+    answer_js, canvas, display_facts, flags, fresh_seed, now, publish_hook, trial_view, values_js, window_css,
+};
 use super::ui::{Cur, Exit, Screen, Ui};
 use crate::components::painter;
 use crate::platform::outbox;
@@ -173,9 +175,12 @@ impl Ctl {
                 Action::Await(w) => self.ui.awaiting.set(w),
                 Action::Step(i) => {
                     self.ui.cur.update(|c| c.step = i);
-                    let target = self.presenter.as_ref().and_then(Presenter::expected);
+                    let target = self.presenter.as_ref().and_then(|p| match p.expected_values() {
+                        Some(v) => Some(values_js(&v)),
+                        None => p.expected().as_ref().map(answer_js),
+                    });
                     let kind = self.ui.awaiting.with_untracked(|w| w.as_ref().map(Awaiting::kind));
-                    self.hook(Some(i), kind, target.as_ref().map(answer_js).unwrap_or(JsValue::NULL));
+                    self.hook(Some(i), kind, target.unwrap_or(JsValue::NULL));
                 }
                 Action::Answered => {
                     let step = self.presenter.as_ref().map(Presenter::step);
@@ -276,6 +281,15 @@ impl Ctl {
                     self.send(pos.block, false);
                 }
                 if out.practice {
+                    // PI-LLM: the right values, key by key, beside what was typed.
+                    let detail = self.session.done.last().filter(|d| d.task == StudyTask::Pi).map(|d| {
+                        let keys = match d.row.extra.get("pi_keys") {
+                            Some(wmlab_core::record::Setting::Text(k)) => k.split(',').map(str::to_string).collect(),
+                            _ => Vec::new(),
+                        };
+                        keys.into_iter().zip(d.row.targets.iter().cloned()).collect::<Vec<(String, String)>>()
+                    });
+                    self.ui.feedback_detail.set(detail.unwrap_or_default());
                     self.ui.feedback.set((out.correct.clone(), out.score));
                     self.hook(None, None, JsValue::NULL);
                     self.ui.screen.set(Screen::Feedback);

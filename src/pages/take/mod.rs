@@ -246,6 +246,9 @@ pub fn Take(query: String) -> impl IntoView {
     let practice = move || ui.cur.with(|c| c.practice);
     let state = move || ui.screen.with(|s| s.name(practice()));
     let on_canvas = move || matches!(ui.screen.get(), Screen::Trial);
+    // PI-LLM's typed answer takes the stimulus's place (the form is below it; on a phone the keyboard
+    // leaves little room).
+    let typing = move || ui.awaiting.with(|a| matches!(a, Some(Awaiting::Typed { .. })));
     let (fs_wanted, show) = opts;
     let size_style = move || {
         let px = ui.px.get();
@@ -286,7 +289,7 @@ pub fn Take(query: String) -> impl IntoView {
                 Screen::Done => screens::done(ui, show, ui.exit.get_untracked()).into_any(),
                 Screen::Trial => ().into_any(),
             }}
-            <div class="stage-wrap" class:hidden=move || !on_canvas() style=size_style>
+            <div class="stage-wrap" class:hidden=move || !on_canvas() || typing() style=size_style>
                 <canvas id="take-canvas" class="take-canvas" role="img" aria-label="the task"></canvas>
                 <div class="overlay">{move || ui.awaiting.get().map(|a| overlay(&a, input))}</div>
             </div>

@@ -70,6 +70,10 @@ pub fn instructions(ui: Ui, fs_wanted: bool) -> impl IntoView {
     });
     let keys_note = match task {
         Some(StudyTask::Nback(_)) => "Press the space bar or the “match” button.",
+        Some(StudyTask::Pi) => {
+            "Just watch the words. At the end, type each category's last word in its box: Enter goes to the next \
+             box, and “Done” (or Enter in the last box) finishes."
+        }
         Some(StudyTask::Worm(TaskId::Sfr)) => {
             "Click or tap the squares (again to undo), then “Done” or Enter. Backspace undoes the last one."
         }
@@ -206,6 +210,19 @@ pub fn elsewhere() -> impl IntoView {
 
 pub fn feedback(ui: Ui) -> impl IntoView {
     let (correct, score) = ui.feedback.get();
+    // PI-LLM: which value was the last one of each key (marked where the answer was wrong).
+    let detail = ui.feedback_detail.get();
+    let values = (!detail.is_empty()).then(|| {
+        let items = detail
+            .into_iter()
+            .enumerate()
+            .map(|(i, (k, v))| {
+                let ok = correct.get(i).copied().unwrap_or(false);
+                view! { <li class=if ok { "good" } else { "bad" }><strong>{k}</strong>": "{v}{(!ok).then_some(" ✗")}</li> }
+            })
+            .collect_view();
+        view! { <p>"The last values were:"</p><ul id="feedback-values" class="feedback-values">{items}</ul> }
+    });
     let all = !correct.is_empty() && correct.iter().all(|&c| c);
     let msg = if all {
         "Correct!".to_string()
@@ -217,6 +234,7 @@ pub fn feedback(ui: Ui) -> impl IntoView {
     view! {
         <div class="panel feedback" data-correct=all.to_string()>
             <p id="feedback-text" class=if all { "good" } else { "bad" }>{msg}</p>
+            {values}
             <button id="continue" class="primary" on:click=move |_| { act(|c| c.next()); }>"Continue"</button>
         </div>
     }

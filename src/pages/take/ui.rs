@@ -122,6 +122,8 @@ pub struct Ui {
     pub cur: RwSignal<Cur>,
     pub awaiting: RwSignal<Option<Awaiting>>,
     pub feedback: RwSignal<(Vec<bool>, f64)>,
+    /// PI-LLM practice feedback: each key with its right (last) value, in the answer form's order.
+    pub feedback_detail: RwSignal<Vec<(String, String)>>,
     pub pending: RwSignal<usize>,
     pub record: RwSignal<Option<ResultRecord>>,
     pub note: RwSignal<Option<String>>,
@@ -138,6 +140,7 @@ impl Ui {
             cur: RwSignal::new(Cur::default()),
             awaiting: RwSignal::new(None),
             feedback: RwSignal::new((vec![], 0.0)),
+            feedback_detail: RwSignal::new(Vec::new()),
             pending: RwSignal::new(0),
             record: RwSignal::new(None),
             note: RwSignal::new(None),

@@ -13,11 +13,14 @@
 //! per list length; VIR and VSRec: one panel per list length; CD and SMU: set size; CS: distractor count;
 //! SFR, SC, SI: list length; STS: switches). The N-back panel is split into one panel per measure
 //! (accuracy, hit rate, false-alarm rate, d′) on N, since d′ is not on the 0–1 scale of the others.
+//! PI-LLM (task `pi-llm`: a person's streams and an LLM's samples alike): one panel, the share of keys
+//! whose last value was given (`last_values`) on log10 of the updates per key, one series per subject,
+//! with four of the authors' published models (46 keys) as references.
 //!
 //! The chance model: where the task has human curves, [`crate::analysis::chance_curves`] (flat at
 //! [`crate::analysis::chance_level`] on the human x values); elsewhere flat at the chance level on the x
 //! values the chosen subjects have; for N-back a coin-flip responder (accuracy, hit and false-alarm rate
-//! ½, d′ 0).
+//! ½, d′ 0); none for PI-LLM (a typed word has no guessing rate).
 
 use std::collections::BTreeMap;
 
@@ -39,7 +42,7 @@ use crate::stats::MIN_POINT_N;
 pub const COMPARISON_SCHEMA: u32 = 1;
 
 /// Extras of a trial row that the curves read; a comparison link keeps only these.
-pub const CURVE_EXTRAS: [&str; 4] = ["serial_positions", "block_kind", "n_back", "error"];
+pub const CURVE_EXTRAS: [&str; 5] = ["serial_positions", "block_kind", "n_back", "error", "score_last_values"];
 
 /// A stable id of a record's content (FNV-1a 64 of its JSON without the `created` time), so the same
 /// result saved twice is recognised.
@@ -315,7 +318,7 @@ pub enum Who {
     /// The memoryless model: the best a subject can do from the current frame alone
     /// ([`memoryless_model`]).
     Memoryless,
-    /// Published numbers of a language model (N-back; the model's name).
+    /// Published numbers of a language model (N-back, PI-LLM; the model's name).
     Published(String),
 }
 
@@ -577,9 +580,40 @@ fn measure_curve(task: StudyTask, measure: &str, points: Vec<(f64, f64)>) -> Cur
     }
 }
 
-/// The published LLM N-back numbers for a kind: (model, curves of the four measures on N). Verbal:
-/// GPT-3.5-turbo and GPT-4 on the letter blocks; spatial: GPT-3.5-turbo on 3×3 grids (Gong et al. 2024).
+/// The published PI-LLM models drawn beside PI-LLM subjects (those the LLM page draws).
+pub const PI_PUBLISHED: [&str; 4] = ["gpt-4.1", "claude-3.5-sonnet", "gemini-2.0-flash", "qwen3-0.6b"];
+
+/// PI-LLM's published curves ([`PI_PUBLISHED`] of the authors' project page): accuracy on log10 of the
+/// updates per key at their setting (46 keys, values as they are, random order).
+fn published_pi_curves() -> Vec<(String, Vec<Curve>)> {
+    use crate::llm::pi::{PAPER_KEYS, PAPER_UPDATES, published::REPORTED};
+    REPORTED
+        .iter()
+        .filter(|(m, _)| PI_PUBLISHED.contains(m))
+        .map(|(model, row)| {
+            let points = PAPER_UPDATES.iter().zip(row).map(|(&u, &a)| ((u as f64).log10(), a)).collect();
+            let note = format!("published (Wang & Sun 2025): {PAPER_KEYS} keys, values as they are, random order");
+            let curve = Curve {
+                panel: crate::people::pi::TASK.into(),
+                label: "all".into(),
+                x_name: crate::people::pi::X_NAME.into(),
+                points,
+                note: Some(note),
+                n: vec![],
+                ci: vec![],
+            };
+            (model.to_string(), vec![curve])
+        })
+        .collect()
+}
+
+/// The published LLM numbers of a task: (model, curves). N-back, the four measures on N — verbal:
+/// GPT-3.5-turbo and GPT-4 on the letter blocks; spatial: GPT-3.5-turbo on 3×3 grids (Gong et al. 2024);
+/// PI-LLM: four of the authors' models ([`PI_PUBLISHED`]).
 pub fn published_llm_curves(task: StudyTask) -> Vec<(String, Vec<Curve>)> {
+    if task == StudyTask::Pi {
+        return published_pi_curves();
+    }
     let Some(kind) = task.nback() else { return Vec::new() };
     let files: &[&str] = match kind {
         NbackKind::Verbal => &["all_trials_verbal.json", "all_trials_verbal_gpt-4.json"],
@@ -617,6 +651,9 @@ pub fn published_llm_curves(task: StudyTask) -> Vec<(String, Vec<Curve>)> {
 /// The chance model's curves for `task` (see the module doc); `subjects` give the x values where the
 /// task has no human curves.
 pub fn chance_model(task: StudyTask, subjects: &[Vec<Curve>]) -> Vec<Curve> {
+    if task == StudyTask::Pi {
+        return Vec::new();
+    }
     let human = chance_curves(task);
     if !human.is_empty() {
         return human;
@@ -712,7 +749,7 @@ pub struct Extras {
     pub human: bool,
     /// Draw the chance model, and the memoryless model where it is above chance.
     pub chance: bool,
-    /// Draw the published LLM N-back numbers (Gong et al. 2024; N-back tasks only).
+    /// Draw the published LLM numbers (N-back: Gong et al. 2024; PI-LLM: Wang & Sun 2025).
     pub published: bool,
 }
 

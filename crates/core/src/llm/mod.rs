@@ -119,8 +119,8 @@ pub enum SuiteError {
 
 crate::message_into_string!(SuiteError);
 
-pub mod latent;
 pub mod charts;
+pub mod latent;
 pub mod lrt;
 pub mod metrics;
 pub mod minerva;

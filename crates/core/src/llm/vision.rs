@@ -132,6 +132,10 @@ impl VisionConfig {
             if t == StudyTask::Worm(crate::task::TaskId::Lsr) {
                 return Err(SuiteError::LsrNotVisual);
             }
+            // PI-LLM is words, not pictures: the PI-LLM text suite runs it.
+            if t == StudyTask::Pi {
+                return Err(SuiteError::NotVisual(name.to_string()));
+            }
             if !out.contains(&t) {
                 out.push(t);
             }
@@ -152,6 +156,9 @@ impl VisionConfig {
         }
         if self.tasks.contains(&StudyTask::Worm(crate::task::TaskId::Lsr)) {
             return Err(SuiteError::LsrNotVisual);
+        }
+        if self.tasks.contains(&StudyTask::Pi) {
+            return Err(SuiteError::NotVisual(StudyTask::Pi.as_str().into()));
         }
         if !(1..=1000).contains(&self.trials) {
             return Err(SuiteError::Trials(self.trials));
@@ -223,6 +230,8 @@ pub fn samples(cfg: &VisionConfig) -> Result<Vec<Sample>, SuiteError> {
                     }
                 }
             }
+            // Refused by `check`.
+            StudyTask::Pi => {}
         }
     }
     Ok(out)
@@ -262,6 +271,7 @@ impl VisionStaircase {
                 let cell = Conditions { set_size: Some(n), ..Default::default() };
                 VisionDialogue::new(self.task, b as u64, cell.clone(), cell, steps, Some(info), cfg)
             }
+            StudyTask::Pi => return None,
         };
         Some(d.into_sample(id))
     }
@@ -495,6 +505,7 @@ impl VisionDialogue {
                 Answer::None => "?".to_string(),
                 Answer::Class(c) => (c + 1).to_string(),
                 Answer::Set(v) => v.iter().map(|c| (c + 1).to_string()).collect::<Vec<_>>().join("+"),
+                Answer::Text(t) => t.clone(),
             })
             .collect::<Vec<_>>()
             .join(" ")
@@ -691,7 +702,7 @@ pub fn question(task: StudyTask, step: &Step, nback: Option<&NbackInfo>) -> Stri
         (StudyTask::Worm(_), Response::MultiSelect { picks, .. }) => {
             format!("Which {picks} squares turned red? The squares of the board are numbered on this frame.")
         }
-        (_, Response::None) => String::new(),
+        (_, Response::None) | (StudyTask::Pi, _) => String::new(),
     };
     format!("{ask} {}", answer_format(&step.response))
 }
@@ -730,6 +741,7 @@ pub fn instructions(task: StudyTask, render: Render, size: u32, cols: u32, nback
             "A red dot appears in one of four places. A sign tells you which question to answer: top or bottom, or left or right. Answer for each dot; when the sign changes, switch to the other question."
         }
         StudyTask::Worm(_) => "Follow the frames and answer when asked.",
+        StudyTask::Pi => "Follow the frames and answer when asked.",
         StudyTask::Nback(_) => {
             "A square lights up (blue) in a 3×3 grid, one item at a time. For each item, say whether the same square lit up N items before."
         }

@@ -13,6 +13,8 @@
 //!   marks, blur restarts), as a state machine the page drives with timestamps and inputs.
 //! - [`session`]: the serialisable session state machine (block plan, practice, resume, records).
 //! - [`score`]: scoring a person's answer per step (binary, choice, CS classes, SFR sets, N-back).
+//! - [`pi`]: PI-LLM (key–value updates) for people: the built-in vocabulary, the streams (which the LLM
+//!   suite draws too), the steps, and the one scorer of typed values.
 //! - [`reference`](mod@reference): the WorM human reference curves and the same curves from a person's record.
 //! - [`replay`]: the WorM trials of a record, regenerated for another subject to take.
 //! - [`survey`]: questionnaires (the built-in demographics, a study's own JSON), checked answers.
@@ -26,6 +28,7 @@ use crate::task::TaskId;
 
 pub mod chinrest;
 pub mod device;
+pub mod pi;
 pub mod presenter;
 pub mod reference;
 pub mod replay;
@@ -56,22 +59,25 @@ pub enum NbackKind {
     Spatial,
 }
 
-/// One task a study can contain: a WorM task id or an N-back kind. Written as the task id (`VIR`,
-/// `CD-Color`, …) or `nback-verbal` / `nback-spatial` in links, records and JSON.
+/// One task a study can contain: a WorM task id, an N-back kind or PI-LLM. Written as the task id (`VIR`,
+/// `CD-Color`, …), `nback-verbal` / `nback-spatial` or `pi-llm` in links, records and JSON.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum StudyTask {
     /// A WorM task (the 14 jointly trained ids or LSR), run with the stimuli of [`crate::tasks`].
     Worm(TaskId),
     /// An N-back block of the given kind (letters or grid positions).
     Nback(NbackKind),
+    /// PI-LLM's key–value updates ([`pi`]): streams of updates, then the last value of each key, typed.
+    Pi,
 }
 
 impl StudyTask {
-    /// Every task a study can name: the 14 WorM ids and LSR, then the two N-back kinds.
+    /// Every task a study can name: the 14 WorM ids and LSR, the two N-back kinds, then PI-LLM.
     pub fn all() -> Vec<StudyTask> {
         let mut v: Vec<StudyTask> = TaskId::EVERY.into_iter().map(StudyTask::Worm).collect();
         v.push(StudyTask::Nback(NbackKind::Verbal));
         v.push(StudyTask::Nback(NbackKind::Spatial));
+        v.push(StudyTask::Pi);
         v
     }
     /// The name written in study links, records and JSON (`VIR`, `CD-Color`, `nback-verbal`); [`StudyTask::parse`]
@@ -81,6 +87,7 @@ impl StudyTask {
             StudyTask::Worm(t) => t.as_str(),
             StudyTask::Nback(NbackKind::Verbal) => "nback-verbal",
             StudyTask::Nback(NbackKind::Spatial) => "nback-spatial",
+            StudyTask::Pi => pi::TASK,
         }
     }
     /// Exact names first, then case-insensitively (`vir`, `cd-color`, `NBACK-VERBAL`).
@@ -97,28 +104,30 @@ impl StudyTask {
             StudyTask::Worm(t) => t.title(),
             StudyTask::Nback(NbackKind::Verbal) => "N-back (letters)",
             StudyTask::Nback(NbackKind::Spatial) => "N-back (grid positions)",
+            StudyTask::Pi => "Key–value updates (PI-LLM)",
         }
     }
-    /// The WorM task id when this is a WorM task (LSR included), `None` for N-back.
+    /// The WorM task id when this is a WorM task (LSR included), `None` for N-back and PI-LLM.
     pub fn worm(self) -> Option<TaskId> {
         match self {
             StudyTask::Worm(t) => Some(t),
-            StudyTask::Nback(_) => None,
+            StudyTask::Nback(_) | StudyTask::Pi => None,
         }
     }
-    /// The N-back kind when this is an N-back block, `None` for a WorM task.
+    /// The N-back kind when this is an N-back block, `None` for a WorM task and PI-LLM.
     pub fn nback(self) -> Option<NbackKind> {
         match self {
             StudyTask::Nback(k) => Some(k),
-            StudyTask::Worm(_) => None,
+            StudyTask::Worm(_) | StudyTask::Pi => None,
         }
     }
     /// The level a staircase on this task moves (CD: set size; VSR, VSRec, LSR: list length; N-back:
-    /// N), or `None`.
+    /// N), or `None` (PI-LLM among them).
     pub fn level_kind(self) -> Option<crate::adaptive::LevelKind> {
         match self {
             StudyTask::Worm(id) => crate::adaptive::LevelKind::of(id),
             StudyTask::Nback(_) => Some(crate::adaptive::LevelKind::NbackN),
+            StudyTask::Pi => None,
         }
     }
     /// The staircase this task runs with (`spec` gives a WorM task's parameters), or `None`.
@@ -129,6 +138,7 @@ impl StudyTask {
         match self {
             StudyTask::Worm(id) => crate::adaptive::StaircaseConfig::for_task(&spec(id)),
             StudyTask::Nback(_) => Some(crate::adaptive::StaircaseConfig::nback()),
+            StudyTask::Pi => None,
         }
     }
 }
@@ -159,7 +169,7 @@ mod tests {
     #[test]
     fn study_task_names_round_trip() {
         let all = StudyTask::all();
-        assert_eq!(all.len(), 17);
+        assert_eq!(all.len(), 18);
         for t in all {
             assert_eq!(StudyTask::parse(t.as_str()), Some(t));
             assert_eq!(StudyTask::parse(&t.as_str().to_lowercase()), Some(t));
@@ -167,5 +177,7 @@ mod tests {
             assert_eq!(serde_json::from_str::<StudyTask>(&j).unwrap(), t);
         }
         assert_eq!(StudyTask::parse("nback"), None);
+        assert_eq!(StudyTask::parse("PI-LLM"), Some(StudyTask::Pi));
+        assert_eq!(StudyTask::Pi.as_str(), "pi-llm");
     }
 }

@@ -24,9 +24,14 @@
 //!   commits once every position is chosen; answer k goes to step k, its time from the probe's onset.
 //!   **Free recall** (SFR): clicks toggle cells; Done commits once `picks` cells are chosen. One-click
 //!   choices (SMU cells, CS options) answer at once.
+//! - **Typed answers** (PI-LLM): each update is a timed frame; the question step awaits one value per key
+//!   ([`Awaiting::Typed`]); Done ([`Input::Typed`]) commits them all, one [`Answer::Text`] per key, each
+//!   timed from the question's onset to Done. No key of the keyboard is an input there (the page's text
+//!   fields take them).
 //! - **Blur or hidden tab**: the trial stops ([`Action::Stopped`], never recorded) and restarts from its
 //!   first frame; the page events go with the restarted trial.
-//! - **Resize** (the stimulus's size changed): the trial stops and restarts, as after a blur.
+//! - **Resize** (the stimulus's size changed): the trial stops and restarts, as after a blur; not while
+//!   values are typed (no stimulus is shown then, and a phone's keyboard resizes the window).
 //! - **Fast mode** (tests only): every timed frame lasts one refresh and N-back waits for an answer.
 
 use serde::{Deserialize, Serialize};
@@ -74,6 +79,11 @@ pub enum Awaiting {
         /// Indices into `areas` selected so far, in click order (committed as a set).
         chosen: Vec<u16>,
     },
+    /// PI-LLM: one typed value per key, in this order; Done commits them ([`Input::Typed`]).
+    Typed {
+        /// The keys asked about (the fields' labels), in the order the values are given.
+        keys: Vec<String>,
+    },
     /// N-back: "match" (space or the button); a "no match" button too in fast mode.
     Match {
         /// "Match" has been pressed in this step's window (later presses are ignored).
@@ -92,6 +102,7 @@ impl Awaiting {
             Awaiting::Order { .. } => "order",
             Awaiting::Cells { .. } => "cells",
             Awaiting::Match { .. } => "match",
+            Awaiting::Typed { .. } => "typed",
         }
     }
 
@@ -115,7 +126,7 @@ impl Awaiting {
 
     /// The input a key stands for (`KeyboardEvent.key`, any case): F / J for the two alternatives, space
     /// for an N-back match, digits 1–9 for the first nine areas of a click-to-answer step, Enter for Done,
-    /// Backspace for Undo.
+    /// Backspace for Undo. None while values are typed (the text fields take the keys).
     pub fn key_input(&self, key: &str) -> Option<Input> {
         let key = key.to_ascii_lowercase();
         let digit = || {
@@ -135,7 +146,7 @@ impl Awaiting {
 }
 
 /// What the person did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Input {
     /// A key or button for a class: 0 / 1 of a binary step; N-back 1 = "match", 0 = "no match".
     Class(u16),
@@ -145,6 +156,8 @@ pub enum Input {
     Undo,
     /// Done: commit the chosen items.
     Confirm,
+    /// Done on typed values (PI-LLM): one per key of [`Awaiting::Typed`], in its order.
+    Typed(Vec<String>),
 }
 
 /// What the edge does now.
@@ -207,7 +220,7 @@ pub struct Presenter {
 pub fn blank_for(task: StudyTask) -> Frame {
     match task {
         StudyTask::Nback(k) => nback_frame(k, "0"),
-        StudyTask::Worm(_) => Frame::blank(),
+        StudyTask::Worm(_) | StudyTask::Pi => Frame::blank(),
     }
 }
 
@@ -264,7 +277,9 @@ impl Presenter {
     /// The correct answer of the awaited step as a person gives it (class, cells, or for a serial
     /// recall group the positions in order as a `Set`): test hooks only.
     pub fn expected(&self) -> Option<Answer> {
-        self.awaiting.as_ref()?;
+        if matches!(self.awaiting, None | Some(Awaiting::Typed { .. })) {
+            return None;
+        }
         let cls = |s: &Step| match s.target {
             Target::Class(t) if self.trial.task == StudyTask::Worm(TaskId::Cs) => Some(t - cs::class_offset(t)),
             Target::Class(t) => Some(t),
@@ -276,6 +291,14 @@ impl Presenter {
             (_, 1) => cls(&steps[0]).map(Answer::Class).unwrap_or(Answer::None),
             _ => Answer::Set(steps.iter().filter_map(cls).collect()),
         })
+    }
+
+    /// The correct values of an awaited typed answer (PI-LLM: each key's last value, in the fields'
+    /// order): test hooks only.
+    pub fn expected_values(&self) -> Option<Vec<String>> {
+        let Some(Awaiting::Typed { keys }) = &self.awaiting else { return None };
+        let last = self.trial.pi.as_ref()?.stream.last_values();
+        Some(keys.iter().map(|k| last.get(k).cloned().unwrap_or_default()).collect())
     }
 
     /// A `requestAnimationFrame` callback at `ts` ms.
@@ -415,6 +438,9 @@ impl Presenter {
     }
 
     fn awaiting_for(&self, step: &Step) -> Option<Awaiting> {
+        if let Some(pi) = &self.trial.pi {
+            return Some(Awaiting::Typed { keys: pi.keys() });
+        }
         let id = self.trial.task.worm()?;
         let areas = || answer_areas(id, &self.trial.conditions, step);
         Some(match &step.response {
@@ -476,6 +502,9 @@ impl Presenter {
             (Awaiting::Cells { chosen, .. }, Input::Confirm) if !chosen.is_empty() && complete => {
                 vec![(Answer::Set(chosen.clone()), rt(t_ms))]
             }
+            (Awaiting::Typed { keys }, Input::Typed(values)) if values.len() == keys.len() => {
+                values.into_iter().map(|v| (Answer::Text(v.trim().to_string()), rt(t_ms))).collect()
+            }
             _ => return vec![],
         };
         self.answered = Some(given);
@@ -490,6 +519,9 @@ impl Presenter {
             return vec![];
         }
         match ev.kind {
+            // While values are typed no stimulus is on screen; a phone's keyboard opening resizes the
+            // window: recorded, nothing stops.
+            PageEventKind::Resize if matches!(self.awaiting, Some(Awaiting::Typed { .. })) => vec![],
             // A resize changed the stimulus's size (the edge sends only those): what was seen so far was
             // seen at another size, so the trial starts again, as after a blur.
             PageEventKind::Blur | PageEventKind::Hidden | PageEventKind::Resize => {

@@ -17,6 +17,7 @@
 //! | SFR, SC, SI | the task id | `all` | list_length (no human numbers) |
 //! | STS | `STS` | `all` | switches (no human numbers) |
 //! | N-back | the task | `accuracy`, `hit_rate`, `false_alarm_rate`, `dprime` | n_back (no human numbers) |
+//! | PI-LLM | `pi-llm` | `all` (or `keys=K` where a record mixes key counts) | log10_updates_per_key (no human numbers; [`super::pi::curves`]) |
 //!
 //! CS: the human x values in the source are cognitive loads (e.g. 0.33, 0.41, 0.49) while the notebook
 //! plots models at 1, 3 and 5 distractors; the human points are placed at 1, 3, 5 in load order and the
@@ -310,6 +311,7 @@ pub fn subject_curves_with(record: &ResultRecord, task: StudyTask, opts: CurveOp
     let mut acc = Acc::default();
     let name = task.as_str();
     match task {
+        StudyTask::Pi => super::pi::curves(&rows),
         StudyTask::Nback(_) => {
             for r in rows {
                 let s = SdtScores::score(&r.targets.concat(), &r.responses.concat());

@@ -12,6 +12,8 @@
 //! - N-back: a "match" press is class 1 (`m`), no press or class 0 is `-`; scored with the one SDT
 //!   scorer ([`crate::sdt::SdtScores`]).
 //! - No answer (time-out) on a binary/choice step: incorrect, written `none`.
+//! - PI-LLM (key–value updates): one typed value per key ([`Answer::Text`]), scored by
+//!   [`crate::people::pi::score_values`] ([`crate::people::pi::PiTrial::score`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -21,7 +23,7 @@ use crate::task::{Response, Step, Target, TaskId};
 use crate::tasks::cs::class_offset;
 
 /// A person's answer to one step. JSON: `null` (no answer / time-out), a number (class or option index),
-/// or a list of cell indices (SFR).
+/// a list of cell indices (SFR), or a string (a typed value: PI-LLM).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Answer {
@@ -32,6 +34,8 @@ pub enum Answer {
     Class(u16),
     /// The chosen cell indices of a free-recall step (SFR), in click order.
     Set(Vec<u16>),
+    /// A typed value (PI-LLM: the last value of one key), as typed.
+    Text(String),
 }
 
 /// Written for a step with no answer.
@@ -179,6 +183,23 @@ pub enum ScoreError {
     /// An N-back trial was scored without its block's [`crate::people::session::NbackInfo`].
     #[error("N-back trial without its block")]
     NbackWithoutBlock,
+    /// A PI-LLM trial was scored without its stream ([`crate::people::pi::PiTrial`]).
+    #[error("PI-LLM trial without its stream")]
+    PiWithoutStream,
+    /// The number of typed values is not the stream's number of keys.
+    #[error("PI-LLM: {answers} typed values for {keys} keys")]
+    TypedCount {
+        /// Values given.
+        answers: usize,
+        /// Keys of the stream.
+        keys: usize,
+    },
+    /// A PI-LLM key answered with something other than a typed value (or no answer).
+    #[error("PI-LLM: each key takes a typed value")]
+    TakesText,
+    /// A typed value given to a step that takes a class or a set of cells.
+    #[error("a typed value was given to a step that takes a click or a key")]
+    NotText,
 }
 
 crate::message_into_string!(ScoreError);
@@ -201,6 +222,7 @@ pub fn score_step(task: TaskId, step: &Step, answer: &Answer) -> Result<StepOutc
         }
         Answer::Class(i) => Err(ScoreError::OutOfRange { task, answer: *i, last: n - 1 }),
         Answer::Set(_) => Err(ScoreError::OneAnswer { task }),
+        Answer::Text(_) => Err(ScoreError::NotText),
     }
 }
 
@@ -235,6 +257,7 @@ pub fn score_trial(task: TaskId, steps: &[Step], answers: &[Answer]) -> Result<S
                     Answer::None => vec![],
                     Answer::Set(v) => v.clone(),
                     Answer::Class(_) => return Err(ScoreError::TakesSet { task }),
+                    Answer::Text(_) => return Err(ScoreError::NotText),
                 };
                 if let Some(c) = chosen.iter().find(|&&c| c >= *n) {
                     return Err(ScoreError::CellOutOfRange { task, cell: *c, last: n - 1 });

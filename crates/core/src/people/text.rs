@@ -45,6 +45,9 @@ pub fn instructions(task: StudyTask) -> String {
         StudyTask::Nback(NbackKind::Verbal) => {
             "Letters appear one at a time. Press “match” when the letter is the same as the one shown N letters before (N is given before each block). Otherwise do nothing."
         }
+        StudyTask::Pi => {
+            "Words appear one at a time, each with its category, like “fruit: pear” or “job: chef”. The same few categories come back again and again with new words. Keep track of the most recent word of each category and forget the older ones. At the end, type the last word you saw for each category (capital letters do not matter; a misspelt word counts as wrong)."
+        }
         StudyTask::Nback(NbackKind::Spatial) => {
             "A square lights up in a 3×3 grid, one at a time. Press “match” when the same square lit up N steps before (N is given before each block). Otherwise do nothing."
         }

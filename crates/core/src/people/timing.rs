@@ -22,6 +22,9 @@
 //! processing frames (generated as `Retention`, a `*` phase for CS) last as long as a distractor
 //! (1700 ms) so every processing phase has the same length; a probe with a duration (CD 2000 ms, STS
 //! 1500 ms, CS distractors 1700 ms) is a response window that a response ends early.
+//!
+//! PI-LLM for people (no table in the paper; [`super::pi`]): each update for
+//! [`super::pi::UPDATE_MS`], a blank of [`super::pi::BLANK_MS`] after it, then the untimed typed answer.
 
 use serde::{Deserialize, Serialize};
 
@@ -111,6 +114,16 @@ pub fn step_timing(task: StudyTask, step: &Step) -> StepTiming {
                 window_ms: Some(NBACK_STIMULUS_MS + NBACK_WINDOW_MS),
                 responds: true,
                 ends_on_response: false,
+            };
+        }
+        StudyTask::Pi => {
+            // PI-LLM: each update for UPDATE_MS, a blank of BLANK_MS after it, then the typed answer.
+            return match step.phase {
+                Phase::Present => StepTiming::show(super::pi::UPDATE_MS),
+                Phase::Probe => {
+                    StepTiming { stimulus_ms: None, window_ms: None, responds: true, ends_on_response: true }
+                }
+                _ => StepTiming::show(super::pi::BLANK_MS),
             };
         }
         StudyTask::Worm(id) => id,

@@ -22,8 +22,10 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::{Message, Metric, Reference, Sample, SampleBody, Single, Suite, SuiteError};
+/// The order of a stream's updates, a stream, and the one scorer: the people's PI-LLM code
+/// ([`crate::people::pi`]), which a person's typed answers are scored by too.
+pub use crate::people::pi::{Order, Stream, score_values};
 use crate::record::Setting;
-use crate::stimuli::rng::Rng;
 
 pub mod published;
 #[cfg(test)]
@@ -62,31 +64,6 @@ impl Vocabulary {
     /// The fewest values a category has: the most updates per key a value length of 1 allows.
     pub fn min_values(&self) -> usize {
         self.categories.iter().map(|(_, v)| v.len()).min().unwrap_or(0)
-    }
-}
-
-/// How the updates of the keys are interleaved.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Order {
-    /// Shuffled, never the same key twice in a row (the paper's main experiments).
-    #[default]
-    Random,
-    /// Each key's updates in one run, the keys one after another (the paper's test5).
-    Sequential,
-}
-
-impl Order {
-    /// `random` or `sequential`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Order::Random => "random",
-            Order::Sequential => "sequential",
-        }
-    }
-    /// The order of a name ([`Order::as_str`]).
-    pub fn parse(s: &str) -> Option<Order> {
-        [Order::Random, Order::Sequential].into_iter().find(|o| o.as_str() == s.trim())
     }
 }
 
@@ -175,145 +152,11 @@ impl PiConfig {
     }
 }
 
-/// One stream: the keys tracked and the updates in the order shown.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Stream {
-    /// The keys, in the order the prompt lists them.
-    pub keys: Vec<String>,
-    /// (index into `keys`, value), in the order shown.
-    pub updates: Vec<(u16, String)>,
-}
-
-impl Stream {
-    /// Each key's last value: the answer.
-    pub fn last_values(&self) -> BTreeMap<String, String> {
-        let mut m = BTreeMap::new();
-        for (k, v) in &self.updates {
-            m.insert(self.keys[*k as usize].clone(), v.clone());
-        }
-        m
-    }
-    /// The updates as the prompt writes them: ` bird: emu; sport: judo; ` (one line, a leading space).
-    pub fn text(&self) -> String {
-        let mut s = String::from(" ");
-        for (k, v) in &self.updates {
-            s.push_str(&self.keys[*k as usize]);
-            s.push_str(": ");
-            s.push_str(v);
-            s.push_str("; ");
-        }
-        s
-    }
-    /// How many times key `k` (an index into `keys`) was updated.
-    pub fn updates_of(&self, k: usize) -> usize {
-        self.updates.iter().filter(|(i, _)| *i as usize == k).count()
-    }
-}
-
-fn session_rng(seed: u64, keys: usize, updates: usize, value_len: usize, session: usize) -> Rng {
-    let mut key = [0u8; 32];
-    key[0..8].copy_from_slice(&seed.to_le_bytes());
-    key[8..12].copy_from_slice(&(keys as u32).to_le_bytes());
-    key[12..16].copy_from_slice(&(updates as u32).to_le_bytes());
-    key[16..20].copy_from_slice(&(value_len as u32).to_le_bytes());
-    key[20..28].copy_from_slice(&(session as u64).to_le_bytes());
-    key[28..32].copy_from_slice(b"pi01");
-    Rng::from_key(key)
-}
-
-/// A value of `len` of the category's values run together: as it is for 1, else each without spaces
-/// and capitalised (`dark chocolate` + `pie` → `DarkchocolatePie`).
-fn value_of(rng: &mut Rng, values: &[String], len: usize) -> String {
-    if len == 1 {
-        return rng.choose(values).clone();
-    }
-    rng.sample_from(values, len.min(values.len()))
-        .iter()
-        .map(|v| {
-            let v: String = v.chars().filter(|c| !c.is_whitespace()).collect();
-            let mut c = v.chars();
-            match c.next() {
-                Some(f) => f.to_uppercase().chain(c).collect(),
-                None => String::new(),
-            }
-        })
-        .collect()
-}
-
 /// The stream of session `session` of a level: `keys` categories, `updates` distinct values each, in
 /// `order`. Deterministic in (seed, keys, updates, value length, session); the config must have passed
-/// [`PiConfig::check`].
+/// [`PiConfig::check`]. The draw is [`crate::people::pi::draw`], which people's streams take too.
 pub fn stream(vocab: &Vocabulary, cfg: &PiConfig, updates: usize, session: usize) -> Stream {
-    let mut rng = session_rng(cfg.seed, cfg.keys, updates, cfg.value_len, session);
-    let chosen = rng.sample(vocab.categories.len(), cfg.keys);
-    let keys: Vec<String> = chosen.iter().map(|&i| vocab.categories[i].0.clone()).collect();
-    let mut values: Vec<Vec<String>> = Vec::with_capacity(cfg.keys);
-    for &i in &chosen {
-        let pool = &vocab.categories[i].1;
-        let vs = if cfg.value_len == 1 {
-            rng.sample_from(pool, updates)
-        } else {
-            let mut vs: Vec<String> = Vec::with_capacity(updates);
-            while vs.len() < updates {
-                let v = value_of(&mut rng, pool, cfg.value_len);
-                if !vs.contains(&v) {
-                    vs.push(v);
-                }
-            }
-            vs
-        };
-        values.push(vs);
-    }
-    let order: Vec<u16> = match cfg.order {
-        Order::Sequential => (0..cfg.keys).flat_map(|k| std::iter::repeat_n(k as u16, updates)).collect(),
-        Order::Random => no_repeat_order(&mut rng, cfg.keys, updates),
-    };
-    let mut next = vec![0usize; cfg.keys];
-    let updates = order
-        .into_iter()
-        .map(|k| {
-            let v = values[k as usize][next[k as usize]].clone();
-            next[k as usize] += 1;
-            (k, v)
-        })
-        .collect();
-    Stream { keys, updates }
-}
-
-/// `keys` × `updates` key indices in random order, no key twice in a row: each next update is drawn
-/// among the ones left whose key differs from the last; a dead end (only the last key left) starts the
-/// draw again, as the authors' `pseudo_randomize` does. One key has no other order than its own run.
-fn no_repeat_order(rng: &mut Rng, keys: usize, updates: usize) -> Vec<u16> {
-    if keys == 1 {
-        return vec![0; updates];
-    }
-    'again: loop {
-        let mut left = vec![updates; keys];
-        let mut out: Vec<u16> = Vec::with_capacity(keys * updates);
-        let mut last: Option<usize> = None;
-        for _ in 0..keys * updates {
-            let total: usize = (0..keys).filter(|&k| Some(k) != last).map(|k| left[k]).sum();
-            if total == 0 {
-                continue 'again;
-            }
-            let mut pick = rng.index(total);
-            let k = (0..keys)
-                .filter(|&k| Some(k) != last)
-                .find(|&k| {
-                    if pick < left[k] {
-                        true
-                    } else {
-                        pick -= left[k];
-                        false
-                    }
-                })
-                .expect("pick < total");
-            left[k] -= 1;
-            out.push(k as u16);
-            last = Some(k);
-        }
-        return out;
-    }
+    crate::people::pi::draw(&vocab.categories, cfg.keys, updates, cfg.value_len, cfg.order, cfg.seed, session)
 }
 
 /// The one user turn the authors send, verbatim: the instruction naming the keys, the stream on one
@@ -449,20 +292,6 @@ pub fn read_reply(reply: &str, keys: &[String]) -> BTreeMap<String, String> {
         }
     }
     found
-}
-
-/// The score of the values given for the keys of `truth` (key → last value): the fraction of keys whose
-/// value equals the last one, ignoring case and surrounding spaces; a key not given is wrong. The one
-/// scorer of PI-LLM, for a model's reply ([`score_reply`]) and for a person's typed answers alike.
-pub fn score_values(truth: &BTreeMap<String, String>, given: &BTreeMap<String, String>) -> f64 {
-    if truth.is_empty() {
-        return 0.0;
-    }
-    let right = truth
-        .iter()
-        .filter(|(k, v)| given.get(*k).is_some_and(|g| g.trim().to_lowercase() == v.trim().to_lowercase()))
-        .count();
-    right as f64 / truth.len() as f64
 }
 
 /// [`Metric::LastValues`]: the reply read by [`read_reply`], scored by [`score_values`] against the

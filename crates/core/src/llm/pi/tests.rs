@@ -175,3 +175,36 @@ fn the_log_fit_of_the_published_rows() {
     let f = log_fit(&pts).unwrap();
     assert!((-0.3..-0.2).contains(&f.slope), "{f:?}");
 }
+
+#[test]
+fn the_peoples_vocabulary_is_the_authors_and_their_streams_are_the_suites() {
+    let v = vocab();
+    let category = |key: &'static str| -> &'static str {
+        match key {
+            "animal" => "quodruped",
+            "body part" => "body",
+            "job" => "profession",
+            "tool" => "tools",
+            "home" => "furnishing",
+            "vehicle" => "land vehicle",
+            k => k,
+        }
+    };
+    for (key, values) in crate::people::pi::VOCABULARY {
+        let (_, authors) = v.categories.iter().find(|(c, _)| c == category(key)).expect(key);
+        for x in values {
+            assert!(authors.iter().any(|a| a == x), "{key}: {x} is not the authors'");
+        }
+    }
+    // A person's stream is the suite's stream of the same settings on the people's vocabulary.
+    let people = Vocabulary { categories: crate::people::pi::vocabulary() };
+    let cfg = PiConfig { keys: crate::people::pi::KEYS, updates: vec![8], sessions: 4, seed: 77, ..Default::default() };
+    cfg.check(&people).unwrap();
+    for session in 0..4 {
+        let person = crate::people::pi::PiTrial::new(77, 8, session as u32, false);
+        assert_eq!(person.stream, stream(&people, &cfg, 8, session));
+        // And both are scored by the one scorer.
+        let typed: BTreeMap<String, String> = person.stream.last_values();
+        assert_eq!(score_values(&typed, &typed), 1.0);
+    }
+}

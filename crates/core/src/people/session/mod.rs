@@ -18,6 +18,10 @@
 //! cells each). Trial `i` is exactly `TaskSpec::trial(seed, Split::Human, i)`.
 //!
 //! N-back rows use `conditions.set_size = N` (the items held at once) and carry `n_back` in `extra`.
+//!
+//! PI-LLM (key–value updates, [`super::pi`]): a practice stream, then one block of `tpc` streams per
+//! level of updates per key in a seeded shuffled order; one row per stream, scored by
+//! [`super::pi::score_values`].
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -26,6 +30,7 @@ use serde::{Deserialize, Serialize};
 
 use super::chinrest::{Calibration, NoFit};
 use super::device::{DisplayFacts, TrialView};
+use super::pi::PiTrial;
 use super::score::{Answer, score_nback, score_trial};
 use super::study::{BlockOrder, StudyConfig};
 use super::survey::SurveyAt;
@@ -74,6 +79,13 @@ pub enum Unit {
         /// Its generator index on the human split: `0..K × trials_per_condition` for main trials, from
         /// [`PRACTICE_BASE`] for practice, from [`crate::adaptive::ADAPTIVE_BASE`] for staircase trials.
         index: u64,
+    },
+    /// One PI-LLM stream ([`super::pi`]).
+    Pi {
+        /// Updates per key.
+        updates: u16,
+        /// The stream's number within its level (`0..tpc`; the practice stream's within practice).
+        stream: u32,
     },
     /// One N-back block of [`NBACK_LEN`] trials ([`NBACK_PRACTICE_LEN`] in a practice block).
     Nback {
@@ -145,7 +157,7 @@ pub struct SessionTrial {
     pub position: Position,
     /// Index over the whole session (0-based).
     pub global: usize,
-    /// Generator index (WorM) or N-back block number.
+    /// Generator index (WorM), N-back block number or PI-LLM stream number.
     pub index: u64,
     /// The condition cell of the design (what summaries group by).
     pub cell: Conditions,
@@ -156,6 +168,9 @@ pub struct SessionTrial {
     /// N-back: the block's stimuli and match string; `None` for a WorM trial.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nback: Option<NbackInfo>,
+    /// PI-LLM: the stream (keys, updates); `None` for other tasks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pi: Option<PiTrial>,
 }
 
 /// Page events the edge observes (pause screen on blur).
@@ -373,8 +388,8 @@ pub struct StudyRow<'a> {
 }
 
 /// Summaries of scored trials as a person's record has them: accuracy per WorM task × cell (the rows'
-/// `correct`), and for N-back the SDT measures per level, averaged over blocks. The visual LLM suite
-/// summarises its records here too.
+/// `correct`), PI-LLM's `last_values` ([`super::pi::summaries`]), and for N-back the SDT measures per
+/// level, averaged over blocks. The visual LLM suite summarises its records here too.
 pub fn study_summaries(rows: &[StudyRow]) -> Vec<Summary> {
     let worm: Vec<TrialRow> = rows
         .iter()
@@ -382,6 +397,8 @@ pub fn study_summaries(rows: &[StudyRow]) -> Vec<Summary> {
         .map(|d| TrialRow { conditions: d.cell.clone(), ..d.row.clone() })
         .collect();
     let mut out = summarise(&worm);
+    let pi: Vec<&TrialRow> = rows.iter().filter(|d| d.task == StudyTask::Pi).map(|d| d.row).collect();
+    out.extend(super::pi::summaries(&pi));
     let mut groups: Vec<((StudyTask, Conditions), Vec<SdtScores>)> = Vec::new();
     for d in rows {
         if let Some(s) = d.sdt {
@@ -466,6 +483,7 @@ pub fn score_answers(
             }
             Ok(ScoredAnswers { targets: s.targets, responses: s.responses, correct: s.correct, sdt: None, extra })
         }
+        (StudyTask::Pi, _) => Err(crate::people::score::ScoreError::PiWithoutStream),
         _ => Err(crate::people::score::ScoreError::NbackWithoutBlock),
     }
 }
@@ -595,6 +613,7 @@ impl Session {
                         adaptive: None,
                     });
                 }
+                StudyTask::Pi => blocks.extend(super::pi::plan(&config, seed)),
                 StudyTask::Nback(_) if config.adaptive.contains(&task) => {
                     // One block per staircase step, each at the N the answers so far ask (`record`
                     // adds the next); practice at the first N.
@@ -781,6 +800,7 @@ impl Session {
                     conditions: t.conditions,
                     steps: t.steps,
                     nback: None,
+                    pi: None,
                 })
             }
             (StudyTask::Nback(kind), Unit::Nback { n, block: b }) => {
@@ -797,6 +817,23 @@ impl Session {
                     conditions: cell,
                     steps,
                     nback: Some(info),
+                    pi: None,
+                })
+            }
+            (StudyTask::Pi, Unit::Pi { updates, stream }) => {
+                let pi = PiTrial::new(self.seed, updates as usize, stream, block.practice);
+                let cell = pi.conditions();
+                Ok(SessionTrial {
+                    task: block.task,
+                    practice: block.practice,
+                    position: pos,
+                    global,
+                    index: stream as u64,
+                    cell: cell.clone(),
+                    conditions: cell,
+                    steps: pi.steps(),
+                    nback: None,
+                    pi: Some(pi),
                 })
             }
             _ => Err(SessionError::BadState(format!("block {} mixes task kinds", pos.block))),
@@ -885,9 +922,12 @@ impl Session {
             return Err(SessionError::BadResult("a frame timing is not a number".into()));
         }
         let trial = self.trial(expected)?;
+        let scored = match &trial.pi {
+            Some(pi) => pi.score(&result.answers),
+            None => score_answers(trial.task, &trial.steps, trial.nback.as_ref(), &result.answers),
+        };
         let ScoredAnswers { targets, responses, correct, sdt: sdt_scores, mut extra } =
-            score_answers(trial.task, &trial.steps, trial.nback.as_ref(), &result.answers)
-                .map_err(|e| SessionError::BadResult(e.to_string()))?;
+            scored.map_err(|e| SessionError::BadResult(e.to_string()))?;
         let block = &self.blocks[expected.block];
         extra.insert("block".into(), Setting::Int(expected.block as i64 + 1));
         extra.insert("block_kind".into(), Setting::Text(if block.practice { "practice" } else { "main" }.into()));
@@ -963,6 +1003,8 @@ impl Session {
                     let index = crate::adaptive::ADAPTIVE_BASE + block.units.len() as u64;
                     self.blocks[b].units.push(Unit::Worm { index });
                 }
+                // No staircase moves PI-LLM (it has no level kind).
+                StudyTask::Pi => {}
                 StudyTask::Nback(_) => {
                     let n = level.min(u8::MAX as u32) as u8;
                     let step = nback_step_block(b + 1 - group.start);
@@ -1060,6 +1102,11 @@ impl Session {
                 Setting::Text(self.config.nback_ns.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(",")),
             );
             settings.insert("nback_blocks".into(), Setting::Int(self.config.nback_blocks as i64));
+        }
+        if self.config.tasks.contains(&StudyTask::Pi) {
+            for (k, v) in super::pi::settings(self.config.trials_per_condition) {
+                settings.insert(k.into(), v);
+            }
         }
         for (k, v) in &self.config.external_ids {
             settings.insert(k.clone(), Setting::Text(v.clone()));

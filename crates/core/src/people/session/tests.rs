@@ -62,12 +62,19 @@ pub(crate) fn run_with(session: &mut Session, mut right: impl FnMut(&SessionTria
 
 /// Answer the current trial `t` all right or all wrong.
 pub(crate) fn answer(session: &mut Session, t: &SessionTrial, ok: bool) {
-    let answers: Vec<Answer> = t
-        .steps
-        .iter()
-        .filter(|s| answerable(s))
-        .map(|s| if ok { right_answer(t.task, s) } else { wrong_answer(t.task, s) })
-        .collect();
+    let answers: Vec<Answer> = match &t.pi {
+        // PI-LLM: each key's last value typed, or a word no key has.
+        Some(pi) => {
+            let last = pi.stream.last_values();
+            pi.keys().iter().map(|k| Answer::Text(if ok { last[k].clone() } else { "wombat".into() })).collect()
+        }
+        None => t
+            .steps
+            .iter()
+            .filter(|s| answerable(s))
+            .map(|s| if ok { right_answer(t.task, s) } else { wrong_answer(t.task, s) })
+            .collect(),
+    };
     let n = answers.len();
     let frames = t
         .steps
@@ -636,10 +643,12 @@ fn scripted_participant_completes_every_task() {
         assert!(matches!(row.extra.get("frame_err_max_ms"), Some(Setting::Num(x)) if (x - 0.2).abs() < 1e-9));
         assert!(row.extra.contains_key("block_kind"));
     }
-    // Practice rows: 2 per WorM task and LSR, one block per N-back level and kind.
+    // Practice rows: 2 per WorM task and LSR, one block per N-back level and kind, one PI-LLM stream.
     let practice =
         rec.trials.iter().filter(|r| r.extra.get("block_kind") == Some(&Setting::Text("practice".into()))).count();
-    assert_eq!(practice, 15 * 2 + 2 * 2);
+    assert_eq!(practice, 15 * 2 + 2 * 2 + 1);
+    // PI-LLM: last_values over its streams and per level of updates (1, 2, 4, 8).
+    assert_eq!(rec.summaries.iter().filter(|x| x.task == "pi-llm" && x.metric == "last_values").count(), 5);
     // Summaries: one accuracy per condition cell of every WorM task, SDT measures per N-back level.
     for id in TaskId::EVERY {
         let k = TaskSpec::new(id).grid().len();

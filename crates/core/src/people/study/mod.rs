@@ -6,8 +6,8 @@
 //!
 //! | parameter | meaning | values (default) |
 //! |---|---|---|
-//! | `tasks` | tasks in order | comma list of `SC SFR SI SMU STS VIR VSR VSRec CD-Color CD-Orientation CD-Size CD-Gap CD-Conjunction CS nback-verbal nback-spatial`, or `all` (required) |
-//! | `tpc` | trials per condition cell of each WorM task | 1–200 (1) |
+//! | `tasks` | tasks in order | comma list of `SC SFR SI SMU STS VIR VSR VSRec CD-Color CD-Orientation CD-Size CD-Gap CD-Conjunction CS LSR nback-verbal nback-spatial pi-llm`, or `all` (required) |
+//! | `tpc` | trials per condition cell of each WorM task; PI-LLM streams per level of updates per key | 1–200 (1) |
 //! | `order` | block order | `fixed` or `random` (fixed) |
 //! | `seed` | stimulus seed | 0–2⁶⁴−1 (none: a hash of the participant id, or for a link with neither a random seed per session, recorded; see [`StudyConfig::effective_seed`]) |
 //! | `practice` | practice block before each task | `1`/`0`/`true`/`false`/`yes`/`no` (1) |
@@ -173,7 +173,7 @@ crate::message_into_string!(StudyFileError);
 pub struct StudyConfig {
     /// The tasks in the link's order (`tasks=`), each once.
     pub tasks: Vec<StudyTask>,
-    /// Main trials per condition cell of each WorM task's grid (`tpc=`, 1–[`MAX_TPC`]).
+    /// Main trials per condition cell of each WorM task's grid, and PI-LLM streams per level (`tpc=`, 1–[`MAX_TPC`]).
     pub trials_per_condition: u16,
     /// Whether the blocks keep the link's order or are shuffled by the seed (`order=`).
     pub block_order: BlockOrder,

@@ -349,7 +349,7 @@ fn round_trips() {
     // JSON round trip too (the session stores the config).
     let j = serde_json::to_string(&c).unwrap();
     assert_eq!(serde_json::from_str::<StudyConfig>(&j).unwrap(), c);
-    assert_eq!(StudyConfig::from_query("tasks=all").unwrap().tasks.len(), 17);
+    assert_eq!(StudyConfig::from_query("tasks=all").unwrap().tasks.len(), 18);
 }
 
 #[test]
