@@ -31,9 +31,9 @@ use wmlab_core::llm::{Dialogue, Message, Metric, Reference, Sample, SampleBody, 
 
 use crate::cache::{Cache, cache_key};
 use crate::error::{LlmError, LlmErrorKind, from_status, from_transport};
-pub use wmlab_core::llm::outcome::{Outcome, TurnEntry};
 use crate::provider::{ProviderConfig, Reply};
 use crate::{Clock, Secret, Transport};
+pub use wmlab_core::llm::outcome::{Outcome, TurnEntry};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunOptions {
