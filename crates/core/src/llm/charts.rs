@@ -143,15 +143,7 @@ pub fn per_item(outcomes: &[Outcome]) -> Option<(Vec<Outcome>, u32)> {
     if outcomes.iter().all(|o| o.epoch <= 1) {
         return None;
     }
-    let mut items: Vec<Vec<&Outcome>> = Vec::new();
-    let mut index: BTreeMap<&str, usize> = BTreeMap::new();
-    for o in outcomes {
-        let i = *index.entry(crate::llm::item_id(&o.sample_id)).or_insert_with(|| {
-            items.push(Vec::new());
-            items.len() - 1
-        });
-        items[i].push(o);
-    }
+    let items = super::group_by_item(outcomes, |o| o.sample_id.as_str());
     let most = items.iter().map(|v| v.len()).max().unwrap_or(1) as u32;
     let merged = items
         .into_iter()

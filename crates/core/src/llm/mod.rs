@@ -427,11 +427,13 @@ pub struct Sample {
     pub epoch: u32,
 }
 
-fn first_epoch() -> u32 {
+/// Serde's default of an epoch (the first repeat), for [`Sample::epoch`] and [`outcome::Outcome::epoch`].
+pub(crate) fn first_epoch() -> u32 {
     1
 }
 
-fn is_first_epoch(e: &u32) -> bool {
+/// A first repeat is written without its epoch.
+pub(crate) fn is_first_epoch(e: &u32) -> bool {
     *e <= 1
 }
 
@@ -458,6 +460,21 @@ pub fn with_repeats(samples: Vec<Sample>, k: u32) -> Vec<Sample> {
         }
     }
     out
+}
+
+/// `xs` grouped by the item their sample id names ([`item_id`]), items in the order they first appear,
+/// each group in its own order: the repeats of one item together.
+pub fn group_by_item<'a, T>(xs: impl IntoIterator<Item = T>, id: impl Fn(&T) -> &'a str) -> Vec<Vec<T>> {
+    let mut groups: Vec<Vec<T>> = Vec::new();
+    let mut index: BTreeMap<&'a str, usize> = BTreeMap::new();
+    for x in xs {
+        let i = *index.entry(item_id(id(&x))).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        groups[i].push(x);
+    }
+    groups
 }
 
 /// The item a sample id names, less its repeat ([`with_repeats`]): `lrt/1000/3@r2` → `lrt/1000/3`.

@@ -233,16 +233,8 @@ pub struct Outcome {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch: Option<String>,
     /// The sample's repeat of its item ([`super::with_repeats`]), from 1; absent when 1.
-    #[serde(default = "first_epoch", skip_serializing_if = "is_first_epoch")]
+    #[serde(default = "super::first_epoch", skip_serializing_if = "super::is_first_epoch")]
     pub epoch: u32,
-}
-
-fn first_epoch() -> u32 {
-    1
-}
-
-fn is_first_epoch(e: &u32) -> bool {
-    *e <= 1
 }
 
 impl Outcome {

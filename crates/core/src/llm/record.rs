@@ -17,6 +17,7 @@ use super::vision::VisionConfig;
 use crate::people::StudyTask;
 use crate::people::session::{StudyRow, study_summaries};
 use crate::record::{ResultRecord, RunConfig, Setting, Subject, Summary, TrialRow, credential_like, mean_se};
+use crate::stats;
 use crate::{Conditions, TaskSpec};
 
 /// Who answered a run and how it was asked, as the runner knows it: the provider's name, the model, and
@@ -212,25 +213,12 @@ pub const REPEAT_SD: &str = "_repeat_sd";
 /// the repeats of one item as if independent), and the mean over items with two or more scored repeats
 /// of their scores' sample SD across repeats, with how many such items.
 fn item_means<'a>(scored: impl Iterator<Item = (&'a Outcome, f64)>) -> (Vec<f64>, Option<(f64, u32)>) {
-    let mut items: Vec<(&str, Vec<f64>)> = Vec::new();
-    let mut index: BTreeMap<&str, usize> = BTreeMap::new();
-    for (o, v) in scored {
-        let id = super::item_id(&o.sample_id);
-        let i = *index.entry(id).or_insert_with(|| {
-            items.push((id, Vec::new()));
-            items.len() - 1
-        });
-        items[i].1.push(v);
-    }
-    let means = items.iter().map(|(_, vs)| vs.iter().sum::<f64>() / vs.len() as f64).collect();
-    let sds: Vec<f64> = items
-        .iter()
-        .filter(|(_, vs)| vs.len() >= 2)
-        .map(|(_, vs)| {
-            let m = vs.iter().sum::<f64>() / vs.len() as f64;
-            (vs.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (vs.len() - 1) as f64).sqrt()
-        })
+    let items: Vec<Vec<f64>> = super::group_by_item(scored, |(o, _)| o.sample_id.as_str())
+        .into_iter()
+        .map(|g| g.into_iter().map(|(_, v)| v).collect())
         .collect();
+    let means = items.iter().map(|vs| stats::mean(vs)).collect();
+    let sds: Vec<f64> = items.iter().filter(|vs| vs.len() >= 2).map(|vs| stats::variance(vs).sqrt()).collect();
     let spread = (!sds.is_empty()).then(|| (sds.iter().sum::<f64>() / sds.len() as f64, sds.len() as u32));
     (means, spread)
 }
