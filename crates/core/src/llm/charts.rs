@@ -203,13 +203,13 @@ fn guessing_panel(lat: &[&Outcome]) -> Option<LlmPanel> {
     if points.is_empty() {
         return None;
     }
-    let sum: f64 = points.iter().map(|p| p.1).sum();
+    let answered = super::record::guessing_answers(&guesses);
+    let (sum, answers) = (latent::yes_sum(&answered).unwrap_or(0.0), answered.len());
     let table: Vec<String> = latent::published::NUMBER_GUESSING_SUM
         .iter()
         .filter(|(m, _)| ["GPT-4o-2024-08-06", "GPT-4.1-2025-04-14", "LLaMA-3.1-405B", "DeepSeek-R1"].contains(m))
         .map(|(m, v)| format!("{m} {v}"))
         .collect();
-    let answers = guesses.iter().filter(|o| o.error.is_none()).count();
     Some(LlmPanel {
         id: "number-guessing".into(),
         title: "Number Guessing: P(yes) to \"is it k?\"".into(),
@@ -300,16 +300,17 @@ fn pi_panel(pi: &[&Outcome]) -> LlmPanel {
                 levels.entry(u as usize).or_default().push(*v);
             }
         }
-        let mut points = Vec::new();
+        // (updates, mean accuracy) per level: fitted as they are, drawn on log10 updates.
+        let mut raw = Vec::new();
         for (u, vals) in &levels {
-            let x = (*u as f64).log10();
             if let Some(m) = mean(vals) {
-                points.push((x, m));
+                raw.push((*u as f64, m));
                 if let Ok((lo, hi)) = crate::stats::ci_mean(vals, 0.95) {
-                    intervals.push((series.len(), x, lo.max(0.0), hi.min(1.0)));
+                    intervals.push((series.len(), (*u as f64).log10(), lo.max(0.0), hi.min(1.0)));
                 }
             }
         }
+        let points: Vec<(f64, f64)> = raw.iter().map(|&(u, y)| (u.log10(), y)).collect();
         let mut label = format!("this run: {} keys", k.1);
         if k.2 != "1" {
             label.push_str(&format!(", values of {}", k.2));
@@ -317,7 +318,6 @@ fn pi_panel(pi: &[&Outcome]) -> LlmPanel {
         if k.0.ends_with("sequential") {
             label.push_str(", sequential");
         }
-        let raw: Vec<(f64, f64)> = points.iter().map(|&(x, y)| (10f64.powf(x), y)).collect();
         if let Some(f) = pi::log_fit(&raw) {
             fits.push(format!("{label}: {:+.3} a decade, IES {:.2}", f.slope, f.ies));
         }

@@ -188,13 +188,18 @@ fn push_group(out: &mut Vec<Summary>, task: &str, conditions: Conditions, group:
     out.extend(errors_row(task, conditions, group));
 }
 
-/// Number Guessing's headline: Σ over k of P(yes | k) ([`latent::yes_sum`]), n the answers it rests on.
-fn yes_sum_row(task: &str, group: &[&Outcome]) -> Option<Summary> {
-    let points: Vec<(u32, f64)> = group
+/// Number Guessing's answers as [`latent::yes_sum`] takes them: (k, 1 for yes) of each answered sample.
+pub(crate) fn guessing_answers(group: &[&Outcome]) -> Vec<(u32, f64)> {
+    group
         .iter()
         .filter(|o| o.error.is_none())
         .filter_map(|o| Some((o.conditions.get("k")?.parse().ok()?, *o.scores.get("says_yes")?)))
-        .collect();
+        .collect()
+}
+
+/// Number Guessing's headline: Σ over k of P(yes | k) ([`latent::yes_sum`]), n the answers it rests on.
+fn yes_sum_row(task: &str, group: &[&Outcome]) -> Option<Summary> {
+    let points = guessing_answers(group);
     Some(Summary {
         task: task.to_string(),
         conditions: Conditions::default(),
