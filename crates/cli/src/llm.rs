@@ -429,12 +429,8 @@ pub fn nback_config(a: &RunArgs) -> anyhow::Result<NbackConfig> {
     Ok(cfg)
 }
 
-/// The samples of the chosen suite.
-pub fn build_samples(a: &RunArgs) -> anyhow::Result<Vec<Sample>> {
-    if a.limit == Some(0) {
-        anyhow::bail!("--limit 0 runs nothing: give at least 1, or leave it out for every sample");
-    }
-    let run = llm_run(a)?;
+/// The samples of the run the arguments ask for ([`llm_run`]), with the data it reads.
+pub fn build_samples(a: &RunArgs, run: &LlmRun) -> anyhow::Result<Vec<Sample>> {
     let data = ReadData::read(a, &run.needs())?;
     let samples = run.samples(&data.lend())?;
     if samples.is_empty() {
@@ -447,6 +443,9 @@ pub fn build_samples(a: &RunArgs) -> anyhow::Result<Vec<Sample>> {
 /// page's slice (spread over the conditions: a limit of 3 on N-back runs a block of each N),
 /// `--repeats`.
 pub fn llm_run(a: &RunArgs) -> anyhow::Result<LlmRun> {
+    if a.limit == Some(0) {
+        anyhow::bail!("--limit 0 runs nothing: give at least 1, or leave it out for every sample");
+    }
     let mut run = LlmRun { slice: a.limit.unwrap_or(0), repeats: a.repeats, ..Default::default() };
     match a.suite {
         SuiteArg::WormVision => run.vision = Some(vision_config(a)?),
@@ -524,7 +523,7 @@ impl ReadData {
         SuiteData {
             words: &self.words,
             tokenizer: self.tokenizer.as_ref(),
-            snapshot_files: self.snapshot_files.clone(),
+            snapshot_files: &self.snapshot_files,
             pi_vocabulary: self.pi_vocabulary.as_ref(),
         }
     }
@@ -752,13 +751,13 @@ fn run_suite(a: &RunArgs) -> anyhow::Result<()> {
             return Err(anyhow::anyhow!("--batch: {}", wmlab_llm::batch::DIALOGUES_DO_NOT_BATCH));
         }
     }
-    if !(1..=wmlab_core::llm::MAX_REPEATS).contains(&a.repeats) {
-        return Err(anyhow::anyhow!("--repeats {}: 1 to {}", a.repeats, wmlab_core::llm::MAX_REPEATS));
+    // The run as the page would fill it, checked as the page checks it.
+    let run = llm_run(a)?;
+    run.check().map_err(|e| anyhow::anyhow!("--{e}"))?;
+    if a.repeats > 1 && a.adaptive {
+        anyhow::bail!("--repeats: a staircase takes more trials instead (--trials)");
     }
-    if a.repeats > 1 && (a.adaptive || a.suite == SuiteArg::WormVision) {
-        return Err(anyhow::anyhow!("--repeats: the visual suite and staircases take more trials instead (--trials)"));
-    }
-    let vision_cfg = if a.suite == SuiteArg::WormVision { Some(vision_config(a)?) } else { None };
+    let vision_cfg = run.vision.clone();
     let staircases: Option<Vec<Box<dyn AdaptiveRun>>> = match (a.adaptive, a.suite, &vision_cfg) {
         (false, ..) => None,
         (true, SuiteArg::WormVision, Some(cfg)) => {
@@ -776,7 +775,7 @@ fn run_suite(a: &RunArgs) -> anyhow::Result<()> {
             ));
         }
     };
-    let samples = if staircases.is_some() { Vec::new() } else { build_samples(a)? };
+    let samples = if staircases.is_some() { Vec::new() } else { build_samples(a, &run)? };
 
     fs::create_dir_all(&a.out).map_err(|e| anyhow::anyhow!("cannot create {}: {e}", a.out.display()))?;
     let log_path = a.out.join("log.jsonl");
@@ -867,7 +866,6 @@ fn run_suite(a: &RunArgs) -> anyhow::Result<()> {
         Some(cfg) => to_vision_record(&provider, &options, cfg, &result.outcomes, Some(iso8601(clock.now_ms()))),
         None => {
             // The run's settings as the page writes them (one LlmRun), then this run's counts.
-            let run = llm_run(a)?;
             let run_settings = run.settings();
             let mut extra: Vec<(&str, Setting)> = run_settings.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
             extra.push(("samples", Setting::Int(samples.len().max(result.outcomes.len()) as i64)));

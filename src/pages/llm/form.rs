@@ -497,14 +497,6 @@ impl Form {
             return Err("Tick at least one suite.".into());
         }
         let repeats: u32 = num(&self.repeats.get_untracked(), "Repeats")?;
-        if !(1..=wmlab_core::llm::MAX_REPEATS).contains(&repeats) {
-            return Err(format!("Repeats: 1 to {} (1 asks each item once).", wmlab_core::llm::MAX_REPEATS));
-        }
-        if repeats > 1 && vision_cfg.is_some() {
-            return Err(
-                "Repeats: the visual suite takes more trials instead (Trials per task); set Repeats to 1.".into()
-            );
-        }
         let batch = self.batch.get_untracked();
         if batch && latent_cfg.as_ref().is_some_and(|c| c.tasks.contains(&latent::LatentTask::YesNo)) {
             return Err(
@@ -520,26 +512,32 @@ impl Form {
                     .into(),
             );
         }
+        let run = LlmRun {
+            nback,
+            lrt: match lrt_cfg {
+                Some(c) => Some((c, num(&self.lrt_seed.get_untracked(), "LRT seed")?)),
+                None => None,
+            },
+            pi: pi_cfg,
+            latent: latent_cfg,
+            snapshot: snap,
+            generated,
+            vision: vision_cfg,
+            slice: num(&self.slice.get_untracked(), "Slice")?,
+            repeats,
+        };
+        // The core's check, the one the CLI makes: repeats 1–100, none of the visual suite.
+        run.check().map_err(|e| {
+            let e = e.to_string();
+            format!("{}{}.", e[..1].to_uppercase(), &e[1..])
+        })?;
         let now = js_sys::Date::now();
         Ok(RunSpec {
             id: format!("{:x}", now as u64),
             provider,
             options,
             use_cache: self.use_cache.get_untracked(),
-            run: LlmRun {
-                nback,
-                lrt: match lrt_cfg {
-                    Some(c) => Some((c, num(&self.lrt_seed.get_untracked(), "LRT seed")?)),
-                    None => None,
-                },
-                pi: pi_cfg,
-                latent: latent_cfg,
-                snapshot: snap,
-                generated,
-                vision: vision_cfg,
-                slice: num(&self.slice.get_untracked(), "Slice")?,
-                repeats,
-            },
+            run,
             batch,
             created: web::now_iso(),
             models: Vec::new(),

@@ -77,7 +77,7 @@ pub(super) async fn build_samples(spec: &RunSpec) -> Result<Vec<Sample>, String>
     let data = SuiteData {
         words: words.as_deref().map(Vec::as_slice).unwrap_or_default(),
         tokenizer: tok.as_deref(),
-        snapshot_files,
+        snapshot_files: &snapshot_files,
         pi_vocabulary: vocab.as_deref(),
     };
     spec.run.samples(&data).map_err(|e| format!("{e}."))

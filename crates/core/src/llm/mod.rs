@@ -109,6 +109,12 @@ pub enum SuiteError {
     /// Data a run needs was not read, or does not read ([`run::LlmRun::needs`]); holds which and why.
     #[error("{0}")]
     Data(String),
+    /// Repeats outside 1 to [`MAX_REPEATS`]; holds the number asked for.
+    #[error("repeats: 1 to {max} (1 asks each item once), not {0}", max = MAX_REPEATS)]
+    Repeats(u32),
+    /// Repeats of the visual suite, whose items are trials: it takes more trials instead.
+    #[error("repeats: the visual suite takes more trials instead (trials per task); ask each item once")]
+    VisionRepeats,
     /// A setting of the latent-state suite that makes no run; holds what is allowed.
     #[error("latent-state suite: {0}")]
     LatentConfig(String),

@@ -113,16 +113,25 @@ pub struct Needs {
 
 /// The data the caller read for a run ([`Needs`]), borrowed from where it keeps it: only what the run
 /// needs must be there.
-#[derive(Default)]
 pub struct SuiteData<'a> {
     /// Minerva's word list.
     pub words: &'a [String],
     /// The cl100k tokenizer.
     pub tokenizer: Option<&'a minerva::Tokenizer>,
     /// Each snapshot file's gzipped bytes, by task name.
-    pub snapshot_files: BTreeMap<String, Vec<u8>>,
+    pub snapshot_files: &'a BTreeMap<String, Vec<u8>>,
     /// PI-LLM's vocabulary.
     pub pi_vocabulary: Option<&'a pi::Vocabulary>,
+}
+
+/// No snapshot file: what [`SuiteData::default`] lends.
+static NO_FILES: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+
+impl Default for SuiteData<'_> {
+    /// Nothing read: enough for a run whose [`LlmRun::needs`] are empty.
+    fn default() -> Self {
+        SuiteData { words: &[], tokenizer: None, snapshot_files: &NO_FILES, pi_vocabulary: None }
+    }
 }
 
 impl LlmRun {
@@ -143,6 +152,18 @@ impl LlmRun {
             }
         }
         parts.join("+")
+    }
+
+    /// Refuse repeats the run cannot take, in words: outside 1 to [`super::MAX_REPEATS`], or more than
+    /// one of the visual suite. (Each suite's own settings were checked when its config was made.)
+    pub fn check(&self) -> Result<(), SuiteError> {
+        if !(1..=super::MAX_REPEATS).contains(&self.repeats) {
+            return Err(SuiteError::Repeats(self.repeats));
+        }
+        if self.repeats > 1 && self.vision.is_some() {
+            return Err(SuiteError::VisionRepeats);
+        }
+        Ok(())
     }
 
     /// What must be read before [`LlmRun::samples`].
@@ -293,6 +314,14 @@ mod tests {
         let latent = latent::LatentConfig { range: 3, trials: 1, questions: 4, ..Default::default() };
         let run = LlmRun { lrt: Some((lrt, 7)), latent: Some(latent), slice: 2, repeats: 2, ..Default::default() };
         assert_eq!(run.label(), "lrt+latent");
+        assert_eq!(run.check(), Ok(()));
+        assert_eq!(LlmRun { repeats: 0, ..run.clone() }.check(), Err(SuiteError::Repeats(0)));
+        assert_eq!(LlmRun { repeats: 101, ..run.clone() }.check(), Err(SuiteError::Repeats(101)));
+        let vision = Some(VisionConfig::new(
+            vec![crate::people::StudyTask::Worm(crate::TaskId::Vsr)],
+            super::super::vision::Render::Text,
+        ));
+        assert_eq!(LlmRun { vision, ..run.clone() }.check(), Err(SuiteError::VisionRepeats));
         assert_eq!(run.needs(), Needs::default(), "neither suite reads a file");
         let ss = run.samples(&SuiteData::default()).unwrap();
         // two of each suite, each asked twice
