@@ -26,7 +26,7 @@ use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use serde_json::{Value, json};
 use wmlab_core::llm::metrics::format_reference;
-use wmlab_core::llm::{Message, Role, Suite, item_id, minerva};
+use wmlab_core::llm::{Message, Role, Suite, group_by_item, item_id, minerva};
 use wmlab_core::record::{ResultRecord, mean_se};
 use wmlab_llm::error::printable;
 use wmlab_llm::record::iso8601;
@@ -622,19 +622,15 @@ struct MetricMeans {
 }
 
 fn metric_means(outcomes: &[Outcome], metric: &str) -> Option<MetricMeans> {
-    let mut items: Vec<(&str, &str, Vec<f64>)> = Vec::new();
-    let mut index: HashMap<&str, usize> = HashMap::new();
-    for o in outcomes.iter().filter(|o| o.error.is_none()) {
-        let Some(&v) = o.scores.get(metric) else { continue };
-        let id = item_id(&o.sample_id);
-        let i = *index.entry(id).or_insert_with(|| {
-            items.push((id, o.task.as_str(), Vec::new()));
-            items.len() - 1
-        });
-        items[i].2.push(v);
-    }
-    let means: Vec<(&str, &str, f64)> =
-        items.iter().map(|(id, task, vs)| (*id, *task, vs.iter().sum::<f64>() / vs.len() as f64)).collect();
+    let scored = outcomes.iter().filter(|o| o.error.is_none()).filter_map(|o| Some((o, *o.scores.get(metric)?)));
+    let means: Vec<(&str, &str, f64)> = group_by_item(scored, |(o, _)| o.sample_id.as_str())
+        .into_iter()
+        .map(|group| {
+            let first = group[0].0;
+            let vs: Vec<f64> = group.iter().map(|(_, v)| *v).collect();
+            (item_id(&first.sample_id), first.task.as_str(), wmlab_core::stats::mean(&vs))
+        })
+        .collect();
     if means.is_empty() {
         return None;
     }
