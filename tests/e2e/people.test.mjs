@@ -389,6 +389,9 @@ test('the participant view fits a 360 px wide touch phone screen and is answered
       if (typed) {
         const boxes = await page.$$eval('#take input.typed, #typed-done', (e) => e.map((x) => x.getBoundingClientRect().toJSON()));
         for (const b of boxes) assert.ok(b.left >= 0 && b.right <= m.inner + 0.5 && b.height >= 40, JSON.stringify(b));
+        // …and one line tall: the phone layout's rule for labelled fields (a 12rem flex basis, meant for
+        // a row) must not stretch them in their column.
+        for (const b of boxes) assert.ok(b.height <= 64, `a field ${b.height} px tall`);
         assert.ok(boxes[0].width >= 0.8 * m.inner, `a field ${boxes[0].width} px wide of ${m.inner}`);
       }
     }
